@@ -1,0 +1,75 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "tracesvc",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tracesvc", targets: ["tracesvc"]),
+    ],
+    dependencies: [
+        // No default traits: we need neither swift-configuration nor Hummingbird's full-Foundation extras.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+    ],
+    targets: [
+        .target(name: "TraceModel", swiftSettings: strict),
+        .target(
+            name: "TraceFormats",
+            dependencies: [
+                "TraceModel",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "TraceServer",
+            dependencies: [
+                "TraceModel",
+                "TraceFormats",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "tracesvc",
+            dependencies: [
+                "TraceModel",
+                "TraceFormats",
+                "TraceServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "TraceModelTests", dependencies: ["TraceModel"], swiftSettings: strict),
+        .testTarget(
+            name: "TraceFormatsTests",
+            dependencies: ["TraceFormats", "TraceModel"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TraceServerTests",
+            dependencies: [
+                "TraceServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,483 @@
+import Foundation
+import TraceModel
+
+/// Reads the native JSON format (docs/trace-format.md) in one streaming pass: no document
+/// tree, rows go straight into a `TraceBuilder`. Every reference is checked where it stands,
+/// so an error names the exact token (`file:line:column: updates[12].group: ...`).
+public enum NativeTraceReader {
+    public static func read(at url: URL, displayName: String) throws(TraceFormatError) -> Trace {
+        try read(at: url, displayName: displayName, chunkSize: 1 << 20)
+    }
+
+    /// `chunkSize` is small in tests, to split tokens across refills everywhere.
+    static func read(at url: URL, displayName: String, chunkSize: Int) throws(TraceFormatError) -> Trace {
+        let source = try ByteSource(url: url, displayName: displayName, chunkSize: chunkSize)
+        var parser = NativeTraceParser(scanner: JSONScanner(source: source), traceName: traceName(fromFileName: displayName))
+        do {
+            return try parser.parse()
+        } catch {
+            throw TextLocation.formatError(error, url: url, displayName: displayName)
+        }
+    }
+
+    /// "landmarks-scroll-slow.json.gz" -> "landmarks-scroll-slow".
+    static func traceName(fromFileName fileName: String) -> String {
+        var name = (fileName as NSString).lastPathComponent
+        for suffix in [".gz", ".json"] where name.lowercased().hasSuffix(suffix) && name.count > suffix.count {
+            name.removeLast(suffix.count)
+        }
+        return name
+    }
+}
+
+private typealias Table = NativeTraceFormat.Table
+
+struct NativeTraceParser: ~Copyable {
+    private var scanner: JSONScanner
+    private var builder: TraceBuilder
+    /// Rows read so far, per table.
+    private var rowCounts = [Int](repeating: 0, count: Table.allCases.count)
+    /// File row -> builder row for frames and stacks (the builder merges duplicates).
+    private var frameRows: [UInt32] = []
+    private var stackRows: [UInt32] = []
+    /// Where each table's key is, for errors found only when the whole trace is built.
+    private var tableOffsets: [Table: Int] = [:]
+    /// The table, row and column being read, for error messages.
+    private var table = Table.processes
+    private var row = 0
+    private var column = 0
+
+    init(scanner: consuming JSONScanner, traceName: String) {
+        self.scanner = scanner
+        builder = TraceBuilder(metadata: TraceMetadata(name: traceName, sourceFormat: NativeTraceFormat.sourceFormat))
+    }
+
+    mutating func parse() throws(OffsetError) -> Trace {
+        try scanner.expect(UInt8(ascii: "{"), "a JSON object (a tracesvc trace starts with '{')")
+        try readHeader()
+        var hasMetadata = false
+        while try scanner.consume(UInt8(ascii: ",")) {
+            let keyOffset = try tokenOffset()
+            let key = try scanner.readString()
+            try scanner.expect(UInt8(ascii: ":"), "':' after \"\(key)\"")
+            if key == "metadata" {
+                if hasMetadata { throw OffsetError(offset: keyOffset, message: "\"metadata\" appears twice") }
+                hasMetadata = true
+                try readMetadata()
+            } else if let table = Table(rawValue: key) {
+                if tableOffsets[table] != nil { throw OffsetError(offset: keyOffset, message: "table \"\(key)\" appears twice") }
+                tableOffsets[table] = keyOffset
+                try readTable(table)
+            } else {
+                let known = (["metadata"] + Table.allCases.map(\.rawValue)).joined(separator: ", ")
+                throw OffsetError(offset: keyOffset, message: "unknown key \"\(key)\"; a version 1 trace has: \(known)")
+            }
+        }
+        try scanner.expect(UInt8(ascii: "}"), "',' or '}'")
+        if try scanner.peek() != nil {
+            throw scanner.error("unexpected content after the end of the trace object")
+        }
+        do {
+            return try builder.build()
+        } catch {
+            // Every reference was checked while reading; this is a safety net that still
+            // points at the table the model rejected.
+            let offset = Table(rawValue: error.table).flatMap { tableOffsets[$0] } ?? 0
+            throw OffsetError(offset: offset, message: error.description)
+        }
+    }
+
+    private mutating func tokenOffset() throws(OffsetError) -> Int {
+        _ = try scanner.peek()
+        return scanner.offset
+    }
+
+    /// `"format": "tracesvc-trace", "version": 1` must open the object, so any other JSON is
+    /// rejected at once and a newer version is rejected before its tables are misread.
+    private mutating func readHeader() throws(OffsetError) {
+        let notATrace = "not a tracesvc trace: the object must begin with \"format\": \"\(NativeTraceFormat.formatName)\""
+        guard try scanner.peek() == UInt8(ascii: "\"") else { throw scanner.error(notATrace) }
+        let formatKeyOffset = scanner.offset
+        guard try scanner.readString() == "format" else { throw OffsetError(offset: formatKeyOffset, message: notATrace) }
+        try scanner.expect(UInt8(ascii: ":"), "':'")
+        let formatOffset = try tokenOffset()
+        let format = try scanner.readString(field: "format")
+        guard format == NativeTraceFormat.formatName else {
+            throw OffsetError(offset: formatOffset, message: "format is \"\(format)\"; expected \"\(NativeTraceFormat.formatName)\"", field: "format")
+        }
+        try scanner.expect(UInt8(ascii: ","), "',' and then \"version\"")
+        let versionKeyOffset = try tokenOffset()
+        guard try scanner.readString() == "version" else {
+            throw OffsetError(offset: versionKeyOffset, message: "expected \"version\" right after \"format\"")
+        }
+        try scanner.expect(UInt8(ascii: ":"), "':'")
+        let versionOffset = try tokenOffset()
+        let version = try scanner.readInt64(field: "version")
+        guard version == NativeTraceFormat.version else {
+            throw OffsetError(
+                offset: versionOffset,
+                message: "unsupported version \(version); this tracesvc reads version \(NativeTraceFormat.version)", field: "version"
+            )
+        }
+    }
+
+    private mutating func readMetadata() throws(OffsetError) {
+        try scanner.expect(UInt8(ascii: "{"), "an object for \"metadata\"")
+        if try scanner.consume(UInt8(ascii: "}")) { return }
+        repeat {
+            let keyOffset = try tokenOffset()
+            let key = try scanner.readString()
+            try scanner.expect(UInt8(ascii: ":"), "':' after \"\(key)\"")
+            let field = "metadata.\(key)"
+            do throws(OffsetError) {
+                switch key {
+                case "app": builder.metadata.app = try scanner.readString(field: field)
+                case "device": builder.metadata.device = try scanner.readString(field: field)
+                case "osVersion": builder.metadata.osVersion = try scanner.readString(field: field)
+                case "refreshRate":
+                    let offset = try tokenOffset()
+                    builder.metadata.refreshRate = try scanner.readDouble(field: field)
+                    if builder.metadata.refreshRate <= 0 {
+                        throw OffsetError(offset: offset, message: "must be a positive number of Hz", field: field)
+                    }
+                case "recordedAt": builder.metadata.recordedAt = try scanner.readNull() ? nil : try scanner.readString(field: field)
+                case "start": builder.metadata.start = try scanner.readInt64(field: field)
+                case "end": builder.metadata.end = try scanner.readInt64(field: field)
+                case "importNotes":
+                    try scanner.expect(UInt8(ascii: "["), "an array of strings", field: field)
+                    if try !scanner.consume(UInt8(ascii: "]")) {
+                        repeat {
+                            builder.metadata.importNotes.append(try scanner.readString(field: field))
+                        } while try scanner.nextElement()
+                    }
+                default:
+                    throw OffsetError(
+                        offset: keyOffset,
+                        message: "unknown key \"\(key)\"; metadata has: app, device, osVersion, refreshRate, recordedAt, start, end, importNotes"
+                    )
+                }
+            } catch {
+                throw error.prefixed(error.field == field ? "\(field): " : "")
+            }
+        } while try scanner.nextElement(closing: UInt8(ascii: "}"))
+        if builder.metadata.end < builder.metadata.start {
+            throw scanner.error("metadata.end is before metadata.start")
+        }
+    }
+
+    // MARK: Tables
+
+    private mutating func readTable(_ table: Table) throws(OffsetError) {
+        self.table = table
+        let columns = table.columns
+        try scanner.expect(UInt8(ascii: "["), "an array of rows for \"\(table.rawValue)\"")
+        if try scanner.consume(UInt8(ascii: "]")) { return }
+        row = 0
+        do throws(OffsetError) {
+            repeat {
+                column = -1
+                try scanner.expect(UInt8(ascii: "["), "a row: an array of \(columns.count) values (\(columns.joined(separator: ", ")))")
+                column = 0
+                switch table {
+                case .processes: try readProcess()
+                case .threads: try readThread()
+                case .updateGroups: try readUpdateGroup()
+                case .updates: try readUpdate()
+                case .nodes: try readNode()
+                case .edges: try readEdge()
+                case .frames: try readFrame()
+                case .stacks: try readStack()
+                case .stateChanges: try readStateChange()
+                case .samples: try readSample()
+                case .hitches, .hangs: try readInterval()
+                }
+                column = -1
+                try endRow()
+                row += 1
+                rowCounts[table.index] = row
+            } while try scanner.nextElement()
+        } catch {
+            throw error.prefixed("\(table.rawValue)[\(row)]\(column >= 0 ? ".\(columns[column])" : ""): ")
+        }
+    }
+
+    /// Moves to column `index`: consumes the ',' before it, or explains a short row.
+    @inline(__always)
+    private mutating func next(_ index: Int) throws(OffsetError) {
+        column = index
+        if try scanner.consume(UInt8(ascii: ",")) { return }
+        let columns = table.columns
+        if try scanner.peek() == UInt8(ascii: "]") {
+            column = -1
+            throw scanner.error("the row ends after \(index) value\(index == 1 ? "" : "s"); a row of \(table.rawValue) has \(columns.count): \(columns.joined(separator: ", "))")
+        }
+        let found = scanner.describeNext()
+        throw scanner.error("expected ',', found \(found)")
+    }
+
+    @inline(__always)
+    private mutating func endRow() throws(OffsetError) {
+        if try scanner.consume(UInt8(ascii: "]")) { return }
+        let columns = table.columns
+        if try scanner.peek() == UInt8(ascii: ",") {
+            throw scanner.error("the row has more than \(columns.count) values (\(columns.joined(separator: ", ")))")
+        }
+        let found = scanner.describeNext()
+        throw scanner.error("expected ']' to end the row, found \(found)")
+    }
+
+    @inline(__always)
+    private mutating func duration() throws(OffsetError) -> Nanoseconds {
+        let offset = try tokenOffset()
+        let value = try scanner.readInt64()
+        if value < 0 { throw OffsetError(offset: offset, message: "must not be negative (\(value))") }
+        return value
+    }
+
+    @inline(__always)
+    private mutating func string() throws(OffsetError) -> StringRef {
+        try scanner.readInterned(into: &builder)
+    }
+
+    /// A row number of `target` (or null when `nullable`) that has been read already.
+    @inline(__always)
+    private mutating func reference(_ target: Table, nullable: Bool = true) throws(OffsetError) -> Int32 {
+        if nullable, try scanner.readNull() { return noRow }
+        let offset = try tokenOffset()
+        let value = try scanner.readInt64()
+        let count = rowCounts[target.index]
+        if value >= 0 && value < count { return Int32(value) }
+        let noun = target.rowNoun
+        let available = count == 0 ? "no \(noun)s come before it" : "only \(count) \(noun)\(count == 1 ? "" : "s") (0...\(count - 1)) come before it"
+        let null = nullable ? "; use null for none" : ""
+        throw OffsetError(offset: offset, message: "refers to \(noun) \(value), but \(available)\(null)")
+    }
+
+    @inline(__always)
+    private mutating func enumValue<Value>(_ values: [(bytes: [UInt8], value: Value)], _ what: String) throws(OffsetError) -> Value {
+        let offset = try tokenOffset()
+        let bytes = try scanner.readStringBytes()
+        for candidate in values where candidate.bytes.count == bytes.count {
+            if candidate.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
+                return candidate.value
+            }
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let names = values.map { String(decoding: $0.bytes, as: UTF8.self) }.joined(separator: ", ")
+        throw OffsetError(offset: offset, message: "unknown \(what) \"\(text)\"; expected one of: \(names)")
+    }
+
+    private mutating func int32(_ what: String) throws(OffsetError) -> Int32 {
+        let offset = try tokenOffset()
+        let value = try scanner.readInt64()
+        guard let result = Int32(exactly: value) else { throw OffsetError(offset: offset, message: "\(what) \(value) is out of range") }
+        return result
+    }
+
+    // MARK: Rows
+
+    private mutating func readProcess() throws(OffsetError) {
+        let pid = try int32("pid")
+        try next(1)
+        let name = try scanner.readString()
+        _ = builder.addProcess(TraceProcess(pid: pid, name: name))
+    }
+
+    private mutating func readThread() throws(OffsetError) {
+        let tid = try scanner.readInt64()
+        try next(1)
+        let name = try scanner.readString()
+        try next(2)
+        let process = try reference(.processes, nullable: false)
+        try next(3)
+        let isMain = try scanner.readBool()
+        _ = builder.addThread(TraceThread(tid: tid, name: name, process: UInt32(process), isMain: isMain))
+    }
+
+    private mutating func readUpdateGroup() throws(OffsetError) {
+        let start = try scanner.readInt64()
+        try next(1)
+        let duration = try duration()
+        try next(2)
+        let label = try string()
+        try next(3)
+        let thread = try reference(.threads)
+        builder.addUpdateGroup(start: start, duration: duration, label: label, thread: thread)
+    }
+
+    private mutating func readUpdate() throws(OffsetError) {
+        let start = try scanner.readInt64()
+        try next(1)
+        let duration = try duration()
+        try next(2)
+        let kind = try enumValue(Self.updateKinds, "update kind")
+        try next(3)
+        let module = try string()
+        try next(4)
+        let view = try string()
+        try next(5)
+        let description = try string()
+        try next(6)
+        let category = try string()
+        try next(7)
+        let allocationsOffset = try tokenOffset()
+        let allocationCount = try scanner.readInt64()
+        guard let allocations = UInt32(exactly: allocationCount) else {
+            throw OffsetError(offset: allocationsOffset, message: "allocations \(allocationCount) is out of range (0...\(UInt32.max))")
+        }
+        try next(8)
+        let thread = try reference(.threads)
+        try next(9)
+        let group = try reference(.updateGroups)
+        try next(10)
+        let severity = try enumValue(Self.sourceSeverities, "severity")
+        builder.addUpdate(
+            start: start, duration: duration, kind: kind, sourceSeverity: severity, module: module, viewName: view,
+            description: description, category: category, allocations: allocations, thread: thread, group: group
+        )
+    }
+
+    private mutating func readNode() throws(OffsetError) {
+        let kind = try enumValue(Self.nodeKinds, "node kind")
+        try next(1)
+        let name = try string()
+        try next(2)
+        let owner = try string()
+        try next(3)
+        let isAppCode = try scanner.readBool()
+        try next(4)
+        let eventID = try scanner.readInt64()
+        try next(5)
+        let timestamp = try scanner.readInt64()
+        try next(6)
+        let update = try reference(.updates)
+        builder.addNode(kind: kind, name: name, owner: owner, isAppCode: isAppCode, eventID: eventID, timestamp: timestamp, update: update)
+    }
+
+    private mutating func readEdge() throws(OffsetError) {
+        let source = try reference(.nodes, nullable: false)
+        try next(1)
+        let target = try reference(.nodes, nullable: false)
+        try next(2)
+        let label = try enumValue(Self.edgeLabels, "edge label")
+        try next(3)
+        let property = try string()
+        try next(4)
+        let timestamp = try scanner.readInt64()
+        try next(5)
+        let group = try reference(.updateGroups)
+        builder.addEdge(
+            source: UInt32(source), target: UInt32(target), label: label, changedProperty: property, timestamp: timestamp, group: group
+        )
+    }
+
+    private mutating func readFrame() throws(OffsetError) {
+        let name = try string()
+        try next(1)
+        let binary = try string()
+        try next(2)
+        let isAppCode = try scanner.readBool()
+        frameRows.append(builder.addFrame(name: name, binary: binary, isAppCode: isAppCode))
+    }
+
+    private mutating func readStack() throws(OffsetError) {
+        let parent = try reference(.stacks)
+        try next(1)
+        let frame = try reference(.frames, nullable: false)
+        let stack = builder.addStack(parent: parent == noRow ? noRow : Int32(stackRows[Int(parent)]), frame: frameRows[Int(frame)])
+        stackRows.append(stack)
+    }
+
+    private mutating func readStateChange() throws(OffsetError) {
+        let timestamp = try scanner.readInt64()
+        try next(1)
+        let node = try reference(.nodes, nullable: false)
+        try next(2)
+        let description = try string()
+        try next(3)
+        let backtrace = try reference(.stacks)
+        try next(4)
+        let thread = try reference(.threads)
+        builder.addStateChange(
+            timestamp: timestamp, node: UInt32(node), description: description,
+            backtrace: backtrace == noRow ? noRow : Int32(stackRows[Int(backtrace)]), thread: thread
+        )
+    }
+
+    private mutating func readSample() throws(OffsetError) {
+        let time = try scanner.readInt64()
+        try next(1)
+        let thread = try reference(.threads)
+        try next(2)
+        let weight = try duration()
+        try next(3)
+        let stack = try reference(.stacks, nullable: false)
+        builder.addSample(time: time, thread: thread, weight: weight, stack: stackRows[Int(stack)])
+    }
+
+    private mutating func readInterval() throws(OffsetError) {
+        let start = try scanner.readInt64()
+        try next(1)
+        let duration = try duration()
+        try next(2)
+        let kind = try scanner.readString()
+        try next(3)
+        let detail = try scanner.readString()
+        try next(4)
+        let thread = try reference(.threads)
+        let interval = TimelineInterval(start: start, duration: duration, kind: kind, detail: detail, thread: thread)
+        if table == .hitches { builder.addHitch(interval) } else { builder.addHang(interval) }
+    }
+
+    private static func wireNames<Value>(_ values: [Value], _ name: (Value) -> String) -> [(bytes: [UInt8], value: Value)] {
+        values.map { (Array(name($0).utf8), $0) }
+    }
+
+    private static let updateKinds = wireNames(UpdateKind.allCases, \.wireName)
+    private static let sourceSeverities = wireNames(SourceSeverity.allCases, \.wireName)
+    private static let nodeKinds = wireNames(NodeKind.allCases, \.wireName)
+    private static let edgeLabels = wireNames(EdgeLabel.allCases, \.wireName)
+}
+
+extension NativeTraceFormat.Table {
+    var index: Int {
+        switch self {
+        case .processes: 0
+        case .threads: 1
+        case .updateGroups: 2
+        case .updates: 3
+        case .nodes: 4
+        case .edges: 5
+        case .frames: 6
+        case .stacks: 7
+        case .stateChanges: 8
+        case .samples: 9
+        case .hitches: 10
+        case .hangs: 11
+        }
+    }
+
+    /// What one row is called in messages.
+    var rowNoun: String {
+        switch self {
+        case .processes: "process"
+        case .threads: "thread"
+        case .updateGroups: "update group"
+        case .updates: "update"
+        case .nodes: "node"
+        case .edges: "edge"
+        case .frames: "frame"
+        case .stacks: "stack"
+        case .stateChanges: "state change"
+        case .samples: "sample"
+        case .hitches: "hitch"
+        case .hangs: "hang"
+        }
+    }
+}
+
+extension OffsetError {
+    func prefixed(_ prefix: String) -> OffsetError {
+        OffsetError(offset: offset, message: prefix + message, field: field)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import TraceModel
+
+/// Reads any supported trace file into the model, choosing the reader by content (not by name).
+public enum TraceImporter {
+    /// - Parameters:
+    ///   - url: the file on disk (plain or gzip-compressed).
+    ///   - displayName: the name errors and the trace's metadata use (the uploaded file name).
+    public static func importTrace(at url: URL, displayName: String) throws(TraceFormatError) -> Trace {
+        switch try sniff(url: url, displayName: displayName) {
+        case .native:
+            return try NativeTraceReader.read(at: url, displayName: displayName)
+        case .xctrace:
+            return try XCTraceImporter.importTrace(at: url, displayName: displayName)
+        }
+    }
+
+    enum Kind { case native, xctrace }
+
+    /// Looks at the first (decompressed) bytes: `{` is our JSON, `<` is XML, a tar header
+    /// ("ustar" at offset 257) is a bundle of `xctrace export` files.
+    static func sniff(url: URL, displayName: String) throws(TraceFormatError) -> Kind {
+        let source = try ByteSource(url: url, displayName: displayName, chunkSize: 64 << 10)
+        var head: [UInt8] = []
+        while head.count < 512, try source.read(into: &head) {}
+        if head.count >= 262, Array(head[257..<262]) == Array("ustar".utf8) { return .xctrace }
+        var index = 0
+        // Skip a UTF-8 byte order mark and whitespace.
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        var line = 1
+        var column = 1
+        while index < head.count, [0x20, 0x09, 0x0A, 0x0D].contains(head[index]) {
+            if head[index] == 0x0A { line += 1; column = 1 } else { column += 1 }
+            index += 1
+        }
+        guard index < head.count else {
+            throw TraceFormatError(file: displayName, line: line, column: column, message: "the file is empty")
+        }
+        switch head[index] {
+        case UInt8(ascii: "{"): return .native
+        case UInt8(ascii: "<"): return .xctrace
+        default:
+            throw TraceFormatError(
+                file: displayName, line: line, column: column,
+                message: "not a trace file: expected a tracesvc JSON trace ('{'), `xctrace export` XML ('<') or a tar of XML exports"
+            )
+        }
+    }
+}

@@ -1,0 +1,544 @@
+import TraceModel
+
+/// Builds the model from the rows of the SwiftUI template's tables, in whatever order the
+/// tables come. Rows that refer to other tables (an update's group, a graph node's update,
+/// a change's node) are held until `finish()`, when every table has been read.
+final class XCTraceAssembler: XCTraceTableSink {
+    @exclusivity(unchecked) private var builder: TraceBuilder
+    @exclusivity(unchecked) private var notes: [String] = []
+    @exclusivity(unchecked) private var tablesRead: [String: Int] = [:]
+    @exclusivity(unchecked) private var tablesSkipped: [String: Int] = [:]
+    @exclusivity(unchecked) private var toc: TableOfContents?
+
+    @exclusivity(unchecked) private var table: TableKind?
+    /// Column index of each `Field` in the current table, or -1.
+    @exclusivity(unchecked) private var columnOfField: [Int] = []
+    @exclusivity(unchecked) private var tableName = ""
+    @exclusivity(unchecked) private var cells: [ValueRef] = []
+    @exclusivity(unchecked) private var reader: XCTraceReader!
+
+    // Conversions remembered per value of the current <node> (ids restart in every node).
+    // Arrays indexed by kept value (`ValueRef >= 0`), `notYet` where not converted yet.
+    @exclusivity(unchecked) private var threadOfValue: [Int32] = []
+    @exclusivity(unchecked) private var stackOfValue: [Int32] = []
+    @exclusivity(unchecked) private var frameOfValue: [Int32] = []
+    @exclusivity(unchecked) private var nodeOfValue: [GraphNodeText?] = []
+    // ...and per text and thread for the whole import.
+    @exclusivity(unchecked) private var stringOfText: [StringRef] = []
+    @exclusivity(unchecked) private var threadByKey: [ThreadKey: Int32] = [:]
+    @exclusivity(unchecked) private var processByPID: [Int32: UInt32] = [:]
+    @exclusivity(unchecked) private var processNames: [UInt32: String] = [:]
+    @exclusivity(unchecked) private var processPIDs: [Int32] = []
+    @exclusivity(unchecked) private var threadProcesses: [UInt32] = []
+    @exclusivity(unchecked) private var latestEnd: Nanoseconds = 0
+    @exclusivity(unchecked) private var updatesPerProcess: [UInt32: Int] = [:]
+
+    @exclusivity(unchecked) private var groups: [(start: Nanoseconds, end: Nanoseconds, thread: Int32)] = []
+    @exclusivity(unchecked) private var updates: [PendingUpdate] = []
+    @exclusivity(unchecked) private var graphs = [GraphBuffer(), GraphBuffer()]
+    @exclusivity(unchecked) private var changes: [PendingChange] = []
+    @exclusivity(unchecked) private var samplesWithoutStack = 0
+
+    private enum TableKind { case updates, updateGroups, causes, fullCauses, changes, timeProfile, hangs, hitches }
+
+    private static let tableKinds: [String: TableKind] = [
+        "swiftui-updates": .updates, "swiftui-update-groups": .updateGroups, "swiftui-causes": .causes,
+        "swiftui-full-causes": .fullCauses, "swiftui-changes": .changes, "time-profile": .timeProfile,
+        "potential-hangs": .hangs, "hitches": .hitches,
+    ]
+
+    /// Columns without which a table's rows mean nothing.
+    private static let requiredColumns: [TableKind: [Field]] = [
+        .updates: [.start, .duration], .updateGroups: [.start, .duration],
+        .causes: [.sourceEvent, .destinationEvent], .fullCauses: [.sourceEvent, .destinationEvent],
+        .changes: [.timestamp], .timeProfile: [.time, .stack], .hangs: [.start, .duration], .hitches: [.start, .duration],
+    ]
+
+    /// The columns the importer reads; `rawValue` indexes `columnOfField`.
+    private enum Field: Int, CaseIterable {
+        case start, duration, id, allocations, description, category, module, thread, severity, label, timestamp
+        case backtrace, time, weight, stack, updateType, viewName, hangType, isSystem
+        case sourceEvent, sourceNode, destinationEvent, destinationNode, changedProperties, narrativeDescription
+
+        var mnemonic: String {
+            switch self {
+            case .updateType: "update-type"
+            case .viewName: "view-name"
+            case .hangType: "hang-type"
+            case .isSystem: "is-system"
+            case .sourceEvent: "source-node-event-id"
+            case .sourceNode: "source-node"
+            case .destinationEvent: "destination-node-event-id"
+            case .destinationNode: "destination-node"
+            case .changedProperties: "changed-properties"
+            case .narrativeDescription: "narrative-description"
+            default: "\(self)"
+            }
+        }
+    }
+
+    private struct ThreadKey: Hashable { var pid: Int32, tid: Int64 }
+
+    private struct GraphNodeText {
+        var kind: NodeKind
+        var name: StringRef
+        var owner: StringRef
+        var isAppCode: Bool
+    }
+
+    private struct PendingUpdate {
+        var start: Nanoseconds, duration: Nanoseconds
+        var eventID: Int64?
+        var kind: UpdateKind, severity: SourceSeverity
+        var module: StringRef, viewName: StringRef, description: StringRef, category: StringRef
+        var allocations: UInt32, thread: Int32
+    }
+
+    private struct PendingChange {
+        var timestamp: Nanoseconds, eventID: Int64, description: StringRef, stack: Int32, thread: Int32
+        var row: Int
+    }
+
+    private struct GraphBuffer {
+        var nodeOfEvent: [Int64: Int] = [:]
+        var nodes: [(text: GraphNodeText, eventID: Int64, timestamp: Nanoseconds)] = []
+        var edges: [(source: Int, target: Int, label: EdgeLabel, changedProperty: StringRef, timestamp: Nanoseconds)] = []
+
+        mutating func node(eventID: Int64, text: GraphNodeText, timestamp: Nanoseconds) -> Int {
+            if let node = nodeOfEvent[eventID] {
+                nodes[node].timestamp = min(nodes[node].timestamp, timestamp)
+                return node
+            }
+            nodes.append((text, eventID, timestamp))
+            nodeOfEvent[eventID] = nodes.count - 1
+            return nodes.count - 1
+        }
+    }
+
+    init(metadata: TraceMetadata) {
+        builder = TraceBuilder(metadata: metadata)
+    }
+
+    // MARK: Tables
+
+    func tableOfContents(_ toc: TableOfContents) throws {
+        self.toc = toc
+    }
+
+    func beginTable(_ schema: TableSchema, reader: XCTraceReader) throws -> Bool {
+        if reader !== self.reader {
+            // Each file of a bundle has its own reader and text pool.
+            stringOfText.removeAll()
+            self.reader = reader
+        }
+        threadOfValue.removeAll(keepingCapacity: true)
+        stackOfValue.removeAll(keepingCapacity: true)
+        frameOfValue.removeAll(keepingCapacity: true)
+        nodeOfValue.removeAll(keepingCapacity: true)
+        guard let kind = Self.tableKinds[schema.name] else {
+            tablesSkipped[schema.name, default: 0] += 1
+            table = nil
+            return false
+        }
+        columnOfField = Field.allCases.map { field in schema.column(field.mnemonic) ?? -1 }
+        let missing = (Self.requiredColumns[kind] ?? []).filter { columnOfField[$0.rawValue] < 0 }
+        guard missing.isEmpty else {
+            notes.append("Skipped table \(schema.name): it has no \(missing.map(\.mnemonic).joined(separator: ", ")) column.")
+            table = nil
+            return false
+        }
+        table = kind
+        tableName = schema.name
+        tablesRead[schema.name, default: 0] += 1
+        return true
+    }
+
+    func endTable(reader: XCTraceReader) throws {
+        table = nil
+    }
+
+    func row(_ cells: [ValueRef], reader: XCTraceReader) throws {
+        guard let table else { return }
+        self.cells = cells
+        switch table {
+        case .updates: try readUpdate()
+        case .updateGroups: try readUpdateGroup()
+        case .causes: try readCause(into: 0)
+        case .fullCauses: try readCause(into: 1)
+        case .changes: try readChange()
+        case .timeProfile: try readSample()
+        case .hangs: try readHang()
+        case .hitches: try readHitch()
+        }
+    }
+
+    private func readUpdate() throws {
+        let thread = thread(cell(.thread))
+        if thread != noRow { updatesPerProcess[threadProcesses[Int(thread)], default: 0] += 1 }
+        let start = try time(.start)
+        let duration = try duration(.duration)
+        latestEnd = max(latestEnd, start + duration)
+        updates.append(PendingUpdate(
+            start: start, duration: duration, eventID: try optionalNumber(.id),
+            kind: XCTraceVocabulary.updateKind(reader.string(cell(.updateType)) ?? ""),
+            severity: XCTraceVocabulary.severity(reader.string(cell(.severity)) ?? ""),
+            module: string(.module), viewName: string(.viewName), description: string(.description),
+            category: string(.category), allocations: UInt32(clamping: try optionalNumber(.allocations) ?? 0),
+            thread: thread
+        ))
+    }
+
+    private func readUpdateGroup() throws {
+        let start = try time(.start)
+        let duration = try duration(.duration)
+        let thread = thread(cell(.thread))
+        latestEnd = max(latestEnd, start + duration)
+        builder.addUpdateGroup(start: start, duration: duration, label: string(.label), thread: thread)
+        groups.append((start, start + duration, thread))
+    }
+
+    private func readCause(into graph: Int) throws {
+        let timestamp = try optionalNumber(.timestamp) ?? 0
+        let source = try graphNode(event: .sourceEvent, node: .sourceNode, graph: graph, timestamp: timestamp)
+        let target = try graphNode(event: .destinationEvent, node: .destinationNode, graph: graph, timestamp: timestamp)
+        graphs[graph].edges.append((
+            source, target, XCTraceVocabulary.edgeLabel(reader.string(cell(.label)) ?? ""),
+            string(.changedProperties), timestamp
+        ))
+    }
+
+    private func graphNode(event: Field, node: Field, graph: Int, timestamp: Nanoseconds) throws -> Int {
+        let eventID = try requiredNumber(event)
+        let text = nodeText(cell(node))
+        return graphs[graph].node(eventID: eventID, text: text, timestamp: timestamp)
+    }
+
+    private func readChange() throws {
+        guard let eventID = try optionalNumber(.id) else { return }
+        changes.append(PendingChange(
+            timestamp: try time(.timestamp), eventID: eventID, description: string(.description),
+            stack: stack(cell(.backtrace)), thread: thread(cell(.thread)), row: reader.rowCount
+        ))
+    }
+
+    private func readSample() throws {
+        let stack = stack(cell(.stack))
+        guard stack != noRow else {
+            samplesWithoutStack += 1
+            return
+        }
+        let time = try time(.time)
+        latestEnd = max(latestEnd, time)
+        builder.addSample(
+            time: time, thread: thread(cell(.thread)),
+            weight: try optionalNumber(.weight) ?? 1_000_000, stack: UInt32(stack)
+        )
+    }
+
+    private func readHang() throws {
+        let start = try time(.start)
+        let duration = try duration(.duration)
+        latestEnd = max(latestEnd, start + duration)
+        builder.addHang(TimelineInterval(
+            start: start, duration: duration,
+            kind: reader.string(cell(.hangType)) ?? "Hang", detail: "", thread: thread(cell(.thread))
+        ))
+    }
+
+    private func readHitch() throws {
+        let isSystem = (try optionalNumber(.isSystem) ?? 0) != 0
+        let start = try time(.start)
+        let duration = try duration(.duration)
+        latestEnd = max(latestEnd, start + duration)
+        builder.addHitch(TimelineInterval(
+            start: start, duration: duration,
+            kind: XCTraceVocabulary.hitchKind(isSystem: isSystem),
+            detail: reader.string(cell(.narrativeDescription)) ?? ""
+        ))
+    }
+
+    // MARK: Cells
+
+    private func cell(_ field: Field) -> ValueRef {
+        let index = columnOfField[field.rawValue]
+        guard index >= 0, index < cells.count else { return missingValue }
+        return cells[index]
+    }
+
+    private func fail(_ field: Field, _ message: String) -> XCTraceValueError {
+        let index = max(0, columnOfField[field.rawValue])
+        let offset = index < reader.cellOffsets.count ? reader.cellOffsets[index] : reader.rowOffset
+        return XCTraceValueError(offset: offset, table: tableName, field: field.mnemonic, message: message)
+    }
+
+    private func requiredNumber(_ field: Field) throws -> Int64 {
+        let value = cell(field)
+        if let number = reader.number(value) { return number }
+        if value == sentinelValue || value == missingValue {
+            throw fail(field, "\(field.mnemonic) is empty; every row needs one")
+        }
+        throw fail(field, "\(field.mnemonic) should be a whole number, found <\(reader.tagName(value))> \"\(reader.string(value) ?? "")\"")
+    }
+
+    private func optionalNumber(_ field: Field) throws -> Int64? {
+        let value = cell(field)
+        if value == sentinelValue || value == missingValue { return nil }
+        if let number = reader.number(value) { return number }
+        throw fail(field, "\(field.mnemonic) should be a whole number, found <\(reader.tagName(value))> \"\(reader.string(value) ?? "")\"")
+    }
+
+    private func time(_ field: Field) throws -> Nanoseconds { try requiredNumber(field) }
+
+    private func duration(_ field: Field) throws -> Nanoseconds {
+        let value = try requiredNumber(field)
+        if value < 0 { throw fail(field, "\(field.mnemonic) is negative (\(value) ns)") }
+        return value
+    }
+
+    /// The builder's string for a cell's text ("" for an empty cell).
+    private func string(_ field: Field) -> StringRef { stringRef(cell(field)) }
+
+    private func stringRef(_ value: ValueRef) -> StringRef {
+        guard let textID = reader.textID(value) else {
+            return reader.number(value).map { builder.intern(String($0)) } ?? 0
+        }
+        let index = Int(textID)
+        if index >= stringOfText.count {
+            stringOfText.append(contentsOf: repeatElement(.max, count: index - stringOfText.count + 1))
+        }
+        if stringOfText[index] == .max { stringOfText[index] = builder.intern(reader.strings[textID]) }
+        return stringOfText[index]
+    }
+
+    // MARK: Composite values
+
+    private func thread(_ value: ValueRef) -> Int32 {
+        if let known = recalled(threadOfValue, value) { return known }
+        guard reader.tag(value) == XMLName.thread.rawValue else { return noRow }
+        let tid = reader.child(value, tag: .tid).flatMap(reader.number) ?? 0
+        let process = reader.child(value, tag: .process).map(process) ?? noProcess
+        let pid = process == noProcess ? -1 : processPIDs[Int(process)]
+        let key = ThreadKey(pid: pid, tid: tid)
+        let thread: Int32
+        if let known = threadByKey[key] {
+            thread = known
+        } else {
+            let name = XCTraceVocabulary.threadName(fromFormatted: reader.fmt(value) ?? "")
+            let owner = process == noProcess ? unknownProcess() : process
+            thread = builder.addThread(TraceThread(tid: tid, name: name, process: owner, isMain: XCTraceVocabulary.isMainThread(name)))
+            threadProcesses.append(owner)
+            threadByKey[key] = thread
+        }
+        remember(&threadOfValue, value, thread)
+        return thread
+    }
+
+    private let noProcess = UInt32.max
+
+    private func process(_ value: ValueRef) -> UInt32 {
+        let formatted = reader.fmt(value) ?? ""
+        let pidValue = reader.child(value, tag: .pid).flatMap(reader.number) ?? reader.number(value)
+            ?? Int64(formatted.split(separator: "(").last?.dropLast() ?? "")
+        let pid = Int32(clamping: pidValue ?? -1)
+        if let known = processByPID[pid] { return known }
+        let name = XCTraceVocabulary.processName(fromFormatted: formatted)
+        let process = builder.addProcess(TraceProcess(pid: pid, name: name))
+        processByPID[pid] = process
+        processPIDs.append(pid)
+        processNames[process] = name
+        return process
+    }
+
+    private func unknownProcess() -> UInt32 {
+        if let known = processByPID[-1] { return known }
+        let process = builder.addProcess(TraceProcess(pid: -1, name: ""))
+        processByPID[-1] = process
+        processPIDs.append(-1)
+        return process
+    }
+
+    private func nodeText(_ value: ValueRef) -> GraphNodeText {
+        if value >= 0, Int(value) < nodeOfValue.count, let known = nodeOfValue[Int(value)] { return known }
+        var parts = reader.children(value).map { reader.string($0) ?? "" }
+        if parts.count < 3 {
+            parts = (reader.fmt(value) ?? "").components(separatedBy: ", ")
+        }
+        while parts.count < 3 { parts.append("") }
+        let name = parts[0], color = parts[1], symbol = parts[2]
+        let (kind, owner) = XCTraceVocabulary.nodeKind(name: name, symbol: symbol)
+        let text = GraphNodeText(kind: kind, name: builder.intern(name), owner: builder.intern(owner), isAppCode: color == "blue")
+        if value >= 0 {
+            if Int(value) >= nodeOfValue.count { nodeOfValue += repeatElement(nil, count: max(Int(value) + 1, 2 * nodeOfValue.count) - nodeOfValue.count) }
+            nodeOfValue[Int(value)] = text
+        }
+        return text
+    }
+
+    /// A `backtrace` or `tagged-backtrace` (frames leaf first) as a stack id, or `noRow`.
+    private func stack(_ value: ValueRef) -> Int32 {
+        if let known = recalled(stackOfValue, value) { return known }
+        guard let tag = reader.tag(value) else { return noRow }
+        var frames: ArraySlice<ValueRef> = []
+        if tag == XMLName.backtrace.rawValue {
+            frames = reader.children(value)
+        } else if tag == XMLName.taggedBacktrace.rawValue {
+            frames = reader.child(value, tag: .backtrace).map(reader.children) ?? reader.children(value)
+        } else {
+            return noRow
+        }
+        var stack = noRow
+        for frameValue in frames.reversed() where reader.tag(frameValue) == XMLName.frame.rawValue {
+            stack = Int32(builder.addStack(parent: stack, frame: frame(frameValue)))
+        }
+        remember(&stackOfValue, value, stack)
+        return stack
+    }
+
+    private func frame(_ value: ValueRef) -> UInt32 {
+        if let known = recalled(frameOfValue, value) { return UInt32(known) }
+        let name = reader.attributes(value).name ?? "???"
+        let binary: (name: String?, path: String?) = reader.child(value, tag: .binary).map(reader.attributes) ?? (nil, nil)
+        let binaryName = binary.name ?? ""
+        let appName = toc?.processName ?? processNames[0] ?? ""
+        let isApp = XCTraceVocabulary.isAppBinary(path: binary.path, name: binaryName, appName: appName)
+        let frame = builder.addFrame(name: builder.intern(name), binary: builder.intern(binaryName), isAppCode: isApp)
+        remember(&frameOfValue, value, Int32(frame))
+        return frame
+    }
+
+    private static let notYet = Int32.min
+
+    private func recalled(_ memo: [Int32], _ value: ValueRef) -> Int32? {
+        guard value >= 0, Int(value) < memo.count else { return nil }
+        let known = memo[Int(value)]
+        return known == Self.notYet ? nil : known
+    }
+
+    private func remember(_ memo: inout [Int32], _ value: ValueRef, _ result: Int32) {
+        guard value >= 0 else { return }
+        if Int(value) >= memo.count {
+            memo += repeatElement(Self.notYet, count: max(Int(value) + 1, 2 * memo.count) - memo.count)
+        }
+        memo[Int(value)] = result
+    }
+
+    // MARK: Finish
+
+    /// Links what refers across tables, writes the import notes and builds the trace.
+    func finish() throws -> Trace {
+        let groupOrder = groups.indices.sorted { groups[$0].start < groups[$1].start }
+        let groupStarts = groupOrder.map { groups[$0].start }
+        func group(at time: Nanoseconds, thread: Int32) -> Int32 {
+            // The last groups starting at or before `time`; groups rarely overlap, so a few suffice.
+            var low = 0
+            var high = groupStarts.count
+            while low < high {
+                let middle = (low + high) / 2
+                if groupStarts[middle] <= time { low = middle + 1 } else { high = middle }
+            }
+            var looked = 0
+            while high > 0, looked < 16 {
+                high -= 1
+                looked += 1
+                let candidate = groups[groupOrder[high]]
+                let contains = time < candidate.end || time == candidate.start
+                let sameThread = thread == noRow || candidate.thread == noRow || candidate.thread == thread
+                if contains, sameThread { return Int32(groupOrder[high]) }
+            }
+            return noRow
+        }
+
+        var updateOfEvent: [Int64: Int32] = [:]
+        var startOfEvent: [Int64: Nanoseconds] = [:]
+        for update in updates {
+            let row = builder.addUpdate(
+                start: update.start, duration: update.duration, kind: update.kind, sourceSeverity: update.severity,
+                module: update.module, viewName: update.viewName, description: update.description,
+                category: update.category, allocations: update.allocations, thread: update.thread,
+                group: group(at: update.start, thread: update.thread)
+            )
+            if let eventID = update.eventID {
+                updateOfEvent[eventID] = row
+                startOfEvent[eventID] = update.start
+            }
+        }
+        updates = []
+
+        // Prefer the full graph when the export has it; it includes the system's nodes.
+        let useFull = !graphs[1].edges.isEmpty || graphs[0].edges.isEmpty && !graphs[1].nodes.isEmpty
+        let graph = graphs[useFull ? 1 : 0]
+        if useFull, !graphs[0].edges.isEmpty {
+            notes.append("Cause graph read from swiftui-full-causes; swiftui-causes (\(graphs[0].edges.count) edges, a subset) not used.")
+        }
+        var builderNode: [UInt32] = []
+        builderNode.reserveCapacity(graph.nodes.count)
+        for node in graph.nodes {
+            // A node that ran happened when its update started; others when their first edge did.
+            builderNode.append(builder.addNode(
+                kind: node.text.kind, name: node.text.name, owner: node.text.owner, isAppCode: node.text.isAppCode,
+                eventID: node.eventID, timestamp: startOfEvent[node.eventID] ?? node.timestamp,
+                update: updateOfEvent[node.eventID] ?? noRow
+            ))
+        }
+        for edge in graph.edges {
+            builder.addEdge(
+                source: builderNode[edge.source], target: builderNode[edge.target], label: edge.label,
+                changedProperty: edge.changedProperty, timestamp: edge.timestamp, group: group(at: edge.timestamp, thread: noRow)
+            )
+        }
+        var unmatchedChanges = 0
+        for change in changes {
+            guard let node = graph.nodeOfEvent[change.eventID] else {
+                unmatchedChanges += 1
+                continue
+            }
+            builder.addStateChange(
+                timestamp: change.timestamp, node: builderNode[node], description: change.description,
+                backtrace: change.stack, thread: change.thread
+            )
+        }
+        if unmatchedChanges > 0 {
+            notes.append("swiftui-changes: \(unmatchedChanges) changes whose id is no cause-graph node were left out.")
+        }
+        if samplesWithoutStack > 0 {
+            notes.append("time-profile: \(samplesWithoutStack) samples without a backtrace were left out.")
+        }
+        writeTableNotes()
+        fillMetadata()
+        do {
+            return try builder.build()
+        } catch {
+            throw XCTraceValueError(offset: 0, table: nil, field: error.field, message: "inconsistent export: \(error.description)")
+        }
+    }
+
+    private func writeTableNotes() {
+        for (name, count) in tablesSkipped.sorted(by: { $0.key < $1.key }) {
+            notes.append("Skipped table \(name)\(count > 1 ? " (\(count)×)" : ""): tracesvc does not read it.")
+        }
+        for (name, without) in XCTraceVocabulary.tables {
+            let read = tablesRead[name] != nil || name == "swiftui-causes" && tablesRead["swiftui-full-causes"] != nil
+            if !read { notes.append("No \(name) table in the export: \(without).") }
+        }
+    }
+
+    private func fillMetadata() {
+        var metadata = builder.metadata
+        metadata.sourceFormat = "xctrace-export"
+        if let toc {
+            metadata.device = [toc.deviceModel, toc.deviceName].first { !$0.isEmpty } ?? ""
+            metadata.osVersion = toc.osVersion
+            metadata.recordedAt = toc.startDate
+            metadata.app = toc.processName
+            if let seconds = toc.durationSeconds, seconds > 0 {
+                metadata.start = 0
+                metadata.end = max(Nanoseconds(seconds * 1e9), latestEnd)
+            }
+        }
+        if metadata.app.isEmpty, let busiest = updatesPerProcess.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) {
+            metadata.app = processNames[busiest.key] ?? ""
+        }
+        metadata.importNotes += notes
+        builder.metadata = metadata
+    }
+}

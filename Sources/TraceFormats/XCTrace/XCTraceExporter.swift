@@ -1,0 +1,337 @@
+import Foundation
+import TraceModel
+
+/// Writes a trace as an xctrace export: the tables `XCTraceImporter` reads, in the shape
+/// Instruments writes them. Importing the result gives the same trace back, except what the
+/// export format cannot carry (see docs/xctrace-import.md).
+public enum XCTraceExporter {
+    public enum Layout: Sendable {
+        /// All tables in one XML stream, one document after another.
+        case concatenatedXML
+        /// A tar archive of toc.xml and one file per table (what the export script uploads).
+        case tarBundle
+    }
+
+    static let updateColumns: [XCTraceWriter.Column] = [
+        ("start", "Start", "start-time"), ("duration", "Duration", "duration"), ("id", "ID", "uint32"),
+        ("update-type", "Update Type", "swiftui-update"), ("allocations", "Allocations", "event-count"),
+        ("description", "Description", "string"), ("category", "Category", "string"),
+        ("view-hierarchy", "View Hierarchy", "view-hierarchy"), ("module", "Module", "string"),
+        ("view-name", "View Name", "string"), ("process", "Process", "process"), ("thread", "Thread", "thread"),
+        ("root-causes", "Root Causes", "description-set"), ("severity", "Severity", "event-concept"),
+        ("downstream-cost", "Downstream Cost", "duration"), ("downstream-events", "Downstream Events", "cause-set"),
+        ("cause-graph-node", "Cause Graph Node", "typed-array"), ("full-cause-graph-node", "Full Cause Graph Node", "typed-array"),
+    ]
+    static let groupColumns: [XCTraceWriter.Column] = [
+        ("start", "Start", "start-time"), ("duration", "Duration", "duration"), ("label", "Label", "string"),
+        ("cause-backtrace", "Cause Backtrace", "backtrace"), ("backtrace", "Backtrace", "backtrace"),
+        ("process", "Process", "process"), ("thread", "Thread", "thread"),
+    ]
+    static let causeColumns: [XCTraceWriter.Column] = [
+        ("timestamp", "Timestamp", "event-time"), ("source-node-event-id", "Source Node Event ID", "uint32"),
+        ("source-node", "Source Node", "typed-array"), ("destination-node-event-id", "Destination Node Event ID", "uint32"),
+        ("destination-node", "Destination Node", "typed-array"), ("label", "Label", "string"),
+        ("value-type", "Value Type", "string"), ("changed-properties", "Changed Properties", "string"),
+        ("layout-info", "Layout Info", "string"), ("process", "Process", "process"),
+    ]
+    static let changeColumns: [XCTraceWriter.Column] = [
+        ("timestamp", "Timestamp", "event-time"), ("id", "ID", "uint32"), ("description", "Description", "string"),
+        ("backtrace", "Backtrace", "backtrace"), ("process", "Process", "process"), ("thread", "Thread", "thread"),
+    ]
+    static let sampleColumns: [XCTraceWriter.Column] = [
+        ("time", "Sample Time", "sample-time"), ("thread", "Thread", "thread"), ("process", "Process", "process"),
+        ("core", "Core", "core"), ("thread-state", "State", "thread-state"), ("weight", "Weight", "weight"),
+        ("stack", "Backtrace", "backtrace"),
+    ]
+    static let hangColumns: [XCTraceWriter.Column] = [
+        ("start", "Start", "start-time"), ("duration", "Duration", "duration"), ("hang-type", "Hang Type", "hang-type"),
+        ("thread", "Thread", "thread"), ("process", "Process", "process"),
+    ]
+    static let hitchColumns: [XCTraceWriter.Column] = [
+        ("start", "Start", "start-time"), ("duration", "Duration", "duration"), ("process", "Process", "process"),
+        ("is-system", "Is System", "boolean"), ("swap-id", "Swap ID", "uint32"), ("label", "Swap ID", "string"),
+        ("display", "Display", "display-name"), ("narrative-description", "Potential Issue", "string"),
+    ]
+
+    /// Writes `trace` to `url`.
+    public static func export(_ trace: Trace, to url: URL, layout: Layout) throws {
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        try export(trace, layout: layout) { try handle.write(contentsOf: Data($0)) }
+    }
+
+    /// Streams the export of `trace` to `emit`.
+    public static func export(_ trace: Trace, layout: Layout, emit: @escaping ([UInt8]) throws -> Void) throws {
+        switch layout {
+        case .concatenatedXML:
+            for table in tables(of: trace) {
+                var writer = XCTraceWriter(emit: emit)
+                try table.write(&writer)
+            }
+        case .tarBundle:
+            var files: [(name: String, bytes: [UInt8])] = [("toc.xml", tableOfContents(trace))]
+            for table in tables(of: trace) {
+                var bytes: [UInt8] = []
+                var writer = XCTraceWriter { bytes += $0 }
+                try table.write(&writer)
+                files.append(("\(table.schema).xml", bytes))
+            }
+            try emit(TarArchive.archive(files))
+        }
+    }
+
+    struct Table {
+        var schema: String
+        var write: (inout XCTraceWriter) throws -> Void
+    }
+
+    static func tables(of trace: Trace) -> [Table] {
+        let context = Context(trace)
+        return [
+            Table(schema: "swiftui-updates") { try context.writeUpdates(&$0) },
+            Table(schema: "swiftui-update-groups") { try context.writeGroups(&$0) },
+            Table(schema: "swiftui-causes") { try context.writeCauses(&$0) },
+            Table(schema: "swiftui-changes") { try context.writeChanges(&$0) },
+            Table(schema: "time-profile") { try context.writeSamples(&$0) },
+            Table(schema: "potential-hangs") { try context.writeHangs(&$0) },
+            Table(schema: "hitches") { try context.writeHitches(&$0) },
+        ]
+    }
+
+    static func tableOfContents(_ trace: Trace) -> [UInt8] {
+        let metadata = trace.metadata
+        func attribute(_ text: String) -> String {
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+                .replacingOccurrences(of: "<", with: "&lt;")
+        }
+        let seconds = Double(metadata.end) / 1e9
+        let xml = """
+        <?xml version="1.0"?>
+        <trace-toc><run number="1"><info><target><device model="\(attribute(metadata.device))" os-version="\(attribute(metadata.osVersion))"/><process type="launched" name="\(attribute(metadata.app))"/></target><summary>\(metadata.recordedAt.map { "<start-date>\(attribute($0))</start-date>" } ?? "")<duration>\(seconds)</duration><template-name>SwiftUI</template-name></summary></info><data>\(tables(of: trace).map { "<table schema=\"\($0.schema)\"/>" }.joined())</data></run></trace-toc>
+
+        """
+        return Array(xml.utf8)
+    }
+
+    /// What the table writers share: thread and stack lookups, and event ids for updates.
+    final class Context {
+        let trace: Trace
+        let appProcess: TraceProcess?
+        /// Event id written in an update's `id` column: its node's, or a fresh one.
+        var updateEventID: [Int64] = []
+
+        init(_ trace: Trace) {
+            self.trace = trace
+            appProcess = trace.processes.first { $0.name == trace.metadata.app } ?? trace.processes.first
+            var next = (trace.graph.nodes.eventID.max() ?? 0) + 1
+            for row in 0..<trace.updates.count {
+                if let node = trace.indexes.nodes(ofUpdate: row).first {
+                    updateEventID.append(trace.graph.nodes.eventID[Int(node)])
+                } else {
+                    updateEventID.append(next)
+                    next += 1
+                }
+            }
+        }
+
+        func thread(_ index: Int32, _ writer: inout XCTraceWriter) {
+            guard index != noRow else { return writer.sentinel() }
+            let thread = trace.threads[Int(index)]
+            let process = trace.processes[Int(thread.process)]
+            let name = thread.isMain && !XCTraceVocabulary.isMainThread(thread.name) ? "Main Thread" : thread.name
+            writer.thread(tid: thread.tid, name: name, pid: process.pid, processName: process.name)
+        }
+
+        func process(ofThread index: Int32, _ writer: inout XCTraceWriter) {
+            if index != noRow {
+                let process = trace.processes[Int(trace.threads[Int(index)].process)]
+                writer.process(pid: process.pid, name: process.name)
+            } else if let appProcess {
+                writer.process(pid: appProcess.pid, name: appProcess.name)
+            } else {
+                writer.sentinel()
+            }
+        }
+
+        func stack(_ stack: Int32, _ writer: inout XCTraceWriter) {
+            guard stack != noRow else { return writer.sentinel() }
+            let frames = trace.cpu.frames
+            let leafFirst = trace.cpu.stacks.frames(of: Int(stack)).reversed().map { frame in
+                let binary = trace.string(frames.binary[Int(frame)])
+                let path = frames.isAppCode[Int(frame)]
+                    ? "/private/var/containers/Bundle/Application/\(trace.metadata.app).app/\(binary)"
+                    : "/System/Library/Frameworks/\(binary).framework/\(binary)"
+                return (name: trace.string(frames.name[Int(frame)]), binary: binary, path: path)
+            }
+            writer.backtrace(key: String(stack), leafFirst: leafFirst)
+        }
+
+        func node(_ node: Int, _ writer: inout XCTraceWriter) {
+            let nodes = trace.graph.nodes
+            writer.graphNode(
+                name: trace.string(nodes.name[node]), isAppCode: nodes.isAppCode[node],
+                symbol: XCTraceVocabulary.symbol(for: nodes.kind[node])
+            )
+        }
+
+        func optionalString(_ ref: StringRef, _ writer: inout XCTraceWriter) {
+            if ref == 0 { writer.sentinel() } else { writer.string(trace.string(ref)) }
+        }
+
+        func writeUpdates(_ w: inout XCTraceWriter) throws {
+            let updates = trace.updates
+            w.beginDocument()
+            w.beginNode(schema: "swiftui-updates", tableIndex: 9, columns: XCTraceExporter.updateColumns)
+            for row in 0..<updates.count {
+                w.beginRow()
+                w.time("start-time", updates.start[row])
+                w.duration(updates.duration[row])
+                w.number("uint32", updateEventID[row])
+                w.leaf("swiftui-update", XCTraceVocabulary.updateTypeName(updates.kind[row]))
+                w.number("event-count", Int64(updates.allocations[row]))
+                optionalString(updates.description[row], &w)
+                optionalString(updates.category[row], &w)
+                w.sentinel()
+                optionalString(updates.module[row], &w)
+                optionalString(updates.viewName[row], &w)
+                process(ofThread: updates.thread[row], &w)
+                thread(updates.thread[row], &w)
+                w.sentinel()
+                if let severity = XCTraceVocabulary.severityName(updates.sourceSeverity[row]) {
+                    w.leaf("event-concept", severity)
+                } else {
+                    w.sentinel()
+                }
+                w.sentinel()
+                w.sentinel()
+                if let node = trace.indexes.nodes(ofUpdate: row).first {
+                    self.node(Int(node), &w)
+                    self.node(Int(node), &w)
+                } else {
+                    w.sentinel()
+                    w.sentinel()
+                }
+                try w.endRow()
+            }
+            try w.endNode()
+            try w.endDocument()
+        }
+
+        func writeGroups(_ w: inout XCTraceWriter) throws {
+            let groups = trace.updateGroups
+            w.beginDocument()
+            w.beginNode(schema: "swiftui-update-groups", tableIndex: 11, columns: XCTraceExporter.groupColumns)
+            for row in 0..<groups.count {
+                w.beginRow()
+                w.time("start-time", groups.start[row])
+                w.duration(groups.duration[row])
+                w.string(trace.string(groups.label[row]))
+                w.sentinel()
+                w.sentinel()
+                process(ofThread: groups.thread[row], &w)
+                thread(groups.thread[row], &w)
+                try w.endRow()
+            }
+            try w.endNode()
+            try w.endDocument()
+        }
+
+        func writeCauses(_ w: inout XCTraceWriter) throws {
+            let edges = trace.graph.edges
+            let nodes = trace.graph.nodes
+            w.beginDocument()
+            w.beginNode(schema: "swiftui-causes", tableIndex: 2, columns: XCTraceExporter.causeColumns)
+            for row in 0..<edges.count {
+                let source = Int(edges.source[row]), target = Int(edges.target[row])
+                w.beginRow()
+                w.time("event-time", edges.timestamp[row])
+                w.number("uint32", nodes.eventID[source])
+                node(source, &w)
+                w.number("uint32", nodes.eventID[target])
+                node(target, &w)
+                w.string(XCTraceVocabulary.edgeLabelName(edges.label[row]))
+                w.sentinel()
+                optionalString(edges.changedProperty[row], &w)
+                w.sentinel()
+                process(ofThread: noRow, &w)
+                try w.endRow()
+            }
+            try w.endNode()
+            try w.endDocument()
+        }
+
+        func writeChanges(_ w: inout XCTraceWriter) throws {
+            let changes = trace.stateChanges
+            w.beginDocument()
+            w.beginNode(schema: "swiftui-changes", tableIndex: 3, columns: XCTraceExporter.changeColumns)
+            for row in 0..<changes.count {
+                w.beginRow()
+                w.time("event-time", changes.timestamp[row])
+                w.number("uint32", trace.graph.nodes.eventID[Int(changes.node[row])])
+                w.string(trace.string(changes.description[row]))
+                stack(changes.backtrace[row], &w)
+                process(ofThread: changes.thread[row], &w)
+                thread(changes.thread[row], &w)
+                try w.endRow()
+            }
+            try w.endNode()
+            try w.endDocument()
+        }
+
+        func writeSamples(_ w: inout XCTraceWriter) throws {
+            let samples = trace.cpu.samples
+            w.beginDocument()
+            w.beginNode(schema: "time-profile", tableIndex: 13, columns: XCTraceExporter.sampleColumns)
+            for row in 0..<samples.count {
+                w.beginRow()
+                w.time("sample-time", samples.time[row])
+                thread(samples.thread[row], &w)
+                process(ofThread: samples.thread[row], &w)
+                w.leaf("core", "0", fmt: "CPU 0 (P Core)")
+                w.leaf("thread-state", "Running")
+                w.leaf("weight", String(samples.weight[row]), fmt: XCTraceWriter.duration(samples.weight[row]))
+                stack(Int32(samples.stack[row]), &w)
+                try w.endRow()
+            }
+            try w.endNode()
+            try w.endDocument()
+        }
+
+        func writeHangs(_ w: inout XCTraceWriter) throws {
+            w.beginDocument()
+            w.beginNode(schema: "potential-hangs", tableIndex: 6, columns: XCTraceExporter.hangColumns)
+            for hang in trace.hangs {
+                w.beginRow()
+                w.time("start-time", hang.start)
+                w.duration(hang.duration)
+                w.leaf("hang-type", hang.kind)
+                thread(hang.thread, &w)
+                process(ofThread: hang.thread, &w)
+                try w.endRow()
+            }
+            try w.endNode()
+            try w.endDocument()
+        }
+
+        func writeHitches(_ w: inout XCTraceWriter) throws {
+            w.beginDocument()
+            w.beginNode(schema: "hitches", tableIndex: 8, columns: XCTraceExporter.hitchColumns)
+            for hitch in trace.hitches {
+                w.beginRow()
+                w.time("start-time", hitch.start)
+                w.duration(hitch.duration)
+                process(ofThread: noRow, &w)
+                let isSystem = hitch.kind == XCTraceVocabulary.hitchKind(isSystem: true)
+                w.leaf("boolean", isSystem ? "1" : "0", fmt: isSystem ? "Yes" : "No")
+                w.sentinel()
+                w.sentinel()
+                w.leaf("display-name", "Display 1")
+                w.string(hitch.detail)
+                try w.endRow()
+            }
+            try w.endNode()
+            try w.endDocument()
+        }
+    }
+}

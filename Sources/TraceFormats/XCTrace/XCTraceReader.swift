@@ -1,0 +1,484 @@
+/// A cell value: an index into the value store (`>= 0` kept for the whole `<node>`, negative
+/// kept for the current row only), or one of the two markers below.
+typealias ValueRef = Int32
+/// `<sentinel/>`: an empty cell.
+let sentinelValue: ValueRef = .min
+/// The row has no cell for this column.
+let missingValue: ValueRef = .min + 1
+
+/// One resolved value: its raw text (as a number when it is one), its `fmt` when it has no
+/// raw text (threads, processes, typed arrays...), and its child values.
+struct StoredValue {
+    var number: Int64 = 0
+    /// Index into `StringPool`: the raw text, or `fmt` when there is none; -1 for neither.
+    var text: Int32 = -1
+    /// Index into `StringPool` of `fmt` for values with children; -1 otherwise.
+    var fmt: Int32 = -1
+    var childStart: UInt32 = 0
+    var childCount: UInt32 = 0
+    var tag: UInt16 = 0
+    var hasNumber = false
+}
+
+/// Every distinct text of an import, once.
+struct StringPool {
+    private(set) var strings: [String] = []
+    private var index: [String: Int32] = [:]
+
+    mutating func intern(_ text: String) -> Int32 {
+        if let id = index[text] { return id }
+        let id = Int32(strings.count)
+        strings.append(text)
+        index[text] = id
+        return id
+    }
+
+    subscript(_ id: Int32) -> String { strings[Int(id)] }
+}
+
+struct TableColumn: Equatable {
+    var mnemonic: String
+    var name: String
+    var engineeringType: String
+}
+
+struct TableSchema {
+    var name: String
+    var columns: [TableColumn]
+    /// Absolute stream offset of `<schema>`, for errors about the table as a whole.
+    var offset: Int
+
+    func column(_ mnemonic: String) -> Int? { columns.firstIndex { $0.mnemonic == mnemonic } }
+}
+
+/// What the table of contents (`xctrace export --toc`) says about the recording.
+struct TableOfContents {
+    var deviceModel = ""
+    var deviceName = ""
+    var osVersion = ""
+    var platform = ""
+    var processName = ""
+    var startDate: String?
+    var durationSeconds: Double?
+    var tables: [String] = []
+}
+
+/// Receives the tables of an export, one row at a time.
+protocol XCTraceTableSink: AnyObject {
+    /// Returns false to skip the table's rows (an unknown table).
+    func beginTable(_ schema: TableSchema, reader: XCTraceReader) throws -> Bool
+    func row(_ cells: [ValueRef], reader: XCTraceReader) throws
+    func endTable(reader: XCTraceReader) throws
+    func tableOfContents(_ toc: TableOfContents) throws
+}
+
+/// A malformed or unexpected value at a byte offset, inside a table.
+struct XCTraceValueError: Error {
+    var offset: Int
+    var table: String?
+    var field: String?
+    var message: String
+}
+
+/// Turns the token stream of one export document (or several concatenated) into resolved rows:
+/// `id`/`ref` deduplication per `<node>`, nested values, sentinels, raw text vs `fmt`.
+///
+/// Values written with an `id` (and everything inside them) are kept until the `<node>` ends,
+/// because a later row may refer to them; everything else is dropped after its row. Memory is
+/// therefore proportional to the distinct values of a table, not to its size.
+final class XCTraceReader {
+    let tokenizer: XMLTokenizer
+    @exclusivity(unchecked) private(set) var strings = StringPool()
+    @exclusivity(unchecked) private var kept: [StoredValue] = []
+    @exclusivity(unchecked) private var keptChildren: [ValueRef] = []
+    @exclusivity(unchecked) private var rowValues: [StoredValue] = []
+    @exclusivity(unchecked) private var rowChildren: [ValueRef] = []
+    /// `name` / `path` attributes (frames and binaries), by value.
+    @exclusivity(unchecked) private var keptAttributes: [ValueRef: (name: Int32, path: Int32)] = [:]
+    @exclusivity(unchecked) private var rowAttributes: [ValueRef: (name: Int32, path: Int32)] = [:]
+    @exclusivity(unchecked) private var valueByID: [ValueRef] = []
+    @exclusivity(unchecked) private var valueByTextID: [String: ValueRef] = [:]
+
+    @exclusivity(unchecked) private(set) var schema: TableSchema?
+    @exclusivity(unchecked) private var readingRows = false
+    @exclusivity(unchecked) private var cells: [ValueRef] = []
+    @exclusivity(unchecked) private(set) var cellOffsets: [Int] = []
+    @exclusivity(unchecked) private var open: [OpenValue] = []
+    @exclusivity(unchecked) private var pendingChildren: [ValueRef] = []
+    @exclusivity(unchecked) private var textBytes: [UInt8] = []
+    @exclusivity(unchecked) private var fmtBytes: [UInt8] = []
+    @exclusivity(unchecked) private(set) var rowOffset = 0
+    @exclusivity(unchecked) private var rowDepth = 0
+    @exclusivity(unchecked) private(set) var rowCount = 0
+
+    private struct OpenValue {
+        var tag: UInt16
+        var id: Int64? = nil
+        var textID: String? = nil
+        var keep: Bool
+        /// A `ref` element: stands for this value, its content (there should be none) is ignored.
+        var target: ValueRef?
+        var textStart: Int
+        var fmtStart: Int
+        var fmtEnd: Int
+        var hasFmt: Bool
+        var childrenStart: Int
+        var name: Int32
+        var path: Int32
+        var offset: Int
+    }
+
+    init(source: ByteChunks) {
+        tokenizer = XMLTokenizer(source: source)
+    }
+
+    // MARK: Reading values (for the sink)
+
+    func value(_ ref: ValueRef) -> StoredValue? {
+        if ref == sentinelValue || ref == missingValue { return nil }
+        return ref >= 0 ? kept[Int(ref)] : rowValues[Int(-1 - ref)]
+    }
+
+    func tag(_ ref: ValueRef) -> UInt16? { value(ref)?.tag }
+
+    func number(_ ref: ValueRef) -> Int64? {
+        guard let value = value(ref), value.hasNumber else { return nil }
+        return value.number
+    }
+
+    /// The raw text (or `fmt` when the value has no text); nil for an empty cell.
+    func string(_ ref: ValueRef) -> String? {
+        guard let value = value(ref) else { return nil }
+        if value.hasNumber { return String(value.number) }
+        return value.text >= 0 ? strings[value.text] : nil
+    }
+
+    /// The pool index of the value's text, to memoise conversions; nil for numbers and empty cells.
+    func textID(_ ref: ValueRef) -> Int32? {
+        guard let value = value(ref), !value.hasNumber, value.text >= 0 else { return nil }
+        return value.text
+    }
+
+    func fmt(_ ref: ValueRef) -> String? {
+        guard let value = value(ref) else { return nil }
+        if value.fmt >= 0 { return strings[value.fmt] }
+        return string(ref)
+    }
+
+    func children(_ ref: ValueRef) -> ArraySlice<ValueRef> {
+        guard let value = value(ref), value.childCount > 0 else { return [] }
+        let range = Int(value.childStart)..<Int(value.childStart + value.childCount)
+        return ref >= 0 ? keptChildren[range] : rowChildren[range]
+    }
+
+    func child(_ ref: ValueRef, tag: XMLName) -> ValueRef? {
+        children(ref).first { self.tag($0) == tag.rawValue }
+    }
+
+    func attributes(_ ref: ValueRef) -> (name: String?, path: String?) {
+        guard let pair = ref >= 0 ? keptAttributes[ref] : rowAttributes[ref] else { return (nil, nil) }
+        return (pair.name >= 0 ? strings[pair.name] : nil, pair.path >= 0 ? strings[pair.path] : nil)
+    }
+
+    func tagName(_ ref: ValueRef) -> String {
+        if ref == sentinelValue { return "sentinel" }
+        guard let tag = tag(ref) else { return "nothing" }
+        return tokenizer.names.name(tag)
+    }
+
+    // MARK: The document
+
+    func run(into sink: some XCTraceTableSink) throws {
+        var column: TableColumn?
+        var capture: UInt16?
+        var captured: [UInt8] = []
+        var skippingRows = false
+        var toc: TableOfContents?
+        var inTOCTarget = false
+
+        while true {
+            let token = try tokenizer.next()
+            if readingRows {
+                try readRowToken(token, skipping: skippingRows, sink: sink)
+                continue
+            }
+            switch token {
+            case .endOfInput:
+                return
+            case .text:
+                if capture != nil { try tokenizer.appendText(to: &captured) }
+            case let .start(name, selfClosing):
+                switch XMLName(rawValue: name) {
+                case .node:
+                    beginNode()
+                case .schema:
+                    let tableName = try tokenizer.attribute(XMLName.name.rawValue).map(tokenizer.string) ?? ""
+                    schema = TableSchema(name: tableName, columns: [], offset: tokenizer.tokenOffset)
+                    if selfClosing { skippingRows = try !sink.beginTable(schema!, reader: self) }
+                case .col:
+                    column = TableColumn(mnemonic: "", name: "", engineeringType: "")
+                case .mnemonic, .name, .engineeringType, .startDate, .duration:
+                    if column != nil || toc != nil {
+                        capture = name
+                        captured.removeAll(keepingCapacity: true)
+                    }
+                case .row:
+                    if schema == nil {
+                        throw XCTraceValueError(offset: tokenizer.tokenOffset, message: "<row> before any <schema> in this <node>")
+                    }
+                    if selfClosing {
+                        if !skippingRows { try sink.row([], reader: self) }
+                    } else {
+                        beginRow()
+                    }
+                case .traceTOC:
+                    toc = TableOfContents()
+                case .target:
+                    inTOCTarget = !selfClosing
+                case .device where toc != nil:
+                    toc!.deviceModel = try tokenizer.attribute(XMLName.model.rawValue).map(tokenizer.string) ?? ""
+                    toc!.deviceName = try tokenizer.attribute(XMLName.name.rawValue).map(tokenizer.string) ?? ""
+                    toc!.osVersion = try tokenizer.attribute(XMLName.osVersion.rawValue).map(tokenizer.string) ?? ""
+                    if let platform = tokenizer.attributes.first(where: { tokenizer.names.name($0.name) == "platform" }) {
+                        toc!.platform = try tokenizer.string(platform)
+                    }
+                case .process where toc != nil && inTOCTarget && toc!.processName.isEmpty:
+                    toc!.processName = try tokenizer.attribute(XMLName.name.rawValue).map(tokenizer.string) ?? ""
+                case .table where toc != nil:
+                    if let schemaName = tokenizer.attributes.first(where: { tokenizer.names.name($0.name) == "schema" }) {
+                        toc!.tables.append(try tokenizer.string(schemaName))
+                    }
+                default:
+                    break
+                }
+            case let .end(name):
+                switch XMLName(rawValue: name) {
+                case .mnemonic, .name, .engineeringType:
+                    if capture == name, column != nil {
+                        let text = String(decoding: captured, as: UTF8.self)
+                        switch XMLName(rawValue: name) {
+                        case .mnemonic: column!.mnemonic = text
+                        case .name: column!.name = text
+                        default: column!.engineeringType = text
+                        }
+                    }
+                    capture = nil
+                case .startDate, .duration:
+                    if capture == name, toc != nil {
+                        let text = String(decoding: captured, as: UTF8.self).trimmingSpaces
+                        if name == XMLName.startDate.rawValue { toc!.startDate = text } else { toc!.durationSeconds = Double(text) }
+                    }
+                    capture = nil
+                case .col:
+                    if let column { schema?.columns.append(column) }
+                    column = nil
+                case .schema:
+                    if let schema { skippingRows = try !sink.beginTable(schema, reader: self) }
+                case .node:
+                    if schema != nil, !skippingRows { try sink.endTable(reader: self) }
+                    schema = nil
+                    skippingRows = false
+                    beginNode()
+                case .target:
+                    inTOCTarget = false
+                case .traceTOC:
+                    if let toc { try sink.tableOfContents(toc) }
+                    toc = nil
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    private func beginNode() {
+        kept.removeAll(keepingCapacity: false)
+        keptChildren.removeAll(keepingCapacity: false)
+        keptAttributes.removeAll(keepingCapacity: false)
+        valueByID.removeAll(keepingCapacity: false)
+        valueByTextID.removeAll(keepingCapacity: false)
+        rowCount = 0
+    }
+
+    private func beginRow() {
+        readingRows = true
+        cells.removeAll(keepingCapacity: true)
+        cellOffsets.removeAll(keepingCapacity: true)
+        rowValues.removeAll(keepingCapacity: true)
+        rowChildren.removeAll(keepingCapacity: true)
+        rowAttributes.removeAll(keepingCapacity: true)
+        rowOffset = tokenizer.tokenOffset
+        rowDepth = tokenizer.depth
+        // Keep the row's bytes in the buffer so that errors found at its end can say where.
+        tokenizer.keepFrom = rowOffset
+    }
+
+    private func readRowToken(_ token: XMLTokenizer.Token, skipping: Bool, sink: some XCTraceTableSink) throws {
+        switch token {
+        case let .start(name, selfClosing):
+            if skipping { return }
+            try startValue(name, selfClosing: selfClosing)
+        case .end:
+            if tokenizer.depth < rowDepth {
+                // </row>: the tokenizer has checked that it matches.
+                readingRows = false
+                tokenizer.keepFrom = .max
+                rowCount += 1
+                if !skipping {
+                    while cells.count < (schema?.columns.count ?? 0) {
+                        cells.append(missingValue)
+                        cellOffsets.append(rowOffset)
+                    }
+                    try sink.row(cells, reader: self)
+                }
+                return
+            }
+            if skipping { return }
+            try endValue()
+        case .text:
+            if skipping || open.isEmpty || open[open.count - 1].target != nil { return }
+            try tokenizer.appendText(to: &textBytes)
+        case .endOfInput:
+            break
+        }
+    }
+
+    private func startValue(_ name: UInt16, selfClosing: Bool) throws {
+        let offset = tokenizer.tokenOffset
+        if name == XMLName.sentinel.rawValue {
+            add(sentinelValue, offset: offset)
+            if !selfClosing {
+                open.append(OpenValue(
+                    tag: name, keep: false, target: sentinelValue, textStart: textBytes.count, fmtStart: fmtBytes.count,
+                    fmtEnd: fmtBytes.count, hasFmt: false, childrenStart: pendingChildren.count, name: -1, path: -1, offset: offset
+                ))
+            }
+            return
+        }
+        var id: Int64?
+        var textID: String?
+        var target: ValueRef?
+        var fmtStart = fmtBytes.count
+        var hasFmt = false
+        var nameAttribute: Int32 = -1
+        var pathAttribute: Int32 = -1
+        for attribute in tokenizer.attributes {
+            switch XMLName(rawValue: attribute.name) {
+            case .id:
+                if let number = tokenizer.integer(attribute) { id = number } else { textID = try tokenizer.string(attribute) }
+            case .ref:
+                target = try resolve(attribute, tag: name)
+            case .fmt:
+                fmtStart = fmtBytes.count
+                try tokenizer.appendValue(of: attribute, to: &fmtBytes)
+                hasFmt = true
+            case .name:
+                nameAttribute = strings.intern(try tokenizer.string(attribute))
+            case .path:
+                pathAttribute = strings.intern(try tokenizer.string(attribute))
+            default:
+                break
+            }
+        }
+        let keep = id != nil || textID != nil || (open.last?.keep ?? false)
+        let value = OpenValue(
+            tag: name, id: id, textID: textID, keep: keep, target: target,
+            textStart: textBytes.count, fmtStart: fmtStart, fmtEnd: fmtBytes.count, hasFmt: hasFmt,
+            childrenStart: pendingChildren.count, name: nameAttribute, path: pathAttribute, offset: offset
+        )
+        open.append(value)
+        if selfClosing { try endValue() }
+    }
+
+    private func resolve(_ attribute: XMLTokenizer.Attribute, tag: UInt16) throws -> ValueRef {
+        if let number = tokenizer.integer(attribute) {
+            if number < valueByID.count, valueByID[Int(number)] >= 0 { return valueByID[Int(number)] }
+        } else if let value = valueByTextID[try tokenizer.string(attribute)] {
+            return value
+        }
+        let text = try tokenizer.string(attribute)
+        throw XCTraceValueError(
+            offset: tokenizer.tokenOffset, table: schema?.name, field: nil,
+            message: "<\(tokenizer.names.name(tag)) ref=\"\(text)\"/> refers to no earlier id in this <node>"
+        )
+    }
+
+    private func endValue() throws {
+        let item = open.removeLast()
+        if let target = item.target {
+            textBytes.removeSubrange(item.textStart...)
+            fmtBytes.removeSubrange(item.fmtStart...)
+            pendingChildren.removeSubrange(item.childrenStart...)
+            add(target, offset: item.offset)
+            return
+        }
+        var value = StoredValue(tag: item.tag)
+        let hasText = textBytes.count > item.textStart
+        if hasText {
+            let parsed = textBytes[item.textStart...].withUnsafeBufferPointer { bytes in
+                parseCanonicalInteger(bytes)
+            }
+            if let parsed {
+                value.number = parsed
+                value.hasNumber = true
+            } else if pendingChildren.count == item.childrenStart || !isWhitespace(textBytes[item.textStart...]) {
+                value.text = strings.intern(String(decoding: textBytes[item.textStart...], as: UTF8.self))
+            }
+        }
+        if item.hasFmt, !hasText || pendingChildren.count > item.childrenStart {
+            let fmt = strings.intern(String(decoding: fmtBytes[item.fmtStart..<item.fmtEnd], as: UTF8.self))
+            value.fmt = fmt
+            if value.text < 0, !value.hasNumber { value.text = fmt }
+        }
+        let children = pendingChildren[item.childrenStart...]
+        let ref: ValueRef
+        if item.keep {
+            value.childStart = UInt32(keptChildren.count)
+            value.childCount = UInt32(children.count)
+            keptChildren.append(contentsOf: children)
+            ref = ValueRef(kept.count)
+            kept.append(value)
+            if item.name >= 0 || item.path >= 0 { keptAttributes[ref] = (item.name, item.path) }
+            if let id = item.id {
+                if id < 1 << 28 {
+                    if id >= valueByID.count { valueByID.append(contentsOf: repeatElement(-1, count: Int(id) - valueByID.count + 1)) }
+                    valueByID[Int(id)] = ref
+                } else {
+                    valueByTextID[String(id)] = ref
+                }
+            } else if let textID = item.textID {
+                valueByTextID[textID] = ref
+            }
+        } else {
+            value.childStart = UInt32(rowChildren.count)
+            value.childCount = UInt32(children.count)
+            rowChildren.append(contentsOf: children)
+            ref = -1 - ValueRef(rowValues.count)
+            rowValues.append(value)
+            if item.name >= 0 || item.path >= 0 { rowAttributes[ref] = (item.name, item.path) }
+        }
+        add(ref, offset: item.offset)
+    }
+
+    private func add(_ ref: ValueRef, offset: Int) {
+        if open.isEmpty {
+            cells.append(ref)
+            cellOffsets.append(offset)
+        } else if open[open.count - 1].target == nil {
+            pendingChildren.append(ref)
+        }
+    }
+
+    private func isWhitespace(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}

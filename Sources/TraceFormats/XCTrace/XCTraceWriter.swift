@@ -1,0 +1,233 @@
+/// Writes export XML the way `xctrace export` does: one `<node>` per table, a schema, one row
+/// per line, each distinct value written once with `id` and referred to by `ref` afterwards
+/// (ids restart in every node). Output goes to `emit` in chunks of about 1 MiB.
+struct XCTraceWriter {
+    typealias Column = (mnemonic: String, name: String, type: String)
+
+    private var out: [UInt8] = []
+    private let emit: ([UInt8]) throws -> Void
+    private var nextID = 1
+    private var ids: [String: Int] = [:]
+    private(set) var bytesWritten = 0
+
+    init(emit: @escaping ([UInt8]) throws -> Void) {
+        self.emit = emit
+        out.reserveCapacity(1 << 21)
+    }
+
+    // MARK: Structure
+
+    mutating func beginDocument() {
+        write("<?xml version=\"1.0\"?>\n<trace-query-result>\n")
+    }
+
+    mutating func endDocument() throws {
+        write("</trace-query-result>\n")
+        try flush()
+    }
+
+    mutating func beginNode(schema: String, tableIndex: Int, columns: [Column]) {
+        nextID = 1
+        ids.removeAll(keepingCapacity: true)
+        write("<node xpath='//trace-toc[1]/run[1]/data[1]/table[\(tableIndex)]'><schema name=\"\(schema)\">")
+        for column in columns {
+            write("<col><mnemonic>\(column.mnemonic)</mnemonic><name>")
+            escaped(column.name)
+            write("</name><engineering-type>\(column.type)</engineering-type></col>")
+        }
+        write("</schema>\n")
+    }
+
+    mutating func endNode() throws {
+        write("</node>")
+        try flushIfFull()
+    }
+
+    mutating func beginRow() { write("<row>") }
+
+    mutating func endRow() throws {
+        write("</row>\n")
+        try flushIfFull()
+    }
+
+    // MARK: Values
+
+    mutating func sentinel() { write("<sentinel/>") }
+
+    /// A value with raw text; `shared` values are deduplicated by tag and text.
+    mutating func leaf(_ tag: String, _ raw: String, fmt: String? = nil, shared: Bool = true) {
+        if shared, let id = ids[tag + "\u{1}" + raw] {
+            reference(tag, id)
+            return
+        }
+        let id = newID(shared ? tag + "\u{1}" + raw : nil)
+        write("<\(tag) id=\"\(id)\" fmt=\"")
+        escaped(fmt ?? raw)
+        write("\">")
+        escaped(raw)
+        write("</\(tag)>")
+    }
+
+    mutating func time(_ tag: String, _ nanoseconds: Int64) {
+        leaf(tag, String(nanoseconds), fmt: Self.clock(nanoseconds), shared: false)
+    }
+
+    mutating func duration(_ nanoseconds: Int64, tag: String = "duration") {
+        leaf(tag, String(nanoseconds), fmt: Self.duration(nanoseconds))
+    }
+
+    mutating func string(_ text: String) { leaf("string", text) }
+
+    mutating func number(_ tag: String, _ value: Int64) { leaf(tag, String(value)) }
+
+    mutating func process(pid: Int32, name: String) {
+        let key = "process\u{1}\(pid)"
+        if let id = ids[key] { return reference("process", id) }
+        write("<process id=\"\(newID(key))\" fmt=\"")
+        escaped("\(name) (\(pid))")
+        write("\">")
+        number("pid", Int64(pid))
+        leaf("device-session", "TODO")
+        write("</process>")
+    }
+
+    mutating func thread(tid: Int64, name: String, pid: Int32, processName: String) {
+        let key = "thread\u{1}\(pid)\u{1}\(tid)"
+        if let id = ids[key] { return reference("thread", id) }
+        let hex = "0x" + String(tid, radix: 16)
+        write("<thread id=\"\(newID(key))\" fmt=\"")
+        escaped(name.isEmpty ? "\(hex) (\(processName), pid: \(pid))" : "\(name) (\(hex)) (\(processName), pid: \(pid))")
+        write("\">")
+        leaf("tid", String(tid), fmt: hex)
+        process(pid: pid, name: processName)
+        write("</thread>")
+    }
+
+    /// A cause-graph node cell: "NAME, COLOR, SYMBOL, n/a, n/a".
+    mutating func graphNode(name: String, isAppCode: Bool, symbol: String) {
+        let color = isAppCode ? "blue" : "gray"
+        let key = "typed-array\u{1}\(name)\u{1}\(color)\u{1}\(symbol)"
+        if let id = ids[key] { return reference("typed-array", id) }
+        write("<typed-array id=\"\(newID(key))\" fmt=\"")
+        escaped("\(name), \(color), \(symbol), n/a, n/a")
+        write("\">")
+        string(name)
+        string(color)
+        string(symbol)
+        write("<sentinel/><sentinel/></typed-array>")
+    }
+
+    /// A backtrace, frames leaf first; `key` identifies the whole stack for reuse.
+    mutating func backtrace(key: String, leafFirst frames: [(name: String, binary: String, path: String)]) {
+        let backtraceKey = "backtrace\u{1}" + key
+        if let id = ids[backtraceKey] { return reference("backtrace", id) }
+        write("<backtrace id=\"\(newID(backtraceKey))\">")
+        for frame in frames {
+            let frameKey = "frame\u{1}\(frame.name)\u{1}\(frame.binary)"
+            if let id = ids[frameKey] {
+                reference("frame", id)
+                continue
+            }
+            let frameID = newID(frameKey)
+            write("<frame id=\"\(frameID)\" name=\"")
+            escaped(frame.name)
+            write("\" addr=\"0x\(String(0x1_0000_0000 + frameID * 4, radix: 16))\">")
+            let binaryKey = "binary\u{1}\(frame.binary)"
+            if let id = ids[binaryKey] {
+                reference("binary", id)
+            } else {
+                write("<binary id=\"\(newID(binaryKey))\" name=\"")
+                escaped(frame.binary)
+                write("\" path=\"")
+                escaped(frame.path)
+                write("\"/>")
+            }
+            write("</frame>")
+        }
+        write("</backtrace>")
+    }
+
+    // MARK: Bytes
+
+    private mutating func newID(_ key: String?) -> Int {
+        let id = nextID
+        nextID += 1
+        if let key { ids[key] = id }
+        return id
+    }
+
+    private mutating func reference(_ tag: String, _ id: Int) {
+        write("<\(tag) ref=\"\(id)\"/>")
+    }
+
+    private mutating func write(_ text: String) {
+        var text = text
+        text.withUTF8 { out.append(contentsOf: $0) }
+    }
+
+    private mutating func escaped(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var plain = true
+            for byte in bytes where byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+                || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                plain = false
+                break
+            }
+            if plain {
+                out.append(contentsOf: bytes)
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
+                case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
+                case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
+                case UInt8(ascii: "\""): out.append(contentsOf: "&quot;".utf8)
+                case UInt8(ascii: "'"): out.append(contentsOf: "&apos;".utf8)
+                default: out.append(byte)
+                }
+            }
+        }
+    }
+
+    private mutating func flushIfFull() throws {
+        if out.count >= 1 << 20 { try flush() }
+    }
+
+    mutating func flush() throws {
+        guard !out.isEmpty else { return }
+        bytesWritten += out.count
+        try emit(out)
+        out.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Display texts (fmt)
+
+    /// "00:01.234.567" (minutes:seconds.milliseconds.microseconds), as Instruments shows times.
+    static func clock(_ nanoseconds: Int64) -> String {
+        let micros = nanoseconds / 1_000
+        let minutes = micros / 60_000_000
+        let seconds = micros / 1_000_000 % 60
+        let millis = micros / 1_000 % 1_000
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(minutes, 2)):\(pad(seconds, 2)).\(pad(millis, 3)).\(pad(micros % 1_000, 3))"
+    }
+
+    /// "1.25 ms", "620.00 µs", "16.67 ms", "2.10 s".
+    static func duration(_ nanoseconds: Int64) -> String {
+        let value = Double(nanoseconds)
+        func fixed(_ number: Double) -> String {
+            let hundredths = Int64((number * 100).rounded())
+            let fraction = String(hundredths % 100)
+            return "\(hundredths / 100).\(fraction.count == 1 ? "0" + fraction : fraction)"
+        }
+        if nanoseconds >= 1_000_000_000 { return fixed(value / 1e9) + " s" }
+        if nanoseconds >= 1_000_000 { return fixed(value / 1e6) + " ms" }
+        if nanoseconds >= 1_000 { return fixed(value / 1e3) + " µs" }
+        return "\(nanoseconds) ns"
+    }
+}

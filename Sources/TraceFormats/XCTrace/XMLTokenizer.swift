@@ -1,0 +1,541 @@
+import Foundation
+
+/// Where the tokenizer gets its bytes: each call replaces `chunk` with the next bytes and
+/// returns false at the end. Lets the same tokenizer read a file, a gunzip stream, a tar
+/// member or an in-memory buffer.
+struct ByteChunks {
+    let next: (inout [UInt8]) throws -> Bool
+
+    static func memory(_ bytes: [UInt8], chunkSize: Int = 1 << 16) -> ByteChunks {
+        var offset = 0
+        return ByteChunks { chunk in
+            guard offset < bytes.count else { return false }
+            let end = min(bytes.count, offset + chunkSize)
+            chunk = Array(bytes[offset..<end])
+            offset = end
+            return true
+        }
+    }
+}
+
+/// A malformed document, at a byte offset of the stream.
+struct XMLSyntaxError: Error {
+    var offset: Int
+    var message: String
+}
+
+/// A streaming, byte-level XML tokenizer: only what `xctrace export` (and hand-edited copies
+/// of it) can contain. No DOM and no per-token allocation: names are interned to small ids,
+/// attribute values and text stay byte ranges into the buffer until the caller asks for them.
+/// Memory is the buffer (a few chunks) plus the largest single token.
+///
+/// Knows: start/end/self-closing tags, attributes with either quote, the five named
+/// entities and numeric character references, comments, `<?...?>`, `<!DOCTYPE>`, CDATA.
+/// Checks that end tags match. Several documents in one stream are fine (concatenated exports).
+final class XMLTokenizer {
+    enum Token: Equatable {
+        case start(name: UInt16, selfClosing: Bool)
+        case end(name: UInt16)
+        /// Text or CDATA; read it with `text()`.
+        case text
+        case endOfInput
+    }
+
+    struct Attribute {
+        var name: UInt16
+        var value: Range<Int>
+        var needsDecoding: Bool
+    }
+
+    let names = NameTable()
+    private let source: ByteChunks
+    @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private var count = 0
+    @exclusivity(unchecked) private var position = 0
+    @exclusivity(unchecked) private var sourceEnded = false
+    @exclusivity(unchecked) private var chunk: [UInt8] = []
+
+    /// Absolute stream offset of `buffer[0]`.
+    @exclusivity(unchecked) private(set) var bufferOffset = 0
+    /// Newlines in the bytes already dropped from the buffer, and where the last line began.
+    @exclusivity(unchecked) private var droppedLines = 0
+    @exclusivity(unchecked) private var droppedLineStart = 0
+    /// The caller may keep bytes from this absolute offset in the buffer (for error locations).
+    @exclusivity(unchecked) var keepFrom = Int.max
+
+    @exclusivity(unchecked) private(set) var attributes: [Attribute] = []
+    @exclusivity(unchecked) private var textRange = 0..<0
+    @exclusivity(unchecked) private var textNeedsDecoding = false
+    /// Absolute offset where the current token starts.
+    @exclusivity(unchecked) private(set) var tokenOffset = 0
+    @exclusivity(unchecked) private var openElements: [UInt16] = []
+    @exclusivity(unchecked) private var decoded: [UInt8] = []
+
+    init(source: ByteChunks) {
+        self.source = source
+        capacity = 1 << 17
+        buffer = .allocate(capacity: capacity)
+    }
+
+    deinit { buffer.deallocate() }
+
+    var depth: Int { openElements.count }
+
+    /// Total bytes consumed so far.
+    var consumedBytes: Int { bufferOffset + position }
+
+    // MARK: Tokens
+
+    func next() throws -> Token {
+        while true {
+            if let token = try scan() { return token }
+            if sourceEnded {
+                if position < count {
+                    throw XMLSyntaxError(offset: bufferOffset + position, message: "the document ends inside a tag or comment")
+                }
+                if let open = openElements.last {
+                    throw XMLSyntaxError(offset: bufferOffset + position, message: "the document ends before </\(names.name(open))>")
+                }
+                return .endOfInput
+            }
+            try refill()
+        }
+    }
+
+    /// One token at `position`, or nil when the buffer holds only part of it (skipped
+    /// constructs loop here).
+    private func scan() throws -> Token? {
+        while true {
+            guard position < count else { return nil }
+            let start = position
+            tokenOffset = bufferOffset + start
+            if buffer[start] != UInt8(ascii: "<") {
+                guard let lt = find(UInt8(ascii: "<"), from: start) else {
+                    // Trailing text at the very end (usually a newline) is a token of its own.
+                    if sourceEnded { return finishText(start, count, decode: true) }
+                    return nil
+                }
+                return finishText(start, lt, decode: true)
+            }
+            guard start + 1 < count else { return nil }
+            switch buffer[start + 1] {
+            case UInt8(ascii: "/"):
+                guard let gt = find(UInt8(ascii: ">"), from: start + 2) else { return nil }
+                var nameEnd = start + 2
+                while nameEnd < gt, !isSpace(buffer[nameEnd]) { nameEnd += 1 }
+                let name = names.intern(buffer + start + 2, nameEnd - start - 2)
+                guard let open = openElements.popLast() else {
+                    throw XMLSyntaxError(offset: tokenOffset, message: "</\(names.name(name))> closes nothing")
+                }
+                guard open == name else {
+                    throw XMLSyntaxError(offset: tokenOffset, message: "expected </\(names.name(open))> but found </\(names.name(name))>")
+                }
+                position = gt + 1
+                return .end(name: name)
+            case UInt8(ascii: "?"):
+                guard let end = find("?>", from: start + 2) else { return nil }
+                position = end + 2
+            case UInt8(ascii: "!"):
+                if hasPrefix("<!--", at: start) {
+                    guard let end = find("-->", from: start + 4) else { return nil }
+                    position = end + 3
+                } else if hasPrefix("<![CDATA[", at: start) {
+                    guard let end = find("]]>", from: start + 9) else { return nil }
+                    position = end + 3
+                    return finishText(start + 9, end, decode: false, advance: false)
+                } else if start + 9 > count {
+                    return nil
+                } else if hasPrefix("<!DOCTYPE", at: start) {
+                    // An internal subset ends with "]>"; xctrace never writes one, but skip it whole.
+                    let bracket = find(UInt8(ascii: "["), from: start)
+                    let gt = find(UInt8(ascii: ">"), from: start)
+                    guard let gt else { return nil }
+                    if let bracket, bracket < gt {
+                        guard let end = find("]>", from: bracket) else { return nil }
+                        position = end + 2
+                    } else {
+                        position = gt + 1
+                    }
+                } else {
+                    throw XMLSyntaxError(offset: tokenOffset, message: "unsupported markup declaration")
+                }
+            default:
+                return try scanStartTag(start)
+            }
+        }
+    }
+
+    private func finishText(_ start: Int, _ end: Int, decode: Bool, advance: Bool = true) -> Token {
+        textRange = start..<end
+        textNeedsDecoding = decode && find(UInt8(ascii: "&"), from: start, before: end) != nil
+        if advance { position = end }
+        return .text
+    }
+
+    private func scanStartTag(_ start: Int) throws -> Token? {
+        var p = start + 1
+        let nameStart = p
+        while p < count, !isSpace(buffer[p]), buffer[p] != UInt8(ascii: ">"), buffer[p] != UInt8(ascii: "/") { p += 1 }
+        guard p < count else { return nil }
+        guard p > nameStart else { throw XMLSyntaxError(offset: tokenOffset, message: "a tag without a name") }
+        let name = names.intern(buffer + nameStart, p - nameStart)
+        if !attributes.isEmpty { attributes.removeAll(keepingCapacity: true) }
+        while true {
+            while p < count, isSpace(buffer[p]) { p += 1 }
+            guard p < count else { return nil }
+            let c = buffer[p]
+            if c == UInt8(ascii: ">") {
+                position = p + 1
+                openElements.append(name)
+                return .start(name: name, selfClosing: false)
+            }
+            if c == UInt8(ascii: "/") {
+                guard p + 1 < count else { return nil }
+                guard buffer[p + 1] == UInt8(ascii: ">") else {
+                    throw XMLSyntaxError(offset: bufferOffset + p, message: "expected '>' after '/' in <\(names.name(name))>")
+                }
+                position = p + 2
+                return .start(name: name, selfClosing: true)
+            }
+            let attributeStart = p
+            while p < count, buffer[p] != UInt8(ascii: "="), !isSpace(buffer[p]), buffer[p] != UInt8(ascii: ">") { p += 1 }
+            guard p < count else { return nil }
+            let attributeName = names.intern(buffer + attributeStart, p - attributeStart)
+            while p < count, isSpace(buffer[p]) { p += 1 }
+            guard p < count else { return nil }
+            guard buffer[p] == UInt8(ascii: "=") else {
+                throw XMLSyntaxError(offset: bufferOffset + p, message: "attribute \(names.name(attributeName)) of <\(names.name(name))> has no value")
+            }
+            p += 1
+            while p < count, isSpace(buffer[p]) { p += 1 }
+            guard p < count else { return nil }
+            let quote = buffer[p]
+            guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
+                throw XMLSyntaxError(offset: bufferOffset + p, message: "attribute \(names.name(attributeName)) of <\(names.name(name))> is not quoted")
+            }
+            guard let close = find(quote, from: p + 1) else { return nil }
+            let needsDecoding = find(UInt8(ascii: "&"), from: p + 1, before: close) != nil
+            attributes.append(Attribute(name: attributeName, value: (p + 1)..<close, needsDecoding: needsDecoding))
+            p = close + 1
+        }
+    }
+
+    // MARK: Values of the current token
+
+    func attribute(_ name: UInt16) -> Attribute? {
+        for attribute in attributes where attribute.name == name { return attribute }
+        return nil
+    }
+
+    func string(_ attribute: Attribute) throws -> String {
+        try string(attribute.value, decode: attribute.needsDecoding)
+    }
+
+    /// The integer value of an attribute written as plain decimal digits, else nil.
+    func integer(_ attribute: Attribute) -> Int64? {
+        parseInteger(attribute.value)
+    }
+
+    var textIsWhitespace: Bool {
+        for i in textRange where !isSpace(buffer[i]) { return false }
+        return true
+    }
+
+    func text() throws -> String { try string(textRange, decode: textNeedsDecoding) }
+
+    /// Appends the current text token, decoded, to `bytes`.
+    func appendText(to bytes: inout [UInt8]) throws {
+        if textNeedsDecoding {
+            try decode(textRange, into: &bytes)
+        } else {
+            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer + textRange.lowerBound, count: textRange.count))
+        }
+    }
+
+    /// Appends an attribute's value, decoded, to `bytes`.
+    func appendValue(of attribute: Attribute, to bytes: inout [UInt8]) throws {
+        if attribute.needsDecoding {
+            try decode(attribute.value, into: &bytes)
+        } else {
+            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer + attribute.value.lowerBound, count: attribute.value.count))
+        }
+    }
+
+    private func string(_ range: Range<Int>, decode: Bool) throws -> String {
+        if !decode {
+            return String(decoding: UnsafeBufferPointer(start: buffer + range.lowerBound, count: range.count), as: UTF8.self)
+        }
+        decoded.removeAll(keepingCapacity: true)
+        try self.decode(range, into: &decoded)
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    private func parseInteger(_ range: Range<Int>) -> Int64? {
+        parseCanonicalInteger(UnsafeBufferPointer(start: buffer + range.lowerBound, count: range.count))
+    }
+
+    private func decode(_ range: Range<Int>, into out: inout [UInt8]) throws {
+        var i = range.lowerBound
+        while i < range.upperBound {
+            let c = buffer[i]
+            guard c == UInt8(ascii: "&") else {
+                out.append(c)
+                i += 1
+                continue
+            }
+            guard let semicolon = find(UInt8(ascii: ";"), from: i + 1, before: min(range.upperBound, i + 12)) else {
+                throw XMLSyntaxError(offset: bufferOffset + i, message: "'&' that starts no entity (write &amp;)")
+            }
+            let entity = UnsafeBufferPointer(start: buffer + i + 1, count: semicolon - i - 1)
+            func isEntity(_ name: StaticString) -> Bool {
+                entity.count == name.utf8CodeUnitCount && memcmp(entity.baseAddress!, name.utf8Start, entity.count) == 0
+            }
+            if isEntity("amp") {
+                out.append(UInt8(ascii: "&"))
+            } else if isEntity("lt") {
+                out.append(UInt8(ascii: "<"))
+            } else if isEntity("gt") {
+                out.append(UInt8(ascii: ">"))
+            } else if isEntity("quot") {
+                out.append(UInt8(ascii: "\""))
+            } else if isEntity("apos") {
+                out.append(UInt8(ascii: "'"))
+            } else {
+                guard entity.first == UInt8(ascii: "#"),
+                      let scalar = Self.characterReference(entity.dropFirst()),
+                      let unicode = Unicode.Scalar(scalar)
+                else {
+                    let text = String(decoding: entity, as: UTF8.self)
+                    throw XMLSyntaxError(offset: bufferOffset + i, message: "unknown entity &\(text);")
+                }
+                out.append(contentsOf: Array(String(Character(unicode)).utf8))
+            }
+            i = semicolon + 1
+        }
+    }
+
+    private static func characterReference(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> UInt32? {
+        var rest = digits[...]
+        var radix: UInt32 = 10
+        if rest.first == UInt8(ascii: "x") || rest.first == UInt8(ascii: "X") {
+            radix = 16
+            rest = rest.dropFirst()
+        }
+        guard !rest.isEmpty else { return nil }
+        var value: UInt32 = 0
+        for c in rest {
+            let digit: UInt32
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt32(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: digit = UInt32(c - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
+            value = value * radix + digit
+            if value > 0x10FFFF { return nil }
+        }
+        return value
+    }
+
+    // MARK: Locations
+
+    /// 1-based line and byte column of an absolute offset that is still in the buffer (or
+    /// at its start); offsets already dropped report the first line still held.
+    func location(ofOffset offset: Int) -> (line: Int, column: Int) {
+        let target = min(max(offset - bufferOffset, 0), count)
+        var line = droppedLines + 1
+        var lineStart = droppedLineStart
+        for i in 0..<target where buffer[i] == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = bufferOffset + i + 1
+        }
+        return (line, bufferOffset + target - lineStart + 1)
+    }
+
+    // MARK: Buffer
+
+    private func refill() throws {
+        // Drop what the caller no longer needs, counting its lines for later error locations.
+        let keep = min(position, max(0, keepFrom - bufferOffset))
+        if keep > 0 {
+            var from = 0
+            while let newline = find(UInt8(ascii: "\n"), from: from, before: keep) {
+                droppedLines += 1
+                droppedLineStart = bufferOffset + newline + 1
+                from = newline + 1
+            }
+            (buffer).update(from: buffer + keep, count: count - keep)
+            count -= keep
+            position -= keep
+            bufferOffset += keep
+        }
+        guard try source.next(&chunk) else {
+            sourceEnded = true
+            return
+        }
+        if count + chunk.count > capacity {
+            let newCapacity = max(capacity * 2, count + chunk.count)
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            grown.update(from: buffer, count: count)
+            buffer.deallocate()
+            buffer = grown
+            capacity = newCapacity
+        }
+        chunk.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return }
+            (buffer + count).update(from: base, count: bytes.count)
+        }
+        count += chunk.count
+    }
+
+    @inline(__always) private func isSpace(_ c: UInt8) -> Bool {
+        c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D
+    }
+
+    private func find(_ byte: UInt8, from start: Int, before end: Int? = nil) -> Int? {
+        let end = end ?? count
+        guard start < end, let hit = memchr(buffer + start, Int32(byte), end - start) else { return nil }
+        return buffer.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+    }
+
+    private func find(_ pattern: StaticString, from start: Int) -> Int? {
+        let first = pattern.utf8Start[0]
+        let length = pattern.utf8CodeUnitCount
+        var i = start
+        while i + length <= count {
+            if buffer[i] == first, memcmp(buffer + i, pattern.utf8Start, length) == 0 { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    private func hasPrefix(_ pattern: StaticString, at start: Int) -> Bool {
+        let length = pattern.utf8CodeUnitCount
+        return start + length <= count && memcmp(buffer + start, pattern.utf8Start, length) == 0
+    }
+}
+
+/// Element and attribute names interned to small ids; the ids of the names the importer
+/// looks for are fixed, so comparing a name is comparing two integers. Names are kept in one
+/// byte arena (no array per name) and found by open addressing.
+final class NameTable {
+    @exclusivity(unchecked) private var slots: [Int32]
+    @exclusivity(unchecked) private var arena: [UInt8] = []
+    @exclusivity(unchecked) private var starts: [Int] = [0]
+    @exclusivity(unchecked) private var mask: Int
+
+    init() {
+        slots = Array(repeating: -1, count: 256)
+        mask = 255
+        for name in XMLName.allCases {
+            let id = intern(Array(name.spelling.utf8))
+            precondition(id == name.rawValue, "XMLName ids must follow declaration order")
+        }
+    }
+
+    private var count: Int { starts.count - 1 }
+
+    func name(_ id: UInt16) -> String {
+        String(decoding: arena[starts[Int(id)]..<starts[Int(id) + 1]], as: UTF8.self)
+    }
+
+    func intern(_ bytes: [UInt8]) -> UInt16 {
+        bytes.withUnsafeBufferPointer { intern(UnsafeMutablePointer(mutating: $0.baseAddress!), $0.count) }
+    }
+
+    /// Length and three bytes tell XML names apart well enough; equal hashes are compared in full.
+    private static func hash(_ start: UnsafePointer<UInt8>, _ length: Int) -> Int {
+        guard length > 0 else { return 0 }
+        let key = UInt64(length) | UInt64(start[0]) << 16 | UInt64(start[length / 2]) << 24 | UInt64(start[length - 1]) << 32
+        let mixed = key &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> 40)
+    }
+
+    func intern(_ start: UnsafeMutablePointer<UInt8>, _ length: Int) -> UInt16 {
+        var slot = Self.hash(start, length) & mask
+        let found: UInt16? = slots.withUnsafeBufferPointer { slots in
+            arena.withUnsafeBufferPointer { arena in
+                starts.withUnsafeBufferPointer { starts in
+                    while true {
+                        let id = Int(slots[slot])
+                        if id < 0 { return nil }
+                        let offset = starts[id]
+                        if starts[id + 1] - offset == length {
+                            // Names are short: comparing inline beats calling memcmp.
+                            var i = 0
+                            while i < length, arena[offset + i] == start[i] { i += 1 }
+                            if i == length { return UInt16(id) }
+                        }
+                        slot = (slot + 1) & mask
+                    }
+                }
+            }
+        }
+        if let found { return found }
+        precondition(count < Int(UInt16.max), "more than 65535 distinct XML names")
+        let id = Int32(count)
+        arena.append(contentsOf: UnsafeBufferPointer(start: start, count: length))
+        starts.append(arena.count)
+        slots[slot] = id
+        if count * 2 > slots.count { grow() }
+        return UInt16(id)
+    }
+
+    private func grow() {
+        slots = Array(repeating: -1, count: slots.count * 2)
+        mask = slots.count - 1
+        arena.withUnsafeBufferPointer { arena in
+            for id in 0..<count {
+                var slot = Self.hash(arena.baseAddress! + starts[id], starts[id + 1] - starts[id]) & mask
+                while slots[slot] >= 0 { slot = (slot + 1) & mask }
+                slots[slot] = Int32(id)
+            }
+        }
+    }
+}
+
+/// Names the xctrace reader looks for, interned first so that their ids are their raw values.
+enum XMLName: UInt16, CaseIterable {
+    case traceQueryResult, node, schema, col, mnemonic, name, row, sentinel, engineeringType
+    case id, ref, fmt, path, xpath
+    case frame, binary, backtrace, taggedBacktrace, thread, process, pid, tid, typedArray
+    // Table of contents.
+    case traceTOC, device, target, table, osVersion, model, startDate, duration, summary
+
+    var spelling: String {
+        switch self {
+        case .traceQueryResult: "trace-query-result"
+        case .engineeringType: "engineering-type"
+        case .taggedBacktrace: "tagged-backtrace"
+        case .typedArray: "typed-array"
+        case .traceTOC: "trace-toc"
+        case .osVersion: "os-version"
+        case .startDate: "start-date"
+        default: "\(self)"
+        }
+    }
+}
+
+/// The value of decimal digits written the way a number prints ("0", "-12", not "007" or
+/// "+1"), so that printing it gives back the same text; nil otherwise.
+func parseCanonicalInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+    var i = 0
+    let negative = bytes.first == UInt8(ascii: "-")
+    if negative { i = 1 }
+    let digits = bytes.count - i
+    guard digits > 0, digits <= 19 else { return nil }
+    if digits > 1, bytes[i] == UInt8(ascii: "0") { return nil }
+    if negative, digits == 1, bytes[i] == UInt8(ascii: "0") { return nil }
+    var value: Int64 = 0
+    while i < bytes.count {
+        let digit = bytes[i] &- UInt8(ascii: "0")
+        guard digit < 10 else { return nil }
+        let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+        let (sum, o2) = times10.addingReportingOverflow(Int64(digit))
+        if o1 || o2 { return nil }
+        value = sum
+        i += 1
+    }
+    return negative ? -value : value
+}

@@ -1,0 +1,524 @@
+/// The cause & effect graph the browser draws, extracted from `Trace.graph` and laid out.
+///
+/// - For one update: the update's nodes, every cause reached by walking edges backwards, and the
+///   direct effects of all of those (so a shared cause shows everything else it updated: the
+///   Gesture -> @Observable -> every list item story).
+/// - For a view in a time range: the same for each of the view's updates, merged by node identity
+///   (kind + name + owner + app/system), edges merged by (source, target, label) with counts.
+/// Large fan-outs of look-alike leaves are folded into one "+ N more" node unless expanded.
+public struct CauseGraphDocument: Sendable, Equatable, Encodable {
+    public var nodes: [Node]
+    public var edges: [Edge]
+    public var width: Double
+    public var height: Double
+    /// Merged edges left out to keep the drawing readable (weakest first); 0 normally.
+    public var omittedEdges = 0
+
+    public struct Node: Sendable, Equatable, Encodable {
+        /// "n<row>" (the first merged row of the trace's node table), or the group key of a folded
+        /// fan-out ("gn<row>-<k>"). Stable across `expand` requests and across graphs of one trace.
+        public var id: String
+        public var kind: String
+        public var title: String
+        public var subtitle: String
+        public var isAppCode: Bool
+        /// A view body that was notified but never ran (in none of the merged appearances).
+        public var dimmed: Bool
+        /// The node stands for the update (or view) the graph was opened for.
+        public var focus: Bool
+        /// Appearances merged into this node.
+        public var count: Int
+        /// Updates (rows of the update table) this node stands for, ascending.
+        public var updates: [Int]
+        /// Nodes with the same key stand for the same update or event; null when unique in this graph.
+        public var sameUpdateKey: String?
+        public var x: Double
+        public var y: Double
+        public var width: Double
+        public var height: Double
+        public var collapsed: Collapsed?
+        /// Where a State / @Observable value was written, leaf frame first.
+        public var backtrace: [Frame]?
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(kind, forKey: .kind)
+            try c.encode(title, forKey: .title)
+            try c.encode(subtitle, forKey: .subtitle)
+            try c.encode(isAppCode, forKey: .isAppCode)
+            try c.encode(dimmed, forKey: .dimmed)
+            try c.encode(focus, forKey: .focus)
+            try c.encode(count, forKey: .count)
+            try c.encode(updates, forKey: .updates)
+            try c.encode(sameUpdateKey, forKey: .sameUpdateKey)
+            try c.encode(x, forKey: .x)
+            try c.encode(y, forKey: .y)
+            try c.encode(width, forKey: .width)
+            try c.encode(height, forKey: .height)
+            try c.encode(collapsed, forKey: .collapsed)
+            try c.encode(backtrace, forKey: .backtrace)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, kind, title, subtitle, isAppCode, dimmed, focus, count, updates, sameUpdateKey
+            case x, y, width, height, collapsed, backtrace
+        }
+    }
+
+    public struct Collapsed: Sendable, Equatable, Encodable {
+        /// Pass as `expand=<key>` to show the members as nodes.
+        public var key: String
+        public var more: Int
+        public var members: [Member]
+    }
+
+    public struct Member: Sendable, Equatable, Encodable {
+        public var id: String
+        public var title: String
+        public var updates: [Int]
+        public var dimmed: Bool
+    }
+
+    public struct Frame: Sendable, Equatable, Encodable {
+        public var name: String
+        public var binary: String
+        public var isAppCode: Bool
+    }
+
+    public struct Edge: Sendable, Equatable, Encodable {
+        public var from: String
+        public var to: String
+        public var label: String
+        public var count: Int
+        /// Changed properties that travelled along the edge, comma separated, or "".
+        public var property: String
+        /// Polyline [[x, y], ...] from the source's right side to the target's left side.
+        public var points: [[Double]]
+    }
+}
+
+/// Folding thresholds: more than `limit` look-alike leaves under one parent keep `visible` of them.
+public struct FanOutPolicy: Sendable {
+    public var limit: Int
+    public var visible: Int
+    public init(limit: Int = 12, visible: Int = 5) {
+        self.limit = limit
+        self.visible = visible
+    }
+}
+
+extension Trace {
+    /// The graph for one update; nil when `update` is not a row of the update table.
+    public func causeGraph(ofUpdate update: Int, expand: Set<String> = [], fanOut: FanOutPolicy = FanOutPolicy()) -> CauseGraphDocument? {
+        guard update >= 0 && update < updates.count else { return nil }
+        let focus = Array(indexes.nodes(ofUpdate: update))
+        let selection = causeGraphSelection(from: focus)
+        return causeGraphDocument(
+            selection: selection, focus: Set(focus), identity: { $0 }, expand: expand, fanOut: fanOut
+        )
+    }
+
+    /// The merged graph of every update of `view` (in `module`) that overlaps `range` (nil = whole trace).
+    public func causeGraph(
+        ofView view: String, module: String, in range: TimeRange? = nil,
+        expand: Set<String> = [], fanOut: FanOutPolicy = FanOutPolicy()
+    ) -> CauseGraphDocument {
+        var focus: [UInt32] = []
+        for row in 0..<updates.count
+        where string(updates.viewName[row]) == view && string(updates.module[row]) == module
+            && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true) {
+            focus.append(contentsOf: indexes.nodes(ofUpdate: row))
+        }
+        let selection = causeGraphSelection(from: focus, siblings: false)
+        let nodes = graph.nodes
+        return causeGraphDocument(
+            selection: selection, focus: Set(focus),
+            identity: { MergedIdentity(kind: nodes.kind[Int($0)], name: nodes.name[Int($0)], owner: nodes.owner[Int($0)], isAppCode: nodes.isAppCode[Int($0)]) },
+            expand: expand, fanOut: fanOut
+        )
+    }
+
+    /// Raw nodes and edges: the focus nodes, all their transitive causes, and direct effects: of
+    /// every cause too when `siblings` (one update: what else its causes updated), else of the
+    /// focus only (a view's merged graph, where the siblings of thousands of updates are noise).
+    func causeGraphSelection(from focus: [UInt32], siblings: Bool = true) -> (nodes: [UInt32], edges: [UInt32]) {
+        var ancestors = Set(focus)
+        var edges = Set<UInt32>()
+        var queue = focus
+        while let node = queue.popLast() {
+            for edge in graph.incoming(Int(node)) {
+                edges.insert(edge)
+                let source = graph.edges.source[Int(edge)]
+                if ancestors.insert(source).inserted { queue.append(source) }
+            }
+        }
+        var nodes = ancestors
+        for node in siblings ? Array(ancestors) : focus {
+            for edge in graph.outgoing(Int(node)) {
+                edges.insert(edge)
+                nodes.insert(graph.edges.target[Int(edge)])
+            }
+        }
+        return (nodes.sorted(), edges.sorted())
+    }
+
+    private func causeGraphDocument<Key: Hashable>(
+        selection: (nodes: [UInt32], edges: [UInt32]), focus: Set<UInt32>, identity: (UInt32) -> Key,
+        expand: Set<String>, fanOut: FanOutPolicy
+    ) -> CauseGraphDocument {
+        // Merge raw nodes by identity, in order of first appearance (raw rows keep the source's order).
+        var merged: [MergedNode] = []
+        var indexOfKey: [Key: Int] = [:]
+        var mergedOfRaw: [UInt32: Int] = [:]
+        for raw in selection.nodes {
+            let key = identity(raw)
+            let index: Int
+            if let existing = indexOfKey[key] {
+                index = existing
+            } else {
+                index = merged.count
+                indexOfKey[key] = index
+                merged.append(MergedNode(first: Int(raw)))
+            }
+            merged[index].raw.append(raw)
+            mergedOfRaw[raw] = index
+        }
+        let nodes = graph.nodes
+        for i in merged.indices {
+            var ids = Set<Int>()
+            for raw in merged[i].raw {
+                let update = nodes.update[Int(raw)]
+                if update != noRow { ids.insert(Int(update)) }
+                if nodes.didRun(Int(raw)) { merged[i].ran += 1 }
+                if focus.contains(raw) { merged[i].focus = true }
+            }
+            merged[i].updates = ids.sorted()
+        }
+
+        // Merge edges by (source, target, label); self-loops left by merging say nothing.
+        var edges: [MergedEdge] = []
+        var edgeIndex: [MergedEdgeKey: Int] = [:]
+        for raw in selection.edges {
+            let e = Int(raw)
+            guard let from = mergedOfRaw[graph.edges.source[e]], let to = mergedOfRaw[graph.edges.target[e]], from != to else { continue }
+            let key = MergedEdgeKey(from: from, to: to, label: graph.edges.label[e])
+            let index: Int
+            if let existing = edgeIndex[key] {
+                index = existing
+            } else {
+                index = edges.count
+                edgeIndex[key] = index
+                edges.append(MergedEdge(from: from, to: to, label: key.label))
+            }
+            edges[index].count += 1
+            let property = graph.edges.changedProperty[e]
+            if property != 0 && !edges[index].properties.contains(property) { edges[index].properties.append(property) }
+        }
+
+        let omittedEdges = Self.keepStrongestEdges(&edges, limit: CauseGraphMetrics.maxEdges)
+        if omittedEdges > 0 {
+            // Nodes whose every edge was thinned away would float unconnected: leave them out too.
+            var linked = Set(edges.flatMap { [$0.from, $0.to] })
+            linked.formUnion(merged.indices.filter { merged[$0].focus })
+            let kept = merged.indices.filter(linked.contains)
+            var newIndex = [Int: Int]()
+            for (new, old) in kept.enumerated() { newIndex[old] = new }
+            merged = kept.map { merged[$0] }
+            for i in edges.indices {
+                edges[i].from = newIndex[edges[i].from]!
+                edges[i].to = newIndex[edges[i].to]!
+            }
+        }
+
+        // Ids name the first raw node, so they hold across expansions and across graphs of one trace.
+        var drawn = merged.map { drawnNode(for: $0, id: "n\($0.first)") }
+        var drawnEdges = edges.map { edge in
+            DrawnEdge(
+                from: edge.from, to: edge.to, label: edge.label.wireName, count: edge.count,
+                property: edge.properties.map(string).joined(separator: ", ")
+            )
+        }
+        (drawn, drawnEdges) = foldFanOuts(nodes: drawn, edges: drawnEdges, expand: expand, policy: fanOut)
+        assignSameUpdateKeys(&drawn)
+        var document = laidOut(nodes: drawn, edges: drawnEdges)
+        document.omittedEdges = omittedEdges
+        return document
+    }
+
+    /// Keeps at most about `limit` merged edges so a graph stays drawable: every node's strongest
+    /// cause, then the highest counts. Returns how many were left out.
+    private static func keepStrongestEdges(_ edges: inout [MergedEdge], limit: Int) -> Int {
+        guard edges.count > limit else { return 0 }
+        var strongestInto: [Int: Int] = [:]
+        for (i, edge) in edges.enumerated() {
+            if let best = strongestInto[edge.to], edges[best].count >= edge.count { continue }
+            strongestInto[edge.to] = i
+        }
+        var keep = Set(strongestInto.values)
+        let byCount = edges.indices.sorted { (edges[$0].count, $1) > (edges[$1].count, $0) }
+        for i in byCount where keep.count < limit { keep.insert(i) }
+        let before = edges.count
+        edges = edges.indices.filter(keep.contains).map { edges[$0] }
+        return before - edges.count
+    }
+
+    private func drawnNode(for node: MergedNode, id: String) -> DrawnNode {
+        let nodes = graph.nodes
+        let kind = nodes.kind[node.first]
+        let name = string(nodes.name[node.first])
+        let owner = string(nodes.owner[node.first])
+        let dimmed = kind == .viewBody && node.ran == 0
+        let title = name.isEmpty ? kind.displayName : name
+        // The second line adds what the title does not say: the owner, else the kind, else app/system.
+        var subtitle = !owner.isEmpty ? owner : title.hasPrefix(kind.displayName) ? (nodes.isAppCode[node.first] ? "App" : "System") : kind.displayName
+        if kind == .viewBody {
+            if dimmed {
+                subtitle = "body not run"
+            } else if node.ran < node.raw.count {
+                subtitle = "body ran \(node.ran) of \(node.raw.count)"
+            }
+        }
+        return DrawnNode(
+            id: id, kind: kind, title: title, subtitle: subtitle,
+            isAppCode: nodes.isAppCode[node.first], dimmed: dimmed, focus: node.focus, count: node.raw.count,
+            updates: node.updates, eventIDs: Set(node.raw.map { nodes.eventID[Int($0)] }),
+            identity: MergedIdentity(kind: kind, name: nodes.name[node.first], owner: nodes.owner[node.first], isAppCode: nodes.isAppCode[node.first]),
+            backtrace: (kind == .state || kind == .observable) ? backtrace(ofAny: node.raw) : nil
+        )
+    }
+
+    /// The first recorded write (with a backtrace) to any of `rawNodes`, leaf frame first.
+    private func backtrace(ofAny rawNodes: [UInt32]) -> [CauseGraphDocument.Frame]? {
+        let wanted = Set(rawNodes)
+        for row in 0..<stateChanges.count where stateChanges.backtrace[row] != noRow && wanted.contains(stateChanges.node[row]) {
+            return cpu.stacks.frames(of: Int(stateChanges.backtrace[row])).reversed().map { frame in
+                CauseGraphDocument.Frame(
+                    name: string(cpu.frames.name[Int(frame)]), binary: string(cpu.frames.binary[Int(frame)]),
+                    isAppCode: cpu.frames.isAppCode[Int(frame)]
+                )
+            }
+        }
+        return nil
+    }
+
+    /// Replaces more than `policy.limit` look-alike leaf children of one parent by `policy.visible`
+    /// of them plus one group node, unless the group's key is in `expand`. Focus nodes stay visible.
+    private func foldFanOuts(
+        nodes: [DrawnNode], edges: [DrawnEdge], expand: Set<String>, policy: FanOutPolicy
+    ) -> ([DrawnNode], [DrawnEdge]) {
+        var outDegree = [Int](repeating: 0, count: nodes.count)
+        var inDegree = [Int](repeating: 0, count: nodes.count)
+        var children = [[Int]](repeating: [], count: nodes.count)  // edge indexes
+        for (i, edge) in edges.enumerated() {
+            outDegree[edge.from] += 1
+            inDegree[edge.to] += 1
+            children[edge.from].append(i)
+        }
+        var removedNodes = Set<Int>()
+        var removedEdges = Set<Int>()
+        var newNodes = nodes
+        var newEdges = edges
+        for parent in nodes.indices {
+            var groups: [MergedIdentity: [Int]] = [:]  // edge indexes to foldable children
+            var groupOrder: [MergedIdentity] = []
+            for e in children[parent] {
+                let child = edges[e].to
+                guard outDegree[child] == 0 && inDegree[child] == 1 else { continue }
+                let key = nodes[child].identity
+                if groups[key] == nil { groupOrder.append(key) }
+                groups[key, default: []].append(e)
+            }
+            for (groupIndex, key) in groupOrder.enumerated() {
+                let members = groups[key]!
+                let groupKey = "g\(nodes[parent].id)-\(groupIndex)"
+                guard members.count > policy.limit && !expand.contains(groupKey) else { continue }
+                let focused = members.filter { nodes[edges[$0].to].focus }
+                let others = members.filter { !nodes[edges[$0].to].focus }
+                let folded = Array(others.dropFirst(max(policy.visible - focused.count, 0)))
+                guard folded.count > 1 else { continue }
+                let sample = nodes[edges[folded[0]].to]
+                var updates = Set<Int>()
+                var count = 0
+                var edgeCount = 0
+                var properties: [String] = []
+                var memberList: [CauseGraphDocument.Member] = []
+                for e in folded {
+                    let child = nodes[edges[e].to]
+                    updates.formUnion(child.updates)
+                    count += child.count
+                    edgeCount += edges[e].count
+                    if !edges[e].property.isEmpty && !properties.contains(edges[e].property) { properties.append(edges[e].property) }
+                    memberList.append(CauseGraphDocument.Member(id: child.id, title: child.title, updates: child.updates, dimmed: child.dimmed))
+                    removedNodes.insert(edges[e].to)
+                    removedEdges.insert(e)
+                }
+                let notRun = memberList.filter(\.dimmed).count
+                var group = sample
+                group.id = groupKey
+                group.title = "+ \(folded.count) more \(sample.title)"
+                group.subtitle = notRun == 0 ? sample.subtitle : "\(notRun) of \(folded.count) body not run"
+                group.dimmed = notRun == folded.count
+                group.count = count
+                group.updates = updates.sorted()
+                group.eventIDs = []
+                group.backtrace = nil
+                group.collapsed = CauseGraphDocument.Collapsed(key: groupKey, more: folded.count, members: memberList)
+                newNodes.append(group)
+                newEdges.append(DrawnEdge(
+                    from: parent, to: newNodes.count - 1, label: edges[folded[0]].label, count: edgeCount,
+                    property: properties.joined(separator: ", ")
+                ))
+            }
+        }
+        guard !removedNodes.isEmpty else { return (nodes, edges) }
+        var newIndex = [Int](repeating: -1, count: newNodes.count)
+        var keptNodes: [DrawnNode] = []
+        for i in newNodes.indices where !removedNodes.contains(i) {
+            newIndex[i] = keptNodes.count
+            keptNodes.append(newNodes[i])
+        }
+        var keptEdges: [DrawnEdge] = []
+        for i in newEdges.indices where !removedEdges.contains(i) {
+            var edge = newEdges[i]
+            edge.from = newIndex[edge.from]
+            edge.to = newIndex[edge.to]
+            keptEdges.append(edge)
+        }
+        return (keptNodes, keptEdges)
+    }
+
+    /// Nodes standing for the same update (or, without one, the same source event) share a key.
+    private func assignSameUpdateKeys(_ nodes: inout [DrawnNode]) {
+        var keys: [String?] = nodes.map { node in
+            if node.collapsed != nil { return nil }
+            if node.updates.count == 1 { return "u\(node.updates[0])" }
+            if node.updates.isEmpty && node.eventIDs.count == 1 { return "e\(node.eventIDs.first!)" }
+            return nil
+        }
+        var uses: [String: Int] = [:]
+        for key in keys.compactMap({ $0 }) { uses[key, default: 0] += 1 }
+        for i in keys.indices where keys[i].map({ uses[$0]! < 2 }) ?? false { keys[i] = nil }
+        for i in nodes.indices { nodes[i].sameUpdateKey = keys[i] }
+    }
+
+    private func laidOut(nodes: [DrawnNode], edges: [DrawnEdge]) -> CauseGraphDocument {
+        let sizes = nodes.map {
+            GraphLayout.Size(
+                width: CauseGraphMetrics.width(title: $0.title, subtitle: $0.subtitle, badgeCount: $0.collapsed == nil ? $0.count : 1),
+                height: CauseGraphMetrics.nodeHeight
+            )
+        }
+        var options = GraphLayout.Options()
+        options.rowGap = CauseGraphMetrics.rowGap
+        let layout = GraphLayout(sizes: sizes, edges: edges.map { ($0.from, $0.to) }, options: options)
+        func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+        let documentNodes = nodes.enumerated().map { i, node in
+            let frame = layout.frames[i]
+            return CauseGraphDocument.Node(
+                id: node.id, kind: node.kind.wireName, title: node.title, subtitle: node.subtitle, isAppCode: node.isAppCode,
+                dimmed: node.dimmed, focus: node.focus, count: node.count, updates: node.updates, sameUpdateKey: node.sameUpdateKey,
+                x: rounded(frame.x), y: rounded(frame.y), width: rounded(frame.width), height: rounded(frame.height),
+                collapsed: node.collapsed, backtrace: node.backtrace
+            )
+        }
+        let documentEdges = edges.enumerated().map { i, edge in
+            CauseGraphDocument.Edge(
+                from: nodes[edge.from].id, to: nodes[edge.to].id, label: edge.label, count: edge.count, property: edge.property,
+                points: layout.routes[i].map { [rounded($0.x), rounded($0.y)] }
+            )
+        }
+        return CauseGraphDocument(nodes: documentNodes, edges: documentEdges, width: rounded(layout.width), height: rounded(layout.height))
+    }
+}
+
+/// Node boxes are sized here (the browser does not measure text before layout): an icon, a
+/// 12 px semibold title and a 10.5 px subtitle in system-ui (DejaVu Sans on Linux), under 8 px per character.
+public enum CauseGraphMetrics {
+    /// Compact rows, so a dozen effects of one cause fit a detail pane.
+    public static let nodeHeight = 38.0
+    public static let rowGap = 12.0
+    /// More merged edges than this are thinned (`CauseGraphDocument.omittedEdges`).
+    public static let maxEdges = 400
+    public static let characterWidth = 7.8
+    public static let chrome = 48.0  // icon, paddings, count badge
+    public static let minWidth = 120.0
+    public static let maxWidth = 360.0
+
+    /// `badgeCount` > 1 leaves room for the "x12" badge at the right end.
+    public static func width(title: String, subtitle: String, badgeCount: Int = 1) -> Double {
+        let badge = badgeCount > 1 ? 22 + 6.5 * Double(String(badgeCount).count + 1) : 0
+        let text = Double(max(title.count, subtitle.count)) * characterWidth + chrome + badge
+        return min(max(text, minWidth), maxWidth)
+    }
+}
+
+extension NodeKind {
+    /// How the graph names a node of this kind when the source gives no name or owner.
+    public var displayName: String {
+        switch self {
+        case .viewBody: "View body"
+        case .state: "@State"
+        case .observable: "@Observable"
+        case .gesture: "Gesture"
+        case .externalEnvironment: "External Environment"
+        case .environmentWriter: "EnvironmentWriter"
+        case .viewCreation: "View Creation / Reuse"
+        case .other: "System"
+        }
+    }
+}
+
+private struct MergedIdentity: Hashable {
+    var kind: NodeKind
+    var name: StringRef
+    var owner: StringRef
+    var isAppCode: Bool
+}
+
+private struct MergedNode {
+    var first: Int
+    var raw: [UInt32] = []
+    var updates: [Int] = []
+    var ran = 0
+    var focus = false
+}
+
+private struct MergedEdgeKey: Hashable {
+    var from: Int
+    var to: Int
+    var label: EdgeLabel
+}
+
+private struct MergedEdge {
+    var from: Int
+    var to: Int
+    var label: EdgeLabel
+    var count = 0
+    var properties: [StringRef] = []
+}
+
+private struct DrawnNode {
+    var id: String
+    var kind: NodeKind
+    var title: String
+    var subtitle: String
+    var isAppCode: Bool
+    var dimmed: Bool
+    var focus: Bool
+    var count: Int
+    var updates: [Int]
+    var eventIDs: Set<Int64>
+    var identity: MergedIdentity
+    var backtrace: [CauseGraphDocument.Frame]?
+    var collapsed: CauseGraphDocument.Collapsed? = nil
+    var sameUpdateKey: String? = nil
+}
+
+private struct DrawnEdge {
+    var from: Int
+    var to: Int
+    var label: String
+    var count: Int
+    var property: String
+}

@@ -1,0 +1,236 @@
+// The summary table of the SwiftUI instrument: update counts and time by process, module and
+// view, for a time range. The JSON encoding is the API's "Summary" shape.
+
+/// Which updates a summary counts.
+public enum SummaryFilter: String, CaseIterable, Codable, Sendable {
+    case all
+    case longViewBody = "long-view-body"
+    case longRepresentable = "long-representable"
+    case longOther = "long-other"
+
+    /// The lanes whose updates this filter counts (update lanes partition the updates).
+    var lanes: [Lane] {
+        switch self {
+        case .all: [.viewBody, .representable, .otherUpdates]
+        case .longViewBody: [.longViewBody]
+        case .longRepresentable: [.longRepresentable]
+        case .longOther: [.longOther]
+        }
+    }
+}
+
+/// Count and time of a set of updates. `avgNs` is rounded down; orange and red count long updates.
+public struct SummaryStats: Sendable, Equatable, Codable {
+    public var count = 0
+    public var totalNs: Nanoseconds = 0
+    public var avgNs: Nanoseconds = 0
+    public var maxNs: Nanoseconds = 0
+    public var orange = 0
+    public var red = 0
+
+    public init() {}
+
+    mutating func add(duration: Nanoseconds) {
+        count += 1
+        totalNs += duration
+        maxNs = max(maxNs, duration)
+        switch LongUpdateSeverity(duration: duration) {
+        case .normal: break
+        case .orange: orange += 1
+        case .red: red += 1
+        }
+        avgNs = totalNs / Nanoseconds(count)
+    }
+
+    mutating func add(_ other: SummaryStats) {
+        count += other.count
+        totalNs += other.totalNs
+        maxNs = max(maxNs, other.maxNs)
+        orange += other.orange
+        red += other.red
+        avgNs = count == 0 ? 0 : totalNs / Nanoseconds(count)
+    }
+}
+
+public struct UpdateSummary: Sendable, Equatable, Codable {
+    public var start: Nanoseconds
+    public var end: Nanoseconds
+    public var filter: SummaryFilter
+    public var total: SummaryStats
+    /// Sorted by total time, longest first (as are modules and views inside).
+    public var processes: [ProcessUpdateSummary]
+}
+
+public struct ProcessUpdateSummary: Sendable, Equatable, Codable {
+    public var name: String
+    /// nil when the source did not say which process ran the updates.
+    public var pid: Int32?
+    public var stats: SummaryStats
+    public var modules: [ModuleUpdateSummary]
+
+    enum CodingKeys: String, CodingKey { case name, pid, modules }
+
+    // Stats are flattened into the object, as the API shape has them.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        pid = try container.decodeIfPresent(Int32.self, forKey: .pid)
+        modules = try container.decode([ModuleUpdateSummary].self, forKey: .modules)
+        stats = try SummaryStats(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(pid, forKey: .pid)
+        try stats.encode(to: encoder)
+        try container.encode(modules, forKey: .modules)
+    }
+
+    init(name: String, pid: Int32?, stats: SummaryStats, modules: [ModuleUpdateSummary]) {
+        self.name = name
+        self.pid = pid
+        self.stats = stats
+        self.modules = modules
+    }
+}
+
+public struct ModuleUpdateSummary: Sendable, Equatable, Codable {
+    public var name: String
+    public var stats: SummaryStats
+    public var views: [ViewUpdateSummary]
+
+    enum CodingKeys: String, CodingKey { case name, views }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        views = try container.decode([ViewUpdateSummary].self, forKey: .views)
+        stats = try SummaryStats(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try stats.encode(to: encoder)
+        try container.encode(views, forKey: .views)
+    }
+
+    init(name: String, stats: SummaryStats, views: [ViewUpdateSummary]) {
+        self.name = name
+        self.stats = stats
+        self.views = views
+    }
+}
+
+/// One row per (view name, category). `kind` is the kind of the row's first update.
+public struct ViewUpdateSummary: Sendable, Equatable, Codable {
+    public var name: String
+    public var category: String
+    public var kind: String
+    public var stats: SummaryStats
+
+    enum CodingKeys: String, CodingKey { case name, category, kind }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        category = try container.decode(String.self, forKey: .category)
+        kind = try container.decode(String.self, forKey: .kind)
+        stats = try SummaryStats(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(category, forKey: .category)
+        try container.encode(kind, forKey: .kind)
+        try stats.encode(to: encoder)
+    }
+
+    init(name: String, category: String, kind: String, stats: SummaryStats) {
+        self.name = name
+        self.category = category
+        self.kind = kind
+        self.stats = stats
+    }
+}
+
+extension Trace {
+    /// Updates that overlap `range` (nil = the whole trace) and pass `filter`, grouped by
+    /// process, module and (view name, category).
+    public func summary(in range: TimeRange?, filter: SummaryFilter) -> UpdateSummary {
+        struct ViewKey: Hashable { var process: Int32, module: StringRef, view: StringRef, category: StringRef }
+        var byView: [ViewKey: (kind: UpdateKind, stats: SummaryStats)] = [:]
+        var total = SummaryStats()
+        let table = updates
+        let processOfThread = threads.map { Int32($0.process) }
+        // Updates with no thread belong to the only process when there is just one.
+        let defaultProcess: Int32 = processes.count == 1 ? 0 : noRow
+
+        for lane in filter.lanes {
+            guard let rows = indexes.updatesByLane[lane] else { continue }
+            var low = 0
+            var high = rows.count
+            if let range {
+                // Rows are sorted by start: the ones that can overlap started in
+                // [range.start - longest duration of the lane, range.end).
+                let earliest = range.start - (indexes.maxDurationByLane[lane] ?? 0)
+                low = Self.firstIndex(in: rows, startAtLeast: earliest, starts: table.start)
+                high = Self.firstIndex(in: rows, startAtLeast: range.end, starts: table.start)
+            }
+            for position in low..<max(low, high) {
+                let row = Int(rows[position])
+                let start = table.start[row]
+                let duration = table.duration[row]
+                if let range, !range.overlaps(start: start, end: start + duration) { continue }
+                let thread = table.thread[row]
+                let key = ViewKey(
+                    process: thread == noRow ? defaultProcess : processOfThread[Int(thread)],
+                    module: table.module[row], view: table.viewName[row], category: table.category[row]
+                )
+                byView[key, default: (table.kind[row], SummaryStats())].stats.add(duration: duration)
+                total.add(duration: duration)
+            }
+        }
+
+        // Assemble the tree; the view rows' first kind wins when lanes disagree (they partition
+        // by kind, so only `.layout` and `.other` can share a view row).
+        var byModule: [Int32: [StringRef: [ViewUpdateSummary]]] = [:]
+        for (key, value) in byView {
+            let view = ViewUpdateSummary(
+                name: string(key.view), category: string(key.category), kind: value.kind.wireName, stats: value.stats
+            )
+            byModule[key.process, default: [:]][key.module, default: []].append(view)
+        }
+        var result: [ProcessUpdateSummary] = []
+        for (process, modules) in byModule {
+            var moduleSummaries: [ModuleUpdateSummary] = []
+            var processStats = SummaryStats()
+            for (module, views) in modules {
+                var moduleStats = SummaryStats()
+                for view in views { moduleStats.add(view.stats) }
+                processStats.add(moduleStats)
+                let sortedViews = views.sorted { ($0.stats.totalNs, $1.name, $1.category) > ($1.stats.totalNs, $0.name, $0.category) }
+                moduleSummaries.append(ModuleUpdateSummary(name: string(module), stats: moduleStats, views: sortedViews))
+            }
+            moduleSummaries.sort { ($0.stats.totalNs, $1.name) > ($1.stats.totalNs, $0.name) }
+            let info = process == noRow ? nil : processes[Int(process)]
+            result.append(ProcessUpdateSummary(name: info?.name ?? "", pid: info?.pid, stats: processStats, modules: moduleSummaries))
+        }
+        result.sort { ($0.stats.totalNs, $1.name, $1.pid ?? -1) > ($1.stats.totalNs, $0.name, $0.pid ?? -1) }
+        let span = range ?? TimeRange(start: metadata.start, end: metadata.end)
+        return UpdateSummary(start: span.start, end: span.end, filter: filter, total: total, processes: result)
+    }
+
+    /// First position in `rows` (sorted by start) whose update starts at or after `time`.
+    static func firstIndex(in rows: [UInt32], startAtLeast time: Nanoseconds, starts: [Nanoseconds]) -> Int {
+        var low = 0
+        var high = rows.count
+        while low < high {
+            let mid = (low + high) / 2
+            if starts[Int(rows[mid])] < time { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+}

@@ -1,0 +1,551 @@
+import Synchronization
+
+// Level-of-detail timeline: what one lane looks like at a given zoom, bounded by the pixel width.
+//
+// Merge rule (one place, used by both the fast query and the full-scan baseline): events are
+// taken in start order; an event joins the current group when it starts before the end of the
+// pixel column that holds the group's end, otherwise it opens a new group. Each group therefore
+// owns at least one column of its own, so a lane never returns more than `width + 1` events, and
+// an event wider than the gap to its neighbours stays on its own with its id and label.
+
+/// One drawn event: a single trace event (`count == 1`) or a merge of neighbouring ones.
+public struct TimelineEvent: Sendable, Equatable {
+    public var start: Nanoseconds
+    public var duration: Nanoseconds
+    public var count: Int
+    /// Worst severity of the merged events.
+    public var severity: LongUpdateSeverity
+    /// Update row (update lanes, `count == 1`).
+    public var update: Int?
+    /// View name, group label or hitch kind (`count == 1`).
+    public var label: String?
+    /// Update kind wire name (update lanes, `count == 1`).
+    public var kind: String?
+    /// CPU lane: weight of all threads / column time, 0...1.
+    public var load: Double?
+    /// CPU lane: weight of the main thread / column time, 0...1.
+    public var mainLoad: Double?
+}
+
+public struct TimelineLane: Sendable, Equatable {
+    public var events: [TimelineEvent]
+    /// True when at least one returned event stands for several trace events.
+    public var merged: Bool
+}
+
+public struct Timeline: Sendable, Equatable {
+    public var start: Nanoseconds
+    public var end: Nanoseconds
+    public var width: Int
+    public var lanes: [String: TimelineLane]
+
+    /// The API's JSON for this timeline. Written by hand rather than with JSONEncoder: the
+    /// timeline is the hot path and a whole-trace answer has tens of thousands of events.
+    public func json() -> [UInt8] {
+        var out = JSONWriter()
+        out.bytes.reserveCapacity(128 + lanes.values.reduce(0) { $0 + 40 + $1.events.count * 110 })
+        out.raw("{\"start\":"); out.int(start)
+        out.raw(",\"end\":"); out.int(end)
+        out.raw(",\"width\":"); out.int(Int64(width))
+        out.raw(",\"lanes\":{")
+        for (laneIndex, (id, lane)) in lanes.sorted(by: { $0.key < $1.key }).enumerated() {
+            if laneIndex > 0 { out.raw(",") }
+            out.string(id)
+            out.raw(":{\"merged\":"); out.raw(lane.merged ? "true" : "false")
+            out.raw(",\"events\":[")
+            for (index, event) in lane.events.enumerated() {
+                if index > 0 { out.raw(",") }
+                out.raw("{\"start\":"); out.int(event.start)
+                out.raw(",\"duration\":"); out.int(event.duration)
+                out.raw(",\"count\":"); out.int(Int64(event.count))
+                out.raw(",\"severity\":"); out.string(event.severity.wireName)
+                if let update = event.update { out.raw(",\"update\":"); out.int(Int64(update)) }
+                if let label = event.label { out.raw(",\"label\":"); out.string(label) }
+                if let kind = event.kind { out.raw(",\"kind\":"); out.string(kind) }
+                if let load = event.load { out.raw(",\"load\":"); out.fraction(load) }
+                if let mainLoad = event.mainLoad { out.raw(",\"mainLoad\":"); out.fraction(mainLoad) }
+                out.raw("}")
+            }
+            out.raw("]}")
+        }
+        out.raw("}}")
+        return out.bytes
+    }
+}
+
+/// Appends JSON tokens to a byte buffer.
+struct JSONWriter {
+    var bytes: [UInt8] = []
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    mutating func int(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var first = 20
+            repeat {
+                first -= 1
+                digits[first] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
+        }
+    }
+
+    /// A fraction in 0...1 with 4 decimals (enough to draw a load graph).
+    mutating func fraction(_ value: Double) {
+        let tenThousandths = Int64((min(1, max(0, value)) * 10_000).rounded())
+        int(tenThousandths / 10_000)
+        bytes.append(UInt8(ascii: "."))
+        let decimals = tenThousandths % 10_000
+        for divisor: Int64 in [1000, 100, 10, 1] { bytes.append(UInt8(ascii: "0") + UInt8(decimals / divisor % 10)) }
+    }
+
+    mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        defer { bytes.append(UInt8(ascii: "\"")) }
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: text.utf8)
+            return
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xf)]])
+            default: bytes.append(byte)
+            }
+        }
+    }
+}
+
+/// Per-trace summaries the timeline query builds lazily, once per lane, and then reuses.
+/// Keep one per loaded trace (the server keeps it next to the trace in its cache).
+public final class TimelineIndex: Sendable {
+    private let pyramids = Mutex<[Lane: EventPyramid]>([:])
+    private let cpuSums = Mutex<CPUPrefixSums?>(nil)
+
+    public init() {}
+
+    func pyramid(_ lane: Lane, _ series: LaneSeries) -> EventPyramid {
+        pyramids.withLock { built in
+            if let pyramid = built[lane] { return pyramid }
+            let pyramid = EventPyramid(series)
+            built[lane] = pyramid
+            return pyramid
+        }
+    }
+
+    func cpu(_ trace: Trace) -> CPUPrefixSums {
+        cpuSums.withLock { built in
+            if let sums = built { return sums }
+            let sums = CPUPrefixSums(trace)
+            built = sums
+            return sums
+        }
+    }
+
+    /// Bytes the summaries of every lane of `trace` take once built: what a memory budget
+    /// should reserve for a trace that will be viewed.
+    public static func expectedFootprint(of trace: Trace) -> Int {
+        let laneEvents = trace.indexes.updatesByLane.values.reduce(0) { $0 + $1.count }
+            + trace.updateGroups.count + trace.hitches.count + trace.hangs.count
+        // starts + ends (16 bytes) and ~1/15 of a 16-byte block summary per event; CPU prefix sums.
+        return laneEvents * 17 + (trace.cpu.samples.count + 1) * 24
+    }
+
+    /// Approximate bytes held by the summaries built so far.
+    public var memoryFootprint: Int {
+        let pyramidBytes = pyramids.withLock { built in
+            built.values.reduce(0) { $0 + $1.memoryFootprint }
+        }
+        let cpuBytes = cpuSums.withLock { $0.map { $0.all.count * 16 } ?? 0 }
+        return pyramidBytes + cpuBytes
+    }
+}
+
+extension Trace {
+    /// The timeline of `lanes` inside `window`, at most about `width` events per lane.
+    /// `index` must belong to this trace; it makes wide windows over millions of events cheap.
+    public func timeline(window: TimeRange, width: Int, lanes: [Lane], index: TimelineIndex) -> Timeline {
+        var result = Timeline(start: window.start, end: window.end, width: width, lanes: [:])
+        let columns = PixelColumns(window: window, width: width)
+        for lane in lanes {
+            if lane == .cpu {
+                result.lanes[lane.rawValue] = cpuLane(columns: columns, sums: index.cpu(self))
+            } else {
+                let series = LaneSeries(self, lane)
+                let groups = Self.fastGroups(index.pyramid(lane, series), columns, maxDuration: indexes.maxDurationByLane[lane] ?? 0)
+                result.lanes[lane.rawValue] = laneResult(series, groups)
+            }
+        }
+        return result
+    }
+
+    /// The same answer computed by looking at every event of each lane: the baseline the
+    /// benchmark compares against, and the reference the tests check the fast query with.
+    public func timelineByFullScan(window: TimeRange, width: Int, lanes: [Lane]) -> Timeline {
+        var result = Timeline(start: window.start, end: window.end, width: width, lanes: [:])
+        let columns = PixelColumns(window: window, width: width)
+        for lane in lanes {
+            if lane == .cpu {
+                result.lanes[lane.rawValue] = cpuLane(columns: columns, sums: CPUPrefixSums(self))
+                continue
+            }
+            let series = LaneSeries(self, lane)
+            var groups: [EventGroup] = []
+            for i in 0..<series.count {
+                let start = series.start(i), end = series.end(i)
+                guard window.overlaps(start: start, end: end) else { continue }
+                if var last = groups.last, start < columns.endOfColumn(containing: last.end) {
+                    last.add(count: 1, end: end, severity: series.severity(i))
+                    groups[groups.count - 1] = last
+                } else {
+                    groups.append(EventGroup(first: i, start: start, end: end, severity: series.severity(i)))
+                }
+            }
+            result.lanes[lane.rawValue] = laneResult(series, groups)
+        }
+        return result
+    }
+
+    private static func fastGroups(_ pyramid: EventPyramid, _ columns: PixelColumns, maxDuration: Nanoseconds) -> [EventGroup] {
+        let window = columns.window
+        let inWindow = pyramid.lowerBound(startAtLeast: window.start)
+        let limit = pyramid.lowerBound(startAtLeast: window.end, from: inWindow)
+        var groups: [EventGroup] = []
+        var current: EventGroup?
+        // Events that began before the window and still overlap it: found by skipping blocks
+        // whose events all ended before the window.
+        let lookBack = pyramid.lowerBound(startAtLeast: window.start - maxDuration, to: inWindow)
+        var i = pyramid.firstIndex(endAtLeast: window.start, from: lookBack, before: inWindow)
+        while i < inWindow {
+            let end = pyramid.ends[i]
+            if end >= window.start {
+                if current == nil {
+                    current = EventGroup(first: i, start: pyramid.starts[i], end: end, severity: pyramid.severity(i))
+                } else {
+                    current!.add(count: 1, end: end, severity: pyramid.severity(i))
+                }
+            }
+            i = pyramid.firstIndex(endAtLeast: window.start, from: i + 1, before: inWindow)
+        }
+        i = inWindow
+        while i < limit {
+            if let group = current {
+                let columnEnd = columns.endOfColumn(containing: group.end)
+                let next = pyramid.gallop(startAtLeast: columnEnd, from: i, to: limit)
+                if next > i {
+                    let (maxEnd, severity) = pyramid.aggregate(i, next)
+                    current!.add(count: next - i, end: maxEnd, severity: severity)
+                    i = next
+                    continue
+                }
+                groups.append(group)
+            }
+            current = EventGroup(first: i, start: pyramid.starts[i], end: pyramid.ends[i], severity: pyramid.severity(i))
+            i += 1
+        }
+        if let group = current { groups.append(group) }
+        return groups
+    }
+
+    private func laneResult(_ series: LaneSeries, _ groups: [EventGroup]) -> TimelineLane {
+        var merged = false
+        let events = groups.map { group -> TimelineEvent in
+            var event = TimelineEvent(start: group.start, duration: group.end - group.start, count: group.count, severity: group.severity)
+            if group.count == 1 {
+                series.describe(group.first, in: self, into: &event)
+            } else {
+                merged = true
+            }
+            return event
+        }
+        return TimelineLane(events: events, merged: merged)
+    }
+
+    private func cpuLane(columns: PixelColumns, sums: CPUPrefixSums) -> TimelineLane {
+        // Time Profiler samples every millisecond: finer columns would show sampling noise.
+        let bucket = max(columns.nanosecondsPerColumn, 1_000_000)
+        var events: [TimelineEvent] = []
+        var bucketStart = Double(columns.window.start)
+        let windowEnd = Double(columns.window.end)
+        var from = sums.lowerBound(Nanoseconds(bucketStart.rounded(.up)))
+        while bucketStart < windowEnd {
+            let start = Nanoseconds(bucketStart.rounded(.up))
+            let end = Nanoseconds(min(bucketStart + bucket, windowEnd).rounded(.up))
+            let to = sums.lowerBound(end, from: from)
+            if to > from {
+                let span = Double(end - start)
+                let all = Double(sums.all[to] - sums.all[from]) / span
+                let main = Double(sums.main[to] - sums.main[from]) / span
+                events.append(TimelineEvent(
+                    start: start, duration: end - start, count: to - from, severity: .normal,
+                    load: min(1, all), mainLoad: min(1, main)
+                ))
+            }
+            from = to
+            bucketStart += bucket
+        }
+        return TimelineLane(events: events, merged: events.contains { $0.count > 1 })
+    }
+}
+
+/// Maps times to pixel columns of a window.
+struct PixelColumns {
+    let window: TimeRange
+    let nanosecondsPerColumn: Double
+
+    init(window: TimeRange, width: Int) {
+        self.window = window
+        nanosecondsPerColumn = Double(window.duration) / Double(max(width, 1))
+    }
+
+    /// First time after the column that holds `time` (times before the window count as column 0).
+    func endOfColumn(containing time: Nanoseconds) -> Nanoseconds {
+        let offset = Double(max(time, window.start) - window.start)
+        let column = (offset / nanosecondsPerColumn).rounded(.down)
+        return window.start + Nanoseconds(((column + 1) * nanosecondsPerColumn).rounded(.up))
+    }
+}
+
+struct EventGroup {
+    var first: Int
+    var start: Nanoseconds
+    var end: Nanoseconds
+    var count = 1
+    var severity: LongUpdateSeverity
+
+    init(first: Int, start: Nanoseconds, end: Nanoseconds, severity: LongUpdateSeverity) {
+        self.first = first
+        self.start = start
+        self.end = end
+        self.severity = severity
+    }
+
+    mutating func add(count: Int, end: Nanoseconds, severity: LongUpdateSeverity) {
+        self.count += count
+        self.end = max(self.end, end)
+        self.severity = max(self.severity, severity)
+    }
+}
+
+/// One lane's events in start order, read in place from the trace's columns (no copies:
+/// the arrays are shared with the trace).
+struct LaneSeries: Sendable {
+    let lane: Lane
+    /// Update rows of the lane (update lanes); other lanes use their own row order.
+    let rows: [UInt32]
+    let usesRows: Bool
+    let starts: [Nanoseconds]
+    let durations: [Nanoseconds]
+    /// Severity of every event of lanes not coloured by duration.
+    let fixedSeverity: LongUpdateSeverity?
+    let count: Int
+
+    init(_ trace: Trace, _ lane: Lane) {
+        self.lane = lane
+        usesRows = lane.isUpdateLane
+        rows = usesRows ? trace.indexes.updatesByLane[lane] ?? [] : []
+        switch lane {
+        case .updateGroups:
+            (starts, durations, fixedSeverity) = (trace.updateGroups.start, trace.updateGroups.duration, .normal)
+        case .hitches:
+            (starts, durations, fixedSeverity) = (trace.hitches.map(\.start), trace.hitches.map(\.duration), .orange)
+        case .hangs:
+            (starts, durations, fixedSeverity) = (trace.hangs.map(\.start), trace.hangs.map(\.duration), .red)
+        case .cpu:
+            (starts, durations, fixedSeverity) = ([], [], .normal)
+        default:
+            (starts, durations, fixedSeverity) = (trace.updates.start, trace.updates.duration, nil)
+        }
+        count = usesRows ? rows.count : starts.count
+    }
+
+    @inline(__always) func row(_ i: Int) -> Int { usesRows ? Int(rows[i]) : i }
+
+    @inline(__always) func start(_ i: Int) -> Nanoseconds { starts[row(i)] }
+
+    @inline(__always) func end(_ i: Int) -> Nanoseconds {
+        let row = row(i)
+        return starts[row] + durations[row]
+    }
+
+    @inline(__always) func severity(_ i: Int) -> LongUpdateSeverity {
+        fixedSeverity ?? LongUpdateSeverity(duration: durations[row(i)])
+    }
+
+    func describe(_ i: Int, in trace: Trace, into event: inout TimelineEvent) {
+        let row = row(i)
+        switch lane {
+        case .updateGroups:
+            event.label = trace.string(trace.updateGroups.label[row])
+        case .hitches:
+            event.label = trace.hitches[row].kind
+        case .hangs:
+            event.label = trace.hangs[row].kind
+        case .cpu:
+            break
+        default:
+            event.update = row
+            event.label = trace.string(trace.updates.viewName[row])
+            event.kind = trace.updates.kind[row].wireName
+        }
+    }
+}
+
+/// A lane's starts and ends copied in lane order (contiguous, so searches and scans stay in
+/// cache), with max end and worst severity over blocks of 16, 256, 4096... events, so that
+/// merging thousands of sub-pixel events into one column costs a few dozen steps.
+struct EventPyramid: Sendable {
+    static let fanout = 16
+    let starts: [Nanoseconds]
+    let ends: [Nanoseconds]
+    let fixedSeverity: LongUpdateSeverity?
+    /// levels[k][b] summarises events [b * 16^(k+1), (b+1) * 16^(k+1)).
+    let levels: [[BlockSummary]]
+
+    struct BlockSummary: Sendable {
+        var maxEnd: Nanoseconds = .min
+        var severity: LongUpdateSeverity = .normal
+        mutating func include(_ other: BlockSummary) {
+            maxEnd = max(maxEnd, other.maxEnd)
+            severity = max(severity, other.severity)
+        }
+    }
+
+    init(_ series: LaneSeries) {
+        starts = (0..<series.count).map(series.start)
+        ends = (0..<series.count).map(series.end)
+        fixedSeverity = series.fixedSeverity
+        var levels: [[BlockSummary]] = []
+        var below = (0..<series.count).map { BlockSummary(maxEnd: series.end($0), severity: series.severity($0)) }
+        while below.count > Self.fanout {
+            var level: [BlockSummary] = []
+            level.reserveCapacity(below.count / Self.fanout + 1)
+            var index = 0
+            while index < below.count {
+                var block = BlockSummary()
+                for item in below[index..<min(index + Self.fanout, below.count)] { block.include(item) }
+                level.append(block)
+                index += Self.fanout
+            }
+            levels.append(level)
+            below = level
+        }
+        self.levels = levels
+    }
+
+    var memoryFootprint: Int { starts.count * 16 + levels.reduce(0) { $0 + $1.count * 16 } }
+
+    @inline(__always) func severity(_ i: Int) -> LongUpdateSeverity {
+        fixedSeverity ?? LongUpdateSeverity(duration: ends[i] - starts[i])
+    }
+
+    @inline(__always) func summary(_ i: Int) -> BlockSummary {
+        BlockSummary(maxEnd: ends[i], severity: severity(i))
+    }
+
+    /// First index in `from..<to` whose start is >= `time` (`to` if none).
+    func lowerBound(startAtLeast time: Nanoseconds, from: Int = 0, to: Int? = nil) -> Int {
+        var low = from, high = to ?? starts.count
+        while low < high {
+            let mid = (low + high) / 2
+            if starts[mid] < time { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// `lowerBound` for an answer expected close to `from`: doubling steps, then binary search.
+    func gallop(startAtLeast time: Nanoseconds, from: Int, to: Int) -> Int {
+        var low = from, step = 1
+        while low + step < to, starts[low + step] < time {
+            low += step
+            step *= 2
+        }
+        return lowerBound(startAtLeast: time, from: low, to: min(to, low + step + 1))
+    }
+
+    /// Max end and worst severity of events `low..<high`.
+    func aggregate(_ low: Int, _ high: Int) -> (Nanoseconds, LongUpdateSeverity) {
+        var result = BlockSummary()
+        var low = low, high = high
+        let fanout = Self.fanout
+        if levels.isEmpty {
+            for i in low..<high { result.include(summary(i)) }
+            return (result.maxEnd, result.severity)
+        }
+        while low < high && low % fanout != 0 { result.include(summary(low)); low += 1 }
+        while high > low && high % fanout != 0 { high -= 1; result.include(summary(high)) }
+        low /= fanout
+        high /= fanout
+        var level = 0
+        while low < high {
+            let blocks = levels[level]
+            if level == levels.count - 1 {
+                for block in blocks[low..<high] { result.include(block) }
+                break
+            }
+            while low < high && low % fanout != 0 { result.include(blocks[low]); low += 1 }
+            while high > low && high % fanout != 0 { high -= 1; result.include(blocks[high]) }
+            low /= fanout
+            high /= fanout
+            level += 1
+        }
+        return (result.maxEnd, result.severity)
+    }
+
+    /// First index in `from..<before` whose event ends at or after `time`, skipping whole blocks.
+    func firstIndex(endAtLeast time: Nanoseconds, from: Int, before: Int) -> Int {
+        var i = from
+        let fanout = Self.fanout
+        while i < before {
+            if i % fanout == 0, !levels.isEmpty, i + fanout <= before, levels[0][i / fanout].maxEnd < time {
+                i += fanout
+                continue
+            }
+            if ends[i] >= time { return i }
+            i += 1
+        }
+        return before
+    }
+}
+
+/// Running sums of CPU sample weight (all threads, main thread), in sample time order.
+struct CPUPrefixSums: Sendable {
+    let times: [Nanoseconds]
+    let all: [Nanoseconds]
+    let main: [Nanoseconds]
+
+    init(_ trace: Trace) {
+        let samples = trace.cpu.samples
+        let isMain = trace.threads.map(\.isMain)
+        var all = [Nanoseconds](repeating: 0, count: samples.count + 1)
+        var main = all
+        for i in 0..<samples.count {
+            let weight = samples.weight[i]
+            let thread = Int(samples.thread[i])
+            all[i + 1] = all[i] + weight
+            main[i + 1] = main[i] + (thread >= 0 && thread < isMain.count && isMain[thread] ? weight : 0)
+        }
+        times = samples.time
+        self.all = all
+        self.main = main
+    }
+
+    func lowerBound(_ time: Nanoseconds, from: Int = 0) -> Int {
+        var low = from, high = times.count
+        while low < high {
+            let mid = (low + high) / 2
+            if times[mid] < time { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+}

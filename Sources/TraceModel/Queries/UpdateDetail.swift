@@ -1,0 +1,118 @@
+// Everything the side panel shows about one update.
+
+public struct UpdateDetail: Sendable, Equatable, Encodable {
+    public struct Thread: Sendable, Equatable, Encodable {
+        public var index: Int
+        public var name: String
+        public var tid: Int64
+    }
+
+    public struct Group: Sendable, Equatable, Encodable {
+        public var id: Int
+        public var start: Nanoseconds
+        public var duration: Nanoseconds
+        public var label: String
+    }
+
+    /// A direct cause: the source node of an edge into one of this update's nodes.
+    public struct Cause: Sendable, Equatable, Encodable {
+        /// Graph node id as the graph API spells it ("n12").
+        public var node: String
+        public var kind: String
+        public var title: String
+        public var isAppCode: Bool
+        /// Edge label: "update" or "creation".
+        public var label: String
+        /// The property whose change travelled along the edge, or "".
+        public var property: String
+    }
+
+    public var id: Int
+    public var start: Nanoseconds
+    public var duration: Nanoseconds
+    public var kind: String
+    public var severity: String
+    public var sourceSeverity: String
+    public var module: String
+    public var view: String
+    public var description: String
+    public var category: String
+    public var allocations: Int
+    public var thread: Thread?
+    public var process: TraceProcess?
+    public var group: Group?
+    /// Neighbouring updates of the same view (same module and view name).
+    public var previous: Int?
+    public var next: Int?
+    public var causes: [Cause]
+
+    enum CodingKeys: String, CodingKey {
+        case id, start, duration, kind, severity, sourceSeverity, module, view, description, category
+        case allocations, thread, process, group, previous, next, causes
+    }
+
+    // Absent values are `null`, not missing keys: the browser reads every field.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(start, forKey: .start)
+        try c.encode(duration, forKey: .duration)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(severity, forKey: .severity)
+        try c.encode(sourceSeverity, forKey: .sourceSeverity)
+        try c.encode(module, forKey: .module)
+        try c.encode(view, forKey: .view)
+        try c.encode(description, forKey: .description)
+        try c.encode(category, forKey: .category)
+        try c.encode(allocations, forKey: .allocations)
+        try c.encode(thread, forKey: .thread)
+        try c.encode(process, forKey: .process)
+        try c.encode(group, forKey: .group)
+        try c.encode(previous, forKey: .previous)
+        try c.encode(next, forKey: .next)
+        try c.encode(causes, forKey: .causes)
+    }
+}
+
+extension Trace {
+    /// The update at row `id`, or nil when there is no such row.
+    public func updateDetail(_ id: Int) -> UpdateDetail? {
+        let table = updates
+        guard id >= 0, id < table.count else { return nil }
+        let threadRow = Int(table.thread[id])
+        let thread = threadRow == Int(noRow) ? nil : threads[threadRow]
+        let groupRow = Int(table.group[id])
+
+        func isSameView(_ row: Int) -> Bool { table.viewName[row] == table.viewName[id] && table.module[row] == table.module[id] }
+        let previous = stride(from: id - 1, through: 0, by: -1).first(where: isSameView)
+        let next = (id + 1..<table.count).first(where: isSameView)
+
+        var causes: [UpdateDetail.Cause] = []
+        for node in indexes.nodes(ofUpdate: id) {
+            for edge in graph.incoming(Int(node)) {
+                let source = Int(graph.edges.source[Int(edge)])
+                causes.append(UpdateDetail.Cause(
+                    node: "n\(source)", kind: graph.nodes.kind[source].wireName,
+                    title: causeTitle(node: source), isAppCode: graph.nodes.isAppCode[source],
+                    label: graph.edges.label[Int(edge)].wireName,
+                    property: string(graph.edges.changedProperty[Int(edge)])
+                ))
+            }
+        }
+
+        return UpdateDetail(
+            id: id, start: table.start[id], duration: table.duration[id], kind: table.kind[id].wireName,
+            severity: table.severity(id).wireName, sourceSeverity: table.sourceSeverity[id].wireName,
+            module: string(table.module[id]), view: string(table.viewName[id]),
+            description: string(table.description[id]), category: string(table.category[id]),
+            allocations: Int(table.allocations[id]),
+            thread: thread.map { UpdateDetail.Thread(index: threadRow, name: $0.name, tid: $0.tid) },
+            process: thread.map { processes[Int($0.process)] },
+            group: groupRow == Int(noRow) ? nil : UpdateDetail.Group(
+                id: groupRow, start: updateGroups.start[groupRow], duration: updateGroups.duration[groupRow],
+                label: string(updateGroups.label[groupRow])
+            ),
+            previous: previous, next: next, causes: causes
+        )
+    }
+}

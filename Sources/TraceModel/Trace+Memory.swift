@@ -1,0 +1,48 @@
+/// Bytes the trace's tables and indexes hold in memory (allocated capacity × element stride),
+/// for benchmarks: the columnar model is meant to cost tens of bytes per update.
+extension Trace {
+    public var memoryFootprint: Int {
+        memoryFootprintByPart.reduce(0) { $0 + $1.bytes }
+    }
+
+    /// The footprint split the way the benchmark reports it.
+    public var memoryFootprintByPart: [(part: String, bytes: Int)] {
+        let u = updates
+        let updateBytes = bytes(u.start) + bytes(u.duration) + bytes(u.kind) + bytes(u.sourceSeverity) + bytes(u.module)
+            + bytes(u.viewName) + bytes(u.description) + bytes(u.category) + bytes(u.allocations) + bytes(u.thread) + bytes(u.group)
+        let g = updateGroups
+        let groupBytes = bytes(g.start) + bytes(g.duration) + bytes(g.label) + bytes(g.thread)
+        let laneBytes = indexes.updatesByLane.values.reduce(0) { $0 + bytes($1) }
+        let updateIndexBytes = laneBytes + bytes(indexes.updateNodeOffsets) + bytes(indexes.updateNodes)
+        let n = graph.nodes
+        let nodeBytes = bytes(n.kind) + bytes(n.name) + bytes(n.owner) + bytes(n.isAppCode) + bytes(n.eventID)
+            + bytes(n.timestamp) + bytes(n.update)
+        let e = graph.edges
+        let edgeBytes = bytes(e.source) + bytes(e.target) + bytes(e.label) + bytes(e.changedProperty) + bytes(e.timestamp) + bytes(e.group)
+        let adjacencyBytes = bytes(graph.outgoingOffsets) + bytes(graph.outgoingEdges) + bytes(graph.incomingOffsets) + bytes(graph.incomingEdges)
+        let c = stateChanges
+        let changeBytes = bytes(c.timestamp) + bytes(c.node) + bytes(c.description) + bytes(c.backtrace) + bytes(c.thread)
+        let cpuBytes = bytes(cpu.frames.name) + bytes(cpu.frames.binary) + bytes(cpu.frames.isAppCode)
+            + bytes(cpu.stacks.parent) + bytes(cpu.stacks.frame)
+            + bytes(cpu.samples.time) + bytes(cpu.samples.thread) + bytes(cpu.samples.weight) + bytes(cpu.samples.stack)
+        let intervalBytes = (hitches.capacity + hangs.capacity) * MemoryLayout<TimelineInterval>.stride
+            + (hitches + hangs).reduce(0) { $0 + $1.kind.utf8.count + $1.detail.utf8.count }
+        let stringBytes = strings.capacity * MemoryLayout<String>.stride + strings.reduce(0) { $0 + $1.utf8.count }
+        return [
+            ("updates", updateBytes),
+            ("update indexes", updateIndexBytes),
+            ("update groups", groupBytes),
+            ("graph nodes", nodeBytes),
+            ("graph edges", edgeBytes),
+            ("graph adjacency", adjacencyBytes),
+            ("state changes", changeBytes),
+            ("cpu samples", cpuBytes),
+            ("hitches and hangs", intervalBytes),
+            ("strings", stringBytes),
+        ]
+    }
+}
+
+private func bytes<Element>(_ array: [Element]) -> Int {
+    array.capacity * MemoryLayout<Element>.stride
+}

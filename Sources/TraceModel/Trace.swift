@@ -1,0 +1,258 @@
+/// One recorded trace, held in memory as columns (struct of arrays) with interned strings,
+/// so that a million updates cost tens of bytes each. Build it with `TraceBuilder`.
+///
+/// Row indexes are the stable identifiers the API and share links use: updates are sorted
+/// by (start, order in the source), so the same file gives the same ids on any server.
+public struct Trace: Sendable {
+    public var metadata: TraceMetadata
+    public internal(set) var strings: [String]
+    public internal(set) var processes: [TraceProcess]
+    public internal(set) var threads: [TraceThread]
+    public internal(set) var updateGroups: UpdateGroupTable
+    public internal(set) var updates: UpdateTable
+    public internal(set) var graph: CauseGraph
+    public internal(set) var stateChanges: StateChangeTable
+    public internal(set) var hitches: [TimelineInterval]
+    public internal(set) var hangs: [TimelineInterval]
+    public internal(set) var cpu: CPUProfile
+    public internal(set) var indexes: TraceIndexes
+
+    public func string(_ ref: StringRef) -> String { strings[Int(ref)] }
+}
+
+public struct TraceMetadata: Sendable, Codable, Equatable {
+    /// Display name: the uploaded file name without extension, or the sample's name.
+    public var name: String
+    public var app: String
+    public var device: String
+    public var osVersion: String
+    /// Display refresh rate in Hz (120 on ProMotion iPhones).
+    public var refreshRate: Double
+    /// Wall-clock time the recording started, ISO 8601, if the source knows it.
+    public var recordedAt: String?
+    /// Recording span; every event lies inside it.
+    public var start: Nanoseconds
+    public var end: Nanoseconds
+    /// "tracesvc-json/1" or "xctrace-export".
+    public var sourceFormat: String
+    /// What the importer skipped or could not read (unknown tables, missing SwiftUI tables).
+    public var importNotes: [String]
+
+    public init(
+        name: String, app: String = "", device: String = "", osVersion: String = "",
+        refreshRate: Double = 60, recordedAt: String? = nil, start: Nanoseconds = 0, end: Nanoseconds = 0,
+        sourceFormat: String, importNotes: [String] = []
+    ) {
+        self.name = name
+        self.app = app
+        self.device = device
+        self.osVersion = osVersion
+        self.refreshRate = refreshRate
+        self.recordedAt = recordedAt
+        self.start = start
+        self.end = end
+        self.sourceFormat = sourceFormat
+        self.importNotes = importNotes
+    }
+
+    public var duration: Nanoseconds { end - start }
+}
+
+public struct TraceProcess: Sendable, Codable, Equatable {
+    public var pid: Int32
+    public var name: String
+    public init(pid: Int32, name: String) {
+        self.pid = pid
+        self.name = name
+    }
+}
+
+public struct TraceThread: Sendable, Codable, Equatable {
+    public var tid: Int64
+    public var name: String
+    /// Index into `Trace.processes`.
+    public var process: UInt32
+    public var isMain: Bool
+    public init(tid: Int64, name: String, process: UInt32, isMain: Bool) {
+        self.tid = tid
+        self.name = name
+        self.process = process
+        self.isMain = isMain
+    }
+}
+
+/// A hitch or a hang: a span on its own lane with a kind ("Hang", "Microhang", ...) and a description.
+public struct TimelineInterval: Sendable, Codable, Equatable {
+    public var start: Nanoseconds
+    public var duration: Nanoseconds
+    public var kind: String
+    public var detail: String
+    /// Index into `Trace.threads`, or `noRow`.
+    public var thread: Int32
+    public init(start: Nanoseconds, duration: Nanoseconds, kind: String, detail: String, thread: Int32 = noRow) {
+        self.start = start
+        self.duration = duration
+        self.kind = kind
+        self.detail = detail
+        self.thread = thread
+    }
+    public var end: Nanoseconds { start + duration }
+}
+
+/// When SwiftUI was working at all: one row per transaction / frame update.
+public struct UpdateGroupTable: Sendable {
+    public internal(set) var start: [Nanoseconds] = []
+    public internal(set) var duration: [Nanoseconds] = []
+    public internal(set) var label: [StringRef] = []
+    /// Index into `Trace.threads`, or `noRow`.
+    public internal(set) var thread: [Int32] = []
+    public var count: Int { start.count }
+}
+
+/// Every SwiftUI update, sorted by start.
+public struct UpdateTable: Sendable {
+    public internal(set) var start: [Nanoseconds] = []
+    public internal(set) var duration: [Nanoseconds] = []
+    public internal(set) var kind: [UpdateKind] = []
+    public internal(set) var sourceSeverity: [SourceSeverity] = []
+    public internal(set) var module: [StringRef] = []
+    public internal(set) var viewName: [StringRef] = []
+    public internal(set) var description: [StringRef] = []
+    public internal(set) var category: [StringRef] = []
+    public internal(set) var allocations: [UInt32] = []
+    /// Index into `Trace.threads`, or `noRow`.
+    public internal(set) var thread: [Int32] = []
+    /// Index into `Trace.updateGroups`, or `noRow`.
+    public internal(set) var group: [Int32] = []
+
+    public var count: Int { start.count }
+
+    public func severity(_ row: Int) -> LongUpdateSeverity { LongUpdateSeverity(duration: duration[row]) }
+    public func end(_ row: Int) -> Nanoseconds { start[row] + duration[row] }
+}
+
+/// The cause & effect graph. A node is one event (one appearance of a State, a body, a gesture...);
+/// an edge says the source caused the target to update or be created.
+public struct CauseGraph: Sendable {
+    public internal(set) var nodes = GraphNodeTable()
+    public internal(set) var edges = GraphEdgeTable()
+    /// Edges by source node and by target node (compressed sparse rows: `outgoing(n)` is cheap).
+    public internal(set) var outgoingOffsets: [UInt32] = [0]
+    public internal(set) var outgoingEdges: [UInt32] = []
+    public internal(set) var incomingOffsets: [UInt32] = [0]
+    public internal(set) var incomingEdges: [UInt32] = []
+
+    public func outgoing(_ node: Int) -> ArraySlice<UInt32> {
+        outgoingEdges[Int(outgoingOffsets[node])..<Int(outgoingOffsets[node + 1])]
+    }
+
+    public func incoming(_ node: Int) -> ArraySlice<UInt32> {
+        incomingEdges[Int(incomingOffsets[node])..<Int(incomingOffsets[node + 1])]
+    }
+}
+
+public struct GraphNodeTable: Sendable {
+    public internal(set) var kind: [NodeKind] = []
+    /// What Instruments prints as the node's title: a view type, "@State isFavorite", "External Environment"...
+    public internal(set) var name: [StringRef] = []
+    /// The view or class that owns a State / @Observable property / environment key, or 0 ("").
+    public internal(set) var owner: [StringRef] = []
+    /// Blue in Instruments: the app's own code; gray: the system's.
+    public internal(set) var isAppCode: [Bool] = []
+    /// The source's event id; nodes with the same event id are the same event.
+    public internal(set) var eventID: [Int64] = []
+    public internal(set) var timestamp: [Nanoseconds] = []
+    /// The update this node stands for (a body that ran), or `noRow`. A view-body node with no
+    /// update was notified but did not run: the graph draws it dimmed.
+    public internal(set) var update: [Int32] = []
+
+    public var count: Int { kind.count }
+
+    public func didRun(_ node: Int) -> Bool { kind[node] != .viewBody || update[node] != noRow }
+}
+
+public struct GraphEdgeTable: Sendable {
+    public internal(set) var source: [UInt32] = []
+    public internal(set) var target: [UInt32] = []
+    public internal(set) var label: [EdgeLabel] = []
+    /// The property whose change travelled along this edge, or 0 ("").
+    public internal(set) var changedProperty: [StringRef] = []
+    public internal(set) var timestamp: [Nanoseconds] = []
+    /// The update group (transaction) this edge belongs to, or `noRow`.
+    public internal(set) var group: [Int32] = []
+
+    public var count: Int { source.count }
+}
+
+/// Writes to State / @Observable values, with where in the app they were written.
+public struct StateChangeTable: Sendable {
+    public internal(set) var timestamp: [Nanoseconds] = []
+    /// The graph node of the changed value.
+    public internal(set) var node: [UInt32] = []
+    public internal(set) var description: [StringRef] = []
+    /// Stack id in `Trace.cpu.stacks` (leaf frame), or `noRow`.
+    public internal(set) var backtrace: [Int32] = []
+    public internal(set) var thread: [Int32] = []
+
+    public var count: Int { timestamp.count }
+}
+
+/// Time Profiler samples with shared frame and stack tables (stacks form a prefix tree).
+public struct CPUProfile: Sendable {
+    public internal(set) var frames = FrameTable()
+    public internal(set) var stacks = StackTable()
+    public internal(set) var samples = SampleTable()
+}
+
+public struct FrameTable: Sendable {
+    /// Symbol name, e.g. "LandmarkListItemView.body.getter".
+    public internal(set) var name: [StringRef] = []
+    /// Binary (image) name, e.g. "Landmarks", "Foundation".
+    public internal(set) var binary: [StringRef] = []
+    public internal(set) var isAppCode: [Bool] = []
+    public var count: Int { name.count }
+}
+
+/// A stack is its leaf frame plus its parent stack (`noRow` at the root): a prefix tree, so
+/// a million samples of the same twenty call paths store twenty stacks.
+public struct StackTable: Sendable {
+    public internal(set) var parent: [Int32] = []
+    public internal(set) var frame: [UInt32] = []
+    public var count: Int { parent.count }
+
+    /// Frames from root to leaf.
+    public func frames(of stack: Int) -> [UInt32] {
+        var result: [UInt32] = []
+        var current = Int32(stack)
+        while current != noRow {
+            result.append(frame[Int(current)])
+            current = parent[Int(current)]
+        }
+        return result.reversed()
+    }
+}
+
+public struct SampleTable: Sendable {
+    public internal(set) var time: [Nanoseconds] = []
+    public internal(set) var thread: [Int32] = []
+    /// Sample weight in nanoseconds of CPU time.
+    public internal(set) var weight: [Nanoseconds] = []
+    public internal(set) var stack: [UInt32] = []
+    public var count: Int { time.count }
+}
+
+/// Lookups computed once when the trace is built.
+public struct TraceIndexes: Sendable {
+    /// Update rows of each update lane, sorted by start.
+    public internal(set) var updatesByLane: [Lane: [UInt32]] = [:]
+    /// Longest event of each lane, so a window query can start its binary search early enough
+    /// to catch events that began before the window and still overlap it.
+    public internal(set) var maxDurationByLane: [Lane: Nanoseconds] = [:]
+    /// Graph nodes that stand for each update, as compressed sparse rows over update rows.
+    public internal(set) var updateNodeOffsets: [UInt32] = [0]
+    public internal(set) var updateNodes: [UInt32] = []
+
+    public func nodes(ofUpdate update: Int) -> ArraySlice<UInt32> {
+        updateNodes[Int(updateNodeOffsets[update])..<Int(updateNodeOffsets[update + 1])]
+    }
+}

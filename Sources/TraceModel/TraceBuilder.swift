@@ -1,0 +1,377 @@
+/// Collects rows in whatever order a reader meets them and produces a sorted, indexed `Trace`.
+///
+/// References between rows (an update's group, a node's update, an edge's group) use the
+/// provisional index that the `add…` call returned; `build()` sorts and rewrites them.
+public struct TraceBuilder: Sendable {
+    public var metadata: TraceMetadata
+    private var strings: [String] = [""]
+    private var stringIndex: [String: StringRef] = ["": 0]
+    private var processes: [TraceProcess] = []
+    private var threads: [TraceThread] = []
+    private var groups = UpdateGroupTable()
+    private var updates = UpdateTable()
+    private var graph = CauseGraph()
+    private var stateChanges = StateChangeTable()
+    private var hitches: [TimelineInterval] = []
+    private var hangs: [TimelineInterval] = []
+    private var cpu = CPUProfile()
+    private var frameIndex: [FrameKey: UInt32] = [:]
+    private var stackIndex: [StackKey: UInt32] = [:]
+
+    private struct FrameKey: Hashable { var name: StringRef, binary: StringRef }
+    private struct StackKey: Hashable { var parent: Int32, frame: UInt32 }
+
+    public init(metadata: TraceMetadata) {
+        self.metadata = metadata
+    }
+
+    public var updateCount: Int { updates.count }
+    public var groupCount: Int { groups.count }
+    public var nodeCount: Int { graph.nodes.count }
+    public var threadCount: Int { threads.count }
+    public var stackCount: Int { cpu.stacks.count }
+
+    // MARK: Strings, processes, threads
+
+    /// Interns `text`; the empty string is always 0.
+    public mutating func intern(_ text: String) -> StringRef {
+        if let ref = stringIndex[text] { return ref }
+        let ref = StringRef(strings.count)
+        strings.append(text)
+        stringIndex[text] = ref
+        return ref
+    }
+
+    public mutating func addProcess(_ process: TraceProcess) -> UInt32 {
+        processes.append(process)
+        return UInt32(processes.count - 1)
+    }
+
+    public mutating func addThread(_ thread: TraceThread) -> Int32 {
+        threads.append(thread)
+        return Int32(threads.count - 1)
+    }
+
+    // MARK: Updates
+
+    @discardableResult
+    public mutating func addUpdateGroup(start: Nanoseconds, duration: Nanoseconds, label: StringRef, thread: Int32 = noRow) -> Int32 {
+        groups.start.append(start)
+        groups.duration.append(duration)
+        groups.label.append(label)
+        groups.thread.append(thread)
+        return Int32(groups.count - 1)
+    }
+
+    @discardableResult
+    public mutating func addUpdate(
+        start: Nanoseconds, duration: Nanoseconds, kind: UpdateKind, sourceSeverity: SourceSeverity = .none,
+        module: StringRef, viewName: StringRef, description: StringRef = 0, category: StringRef = 0,
+        allocations: UInt32 = 0, thread: Int32 = noRow, group: Int32 = noRow
+    ) -> Int32 {
+        updates.start.append(start)
+        updates.duration.append(duration)
+        updates.kind.append(kind)
+        updates.sourceSeverity.append(sourceSeverity)
+        updates.module.append(module)
+        updates.viewName.append(viewName)
+        updates.description.append(description)
+        updates.category.append(category)
+        updates.allocations.append(allocations)
+        updates.thread.append(thread)
+        updates.group.append(group)
+        return Int32(updates.count - 1)
+    }
+
+    // MARK: Cause graph
+
+    @discardableResult
+    public mutating func addNode(
+        kind: NodeKind, name: StringRef, owner: StringRef = 0, isAppCode: Bool,
+        eventID: Int64, timestamp: Nanoseconds, update: Int32 = noRow
+    ) -> UInt32 {
+        graph.nodes.kind.append(kind)
+        graph.nodes.name.append(name)
+        graph.nodes.owner.append(owner)
+        graph.nodes.isAppCode.append(isAppCode)
+        graph.nodes.eventID.append(eventID)
+        graph.nodes.timestamp.append(timestamp)
+        graph.nodes.update.append(update)
+        return UInt32(graph.nodes.count - 1)
+    }
+
+    public mutating func addEdge(
+        source: UInt32, target: UInt32, label: EdgeLabel, changedProperty: StringRef = 0,
+        timestamp: Nanoseconds, group: Int32 = noRow
+    ) {
+        graph.edges.source.append(source)
+        graph.edges.target.append(target)
+        graph.edges.label.append(label)
+        graph.edges.changedProperty.append(changedProperty)
+        graph.edges.timestamp.append(timestamp)
+        graph.edges.group.append(group)
+    }
+
+    public mutating func addStateChange(
+        timestamp: Nanoseconds, node: UInt32, description: StringRef, backtrace: Int32 = noRow, thread: Int32 = noRow
+    ) {
+        stateChanges.timestamp.append(timestamp)
+        stateChanges.node.append(node)
+        stateChanges.description.append(description)
+        stateChanges.backtrace.append(backtrace)
+        stateChanges.thread.append(thread)
+    }
+
+    // MARK: Hitches, hangs
+
+    public mutating func addHitch(_ hitch: TimelineInterval) { hitches.append(hitch) }
+    public mutating func addHang(_ hang: TimelineInterval) { hangs.append(hang) }
+
+    // MARK: CPU
+
+    /// Frames are shared: the same (name, binary) gives the same frame.
+    public mutating func addFrame(name: StringRef, binary: StringRef, isAppCode: Bool) -> UInt32 {
+        let key = FrameKey(name: name, binary: binary)
+        if let frame = frameIndex[key] { return frame }
+        cpu.frames.name.append(name)
+        cpu.frames.binary.append(binary)
+        cpu.frames.isAppCode.append(isAppCode)
+        let frame = UInt32(cpu.frames.count - 1)
+        frameIndex[key] = frame
+        return frame
+    }
+
+    /// The stack whose leaf is `frame` called from `parent` (`noRow` for a root frame). Shared.
+    public mutating func addStack(parent: Int32, frame: UInt32) -> UInt32 {
+        let key = StackKey(parent: parent, frame: frame)
+        if let stack = stackIndex[key] { return stack }
+        cpu.stacks.parent.append(parent)
+        cpu.stacks.frame.append(frame)
+        let stack = UInt32(cpu.stacks.count - 1)
+        stackIndex[key] = stack
+        return stack
+    }
+
+    /// The stack for frames listed root first.
+    public mutating func addStack(rootToLeaf frames: some Sequence<UInt32>) -> Int32 {
+        var stack = noRow
+        for frame in frames {
+            stack = Int32(addStack(parent: stack, frame: frame))
+        }
+        return stack
+    }
+
+    public mutating func addSample(time: Nanoseconds, thread: Int32, weight: Nanoseconds, stack: UInt32) {
+        cpu.samples.time.append(time)
+        cpu.samples.thread.append(thread)
+        cpu.samples.weight.append(weight)
+        cpu.samples.stack.append(stack)
+    }
+
+    // MARK: Build
+
+    /// Checks the references between rows; the message names the table, row and field.
+    public func validate() throws(TraceModelError) {
+        func check(_ value: Int32, _ count: Int, allowNone: Bool = true, _ table: String, _ row: Int, _ field: String) throws(TraceModelError) {
+            if value == noRow && allowNone { return }
+            if value < 0 || Int(value) >= count {
+                throw TraceModelError(table: table, row: row, field: field, message: "refers to \(value), but there are \(count) rows")
+            }
+        }
+        for row in 0..<updates.count {
+            try check(updates.group[row], groups.count, "updates", row, "group")
+            try check(updates.thread[row], threads.count, "updates", row, "thread")
+            if updates.duration[row] < 0 {
+                throw TraceModelError(table: "updates", row: row, field: "duration", message: "is negative")
+            }
+        }
+        for row in 0..<graph.nodes.count {
+            try check(graph.nodes.update[row], updates.count, "nodes", row, "update")
+        }
+        for row in 0..<graph.edges.count {
+            try check(Int32(truncatingIfNeeded: graph.edges.source[row]), graph.nodes.count, allowNone: false, "edges", row, "source")
+            try check(Int32(truncatingIfNeeded: graph.edges.target[row]), graph.nodes.count, allowNone: false, "edges", row, "target")
+            try check(graph.edges.group[row], groups.count, "edges", row, "group")
+        }
+        for row in 0..<stateChanges.count {
+            try check(Int32(truncatingIfNeeded: stateChanges.node[row]), graph.nodes.count, allowNone: false, "stateChanges", row, "node")
+            try check(stateChanges.backtrace[row], cpu.stacks.count, "stateChanges", row, "backtrace")
+        }
+        for row in 0..<cpu.samples.count {
+            try check(Int32(truncatingIfNeeded: cpu.samples.stack[row]), cpu.stacks.count, allowNone: false, "samples", row, "stack")
+        }
+    }
+
+    /// Sorts rows by time, rewrites references to the new row numbers and builds the indexes.
+    public consuming func build() throws(TraceModelError) -> Trace {
+        try validate()
+
+        let groupOrder = Self.order(groups.start)
+        let groupRank = Self.rank(groupOrder)
+        groups = groups.permuted(by: groupOrder)
+
+        let updateOrder = Self.order(updates.start)
+        let updateRank = Self.rank(updateOrder)
+        updates = updates.permuted(by: updateOrder)
+        updates.group = updates.group.map { $0 == noRow ? noRow : groupRank[Int($0)] }
+
+        graph.nodes.update = graph.nodes.update.map { $0 == noRow ? noRow : updateRank[Int($0)] }
+        graph.edges.group = graph.edges.group.map { $0 == noRow ? noRow : groupRank[Int($0)] }
+        graph.buildAdjacency()
+
+        let sampleOrder = Self.order(cpu.samples.time)
+        cpu.samples = cpu.samples.permuted(by: sampleOrder)
+        hitches.sort { ($0.start, $0.duration) < ($1.start, $1.duration) }
+        hangs.sort { ($0.start, $0.duration) < ($1.start, $1.duration) }
+
+        // A source that does not state its span gets the span of its events.
+        if metadata.end <= metadata.start {
+            (metadata.start, metadata.end) = spanOfEvents()
+        }
+
+        var trace = Trace(
+            metadata: metadata, strings: strings, processes: processes, threads: threads,
+            updateGroups: groups, updates: updates, graph: graph, stateChanges: stateChanges,
+            hitches: hitches, hangs: hangs, cpu: cpu, indexes: TraceIndexes()
+        )
+        trace.indexes = TraceIndexes(trace)
+        return trace
+    }
+
+    private func spanOfEvents() -> (Nanoseconds, Nanoseconds) {
+        var first = Nanoseconds.max
+        var last = Nanoseconds.min
+        func include(_ start: Nanoseconds, _ end: Nanoseconds) {
+            first = min(first, start)
+            last = max(last, end)
+        }
+        for row in 0..<groups.count { include(groups.start[row], groups.start[row] + groups.duration[row]) }
+        for row in 0..<updates.count { include(updates.start[row], updates.start[row] + updates.duration[row]) }
+        for interval in hitches + hangs { include(interval.start, interval.end) }
+        for time in cpu.samples.time { include(time, time) }
+        return first <= last ? (first, last) : (0, 0)
+    }
+
+    /// Row order that sorts by time, ties kept in source order (so ids are deterministic).
+    static func order(_ times: [Nanoseconds]) -> [Int] {
+        var isSorted = true
+        for i in times.indices.dropFirst() where times[i] < times[i - 1] {
+            isSorted = false
+            break
+        }
+        if isSorted { return Array(times.indices) }
+        return times.indices.sorted { (times[$0], $0) < (times[$1], $1) }
+    }
+
+    static func rank(_ order: [Int]) -> [Int32] {
+        var rank = [Int32](repeating: 0, count: order.count)
+        for (newRow, oldRow) in order.enumerated() { rank[oldRow] = Int32(newRow) }
+        return rank
+    }
+}
+
+/// A reference between rows that points nowhere, or a value out of range.
+public struct TraceModelError: Error, Sendable, CustomStringConvertible {
+    public var table: String
+    public var row: Int
+    public var field: String
+    public var message: String
+    public var description: String { "\(table)[\(row)].\(field) \(message)" }
+}
+
+extension Array {
+    func permuted(by order: [Int]) -> [Element] { order.map { self[$0] } }
+}
+
+extension UpdateGroupTable {
+    func permuted(by order: [Int]) -> Self {
+        var table = Self()
+        table.start = start.permuted(by: order)
+        table.duration = duration.permuted(by: order)
+        table.label = label.permuted(by: order)
+        table.thread = thread.permuted(by: order)
+        return table
+    }
+}
+
+extension UpdateTable {
+    func permuted(by order: [Int]) -> Self {
+        var table = Self()
+        table.start = start.permuted(by: order)
+        table.duration = duration.permuted(by: order)
+        table.kind = kind.permuted(by: order)
+        table.sourceSeverity = sourceSeverity.permuted(by: order)
+        table.module = module.permuted(by: order)
+        table.viewName = viewName.permuted(by: order)
+        table.description = description.permuted(by: order)
+        table.category = category.permuted(by: order)
+        table.allocations = allocations.permuted(by: order)
+        table.thread = thread.permuted(by: order)
+        table.group = group.permuted(by: order)
+        return table
+    }
+}
+
+extension SampleTable {
+    func permuted(by order: [Int]) -> Self {
+        var table = Self()
+        table.time = time.permuted(by: order)
+        table.thread = thread.permuted(by: order)
+        table.weight = weight.permuted(by: order)
+        table.stack = stack.permuted(by: order)
+        return table
+    }
+}
+
+extension CauseGraph {
+    mutating func buildAdjacency() {
+        (outgoingOffsets, outgoingEdges) = Self.compressedRows(keys: edges.source, keyCount: nodes.count)
+        (incomingOffsets, incomingEdges) = Self.compressedRows(keys: edges.target, keyCount: nodes.count)
+    }
+
+    /// Groups row numbers by key: rows of key k are `rows[offsets[k]..<offsets[k+1]]`, in row order.
+    static func compressedRows(keys: [UInt32], keyCount: Int) -> ([UInt32], [UInt32]) {
+        var offsets = [UInt32](repeating: 0, count: keyCount + 1)
+        for key in keys { offsets[Int(key) + 1] += 1 }
+        for k in 0..<keyCount { offsets[k + 1] += offsets[k] }
+        var cursor = offsets
+        var rows = [UInt32](repeating: 0, count: keys.count)
+        for (row, key) in keys.enumerated() {
+            rows[Int(cursor[Int(key)])] = UInt32(row)
+            cursor[Int(key)] += 1
+        }
+        return (offsets, rows)
+    }
+}
+
+extension TraceIndexes {
+    init(_ trace: Trace) {
+        self.init()
+        let updates = trace.updates
+        var byLane: [Lane: [UInt32]] = [:]
+        var maxDuration: [Lane: Nanoseconds] = [:]
+        for lane in Lane.allCases where lane.isUpdateLane { byLane[lane] = [] }
+        for row in 0..<updates.count {
+            let kind = updates.kind[row]
+            let duration = updates.duration[row]
+            byLane[kind.allUpdatesLane, default: []].append(UInt32(row))
+            maxDuration[kind.allUpdatesLane] = Swift.max(maxDuration[kind.allUpdatesLane] ?? 0, duration)
+            if LongUpdateSeverity(duration: duration).isLong {
+                byLane[kind.longLane, default: []].append(UInt32(row))
+                maxDuration[kind.longLane] = Swift.max(maxDuration[kind.longLane] ?? 0, duration)
+            }
+        }
+        maxDuration[.updateGroups] = trace.updateGroups.duration.max() ?? 0
+        maxDuration[.hitches] = trace.hitches.map(\.duration).max() ?? 0
+        maxDuration[.hangs] = trace.hangs.map(\.duration).max() ?? 0
+        updatesByLane = byLane
+        maxDurationByLane = maxDuration
+
+        let nodeUpdates = trace.graph.nodes.update
+        let linked = nodeUpdates.indices.filter { nodeUpdates[$0] != noRow }
+        let keys = linked.map { UInt32(nodeUpdates[$0]) }
+        let (offsets, rows) = CauseGraph.compressedRows(keys: keys, keyCount: updates.count)
+        updateNodeOffsets = offsets
+        updateNodes = rows.map { UInt32(linked[Int($0)]) }
+    }
+}

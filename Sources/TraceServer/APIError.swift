@@ -1,0 +1,137 @@
+import Foundation
+import Hummingbird
+import TraceFormats
+import TraceModel
+
+/// An error the API answers with: `{"error", "detail", "location"}` and a 4xx status.
+public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
+    public var status: HTTPResponse.Status
+    /// Short text, e.g. "unknown trace".
+    public var error: String
+    /// What is wrong, in a sentence a person can act on.
+    public var detail: String
+    /// "file:line:column" for unreadable trace files, else nil.
+    public var location: String?
+
+    public init(_ status: HTTPResponse.Status, _ error: String, detail: String, location: String? = nil) {
+        self.status = status
+        self.error = error
+        self.detail = detail
+        self.location = location
+    }
+
+    public static func badParameter(_ name: String, _ detail: String) -> APIError {
+        APIError(.badRequest, "bad parameter", detail: "\(name): \(detail)")
+    }
+
+    public static func unknownTrace(_ id: String) -> APIError {
+        APIError(.notFound, "unknown trace", detail: "No trace has id \(id).")
+    }
+
+    public static func unreadable(_ error: TraceFormatError) -> APIError {
+        APIError(.unprocessableContent, "unreadable trace file", detail: error.description, location: error.location)
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = try jsonResponse(Body(error: error, detail: detail, location: location), status: status)
+        if status == .methodNotAllowed { response.headers[.allow] = "GET, HEAD, POST, DELETE" }
+        return response
+    }
+
+    private struct Body: Encodable {
+        var error: String
+        var detail: String
+        var location: String?
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(error, forKey: .error)
+            try container.encode(detail, forKey: .detail)
+            try container.encode(location, forKey: .location)  // null, not missing
+        }
+        enum CodingKeys: String, CodingKey { case error, detail, location }
+    }
+}
+
+/// A JSON response (`application/json; charset=utf-8`).
+func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .withoutEscapingSlashes
+    let data = try encoder.encode(value)
+    return Response(
+        status: status,
+        headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+    )
+}
+
+/// A JSON response from bytes already encoded.
+func jsonResponse(bytes: [UInt8]) -> Response {
+    Response(
+        status: .ok,
+        headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+        body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+    )
+}
+
+/// Turns every error into the JSON error shape (unknown routes and files included), and
+/// never lets an unexpected error out as an empty 500.
+struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as any HTTPResponseError {
+            let text = error.status == .notFound ? "no such route" : error.status.reasonPhrase.lowercased()
+            throw APIError(error.status, text, detail: "\(request.method) \(request.uri.path): \(error.status.reasonPhrase).")
+        } catch {
+            context.logger.error("\(request.method) \(request.uri.path) failed: \(error)")
+            throw APIError(.internalServerError, "internal error", detail: "\(error)")
+        }
+    }
+}
+
+/// Reads and checks query parameters; a malformed value is a 400 naming the parameter.
+struct QueryParameters {
+    let request: Request
+
+    func string(_ name: String) -> String? {
+        request.uri.queryParameters.get(name).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func int(_ name: String, in range: ClosedRange<Int64>? = nil) throws(APIError) -> Int64? {
+        guard let text = string(name) else { return nil }
+        guard let value = Int64(text) else { throw .badParameter(name, "'\(text)' is not an integer") }
+        if let range, !range.contains(value) {
+            throw .badParameter(name, "\(value) is outside \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+
+    func double(_ name: String) throws(APIError) -> Double? {
+        guard let text = string(name) else { return nil }
+        guard let value = Double(text), value.isFinite else { throw .badParameter(name, "'\(text)' is not a number") }
+        return value
+    }
+
+    func choice<T: RawRepresentable & CaseIterable>(_ name: String, default value: T) throws(APIError) -> T where T.RawValue == String {
+        guard let text = string(name) else { return value }
+        guard let choice = T(rawValue: text) else {
+            throw .badParameter(name, "'\(text)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return choice
+    }
+
+    /// `start`/`end` as a range; nil when both are absent. Half given, or end <= start, is a 400.
+    func timeRange() throws(APIError) -> TimeRange? {
+        let start = try int("start"), end = try int("end")
+        switch (start, end) {
+        case (nil, nil): return nil
+        case let (start?, end?):
+            guard end > start else { throw APIError(.badRequest, "bad range", detail: "end (\(end)) must be after start (\(start)).") }
+            return TimeRange(start: start, end: end)
+        default:
+            throw APIError(.badRequest, "bad range", detail: "Give both start and end, or neither.")
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Hummingbird
+import TraceModel
+
+/// The views of one trace: timeline, summary, a view's updates, one update, the CPU call tree.
+func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore) {
+    router.get("/api/traces/:id/timeline") { request, context in
+        let loaded = try await store.loaded(id: context.traceID())
+        let query = QueryParameters(request: request)
+        let meta = loaded.trace.metadata
+        let window = try query.timeRange() ?? TimeRange(start: meta.start, end: max(meta.end, meta.start + 1))
+        let width = Int(try query.int("width", in: 1...10_000) ?? 1000)
+        let lanes = try query.string("lanes").map { text throws(APIError) -> [Lane] in
+            try text.split(separator: ",").map { name throws(APIError) -> Lane in
+                guard let lane = Lane(rawValue: String(name)) else {
+                    throw .badParameter("lanes", "unknown lane '\(name)'; lanes are \(Lane.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return lane
+            }
+        } ?? Lane.allCases
+        return jsonResponse(bytes: loaded.trace.timeline(window: window, width: width, lanes: lanes, index: loaded.timeline).json())
+    }
+
+    router.get("/api/traces/:id/summary") { request, context in
+        let trace = try await store.trace(id: context.traceID())
+        let query = QueryParameters(request: request)
+        return try jsonResponse(trace.summary(in: try query.timeRange(), filter: try query.choice("filter", default: .all)))
+    }
+
+    router.get("/api/traces/:id/updates") { request, context in
+        let trace = try await store.trace(id: context.traceID())
+        let query = QueryParameters(request: request)
+        guard let view = query.string("view") else { throw APIError.badParameter("view", "the view name is required") }
+        let order = try query.choice("order", default: SortOrder.asc)
+        let updates = trace.viewUpdates(ViewUpdatesQuery(
+            view: view, module: query.string("module"), range: try query.timeRange(),
+            filter: try query.choice("filter", default: .all), sort: try query.choice("sort", default: .start),
+            descending: order == .desc,
+            offset: Int(try query.int("offset", in: 0...Int64(Int32.max)) ?? 0),
+            limit: Int(try query.int("limit", in: 1...10_000) ?? 200)
+        ))
+        return try jsonResponse(updates)
+    }
+
+    router.get("/api/traces/:id/updates/:updateId") { _, context in
+        let trace = try await store.trace(id: context.traceID())
+        let text = context.parameters.get("updateId") ?? ""
+        guard let id = Int(text) else { throw APIError.badParameter("updateId", "'\(text)' is not an update id") }
+        guard let detail = trace.updateDetail(id) else {
+            throw APIError(.notFound, "unknown update", detail: "The trace has \(trace.updates.count) updates; there is no update \(id).")
+        }
+        return try jsonResponse(detail)
+    }
+
+    router.get("/api/traces/:id/calltree") { request, context in
+        let trace = try await store.trace(id: context.traceID())
+        let query = QueryParameters(request: request)
+        let thread = try query.int("thread", in: 0...Int64(max(0, trace.threads.count - 1)))
+        if thread != nil, trace.threads.isEmpty { throw APIError.badParameter("thread", "the trace has no threads") }
+        let tree = trace.callTree(CallTreeQuery(
+            range: try query.timeRange(), mode: try query.choice("mode", default: .topDown),
+            thread: thread.map(Int.init), minPercent: min(100, max(0, try query.double("minPercent") ?? 0.1))
+        ))
+        return try jsonResponse(tree)
+    }
+}
+
+private enum SortOrder: String, CaseIterable { case asc, desc }

@@ -1,0 +1,36 @@
+import Hummingbird
+import TraceModel
+
+/// List, upload, describe and delete traces.
+func addTraceRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore, maxUploadBytes: Int64) {
+    router.get("/api/traces") { _, _ in
+        try jsonResponse(TraceList(traces: await store.list()))
+    }
+
+    router.post("/api/traces") { request, _ in
+        let upload = try await UploadReceiver.receive(request, into: store.incomingDirectory, limit: maxUploadBytes)
+        let added = try await store.add(upload)
+        var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info), status: added.isNew ? .created : .ok)
+        response.headers[.location] = "/api/traces/\(added.record.id)"
+        return response
+    }
+
+    router.get("/api/traces/:id") { _, context in
+        try jsonResponse(try await store.loaded(id: context.traceID()).info)
+    }
+
+    router.delete("/api/traces/:id") { _, context in
+        try await store.delete(id: context.traceID())
+        return Response(status: .noContent)
+    }
+}
+
+struct TraceList: Encodable { var traces: [TraceRecord] }
+struct Uploaded: Encodable { var trace: TraceRecord; var summary: TraceInfo }
+
+extension RequestContext {
+    func traceID() throws(APIError) -> String {
+        guard let id = parameters.get("id") else { throw APIError(.notFound, "unknown trace", detail: "No trace id in the path.") }
+        return id
+    }
+}

@@ -1,0 +1,119 @@
+import ArgumentParser
+import Foundation
+import TraceFormats
+import TraceModel
+
+/// Timeline query latency on a big synthetic trace, against a full scan measured in the same run.
+struct BenchTimeline: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-timeline",
+        abstract: "Measure timeline query latency (p50/p99) on a synthetic trace, against a full-scan baseline.",
+        discussion: "Build with -c release for meaningful figures: swift build -c release --product tracesvc"
+    )
+
+    @Option(help: "Updates in the synthetic trace.")
+    var updates = 1_000_000
+
+    @Option(help: "Seed of the synthetic trace.")
+    var seed: UInt64 = 42
+
+    @Option(help: "Queries per scenario for the indexed query (the baseline runs a tenth as many).")
+    var iterations = 300
+
+    @Option(help: "Timeline width in pixels.")
+    var width = 1920
+
+    func run() async throws {
+        let buildStart = ContinuousClock.now
+        let trace = SyntheticTraces.trace(updates: updates, seed: seed)
+        let meta = trace.metadata
+        print("trace: \(trace.updates.count) updates, \(trace.updateGroups.count) groups, \(trace.cpu.samples.count) samples, "
+              + "\(String(format: "%.1f", Double(meta.duration) / 1e9)) s; built in \(ms(ContinuousClock.now - buildStart)) ms")
+
+        let index = TimelineIndex()
+        let firstStart = ContinuousClock.now
+        _ = trace.timeline(window: TimeRange(start: meta.start, end: meta.end), width: width, lanes: Lane.allCases, index: index)
+        print("first whole-trace query (builds the per-lane summaries once): \(ms(ContinuousClock.now - firstStart)) ms")
+        print("\nwhole trace, one lane at a time (p50 ms, events returned):")
+        for lane in Lane.allCases {
+            var times: [Duration] = []
+            var events = 0
+            for _ in 0..<max(5, iterations / 10) {
+                let start = ContinuousClock.now
+                let result = trace.timeline(window: TimeRange(start: meta.start, end: meta.end), width: width, lanes: [lane], index: index)
+                times.append(ContinuousClock.now - start)
+                events = result.lanes[lane.rawValue]?.events.count ?? 0
+            }
+            print("  \(lane.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0)) \(ms(percentile(times, 50)).leftPadded(8)) \(String(events).leftPadded(6))")
+        }
+        var random = SystemRandomNumberGenerator()
+        var scenarios: [(String, () -> TimeRange)] = [
+            ("whole trace", { TimeRange(start: meta.start, end: meta.end) }),
+        ]
+        for fraction in [0.1, 0.01, 0.0001] {
+            scenarios.append(("zoom \(fraction * 100)% at random", {
+                let span = max(1, Int64(Double(meta.duration) * fraction))
+                let start = meta.start + Int64.random(in: 0...max(0, meta.duration - span), using: &random)
+                return TimeRange(start: start, end: start + span)
+            }))
+        }
+        // Panning: a 1% window dragged across the trace in steps of 5% of its width.
+        var panStart = meta.start
+        let panSpan = max(1, meta.duration / 100)
+        scenarios.append(("pan 1% window", {
+            panStart += panSpan / 20
+            if panStart + panSpan > meta.end { panStart = meta.start }
+            return TimeRange(start: panStart, end: panStart + panSpan)
+        }))
+
+        print("")
+        print("scenario (all \(Lane.allCases.count) lanes, \(width) px)   indexed wall p50    p99 | thread CPU p50    p99 | +JSON wall p50    p99 | full scan p50    p99 | p50 speed-up")
+        for (name, nextWindow) in scenarios {
+            var wall: [Duration] = [], cpu: [Duration] = [], withJSON: [Duration] = [], slow: [Duration] = []
+            for i in 0..<iterations {
+                let window = nextWindow()
+                let cpuStart = threadCPUTime()
+                let start = ContinuousClock.now
+                let result = trace.timeline(window: window, width: width, lanes: Lane.allCases, index: index)
+                let queried = ContinuousClock.now
+                cpu.append(threadCPUTime() - cpuStart)
+                _ = result.json()
+                withJSON.append(ContinuousClock.now - start)
+                wall.append(queried - start)
+                if i % 10 == 0 {
+                    let slowStart = ContinuousClock.now
+                    let reference = trace.timelineByFullScan(window: window, width: width, lanes: Lane.allCases)
+                    slow.append(ContinuousClock.now - slowStart)
+                    guard reference == result else { throw ValidationError("indexed and full-scan results differ for \(window)") }
+                }
+            }
+            func pair(_ samples: [Duration]) -> String { "\(ms(percentile(samples, 50)).leftPadded(7)) \(ms(percentile(samples, 99)).leftPadded(7))" }
+            let speedup = percentile(slow, 50) / percentile(wall, 50)
+            print(name.padding(toLength: 34, withPad: " ", startingAt: 0)
+                  + "\(pair(wall).leftPadded(22)) | \(pair(cpu).leftPadded(21)) | \(pair(withJSON).leftPadded(21)) | \(pair(slow).leftPadded(20)) | \(String(format: "%.0fx", speedup).leftPadded(12))")
+        }
+        print("\ntimes in ms; thread CPU excludes time the query spent preempted by other processes;")
+        print("every baseline run was also checked to give the same events as the indexed query")
+    }
+
+    /// CPU time of the calling thread (excludes time spent descheduled).
+    private func threadCPUTime() -> Duration {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
+    }
+
+    private func percentile(_ samples: [Duration], _ p: Double) -> Duration {
+        let sorted = samples.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p / 100).rounded(.up)) - 1)]
+    }
+
+    private func ms(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format: "%.3f", Double(seconds) * 1e3 + Double(attoseconds) / 1e15)
+    }
+}
+
+private extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}

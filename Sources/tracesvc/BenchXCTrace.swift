@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import TraceFormats
+
+/// Import speed and memory of `xctrace export` XML, against reading the same bytes (same run).
+struct BenchXCTrace: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-xctrace",
+        abstract: "Measure importing a large xctrace export: MB/s and peak RSS, against plain reading.",
+        discussion: """
+            tracesvc bench-xctrace --mb 500        # generates a synthetic export of about 500 MB first
+            tracesvc bench-xctrace --file big.xml  # an export you have
+            Build with `swift build -c release` for meaningful figures.
+            """
+    )
+
+    @Option(help: "Size of the synthetic export to generate, in MB (10^6 bytes).")
+    var mb: Int = 500
+
+    @Option(help: "Benchmark this export instead of generating one.")
+    var file: String?
+
+    @Option(help: "Seed of the synthetic export.")
+    var seed: UInt64 = 1
+
+    @Flag(help: "Keep the generated export (its path is printed).")
+    var keep = false
+
+    func run() async throws {
+        let url: URL
+        if let file {
+            url = URL(fileURLWithPath: file)
+        } else {
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-bench-\(mb)mb-\(seed).xml")
+            try generate(url)
+        }
+        defer { if file == nil && !keep { try? FileManager.default.removeItem(at: url) } }
+        let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        let megabytes = Double(size) / 1e6
+
+        // Baseline: only reading the bytes (page cache warm after generating).
+        let (readSeconds, _) = try measure {
+            let source = try ByteSource(url: url)
+            var chunk: [UInt8] = []
+            var total = 0
+            while true {
+                chunk.removeAll(keepingCapacity: true)
+                guard try source.read(into: &chunk) else { break }
+                total += chunk.count
+            }
+            return total
+        }
+        resetPeakRSS()
+        let rssBefore = residentSet("VmRSS")
+        let cpuBefore = cpuSeconds()
+        let (importSeconds, trace) = try measure { try XCTraceImporter.importTrace(at: url, displayName: url.lastPathComponent) }
+        let importCPU = cpuSeconds() - cpuBefore
+        let peak = residentSet("VmHWM")
+
+        func rate(_ seconds: Double) -> String { String(format: "%.1f MB/s", megabytes / seconds) }
+        print("export: \(url.lastPathComponent), \(String(format: "%.1f", megabytes)) MB")
+        print("read only (baseline):  \(String(format: "%6.2f", readSeconds)) s  \(rate(readSeconds))")
+        print("import:                \(String(format: "%6.2f", importSeconds)) s  \(rate(importSeconds))  (\(String(format: "%.1f", importSeconds / readSeconds))x the read time)")
+        // The machine is shared: CPU time says what the import costs when it has a core to itself.
+        print("import CPU time:       \(String(format: "%6.2f", importCPU)) s  \(rate(importCPU))  (\(String(format: "%.0f", 100 * importCPU / importSeconds))% of a core)")
+        print("peak RSS during import: \(peak / 1_000_000) MB = \(String(format: "%.2f", Double(peak) / Double(size)))x the file (\(rssBefore / 1_000_000) MB before)")
+        print("trace: \(trace.updates.count) updates, \(trace.updateGroups.count) groups, \(trace.graph.nodes.count) nodes, \(trace.graph.edges.count) edges, \(trace.stateChanges.count) changes, \(trace.cpu.samples.count) samples, \(trace.cpu.stacks.count) stacks")
+        if keep, file == nil { print("kept \(url.path)") }
+    }
+
+    private func generate(_ url: URL) throws {
+        // Calibrate the size of one update (with its edges, samples...) on a small export.
+        var sampleBytes = 0
+        let calibration = 20_000
+        try XCTraceSyntheticExport(updates: calibration, seed: seed).write { sampleBytes += $0.count }
+        let updates = max(1, Int(Double(mb) * 1e6 / (Double(sampleBytes) / Double(calibration))))
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        let (seconds, _) = try measure {
+            try XCTraceSyntheticExport(updates: updates, seed: seed).write { try handle.write(contentsOf: Data($0)) }
+        }
+        print("generated \(updates) updates in \(String(format: "%.1f", seconds)) s")
+    }
+
+    private func measure<T>(_ body: () throws -> T) throws -> (Double, T) {
+        let clock = ContinuousClock()
+        var result: T?
+        let duration = try clock.measure { result = try body() }
+        return (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18, result!)
+    }
+
+    /// CPU time of this process (all threads).
+    private func cpuSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Linux: "5" in clear_refs resets the peak RSS, so VmHWM then covers only the import.
+    private func resetPeakRSS() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    /// A /proc/self/status figure in bytes (0 where there is no /proc).
+    private func residentSet(_ field: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+            let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+            return kilobytes * 1024
+        }
+        return 0
+    }
+}

@@ -1,0 +1,107 @@
+"""Home page: the trace list, uploading (button, drag-and-drop), progress, parsing and errors."""
+import pytest
+
+
+@pytest.fixture(scope="module")
+def recording(generated_trace):
+    """A trace file the server has not seen: generated with a seed no sample uses."""
+    return generated_trace("my-recording", updates=3000, seed=7)
+
+
+def test_home_lists_samples_with_their_facts(page, server, server_control, shot):
+    page.goto(server)
+    table = page.get_by_role("table", name="Traces")
+    table.wait_for()
+    status, body = server_control.api("/api/traces")
+    samples = [t for t in body["traces"] if t["isSample"]]
+    assert samples, "the server lists no sample traces"
+    for trace in samples:
+        row = page.locator(f'tr[data-trace-id="{trace["id"]}"]')
+        text = row.inner_text()
+        assert trace["name"] in text
+        assert (trace["app"] or "–") in text
+        assert "Sample" in text
+    # Every control has an accessible name.
+    assert page.get_by_role("button", name="Upload a trace").is_visible()
+    assert page.get_by_label("Trace file to upload").count() == 1
+    shot(page, "home-01-list")
+    assert not page.errors
+
+
+def test_upload_shows_progress_then_parsing_then_the_trace(page, server, recording, shot, timeline):
+    page.goto(server)
+    page.get_by_role("table", name="Traces").wait_for()
+    # Slow the upload down so the progress bar can be seen (and photographed).
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    size = recording.stat().st_size
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
+                                                   "uploadThroughput": max(size // 3, 50_000)})
+    page.set_input_files("#upload-input", str(recording))
+    status = page.locator("#upload-status")
+    status.wait_for(state="visible")
+    progress = status.locator("progress")
+    assert progress.count() == 1
+    assert "Uploading my-recording.json" in status.inner_text()
+    shot(page, "home-02-upload-progress")
+    page.wait_for_function("() => ['parsing', 'done'].includes(document.getElementById('upload-status')?.dataset.state)"
+                           " || location.pathname.startsWith('/traces/')", timeout=60_000)
+    if page.evaluate("() => document.getElementById('upload-status')?.dataset.state") == "parsing":
+        assert "Parsing my-recording.json" in status.inner_text()
+        shot(page, "home-03-parsing")
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    page.wait_for_url("**/traces/**", timeout=120_000)
+    timeline.wait_idle(page)
+    assert page.locator("#header-trace h1").inner_text() == "my-recording"
+    for title in ["Update Groups", "Long View Body Updates", "Long Representable Updates", "Other Long Updates", "SwiftUI", "Hitches", "Hangs", "CPU"]:
+        assert page.locator("#timeline .tl-header", has_text=title).first.is_visible(), title
+    shot(page, "home-04-uploaded-trace")
+    # Back on the list, the upload is first, with its upload time.
+    page.goto(server)
+    first = page.locator("table.traces tbody tr").first
+    first.wait_for()
+    assert "my-recording" in first.inner_text()
+    assert "Sample" not in first.inner_text()
+    assert not page.errors
+
+
+def test_bad_file_shows_the_servers_error_with_its_location(page, server, server_control, tmp_path, shot):
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"format": "tracesvc-json/1", "updates": [ {"start": 12, "duration": oops} ]}\n')
+    status, expected = server_control.api("/api/traces?name=broken.json", "POST", bad.read_bytes(),
+                                          {"Content-Type": "application/octet-stream"})
+    assert 400 <= status < 500, expected
+    page.goto(server)
+    page.get_by_role("table", name="Traces").wait_for()
+    page.set_input_files("#upload-input", str(bad))
+    alert = page.locator("#upload-status [role=alert]")
+    alert.wait_for()
+    text = alert.inner_text()
+    assert "broken.json" in text
+    assert expected["detail"] in text, (expected, text)
+    if expected.get("location"):
+        assert expected["location"] in text
+    assert page.url.rstrip("/") == server  # stayed on the list
+    shot(page, "home-05-bad-file")
+
+
+def test_drag_and_drop_anywhere_uploads(page, server, recording, shot, timeline):
+    page.goto(server)
+    page.get_by_role("table", name="Traces").wait_for()
+    content = recording.read_text()
+    transfer = page.evaluate_handle("""(text) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([text], 'dropped-recording.json', { type: 'application/json' }));
+        return transfer;
+    }""", content)
+    page.dispatch_event("h1", "dragenter", {"dataTransfer": transfer})
+    overlay = page.locator("#drop-overlay")
+    assert overlay.is_visible()
+    shot(page, "home-06-drop-overlay")
+    page.dispatch_event("h1", "drop", {"dataTransfer": transfer})
+    assert overlay.is_hidden()
+    page.wait_for_url("**/traces/**", timeout=120_000)
+    timeline.wait_idle(page)
+    # Same content as the earlier upload: the server answers with the trace it already has.
+    assert page.locator("#header-trace h1").inner_text() in ("my-recording", "dropped-recording")
+    assert not page.errors

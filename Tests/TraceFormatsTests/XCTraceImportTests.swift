@@ -1,0 +1,250 @@
+import Foundation
+import Testing
+@testable import TraceFormats
+import TraceModel
+
+/// Exports in the exact shape `xctrace export` writes (see Fixtures/xctrace), read back into the model.
+@Suite struct XCTraceImportTests {
+    static let tableFiles = [
+        "swiftui-updates", "swiftui-update-groups", "swiftui-causes", "swiftui-changes",
+        "time-profile", "potential-hangs", "hitches", "hitches-renders",
+    ]
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        let url = try #require(Bundle.module.url(forResource: "Fixtures/xctrace/\(name)", withExtension: "xml"))
+        return [UInt8](try Data(contentsOf: url))
+    }
+
+    /// The bundle `scripts/export-instruments-trace.sh` makes: toc.xml plus one file per table.
+    static func bundle(_ tables: [String] = tableFiles) throws -> [UInt8] {
+        var files = [(name: "landmarks/toc.xml", bytes: try fixture("toc"))]
+        for table in tables { files.append(("landmarks/\(table).xml", try fixture(table))) }
+        return TarArchive.archive(files)
+    }
+
+    static func read(_ bytes: [UInt8], name: String = "landmarks.tar", chunkSize: Int = 1 << 16) throws -> Trace {
+        try XCTraceImporter.importTrace(from: .memory(bytes, chunkSize: chunkSize), displayName: name)
+    }
+
+    @Test func bundleGivesUpdatesWithKindsSeveritiesAndGroups() throws {
+        let trace = try Self.read(try Self.bundle())
+        let updates = trace.updates
+        #expect(updates.count == 5)
+        #expect(updates.start == [1_000_100_000, 1_001_400_000, 1_002_100_000, 1_016_100_000, 1_016_950_000])
+        #expect(updates.kind == [.viewBody, .viewBody, .layout, .representable, .other])
+        #expect(updates.sourceSeverity == [.high, .moderate, .veryLow, .low, .none])
+        #expect((0..<5).map(updates.severity) == [.red, .orange, .normal, .orange, .normal])
+        #expect(updates.viewName.map(trace.string) == ["LandmarkList", "LandmarkListItemView", "VStack", "MapView", "Text"])
+        #expect(updates.module.map(trace.string) == ["Landmarks", "Landmarks", "SwiftUI", "Landmarks", "SwiftUI"])
+        // Entities decoded; a sentinel description is empty.
+        #expect(trace.string(updates.description[2]) == "VStack<TupleView<(Text, Image)>>")
+        #expect(trace.string(updates.description[4]) == "")
+        #expect(updates.allocations == [12, 3, 0, 3, 0])
+        #expect(updates.group == [0, 0, 0, 1, 1])
+        #expect(trace.string(trace.updateGroups.label[1]) == "(UnaryLayoutComputer<_FlexFrameLayout> LayoutComputer)")
+        #expect(trace.indexes.updatesByLane[.longViewBody] == [0, 1])
+        #expect(trace.indexes.updatesByLane[.longRepresentable] == [3])
+    }
+
+    @Test func threadsAndProcessesAreSharedAcrossTables() throws {
+        let trace = try Self.read(try Self.bundle())
+        #expect(trace.processes == [TraceProcess(pid: 4242, name: "Landmarks")])
+        #expect(trace.threads.count == 2)
+        let main = try #require(trace.threads.firstIndex { $0.isMain })
+        #expect(trace.threads[main] == TraceThread(tid: 1_994_752, name: "Main Thread", process: 0, isMain: true))
+        #expect(trace.threads.contains { $0.name == "com.apple.uikit.eventfetch-thread" && !$0.isMain })
+        #expect(trace.updates.thread.allSatisfy { $0 == Int32(main) })
+        #expect(trace.hangs.map(\.thread) == [Int32(main), Int32(main)])
+    }
+
+    @Test func causeGraphNodesHaveKindsAndLinkToTheirUpdates() throws {
+        let trace = try Self.read(try Self.bundle())
+        let nodes = trace.graph.nodes
+        #expect(nodes.count == 12)
+        #expect(trace.graph.edges.count == 8)
+        let byEvent = Dictionary(uniqueKeysWithValues: nodes.eventID.enumerated().map { ($1, $0) })
+        try #require(Set(byEvent.keys) == [401, 402, 403, 404, 405, 406, 407, 501, 502, 503, 504, 506])
+        func node(_ event: Int64) -> Int { byEvent[event]! }
+        let expected: [(Int64, NodeKind, String)] = [
+            (401, .state, "@State isFavorite"), (501, .viewBody, "LandmarkList"), (402, .externalEnvironment, "External Environment"),
+            (403, .environmentWriter, "EnvironmentWriter: ForegroundStyle"), (404, .viewCreation, "View Creation / Reuse"),
+            (405, .gesture, "Gesture: TapGesture"), (406, .observable, "@Observable ModelData.landmarks"), (407, .other, "<graph>"),
+            (506, .viewBody, "LandmarkDetail"),
+        ]
+        for (event, kind, name) in expected {
+            let row = node(event)
+            #expect(nodes.kind[row] == kind, "node \(event)")
+            #expect(trace.string(nodes.name[row]) == name)
+        }
+        #expect(trace.string(nodes.owner[node(406)]) == "ModelData")
+        #expect(nodes.isAppCode[node(401)] && !nodes.isAppCode[node(402)])
+        // A body with an update ran; LandmarkDetail was notified (by the environment) but did not run.
+        #expect(nodes.update[node(501)] == 0)
+        #expect(nodes.update[node(503)] == 2)
+        #expect(nodes.didRun(node(501)))
+        #expect(!nodes.didRun(node(506)))
+        #expect(Array(trace.indexes.nodes(ofUpdate: 3)) == [UInt32(node(504))])
+
+        let edges = trace.graph.edges
+        let creation = try #require(edges.label.firstIndex(of: .creation))
+        #expect(edges.source[creation] == UInt32(node(404)) && edges.target[creation] == UInt32(node(504)))
+        #expect(edges.group[creation] == 1)
+        let fromObservable = try #require(edges.source.firstIndex(of: UInt32(node(406))))
+        #expect(trace.string(edges.changedProperty[fromObservable]) == "landmarks")
+        #expect(trace.graph.incoming(node(501)).count == 2)
+    }
+
+    @Test func stateChangesKeepBacktracesAndSkipUnknownNodes() throws {
+        let trace = try Self.read(try Self.bundle())
+        let changes = trace.stateChanges
+        #expect(changes.count == 2)
+        #expect(changes.node.map { trace.graph.nodes.eventID[Int($0)] } == [401, 406])
+        let frames = trace.cpu.stacks.frames(of: Int(changes.backtrace[0]))
+        #expect(frames.map { trace.string(trace.cpu.frames.name[Int($0)]) } == [
+            "start", "closure #1 in Button.init(action:label:)", "LandmarkRow.toggleFavorite()", "AG::Graph::Context::set_needs_update()",
+        ])
+        #expect(frames.map { trace.cpu.frames.isAppCode[Int($0)] } == [false, false, true, false])
+        #expect(trace.metadata.importNotes.contains { $0.contains("swiftui-changes: 1 changes") })
+    }
+
+    @Test func timeProfileSharesStacksAndFrames() throws {
+        let trace = try Self.read(try Self.bundle())
+        let samples = trace.cpu.samples
+        #expect(samples.count == 4)
+        #expect(samples.weight == [1_000_000, 1_000_000, 1_000_000, 500_000])
+        #expect(samples.stack[0] == samples.stack[1])
+        let names = trace.cpu.stacks.frames(of: Int(samples.stack[2])).map { trace.string(trace.cpu.frames.name[Int($0)]) }
+        #expect(names == ["start", "ViewBodyAccessor.updateBody(of:changed:)", "LandmarkListItemView.body.getter"])
+        #expect(trace.metadata.importNotes.contains("time-profile: 1 samples without a backtrace were left out."))
+    }
+
+    @Test func taggedBacktracesGiveTheSameStacks() throws {
+        let plain = try Self.read(try Self.bundle(["time-profile"]))
+        let tagged = try Self.read(try Self.bundle(["time-profile-tagged"]))
+        func paths(_ trace: Trace) -> [[String]] {
+            (0..<3).map { row in
+                trace.cpu.stacks.frames(of: Int(trace.cpu.samples.stack[row])).map { trace.string(trace.cpu.frames.name[Int($0)]) }
+            }
+        }
+        #expect(paths(tagged) == paths(plain))
+        #expect(tagged.cpu.frames.isAppCode.filter { $0 }.count == 2)
+    }
+
+    @Test func hangsHitchesAndMetadata() throws {
+        let trace = try Self.read(try Self.bundle())
+        #expect(trace.hangs.map(\.kind) == ["Hang", "Brief Unresponsiveness"])
+        #expect(trace.hangs.map(\.duration) == [260_000_000, 120_000_000])
+        #expect(trace.hitches.map(\.kind) == ["Hitch", "System Hitch"])
+        #expect(trace.hitches.map(\.detail) == ["Potentially expensive app update(s)", ""])
+        let metadata = trace.metadata
+        #expect(metadata.name == "landmarks")
+        #expect(metadata.sourceFormat == "xctrace-export")
+        #expect(metadata.app == "Landmarks")
+        #expect(metadata.device == "iPhone 16 Pro")
+        #expect(metadata.osVersion == "26.0 (23A341)")
+        #expect(metadata.recordedAt == "2026-11-20T14:03:12.512+01:00")
+        #expect(metadata.start == 0 && metadata.end == 3_000_000_000)
+        #expect(metadata.importNotes.contains("Skipped table hitches-renders: tracesvc does not read it."))
+        #expect(!metadata.importNotes.contains { $0.hasPrefix("No ") })
+    }
+
+    @Test func concatenatedTablesReadLikeTheBundle() throws {
+        var joined: [UInt8] = []
+        for table in Self.tableFiles { joined += try Self.fixture(table) }
+        let concatenated = try Self.read(joined, name: "export.xml")
+        let bundled = try Self.read(try Self.bundle())
+        #expect(concatenated.updates.start == bundled.updates.start)
+        #expect(concatenated.graph.edges.count == bundled.graph.edges.count)
+        #expect(concatenated.cpu.samples.stack == bundled.cpu.samples.stack)
+        // Without a table of contents the app is the process that ran the updates.
+        #expect(concatenated.metadata.app == "Landmarks")
+        #expect(concatenated.metadata.name == "export")
+    }
+
+    @Test func chunkBoundariesDoNotChangeTheResult() throws {
+        let bytes = try Self.bundle()
+        let whole = try Self.read(bytes)
+        for size in [1, 7, 509] {
+            let split = try Self.read(bytes, chunkSize: size)
+            #expect(split.updates.start == whole.updates.start)
+            #expect(split.updates.description.map(split.string) == whole.updates.description.map(whole.string))
+            #expect(split.graph.edges.source == whole.graph.edges.source)
+            #expect(split.cpu.samples.stack == whole.cpu.samples.stack)
+            #expect(split.metadata.importNotes == whole.metadata.importNotes)
+        }
+    }
+
+    @Test func reorderedAndAddedColumnsAreMatchedByMnemonic() throws {
+        let xml = """
+        <?xml version="1.0"?>
+        <trace-query-result>
+        <node xpath='//trace-toc[1]/run[1]/data[1]/table[4]'><schema name="potential-hangs"><col><mnemonic>process</mnemonic><name>Process</name><engineering-type>process</engineering-type></col><col><mnemonic>hang-type</mnemonic><name>Hang Type</name><engineering-type>hang-type</engineering-type></col><col><mnemonic>energy-impact</mnemonic><name>Energy</name><engineering-type>uint64</engineering-type></col><col><mnemonic>duration</mnemonic><name>Duration</name><engineering-type>duration</engineering-type></col><col><mnemonic>start</mnemonic><name>Start</name><engineering-type>start-time</engineering-type></col></schema>
+        <row><process id="1" fmt="Landmarks (4242)"><pid id="2" fmt="4242">4242</pid></process><hang-type id="3" fmt="Microhang">Microhang</hang-type><uint64 id="4" fmt="7">7</uint64><duration id="5" fmt="300.00 ms">300000000</duration><start-time id="6" fmt="00:00.100.000">100000000</start-time></row>
+        </node></trace-query-result>
+        """
+        let trace = try Self.read(Array(xml.utf8), name: "hangs.xml")
+        #expect(trace.hangs == [TimelineInterval(start: 100_000_000, duration: 300_000_000, kind: "Microhang", detail: "")])
+    }
+
+    @Test func aTraceWithoutSwiftUITablesLoadsAndSaysWhatIsMissing() throws {
+        let trace = try Self.read(try Self.fixture("potential-hangs"), name: "hangs.xml")
+        #expect(trace.hangs.count == 2)
+        #expect(trace.updates.count == 0)
+        let notes = trace.metadata.importNotes
+        #expect(notes.contains("No swiftui-updates table in the export: the update lanes, the summary and the update details are empty."))
+        #expect(notes.contains { $0.hasPrefix("No swiftui-causes table") })
+        #expect(!notes.contains { $0.hasPrefix("No potential-hangs") })
+    }
+
+    // MARK: Errors
+
+    @Test func aRefToAnUnknownIDNamesTableLineAndColumn() throws {
+        var xml = String(decoding: try Self.fixture("potential-hangs"), as: UTF8.self)
+        xml = xml.replacingOccurrences(of: "<thread ref=\"4\"/>", with: "<thread ref=\"44\"/>")
+        let error = try #require(throws: TraceFormatError.self) { try Self.read(Array(xml.utf8), name: "hangs.xml") }
+        #expect(error.file == "hangs.xml")
+        #expect(error.table == "potential-hangs")
+        #expect(error.line == 4)
+        #expect(error.column == 204)
+        #expect(error.message == "<thread ref=\"44\"/> refers to no earlier id in this <node>")
+    }
+
+    @Test func aBadNumberNamesItsColumn() throws {
+        var xml = String(decoding: try Self.fixture("hitches"), as: UTF8.self)
+        xml = xml.replacingOccurrences(of: ">2100000000<", with: ">soon<")
+        let error = try #require(throws: TraceFormatError.self) { try Self.read(Array(xml.utf8), name: "hitches.xml") }
+        #expect(error.table == "hitches")
+        #expect(error.field == "start")
+        #expect(error.line == 4 && error.column == 6)
+        #expect(error.description.hasPrefix("hitches.xml:4:6: (table hitches) start should be a whole number"))
+    }
+
+    @Test func malformedXMLInsideABundleNamesTheMember() throws {
+        var xml = String(decoding: try Self.fixture("hitches"), as: UTF8.self)
+        xml = xml.replacingOccurrences(of: "Display 1</display-name><string id=\"10\"", with: "Display 1</display><string id=\"10\"")
+        let bytes = TarArchive.archive([("run/hitches.xml", Array(xml.utf8))])
+        let error = try #require(throws: TraceFormatError.self) { try Self.read(bytes, name: "run.tar") }
+        #expect(error.file == "run.tar/run/hitches.xml")
+        #expect(error.line == 3)
+        #expect(error.message == "expected </display-name> but found </display>")
+    }
+
+    @Test func somethingElseIsRejected() {
+        #expect(throws: TraceFormatError.self) { try Self.read(Array("{\"format\": 1}".utf8), name: "x.json") }
+        #expect(throws: TraceFormatError.self) { try Self.read(Array("<trace-query-result><node>".utf8), name: "cut.xml") }
+    }
+}
+
+/// The server's path: a file on disk, recognised by content.
+@Suite struct XCTraceFileImportTests {
+    @Test func aBundleOnDiskIsRecognisedAndRead() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("xctrace-\(UUID().uuidString).upload")
+        try Data(try XCTraceImportTests.bundle()).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let trace = try TraceImporter.importTrace(at: url, displayName: "Run.xctrace.tar")
+        #expect(trace.metadata.sourceFormat == "xctrace-export")
+        #expect(trace.metadata.name == "Run")
+        #expect(trace.updates.count == 5)
+        #expect(trace.graph.edges.count == 8)
+    }
+}

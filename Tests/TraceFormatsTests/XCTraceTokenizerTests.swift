@@ -1,0 +1,90 @@
+import Testing
+@testable import TraceFormats
+
+/// The byte-level XML tokenizer and value reader under the importer.
+@Suite struct XCTraceTokenizerTests {
+    /// Tokens as text: "<name a=v>", "</name>", "'text'"; whitespace-only text left out.
+    static func tokens(_ xml: String, chunkSize: Int = 3) throws -> [String] {
+        let tokenizer = XMLTokenizer(source: .memory(Array(xml.utf8), chunkSize: chunkSize))
+        var out: [String] = []
+        while true {
+            switch try tokenizer.next() {
+            case .endOfInput:
+                return out
+            case let .start(name, selfClosing):
+                let attributes = try tokenizer.attributes.map { " \(tokenizer.names.name($0.name))=\(try tokenizer.string($0))" }
+                out.append("<\(tokenizer.names.name(name))\(attributes.joined())\(selfClosing ? "/" : "")>")
+            case let .end(name):
+                out.append("</\(tokenizer.names.name(name))>")
+            case .text:
+                if !tokenizer.textIsWhitespace { out.append("'\(try tokenizer.text())'") }
+            }
+        }
+    }
+
+    @Test func entitiesAndCharacterReferencesAreDecoded() throws {
+        let xml = #"<s fmt="&lt;graph&gt; &amp; &quot;x&quot; &apos;y&apos;">A&#66;&#x43; &#x1F600; &lt;T&gt;</s>"#
+        #expect(try Self.tokens(xml) == [#"<s fmt=<graph> & "x" 'y'>"#, "'ABC 😀 <T>'", "</s>"])
+    }
+
+    @Test func declarationsCommentsCDATAAndQuotesAreHandled() throws {
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE trace-query-result>
+        <!-- exported by hand -->
+        <node xpath='//trace-toc[1]/run[1]'><row><string id = "1"><![CDATA[a < b & c]]></string><sentinel /></row></node>
+        """
+        #expect(try Self.tokens(xml) == [
+            "<node xpath=//trace-toc[1]/run[1]>", "<row>", "<string id=1>", "'a < b & c'", "</string>", "<sentinel/>", "</row>", "</node>",
+        ])
+    }
+
+    @Test(arguments: [
+        ("<a>&bogus;</a>", "unknown entity &bogus;"),
+        ("<a>x & y</a>", "'&' that starts no entity (write &amp;)"),
+        ("<a><b></a>", "expected </b> but found </a>"),
+        ("<a x=1/>", "attribute x of <a> is not quoted"),
+        ("<a>", "the document ends before </a>"),
+        ("<a><b", "the document ends inside a tag or comment"),
+    ])
+    func malformedInputIsReported(xml: String, message: String) {
+        #expect {
+            _ = try Self.tokens(xml)
+        } throws: { error in
+            (error as? XMLSyntaxError)?.message == message
+        }
+    }
+
+    @Test func errorLocationsCountLinesAcrossChunks() throws {
+        let xml = "<a>\n<b>\n  <c>oops &nope;</c>\n</b></a>"
+        let tokenizer = XMLTokenizer(source: .memory(Array(xml.utf8), chunkSize: 2))
+        var failure: XMLSyntaxError?
+        do {
+            reading: while true {
+                switch try tokenizer.next() {
+                case .endOfInput: break reading
+                case .text: _ = try tokenizer.text()
+                default: break
+                }
+            }
+        } catch let error as XMLSyntaxError {
+            failure = error
+        }
+        let error = try #require(failure)
+        let location = tokenizer.location(ofOffset: error.offset)
+        #expect(location.line == 3 && location.column == 11)
+    }
+
+    @Test func integersAreOnlyPlainDecimal() {
+        func parse(_ text: String) -> Int64? { Array(text.utf8).withUnsafeBufferPointer(parseCanonicalInteger) }
+        #expect(parse("1234567000") == 1_234_567_000)
+        #expect(parse("-5") == -5)
+        #expect(parse("0") == 0)
+        // Texts a number would not print back the same are kept as text.
+        #expect(parse("007") == nil)
+        #expect(parse("+1") == nil)
+        #expect(parse("1.5") == nil)
+        #expect(parse("0x1e9000") == nil)
+        #expect(parse("99999999999999999999") == nil)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import TraceServer
+
+@Suite struct QueryRoutesTests {
+    @Test func timelineIsBoundedByWidthAndMergesSubPixelEvents() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.uploadedID(nativeTrace(updates: 200))
+            let whole = try await client.get("/api/traces/\(id)/timeline?width=10&lanes=view-body,long-view-body,cpu").json()
+            let lanes = try #require(whole["lanes"] as? [String: [String: Any]])
+            #expect(Set(lanes.keys) == ["view-body", "long-view-body", "cpu"])
+            let events = try #require(lanes["view-body"]?["events"] as? [[String: Any]])
+            #expect(events.count <= 11)
+            #expect(lanes["view-body"]?["merged"] as? Bool == true)
+            #expect(events.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == 200)
+            #expect(events.contains { $0["severity"] as? String == "red" })
+
+            // Zoomed in on one update: it comes alone with its id, label and kind.
+            let zoomed = try await client.get("/api/traces/\(id)/timeline?start=1000000&end=1050000&width=1000&lanes=view-body").json()
+            let one = try #require(((zoomed["lanes"] as? [String: [String: Any]])?["view-body"]?["events"] as? [[String: Any]])?.first)
+            #expect(one["update"] as? Int == 0 && one["label"] as? String == "LandmarkListItemView" && one["kind"] as? String == "view-body")
+            #expect(one["count"] as? Int == 1 && one["start"] as? Int == 1_000_000 && one["duration"] as? Int == 40_000)
+            #expect(zoomed["start"] as? Int == 1_000_000 && zoomed["width"] as? Int == 1000)
+        }
+    }
+
+    @Test func timelineRejectsBadParameters() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.sampleID()
+            for query in ["start=10&end=5", "start=10", "end=10", "start=abc&end=5", "width=0", "width=100000", "lanes=view-body,nope"] {
+                try expectError(try await client.get("/api/traces/\(id)/timeline?\(query)"), .badRequest)
+            }
+            try expectError(try await client.get("/api/traces/ffffffffffffffffffffffffffffffff/timeline"), .notFound)
+        }
+    }
+
+    @Test func summaryGroupsViewsAndFilters() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.sampleID()
+            let all = try await client.get("/api/traces/\(id)/summary").json()
+            #expect((all["total"] as? [String: Any])?["count"] as? Int == 30)
+            let long = try await client.get("/api/traces/\(id)/summary?filter=long-view-body&start=0&end=2000000").json()
+            // Updates 0...9 overlap the first 2 ms; number 9 is the long one.
+            #expect((long["total"] as? [String: Any])?["count"] as? Int == 1)
+            try expectError(try await client.get("/api/traces/\(id)/summary?filter=slow"), .badRequest)
+            try expectError(try await client.get("/api/traces/\(id)/summary?start=5&end=5"), .badRequest)
+        }
+    }
+
+    @Test func viewUpdatesArePagedAndSorted() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.sampleID()
+            let page = try await client.get("/api/traces/\(id)/updates?view=LandmarkListItemView&module=Landmarks&sort=duration&order=desc&limit=5").json()
+            #expect(page["total"] as? Int == 30 && page["limit"] as? Int == 5 && page["offset"] as? Int == 0)
+            let rows = try #require(page["updates"] as? [[String: Any]])
+            #expect(rows.count == 5)
+            #expect(rows.prefix(3).allSatisfy { $0["severity"] as? String == "red" })
+            #expect(rows[0]["id"] as? Int == 9)
+            let first = try await client.get("/api/traces/\(id)/updates?view=LandmarkListItemView").json()
+            let firstRow = try #require((first["updates"] as? [[String: Any]])?.first)
+            #expect(firstRow["cause"] as? String == "@Observable ModelData.favoritesCollection")
+            #expect(firstRow["group"] as? Int == 0)
+
+            try expectError(try await client.get("/api/traces/\(id)/updates"), .badRequest)
+            try expectError(try await client.get("/api/traces/\(id)/updates?view=V&sort=name"), .badRequest)
+            try expectError(try await client.get("/api/traces/\(id)/updates?view=V&order=up"), .badRequest)
+            try expectError(try await client.get("/api/traces/\(id)/updates?view=V&limit=0"), .badRequest)
+            try expectError(try await client.get("/api/traces/\(id)/updates?view=V&offset=-1"), .badRequest)
+        }
+    }
+
+    @Test func oneUpdateHasNeighboursAndCauses() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.sampleID()
+            let detail = try await client.get("/api/traces/\(id)/updates/0").json()
+            #expect(detail["view"] as? String == "LandmarkListItemView" && detail["module"] as? String == "Landmarks")
+            #expect(detail["previous"] is NSNull && detail["next"] as? Int == 1)
+            #expect((detail["thread"] as? [String: Any])?["name"] as? String == "Main Thread")
+            #expect((detail["process"] as? [String: Any])?["pid"] as? Int == 42)
+            #expect((detail["group"] as? [String: Any])?["label"] as? String == "Transaction")
+            let cause = try #require((detail["causes"] as? [[String: Any]])?.first)
+            #expect(cause["node"] as? String == "n0" && cause["kind"] as? String == "observable" && cause["property"] as? String == "favoritesCollection")
+
+            try expectError(try await client.get("/api/traces/\(id)/updates/30"), .notFound)
+            try expectError(try await client.get("/api/traces/\(id)/updates/abc"), .badRequest)
+        }
+    }
+
+    @Test func callTreeTopDownAndBottomUp() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.sampleID()
+            let topDown = try await client.get("/api/traces/\(id)/calltree").json()
+            #expect(topDown["mode"] as? String == "top-down" && topDown["totalWeight"] as? Int == 2_000_000 && topDown["sampleCount"] as? Int == 2)
+            let thread = try #require((topDown["roots"] as? [[String: Any]])?.first)
+            #expect(thread["name"] as? String == "Main Thread" && thread["binary"] as? String == "")
+            let main = try #require((thread["children"] as? [[String: Any]])?.first)
+            #expect(main["name"] as? String == "main" && main["total"] as? Int == 2_000_000 && main["self"] as? Int == 1_000_000)
+
+            let bottomUp = try await client.get("/api/traces/\(id)/calltree?mode=bottom-up&thread=0&minPercent=0").json()
+            #expect((bottomUp["roots"] as? [[String: Any]])?.map { $0["name"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") } == ["body", "main"])
+
+            try expectError(try await client.get("/api/traces/\(id)/calltree?mode=sideways"), .badRequest)
+            try expectError(try await client.get("/api/traces/\(id)/calltree?thread=5"), .badRequest)
+            try expectError(try await client.get("/api/traces/\(id)/calltree?minPercent=lots"), .badRequest)
+        }
+    }
+}

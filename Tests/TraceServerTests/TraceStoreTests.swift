@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import Testing
+@testable import TraceServer
+
+@Suite struct TraceStoreTests {
+    private func inMemory(_ store: TraceStore, _ ids: [String]) async -> [Bool] {
+        var result: [Bool] = []
+        for id in ids { result.append(await store.isInMemory(id: id)) }
+        return result
+    }
+
+    private func store(_ scratch: Scratch, budget: Int) async throws -> TraceStore {
+        try Data(nativeTrace(updates: 40, app: "Second").utf8).write(to: scratch.samples.appendingPathComponent("second.json"))
+        return try await TraceStore.open(
+            .init(dataDirectory: scratch.dataDirectory, samplesDirectory: scratch.samples, memoryBudgetBytes: budget),
+            logger: Logger(label: "test")
+        )
+    }
+
+    @Test func leastRecentlyUsedTraceIsEvictedAndReloadedOnDemand() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // A budget smaller than one trace keeps exactly the last one used.
+        let store = try await store(scratch, budget: 1)
+        let ids = await store.list().map(\.id)
+        #expect(ids.count == 2)
+        let first = try await store.trace(id: ids[0])
+        #expect(await inMemory(store, ids) == [true, false])
+        _ = try await store.trace(id: ids[1])
+        #expect(await inMemory(store, ids) == [false, true])
+        let reloaded = try await store.trace(id: ids[0])
+        #expect(reloaded.updates.count == first.updates.count)
+        #expect(await inMemory(store, ids) == [true, false])
+    }
+
+    @Test func budgetLargeEnoughKeepsEverything() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let store = try await store(scratch, budget: 1 << 30)
+        for id in await store.list().map(\.id) {
+            _ = try await store.trace(id: id)
+            #expect(await store.isInMemory(id: id))
+        }
+    }
+
+    @Test func concurrentRequestsShareOneLoad() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let store = try await store(scratch, budget: 1)
+        let ids = await store.list().map(\.id)
+        _ = try await store.trace(id: ids[1])  // evicts ids[0]
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 { group.addTask { try await store.trace(id: ids[0]).updates.count } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(counts.count == 8 && Set(counts).count == 1)
+        #expect(await store.isInMemory(id: ids[0]))
+    }
+
+    @Test func unknownIdIs404() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let store = try await store(scratch, budget: 1 << 30)
+        await #expect(throws: APIError.unknownTrace("nope")) { try await store.trace(id: "nope") }
+    }
+
+    @Test func interruptedUploadsAndUncommittedFilesAreDiscardedAtStart() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let traces = scratch.dataDirectory.appendingPathComponent("traces")
+        let incoming = scratch.dataDirectory.appendingPathComponent("incoming")
+        try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        try Data("half".utf8).write(to: incoming.appendingPathComponent("x.part"))
+        try Data(nativeTrace().utf8).write(to: traces.appendingPathComponent("0123456789abcdef0123456789abcdef.trace"))
+        let store = try await store(scratch, budget: 1 << 30)
+        #expect(await store.list().allSatisfy(\.isSample))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: incoming.path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: traces.path).isEmpty)
+    }
+}

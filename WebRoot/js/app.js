@@ -1,0 +1,288 @@
+// Router and page shell: home, trace view, and the pages for links that lead nowhere.
+import { getTrace, traceApi, ApiError } from './api.js';
+import { parseLocation, createViewState, buildPath, STATE_VERSION } from './state.js';
+import { renderHome } from './home.js';
+import { createTimeline } from './timeline/index.js';
+import { createDetails } from './details.js';
+import { formatDuration, formatCount } from './format.js';
+
+const app = document.getElementById('app');
+const headerTrace = document.getElementById('header-trace');
+const headerActions = document.getElementById('header-actions');
+
+let current = null; // {traceId, state, teardown}
+let routeToken = 0;
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') node.className = value;
+    else if (key === 'text') node.textContent = value;
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? '' : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+export function navigate(url, { replace = false } = {}) {
+  if (replace) history.replaceState({ tracesvc: true }, '', url);
+  else history.pushState({ tracesvc: true }, '', url);
+  route();
+}
+
+let toastTimer = 0;
+export function toast(text) {
+  const box = document.getElementById('toast');
+  box.textContent = text;
+  box.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { box.hidden = true; }, 4000);
+}
+
+/** Copies text; falls back to a selected text field where the Clipboard API is unavailable (plain http on a LAN). */
+export async function copyText(text, what = 'Link') {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const field = el('textarea', { 'aria-hidden': 'true', style: 'position:fixed;left:-9999px' });
+    field.value = text;
+    document.body.append(field);
+    field.select();
+    document.execCommand('copy');
+    field.remove();
+  }
+  toast(`${what} copied: ${text}`);
+}
+
+function clearShell() {
+  current?.teardown?.();
+  current = null;
+  headerTrace.replaceChildren();
+  headerActions.replaceChildren();
+  app.replaceChildren();
+  app.className = '';
+}
+
+/** A page for links that lead nowhere, with a way back to the list. */
+function messagePage(title, text, extraLinks = []) {
+  clearShell();
+  document.title = `${title} – tracesvc`;
+  app.append(el('div', { class: 'message-page', role: 'alert' },
+    el('h1', { text: title }),
+    el('p', { text }),
+    el('p', {}, el('a', { href: '/', class: 'button primary', text: 'Back to all traces' }), ' ', ...extraLinks)));
+}
+
+async function route() {
+  const token = ++routeToken;
+  const parsed = parseLocation();
+  if (parsed.route === 'trace' && current?.traceId === parsed.traceId) {
+    await current.restore(parsed.state);
+    return;
+  }
+  clearShell();
+  switch (parsed.route) {
+    case 'home':
+      document.title = 'tracesvc';
+      current = { traceId: null, teardown: renderHome(app) };
+      return;
+    case 'bad-version':
+      messagePage('This link needs a newer tracesvc',
+        `This link was made by a newer tracesvc (v=${parsed.version}); this server understands v=${STATE_VERSION}. ` +
+        'Update the server, or open the trace from the list.');
+      return;
+    case 'bad-update':
+      messagePage('No such update', `"${parsed.updateText}" is not an update id; update ids are whole numbers.`,
+        [el('a', { href: buildPath(parsed.traceId, {}), class: 'button', text: 'Open the trace' })]);
+      return;
+    case 'not-found':
+      messagePage('Page not found', `There is nothing at ${parsed.path}.`);
+      return;
+    case 'trace':
+      await openTrace(parsed, token);
+      return;
+  }
+}
+
+/** A window around an update: the update in the middle third, at least 2 ms wide, inside the trace. */
+function contextWindow(trace, start, duration) {
+  const span = Math.max(duration * 3, 2_000_000);
+  const center = start + duration / 2;
+  let windowStart = Math.round(center - span / 2);
+  let windowEnd = Math.round(center + span / 2);
+  if (windowStart < trace.start) { windowEnd += trace.start - windowStart; windowStart = trace.start; }
+  if (windowEnd > trace.end) { windowStart = Math.max(trace.start, windowStart - (windowEnd - trace.end)); windowEnd = trace.end; }
+  return [windowStart, windowEnd];
+}
+
+async function openTrace(parsed, token) {
+  app.append(el('p', { class: 'page-loading', text: 'Loading trace…' }));
+  let trace;
+  try {
+    trace = await getTrace(parsed.traceId);
+  } catch (error) {
+    if (token !== routeToken) return;
+    if (error instanceof ApiError && error.status === 404) {
+      messagePage('Trace not found',
+        `There is no trace ${parsed.traceId} on this server. It may have been deleted, or the link was made on another server.`);
+    } else {
+      messagePage('Could not open the trace', error.message);
+    }
+    return;
+  }
+  if (token !== routeToken) return;
+  const api = traceApi(trace.id);
+  const initial = { ...parsed.state };
+
+  // An update link: check the update exists, then zoom to it with context unless the link has a window.
+  if (initial.update !== null) {
+    try {
+      const update = await api.get(`updates/${initial.update}`);
+      if (!initial.window) initial.window = contextWindow(trace, update.start, update.duration);
+    } catch (error) {
+      if (token !== routeToken) return;
+      if (error instanceof ApiError && error.status === 404) {
+        messagePage('Update not found',
+          `Trace "${trace.name}" has no update ${initial.update}. The link may have been made for a different version of the trace.`,
+          [el('a', { href: buildPath(trace.id, {}), class: 'button', text: `Open "${trace.name}"` })]);
+      } else {
+        messagePage('Could not open the update', error.message);
+      }
+      return;
+    }
+  }
+  if (token !== routeToken) return;
+  clearShell();
+  renderTraceView(trace, api, initial);
+}
+
+function renderTraceView(trace, api, initial) {
+  document.title = `${trace.name} – tracesvc`;
+  const state = createViewState(trace.id, initial);
+  history.replaceState({ tracesvc: true }, '', buildPath(trace.id, state.get()));
+
+  headerTrace.append(
+    el('h1', { text: trace.name, title: trace.name }),
+    el('span', { class: 'meta', text: [trace.app, trace.device, trace.osVersion,
+      formatDuration(trace.end - trace.start), `${formatCount(trace.counts?.updates)} updates`].filter(Boolean).join(' · ') }));
+
+  const zoomFit = el('button', { type: 'button', id: 'zoom-fit', 'aria-label': 'Zoom to fit', title: 'Zoom to fit (show the whole trace)' },
+    el('span', { class: 'icon icon-fit', 'aria-hidden': 'true' }), 'Zoom to fit');
+  const zoomRange = el('button', { type: 'button', id: 'zoom-range', 'aria-label': 'Zoom to inspection range', title: 'Zoom to the inspection range (drag on the ruler to set one)' },
+    el('span', { class: 'icon icon-range', 'aria-hidden': 'true' }), 'Zoom to range');
+  const clearRange = el('button', { type: 'button', id: 'clear-range', 'aria-label': 'Clear inspection range', text: 'Clear range' });
+  const copyLink = el('button', { type: 'button', id: 'copy-link', 'aria-label': 'Copy link to this view', title: 'Copy a link to exactly this view' },
+    el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Copy link');
+  headerActions.append(copyLink);
+
+  const windowLabel = el('span', { class: 'window-label', 'aria-live': 'off', id: 'window-label' });
+  const notes = trace.importNotes?.length ? el('details', { class: 'import-notes' },
+    el('summary', { text: `${trace.importNotes.length} import note${trace.importNotes.length > 1 ? 's' : ''}` }),
+    el('ul', {}, ...trace.importNotes.map((note) => el('li', { text: note })))) : null;
+  const toolbar = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Timeline' },
+    zoomFit, zoomRange, clearRange, notes, el('span', { class: 'spacer' }), windowLabel);
+  const legend = el('div', { class: 'legend', 'aria-label': 'Legend' },
+    ...[['--orange', 'Long update (> 500 us)'], ['--red', 'Very long update (> 1 ms)'], ['--gray-event', 'Update'],
+      ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
+      .map(([color, label]) => el('span', {}, el('span', { class: 'swatch', style: `background: var(${color})`, 'aria-hidden': 'true' }), label)));
+  const timelineSection = el('section', { id: 'timeline', 'aria-label': 'Timeline lanes' });
+  const help = el('div', { class: 'tl-help', id: 'timeline-help',
+    text: 'Wheel: zoom · drag: pan · W/S zoom, A/D or ←/→ pan · drag on the ruler: inspection range · click an update or press [ ] to select long updates · Esc clears the selection' });
+  const detailPane = el('div', { id: 'detail-pane' }, el('p', { class: 'pane-placeholder', role: 'status', text: 'Loading detail panes…' }));
+  const updateDetails = el('aside', { id: 'update-details', 'aria-label': 'Selected update' });
+  const view = el('div', { class: 'trace-view' }, toolbar, legend, timelineSection, help,
+    el('section', { id: 'detail-area', 'aria-label': 'Details' }, detailPane, updateDetails));
+  app.append(view);
+
+  const ctx = {
+    traceId: trace.id,
+    trace,
+    api,
+    state,
+    async selectUpdate(id, { zoom = false } = {}) {
+      const patch = { update: id };
+      if (zoom && id !== null) {
+        const update = await api.get(`updates/${id}`);
+        patch.window = contextWindow(trace, update.start, update.duration);
+      }
+      state.set(patch, { push: true });
+    },
+    setRange(start, end, { zoom = true } = {}) {
+      const patch = { range: start === null ? null : [Math.round(start), Math.round(end)] };
+      if (zoom && start !== null) patch.window = [Math.round(start), Math.round(end)];
+      state.set(patch, { push: true });
+    },
+    openPane(name, arg = {}) {
+      const patch = { pane: name };
+      if (arg && 'view' in arg) patch.paneView = { module: arg.module ?? '', view: arg.view };
+      if (arg && 'update' in arg) patch.update = arg.update;
+      state.set(patch, { push: true });
+    },
+    copyLink: (text, what) => copyText(text, what),
+    zoomToUpdate: (id) => ctx.selectUpdate(id, { zoom: true }),
+  };
+
+  const timeline = createTimeline(timelineSection, ctx, { windowLabel });
+  const details = createDetails(updateDetails, ctx);
+  zoomFit.addEventListener('click', () => timeline.zoomToFit());
+  zoomRange.addEventListener('click', () => { const r = state.get().range; if (r) state.set({ window: [...r] }, { push: true }); });
+  clearRange.addEventListener('click', () => ctx.setRange(null, null, { zoom: false }));
+  copyLink.addEventListener('click', () => { timeline.flush(); copyText(state.link(), 'Link to this view'); });
+  const syncButtons = () => {
+    const hasRange = !!state.get().range;
+    zoomRange.disabled = !hasRange;
+    clearRange.disabled = !hasRange;
+  };
+  syncButtons();
+  const unsubscribe = state.subscribe((_, changed) => { if (changed.includes('range')) syncButtons(); });
+
+  let panes = null;
+  let alive = true;
+  import('/js/panes/index.js')
+    .then((module) => { if (alive) panes = module.mountDetailPanes(detailPane, ctx) ?? null; })
+    .catch((error) => {
+      if (!alive) return;
+      detailPane.replaceChildren(el('p', { class: 'pane-placeholder', role: 'status', text: `Detail panes are not available: ${error.message}` }));
+    });
+
+  current = {
+    traceId: trace.id,
+    state,
+    restore: async (next) => {
+      // Back/forward, or a pasted link to the same trace: an update without a window gets context.
+      if (next.update !== null && !next.window) {
+        try {
+          const update = await api.get(`updates/${next.update}`);
+          next = { ...next, window: contextWindow(trace, update.start, update.duration) };
+        } catch { /* the details panel reports the missing update */ }
+      }
+      state.restore(next);
+    },
+    teardown() {
+      alive = false;
+      unsubscribe();
+      timeline.destroy();
+      details.destroy();
+      if (typeof panes === 'function') panes();
+      else panes?.destroy?.();
+    },
+  };
+}
+
+// Same-origin links navigate inside the app; modified clicks keep the browser's behaviour.
+document.addEventListener('click', (event) => {
+  const link = event.target.closest?.('a[href]');
+  if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (link.target && link.target !== '_self') return;
+  const url = new URL(link.href, location.href);
+  if (url.origin !== location.origin || url.pathname.startsWith('/api/')) return;
+  event.preventDefault();
+  if (url.href !== location.href) navigate(url.pathname + url.search);
+});
+window.addEventListener('popstate', () => route());
+route();

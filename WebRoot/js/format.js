@@ -1,0 +1,81 @@
+// Time, size and date formatting shared by the shell, timeline and panes.
+// All trace times are integer nanoseconds.
+
+const UNITS = [
+  { ns: 1e9, name: 's' },
+  { ns: 1e6, name: 'ms' },
+  { ns: 1e3, name: 'us' },
+  { ns: 1, name: 'ns' },
+];
+
+/** The largest unit that keeps `ns` at or above 1 (e.g. 1_500_000 -> ms). */
+export function unitFor(ns) {
+  const abs = Math.abs(ns);
+  return UNITS.find((u) => abs >= u.ns) ?? UNITS[UNITS.length - 1];
+}
+
+/** A duration with three significant digits: "1.25 ms", "480 us", "2.00 s". */
+export function formatDuration(ns) {
+  if (ns == null || !Number.isFinite(ns)) return '–';
+  if (ns === 0) return '0 ns';
+  const unit = unitFor(ns);
+  const value = ns / unit.ns;
+  const digits = unit.ns === 1 ? 0 : Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  return `${value.toFixed(digits)} ${unit.name}`;
+}
+
+/**
+ * A timestamp (ns from recording start) as a ruler or tooltip shows it, with enough decimals
+ * to tell apart two points `resolutionNs` apart: "1.234 s", "1.234 567 s" is spelled "1.234567 s".
+ */
+export function formatTimestamp(ns, resolutionNs = 1000) {
+  const unit = ns === 0 ? unitFor(Math.max(resolutionNs, 1)) : unitFor(Math.max(Math.abs(ns), resolutionNs));
+  const decimals = Math.max(0, Math.min(9, Math.ceil(Math.log10(unit.ns / Math.max(resolutionNs, 1)))));
+  return `${(ns / unit.ns).toFixed(decimals)} ${unit.name}`;
+}
+
+/**
+ * Ruler tick labels for ticks `stepNs` apart starting at `firstTick`. Labels are absolute times
+ * in the unit that reads best ("800 ms", "1.2 s", "1.1735 s"); when that would need more than
+ * four decimals (deep zoom far from the start) the first tick is absolute and the others are
+ * offsets from it in the step's unit ("+20 us"), as Perfetto does.
+ */
+export function tickLabel(ns, stepNs, firstTick) {
+  const unit = unitFor(Math.max(Math.abs(ns), stepNs));
+  if (unit.ns / stepNs <= 1e4 || ns === firstTick) return formatTimestamp(ns, stepNs);
+  const offsetUnit = unitFor(stepNs);
+  const value = (ns - firstTick) / offsetUnit.ns;
+  const step = stepNs / offsetUnit.ns;
+  return `+${value.toFixed(step >= 1 ? 0 : Math.ceil(-Math.log10(step)))} ${offsetUnit.name}`;
+}
+
+export function formatBytes(bytes) {
+  if (bytes == null) return '–';
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes;
+  let i = -1;
+  do { value /= 1024; i++; } while (value >= 1024 && i < units.length - 1);
+  return `${value.toFixed(value >= 100 ? 0 : 1)} ${units[i]}`;
+}
+
+export function formatCount(n) {
+  return n == null ? '–' : Number(n).toLocaleString('en-US');
+}
+
+/** ISO 8601 -> local date and time, short. */
+export function formatDate(iso) {
+  if (!iso) return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export const severityLabel = { normal: 'Normal', orange: 'Long (> 500 us)', red: 'Very long (> 1 ms)' };
+
+export const kindLabel = {
+  'view-body': 'View Body',
+  representable: 'Representable',
+  layout: 'Layout',
+  other: 'Other',
+};

@@ -1,0 +1,126 @@
+// Home: the trace list, upload by button or drag-and-drop anywhere, progress and parse errors.
+import { listTraces, uploadTrace, deleteTrace } from './api.js';
+import { el, navigate, toast } from './app.js';
+import { formatBytes, formatCount, formatDate, formatDuration } from './format.js';
+
+export function renderHome(root) {
+  const input = el('input', { type: 'file', id: 'upload-input', accept: '.json,.gz,.xml,.trace,application/json,application/gzip,text/xml', class: 'visually-hidden', 'aria-label': 'Trace file to upload' });
+  const uploadButton = el('button', { type: 'button', class: 'primary', id: 'upload-button', 'aria-label': 'Upload a trace' },
+    el('span', { class: 'icon icon-upload', 'aria-hidden': 'true' }), 'Upload a trace…');
+  const status = el('div', { id: 'upload-status', class: 'upload-status', role: 'status', 'aria-live': 'polite', hidden: true });
+  const list = el('div', { id: 'trace-list', 'aria-busy': 'true' }, el('p', { class: 'page-loading', text: 'Loading traces…' }));
+  const overlay = el('div', { id: 'drop-overlay', hidden: true, 'aria-hidden': 'true' }, el('span', { class: 'drop-message', text: 'Drop a trace file to upload it' }));
+  root.append(el('div', { class: 'home' },
+    el('div', { class: 'home-top' }, el('h1', { text: 'Traces' }), el('div', {}, uploadButton, input)),
+    el('p', { class: 'drop-hint', text: 'Upload a trace recorded with Instruments’ SwiftUI template (tracesvc JSON, .json.gz, or xctrace export XML), or drop it anywhere on this page.' }),
+    status, list), overlay);
+
+  let alive = true;
+  let uploading = false;
+
+  async function refresh() {
+    try {
+      const { traces } = await listTraces();
+      if (alive) list.replaceChildren(traceTable(traces));
+    } catch (error) {
+      if (alive) list.replaceChildren(el('div', { class: 'error-box', role: 'alert', text: `Could not load the trace list. ${error.message}` }));
+    }
+    list.setAttribute('aria-busy', 'false');
+  }
+
+  function traceTable(traces) {
+    if (!traces.length) return el('p', { text: 'No traces yet. Upload one to start.' });
+    const rows = traces.map((trace) => el('tr', { 'data-trace-id': trace.id },
+      el('td', { class: 'name' }, el('a', { href: `/traces/${trace.id}`, text: trace.name }),
+        trace.isSample ? el('span', { class: 'badge', style: 'margin-left:6px', text: 'sample' }) : null),
+      el('td', { text: trace.app || '–' }),
+      el('td', { class: 'num', text: formatDuration(trace.durationNs) }),
+      el('td', { class: 'num', text: formatCount(trace.updateCount) }),
+      el('td', { class: 'num', text: formatBytes(trace.sizeBytes) }),
+      el('td', { text: trace.uploadedAt ? formatDate(trace.uploadedAt) : 'Sample' }),
+      el('td', {}, trace.isSample ? null : el('button', {
+        type: 'button', class: 'link-like', 'aria-label': `Delete ${trace.name}`, text: 'Delete',
+        onclick: async () => {
+          if (!confirm(`Delete "${trace.name}"? Links to it will stop working.`)) return;
+          try { await deleteTrace(trace.id); toast(`Deleted ${trace.name}`); refresh(); } catch (error) { toast(error.message); }
+        },
+      }))));
+    return el('table', { class: 'traces', 'aria-label': 'Traces' },
+      el('thead', {}, el('tr', {}, ...['Name', 'App', 'Duration', 'Updates', 'Size', 'Uploaded', ''].map((title, i) =>
+        el('th', { scope: 'col', class: i >= 2 && i <= 4 ? 'num' : null }, title || el('span', { class: 'visually-hidden', text: 'Actions' }))))),
+      el('tbody', {}, ...rows));
+  }
+
+  function showStatus(...children) {
+    status.hidden = false;
+    status.replaceChildren(...children);
+  }
+
+  async function upload(file) {
+    if (uploading) { toast('An upload is already running'); return; }
+    uploading = true;
+    uploadButton.disabled = true;
+    const bar = el('progress', { max: '1', value: '0', 'aria-label': `Uploading ${file.name}` });
+    const label = el('span', { text: `Uploading ${file.name} (${formatBytes(file.size)})… 0%` });
+    showStatus(label, bar);
+    status.dataset.state = 'uploading';
+    try {
+      const result = await uploadTrace(file, {
+        onProgress: (fraction) => {
+          bar.value = fraction;
+          label.textContent = `Uploading ${file.name} (${formatBytes(file.size)})… ${Math.round(fraction * 100)}%`;
+        },
+        onParsing: () => {
+          status.dataset.state = 'parsing';
+          bar.removeAttribute('value'); // indeterminate while the server reads the trace
+          bar.setAttribute('aria-label', `Parsing ${file.name}`);
+          label.textContent = `Parsing ${file.name} on the server…`;
+        },
+      });
+      status.dataset.state = 'done';
+      if (!alive) return;
+      navigate(`/traces/${result.trace.id}`);
+    } catch (error) {
+      status.dataset.state = 'error';
+      showStatus(el('div', { class: 'error-box', role: 'alert' },
+        el('strong', { text: `Could not read ${file.name}: ` }),
+        error.detail ? `${error.error}. ${error.detail}` : error.message,
+        error.location ? el('span', { class: 'where', text: `at ${error.location}` }) : null));
+    } finally {
+      uploading = false;
+      uploadButton.disabled = false;
+      input.value = '';
+    }
+  }
+
+  uploadButton.addEventListener('click', () => input.click());
+  input.addEventListener('change', () => { if (input.files[0]) upload(input.files[0]); });
+
+  // Drag-and-drop anywhere on the page.
+  let dragDepth = 0;
+  const hasFiles = (event) => [...(event.dataTransfer?.types ?? [])].includes('Files');
+  const onEnter = (event) => { if (!hasFiles(event)) return; event.preventDefault(); dragDepth++; overlay.hidden = false; };
+  const onOver = (event) => { if (hasFiles(event)) event.preventDefault(); };
+  const onLeave = () => { dragDepth = Math.max(0, dragDepth - 1); if (!dragDepth) overlay.hidden = true; };
+  const onDrop = (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    dragDepth = 0;
+    overlay.hidden = true;
+    const file = event.dataTransfer.files[0];
+    if (file) upload(file);
+  };
+  window.addEventListener('dragenter', onEnter);
+  window.addEventListener('dragover', onOver);
+  window.addEventListener('dragleave', onLeave);
+  window.addEventListener('drop', onDrop);
+
+  refresh();
+  return () => {
+    alive = false;
+    window.removeEventListener('dragenter', onEnter);
+    window.removeEventListener('dragover', onOver);
+    window.removeEventListener('dragleave', onLeave);
+    window.removeEventListener('drop', onDrop);
+  };
+}

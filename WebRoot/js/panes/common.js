@@ -1,0 +1,122 @@
+// Helpers shared by the detail panes: DOM building, number/time text, the long-update filters,
+// and reading the pane arguments out of the shared view state.
+import { formatDuration, formatCount, severityLabel } from '/js/format.js';
+
+export { formatDuration, formatCount, severityLabel };
+
+/** Builds an element: el('div', {class: 'x', onclick: fn, 'aria-label': 'y'}, child, 'text'). */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value == null || value === false) continue;
+    if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value);
+    else if (key === 'class') node.className = value;
+    else if (key === 'dataset') Object.assign(node.dataset, value);
+    else if (key === 'style') node.style.cssText = value;
+    else node.setAttribute(key, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child == null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** The summary / updates filters, in the order of the SwiftUI instrument's lanes. */
+export const FILTERS = [
+  { id: 'all', title: 'All Updates' },
+  { id: 'long-view-body', title: 'Long View Body Updates' },
+  { id: 'long-representable', title: 'Long Representable Updates' },
+  { id: 'long-other', title: 'Other Long Updates' },
+];
+
+export function currentFilter(state) {
+  return FILTERS.some((f) => f.id === state.filter) ? state.filter : 'all';
+}
+
+/** A <select> of the filters; `onChange(filterId)`. */
+export function filterSelect(value, onChange) {
+  const select = el('select', { class: 'pane-filter', 'aria-label': 'Updates to include' },
+    FILTERS.map((f) => el('option', { value: f.id, selected: f.id === value }, f.title)));
+  select.addEventListener('change', () => onChange(select.value));
+  return select;
+}
+
+/** The inspection range as {start, end}, or null when there is none (whole trace). */
+export function currentRange(state) {
+  const r = state.range;
+  if (!Array.isArray(r) || r.length !== 2 || r[0] == null) return null;
+  const [start, end] = r.map(Number);
+  return Number.isFinite(start) && Number.isFinite(end) && end >= start ? { start, end } : null;
+}
+
+/** Query parameters for a range (none = the whole trace). */
+export function rangeParams(range) {
+  return range ? { start: range.start, end: range.end } : {};
+}
+
+/** A time from the start of the recording in seconds to the microsecond ("1.234567 s"), one
+ * unit for every row so a column of times lines up. */
+export function formatTime(ns) {
+  return `${(Number(ns) / 1e9).toFixed(6)} s`;
+}
+
+/** Milliseconds with a fixed precision, for the call tree's weight columns. */
+export function formatMs(ns) {
+  const ms = Number(ns) / 1e6;
+  return `${ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)} ms`;
+}
+
+export function formatPercent(part, whole) {
+  if (!whole) return '0.0%';
+  return `${((100 * part) / whole).toFixed(1)}%`;
+}
+
+/** "Module:View" — the `pv` form, also used as a stable key. */
+export function viewKey(module, view) {
+  return `${module ?? ''}:${view ?? ''}`;
+}
+
+/** The {module, view} the updates / graph panes are about, however the state spells it. */
+export function currentPaneView(state) {
+  const pv = state.paneView;
+  if (!pv) return null;
+  if (typeof pv === 'string') {
+    const i = pv.indexOf(':');
+    return i < 0 ? { module: '', view: pv } : { module: pv.slice(0, i), view: pv.slice(i + 1) };
+  }
+  return pv.view ? { module: pv.module ?? '', view: pv.view } : null;
+}
+
+/** Opens a pane through the shell (which also updates the URL), or the state directly. */
+export function openPane(ctx, name, arg) {
+  if (typeof ctx.openPane === 'function') return ctx.openPane(name, arg);
+  const patch = { pane: name };
+  if (arg && arg.view) patch.paneView = { module: arg.module ?? '', view: arg.view };
+  if (arg && arg.update != null) patch.update = arg.update;
+  ctx.state.set(patch, { push: true });
+}
+
+/** Runs the latest of several overlapping async loads; older results are dropped. */
+export function latestOnly() {
+  let generation = 0;
+  return async (load, apply, fail) => {
+    const mine = ++generation;
+    try {
+      const result = await load();
+      if (mine === generation) apply(result);
+    } catch (error) {
+      if (mine === generation) fail(error);
+    }
+  };
+}
+
+/** Shows "Loading…" in `status` only if the answer takes a while, so quick reloads don't jump. */
+export function loadingSoon(status, text) {
+  const timer = setTimeout(() => status.replaceChildren(message(text)), 250);
+  return () => clearTimeout(timer);
+}
+
+export function message(text, kind = 'info') {
+  return el('div', { class: `pane-message pane-message-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text);
+}

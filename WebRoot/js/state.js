@@ -1,0 +1,147 @@
+// The shareable view state and its URL form (ui-contract.md, "View state and its URL form").
+// One place reads and writes the URL; everything else subscribes.
+
+export const STATE_VERSION = 1;
+
+/** Every key of the view state with its empty value; a key at its empty value is left out of the URL. */
+export const EMPTY_STATE = Object.freeze({
+  update: null,    // selected update id (path /updates/{id})
+  window: null,    // visible window [start, end] ns (w=)
+  range: null,     // inspection range [start, end] ns (r=)
+  expanded: [],    // expanded tracks, e.g. ['swiftui'] (x=)
+  pane: null,      // 'summary' | 'updates' | 'cpu' | 'graph' (p=)
+  paneView: null,  // {module, view} (pv=Module:View)
+  filter: null,    // 'all' | 'long-view-body' | ... (f=)
+  node: null,      // selected graph node id (n=)
+  search: '',      // CPU search text (q=)
+  mode: null,      // 'top-down' | 'bottom-up' (m=td / m=bu)
+});
+
+const MODE_TO_URL = { 'top-down': 'td', 'bottom-up': 'bu' };
+const MODE_FROM_URL = { td: 'top-down', bu: 'bottom-up' };
+
+function parseSpan(text) {
+  if (!text) return null;
+  const parts = text.split(',');
+  if (parts.length !== 2 || !parts.every((p) => /^-?\d+$/.test(p))) return null;
+  const [start, end] = parts.map(Number);
+  return end > start ? [start, end] : null;
+}
+
+function parsePaneView(text) {
+  if (!text) return null;
+  const colon = text.indexOf(':');
+  if (colon < 0) return { module: '', view: text };
+  return { module: text.slice(0, colon), view: text.slice(colon + 1) };
+}
+
+/**
+ * Reads a location into a route:
+ * {route:'home'} | {route:'trace', traceId, state} | {route:'bad-version', version, traceId} |
+ * {route:'bad-update', traceId, updateText} | {route:'not-found', path}
+ */
+export function parseLocation(location = window.location) {
+  const path = location.pathname.replace(/\/+$/, '') || '/';
+  if (path === '/') return { route: 'home' };
+  const match = path.match(/^\/traces\/([^/]+)(?:\/updates\/([^/]+))?$/);
+  if (!match) return { route: 'not-found', path };
+  const traceId = decodeURIComponent(match[1]);
+  const params = new URLSearchParams(location.search);
+  const version = params.get('v');
+  if (version !== null && version !== String(STATE_VERSION)) return { route: 'bad-version', version, traceId };
+  let update = null;
+  if (match[2] !== undefined) {
+    if (!/^\d+$/.test(match[2])) return { route: 'bad-update', traceId, updateText: decodeURIComponent(match[2]) };
+    update = Number(match[2]);
+  }
+  const mode = MODE_FROM_URL[params.get('m')] ?? null;
+  const state = {
+    ...EMPTY_STATE,
+    update,
+    window: parseSpan(params.get('w')),
+    range: parseSpan(params.get('r')),
+    expanded: (params.get('x') ?? '').split(',').filter(Boolean),
+    pane: params.get('p') || null,
+    paneView: parsePaneView(params.get('pv')),
+    filter: params.get('f') || null,
+    node: params.get('n') || null,
+    search: params.get('q') ?? '',
+    mode,
+  };
+  return { route: 'trace', traceId, state };
+}
+
+/** The path + query of a view state (relative URL). */
+export function buildPath(traceId, state) {
+  const s = { ...EMPTY_STATE, ...state };
+  let path = `/traces/${encodeURIComponent(traceId)}`;
+  if (s.update !== null && s.update !== undefined) path += `/updates/${s.update}`;
+  // Built by hand, not URLSearchParams, to keep "," and ":" readable in shared links.
+  const enc = (text) => encodeURIComponent(text).replace(/%2C/g, ',').replace(/%3A/g, ':');
+  const query = [`v=${STATE_VERSION}`];
+  if (s.window) query.push(`w=${Math.round(s.window[0])},${Math.round(s.window[1])}`);
+  if (s.range) query.push(`r=${Math.round(s.range[0])},${Math.round(s.range[1])}`);
+  if (s.expanded?.length) query.push(`x=${s.expanded.map(enc).join(',')}`);
+  if (s.pane) query.push(`p=${enc(s.pane)}`);
+  if (s.paneView) query.push(`pv=${encodeURIComponent(`${s.paneView.module ?? ''}:${s.paneView.view ?? ''}`)}`);
+  if (s.filter) query.push(`f=${enc(s.filter)}`);
+  if (s.node) query.push(`n=${enc(s.node)}`);
+  if (s.search) query.push(`q=${encodeURIComponent(s.search)}`);
+  if (s.mode && MODE_TO_URL[s.mode]) query.push(`m=${MODE_TO_URL[s.mode]}`);
+  return `${path}?${query.join('&')}`;
+}
+
+/** A link that opens `updateId` zoomed with context and selected (no window: the opener picks it). */
+export function updateLink(traceId, updateId) {
+  return new URL(buildPath(traceId, { update: updateId }), window.location.origin).href;
+}
+
+function same(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * The view state of one open trace. `set(patch, {push})` writes the URL (push adds a history
+ * entry: selection and zoom changes; continuous pans replace); subscribers get (state, changedKeys).
+ */
+export function createViewState(traceId, initial) {
+  let current = { ...EMPTY_STATE, ...initial };
+  const listeners = new Set();
+
+  function notify(changed) {
+    if (!changed.length) return;
+    for (const fn of [...listeners]) fn(current, changed);
+  }
+
+  function diff(next) {
+    return Object.keys(EMPTY_STATE).filter((key) => !same(current[key], next[key]));
+  }
+
+  return {
+    traceId,
+    get: () => current,
+    set(patch, { push = false } = {}) {
+      const next = { ...current, ...patch };
+      const changed = diff(next);
+      if (!changed.length) return;
+      current = next;
+      const url = buildPath(traceId, current);
+      if (push) history.pushState({ tracesvc: true }, '', url);
+      else history.replaceState({ tracesvc: true }, '', url);
+      notify(changed);
+    },
+    /** Back/forward: adopt a state parsed from the URL without writing history. */
+    restore(next) {
+      const full = { ...EMPTY_STATE, ...next };
+      const changed = diff(full);
+      current = full;
+      notify(changed);
+    },
+    subscribe(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    /** Absolute link to the current view. */
+    link: () => new URL(buildPath(traceId, current), window.location.origin).href,
+  };
+}

@@ -1,0 +1,488 @@
+// The timeline: ruler + lanes on one devicePixelRatio-aware canvas, lane headers in the DOM.
+// Draws only what the server's level-of-detail query returns for the visible window.
+import { el } from '../app.js';
+import { formatDuration, formatTimestamp, kindLabel, severityLabel } from '../format.js';
+import { eventOf, layoutRows, queriedLanes, RULER_HEIGHT } from './lanes.js';
+import { TimelineLoader } from './loader.js';
+import { drawTimeline, readColors } from './render.js';
+
+const MIN_WINDOW_NS = 1_000;          // 1 us
+const GESTURE_GAP_MS = 700;           // zoom events closer than this are one history entry
+const URL_WRITE_MS = 250;             // continuous pans write the URL at most this often
+const KEY_PAN_PER_S = 1.0;            // windows per second while A/D is held
+const KEY_ZOOM_PER_S = 2.2;           // e-folds per second while W/S is held
+
+const SELECTED_LANES = {
+  'view-body': ['view-body', 'long-view-body'],
+  representable: ['representable', 'long-representable'],
+  layout: ['other', 'long-other'],
+  other: ['other', 'long-other'],
+};
+
+export function createTimeline(section, ctx, { windowLabel } = {}) {
+  const { trace, state } = ctx;
+  const traceStart = trace.start;
+  const traceEnd = Math.max(trace.end, trace.start + MIN_WINDOW_NS);
+  const laneInfo = Object.fromEntries((trace.lanes ?? []).map((lane) => [lane.id, lane]));
+
+  const headers = el('div', { class: 'tl-headers', role: 'list', 'aria-label': 'Lanes' });
+  const canvas = el('canvas', {
+    tabindex: '0', role: 'img', id: 'timeline-canvas',
+    'aria-label': 'Timeline of the trace. W and S zoom, A and D or the arrow keys pan.',
+    'aria-describedby': 'timeline-help',
+  });
+  const tooltip = el('div', { class: 'tl-tooltip', role: 'tooltip', id: 'timeline-tooltip', hidden: true });
+  const status = el('div', { class: 'tl-status', 'aria-live': 'polite' });
+  const wrap = el('div', { class: 'tl-canvas-wrap' }, canvas, tooltip, status);
+  section.replaceChildren(el('div', { class: 'tl-grid' }, headers, wrap));
+  const g = canvas.getContext('2d');
+
+  let colors = readColors(document.documentElement);
+  let view = clampWindow(state.get().window ?? [traceStart, traceEnd]);
+  let layout = layoutRows(state.get().expanded ?? []);
+  let width = 0;
+  let dpr = window.devicePixelRatio || 1;
+  let selected = null;      // {id, start, duration, lanes}
+  let hover = null;         // {row, event, x, y}
+  let rangeDrag = null;     // [start, end] while dragging on the ruler
+  let drawScheduled = false;
+  let describeTimer = 0;
+  let destroyed = false;
+
+  const loader = new TimelineLoader(trace.id, traceStart, traceEnd, () => requestDraw());
+
+  // ----- layout -----
+  function buildHeaders() {
+    const expanded = (state.get().expanded ?? []).includes('swiftui');
+    const items = [el('div', { class: 'tl-header ruler', style: `height:${RULER_HEIGHT}px`, role: 'listitem' },
+      el('span', { class: 'title', text: 'Time' }))];
+    for (const row of layout.rows) {
+      const info = laneInfo[row.id];
+      const title = info?.title ?? row.title;
+      const children = [];
+      if (row.track) {
+        children.push(el('button', {
+          type: 'button', class: 'disclosure', id: 'toggle-swiftui', 'aria-expanded': String(expanded),
+          'aria-label': `${expanded ? 'Collapse' : 'Expand'} the SwiftUI track`,
+          onclick: toggleSwiftUI,
+        }, expanded ? '▾' : '▸'));
+      }
+      children.push(el('span', { class: 'title', text: title }));
+      if (info && !row.cpu) {
+        const long = info.orange + info.red;
+        children.push(el('span', { class: 'count', title: `${info.count} in the trace${long ? `, ${info.orange} orange, ${info.red} red` : ''}`, text: info.count.toLocaleString('en-US') }));
+      }
+      items.push(el('div', {
+        class: `tl-header${row.parent ? ' sub' : ''}${row.track ? ' track' : ''}`, role: 'listitem',
+        style: `height:${row.height}px`, 'data-lane': row.id, 'aria-label': title,
+      }, ...children));
+    }
+    headers.replaceChildren(...items);
+  }
+
+  function toggleSwiftUI() {
+    const current = state.get().expanded ?? [];
+    const next = current.includes('swiftui') ? current.filter((x) => x !== 'swiftui') : [...current, 'swiftui'];
+    state.set({ expanded: next }, { push: true });
+  }
+
+  function resize() {
+    width = Math.max(1, Math.floor(wrap.clientWidth));
+    dpr = window.devicePixelRatio || 1;
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${layout.height}px`;
+    canvas.width = Math.round(width * dpr);
+    canvas.height = Math.round(layout.height * dpr);
+    requestDraw();
+  }
+
+  // ----- view window -----
+  function clampWindow([start, end]) {
+    let span = Math.min(Math.max(end - start, MIN_WINDOW_NS), traceEnd - traceStart);
+    let s = Math.min(Math.max(start, traceStart), traceEnd - span);
+    return { start: s, end: s + span };
+  }
+
+  let urlTimer = 0;
+  let lastZoomAt = 0;
+  let writingState = false;
+
+  function writeWindow(push) {
+    clearTimeout(urlTimer);
+    urlTimer = 0;
+    writingState = true;
+    state.set({ window: [Math.round(view.start), Math.round(view.end)] }, { push });
+    writingState = false;
+  }
+
+  /** Moves the view. kind: 'pan' (replaces the URL, throttled), 'zoom' (one history entry per gesture), 'jump' (push). */
+  function setView(next, kind) {
+    const before = view;
+    view = clampWindow(next);
+    if (view.start === before.start && view.end === before.end) return;
+    let push = kind === 'jump';
+    if (kind === 'zoom') {
+      const now = performance.now();
+      push = now - lastZoomAt > GESTURE_GAP_MS; // a new zoom gesture: one history entry for all of it
+      lastZoomAt = now;
+    }
+    if (push) {
+      // Keep the window before the move on the current entry (a pan may not be written yet), then push.
+      const target = view;
+      view = before;
+      writeWindow(false);
+      view = target;
+      writeWindow(true);
+    } else if (!urlTimer) urlTimer = setTimeout(() => writeWindow(false), URL_WRITE_MS);
+    requestDraw();
+  }
+
+  function zoomAround(anchorTime, factor, kind = 'zoom') {
+    const span = Math.max((view.end - view.start) * factor, MIN_WINDOW_NS);
+    const ratio = (anchorTime - view.start) / (view.end - view.start);
+    setView([anchorTime - ratio * span, anchorTime - ratio * span + span], kind);
+  }
+
+  const timeAt = (x) => view.start + (x / width) * (view.end - view.start);
+
+  // ----- drawing -----
+  function requestDraw() {
+    if (drawScheduled || destroyed) return;
+    drawScheduled = true;
+    requestAnimationFrame(draw);
+  }
+
+  function draw() {
+    drawScheduled = false;
+    if (destroyed || !width) return;
+    const began = performance.now();
+    loader.ensure(view.start, view.end, width, queriedLanes(layout.rows));
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const counts = drawTimeline(g, {
+      width, height: layout.height, dpr, view, rows: layout.rows, data: loader.current, colors,
+      range: state.get().range, selected, hover, rangeDrag,
+    });
+    performance.measure('timeline-draw', { start: began, end: performance.now() });
+    if (performance.getEntriesByName('timeline-draw').length > 5000) performance.clearMeasures('timeline-draw');
+    // Lane descriptions and the status line change the DOM: keep that out of frames while moving.
+    if (!loader.loading && !held.size && !drag) describeLanes(counts);
+    else { clearTimeout(describeTimer); describeTimer = setTimeout(() => requestDraw(), 300); }
+    setText(windowLabel, `${formatTimestamp(view.start, (view.end - view.start) / 1000)} – ${formatTimestamp(view.end, (view.end - view.start) / 1000)} (${formatDuration(view.end - view.start)} visible)`);
+    setText(status, loader.error ? `Timeline query failed: ${loader.error.message}` : loader.loading ? 'Loading…' : '');
+    const loading = String(loader.loading);
+    if (canvas.dataset.loading !== loading) canvas.dataset.loading = loading;
+    // Which query the drawn marks come from (the browser tests ask the API the same).
+    if (loader.current && canvas.dataset.query !== loader.current.query) canvas.dataset.query = loader.current.query;
+  }
+
+  function setText(node, text) {
+    if (node && node.textContent !== text) node.textContent = text;
+  }
+
+  // Lane headers tell what is drawn (for screen readers, and the browser tests read the same).
+  function describeLanes(counts) {
+    for (const header of headers.querySelectorAll('[data-lane]')) {
+      const stats = counts[header.dataset.lane];
+      if (!stats) continue;
+      const text = `${stats.marks} marks in view` + (stats.orange || stats.red ? `, ${stats.orange} orange, ${stats.red} red` : '') + (stats.merged ? ', some merged' : '');
+      if (header.dataset.drawn === text) continue;
+      header.dataset.drawn = text;
+      header.dataset.marks = stats.marks;
+      header.dataset.orange = stats.orange;
+      header.dataset.red = stats.red;
+      header.dataset.merged = stats.merged;
+      header.setAttribute('aria-description', text);
+    }
+  }
+
+  // ----- hit testing and tooltip -----
+  function rowAt(y) {
+    return layout.rows.find((row) => y >= row.y && y < row.y + row.height) ?? null;
+  }
+
+  function eventAt(row, x) {
+    const lane = loader.current?.lanes?.[row.id];
+    if (!lane || row.track) return null;
+    const t = timeAt(x);
+    const slop = 3 * (view.end - view.start) / width;
+    let best = -1;
+    let bestDistance = Infinity;
+    const { start, duration } = lane;
+    for (let i = 0; i < lane.length; i++) {
+      const s = start[i];
+      const e = s + duration[i];
+      if (s - slop > t || e + slop < t) continue;
+      const distance = t < s ? s - t : t > e ? t - e : 0;
+      if (distance < bestDistance || (distance === bestDistance && duration[i] < duration[best])) { best = i; bestDistance = distance; }
+    }
+    return best < 0 ? null : eventOf(lane, best);
+  }
+
+  function showTooltip(row, e, x, y) {
+    const rows = [];
+    let title;
+    if (row.cpu) {
+      title = 'CPU';
+      rows.push(['Load', `${Math.round((e.load ?? 0) * 100)} %`], ['Main thread', `${Math.round((e.mainLoad ?? 0) * 100)} %`], ['At', formatTimestamp(e.start)]);
+    } else if (e.count > 1) {
+      title = `${e.count.toLocaleString('en-US')} events (zoom in to separate them)`;
+      rows.push(['Lane', row.title], ['Span', formatDuration(e.duration)], ['Worst', severityLabel[e.severity] ?? e.severity], ['Start', formatTimestamp(e.start)]);
+    } else {
+      title = e.label || row.title;
+      if (e.kind) rows.push(['Kind', kindLabel[e.kind] ?? e.kind]);
+      else rows.push(['Lane', row.title]);
+      rows.push(['Duration', formatDuration(e.duration)]);
+      if (row.long || e.severity !== 'normal') rows.push(['Severity', severityLabel[e.severity] ?? e.severity]);
+      rows.push(['Start', formatTimestamp(e.start)]);
+      if (e.update !== undefined) rows.push(['Update', String(e.update)]);
+    }
+    tooltip.replaceChildren(el('div', { class: 'tt-title', text: title }),
+      el('dl', {}, ...rows.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })])));
+    tooltip.hidden = false;
+    const box = tooltip.getBoundingClientRect();
+    const left = Math.min(x + 14, width - box.width - 4);
+    const top = y + 16 + box.height > layout.height ? Math.max(0, y - box.height - 8) : y + 16;
+    tooltip.style.left = `${Math.max(0, left)}px`;
+    tooltip.style.top = `${top}px`;
+  }
+
+  function updateHover(x, y) {
+    const row = rowAt(y);
+    const e = row && x >= 0 && x <= width ? eventAt(row, x) : null;
+    const changed = hover?.event?.index !== e?.index || hover?.row !== row;
+    hover = e ? { row, event: e } : null;
+    if (e) showTooltip(row, e, x, y);
+    else tooltip.hidden = true;
+    canvas.style.cursor = e && (e.update !== undefined || e.count > 1) ? 'pointer' : '';
+    if (changed) requestDraw();
+  }
+
+  function clearHover() {
+    if (!hover && tooltip.hidden) return;
+    hover = null;
+    tooltip.hidden = true;
+    requestDraw();
+  }
+
+  function activate(row, e) {
+    if (!e || row.cpu) return;
+    if (e.update !== undefined && e.count <= 1) { ctx.selectUpdate(e.update); return; }
+    if (e.count > 1) {
+      // A merged mark: zoom into it so its events separate.
+      const pad = Math.max(e.duration * 0.25, MIN_WINDOW_NS);
+      setView([e.start - pad, e.start + e.duration + pad], 'jump');
+      return;
+    }
+    // A group, hitch or hang: make it the inspection range.
+    ctx.setRange(e.start, e.start + Math.max(e.duration, 1), { zoom: false });
+  }
+
+  // ----- pointer: drag to pan, drag on the ruler for a range, click to select -----
+  let drag = null;
+  const localPoint = (event) => {
+    const rect = canvas.getBoundingClientRect();
+    return { x: event.clientX - rect.left, y: event.clientY - rect.top };
+  };
+
+  canvas.addEventListener('pointerdown', (event) => {
+    if (event.button !== 0) return;
+    canvas.focus({ preventScroll: true, focusVisible: false });
+    const { x, y } = localPoint(event);
+    canvas.setPointerCapture(event.pointerId);
+    drag = { x0: x, y0: y, view0: { ...view }, moved: false, onRuler: y < RULER_HEIGHT };
+    clearHover();
+  });
+  canvas.addEventListener('pointermove', (event) => {
+    const { x, y } = localPoint(event);
+    if (!drag) { updateHover(x, y); return; }
+    if (Math.abs(x - drag.x0) > 3 || Math.abs(y - drag.y0) > 3) drag.moved = true;
+    if (!drag.moved) return;
+    if (drag.onRuler) {
+      const a = timeAt(drag.x0);
+      const b = timeAt(Math.max(0, Math.min(width, x)));
+      rangeDrag = [Math.min(a, b), Math.max(a, b)];
+      requestDraw();
+    } else {
+      canvas.classList.add('dragging');
+      const shift = ((x - drag.x0) / width) * (drag.view0.end - drag.view0.start);
+      setView([drag.view0.start - shift, drag.view0.end - shift], 'pan');
+    }
+  });
+  const endDrag = (event) => {
+    if (!drag) return;
+    const { x, y } = localPoint(event);
+    const finished = drag;
+    drag = null;
+    canvas.classList.remove('dragging');
+    if (finished.onRuler) {
+      if (finished.moved && rangeDrag && rangeDrag[1] - rangeDrag[0] > 0) ctx.setRange(rangeDrag[0], rangeDrag[1], { zoom: false });
+      rangeDrag = null;
+      requestDraw();
+    } else if (finished.moved) {
+      writeWindow(false);
+    } else if (event.type === 'pointerup') {
+      const row = rowAt(y);
+      const e = row ? eventAt(row, x) : null;
+      if (row?.track) toggleSwiftUI();
+      else if (e) activate(row, e);
+      else if (row && !row.cpu && state.get().update !== null && row.long) ctx.selectUpdate(null);
+    }
+  };
+  canvas.addEventListener('pointerup', endDrag);
+  canvas.addEventListener('pointercancel', endDrag);
+  canvas.addEventListener('pointerleave', () => { if (!drag) clearHover(); });
+
+  let pointerX = null;
+  canvas.addEventListener('pointermove', (event) => { pointerX = localPoint(event).x; });
+  canvas.addEventListener('pointerleave', () => { pointerX = null; });
+
+  canvas.addEventListener('wheel', (event) => {
+    event.preventDefault();
+    const scale = event.deltaMode === 1 ? 16 : event.deltaMode === 2 ? width : 1;
+    const dx = event.deltaX * scale;
+    const dy = event.deltaY * scale;
+    const { x } = localPoint(event);
+    if (event.shiftKey || Math.abs(dx) > Math.abs(dy)) {
+      const shift = ((event.shiftKey ? dy : dx) / width) * (view.end - view.start);
+      setView([view.start + shift, view.end + shift], 'pan');
+    } else {
+      // Pinch gestures arrive as ctrl+wheel with small deltas: zoom faster for them.
+      const factor = Math.exp(dy * (event.ctrlKey ? 0.01 : 0.0015));
+      zoomAround(timeAt(x), factor);
+    }
+    clearHover();
+  }, { passive: false });
+
+  // ----- keyboard: W/S zoom, A/D and arrows pan, held keys animate smoothly -----
+  const held = new Set();
+  let lastFrame = 0;
+  const KEYS = { w: 'in', s: 'out', a: 'left', d: 'right', arrowup: 'in', arrowdown: 'out', arrowleft: 'left', arrowright: 'right' };
+
+  function typingTarget(target) {
+    return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+  }
+  function onKeyDown(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typingTarget(event.target)) return;
+    const key = event.key.toLowerCase();
+    // Arrows belong to whatever has focus (trees, lists); on the timeline or the page they move it.
+    if (key.startsWith('arrow') && !(event.target === canvas || event.target === document.body || event.target === document.documentElement)) return;
+    if (key === 'escape' && state.get().update !== null) { ctx.selectUpdate(null); return; }
+    if (key === '[' || key === ']') { event.preventDefault(); stepLongUpdate(key === ']' ? 1 : -1); return; }
+    const action = KEYS[key];
+    if (!action) return;
+    event.preventDefault();
+    if (!held.has(action)) {
+      held.add(action);
+      if (action === 'in' || action === 'out') lastZoomAt = 0; // a new key press is a new zoom step in history
+      // Move at once, so a single tap does something even if it is shorter than a frame.
+      step(1 / 30);
+      if (held.size === 1) { lastFrame = performance.now(); requestAnimationFrame(animate); }
+    }
+  }
+  function onKeyUp(event) {
+    const action = KEYS[event.key.toLowerCase()];
+    if (action) held.delete(action);
+    if (!held.size && urlTimer) writeWindow(false);
+  }
+  function step(seconds) {
+    const anchor = pointerX !== null ? timeAt(pointerX) : (view.start + view.end) / 2;
+    const span = view.end - view.start;
+    if (held.has('in')) zoomAround(anchor, Math.exp(-KEY_ZOOM_PER_S * seconds));
+    if (held.has('out')) zoomAround(anchor, Math.exp(KEY_ZOOM_PER_S * seconds));
+    if (held.has('left')) setView([view.start - span * KEY_PAN_PER_S * seconds, view.end - span * KEY_PAN_PER_S * seconds], 'pan');
+    if (held.has('right')) setView([view.start + span * KEY_PAN_PER_S * seconds, view.end + span * KEY_PAN_PER_S * seconds], 'pan');
+  }
+  function animate(now) {
+    if (!held.size || destroyed) return;
+    step(Math.min(now - lastFrame, 50) / 1000);
+    lastFrame = now;
+    requestAnimationFrame(animate);
+  }
+  const clearHeld = () => held.clear();
+  window.addEventListener('keydown', onKeyDown);
+  window.addEventListener('keyup', onKeyUp);
+  window.addEventListener('blur', clearHeld);
+
+  /** Keyboard selection: the next / previous long update (of the loaded long lanes) after the selection. */
+  function stepLongUpdate(direction) {
+    const lanes = loader.current?.lanes ?? {};
+    const candidates = ['long-view-body', 'long-representable', 'long-other']
+      .flatMap((id) => (lanes[id] ? Array.from({ length: lanes[id].length }, (_, i) => eventOf(lanes[id], i)) : []))
+      .filter((e) => e.update !== undefined && e.count <= 1)
+      .sort((a, b) => a.start - b.start || a.update - b.update);
+    // From the selection (known at once from the loaded marks; its details may still be on the way).
+    const current = state.get().update;
+    const at = candidates.find((e) => e.update === current) ?? (selected?.id === current ? selected : null);
+    const from = at ? at.start : direction > 0 ? view.start - 1 : view.end + 1;
+    const fromId = at ? current : -1;
+    const next = direction > 0
+      ? candidates.find((e) => e.start > from || (e.start === from && e.update > fromId))
+      : candidates.findLast((e) => e.start < from || (e.start === from && e.update < fromId));
+    if (!next) return;
+    const inView = next.start >= view.start && next.start + next.duration <= view.end;
+    ctx.selectUpdate(next.update, { zoom: !inView });
+  }
+
+  // ----- state -----
+  async function loadSelected(id) {
+    if (id === null || id === undefined) { selected = null; requestDraw(); return; }
+    if (selected?.id === id) return;
+    try {
+      const u = await ctx.api.get(`updates/${id}`);
+      if (state.get().update !== id) return;
+      const lanes = [...(SELECTED_LANES[u.kind] ?? [])].filter((lane) => !lane.startsWith('long-') || u.severity !== 'normal');
+      selected = { id, start: u.start, duration: u.duration, lanes };
+    } catch {
+      selected = null;
+    }
+    requestDraw();
+  }
+
+  const unsubscribe = state.subscribe((next, changed) => {
+    if (changed.includes('window') && !writingState && next.window) {
+      view = clampWindow(next.window);
+      requestDraw();
+    }
+    if (changed.includes('window') && !next.window) { view = clampWindow([traceStart, traceEnd]); requestDraw(); }
+    if (changed.includes('expanded')) {
+      layout = layoutRows(next.expanded ?? []);
+      buildHeaders();
+      resize();
+    }
+    if (changed.includes('update')) loadSelected(next.update);
+    if (changed.includes('range')) requestDraw();
+  });
+
+  const scheme = window.matchMedia('(prefers-color-scheme: dark)');
+  const onScheme = () => { colors = readColors(document.documentElement); requestDraw(); };
+  scheme.addEventListener('change', onScheme);
+  const observer = new ResizeObserver(() => resize());
+  observer.observe(wrap);
+  const onDprChange = () => resize();
+  window.addEventListener('resize', onDprChange);
+
+  buildHeaders();
+  resize();
+  loadSelected(state.get().update);
+  if (!state.get().window) writeWindow(false);
+
+  return {
+    zoomToFit: () => setView([traceStart, traceEnd], 'jump'),
+    getView: () => ({ ...view }),
+    /** Writes a pending pan to the URL now (before a link is copied). */
+    flush: () => { if (urlTimer) writeWindow(false); },
+    destroy() {
+      destroyed = true;
+      clearTimeout(urlTimer);
+      clearTimeout(describeTimer);
+      loader.destroy();
+      unsubscribe();
+      observer.disconnect();
+      scheme.removeEventListener('change', onScheme);
+      window.removeEventListener('keydown', onKeyDown);
+      window.removeEventListener('keyup', onKeyUp);
+      window.removeEventListener('blur', clearHeld);
+      window.removeEventListener('resize', onDprChange);
+    },
+  };
+}

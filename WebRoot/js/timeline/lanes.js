@@ -1,0 +1,70 @@
+// The rows of the timeline, top to bottom as the SwiftUI instrument draws them.
+
+export const RULER_HEIGHT = 28;
+
+export const ROWS = [
+  { id: 'update-groups', title: 'Update Groups', height: 22, color: 'accent' },
+  { id: 'long-view-body', title: 'Long View Body Updates', height: 22, long: true },
+  { id: 'long-representable', title: 'Long Representable Updates', height: 22, long: true },
+  { id: 'long-other', title: 'Other Long Updates', height: 22, long: true },
+  { id: 'swiftui', title: 'SwiftUI', height: 22, track: true },
+  { id: 'view-body', title: 'View Body Updates', height: 20, parent: 'swiftui', long: true },
+  { id: 'representable', title: 'Representable Updates', height: 20, parent: 'swiftui', long: true },
+  { id: 'other', title: 'Other Updates', height: 20, parent: 'swiftui', long: true },
+  { id: 'hitches', title: 'Hitches', height: 22, color: 'hitch' },
+  { id: 'hangs', title: 'Hangs', height: 22, color: 'hang' },
+  { id: 'cpu', title: 'CPU', height: 44, cpu: true },
+];
+
+/** Visible rows for the expanded tracks, with their y offset below the ruler. */
+export function layoutRows(expanded) {
+  let y = RULER_HEIGHT;
+  const rows = [];
+  for (const row of ROWS) {
+    if (row.parent && !expanded.includes(row.parent)) continue;
+    rows.push({ ...row, y, expanded: expanded.includes(row.id) });
+    y += row.height;
+  }
+  return { rows, height: y };
+}
+
+/** Lanes the server is asked for: every visible row except track headers. */
+export const queriedLanes = (rows) => rows.filter((row) => !row.track).map((row) => row.id);
+
+/** Codes of the decoded lanes (worker.js): severity index and kind index. */
+export const SEVERITIES = ['normal', 'orange', 'red'];
+export const KINDS = ['', 'view-body', 'representable', 'layout', 'other'];
+
+/** One event of a decoded lane as a plain object (for tooltips and clicks, not for drawing). */
+export function eventOf(lane, i) {
+  const event = {
+    index: i,
+    start: lane.start[i],
+    duration: lane.duration[i],
+    count: lane.count[i],
+    severity: SEVERITIES[lane.severity[i]],
+  };
+  if (lane.update[i] >= 0) event.update = lane.update[i];
+  if (lane.kind[i]) event.kind = KINDS[lane.kind[i]];
+  if (lane.label[i] >= 0) event.label = lane.labels[lane.label[i]];
+  if (lane.load) { event.load = lane.load[i]; event.mainLoad = lane.mainLoad[i]; }
+  return event;
+}
+
+/** Index range [first, last) of a decoded lane's events that can overlap [start, end] (events are sorted by start). */
+export function visibleSpan(lane, start, end) {
+  const from = start - lane.maxDuration;
+  let lo = 0;
+  let hi = lane.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (lane.start[mid] < from) lo = mid + 1; else hi = mid;
+  }
+  let last = lo;
+  hi = lane.length;
+  while (last < hi) {
+    const mid = (last + hi) >>> 1;
+    if (lane.start[mid] <= end) last = mid + 1; else hi = mid;
+  }
+  return [lo, last];
+}

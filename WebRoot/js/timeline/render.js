@@ -1,0 +1,255 @@
+// Canvas drawing of the ruler and lanes. Pure: takes the view, the rows and the loaded data.
+import { formatDuration, tickLabel } from '../format.js';
+import { RULER_HEIGHT, SEVERITIES, visibleSpan } from './lanes.js';
+
+const COLOR_NAMES = ['bg', 'bg-alt', 'fg', 'muted', 'border', 'accent', 'orange', 'red', 'gray-event', 'hitch', 'hang', 'cpu', 'cpu-main', 'range', 'range-edge', 'lane-alt'];
+
+export function readColors(element) {
+  const style = getComputedStyle(element);
+  const colors = {};
+  for (const name of COLOR_NAMES) colors[name] = style.getPropertyValue(`--${name}`).trim() || '#888';
+  return colors;
+}
+
+/** A 1-2-5 step giving ticks at least `minPx` apart. */
+export function tickStep(nsPerPx, minPx = 90) {
+  const target = nsPerPx * minPx;
+  const power = 10 ** Math.floor(Math.log10(Math.max(target, 1)));
+  for (const factor of [1, 2, 5, 10]) if (power * factor >= target) return power * factor;
+  return power * 10;
+}
+
+function eventColor(row, severity, colors) {
+  if (row.long) return severity === 'red' ? colors.red : severity === 'orange' ? colors.orange : colors['gray-event'];
+  if (row.color === 'hang' && severity === 'red') return colors.red;
+  return colors[row.color] ?? colors['gray-event'];
+}
+
+/**
+ * Draws everything; returns per-lane counts of drawn marks (for the lane headers' accessible
+ * descriptions): {laneId: {marks, orange, red, merged}}.
+ */
+export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, range, selected, hover, rangeDrag }) {
+  const k = width / (view.end - view.start);
+  const xOf = (t) => (t - view.start) * k;
+  g.clearRect(0, 0, width, height);
+  g.fillStyle = colors.bg;
+  g.fillRect(0, 0, width, height);
+
+  // Lane backgrounds and separators.
+  rows.forEach((row, i) => {
+    if (i % 2) { g.fillStyle = colors['lane-alt']; g.fillRect(0, row.y, width, row.height); }
+  });
+  g.fillStyle = colors.border;
+  for (const row of rows) g.fillRect(0, row.y + row.height - 1, width, 1);
+
+  // Ruler and grid.
+  const step = tickStep(1 / k);
+  g.fillStyle = colors['bg-alt'];
+  g.fillRect(0, 0, width, RULER_HEIGHT);
+  g.fillStyle = colors.border;
+  g.fillRect(0, RULER_HEIGHT - 1, width, 1);
+  g.font = '11px system-ui, "DejaVu Sans", sans-serif';
+  g.textBaseline = 'middle';
+  const firstTick = Math.ceil(view.start / step) * step;
+  for (let t = firstTick; t <= view.end; t += step) {
+    const x = Math.round(xOf(t)) + 0.5;
+    g.fillStyle = colors.border;
+    g.fillRect(x - 0.5, RULER_HEIGHT - 8, 1, 8);
+    g.globalAlpha = 0.45;
+    g.fillRect(x - 0.5, RULER_HEIGHT, 1, height - RULER_HEIGHT);
+    g.globalAlpha = 1;
+    g.fillStyle = colors.muted;
+    g.fillText(tickLabel(t, step, firstTick), x + 3, 10);
+  }
+  // Minor ticks (fifths of a step).
+  g.fillStyle = colors.border;
+  for (let t = firstTick - step; t <= view.end; t += step / 5) {
+    const x = Math.round(xOf(t));
+    if (x >= 0 && x <= width) g.fillRect(x, RULER_HEIGHT - 4, 1, 4);
+  }
+
+  // Inspection range (or the one being dragged), shaded under the marks so colours stay true.
+  const shade = rangeDrag ?? range;
+  if (shade) {
+    const x0 = Math.max(xOf(shade[0]), -1);
+    const x1 = Math.min(xOf(shade[1]), width + 1);
+    if (x1 >= 0 && x0 <= width) {
+      g.fillStyle = colors.range;
+      g.fillRect(x0, 0, Math.max(x1 - x0, 1), height);
+    }
+  }
+
+  const counts = {};
+  const lanes = data?.lanes ?? {};
+  for (const row of rows) {
+    if (row.track) {
+      if (!row.expanded) drawNote(g, row, 'Click to expand: every update in View Body, Representable and Other Updates', colors);
+      continue;
+    }
+    const lane = lanes[row.id];
+    const stats = { marks: 0, orange: 0, red: 0, merged: !!lane?.merged, loaded: !!lane };
+    counts[row.id] = stats;
+    if (!lane) continue;
+    if (row.cpu) {
+      if (lane.length) drawCPU(g, lane, row, view, k, width, dpr, colors);
+      else drawNote(g, row, 'No CPU samples in this window', colors);
+      continue;
+    }
+    const top = row.y + 4;
+    const h = row.height - 8;
+    // Marks of one severity that touch on screen are drawn as one rectangle, and each severity
+    // is filled in one go: at a 1M-update zoom-out most of a lane is runs of 1-pixel marks, and
+    // the canvas is rasterized on the CPU, so fewer rectangles means faster frames.
+    const rects = [[], [], []];
+    const runStart = [NaN, NaN, NaN];
+    const runEnd = [NaN, NaN, NaN];
+    const labelled = [];
+    const { start, duration, severity, label, count } = lane;
+    const [first, last] = visibleSpan(lane, view.start, view.end);
+    for (let i = first; i < last; i++) {
+      const x0 = (start[i] - view.start) * k;
+      const x1 = (start[i] + duration[i] - view.start) * k;
+      if (x1 < 0 || x0 > width) continue;
+      const sev = severity[i];
+      stats.marks++;
+      if (sev === 1) stats.orange++;
+      else if (sev === 2) stats.red++;
+      // Snap to device pixels: crisp edges, and a 1-pixel mark keeps its full colour.
+      const left = Math.round(x0 * dpr) / dpr;
+      const right = Math.max(Math.round(x1 * dpr) / dpr, left + 1);
+      if (left <= runEnd[sev]) {
+        if (right > runEnd[sev]) runEnd[sev] = right;
+      } else {
+        if (runEnd[sev] === runEnd[sev]) rects[sev].push(runStart[sev], runEnd[sev]);
+        runStart[sev] = left;
+        runEnd[sev] = right;
+      }
+      if (right - left > 36 && (label[i] >= 0 || count[i] > 1)) labelled.push(i);
+    }
+    for (let sev = 0; sev < 3; sev++) {
+      if (runEnd[sev] === runEnd[sev]) rects[sev].push(runStart[sev], runEnd[sev]);
+      const list = rects[sev];
+      if (!list.length) continue;
+      g.fillStyle = eventColor(row, SEVERITIES[sev], colors);
+      for (let j = 0; j < list.length; j += 2) g.fillRect(list[j], top, list[j + 1] - list[j], h);
+    }
+    if (labelled.length) {
+      g.save();
+      g.beginPath();
+      g.rect(0, row.y, width, row.height);
+      g.clip();
+      g.font = '11px system-ui, "DejaVu Sans", sans-serif';
+      for (const i of labelled) {
+        const x0 = Math.max((start[i] - view.start) * k, 0);
+        const x1 = Math.min((start[i] + duration[i] - view.start) * k, width);
+        const sev = severity[i];
+        const light = row.color === 'accent' || row.color === 'hitch' || row.color === 'hang' || sev === 2;
+        g.fillStyle = light ? '#ffffff' : row.long && sev === 0 ? colors.fg : '#1d1f23';
+        const text = label[i] >= 0 ? lane.labels[label[i]] : `${count[i].toLocaleString('en-US')} events`;
+        const fitted = fitText(g, text, x1 - x0 - 8);
+        if (fitted) g.fillText(fitted, x0 + 4, row.y + row.height / 2);
+      }
+      g.restore();
+    }
+  }
+
+  // Selected update: outline where its mark is, and guide lines through the lanes.
+  if (selected) {
+    const x0 = xOf(selected.start);
+    const x1 = Math.max(xOf(selected.start + selected.duration), x0 + 1);
+    if (x1 >= -2 && x0 <= width + 2) {
+      g.strokeStyle = colors.fg;
+      g.lineWidth = 2;
+      for (const row of rows) {
+        if (selected.lanes.includes(row.id)) g.strokeRect(x0 - 1, row.y + 2, x1 - x0 + 2, row.height - 4);
+      }
+      g.globalAlpha = 0.6;
+      g.setLineDash([3, 3]);
+      g.lineWidth = 1;
+      g.beginPath();
+      g.moveTo(Math.round(x0) + 0.5, RULER_HEIGHT);
+      g.lineTo(Math.round(x0) + 0.5, height);
+      g.moveTo(Math.round(x1) + 0.5, RULER_HEIGHT);
+      g.lineTo(Math.round(x1) + 0.5, height);
+      g.stroke();
+      g.setLineDash([]);
+      g.globalAlpha = 1;
+    }
+  }
+
+  // Inspection range edges (the shading is drawn under the marks).
+  if (shade) {
+    const x0 = xOf(shade[0]);
+    const x1 = xOf(shade[1]);
+    g.fillStyle = colors['range-edge'];
+    if (x0 >= 0 && x0 <= width) g.fillRect(Math.round(x0), 0, 1, height);
+    if (x1 >= 0 && x1 <= width) g.fillRect(Math.round(x1), 0, 1, height);
+    // The range's length on the ruler, where it fits.
+    const text = formatDuration(shade[1] - shade[0]);
+    const left = Math.max(x0, 0);
+    const right = Math.min(x1, width);
+    g.font = '600 11px system-ui, "DejaVu Sans", sans-serif';
+    const textWidth = g.measureText(text).width;
+    if (right - left > textWidth + 10) {
+      const x = (left + right - textWidth) / 2;
+      g.fillStyle = colors['bg-alt'];
+      g.fillRect(x - 4, RULER_HEIGHT - 14, textWidth + 8, 13);
+      g.fillStyle = colors.fg;
+      g.fillText(text, x, RULER_HEIGHT - 7);
+    }
+  }
+
+  if (hover?.event && !hover.row.cpu) {
+    const e = hover.event;
+    const x0 = xOf(e.start);
+    const x1 = Math.max(xOf(e.start + e.duration), x0 + 1);
+    g.strokeStyle = colors.accent;
+    g.lineWidth = 1.5;
+    g.strokeRect(x0 - 1.5, hover.row.y + 2.5, x1 - x0 + 3, hover.row.height - 5);
+  }
+  return counts;
+}
+
+function drawCPU(g, lane, row, view, k, width, dpr, colors) {
+  // A stacked load graph: the main thread's share (dark) under the other threads' (light).
+  // Rectangles only: a stroked line over thousands of columns costs more to rasterize than all lanes.
+  const bottom = row.y + row.height - 2;
+  const h = row.height - 6;
+  const { start, duration, load, mainLoad } = lane;
+  if (!load) return;
+  const total = [];
+  const main = [];
+  const [first, last] = visibleSpan(lane, view.start, view.end);
+  for (let i = first; i < last; i++) {
+    const x0 = (start[i] - view.start) * k;
+    const x1 = (start[i] + duration[i] - view.start) * k;
+    if (x1 < 0 || x0 > width) continue;
+    const left = Math.round(x0 * dpr) / dpr;
+    const w = Math.max(Math.round(x1 * dpr) / dpr - left, 1 / dpr);
+    const all = Math.max(0, Math.min(1, load[i])) * h;
+    const mine = Math.min(all, Math.max(0, Math.min(1, mainLoad[i])) * h);
+    if (all > mine) total.push(left, bottom - all, w, all - mine);
+    if (mine > 0) main.push(left, bottom - mine, w, mine);
+  }
+  for (const [list, color] of [[total, colors.cpu], [main, colors['cpu-main']]]) {
+    g.fillStyle = color;
+    for (let j = 0; j < list.length; j += 4) g.fillRect(list[j], list[j + 1], list[j + 2], list[j + 3]);
+  }
+}
+
+function drawNote(g, row, text, colors) {
+  g.font = '11px system-ui, "DejaVu Sans", sans-serif';
+  g.fillStyle = colors.muted;
+  g.fillText(text, 8, row.y + row.height / 2);
+}
+
+/** `text` cut with an ellipsis to fit `maxWidth` pixels, or '' when not even a few letters fit. */
+function fitText(g, text, maxWidth) {
+  if (maxWidth < 14) return '';
+  const full = g.measureText(text).width;
+  if (full <= maxWidth) return text;
+  let length = Math.floor(text.length * maxWidth / full);
+  while (length > 1 && g.measureText(`${text.slice(0, length)}…`).width > maxWidth) length--;
+  return length > 1 ? `${text.slice(0, length)}…` : '';
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Packs what tracesvc reads from an Instruments recording into one file to upload (macOS, Xcode 26+).
+#
+#   scripts/export-instruments-trace.sh RUN.trace [OUT.tar.gz] [--run N]
+#
+# Runs `xcrun xctrace export --toc` and one `--xpath` export per table tracesvc reads, then
+# packs them as OUT (default: RUN.xctrace.tar.gz next to the recording).
+set -euo pipefail
+
+usage() { echo "usage: $0 RUN.trace [OUT.tar.gz] [--run N]" >&2; exit 2; }
+
+run=1
+positional=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --run) [ $# -ge 2 ] || usage; run="$2"; shift 2 ;;
+        -h|--help) usage ;;
+        *) positional+=("$1"); shift ;;
+    esac
+done
+[ ${#positional[@]} -ge 1 ] && [ ${#positional[@]} -le 2 ] || usage
+trace="${positional[0]%/}"
+[ -e "$trace" ] || { echo "no such recording: $trace" >&2; exit 1; }
+name=$(basename "$trace" .trace)
+out="${positional[1]:-$(dirname "$trace")/$name.xctrace.tar.gz}"
+command -v xcrun >/dev/null 2>&1 || { echo "xcrun not found: run this on a Mac with Xcode installed" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/$name"
+
+echo "reading the table of contents of $trace"
+xcrun xctrace export --input "$trace" --toc --output "$work/$name/toc.xml"
+
+has_table() { grep -q "schema=\"$1\"" "$work/$name/toc.xml"; }
+
+# swiftui-full-causes holds everything swiftui-causes does (tracesvc reads only one of them,
+# and causes tables are the biggest part of an export).
+causes=swiftui-causes
+has_table swiftui-full-causes && causes=swiftui-full-causes
+exported=0
+for schema in swiftui-updates swiftui-update-groups "$causes" swiftui-changes time-profile potential-hangs hitches; do
+    if ! has_table "$schema"; then
+        echo "  (no $schema table in run $run: tracesvc will say what is missing)"
+        continue
+    fi
+    echo "  exporting $schema"
+    xcrun xctrace export --input "$trace" --output "$work/$name/$schema.xml" \
+        --xpath "/trace-toc/run[@number=\"$run\"]/data/table[@schema=\"$schema\"]"
+    exported=$((exported + 1))
+done
+[ "$exported" -gt 0 ] || { echo "run $run of $trace has none of the tables tracesvc reads (record with the SwiftUI template)" >&2; exit 1; }
+
+# COPYFILE_DISABLE: no AppleDouble "._*" files for extended attributes in the archive.
+COPYFILE_DISABLE=1 tar -C "$work" -czf "$out" "$name"
+echo "wrote $out ($(du -h "$out" | cut -f1)): upload it to tracesvc"
