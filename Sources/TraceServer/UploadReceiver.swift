@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import MultipartKit
+import TraceFormats
 
 /// An upload streamed to a file in the store's incoming directory, not yet read as a trace.
 public struct ReceivedUpload: Sendable {
@@ -29,7 +30,7 @@ enum UploadReceiver {
             throw tooLarge(limit)
         }
         let file = directory.appendingPathComponent("\(UUID().uuidString).part")
-        guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
+        guard let handle = try? FileHandle.creatingForWriting(at: file) else {
             throw APIError(.internalServerError, "cannot store trace", detail: "Cannot create \(file.path).")
         }
         let sink = FileSink(handle: handle)

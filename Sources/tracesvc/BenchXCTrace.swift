@@ -74,8 +74,7 @@ struct BenchXCTrace: AsyncParsableCommand {
         let calibration = 20_000
         try XCTraceSyntheticExport(updates: calibration, seed: seed).write { sampleBytes += $0.count }
         let updates = max(1, Int(Double(mb) * 1e6 / (Double(sampleBytes) / Double(calibration))))
-        FileManager.default.createFile(atPath: url.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: url)
+        let handle = try FileHandle.creatingForWriting(at: url)
         defer { try? handle.close() }
         let (seconds, _) = try measure {
             try XCTraceSyntheticExport(updates: updates, seed: seed).write { try handle.write(contentsOf: Data($0)) }

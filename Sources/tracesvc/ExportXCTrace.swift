@@ -35,8 +35,7 @@ struct ExportXCTrace: AsyncParsableCommand {
     func run() async throws {
         let output = URL(fileURLWithPath: paths.last!)
         let started = ContinuousClock.now
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: output)
+        let handle = try FileHandle.creatingForWriting(at: output)
         defer { try? handle.close() }
         var summary: String
         if let syntheticUpdates {

@@ -15,10 +15,7 @@ public enum NativeTraceWriter {
 
     /// Streams the file to `url`, gzip-compressed when the name ends in ".gz".
     public static func write(_ trace: Trace, to url: URL) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
-        }
-        let handle = try FileHandle(forWritingTo: url)
+        let handle = try FileHandle.creatingForWriting(at: url)
         defer { try? handle.close() }
         if url.pathExtension.lowercased() == "gz" {
             let gzip = try GzipStream()

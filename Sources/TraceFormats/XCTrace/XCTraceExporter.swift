@@ -55,8 +55,7 @@ public enum XCTraceExporter {
 
     /// Writes `trace` to `url`.
     public static func export(_ trace: Trace, to url: URL, layout: Layout) throws {
-        FileManager.default.createFile(atPath: url.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: url)
+        let handle = try FileHandle.creatingForWriting(at: url)
         defer { try? handle.close() }
         try export(trace, layout: layout) { try handle.write(contentsOf: Data($0)) }
     }
