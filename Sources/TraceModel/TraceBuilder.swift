@@ -178,26 +178,47 @@ public struct TraceBuilder: Sendable {
                 throw TraceModelError(table: table, row: row, field: field, message: "refers to \(value), but there are \(count) rows")
             }
         }
+        func bound(_ value: Nanoseconds, _ range: ClosedRange<Nanoseconds>, _ table: String, _ row: Int, _ field: String) throws(TraceModelError) {
+            guard !range.contains(value) else { return }
+            let what = value < 0 && range.lowerBound == 0 ? "is negative" : "is out of range"
+            throw TraceModelError(table: table, row: row, field: field,
+                                  message: "\(what) (\(value) ns; allowed \(range.lowerBound)...\(range.upperBound))")
+        }
+        try bound(metadata.start, TraceLimits.times, "metadata", 0, "start")
+        try bound(metadata.end, TraceLimits.times, "metadata", 0, "end")
+        for row in 0..<groups.count {
+            try bound(groups.start[row], TraceLimits.times, "updateGroups", row, "start")
+            try bound(groups.duration[row], TraceLimits.durations, "updateGroups", row, "duration")
+        }
         for row in 0..<updates.count {
             try check(updates.group[row], groups.count, "updates", row, "group")
             try check(updates.thread[row], threads.count, "updates", row, "thread")
-            if updates.duration[row] < 0 {
-                throw TraceModelError(table: "updates", row: row, field: "duration", message: "is negative")
+            try bound(updates.start[row], TraceLimits.times, "updates", row, "start")
+            try bound(updates.duration[row], TraceLimits.durations, "updates", row, "duration")
+        }
+        for (table, intervals) in [("hitches", hitches), ("hangs", hangs)] {
+            for (row, interval) in intervals.enumerated() {
+                try bound(interval.start, TraceLimits.times, table, row, "start")
+                try bound(interval.duration, TraceLimits.durations, table, row, "duration")
             }
         }
         for row in 0..<graph.nodes.count {
             try check(graph.nodes.update[row], updates.count, "nodes", row, "update")
         }
         for row in 0..<graph.edges.count {
+            try bound(graph.edges.timestamp[row], TraceLimits.times, "edges", row, "timestamp")
             try check(Int32(truncatingIfNeeded: graph.edges.source[row]), graph.nodes.count, allowNone: false, "edges", row, "source")
             try check(Int32(truncatingIfNeeded: graph.edges.target[row]), graph.nodes.count, allowNone: false, "edges", row, "target")
             try check(graph.edges.group[row], groups.count, "edges", row, "group")
         }
         for row in 0..<stateChanges.count {
+            try bound(stateChanges.timestamp[row], TraceLimits.times, "stateChanges", row, "timestamp")
             try check(Int32(truncatingIfNeeded: stateChanges.node[row]), graph.nodes.count, allowNone: false, "stateChanges", row, "node")
             try check(stateChanges.backtrace[row], cpu.stacks.count, "stateChanges", row, "backtrace")
         }
         for row in 0..<cpu.samples.count {
+            try bound(cpu.samples.time[row], TraceLimits.times, "samples", row, "time")
+            try bound(cpu.samples.weight[row], TraceLimits.durations, "samples", row, "weight")
             try check(Int32(truncatingIfNeeded: cpu.samples.stack[row]), cpu.stacks.count, allowNone: false, "samples", row, "stack")
         }
     }

@@ -1,6 +1,25 @@
 /// Times and durations are nanoseconds from the start of the recording, as `xctrace export` writes them.
 public typealias Nanoseconds = Int64
 
+/// Bounds on the numbers a trace may hold, so that no sum or difference a query computes can
+/// overflow Int64, whatever a file says.
+public enum TraceLimits {
+    /// Largest magnitude of a time, and largest duration or sample weight: about 52 days.
+    public static let time: Nanoseconds = 1 << 52
+    /// Query windows may reach past the events (padding when zoomed out), but not this far.
+    public static let queryTime: Nanoseconds = 1 << 54
+    public static let times: ClosedRange<Nanoseconds> = -time...time
+    public static let durations: ClosedRange<Nanoseconds> = 0...time
+}
+
+extension Nanoseconds {
+    /// Totals over many events saturate rather than trap (a trace may hold millions of long ones).
+    @inlinable func addingSaturating(_ other: Nanoseconds) -> Nanoseconds {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+}
+
 /// Index into `Trace.strings`. Every repeated text (view names, modules, frame names) is interned once.
 public typealias StringRef = UInt32
 

@@ -124,7 +124,8 @@ struct QueryParameters {
 
     /// `start`/`end` as a range; nil when both are absent. Half given, or end <= start, is a 400.
     func timeRange() throws(APIError) -> TimeRange? {
-        let start = try int("start"), end = try int("end")
+        let times = -TraceLimits.queryTime...TraceLimits.queryTime
+        let start = try int("start", in: times), end = try int("end", in: times)
         switch (start, end) {
         case (nil, nil): return nil
         case let (start?, end?):

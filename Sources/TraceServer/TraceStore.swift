@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import NIOPosix
 import TraceFormats
 import TraceModel
 
@@ -95,8 +96,10 @@ public actor TraceStore {
         if let running = loading[id] {
             task = running
         } else {
-            task = Task.detached(priority: .userInitiated) {
-                try Self.load(id: id, file: entry.file, name: entry.record.name)
+            // A task of its own (not the request's) so that concurrent requests share one load.
+            task = Task {
+                let trace = try await Self.importOffPool(entry.file, name: entry.record.name)
+                return LoadedTrace(trace: trace, info: TraceInfo(id: id, trace: trace), timeline: TimelineIndex())
             }
             loading[id] = task
         }
@@ -116,11 +119,6 @@ public actor TraceStore {
 
     /// Whether a trace is in memory now (for tests and diagnostics).
     public func isInMemory(id: String) -> Bool { cache[id] != nil }
-
-    private nonisolated static func load(id: String, file: URL, name: String) throws -> LoadedTrace {
-        let trace = try TraceImporter.importTrace(at: file, displayName: name)
-        return LoadedTrace(trace: trace, info: TraceInfo(id: id, trace: trace), timeline: TimelineIndex())
-    }
 
     private func touch(_ id: String) {
         useCounter += 1
@@ -164,9 +162,11 @@ public actor TraceStore {
         }
         let trace: Trace
         do {
-            trace = try await Self.importOffActor(upload.file, name: upload.name)
-        } catch {
+            trace = try await Self.importOffPool(upload.file, name: upload.name)
+        } catch let error as TraceFormatError {
             throw .unreadable(error)
+        } catch {
+            throw APIError(.serviceUnavailable, "server is shutting down", detail: "\(error)")
         }
         // The same content may have been committed by another request while this one parsed.
         if entries[upload.id] != nil {
@@ -192,9 +192,10 @@ public actor TraceStore {
         return Added(record: record, loaded: loaded, isNew: true)
     }
 
-    /// Parsing runs on the global executor, not on this actor, so other requests go on.
-    private nonisolated static func importOffActor(_ file: URL, name: String) async throws(TraceFormatError) -> Trace {
-        try TraceImporter.importTrace(at: file, displayName: name)
+    /// Parsing a big file takes seconds of blocking work: it runs on NIO's blocking thread pool,
+    /// not on this actor nor on the cooperative pool (two threads here), so other requests go on.
+    private nonisolated static func importOffPool(_ file: URL, name: String) async throws -> Trace {
+        try await NIOThreadPool.singleton.runIfActive { try TraceImporter.importTrace(at: file, displayName: name) }
     }
 
     public func delete(id: String) throws(APIError) {

@@ -143,6 +143,16 @@ let minimalTrace = """
         #expect(try importError(text) == "bad.json:8:12: updates[1].duration: must not be negative (-100)")
     }
 
+    @Test func timesAndDurationsBeyondTheLimitsAreLocatedErrorsNotOverflows() throws {
+        // Values that would overflow a later `start + duration` or a sum of weights.
+        let huge = minimalTrace.replacingOccurrences(of: "[2000, 100,", with: "[9000000000000000000, 100,")
+        #expect(try importError(huge) == "bad.json:8:6: updates[1].start: is out of range (9000000000000000000 ns; times lie within ±\(TraceLimits.time))")
+        let long = minimalTrace.replacingOccurrences(of: "[2000, 100,", with: "[2000, 9000000000000000000,")
+        #expect(try importError(long) == "bad.json:8:12: updates[1].duration: is too long (9000000000000000000 ns; at most \(TraceLimits.time))")
+        let span = minimalTrace.replacingOccurrences(of: #""start": 0,"#, with: #""start": -9223372036854775808,"#)
+        #expect(try importError(span).hasPrefix("bad.json:2:65: metadata.start: is out of range"))
+    }
+
     @Test func corruptGzipIsOneClearError() throws {
         let url = try temporaryFile([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03] + Array(repeating: 0xFF, count: 64), name: "x.json.gz")
         #expect(throws: TraceFormatError(file: "x.json.gz", line: 1, column: 1, message: "the gzip data is corrupt")) {

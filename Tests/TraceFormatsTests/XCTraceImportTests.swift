@@ -209,6 +209,25 @@ import TraceModel
         #expect(error.message == "<thread ref=\"44\"/> refers to no earlier id in this <node>")
     }
 
+    @Test func negativeRefsHugeIDsAndOverlongDurationsAreErrorsNotCrashes() throws {
+        let hangs = String(decoding: try Self.fixture("potential-hangs"), as: UTF8.self)
+        let negative = hangs.replacingOccurrences(of: "<thread ref=\"4\"/>", with: "<thread ref=\"-1\"/>")
+        let refError = try #require(throws: TraceFormatError.self) { try Self.read(Array(negative.utf8), name: "hangs.xml") }
+        #expect(refError.message == "<thread ref=\"-1\"/> refers to no earlier id in this <node>")
+
+        // An id far beyond the ids before it still resolves (without a dense table of that size).
+        let sparse = hangs.replacingOccurrences(of: "<thread id=\"4\"", with: "<thread id=\"4000000000\"")
+            .replacingOccurrences(of: "<thread ref=\"4\"/>", with: "<thread ref=\"4000000000\"/>")
+        let trace = try Self.read(Array(sparse.utf8), name: "hangs.xml")
+        #expect(trace.hangs.count == 2)
+        #expect(trace.hangs.allSatisfy { $0.thread == trace.hangs[0].thread && $0.thread != noRow })
+
+        let overlong = hangs.replacingOccurrences(of: ">260000000<", with: ">9000000000000000000<")
+        let durationError = try #require(throws: TraceFormatError.self) { try Self.read(Array(overlong.utf8), name: "hangs.xml") }
+        #expect(durationError.table == "potential-hangs" && durationError.field == "duration")
+        #expect(durationError.message == "duration is out of range (9000000000000000000 ns)")
+    }
+
     @Test func aBadNumberNamesItsColumn() throws {
         var xml = String(decoding: try Self.fixture("hitches"), as: UTF8.self)
         xml = xml.replacingOccurrences(of: ">2100000000<", with: ">soon<")

@@ -44,6 +44,30 @@ import Testing
         }
     }
 
+    @Test func timesAndWeightsBeyondTheLimitsAreRejected() {
+        func error(_ add: (inout TraceBuilder) -> Void) -> String {
+            var builder = TraceBuilder(metadata: TraceMetadata(name: "t", sourceFormat: "test"))
+            add(&builder)
+            do {
+                _ = try builder.build()
+                return "built"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(error { $0.addUpdate(start: .max - 10, duration: 100, kind: .other, module: 0, viewName: 0) }
+            == "updates[0].start is out of range (\(Int64.max - 10) ns; allowed \(-TraceLimits.time)...\(TraceLimits.time))")
+        #expect(error { $0.addUpdate(start: 0, duration: -1, kind: .other, module: 0, viewName: 0) }
+            == "updates[0].duration is negative (-1 ns; allowed 0...\(TraceLimits.time))")
+        #expect(error { $0.addHang(TimelineInterval(start: 0, duration: .max, kind: "Hang", detail: "")) }.hasPrefix("hangs[0].duration is out of range"))
+        #expect(error {
+            let frame = $0.addFrame(name: 0, binary: 0, isAppCode: false)
+            let stack = $0.addStack(rootToLeaf: [frame])
+            $0.addSample(time: 0, thread: noRow, weight: .max, stack: UInt32(stack))
+        }.hasPrefix("samples[0].weight is out of range"))
+        #expect(error { $0.addUpdate(start: TraceLimits.time - 1, duration: TraceLimits.time, kind: .other, module: 0, viewName: 0) } == "built")
+    }
+
     @Test func stacksAreSharedPrefixTrees() throws {
         var builder = TraceBuilder(metadata: TraceMetadata(name: "t", sourceFormat: "test"))
         let main = builder.addFrame(name: builder.intern("main"), binary: builder.intern("App"), isAppCode: true)

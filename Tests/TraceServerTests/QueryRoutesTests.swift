@@ -33,9 +33,16 @@ import Testing
         defer { scratch.remove() }
         try await scratch.withServer { client in
             let id = try await client.sampleID()
-            for query in ["start=10&end=5", "start=10", "end=10", "start=abc&end=5", "width=0", "width=100000", "lanes=view-body,nope"] {
+            let extreme = "start=-9223372036854775808&end=9223372036854775807"
+            for query in ["start=10&end=5", "start=10", "end=10", "start=abc&end=5", "width=0", "width=100000", "lanes=view-body,nope", extreme] {
                 try expectError(try await client.get("/api/traces/\(id)/timeline?\(query)"), .badRequest)
             }
+            // Ranges that would overflow the queries' arithmetic are refused on every ranged route.
+            for route in ["summary?", "calltree?", "updates?view=LandmarkListItemView&", "graph?view=LandmarkListItemView&"] {
+                try expectError(try await client.get("/api/traces/\(id)/\(route)\(extreme)"), .badRequest)
+            }
+            // The server is still up.
+            #expect(try await client.get("/api/traces/\(id)/timeline?start=0&end=1000000").status == .ok)
             try expectError(try await client.get("/api/traces/ffffffffffffffffffffffffffffffff/timeline"), .notFound)
         }
     }

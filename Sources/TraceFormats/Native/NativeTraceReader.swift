@@ -141,8 +141,8 @@ struct NativeTraceParser: ~Copyable {
                         throw OffsetError(offset: offset, message: "must be a positive number of Hz", field: field)
                     }
                 case "recordedAt": builder.metadata.recordedAt = try scanner.readNull() ? nil : try scanner.readString(field: field)
-                case "start": builder.metadata.start = try scanner.readInt64(field: field)
-                case "end": builder.metadata.end = try scanner.readInt64(field: field)
+                case "start": builder.metadata.start = try time(field: field)
+                case "end": builder.metadata.end = try time(field: field)
                 case "importNotes":
                     try scanner.expect(UInt8(ascii: "["), "an array of strings", field: field)
                     if try !scanner.consume(UInt8(ascii: "]")) {
@@ -231,6 +231,18 @@ struct NativeTraceParser: ~Copyable {
         let offset = try tokenOffset()
         let value = try scanner.readInt64()
         if value < 0 { throw OffsetError(offset: offset, message: "must not be negative (\(value))") }
+        if value > TraceLimits.time { throw OffsetError(offset: offset, message: "is too long (\(value) ns; at most \(TraceLimits.time))") }
+        return value
+    }
+
+    /// A time in nanoseconds, within `TraceLimits.times` so that no later sum can overflow.
+    @inline(__always)
+    private mutating func time(field: String? = nil) throws(OffsetError) -> Nanoseconds {
+        let offset = try tokenOffset()
+        let value = try scanner.readInt64(field: field)
+        if !TraceLimits.times.contains(value) {
+            throw OffsetError(offset: offset, message: "is out of range (\(value) ns; times lie within ±\(TraceLimits.time))", field: field)
+        }
         return value
     }
 
@@ -295,7 +307,7 @@ struct NativeTraceParser: ~Copyable {
     }
 
     private mutating func readUpdateGroup() throws(OffsetError) {
-        let start = try scanner.readInt64()
+        let start = try time()
         try next(1)
         let duration = try duration()
         try next(2)
@@ -306,7 +318,7 @@ struct NativeTraceParser: ~Copyable {
     }
 
     private mutating func readUpdate() throws(OffsetError) {
-        let start = try scanner.readInt64()
+        let start = try time()
         try next(1)
         let duration = try duration()
         try next(2)
@@ -348,7 +360,7 @@ struct NativeTraceParser: ~Copyable {
         try next(4)
         let eventID = try scanner.readInt64()
         try next(5)
-        let timestamp = try scanner.readInt64()
+        let timestamp = try time()
         try next(6)
         let update = try reference(.updates)
         builder.addNode(kind: kind, name: name, owner: owner, isAppCode: isAppCode, eventID: eventID, timestamp: timestamp, update: update)
@@ -363,7 +375,7 @@ struct NativeTraceParser: ~Copyable {
         try next(3)
         let property = try string()
         try next(4)
-        let timestamp = try scanner.readInt64()
+        let timestamp = try time()
         try next(5)
         let group = try reference(.updateGroups)
         builder.addEdge(
@@ -389,7 +401,7 @@ struct NativeTraceParser: ~Copyable {
     }
 
     private mutating func readStateChange() throws(OffsetError) {
-        let timestamp = try scanner.readInt64()
+        let timestamp = try time()
         try next(1)
         let node = try reference(.nodes, nullable: false)
         try next(2)
@@ -405,7 +417,7 @@ struct NativeTraceParser: ~Copyable {
     }
 
     private mutating func readSample() throws(OffsetError) {
-        let time = try scanner.readInt64()
+        let time = try self.time()
         try next(1)
         let thread = try reference(.threads)
         try next(2)
@@ -416,7 +428,7 @@ struct NativeTraceParser: ~Copyable {
     }
 
     private mutating func readInterval() throws(OffsetError) {
-        let start = try scanner.readInt64()
+        let start = try time()
         try next(1)
         let duration = try duration()
         try next(2)

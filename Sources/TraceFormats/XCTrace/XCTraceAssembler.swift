@@ -231,7 +231,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         latestEnd = max(latestEnd, time)
         builder.addSample(
             time: time, thread: thread(cell(.thread)),
-            weight: try optionalNumber(.weight) ?? 1_000_000, stack: UInt32(stack)
+            weight: try checkedDuration(.weight, optionalNumber(.weight) ?? 1_000_000), stack: UInt32(stack)
         )
     }
 
@@ -287,11 +287,19 @@ final class XCTraceAssembler: XCTraceTableSink {
         throw fail(field, "\(field.mnemonic) should be a whole number, found <\(reader.tagName(value))> \"\(reader.string(value) ?? "")\"")
     }
 
-    private func time(_ field: Field) throws -> Nanoseconds { try requiredNumber(field) }
+    private func time(_ field: Field) throws -> Nanoseconds {
+        let value = try requiredNumber(field)
+        if !TraceLimits.times.contains(value) { throw fail(field, "\(field.mnemonic) is out of range (\(value) ns)") }
+        return value
+    }
 
     private func duration(_ field: Field) throws -> Nanoseconds {
-        let value = try requiredNumber(field)
+        try checkedDuration(field, requiredNumber(field))
+    }
+
+    private func checkedDuration(_ field: Field, _ value: Nanoseconds) throws -> Nanoseconds {
         if value < 0 { throw fail(field, "\(field.mnemonic) is negative (\(value) ns)") }
+        if value > TraceLimits.time { throw fail(field, "\(field.mnemonic) is out of range (\(value) ns)") }
         return value
     }
 
@@ -530,7 +538,7 @@ final class XCTraceAssembler: XCTraceTableSink {
             metadata.osVersion = toc.osVersion
             metadata.recordedAt = toc.startDate
             metadata.app = toc.processName
-            if let seconds = toc.durationSeconds, seconds > 0 {
+            if let seconds = toc.durationSeconds, seconds > 0, seconds * 1e9 < Double(TraceLimits.time) {
                 metadata.start = 0
                 metadata.end = max(Nanoseconds(seconds * 1e9), latestEnd)
             }

@@ -391,11 +391,10 @@ final class XCTraceReader {
     }
 
     private func resolve(_ attribute: XMLTokenizer.Attribute, tag: UInt16) throws -> ValueRef {
-        if let number = tokenizer.integer(attribute) {
-            if number < valueByID.count, valueByID[Int(number)] >= 0 { return valueByID[Int(number)] }
-        } else if let value = valueByTextID[try tokenizer.string(attribute)] {
-            return value
+        if let number = tokenizer.integer(attribute), number >= 0, number < valueByID.count, valueByID[Int(number)] >= 0 {
+            return valueByID[Int(number)]
         }
+        if let value = valueByTextID[try tokenizer.string(attribute)] { return value }
         let text = try tokenizer.string(attribute)
         throw XCTraceValueError(
             offset: tokenizer.tokenOffset, table: schema?.name, field: nil,
@@ -406,9 +405,7 @@ final class XCTraceReader {
     private func endValue() throws {
         let item = open.removeLast()
         if let target = item.target {
-            textBytes.removeSubrange(item.textStart...)
-            fmtBytes.removeSubrange(item.fmtStart...)
-            pendingChildren.removeSubrange(item.childrenStart...)
+            dropBuffers(of: item)
             add(target, offset: item.offset)
             return
         }
@@ -440,7 +437,8 @@ final class XCTraceReader {
             kept.append(value)
             if item.name >= 0 || item.path >= 0 { keptAttributes[ref] = (item.name, item.path) }
             if let id = item.id {
-                if id < 1 << 28 {
+                // Dense ids go in the array; a stray huge one must not make it allocate gigabytes.
+                if id >= 0, id < Int64(kept.count * 2 + 4096) {
                     if id >= valueByID.count { valueByID.append(contentsOf: repeatElement(-1, count: Int(id) - valueByID.count + 1)) }
                     valueByID[Int(id)] = ref
                 } else {
@@ -457,7 +455,17 @@ final class XCTraceReader {
             rowValues.append(value)
             if item.name >= 0 || item.path >= 0 { rowAttributes[ref] = (item.name, item.path) }
         }
+        dropBuffers(of: item)
         add(ref, offset: item.offset)
+    }
+
+    /// A closed value's text, fmt and children are consumed: dropping them keeps the buffers as
+    /// deep as the open elements (memory independent of file size), and keeps a child's text
+    /// out of its parent's.
+    private func dropBuffers(of item: OpenValue) {
+        textBytes.removeSubrange(item.textStart...)
+        fmtBytes.removeSubrange(item.fmtStart...)
+        pendingChildren.removeSubrange(item.childrenStart...)
     }
 
     private func add(_ ref: ValueRef, offset: Int) {

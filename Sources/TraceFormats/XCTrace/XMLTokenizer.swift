@@ -124,7 +124,7 @@ final class XMLTokenizer {
                 guard let gt = find(UInt8(ascii: ">"), from: start + 2) else { return nil }
                 var nameEnd = start + 2
                 while nameEnd < gt, !isSpace(buffer[nameEnd]) { nameEnd += 1 }
-                let name = names.intern(buffer + start + 2, nameEnd - start - 2)
+                let name = try internName(buffer + start + 2, nameEnd - start - 2)
                 guard let open = openElements.popLast() else {
                     throw XMLSyntaxError(offset: tokenOffset, message: "</\(names.name(name))> closes nothing")
                 }
@@ -173,13 +173,20 @@ final class XMLTokenizer {
         return .text
     }
 
+    private func internName(_ start: UnsafeMutablePointer<UInt8>, _ length: Int) throws -> UInt16 {
+        guard let name = names.intern(start, length) else {
+            throw XMLSyntaxError(offset: tokenOffset, message: "more than 65535 distinct element and attribute names")
+        }
+        return name
+    }
+
     private func scanStartTag(_ start: Int) throws -> Token? {
         var p = start + 1
         let nameStart = p
         while p < count, !isSpace(buffer[p]), buffer[p] != UInt8(ascii: ">"), buffer[p] != UInt8(ascii: "/") { p += 1 }
         guard p < count else { return nil }
         guard p > nameStart else { throw XMLSyntaxError(offset: tokenOffset, message: "a tag without a name") }
-        let name = names.intern(buffer + nameStart, p - nameStart)
+        let name = try internName(buffer + nameStart, p - nameStart)
         if !attributes.isEmpty { attributes.removeAll(keepingCapacity: true) }
         while true {
             while p < count, isSpace(buffer[p]) { p += 1 }
@@ -201,7 +208,7 @@ final class XMLTokenizer {
             let attributeStart = p
             while p < count, buffer[p] != UInt8(ascii: "="), !isSpace(buffer[p]), buffer[p] != UInt8(ascii: ">") { p += 1 }
             guard p < count else { return nil }
-            let attributeName = names.intern(buffer + attributeStart, p - attributeStart)
+            let attributeName = try internName(buffer + attributeStart, p - attributeStart)
             while p < count, isSpace(buffer[p]) { p += 1 }
             guard p < count else { return nil }
             guard buffer[p] == UInt8(ascii: "=") else {
@@ -440,7 +447,7 @@ final class NameTable {
         String(decoding: arena[starts[Int(id)]..<starts[Int(id) + 1]], as: UTF8.self)
     }
 
-    func intern(_ bytes: [UInt8]) -> UInt16 {
+    func intern(_ bytes: [UInt8]) -> UInt16? {
         bytes.withUnsafeBufferPointer { intern(UnsafeMutablePointer(mutating: $0.baseAddress!), $0.count) }
     }
 
@@ -452,7 +459,8 @@ final class NameTable {
         return Int(truncatingIfNeeded: mixed >> 40)
     }
 
-    func intern(_ start: UnsafeMutablePointer<UInt8>, _ length: Int) -> UInt16 {
+    /// The id of a name, nil when the ids are used up (a malformed or hostile document).
+    func intern(_ start: UnsafeMutablePointer<UInt8>, _ length: Int) -> UInt16? {
         var slot = Self.hash(start, length) & mask
         let found: UInt16? = slots.withUnsafeBufferPointer { slots in
             arena.withUnsafeBufferPointer { arena in
@@ -473,7 +481,7 @@ final class NameTable {
             }
         }
         if let found { return found }
-        precondition(count < Int(UInt16.max), "more than 65535 distinct XML names")
+        guard count < Int(UInt16.max) else { return nil }
         let id = Int32(count)
         arena.append(contentsOf: UnsafeBufferPointer(start: start, count: length))
         starts.append(arena.count)

@@ -61,8 +61,9 @@ extension Trace {
         for i in first..<max(first, last) {
             let thread = samples.thread[i]
             if let wanted = query.thread, Int(thread) != wanted { continue }
-            weights[Key(thread: query.mode == .topDown ? thread : noRow, stack: samples.stack[i]), default: 0] += samples.weight[i]
-            total += samples.weight[i]
+            let key = Key(thread: query.mode == .topDown ? thread : noRow, stack: samples.stack[i])
+            weights[key] = (weights[key] ?? 0).addingSaturating(samples.weight[i])
+            total = total.addingSaturating(samples.weight[i])
             sampleCount += 1
         }
 

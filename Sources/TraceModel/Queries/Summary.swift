@@ -32,7 +32,7 @@ public struct SummaryStats: Sendable, Equatable, Codable {
 
     mutating func add(duration: Nanoseconds) {
         count += 1
-        totalNs += duration
+        totalNs = totalNs.addingSaturating(duration)
         maxNs = max(maxNs, duration)
         switch LongUpdateSeverity(duration: duration) {
         case .normal: break
@@ -44,7 +44,7 @@ public struct SummaryStats: Sendable, Equatable, Codable {
 
     mutating func add(_ other: SummaryStats) {
         count += other.count
-        totalNs += other.totalNs
+        totalNs = totalNs.addingSaturating(other.totalNs)
         maxNs = max(maxNs, other.maxNs)
         orange += other.orange
         red += other.red

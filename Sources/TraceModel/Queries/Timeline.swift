@@ -532,8 +532,8 @@ struct CPUPrefixSums: Sendable {
         for i in 0..<samples.count {
             let weight = samples.weight[i]
             let thread = Int(samples.thread[i])
-            all[i + 1] = all[i] + weight
-            main[i + 1] = main[i] + (thread >= 0 && thread < isMain.count && isMain[thread] ? weight : 0)
+            all[i + 1] = all[i].addingSaturating(weight)
+            main[i + 1] = main[i].addingSaturating(thread >= 0 && thread < isMain.count && isMain[thread] ? weight : 0)
         }
         times = samples.time
         self.all = all

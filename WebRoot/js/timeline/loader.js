@@ -6,7 +6,8 @@ import { ApiError } from '../api.js';
 
 const MARGIN = 0.5;          // extra window fraction fetched on each side
 const THROTTLE_MS = 40;      // at most one new request per this interval while moving
-const MAX_WIDTH_PX = 16384;
+// The server answers at most 10,000 columns per request (QueryRoutes).
+const MAX_WIDTH_PX = 10000;
 
 export class TimelineLoader {
   constructor(traceId, traceStart, traceEnd, onData) {
