@@ -306,11 +306,14 @@ def test_selecting_a_body_selects_its_update_on_the_timeline(page, server, sampl
     assert query_of(page)['n'] == [sibling['id']]
     # The details panel shows the clicked update.
     expect(page.locator('#update-details')).to_contain_text(str(sibling['updates'][0]))
-    # A shared link of this view opens the clicked update's graph with that node selected.
+    # A shared link of this view shows what the sender saw: the same graph (pinned in g=), with the
+    # clicked node selected, although the URL's update is the clicked one.
+    assert query_of(page)['g'] == [f'u{update}']
     page.goto(page.url)
     wait_graph(page)
-    expect(page.locator('.cg-heading')).to_contain_text(f'#{sibling["updates"][0]}')
-    expect(page.locator('.cg-node.cg-selected.cg-focus')).to_have_attribute('data-id', sibling['id'])
+    expect(page.locator('.cg-heading')).to_contain_text(f'#{update}')
+    expect(page.locator('.cg-node.cg-selected')).to_have_attribute('data-id', sibling['id'])
+    expect(page.locator('#update-details')).to_contain_text(str(sibling['updates'][0]))
 
 
 def test_large_fan_out_is_folded_and_expands_on_click(page, server, crafted, shot):
@@ -320,11 +323,18 @@ def test_large_fan_out_is_folded_and_expands_on_click(page, server, crafted, sho
     group = page.locator('.cg-node.cg-group')
     expect(group).to_have_count(1)
     expect(group.locator('.cg-title')).to_contain_text('+ 35 more ItemView')
+    group_key = group.get_attribute('data-id')
     expect(page.locator('.cg-node[data-kind=view-body]:not(.cg-group)')).to_have_count(5)
     shot(page, 'graph-fanout-folded')
     group.click()
     expect(page.locator('.cg-node.cg-group')).to_have_count(0)
     expect(page.locator('.cg-node[data-kind=view-body]')).to_have_count(40)
+    assert query_of(page)['e'] == [group_key], 'the opened group is part of the view state'
+    # Back folds it again; forward opens it again.
+    page.go_back()
+    expect(page.locator('.cg-node.cg-group')).to_have_count(1)
+    page.go_forward()
+    expect(page.locator('.cg-node.cg-group')).to_have_count(0)
     nodes = drawn_nodes(page)
     assert_no_overlap(nodes)
     assert_causes_left_of_effects(nodes, drawn_edges(page))

@@ -37,6 +37,15 @@ def test_upload_shows_progress_then_parsing_then_the_trace(page, server, recordi
     size = recording.stat().st_size
     cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
                                                    "uploadThroughput": max(size // 3, 50_000)})
+    # Every state the status line goes through, with its text (the parsing one may be brief).
+    page.evaluate("""() => {
+        window.__uploadStates = [];
+        new MutationObserver(() => {
+            const box = document.getElementById('upload-status');
+            const last = window.__uploadStates.at(-1);
+            if (box && box.dataset.state && last?.[0] !== box.dataset.state) window.__uploadStates.push([box.dataset.state, box.innerText]);
+        }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    }""")
     page.set_input_files("#upload-input", str(recording))
     status = page.locator("#upload-status")
     status.wait_for(state="visible")
@@ -51,6 +60,9 @@ def test_upload_shows_progress_then_parsing_then_the_trace(page, server, recordi
         shot(page, "home-03-parsing")
     cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
     page.wait_for_url("**/traces/**", timeout=120_000)
+    states = page.evaluate("() => window.__uploadStates")
+    assert [s for s, _ in states][:2] == ["uploading", "parsing"], states
+    assert "Parsing my-recording.json" in states[1][1]
     timeline.wait_idle(page)
     assert page.locator("#header-trace h1").inner_text() == "my-recording"
     for title in ["Update Groups", "Long View Body Updates", "Long Representable Updates", "Other Long Updates", "SwiftUI", "Hitches", "Hangs", "CPU"]:

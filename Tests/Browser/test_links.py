@@ -1,6 +1,9 @@
-"""Share links: the URL holds the view (v=1, w, r, x, p, ...), Copy link gives it, a colleague
+"""Share links: the URL holds the view (v=2, w, r, x, p, g, e, ...), Copy link gives it, a colleague
 opening it sees the same thing (even after a server restart), and broken links say so."""
+import urllib.parse
+
 import pytest
+from playwright.sync_api import expect
 
 SAMPLE = "landmarks-scroll-slow"
 
@@ -71,7 +74,7 @@ def test_copy_link_opens_the_same_view_elsewhere(page, new_context, server_contr
     link = copied_link(page, page.get_by_role("button", name="Copy link to this view"))
     assert link == page.url
     query = timeline.query(page)
-    assert query["v"] == "1" and "w" in query and "r" in query and query["x"] == "swiftui"
+    assert query["v"] == "2" and "w" in query and "r" in query and query["x"] == "swiftui"
     before = what_is_shown(page, timeline)
     shot(page, "links-01-copied-view")
 
@@ -106,6 +109,10 @@ def test_update_link_zooms_to_the_update_with_context(page, new_context, server_
     status, update = server_control.api(f"/api/traces/{trace['id']}/updates/{event['update']}")
     assert colleague.locator("#update-details h2").inner_text() == update["view"]
     assert timeline.lane(colleague, "long-view-body")["marks"] >= 1
+    # ... with its cause graph open on that update.
+    expect(colleague.locator("#pane-tab-graph")).to_have_attribute("aria-selected", "true")
+    expect(colleague.locator(".cg-heading")).to_contain_text(f"#{event['update']}")
+    colleague.wait_for_selector(".cg-root:not([aria-busy]) .cg-node.cg-focus", state="attached")
     shot(colleague, "links-03-update-link")
 
 
@@ -145,7 +152,7 @@ def test_back_and_forward_step_through_selection_and_zoom(page, server_control, 
     assert f"/updates/{event['update']}" in page.url
 
 
-@pytest.mark.parametrize("case", ["unknown-trace", "deleted-trace", "unknown-update", "newer-version"])
+@pytest.mark.parametrize("case", ["unknown-trace", "deleted-trace", "unknown-update", "newer-version", "damaged-version"])
 def test_broken_links_say_what_is_wrong_with_a_way_back(page, server, server_control, sample_id, generated_trace, shot, case):
     sample = sample_id(SAMPLE)
     if case == "unknown-trace":
@@ -157,13 +164,20 @@ def test_broken_links_say_what_is_wrong_with_a_way_back(page, server, server_con
         url, heading = f"{server}/traces/{uploaded['id']}/updates/3?v=1", "Trace not found"
     elif case == "unknown-update":
         url, heading = f"{server}/traces/{sample}/updates/987654321?v=1", "Update not found"
+    elif case == "newer-version":
+        url, heading = f"{server}/traces/{sample}?v=3&w=0,1000", "This link needs a newer tracesvc"
     else:
-        url, heading = f"{server}/traces/{sample}?v=2&w=0,1000", "This link needs a newer tracesvc"
+        url, heading = f"{server}/traces/{sample}?v=two&w=0,1000", "This link is damaged"
     page.goto(url)
     alert = page.get_by_role("alert")
     alert.get_by_role("heading", name=heading).wait_for()
     if case == "newer-version":
-        assert "newer tracesvc (v=2)" in alert.inner_text()
+        assert "newer tracesvc (v=3)" in alert.inner_text()
+    if case == "damaged-version":
+        assert '"v=two" is not a link version' in alert.inner_text()
+    if case.endswith("-version"):
+        # The trace itself can still be opened, without the view.
+        assert alert.get_by_role("link", name="Open the trace without the view").get_attribute("href").startswith(f"/traces/{sample}?v=2")
     shot(page, f"links-05-{case}")
     page.get_by_role("link", name="Back to all traces").click()
     page.get_by_role("table", name="Traces").wait_for()
@@ -177,21 +191,100 @@ def test_view_state_round_trips_every_key_through_the_url(page, server, sample_i
         const { buildPath, parseLocation, EMPTY_STATE } = await import('/js/state.js');
         const state = { ...EMPTY_STATE, update: 42, window: [1000, 2000000], range: [1500, 1800000], expanded: ['swiftui'],
           pane: 'updates', paneView: { module: 'Landmarks', view: 'Item View: <T> & "x"' }, filter: 'long-view-body',
-          node: 'n17', search: 'NumberFormatter init', mode: 'bottom-up' };
+          node: 'n17', graph: 'u40', groups: ['gn3-0', 'gn9-1'], search: 'NumberFormatter init', mode: 'bottom-up' };
         const path = buildPath(traceId, state);
         const url = new URL(path, location.origin);
         const parsed = parseLocation(url);
         const empty = parseLocation(new URL(buildPath(traceId, {}), location.origin));
-        return { path, parsed, empty, newer: parseLocation(new URL(`/traces/${traceId}?v=7`, location.origin)) };
+        const at = (path) => parseLocation(new URL(path, location.origin));
+        return { path, parsed, empty, newer: at(`/traces/${traceId}?v=7`),
+          v1Update: at(`/traces/${traceId}/updates/5?v=1&w=10,20`), v1Pane: at(`/traces/${traceId}/updates/5?v=1&p=cpu`),
+          v2Update: at(`/traces/${traceId}/updates/5?v=2`), bare: at(`/traces/${traceId}/updates/5`),
+          summaryPath: buildPath(traceId, { update: 5 }) };
     }""", sample_id(SAMPLE))
     path = result["path"]
-    assert path.startswith(f"/traces/{sample_id(SAMPLE)}/updates/42?v=1&w=1000,2000000&r=1500,1800000&x=swiftui&p=updates&pv=")
-    assert "&f=long-view-body&n=n17&q=NumberFormatter%20init&m=bu" in path
+    assert path.startswith(f"/traces/{sample_id(SAMPLE)}/updates/42?v=2&w=1000,2000000&r=1500,1800000&x=swiftui&p=updates&pv=")
+    assert "&f=long-view-body&n=n17&g=u40&e=gn3-0,gn9-1&q=NumberFormatter%20init&m=bu" in path
     state = result["parsed"]["state"]
     assert result["parsed"]["route"] == "trace"
     assert state["update"] == 42 and state["window"] == [1000, 2000000] and state["range"] == [1500, 1800000]
     assert state["expanded"] == ["swiftui"] and state["pane"] == "updates" and state["filter"] == "long-view-body"
     assert state["paneView"] == {"module": "Landmarks", "view": 'Item View: <T> & "x"'}
     assert state["node"] == "n17" and state["search"] == "NumberFormatter init" and state["mode"] == "bottom-up"
+    assert state["graph"] == "u40" and state["groups"] == ["gn3-0", "gn9-1"]
+    # v=1 links are upgraded: there, an update path without p= opened the Summary; in v=2 it opens the graph.
+    assert result["v1Update"]["state"]["pane"] == "summary" and result["v1Update"]["state"]["window"] == [10, 20]
+    assert result["v1Pane"]["state"]["pane"] == "cpu"
+    assert result["v2Update"]["state"]["pane"] == "graph" and result["bare"]["state"]["pane"] == "graph"
+    # So a selected update with the Summary open must say so.
+    assert "p=summary" in result["summaryPath"]
     assert result["empty"]["state"]["update"] is None and result["empty"]["state"]["window"] is None
     assert result["newer"] == {"route": "bad-version", "version": "7", "traceId": sample_id(SAMPLE)}
+
+
+def open_in_new_context(new_context, link):
+    colleague = new_context().new_page()
+    colleague.goto(link)
+    return colleague
+
+
+@pytest.mark.parametrize("pane", ["updates", "cpu", "graph"])
+def test_shared_link_opens_the_same_pane(page, new_context, server, server_control, sample_id, timeline, shot, pane):
+    """For each pane: arrange a state in it, copy the current view's link, open it in a fresh
+    browser context, and compare the pane's tab, its visible content and the URL's state."""
+    trace_id = sample_id("landmarks-favorites-slow")
+    timeline.open(page, trace_id)
+    row = page.locator('#detail-pane tr[data-level=view][data-view="LandmarkListItemView"]').first
+    row.click(button="right")
+    if pane == "updates":
+        page.get_by_role("menuitem", name="Show Updates").click()
+        page.locator(".updates-row[data-id]").first.wait_for()
+        page.locator(".updates-row[data-id]").nth(3).click()
+        page.wait_for_url("**/updates/*")
+        shown = lambda p: [p.locator("#pane-tab-updates").get_attribute("aria-selected"),
+                           p.locator(".updates-row.selected").get_attribute("data-id"),
+                           p.locator("#update-details h2").inner_text()]
+    elif pane == "cpu":
+        page.keyboard.press("Escape")
+        page.locator("#pane-tab-cpu").click()
+        search = page.get_by_role("searchbox").first
+        search.fill("body")
+        page.wait_for_function("() => location.search.includes('q=body')")
+        shown = lambda p: [p.locator("#pane-tab-cpu").get_attribute("aria-selected"),
+                           p.get_by_role("searchbox").first.input_value(),
+                           p.locator("#pane-body").inner_text()]
+    else:
+        page.get_by_role("menuitem", name="Show Cause & Effect Graph").click()
+        page.wait_for_selector(".cg-root:not([aria-busy]) .cg-node", state="attached")
+        node = page.locator(".cg-node[data-kind=observable]").first
+        node.click()
+        page.locator(".cg-info").wait_for()
+        # The node's own Copy link gives the same link as the view's.
+        node_link = copied_link(page, page.get_by_role("button", name="Copy a link to this node"))
+        query = urllib.parse.parse_qs(urllib.parse.urlparse(node_link).query)
+        assert query["g"] == ["view"] and query["n"] == [node.get_attribute("data-id")]
+        shown = lambda p: [p.locator("#pane-tab-graph").get_attribute("aria-selected"),
+                           p.locator(".cg-heading").inner_text(),
+                           p.locator(".cg-node.cg-selected").get_attribute("data-id"),
+                           p.locator(".cg-info h3").inner_text(),
+                           p.locator(".cg-node").count()]
+    timeline.wait_idle(page)
+    page.wait_for_timeout(300)  # let the pane settle (virtual rows, call tree filter)
+    before = shown(page)
+    assert before[0] == "true"
+    link = copied_link(page, page.get_by_role("button", name="Copy link to this view"))
+    shot(page, f"links-06-{pane}-sender")
+
+    colleague = open_in_new_context(new_context, link)
+    colleague.locator(f"#pane-tab-{pane}[aria-selected=true]").wait_for()
+    if pane == "graph":
+        colleague.wait_for_selector(".cg-root:not([aria-busy]) .cg-node.cg-selected", state="attached")
+    elif pane == "updates":
+        colleague.locator(".updates-row.selected").wait_for()
+    else:
+        colleague.locator("#pane-body .cpu-row, #pane-body [role=treeitem]").first.wait_for()
+    timeline.wait_idle(colleague)
+    colleague.wait_for_timeout(300)
+    assert shown(colleague) == before
+    assert timeline.query(colleague) == timeline.query(page)
+    shot(colleague, f"links-06-{pane}-colleague")

@@ -1,6 +1,6 @@
 // Router and page shell: home, trace view, and the pages for links that lead nowhere.
 import { getTrace, traceApi, ApiError } from './api.js';
-import { parseLocation, createViewState, buildPath, STATE_VERSION } from './state.js';
+import { parseLocation, createViewState, buildPath, graphSubject, STATE_VERSION } from './state.js';
 import { renderHome } from './home.js';
 import { createTimeline } from './timeline/index.js';
 import { createDetails } from './details.js';
@@ -92,9 +92,16 @@ async function route() {
       current = { traceId: null, teardown: renderHome(app) };
       return;
     case 'bad-version':
-      messagePage('This link needs a newer tracesvc',
-        `This link was made by a newer tracesvc (v=${parsed.version}); this server understands v=${STATE_VERSION}. ` +
-        'Update the server, or open the trace from the list.');
+      if (/^\d+$/.test(parsed.version) && Number(parsed.version) > STATE_VERSION) {
+        messagePage('This link needs a newer tracesvc',
+          `This link was made by a newer tracesvc (v=${parsed.version}); this server understands links up to v=${STATE_VERSION}. ` +
+          'Update the server, or open the trace from the list.',
+          [el('a', { href: buildPath(parsed.traceId, {}), class: 'button', text: 'Open the trace without the view' })]);
+      } else {
+        messagePage('This link is damaged',
+          `"v=${parsed.version}" is not a link version (links carry v=1 to v=${STATE_VERSION}). The link may have been cut or edited.`,
+          [el('a', { href: buildPath(parsed.traceId, {}), class: 'button', text: 'Open the trace without the view' })]);
+      }
       return;
     case 'bad-update':
       messagePage('No such update', `"${parsed.updateText}" is not an update id; update ids are whole numbers.`,
@@ -186,7 +193,7 @@ function renderTraceView(trace, api, initial) {
     el('ul', {}, ...trace.importNotes.map((note) => el('li', { text: note })))) : null;
   const toolbar = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Timeline' },
     zoomFit, zoomRange, clearRange, notes, el('span', { class: 'spacer' }), windowLabel);
-  const legend = el('div', { class: 'legend', 'aria-label': 'Legend' },
+  const legend = el('div', { class: 'legend', role: 'group', 'aria-label': 'Legend' },
     ...[['--orange', 'Long update (> 500 us)'], ['--red', 'Very long update (> 1 ms)'], ['--gray-event', 'Update'],
       ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
       .map(([color, label]) => el('span', {}, el('span', { class: 'swatch', style: `background: var(${color})`, 'aria-hidden': 'true' }), label)));
@@ -204,8 +211,15 @@ function renderTraceView(trace, api, initial) {
     trace,
     api,
     state,
-    async selectUpdate(id, { zoom = false } = {}) {
+    /** `graph` pins the graph's subject (a selection made inside the graph must not re-root it);
+     *  otherwise an update's graph follows the selection. */
+    async selectUpdate(id, { zoom = false, graph = null } = {}) {
       const patch = { update: id };
+      if (graph) patch.graph = graph;
+      else if (id !== null && /^u\d+$/.test(state.get().graph ?? '') && state.get().graph !== `u${id}`) {
+        patch.graph = `u${id}`;
+        patch.groups = [];
+      }
       if (zoom && id !== null) {
         const update = await api.get(`updates/${id}`);
         patch.window = contextWindow(trace, update.start, update.duration);
@@ -221,6 +235,10 @@ function renderTraceView(trace, api, initial) {
       const patch = { pane: name };
       if (arg && 'view' in arg) patch.paneView = { module: arg.module ?? '', view: arg.view };
       if (arg && 'update' in arg) patch.update = arg.update;
+      if (name === 'graph') {
+        patch.graph = graphSubject(arg?.update != null ? arg : arg?.view ? arg : { update: state.get().update });
+        patch.groups = [];
+      }
       state.set(patch, { push: true });
     },
     copyLink: (text, what) => copyText(text, what),

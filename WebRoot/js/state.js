@@ -1,7 +1,13 @@
 // The shareable view state and its URL form (ui-contract.md, "View state and its URL form").
 // One place reads and writes the URL; everything else subscribes.
 
-export const STATE_VERSION = 1;
+// v2: an update path without p= opens the Cause & Effect graph (v1 opened the Summary).
+export const STATE_VERSION = 2;
+
+/** Upgrades of older link versions, each to the next one: (params, update) => void, editing params. */
+const UPGRADES = {
+  1: (params, update) => { if (update !== null && !params.has('p')) params.set('p', 'summary'); },
+};
 
 /** Every key of the view state with its empty value; a key at its empty value is left out of the URL. */
 export const EMPTY_STATE = Object.freeze({
@@ -13,6 +19,8 @@ export const EMPTY_STATE = Object.freeze({
   paneView: null,  // {module, view} (pv=Module:View)
   filter: null,    // 'all' | 'long-view-body' | ... (f=)
   node: null,      // selected graph node id (n=)
+  graph: null,     // the graph's subject: 'u<update id>' or 'view' (the paneView's merged graph) (g=)
+  groups: [],      // folded graph groups the user opened (e=)
   search: '',      // CPU search text (q=)
   mode: null,      // 'top-down' | 'bottom-up' (m=td / m=bu)
 });
@@ -47,13 +55,15 @@ export function parseLocation(location = window.location) {
   if (!match) return { route: 'not-found', path };
   const traceId = decodeURIComponent(match[1]);
   const params = new URLSearchParams(location.search);
-  const version = params.get('v');
-  if (version !== null && version !== String(STATE_VERSION)) return { route: 'bad-version', version, traceId };
   let update = null;
   if (match[2] !== undefined) {
     if (!/^\d+$/.test(match[2])) return { route: 'bad-update', traceId, updateText: decodeURIComponent(match[2]) };
     update = Number(match[2]);
   }
+  // No v= (a hand-typed link) reads as the current version.
+  const version = params.get('v') ?? String(STATE_VERSION);
+  if (!/^[1-9]\d*$/.test(version) || Number(version) > STATE_VERSION) return { route: 'bad-version', version, traceId };
+  for (let v = Number(version); v < STATE_VERSION; v += 1) UPGRADES[v](params, update);
   const mode = MODE_FROM_URL[params.get('m')] ?? null;
   const state = {
     ...EMPTY_STATE,
@@ -61,10 +71,12 @@ export function parseLocation(location = window.location) {
     window: parseSpan(params.get('w')),
     range: parseSpan(params.get('r')),
     expanded: (params.get('x') ?? '').split(',').filter(Boolean),
-    pane: params.get('p') || null,
+    pane: params.get('p') || (update !== null ? 'graph' : null),
     paneView: parsePaneView(params.get('pv')),
     filter: params.get('f') || null,
     node: params.get('n') || null,
+    graph: /^(u\d+|view)$/.test(params.get('g') ?? '') ? params.get('g') : null,
+    groups: (params.get('e') ?? '').split(',').filter(Boolean),
     search: params.get('q') ?? '',
     mode,
   };
@@ -82,18 +94,28 @@ export function buildPath(traceId, state) {
   if (s.window) query.push(`w=${Math.round(s.window[0])},${Math.round(s.window[1])}`);
   if (s.range) query.push(`r=${Math.round(s.range[0])},${Math.round(s.range[1])}`);
   if (s.expanded?.length) query.push(`x=${s.expanded.map(enc).join(',')}`);
-  if (s.pane) query.push(`p=${enc(s.pane)}`);
+  // With an update in the path, a missing p= means the graph: the Summary must be explicit.
+  const pane = s.pane ?? (s.update !== null && s.update !== undefined ? 'summary' : null);
+  if (pane) query.push(`p=${enc(pane)}`);
   if (s.paneView) query.push(`pv=${encodeURIComponent(`${s.paneView.module ?? ''}:${s.paneView.view ?? ''}`)}`);
   if (s.filter) query.push(`f=${enc(s.filter)}`);
   if (s.node) query.push(`n=${enc(s.node)}`);
+  if (s.graph) query.push(`g=${enc(s.graph)}`);
+  if (s.groups?.length) query.push(`e=${s.groups.map(enc).join(',')}`);
   if (s.search) query.push(`q=${encodeURIComponent(s.search)}`);
   if (s.mode && MODE_TO_URL[s.mode]) query.push(`m=${MODE_TO_URL[s.mode]}`);
   return `${path}?${query.join('&')}`;
 }
 
-/** A link that opens `updateId` zoomed with context and selected (no window: the opener picks it). */
+/** A link that opens `updateId` zoomed with context, selected, with its cause graph (no window: the opener picks it). */
 export function updateLink(traceId, updateId) {
-  return new URL(buildPath(traceId, { update: updateId }), window.location.origin).href;
+  return new URL(buildPath(traceId, { update: updateId, pane: 'graph', graph: `u${updateId}` }), window.location.origin).href;
+}
+
+/** The `graph` state value of a graph request ({update} or {view, module}). */
+export function graphSubject(request) {
+  if (request?.update != null) return `u${request.update}`;
+  return request?.view ? 'view' : null;
 }
 
 function same(a, b) {

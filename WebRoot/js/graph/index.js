@@ -2,6 +2,7 @@
 // draws it as SVG with pan / zoom / fit, highlights every appearance of the hovered or selected
 // node's update, and shows the selected node's details (updates, backtrace of the write).
 import { svg, graphDefs, renderEdge, renderNode, fitTexts, KIND_LABELS, edgeText } from './render.js';
+import { graphSubject } from '../state.js';
 
 const MIN_SCALE = 0.1;
 const MAX_SCALE = 4;
@@ -38,9 +39,9 @@ export async function mountCauseGraph(container, ctx, request) {
   const zoomIn = button('Zoom in', '+', () => zoomBy(1.25));
   const zoomOut = button('Zoom out', '\u2212', () => zoomBy(0.8));
   const maximizeButton = button('Show the graph over the whole window', 'Maximize', () => setMaximized(!root.classList.contains('cg-maximized')));
-  const collapseButton = button('Fold expanded groups again', 'Fold groups', () => { expanded.clear(); load(); });
+  const collapseButton = button('Fold expanded groups again', 'Fold groups', () => ctx.state.set({ groups: [] }, { push: true }));
   collapseButton.hidden = true;
-  const legend = el('span', { class: 'cg-legend', 'aria-label': 'Legend' },
+  const legend = el('span', { class: 'cg-legend', role: 'group', 'aria-label': 'Legend' },
     el('span', { class: 'cg-legend-app' }, 'App code'), el('span', { class: 'cg-legend-system' }, 'System'),
     el('span', { class: 'cg-legend-dimmed' }, 'Notified, did not run'));
   const toolbar = el('div', { class: 'pane-toolbar cg-toolbar', role: 'toolbar', 'aria-label': 'Cause & Effect graph' },
@@ -67,7 +68,9 @@ export async function mountCauseGraph(container, ctx, request) {
   let transform = { x: 0, y: 0, k: 1 };
   let destroyed = false;
   let loadToken = 0;
-  const expanded = new Set();
+  // Opened groups live in the view state (e=), so a shared link shows them opened.
+  const expandedGroups = () => ctx.state.get().groups ?? [];
+  let pendingCentre = null;
 
   function applyTransform() {
     viewport.setAttribute('transform', `translate(${transform.x},${transform.y}) scale(${transform.k})`);
@@ -228,14 +231,13 @@ export async function mountCauseGraph(container, ctx, request) {
   function activate(node) {
     if (!node) return;
     if (node.collapsed) {
-      expanded.add(node.collapsed.key);
-      const parent = graph.edges.find((e) => e.to === node.id)?.from;
-      load({ keepView: true, centre: parent });
+      pendingCentre = graph.edges.find((e) => e.to === node.id)?.from ?? null;
+      ctx.state.set({ groups: [...expandedGroups(), node.collapsed.key] }, { push: true });
       return;
     }
     const update = bodyUpdate(node);
     select(node.id, { push: update == null });
-    if (update != null && update !== Number(ctx.state.get().update)) ctx.selectUpdate(update);
+    if (update != null && update !== Number(ctx.state.get().update)) ctx.selectUpdate(update, { graph: graphSubject(request) });
   }
 
   /** The one update a body node stands for (selecting it selects that update on the timeline). */
@@ -270,8 +272,10 @@ export async function mountCauseGraph(container, ctx, request) {
       return;
     }
     const close = el('button', { type: 'button', class: 'cg-info-close', 'aria-label': 'Close node details', onclick: () => select(null, { push: true }) }, '\u00d7');
+    const copy = el('button', { type: 'button', class: 'pane-button cg-info-copy', 'aria-label': 'Copy a link to this node',
+      onclick: () => ctx.copyLink(ctx.state.link(), 'Link to this node') }, 'Copy link');
     const parts = [
-      close,
+      close, copy,
       el('div', { class: 'cg-info-kind' }, KIND_LABELS[node.kind] ?? node.kind, ' \u00b7 ', node.isAppCode ? 'app code' : 'system'),
       el('h3', { class: 'cg-info-title' }, node.title),
     ];
@@ -338,7 +342,7 @@ export async function mountCauseGraph(container, ctx, request) {
     viewport.replaceChildren(edgeLayer, nodeLayer);
     hint.textContent = HINT;
     for (const node of graph.nodes) fitTexts(elementById.get(node.id), node);
-    collapseButton.hidden = expanded.size === 0;
+    collapseButton.hidden = expandedGroups().length === 0;
     if (!keepView) initialView(); else applyTransform();
     // An opened group's members are laid out around its parent: look there.
     if (centre && nodeById.has(centre)) centreOn(nodeById.get(centre));
@@ -360,7 +364,7 @@ export async function mountCauseGraph(container, ctx, request) {
     status.textContent = 'Loading\u2026';
     root.setAttribute('aria-busy', 'true');
     const params = {};
-    if (expanded.size) params.expand = [...expanded].join(',');
+    if (expandedGroups().length) params.expand = expandedGroups().join(',');
     let path;
     if (request.update != null) {
       path = `updates/${request.update}/graph`;
@@ -411,7 +415,11 @@ export async function mountCauseGraph(container, ctx, request) {
         const node = graph.nodes.find((n) => n.kind === 'view-body' && n.updates.length === 1 && n.updates[0] === Number(state.update));
         if (node && node.id !== selectedId) select(node.id);
       }
-      if (changed.has('range') && request.update == null) load({ keepView: true });
+      if (changed.has('groups')) {
+        // An opened group's members are laid out around its parent: look there.
+        load({ keepView: true, centre: pendingCentre });
+        pendingCentre = null;
+      } else if (changed.has('range') && request.update == null) load({ keepView: true });
     },
     destroy() {
       destroyed = true;

@@ -1,7 +1,8 @@
 // The detail area below the timeline: a tab bar (Summary | Updates | CPU | Cause & Effect) and
 // the open pane. Which pane is open and its arguments live in the URL state (`pane`,
-// `paneView`, `filter`, `search`, `mode`), so back/forward and shared links restore them.
+// `paneView`, `filter`, `search`, `mode`, `graph`), so back/forward and shared links restore them.
 import { el, currentPaneView } from './common.js';
+import { graphSubject } from '../state.js';
 import { mountSummary } from './summary.js';
 import { mountUpdates } from './updates.js';
 import { mountCallTree } from './cpu.js';
@@ -36,41 +37,18 @@ export function mountDetailPanes(container, ctx) {
   container.replaceChildren(tabBar, body);
 
   let current = null; // {name, instance, graphKey}
-  let pointerInPaneAt = -Infinity;
-  body.addEventListener('pointerdown', () => { pointerInPaneAt = performance.now(); }, true);
-  const interactingWithPane = () => body.contains(document.activeElement) || performance.now() - pointerInPaneAt < 1000;
-
-  // The graph's subject is what was asked for when it was opened ("Cause & Effect" on an update or
-  // a view). Selecting a node in the graph selects its update; that must not re-centre the graph,
-  // so the subject changes only on a new request, a new view, a selection made outside the pane,
-  // or on entering the pane.
-  const shellOpenPane = ctx.openPane;
-  let requestedGraph = null;
-  ctx.openPane = (name, arg = {}) => {
-    if (name === 'graph') requestedGraph = arg;
-    shellOpenPane.call(ctx, name, arg);
-    // The state did not change (the graph is open on that update already): apply the request here.
-    if (requestedGraph) show(ctx.state.get(), new Set());
-  };
 
   function choose(name) {
-    if (paneName(ctx.state.get()) !== name) ctx.state.set({ pane: name }, { push: true });
+    const state = ctx.state.get();
+    if (paneName(state) === name) return;
+    // Entering the graph pins its subject, so selecting a node in it does not re-root it.
+    const patch = name === 'graph' ? { pane: name, graph: state.graph ?? graphSubject(graphRequest(state)) } : { pane: name };
+    ctx.state.set(patch, { push: true });
   }
 
   function show(state, changed) {
     const name = paneName(state);
-    let graphKey = null;
-    if (name === 'graph') {
-      const asked = requestedGraph && (requestedGraph.update != null
-        ? { update: Number(requestedGraph.update) } : requestedGraph.view ? { view: requestedGraph.view, module: requestedGraph.module ?? '' } : null);
-      requestedGraph = null;
-      // An update graph follows a selection made elsewhere (timeline, details), not one made by
-      // clicking a node in the graph itself.
-      const selectedElsewhere = changed.has('update') && state.update != null && !interactingWithPane()
-        && JSON.parse(current?.graphKey ?? 'null')?.update != null;
-      const keep = current?.name === 'graph' && !changed.has('paneView') && !selectedElsewhere;
-      graphKey = asked ? JSON.stringify(asked) : keep ? current.graphKey : JSON.stringify(graphRequest(state));
-    }
+    const graphKey = name === 'graph' ? JSON.stringify(graphRequest(state)) : null;
     if (current && current.name === name && current.graphKey === graphKey) {
       current.instance?.update?.(state, changed);
       return;
@@ -129,7 +107,6 @@ export function mountDetailPanes(container, ctx) {
 
   return {
     destroy() {
-      ctx.openPane = shellOpenPane;
       unsubscribe?.();
       current?.instance?.destroy?.();
       container.replaceChildren();
@@ -141,9 +118,13 @@ function paneName(state) {
   return TABS.some((t) => t.id === state.pane) ? state.pane : 'summary';
 }
 
-/** The graph's subject from the URL alone: the selected update, else the view chosen in the summary. */
+/** The graph's subject from the URL alone: the pinned one (g=), else the selected update, else the view chosen in the summary. */
 function graphRequest(state) {
-  if (state.update != null) return { update: Number(state.update) };
   const pv = currentPaneView(state);
-  return pv ? { view: pv.view, module: pv.module } : null;
+  const view = pv ? { view: pv.view, module: pv.module } : null;
+  if (state.graph === 'view' && view) return view;
+  const pinned = /^u(\d+)$/.exec(state.graph ?? '');
+  if (pinned) return { update: Number(pinned[1]) };
+  if (state.update != null) return { update: Number(state.update) };
+  return view;
 }

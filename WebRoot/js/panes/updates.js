@@ -202,7 +202,13 @@ export function mountUpdates(root, ctx) {
       class: `updates-row${i % 2 ? ' odd' : ''}${isSelected ? ' selected' : ''}${i === focusIndex ? ' focused' : ''}`,
       role: 'row', 'aria-rowindex': i + 1, 'aria-selected': String(isSelected), style,
       dataset: { id: u.id, index: i },
-      onclick: () => { focusIndex = i; ctx.selectUpdate(u.id, { zoom: false }); },
+      onclick: () => {
+        focusIndex = i;
+        // Bring the update into view only when it is not already: the user's zoom stays otherwise.
+        const w = ctx.state.get().window;
+        const visible = w && u.start < w[1] && u.start + u.duration > w[0];
+        ctx.selectUpdate(u.id, { zoom: !visible });
+      },
       oncontextmenu: (e) => {
         e.preventDefault();
         showMenu({ x: e.clientX, y: e.clientY, label: `Actions for update ${u.id}` }, rowActions(u));
@@ -219,7 +225,8 @@ export function mountUpdates(root, ctx) {
 
   function rowActions(u) {
     return [
-      { label: 'Set Inspection Range and Zoom', action: () => ctx.setRange(u.start, u.start + u.duration, { zoom: true }) },
+      // A zero-length update still gets a range (of 1 ns): an empty one would not be a range.
+      { label: 'Set Inspection Range and Zoom', action: () => ctx.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: true }) },
       { label: 'Select on Timeline', action: () => ctx.selectUpdate(u.id, { zoom: true }) },
       { label: 'Show Cause & Effect Graph', action: () => openPane(ctx, 'graph', { update: u.id }) },
     ];

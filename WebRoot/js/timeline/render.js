@@ -21,7 +21,6 @@ export function tickStep(nsPerPx, minPx = 90) {
 
 function eventColor(row, severity, colors) {
   if (row.long) return severity === 'red' ? colors.red : severity === 'orange' ? colors.orange : colors['gray-event'];
-  if (row.color === 'hang' && severity === 'red') return colors.red;
   return colors[row.color] ?? colors['gray-event'];
 }
 
