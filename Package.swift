@@ -68,6 +68,7 @@ let package = Package(
             name: "TraceServerTests",
             dependencies: [
                 "TraceServer",
+                "TraceFormats",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict

@@ -22,6 +22,18 @@ import Testing
         }
     }
 
+    @Test func anEndlessTagIsAnErrorNotUnboundedMemory() throws {
+        let xml = "<row><string fmt=\"" + String(repeating: "a", count: XMLTokenizer.maxHeldBytes + (1 << 20))
+        let error = try #require(throws: XMLSyntaxError.self) { try Self.tokens(xml, chunkSize: 1 << 20) }
+        #expect(error.message == "a single row or tag is longer than 64 MB")
+    }
+
+    @Test func tooManyDistinctNamesIsAnErrorNotATrap() throws {
+        let xml = "<r>" + (0..<70_000).map { "<e\($0)/>" }.joined() + "</r>"
+        let error = try #require(throws: XMLSyntaxError.self) { try Self.tokens(xml, chunkSize: 1 << 16) }
+        #expect(error.message == "more than 65535 distinct element and attribute names")
+    }
+
     @Test func entitiesAndCharacterReferencesAreDecoded() throws {
         let xml = #"<s fmt="&lt;graph&gt; &amp; &quot;x&quot; &apos;y&apos;">A&#66;&#x43; &#x1F600; &lt;T&gt;</s>"#
         #expect(try Self.tokens(xml) == [#"<s fmt=<graph> & "x" 'y'>"#, "'ABC 😀 <T>'", "</s>"])

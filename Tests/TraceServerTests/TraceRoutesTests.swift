@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+@testable import TraceFormats
 @testable import TraceServer
 
 @Suite struct TraceRoutesTests {
@@ -33,7 +34,7 @@ import Testing
             let trace = try #require(json["trace"] as? [String: Any])
             let id = try #require(trace["id"] as? String)
             #expect(id.count == 32 && id.allSatisfy { $0.isHexDigit && !$0.isUppercase })
-            #expect(trace["name"] as? String != nil && trace["isSample"] as? Bool == false)
+            #expect(trace["name"] as? String == "my trace" && trace["isSample"] as? Bool == false)
             #expect(trace["uploadedAt"] is String)
             #expect(trace["sizeBytes"] as? Int == nativeTrace().utf8.count)
             let summary = try #require(json["summary"] as? [String: Any])
@@ -92,14 +93,53 @@ import Testing
             let response = try await client.upload(broken, name: "broken.json")
             try expectError(response, .unprocessableContent)
             let location = try #require(try response.json()["location"] as? String)
-            #expect(location.hasPrefix("broken.json:"), "\(location)")
-            #expect(location.split(separator: ":").count == 3)
+            #expect(location == "broken.json:6:27")
             let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
             #expect(list.count == 1)
         }
         let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("traces").path)
         let incoming = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("incoming").path)
         #expect(stored.isEmpty && incoming.isEmpty)
+    }
+
+    @Test func instrumentsExportsAreRecognisedByContentAsXMLTarOrGzip() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let trace = try TraceImporter.importTrace(at: scratch.samples.appendingPathComponent("sample-app.json"), displayName: "sample-app")
+        var xml: [UInt8] = []
+        try XCTraceExporter.export(trace, layout: .concatenatedXML) { xml += $0 }
+        var tar: [UInt8] = []
+        try XCTraceExporter.export(trace, layout: .tarBundle) { tar += $0 }
+        var gzipped: [UInt8] = []
+        try GzipStream().compress(tar, finish: true) { gzipped += $0 }
+        let exports = [("xml", xml), ("tar", tar), ("tar.gz", gzipped)]
+        let text = String(decoding: xml, as: UTF8.self)
+        try await scratch.withServer { client in
+            for (what, bytes) in exports {
+                // The same uninformative name each time: the content decides the format.
+                let response = try await client.execute(
+                    uri: "/api/traces?name=recording.bin", method: .post, headers: [.contentType: "application/octet-stream"],
+                    body: ByteBuffer(bytes: bytes)
+                )
+                #expect(response.status == .created, "\(what): \(response.text)")
+                let summary = try #require(try response.json()["summary"] as? [String: Any])
+                #expect((summary["counts"] as? [String: Any])?["updates"] as? Int == 30, "\(what)")
+                #expect(summary["sourceFormat"] as? String == "xctrace-export", "\(what)")
+            }
+
+            // A bad value in an export: 422, naming the table, line and column.
+            let row = try #require(text.range(of: "<row><start-time"))
+            let raw = try #require(text.range(of: ">1000000</start-time>", range: row.lowerBound..<text.endIndex))
+            let broken = text.replacingCharacters(in: raw, with: ">soon</start-time>")
+            let response = try await client.upload(broken, name: "broken.xml")
+            try expectError(response, .unprocessableContent)
+            let json = try response.json()
+            let location = try #require(json["location"] as? String)
+            #expect(location.hasPrefix("broken.xml:") && location.split(separator: ":").count == 3, "\(location)")
+            #expect((json["detail"] as? String)?.contains("(table swiftui-updates) start should be a whole number") == true, "\(json)")
+            let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
+            #expect(list.count == 4, "three imports and the sample; nothing of the broken one")
+        }
     }
 
     @Test func tooLargeUploadIs413AndLeavesNoFile() async throws {

@@ -186,6 +186,7 @@ enum TarArchive {
             if !prefix.isEmpty { name = prefix + "/" + name }
             if type == UInt8(ascii: "L") {
                 // GNU long name: the next member's name is this member's content.
+                guard size <= 64 << 10 else { throw XCTraceValueError(offset: 0, message: "a damaged tar header (a file name of \(size) bytes)") }
                 guard let content = try stream.read(size) else { return nil }
                 try skipPadding(after: size, in: stream)
                 longName = text(content[...])

@@ -33,6 +33,8 @@ struct XMLSyntaxError: Error {
 /// entities and numeric character references, comments, `<?...?>`, `<!DOCTYPE>`, CDATA.
 /// Checks that end tags match. Several documents in one stream are fine (concatenated exports).
 final class XMLTokenizer {
+    /// Longest row or token held at once; the same bound as the JSON scanner's.
+    static let maxHeldBytes = JSONScanner.maxTokenBytes
     enum Token: Equatable {
         case start(name: UInt16, selfClosing: Bool)
         case end(name: UInt16)
@@ -376,6 +378,10 @@ final class XMLTokenizer {
             count -= keep
             position -= keep
             bufferOffset += keep
+        }
+        // What is held is one row (kept for error locations) or one token: real ones are small.
+        if count > Self.maxHeldBytes {
+            throw XMLSyntaxError(offset: bufferOffset, message: "a single row or tag is longer than \(Self.maxHeldBytes >> 20) MB")
         }
         guard try source.next(&chunk) else {
             sourceEnded = true
