@@ -46,6 +46,9 @@ import Testing
             let second = try await client.get("/js/app.js", headers: [.ifNoneMatch: etag])
             #expect(second.status == .notModified && second.body.readableBytes == 0)
             #expect(try await client.get("/js/app.js", headers: [.ifNoneMatch: "\"other\""]).status == .ok)
+            // Weak validators and lists (what proxies and browsers send) match too.
+            #expect(try await client.get("/js/app.js", headers: [.ifNoneMatch: "\"other\", W/\(etag)"]).status == .notModified)
+            #expect(try await client.get("/js/app.js", headers: [.ifNoneMatch: "\"other\",  *"]).status == .notModified)
         }
     }
 
@@ -95,6 +98,12 @@ import Testing
             let response = try await client.execute(uri: "/js/app.js", method: .head)
             #expect(response.status == .ok && response.body.readableBytes == 0)
             #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
+            // App routes too (link checkers and chat previews send HEAD first).
+            for path in ["/", "/traces/0123456789abcdef0123456789abcdef", "/traces/abc/updates/12?v=2"] {
+                let page = try await client.execute(uri: path, method: .head)
+                #expect(page.status == .ok && page.body.readableBytes == 0, "\(path)")
+                #expect(page.headers[.contentLength] == String(Scratch.indexHTML.utf8.count), "\(path)")
+            }
         }
     }
 }

@@ -8,7 +8,8 @@ func addWebRoutes(to router: some RouterMethods<BasicRequestContext>, files: Sta
         }
         return page
     }
-    router.get("/", use: appPage)
-    router.get("/traces/:id", use: appPage)
-    router.get("/traces/:id/updates/:updateId", use: appPage)
+    for path in ["/", "/traces/:id", "/traces/:id/updates/:updateId"] {
+        router.get(RouterPath(path), use: appPage)
+        router.head(RouterPath(path), use: appPage)
+    }
 }
