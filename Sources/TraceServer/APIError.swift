@@ -93,10 +93,25 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// Reads and checks query parameters; a malformed value is a 400 naming the parameter.
 struct QueryParameters {
-    let request: Request
+    private var values: [String: String] = [:]
+
+    init(request: Request) {
+        self.init(query: request.uri.query ?? "")
+    }
+
+    /// Decoded as browsers encode them (URLSearchParams writes a space as "+", a "+" as "%2B");
+    /// the first of repeated names wins.
+    init(query: String) {
+        func decode(_ text: Substring) -> String? { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decode(parts[0]), values[name] == nil else { continue }
+            values[name] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+    }
 
     func string(_ name: String) -> String? {
-        request.uri.queryParameters.get(name).flatMap { $0.isEmpty ? nil : $0 }
+        values[name].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     func int(_ name: String, in range: ClosedRange<Int64>? = nil) throws(APIError) -> Int64? {

@@ -48,7 +48,7 @@ enum UploadReceiver {
                 formName = nil
             }
             try handle.close()
-            let name = displayName(formName ?? request.uri.queryParameters.get("name") ?? request.headers[.traceName].map { $0.removingPercentEncoding ?? $0 })
+            let name = displayName(formName ?? QueryParameters(request: request).string("name") ?? request.headers[.traceName].map { $0.removingPercentEncoding ?? $0 })
             return ReceivedUpload(file: file, id: traceID(sink.hasher.finalize()), size: sink.written, name: name)
         } catch {
             try? handle.close()

@@ -190,7 +190,7 @@ def test_view_state_round_trips_every_key_through_the_url(page, server, sample_i
     result = page.evaluate("""async (traceId) => {
         const { buildPath, parseLocation, EMPTY_STATE } = await import('/js/state.js');
         const state = { ...EMPTY_STATE, update: 42, window: [1000, 2000000], range: [1500, 1800000], expanded: ['swiftui'],
-          pane: 'updates', paneView: { module: 'Landmarks', view: 'Item View: <T> & "x"' }, filter: 'long-view-body',
+          pane: 'updates', paneView: { module: 'Landmarks', view: 'Item View: <T> & "x"', category: 'View Body' }, filter: 'long-view-body',
           node: 'n17', graph: 'u40', groups: ['gn3-0', 'gn9-1'], search: 'NumberFormatter init', mode: 'bottom-up' };
         const path = buildPath(traceId, state);
         const url = new URL(path, location.origin);
@@ -209,7 +209,8 @@ def test_view_state_round_trips_every_key_through_the_url(page, server, sample_i
     assert result["parsed"]["route"] == "trace"
     assert state["update"] == 42 and state["window"] == [1000, 2000000] and state["range"] == [1500, 1800000]
     assert state["expanded"] == ["swiftui"] and state["pane"] == "updates" and state["filter"] == "long-view-body"
-    assert state["paneView"] == {"module": "Landmarks", "view": 'Item View: <T> & "x"'}
+    assert state["paneView"] == {"module": "Landmarks", "view": 'Item View: <T> & "x"', "category": "View Body"}
+    assert "&pc=View%20Body&" in path
     assert state["node"] == "n17" and state["search"] == "NumberFormatter init" and state["mode"] == "bottom-up"
     assert state["graph"] == "u40" and state["groups"] == ["gn3-0", "gn9-1"]
     # v=1 links are upgraded: there, an update path without p= opened the Summary; in v=2 it opens the graph.

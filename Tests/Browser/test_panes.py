@@ -253,6 +253,31 @@ def test_view_menu_show_updates_graph_and_zoom(page, server, sample_id, shot):
     assert q['r'] == [expected] and q['w'] == [expected]
 
 
+def test_show_updates_lists_exactly_the_rows_updates_when_a_view_has_two_categories(page, server, server_control, tmp_path):
+    """A summary row is one (view, category): its list must hold the updates it counts, not every
+    update of the view name."""
+    updates = [[1_000_000 + i * 100_000, 30_000, 'layout', 'SwiftUI', 'Text', '', 'Layout', 0, 0, 0, 'none'] for i in range(3)]
+    updates += [[2_000_000 + i * 100_000, 40_000, 'other', 'SwiftUI', 'Text', '', 'Text Measurement', 0, 0, 0, 'none'] for i in range(2)]
+    path = tmp_path / 'two-categories.json'
+    path.write_text(json.dumps({
+        'format': 'tracesvc-trace', 'version': 1,
+        'metadata': {'app': 'Demo', 'device': 'iPhone', 'osVersion': '26.0', 'refreshRate': 120, 'recordedAt': None,
+                     'start': 0, 'end': 5_000_000, 'importNotes': []},
+        'processes': [[7, 'Demo']], 'threads': [[70, 'Main Thread', 0, True]],
+        'updateGroups': [[500_000, 3_000_000, 'Transaction', 0]], 'updates': updates}))
+    trace_id = server_control.upload(path)['id']
+    open_trace(page, server, trace_id)
+    for category, count in [('Text Measurement', 2), ('Layout', 3)]:
+        page.locator('#pane-tab-summary').click()
+        row = page.locator(f'#detail-pane tr[data-level=view][data-view="Text"][data-category="{category}"]')
+        expect(row.locator('td.num').first).to_have_text(str(count))
+        row.click(button='right')
+        page.get_by_role('menuitem', name='Show Updates').click()
+        expect(page.get_by_test_id('updates-total')).to_have_text(f'{count} updates')
+        assert query_of(page)['pc'] == [category]
+        expect(page.locator('.updates-row[data-id]')).to_have_count(count)
+
+
 # --- Updates list ------------------------------------------------------------------------------
 
 def test_updates_list_select_sort_and_range(page, server, sample_id, shot):

@@ -48,6 +48,24 @@ func landmarksTrace() throws -> Trace {
         #expect(try landmarksTrace().viewUpdates(ViewUpdatesQuery(view: "Nope")).total == 0)
     }
 
+    @Test func categoryNarrowsToOneSummaryRow() throws {
+        let trace = try landmarksTrace()
+        #expect(trace.viewUpdates(ViewUpdatesQuery(view: "LandmarkListItemView", module: "Landmarks", category: "View")).updates.map(\.id) == [2])
+        #expect(trace.viewUpdates(ViewUpdatesQuery(view: "LandmarkListItemView", category: "Layout")).total == 0)
+        // Every summary row lists exactly as many updates as it counts.
+        var rows = 0
+        for process in trace.summary(in: nil, filter: .all).processes {
+            for module in process.modules {
+                for view in module.views {
+                    let listed = trace.viewUpdates(ViewUpdatesQuery(view: view.name, module: module.name, category: view.category))
+                    #expect(listed.total == view.stats.count, "\(module.name) \(view.name) \(view.category)")
+                    rows += 1
+                }
+            }
+        }
+        #expect(rows == 4, "item (two categories), list, and item in the other module")
+    }
+
     @Test func sortsByDurationAndPages() throws {
         let trace = try landmarksTrace()
         let longestFirst = trace.viewUpdates(ViewUpdatesQuery(view: "LandmarkListItemView", module: "Landmarks", sort: .duration, descending: true))

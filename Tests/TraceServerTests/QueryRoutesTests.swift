@@ -47,6 +47,14 @@ import Testing
         }
     }
 
+    @Test func queryValuesAreDecodedAsBrowsersEncodeThem() {
+        let query = QueryParameters(query: "view=Item+View&category=View%20Body&symbol=a%2Bb&empty=&flag&view=second")
+        #expect(query.string("view") == "Item View", "+ is a space; the first of repeated names wins")
+        #expect(query.string("category") == "View Body")
+        #expect(query.string("symbol") == "a+b")
+        #expect(query.string("empty") == nil && query.string("flag") == nil && query.string("missing") == nil)
+    }
+
     @Test func summaryGroupsViewsAndFilters() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

@@ -233,7 +233,7 @@ function renderTraceView(trace, api, initial) {
     },
     openPane(name, arg = {}) {
       const patch = { pane: name };
-      if (arg && 'view' in arg) patch.paneView = { module: arg.module ?? '', view: arg.view };
+      if (arg && 'view' in arg) patch.paneView = { module: arg.module ?? '', view: arg.view, category: arg.category ?? '' };
       if (arg && 'update' in arg) patch.update = arg.update;
       if (name === 'graph') {
         patch.graph = graphSubject(arg?.update != null ? arg : arg?.view ? arg : { update: state.get().update });

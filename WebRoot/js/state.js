@@ -16,7 +16,7 @@ export const EMPTY_STATE = Object.freeze({
   range: null,     // inspection range [start, end] ns (r=)
   expanded: [],    // expanded tracks, e.g. ['swiftui'] (x=)
   pane: null,      // 'summary' | 'updates' | 'cpu' | 'graph' (p=)
-  paneView: null,  // {module, view} (pv=Module:View)
+  paneView: null,  // {module, view, category} (pv=Module:View, pc=Category)
   filter: null,    // 'all' | 'long-view-body' | ... (f=)
   node: null,      // selected graph node id (n=)
   graph: null,     // the graph's subject: 'u<update id>' or 'view' (the paneView's merged graph) (g=)
@@ -36,11 +36,11 @@ function parseSpan(text) {
   return end > start ? [start, end] : null;
 }
 
-function parsePaneView(text) {
+function parsePaneView(text, category) {
   if (!text) return null;
   const colon = text.indexOf(':');
-  if (colon < 0) return { module: '', view: text };
-  return { module: text.slice(0, colon), view: text.slice(colon + 1) };
+  const [module, view] = colon < 0 ? ['', text] : [text.slice(0, colon), text.slice(colon + 1)];
+  return { module, view, category: category ?? '' };
 }
 
 /**
@@ -72,7 +72,7 @@ export function parseLocation(location = window.location) {
     range: parseSpan(params.get('r')),
     expanded: (params.get('x') ?? '').split(',').filter(Boolean),
     pane: params.get('p') || (update !== null ? 'graph' : null),
-    paneView: parsePaneView(params.get('pv')),
+    paneView: parsePaneView(params.get('pv'), params.get('pc')),
     filter: params.get('f') || null,
     node: params.get('n') || null,
     graph: /^(u\d+|view)$/.test(params.get('g') ?? '') ? params.get('g') : null,
@@ -98,6 +98,7 @@ export function buildPath(traceId, state) {
   const pane = s.pane ?? (s.update !== null && s.update !== undefined ? 'summary' : null);
   if (pane) query.push(`p=${enc(pane)}`);
   if (s.paneView) query.push(`pv=${encodeURIComponent(`${s.paneView.module ?? ''}:${s.paneView.view ?? ''}`)}`);
+  if (s.paneView?.category) query.push(`pc=${encodeURIComponent(s.paneView.category)}`);
   if (s.filter) query.push(`f=${enc(s.filter)}`);
   if (s.node) query.push(`n=${enc(s.node)}`);
   if (s.graph) query.push(`g=${enc(s.graph)}`);

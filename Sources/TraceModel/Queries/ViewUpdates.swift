@@ -6,6 +6,8 @@ public struct ViewUpdatesQuery: Sendable, Equatable {
     public var view: String
     /// nil = any module.
     public var module: String?
+    /// nil = any category ("View Body", "Layout", ...): a summary row is one (view, category).
+    public var category: String?
     /// nil = the whole trace; otherwise updates that overlap the range.
     public var range: TimeRange?
     public var filter: SummaryFilter = .all
@@ -14,10 +16,11 @@ public struct ViewUpdatesQuery: Sendable, Equatable {
     public var offset = 0
     public var limit = 200
 
-    public init(view: String, module: String? = nil, range: TimeRange? = nil, filter: SummaryFilter = .all,
+    public init(view: String, module: String? = nil, category: String? = nil, range: TimeRange? = nil, filter: SummaryFilter = .all,
                 sort: Sort = .start, descending: Bool = false, offset: Int = 0, limit: Int = 200) {
         self.view = view
         self.module = module
+        self.category = category
         self.range = range
         self.filter = filter
         self.sort = sort
@@ -52,11 +55,13 @@ extension Trace {
         // Compare interned references, not strings, in the loop over every update.
         let viewRef = strings.firstIndex(of: query.view).map(StringRef.init)
         let moduleRef = query.module.map { module in strings.firstIndex(of: module).map(StringRef.init) ?? StringRef.max }
+        let categoryRef = query.category.map { category in strings.firstIndex(of: category).map(StringRef.init) ?? StringRef.max }
         if let viewRef {
             // Updates are sorted by start: one that overlaps the range started before its end.
             let candidates = query.range.map { 0..<indexOfFirst(atLeast: $0.end, in: table.start) } ?? 0..<table.count
             for row in candidates where table.viewName[row] == viewRef {
                 if let moduleRef, table.module[row] != moduleRef { continue }
+                if let categoryRef, table.category[row] != categoryRef { continue }
                 if let range = query.range, !range.overlaps(start: table.start[row], end: table.end(row)) { continue }
                 if !query.filter.includes(kind: table.kind[row], duration: table.duration[row]) { continue }
                 rows.append(row)

@@ -32,7 +32,7 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         guard let view = query.string("view") else { throw APIError.badParameter("view", "the view name is required") }
         let order = try query.choice("order", default: SortOrder.asc)
         let updates = trace.viewUpdates(ViewUpdatesQuery(
-            view: view, module: query.string("module"), range: try query.timeRange(),
+            view: view, module: query.string("module"), category: query.string("category"), range: try query.timeRange(),
             filter: try query.choice("filter", default: .all), sort: try query.choice("sort", default: .start),
             descending: order == .desc,
             offset: Int(try query.int("offset", in: 0...Int64(Int32.max)) ?? 0),

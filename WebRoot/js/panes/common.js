@@ -77,24 +77,15 @@ export function viewKey(module, view) {
   return `${module ?? ''}:${view ?? ''}`;
 }
 
-/** The {module, view} the updates / graph panes are about, however the state spells it. */
+/** The {module, view, category} the updates / graph panes are about. */
 export function currentPaneView(state) {
   const pv = state.paneView;
-  if (!pv) return null;
-  if (typeof pv === 'string') {
-    const i = pv.indexOf(':');
-    return i < 0 ? { module: '', view: pv } : { module: pv.slice(0, i), view: pv.slice(i + 1) };
-  }
-  return pv.view ? { module: pv.module ?? '', view: pv.view } : null;
+  return pv?.view ? { module: pv.module ?? '', view: pv.view, category: pv.category ?? '' } : null;
 }
 
-/** Opens a pane through the shell (which also updates the URL), or the state directly. */
+/** Opens a pane through the shell, which also updates the URL. */
 export function openPane(ctx, name, arg) {
-  if (typeof ctx.openPane === 'function') return ctx.openPane(name, arg);
-  const patch = { pane: name };
-  if (arg && arg.view) patch.paneView = { module: arg.module ?? '', view: arg.view };
-  if (arg && arg.update != null) patch.update = arg.update;
-  ctx.state.set(patch, { push: true });
+  return ctx.openPane(name, arg);
 }
 
 /** Runs the latest of several overlapping async loads; older results are dropped. */

@@ -203,7 +203,7 @@ export function mountSummary(root, ctx) {
   }
 
   function showUpdates(row) {
-    openPane(ctx, 'updates', { view: row.name, module: row.module });
+    openPane(ctx, 'updates', { view: row.name, module: row.module, category: row.category ?? '' });
   }
 
   // The span from the view's first update start to its last update end, among the updates this
@@ -212,7 +212,7 @@ export function mountSummary(root, ctx) {
     let start = row.firstStart, end = row.lastEnd;
     if (start == null || end == null) {
       const state = ctx.state.get();
-      const params = { view: row.name, module: row.module, filter: currentFilter(state), ...rangeParams(currentRange(state)), sort: 'start' };
+      const params = { view: row.name, module: row.module, category: row.category ?? '', filter: currentFilter(state), ...rangeParams(currentRange(state)), sort: 'start' };
       try {
         const [first, last] = await Promise.all([
           ctx.api.get('updates', { ...params, order: 'asc', limit: 1 }),

@@ -72,8 +72,10 @@ export function mountUpdates(root, ctx) {
       renderHeader(); renderRows();
       return;
     }
-    title.replaceChildren(el('span', { class: 'updates-view' }, pv.view), pv.module ? el('span', { class: 'updates-module' }, ` — ${pv.module}`) : '');
+    title.replaceChildren(el('span', { class: 'updates-view' }, pv.view), pv.module ? el('span', { class: 'updates-module' }, ` — ${pv.module}`) : '',
+      pv.category ? el('span', { class: 'summary-category' }, pv.category) : '');
     const params = { view: pv.view, module: pv.module, filter, ...rangeParams(range), sort: sort.by, order: sort.order };
+    if (pv.category) params.category = pv.category;
     const key = JSON.stringify(params);
     if (query?.key === key) return;
     query = { key, params };
@@ -97,7 +99,8 @@ export function mountUpdates(root, ctx) {
     if (id == null || !mine || sort.by !== 'start') return;
     try {
       const u = await ctx.api.get(`updates/${id}`);
-      if (query !== mine || u.view !== mine.params.view || (mine.params.module && u.module !== mine.params.module)) return;
+      if (query !== mine || u.view !== mine.params.view || (mine.params.module && u.module !== mine.params.module)
+        || (mine.params.category && u.category !== mine.params.category)) return;
       const from = mine.params.start ?? ctx.trace?.start ?? 0;
       const before = u.start > from
         ? (await ctx.api.get('updates', { ...mine.params, start: from, end: u.start, offset: 0, limit: 1 })).total : 0;
