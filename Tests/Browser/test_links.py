@@ -109,6 +109,7 @@ def test_update_link_zooms_to_the_update_with_context(page, new_context, server_
     status, update = server_control.api(f"/api/traces/{trace['id']}/updates/{event['update']}")
     assert colleague.locator("#update-details h2").inner_text() == update["view"]
     assert timeline.lane(colleague, "long-view-body")["marks"] >= 1
+    assert "x" not in timeline.query(colleague), "a long update shows on its long lane: the SwiftUI track stays closed"
     # ... with its cause graph open on that update.
     expect(colleague.locator("#pane-tab-graph")).to_have_attribute("aria-selected", "true")
     expect(colleague.locator(".cg-heading")).to_contain_text(f"#{event['update']}")
@@ -289,3 +290,19 @@ def test_shared_link_opens_the_same_pane(page, new_context, server, server_contr
     assert shown(colleague) == before
     assert timeline.query(colleague) == timeline.query(page)
     shot(colleague, f"links-06-{pane}-colleague")
+
+
+def test_link_to_a_short_update_opens_the_track_that_draws_it(page, new_context, server_control, sample_id, timeline, shot):
+    """Short updates appear only in the SwiftUI track's sub-lanes: an update link opens that track."""
+    trace_id = sample_id("landmarks-favorites-slow")
+    status, page_of_updates = server_control.api(f"/api/traces/{trace_id}/updates?view=LandmarkListItemView&sort=start&limit=200")
+    short = next(u for u in page_of_updates["updates"] if u["severity"] == "normal" and u["cause"].startswith("@Observable"))
+    colleague = new_context().new_page()
+    colleague.goto(f"{timeline.base}/traces/{trace_id}/updates/{short['id']}")
+    colleague.locator("#update-details h2").wait_for()
+    timeline.wait_idle(colleague)
+    assert timeline.query(colleague)["x"] == "swiftui"
+    expect(colleague.get_by_role("button", name="Collapse the SwiftUI track")).to_be_visible()
+    drawn, _ = timeline.drawn_data(colleague, server_control, "view-body")
+    assert any(e.get("update") == short["id"] for e in drawn), "the update is drawn in View Body Updates"
+    shot(colleague, "links-07-short-update")

@@ -116,6 +116,16 @@ async function route() {
   }
 }
 
+/**
+ * What an update link without a window shows: the update with context around it, and the SwiftUI
+ * track open when the update is not long (only the long lanes show it with the track closed).
+ */
+function updateContext(trace, update, state) {
+  const patch = { window: contextWindow(trace, update.start, update.duration) };
+  if (update.severity === 'normal' && !state.expanded?.includes('swiftui')) patch.expanded = [...(state.expanded ?? []), 'swiftui'];
+  return patch;
+}
+
 /** A window around an update: the update in the middle third, at least 2 ms wide, inside the trace. */
 function contextWindow(trace, start, duration) {
   const span = Math.max(duration * 3, 2_000_000);
@@ -150,7 +160,7 @@ async function openTrace(parsed, token) {
   if (initial.update !== null) {
     try {
       const update = await api.get(`updates/${initial.update}`);
-      if (!initial.window) initial.window = contextWindow(trace, update.start, update.duration);
+      if (!initial.window) Object.assign(initial, updateContext(trace, update, initial));
     } catch (error) {
       if (token !== routeToken) return;
       if (error instanceof ApiError && error.status === 404) {
@@ -222,7 +232,7 @@ function renderTraceView(trace, api, initial) {
       }
       if (zoom && id !== null) {
         const update = await api.get(`updates/${id}`);
-        patch.window = contextWindow(trace, update.start, update.duration);
+        Object.assign(patch, updateContext(trace, update, state.get()));
       }
       state.set(patch, { push: true });
     },
@@ -276,7 +286,7 @@ function renderTraceView(trace, api, initial) {
       if (next.update !== null && !next.window) {
         try {
           const update = await api.get(`updates/${next.update}`);
-          next = { ...next, window: contextWindow(trace, update.start, update.duration) };
+          next = { ...next, ...updateContext(trace, update, next) };
         } catch { /* the details panel reports the missing update */ }
       }
       state.restore(next);
