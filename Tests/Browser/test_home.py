@@ -1,5 +1,6 @@
 """Home page: the trace list, uploading (button, drag-and-drop), progress, parsing and errors."""
 import pytest
+from playwright.sync_api import expect
 
 
 @pytest.fixture(scope="module")
@@ -116,4 +117,26 @@ def test_drag_and_drop_anywhere_uploads(page, server, recording, shot, timeline)
     timeline.wait_idle(page)
     # Same content as the earlier upload: the server answers with the trace it already has.
     assert page.locator("#header-trace h1").inner_text() in ("my-recording", "dropped-recording")
+    assert not page.errors
+
+
+def test_a_file_dropped_on_a_trace_page_is_uploaded_too(page, server, sample_id, generated_trace, timeline, shot):
+    """Dropping on any page uploads (instead of the browser leaving the app to show the file)."""
+    timeline.open(page, sample_id("landmarks-scroll-slow"))
+    dropped = generated_trace("dropped-on-trace-page", updates=800, seed=5)
+    transfer = page.evaluate_handle("""(text) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([text], 'dropped-on-trace-page.json', { type: 'application/json' }));
+        return transfer;
+    }""", dropped.read_text())
+    page.dispatch_event("#timeline-canvas", "dragenter", {"dataTransfer": transfer})
+    expect(page.locator("#drop-overlay")).to_be_visible()
+    page.dispatch_event("#timeline-canvas", "drop", {"dataTransfer": transfer})
+    page.wait_for_url("**/traces/**", timeout=120_000)
+    page.wait_for_function("() => document.querySelector('#header-trace h1')?.textContent === 'dropped-on-trace-page'", timeout=120_000)
+    timeline.wait_idle(page)
+    expect(page.locator("#drop-overlay")).to_be_hidden()
+    # Back leads to the list, where the new trace is first.
+    page.go_back()
+    expect(page.locator("#trace-list tbody tr").first.locator("td.name a")).to_have_text("dropped-on-trace-page")
     assert not page.errors

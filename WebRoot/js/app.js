@@ -10,8 +10,9 @@ const app = document.getElementById('app');
 const headerTrace = document.getElementById('header-trace');
 const headerActions = document.getElementById('header-actions');
 
-let current = null; // {traceId, state, teardown}
+let current = null; // {traceId, state, teardown, upload?}
 let routeToken = 0;
+let droppedFile = null; // dropped on another page, uploaded once the list page is up
 
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -87,10 +88,14 @@ async function route() {
   }
   clearShell();
   switch (parsed.route) {
-    case 'home':
+    case 'home': {
       document.title = 'tracesvc';
-      current = { traceId: null, teardown: renderHome(app) };
+      const home = renderHome(app);
+      current = { traceId: null, teardown: home.teardown, upload: home.upload };
+      if (droppedFile) home.upload(droppedFile);
+      droppedFile = null;
       return;
+    }
     case 'bad-version':
       if (/^\d+$/.test(parsed.version) && Number(parsed.version) > STATE_VERSION) {
         messagePage('This link needs a newer tracesvc',
@@ -313,4 +318,34 @@ document.addEventListener('click', (event) => {
   if (url.href !== location.href) navigate(url.pathname + url.search);
 });
 window.addEventListener('popstate', () => route());
+
+// A trace file dropped anywhere, on any page, is uploaded: from the list page, which shows the
+// progress and any error. (Without this, the browser would leave the app to show the file.)
+const dropOverlay = el('div', { id: 'drop-overlay', hidden: true, 'aria-hidden': 'true' },
+  el('span', { class: 'drop-message', text: 'Drop a trace file to upload it' }));
+document.body.append(dropOverlay);
+let dragDepth = 0;
+const carriesFiles = (event) => [...(event.dataTransfer?.types ?? [])].includes('Files');
+window.addEventListener('dragenter', (event) => {
+  if (!carriesFiles(event)) return;
+  event.preventDefault();
+  dragDepth += 1;
+  dropOverlay.hidden = false;
+});
+window.addEventListener('dragover', (event) => { if (carriesFiles(event)) event.preventDefault(); });
+window.addEventListener('dragleave', () => {
+  dragDepth = Math.max(0, dragDepth - 1);
+  if (!dragDepth) dropOverlay.hidden = true;
+});
+window.addEventListener('drop', (event) => {
+  if (!carriesFiles(event)) return;
+  event.preventDefault();
+  dragDepth = 0;
+  dropOverlay.hidden = true;
+  const file = event.dataTransfer.files[0];
+  if (!file) return;
+  if (current?.upload) current.upload(file);
+  else { droppedFile = file; navigate('/'); }
+});
+
 route();

@@ -1,19 +1,19 @@
-// Home: the trace list, upload by button or drag-and-drop anywhere, progress and parse errors.
+// Home: the trace list, upload by button (or a file dropped anywhere, via app.js), progress and parse errors.
 import { listTraces, uploadTrace, deleteTrace } from './api.js';
 import { el, navigate, toast } from './app.js';
 import { formatBytes, formatCount, formatDate, formatDuration } from './format.js';
 
+/** Renders the list page into `root`; returns {upload(file), teardown()}. */
 export function renderHome(root) {
   const input = el('input', { type: 'file', id: 'upload-input', accept: '.json,.gz,.xml,.trace,application/json,application/gzip,text/xml', class: 'visually-hidden', 'aria-label': 'Trace file to upload' });
   const uploadButton = el('button', { type: 'button', class: 'primary', id: 'upload-button', 'aria-label': 'Upload a trace' },
     el('span', { class: 'icon icon-upload', 'aria-hidden': 'true' }), 'Upload a trace…');
   const status = el('div', { id: 'upload-status', class: 'upload-status', role: 'status', 'aria-live': 'polite', hidden: true });
   const list = el('div', { id: 'trace-list', 'aria-busy': 'true' }, el('p', { class: 'page-loading', text: 'Loading traces…' }));
-  const overlay = el('div', { id: 'drop-overlay', hidden: true, 'aria-hidden': 'true' }, el('span', { class: 'drop-message', text: 'Drop a trace file to upload it' }));
   root.append(el('div', { class: 'home' },
     el('div', { class: 'home-top' }, el('h1', { text: 'Traces' }), el('div', {}, uploadButton, input)),
     el('p', { class: 'drop-hint', text: 'Upload a trace recorded with Instruments’ SwiftUI template (tracesvc JSON, .json.gz, or xctrace export XML), or drop it anywhere on this page.' }),
-    status, list), overlay);
+    status, list));
 
   let alive = true;
   let uploading = false;
@@ -96,31 +96,6 @@ export function renderHome(root) {
   uploadButton.addEventListener('click', () => input.click());
   input.addEventListener('change', () => { if (input.files[0]) upload(input.files[0]); });
 
-  // Drag-and-drop anywhere on the page.
-  let dragDepth = 0;
-  const hasFiles = (event) => [...(event.dataTransfer?.types ?? [])].includes('Files');
-  const onEnter = (event) => { if (!hasFiles(event)) return; event.preventDefault(); dragDepth++; overlay.hidden = false; };
-  const onOver = (event) => { if (hasFiles(event)) event.preventDefault(); };
-  const onLeave = () => { dragDepth = Math.max(0, dragDepth - 1); if (!dragDepth) overlay.hidden = true; };
-  const onDrop = (event) => {
-    if (!hasFiles(event)) return;
-    event.preventDefault();
-    dragDepth = 0;
-    overlay.hidden = true;
-    const file = event.dataTransfer.files[0];
-    if (file) upload(file);
-  };
-  window.addEventListener('dragenter', onEnter);
-  window.addEventListener('dragover', onOver);
-  window.addEventListener('dragleave', onLeave);
-  window.addEventListener('drop', onDrop);
-
   refresh();
-  return () => {
-    alive = false;
-    window.removeEventListener('dragenter', onEnter);
-    window.removeEventListener('dragover', onOver);
-    window.removeEventListener('dragleave', onLeave);
-    window.removeEventListener('drop', onDrop);
-  };
+  return { upload, teardown: () => { alive = false; } };
 }
