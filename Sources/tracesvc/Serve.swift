@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ServiceLifecycle
 import TraceServer
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the dashboard: upload traces and look at them in the browser.",
-        discussion: "Ctrl-C or SIGTERM stops the server after in-flight requests finish."
+        discussion: "Ctrl-C or SIGTERM stops the server after in-flight requests finish (at most --shutdown-grace seconds; an upload still arriving then is discarded whole)."
     )
 
     @Option(help: "Port to listen on (0 picks a free one).")
@@ -30,10 +31,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Folder of sample traces listed read-only (default: the package's SampleTraces).")
     var samplesDir: String?
 
+    @Option(help: "Seconds that requests in flight get to finish on Ctrl-C or SIGTERM.")
+    var shutdownGrace = 10
+
     mutating func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard maxUploadMb > 0 else { throw ValidationError("--max-upload-mb must be positive") }
         guard memoryBudgetMb > 0 else { throw ValidationError("--memory-budget-mb must be positive") }
+        guard shutdownGrace >= 0 else { throw ValidationError("--shutdown-grace must not be negative") }
     }
 
     func run() async throws {
@@ -57,7 +62,11 @@ struct Serve: AsyncParsableCommand {
             // Unbuffered, so scripts and tests reading our output see the URL at once.
             FileHandle.standardOutput.write(Data("tracesvc is running: open http://\(shown):\(port)/  (Ctrl-C to stop)\n".utf8))
         }
-        try await app.runService()
+        // SIGTERM / Ctrl-C: stop accepting, give requests in flight (an upload being parsed) a
+        // grace period to finish, then cancel the rest: a stalled upload is discarded whole.
+        var lifecycle = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        lifecycle.maximumGracefulShutdownDuration = .seconds(shutdownGrace)
+        try await ServiceGroup(configuration: lifecycle).run()
     }
 
     static func existingDirectory(_ path: String) throws -> URL {

@@ -3,6 +3,11 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 /// Runs the real `tracesvc serve` binary (built by `swift build`) over HTTP.
 @Suite(.serialized) struct LiveServerTests {
@@ -13,11 +18,11 @@ import Testing
         let process = Process()
         let base: URL
 
-        init(dataDirectory: URL, scratch: Scratch) throws {
+        init(dataDirectory: URL, scratch: Scratch, arguments: [String] = []) throws {
             let binary = LiveServerTests.packageRoot.appendingPathComponent(".build/debug/tracesvc")
             process.executableURL = binary
             process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory.path,
-                                 "--web-root", scratch.webRoot.path, "--samples-dir", scratch.samples.path]
+                                 "--web-root", scratch.webRoot.path, "--samples-dir", scratch.samples.path] + arguments
             let output = Pipe()
             process.standardOutput = output
             try process.run()
@@ -78,5 +83,65 @@ import Testing
         let (info, infoResponse) = try await request(restarted, "/api/traces/\(id)/updates/9")
         #expect(infoResponse.statusCode == 200)
         #expect((try JSONSerialization.jsonObject(with: info) as? [String: Any])?["severity"] as? String == "red")
+    }
+
+    @Test func shutdownDuringAStalledUploadDiscardsItWhole() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try Server(dataDirectory: scratch.dataDirectory, scratch: scratch, arguments: ["--shutdown-grace", "1"])
+        let port = try #require(server.base.port)
+        // A client that sends the head of a 10 MB upload and 100 KB of it, then goes quiet.
+        let client = try StalledClient(port: port, head: "POST /api/traces?name=stalled.json HTTP/1.1\r\nHost: localhost\r\n"
+            + "Content-Type: application/octet-stream\r\nContent-Length: 10000000\r\n\r\n" + String(repeating: " ", count: 100_000))
+        defer { client.close() }
+        let incoming = scratch.dataDirectory.appendingPathComponent("incoming")
+        let deadline = Date().addingTimeInterval(10)
+        while (try FileManager.default.contentsOfDirectory(atPath: incoming.path)).isEmpty, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: incoming.path).isEmpty, "the upload is being received")
+
+        let stopped = Date()
+        #expect(server.stop() == 0, "SIGTERM still shuts down cleanly")
+        #expect(Date().timeIntervalSince(stopped) < 8, "after the grace period, not when the client gives up")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: incoming.path).isEmpty, "no partial file is left")
+        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("traces").path)
+        #expect(stored.isEmpty, "nothing half-stored")
+    }
+}
+
+/// A TCP client that sends `head` and then nothing more, holding the connection open.
+final class StalledClient {
+    private let socketFD: Int32
+
+    init(port: Int, head: String) throws {
+        #if canImport(Glibc)
+        socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        socketFD = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard socketFD >= 0, connected == 0 else { throw CocoaError(.fileReadUnknown) }
+        let bytes = Array(head.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { throw CocoaError(.fileWriteUnknown) }
+            sent += n
+        }
+    }
+
+    func close() {
+        #if canImport(Glibc)
+        _ = Glibc.close(socketFD)
+        #else
+        _ = Darwin.close(socketFD)
+        #endif
     }
 }
