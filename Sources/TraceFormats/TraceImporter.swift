@@ -6,12 +6,13 @@ public enum TraceImporter {
     /// - Parameters:
     ///   - url: the file on disk (plain or gzip-compressed).
     ///   - displayName: the name errors and the trace's metadata use (the uploaded file name).
-    public static func importTrace(at url: URL, displayName: String) throws(TraceFormatError) -> Trace {
+    ///   - maxBytes: most bytes read (after decompression) before it fails.
+    public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max) throws(TraceFormatError) -> Trace {
         switch try sniff(url: url, displayName: displayName) {
         case .native:
-            return try NativeTraceReader.read(at: url, displayName: displayName)
+            return try NativeTraceReader.read(at: url, displayName: displayName, maxBytes: maxBytes)
         case .xctrace:
-            return try XCTraceImporter.importTrace(at: url, displayName: displayName)
+            return try XCTraceImporter.importTrace(at: url, displayName: displayName, maxBytes: maxBytes)
         }
     }
 

@@ -13,6 +13,14 @@ public struct ServerOptions: Sendable {
     public var maxUploadBytes: Int64 = 2048 << 20
     public var memoryBudgetBytes = 2048 << 20
 
+    /// A compressed upload may decompress to this many times `maxUploadBytes` (exports gzip
+    /// about 10:1 to 20:1; a gzip bomb goes far beyond).
+    public static let inflationAllowance: Int64 = 8
+    public var maxUploadReadBytes: Int64 {
+        let (product, overflow) = maxUploadBytes.multipliedReportingOverflow(by: Self.inflationAllowance)
+        return overflow ? .max : product
+    }
+
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
     }
@@ -41,7 +49,10 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     try FileManager.default.createDirectory(at: options.dataDirectory, withIntermediateDirectories: true)
     let store = try await TraceStore.open(
-        TraceStore.Configuration(dataDirectory: options.dataDirectory, samplesDirectory: options.samplesDirectory, memoryBudgetBytes: options.memoryBudgetBytes),
+        TraceStore.Configuration(
+            dataDirectory: options.dataDirectory, samplesDirectory: options.samplesDirectory, memoryBudgetBytes: options.memoryBudgetBytes,
+            maxUploadReadBytes: options.maxUploadReadBytes
+        ),
         logger: logger
     )
     return Application(

@@ -17,11 +17,14 @@ public actor TraceStore {
         public var dataDirectory: URL
         public var samplesDirectory: URL?
         public var memoryBudgetBytes: Int
+        /// Most bytes an upload may decompress to (a gzip bomb is refused, not read to the end).
+        public var maxUploadReadBytes: Int64
 
-        public init(dataDirectory: URL, samplesDirectory: URL?, memoryBudgetBytes: Int) {
+        public init(dataDirectory: URL, samplesDirectory: URL?, memoryBudgetBytes: Int, maxUploadReadBytes: Int64 = .max) {
             self.dataDirectory = dataDirectory
             self.samplesDirectory = samplesDirectory
             self.memoryBudgetBytes = memoryBudgetBytes
+            self.maxUploadReadBytes = maxUploadReadBytes
         }
     }
 
@@ -162,7 +165,7 @@ public actor TraceStore {
         }
         let trace: Trace
         do {
-            trace = try await Self.importOffPool(upload.file, name: upload.name)
+            trace = try await Self.importOffPool(upload.file, name: upload.name, maxBytes: configuration.maxUploadReadBytes)
         } catch let error as TraceFormatError {
             throw .unreadable(error)
         } catch {
@@ -194,8 +197,8 @@ public actor TraceStore {
 
     /// Parsing a big file takes seconds of blocking work: it runs on NIO's blocking thread pool,
     /// not on this actor nor on the cooperative pool (two threads here), so other requests go on.
-    private nonisolated static func importOffPool(_ file: URL, name: String) async throws -> Trace {
-        try await NIOThreadPool.singleton.runIfActive { try TraceImporter.importTrace(at: file, displayName: name) }
+    private nonisolated static func importOffPool(_ file: URL, name: String, maxBytes: Int64 = .max) async throws -> Trace {
+        try await NIOThreadPool.singleton.runIfActive { try TraceImporter.importTrace(at: file, displayName: name, maxBytes: maxBytes) }
     }
 
     public func delete(id: String) throws(APIError) {

@@ -19,7 +19,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Where uploaded traces are kept (created if missing).")
     var dataDir = "tracesvc-data"
 
-    @Option(help: "Largest accepted upload, in MB.")
+    @Option(help: "Largest accepted upload, in MB (a compressed one may decompress to \(ServerOptions.inflationAllowance) times this).")
     var maxUploadMb = 2048
 
     @Option(help: "Memory for traces kept loaded, in MB; least recently used ones are unloaded beyond it.")

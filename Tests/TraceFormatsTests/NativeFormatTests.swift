@@ -153,6 +153,24 @@ let minimalTrace = """
         #expect(try importError(span).hasPrefix("bad.json:2:65: metadata.start: is out of range"))
     }
 
+    @Test func aGzipThatInflatesPastTheLimitIsRefusedNotReadToTheEnd() throws {
+        // About 3 MB of valid rows that gzip to a few KB.
+        let row = #"[2000, 100, "layout", "SwiftUI", "HStack", "", "Layout", 0, null, null, "none"],"#
+        let rows = String(repeating: row + "\n", count: 40_000)
+        let text = minimalTrace.replacingOccurrences(of: #""updates": ["#, with: #""updates": ["# + "\n" + rows)
+        var compressed: [UInt8] = []
+        try GzipStream().compress(Array(text.utf8), finish: true) { compressed += $0 }
+        #expect(compressed.count < 100_000)
+        let url = try temporaryFile(compressed, name: "bomb.json.gz")
+        #expect(try TraceImporter.importTrace(at: url, displayName: "bomb.json.gz").updates.count == 40_002)
+        let error = try #require(throws: TraceFormatError.self) {
+            try TraceImporter.importTrace(at: url, displayName: "bomb.json.gz", maxBytes: 1 << 20)
+        }
+        // It stops where the limit is reached (and says where that is), not at the end.
+        #expect(error.file == "bomb.json.gz" && error.line > 1_000 && error.line < 20_000)
+        #expect(error.message.hasSuffix("decompresses to more than 1 MB, the most this server reads of one trace"))
+    }
+
     @Test func corruptGzipIsOneClearError() throws {
         let url = try temporaryFile([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03] + Array(repeating: 0xFF, count: 64), name: "x.json.gz")
         #expect(throws: TraceFormatError(file: "x.json.gz", line: 1, column: 1, message: "the gzip data is corrupt")) {

@@ -142,6 +142,30 @@ import Testing
         }
     }
 
+    @Test func aGzipBombIsRefusedAndLeavesNoFile() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // 64 KB accepted: 8 x 64 KB = 512 KB may be read; this gzip is ~4 KB and inflates to ~2 MB.
+        let rows = (0..<20_000).map { "[\(1_000_000 + $0 * 100),50,\"layout\",\"SwiftUI\",\"HStack\",\"\",\"\",0,0,0,\"none\"]" }
+        let text = nativeTrace(updates: 1).replacingOccurrences(of: "\"updates\":[", with: "\"updates\":[" + rows.joined(separator: ",") + ",")
+        var compressed: [UInt8] = []
+        try GzipStream().compress(Array(text.utf8), finish: true) { compressed += $0 }
+        let bomb = compressed
+        #expect(bomb.count < 64 << 10 && text.utf8.count > 1 << 20)
+        try await scratch.withServer(scratch.options(maxUploadBytes: 64 << 10)) { client in
+            let response = try await client.execute(
+                uri: "/api/traces?name=bomb.json.gz", method: .post, headers: [.contentType: "application/octet-stream"], body: ByteBuffer(bytes: bomb)
+            )
+            try expectError(response, .unprocessableContent)
+            #expect((try response.json()["detail"] as? String)?.contains("bomb.json.gz:1:1: decompresses to more than 512 KB") == true, "\(response.text)")
+            let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
+            #expect(list.count == 1, "only the sample")
+        }
+        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("traces").path)
+        let incoming = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("incoming").path)
+        #expect(stored.isEmpty && incoming.isEmpty)
+    }
+
     @Test func tooLargeUploadIs413AndLeavesNoFile() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

@@ -31,11 +31,15 @@ public final class ByteSource {
     private var inflated: ByteBuffer
     private var fileAtEnd = false
     private var gzipMemberEnded = false
+    /// Most (decompressed) bytes delivered before reading fails: a small gzip file can inflate
+    /// a thousandfold, and the model built from it grows with what it inflates to.
+    private let maxBytes: Int64
 
-    public init(url: URL, displayName: String? = nil, chunkSize: Int = 1 << 20) throws(TraceFormatError) {
+    public init(url: URL, displayName: String? = nil, chunkSize: Int = 1 << 20, maxBytes: Int64 = .max) throws(TraceFormatError) {
         let name = displayName ?? url.lastPathComponent
         self.displayName = name
         self.chunkSize = max(chunkSize, 1)
+        self.maxBytes = maxBytes
         let fd = open(url.path, O_RDONLY)
         if fd < 0 {
             throw TraceFormatError(file: name, line: 1, column: 1, message: "cannot open file: \(String(cString: strerror(errno)))")
@@ -68,6 +72,12 @@ public final class ByteSource {
     public func read(into buffer: inout [UInt8]) throws(TraceFormatError) -> Bool {
         let added = isGzip ? try readInflated(into: &buffer) : try readPlain(into: &buffer)
         bytesDelivered += added
+        if Int64(bytesDelivered) > maxBytes {
+            let limit = maxBytes >= 1 << 20 ? "\(maxBytes >> 20) MB" : "\(maxBytes >> 10) KB"
+            throw TraceFormatError(file: displayName, line: 1, column: 1, message: isGzip
+                ? "decompresses to more than \(limit), the most this server reads of one trace"
+                : "is larger than \(limit), the most this server reads of one trace")
+        }
         return added > 0
     }
 

@@ -4,8 +4,8 @@ import TraceModel
 /// Reads `xctrace export` XML (one table, several concatenated, or a tar bundle of them as
 /// `scripts/export-instruments-trace.sh` makes it), plain or gzip-compressed.
 public enum XCTraceImporter {
-    public static func importTrace(at url: URL, displayName: String) throws(TraceFormatError) -> Trace {
-        let source = try ByteSource(url: url, displayName: displayName)
+    public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max) throws(TraceFormatError) -> Trace {
+        let source = try ByteSource(url: url, displayName: displayName, maxBytes: maxBytes)
         return try importTrace(from: ByteChunks(source), displayName: displayName)
     }
 
