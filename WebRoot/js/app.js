@@ -96,18 +96,18 @@ async function route() {
       droppedFile = null;
       return;
     }
-    case 'bad-version':
+    case 'bad-version': {
+      const withoutView = [el('a', { href: buildPath(parsed.traceId, {}), class: 'button', text: 'Open the trace without the view' })];
       if (/^\d+$/.test(parsed.version) && Number(parsed.version) > STATE_VERSION) {
         messagePage('This link needs a newer tracesvc',
           `This link was made by a newer tracesvc (v=${parsed.version}); this server understands links up to v=${STATE_VERSION}. ` +
-          'Update the server, or open the trace from the list.',
-          [el('a', { href: buildPath(parsed.traceId, {}), class: 'button', text: 'Open the trace without the view' })]);
+          'Update the server, or open the trace from the list.', withoutView);
       } else {
         messagePage('This link is damaged',
-          `"v=${parsed.version}" is not a link version (links carry v=1 to v=${STATE_VERSION}). The link may have been cut or edited.`,
-          [el('a', { href: buildPath(parsed.traceId, {}), class: 'button', text: 'Open the trace without the view' })]);
+          `"v=${parsed.version}" is not a link version (links carry v=1 to v=${STATE_VERSION}). The link may have been cut or edited.`, withoutView);
       }
       return;
+    }
     case 'bad-update':
       messagePage('No such update', `"${parsed.updateText}" is not an update id; update ids are whole numbers.`,
         [el('a', { href: buildPath(parsed.traceId, {}), class: 'button', text: 'Open the trace' })]);
@@ -251,7 +251,8 @@ function renderTraceView(trace, api, initial) {
       if (arg && 'view' in arg) patch.paneView = { module: arg.module ?? '', view: arg.view, category: arg.category ?? '' };
       if (arg && 'update' in arg) patch.update = arg.update;
       if (name === 'graph') {
-        patch.graph = graphSubject(arg?.update != null ? arg : arg?.view ? arg : { update: state.get().update });
+        // The graph of what was asked for (an update or a view), else of the selected update.
+        patch.graph = graphSubject(arg?.update != null || arg?.view ? arg : { update: state.get().update });
         patch.groups = [];
       }
       state.set(patch, { push: true });

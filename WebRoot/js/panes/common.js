@@ -83,11 +83,6 @@ export function currentPaneView(state) {
   return pv?.view ? { module: pv.module ?? '', view: pv.view, category: pv.category ?? '' } : null;
 }
 
-/** Opens a pane through the shell, which also updates the URL. */
-export function openPane(ctx, name, arg) {
-  return ctx.openPane(name, arg);
-}
-
 /** Runs the latest of several overlapping async loads; older results are dropped. */
 export function latestOnly() {
   let generation = 0;

@@ -4,7 +4,7 @@
 // Set Inspection Range and Zoom.
 import {
   el, currentFilter, currentRange, rangeParams, filterSelect, formatDuration, formatTime, formatCount,
-  latestOnly, loadingSoon, message, openPane, viewKey,
+  latestOnly, loadingSoon, message, viewKey,
 } from './common.js';
 import { menuButton, showMenu } from './menu.js';
 import { handleTreeKey, scrollRowIntoView } from './tree.js';
@@ -197,13 +197,13 @@ export function mountSummary(root, ctx) {
     return [
       { label: 'Show Updates', action: () => showUpdates(row) },
       // The graph pane shows the selected update's graph when there is one: clear it to show the view's.
-      { label: 'Show Cause & Effect Graph', action: () => openPane(ctx, 'graph', { view: row.name, module: row.module, update: null }) },
+      { label: 'Show Cause & Effect Graph', action: () => ctx.openPane('graph', { view: row.name, module: row.module, update: null }) },
       { label: 'Set Inspection Range and Zoom', action: () => zoomToView(row) },
     ];
   }
 
   function showUpdates(row) {
-    openPane(ctx, 'updates', { view: row.name, module: row.module, category: row.category ?? '' });
+    ctx.openPane('updates', { view: row.name, module: row.module, category: row.category ?? '' });
   }
 
   // The span from the view's first update start to its last update end, among the updates this

@@ -3,7 +3,7 @@
 // rows are fetched from the server when they scroll into sight, so 100k updates scroll smoothly.
 import {
   el, currentFilter, currentRange, currentPaneView, rangeParams, filterSelect, formatDuration, formatTime,
-  formatCount, loadingSoon, message, openPane, severityLabel,
+  formatCount, loadingSoon, message, severityLabel,
 } from './common.js';
 import { menuButton, showMenu } from './menu.js';
 
@@ -32,7 +32,7 @@ export function mountUpdates(root, ctx) {
   const select = filterSelect(currentFilter(ctx.state.get()), (filter) => ctx.state.set({ filter }, { push: true }));
   const scope = el('span', { class: 'pane-scope' });
   const count = el('span', { class: 'pane-totals', 'data-testid': 'updates-total' });
-  const back = el('button', { type: 'button', class: 'pane-link', 'aria-label': 'Back to the Summary', onclick: () => openPane(ctx, 'summary') }, '‹ Summary');
+  const back = el('button', { type: 'button', class: 'pane-link', 'aria-label': 'Back to the Summary', onclick: () => ctx.openPane('summary') }, '‹ Summary');
   const clearRange = el('button', { type: 'button', class: 'pane-link', hidden: true,
     onclick: () => ctx.setRange(null, null, { zoom: false }) }, 'Clear inspection range');
   const toolbar = el('div', { class: 'pane-toolbar' }, back, title, select, scope, clearRange, count);
@@ -231,7 +231,7 @@ export function mountUpdates(root, ctx) {
       // A zero-length update still gets a range (of 1 ns): an empty one would not be a range.
       { label: 'Set Inspection Range and Zoom', action: () => ctx.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: true }) },
       { label: 'Select on Timeline', action: () => ctx.selectUpdate(u.id, { zoom: true }) },
-      { label: 'Show Cause & Effect Graph', action: () => openPane(ctx, 'graph', { update: u.id }) },
+      { label: 'Show Cause & Effect Graph', action: () => ctx.openPane('graph', { update: u.id }) },
     ];
   }
 
