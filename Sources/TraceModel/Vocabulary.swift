@@ -10,6 +10,7 @@ public enum TraceLimits {
     public static let queryTime: Nanoseconds = 1 << 54
     public static let times: ClosedRange<Nanoseconds> = -time...time
     public static let durations: ClosedRange<Nanoseconds> = 0...time
+    public static let queryTimes: ClosedRange<Nanoseconds> = -queryTime...queryTime
 }
 
 extension Nanoseconds {
@@ -17,6 +18,11 @@ extension Nanoseconds {
     @inlinable func addingSaturating(_ other: Nanoseconds) -> Nanoseconds {
         let (sum, overflow) = addingReportingOverflow(other)
         return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
+    /// In place, so `dictionary[key, default: 0].addSaturating(x)` hashes the key once.
+    @inlinable mutating func addSaturating(_ other: Nanoseconds) {
+        self = addingSaturating(other)
     }
 }
 

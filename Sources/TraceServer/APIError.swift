@@ -139,8 +139,7 @@ struct QueryParameters {
 
     /// `start`/`end` as a range; nil when both are absent. Half given, or end <= start, is a 400.
     func timeRange() throws(APIError) -> TimeRange? {
-        let times = -TraceLimits.queryTime...TraceLimits.queryTime
-        let start = try int("start", in: times), end = try int("end", in: times)
+        let start = try int("start", in: TraceLimits.queryTimes), end = try int("end", in: TraceLimits.queryTimes)
         switch (start, end) {
         case (nil, nil): return nil
         case let (start?, end?):

@@ -394,8 +394,8 @@ final class XCTraceReader {
         if let number = tokenizer.integer(attribute), number >= 0, number < valueByID.count, valueByID[Int(number)] >= 0 {
             return valueByID[Int(number)]
         }
-        if let value = valueByTextID[try tokenizer.string(attribute)] { return value }
         let text = try tokenizer.string(attribute)
+        if let value = valueByTextID[text] { return value }
         throw XCTraceValueError(
             offset: tokenizer.tokenOffset, table: schema?.name, field: nil,
             message: "<\(tokenizer.names.name(tag)) ref=\"\(text)\"/> refers to no earlier id in this <node>"

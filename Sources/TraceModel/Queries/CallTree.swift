@@ -61,9 +61,8 @@ extension Trace {
         for i in first..<max(first, last) {
             let thread = samples.thread[i]
             if let wanted = query.thread, Int(thread) != wanted { continue }
-            let key = Key(thread: query.mode == .topDown ? thread : noRow, stack: samples.stack[i])
-            weights[key] = (weights[key] ?? 0).addingSaturating(samples.weight[i])
-            total = total.addingSaturating(samples.weight[i])
+            weights[Key(thread: query.mode == .topDown ? thread : noRow, stack: samples.stack[i]), default: 0].addSaturating(samples.weight[i])
+            total.addSaturating(samples.weight[i])
             sampleCount += 1
         }
 

@@ -32,7 +32,7 @@ public struct SummaryStats: Sendable, Equatable, Codable {
 
     mutating func add(duration: Nanoseconds) {
         count += 1
-        totalNs = totalNs.addingSaturating(duration)
+        totalNs.addSaturating(duration)
         maxNs = max(maxNs, duration)
         switch LongUpdateSeverity(duration: duration) {
         case .normal: break
@@ -44,7 +44,7 @@ public struct SummaryStats: Sendable, Equatable, Codable {
 
     mutating func add(_ other: SummaryStats) {
         count += other.count
-        totalNs = totalNs.addingSaturating(other.totalNs)
+        totalNs.addSaturating(other.totalNs)
         maxNs = max(maxNs, other.maxNs)
         orange += other.orange
         red += other.red
