@@ -20,6 +20,23 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         self.location = location
     }
 
+    /// The one place where the store's errors become HTTP.
+    public init(_ error: StoreError) {
+        switch error {
+        case .unknownTrace(let id): self = .unknownTrace(id)
+        case .readOnlySample(let name):
+            self.init(.forbidden, "read-only trace", detail: "\(name) is a sample; samples cannot be deleted.")
+        case .unreadable(let formatError): self = .unreadable(formatError)
+        case .fileChanged(let id):
+            self.init(.conflict, "stored file changed",
+                      detail: "The stored file of trace \(id) no longer has the content it was uploaded with; upload the trace again.")
+        case .storageFull(let detail): self.init(.init(code: 507, reasonPhrase: "Insufficient Storage"), "storage full", detail: detail)
+        case .storageFailure(let detail): self.init(.internalServerError, "storage failure", detail: detail)
+        case .busy(let detail): self.init(.serviceUnavailable, "server busy", detail: detail)
+        case .shuttingDown: self.init(.serviceUnavailable, "server is shutting down", detail: "The server is stopping; try again when it is back.")
+        }
+    }
+
     public static func badParameter(_ name: String, _ detail: String) -> APIError {
         APIError(.badRequest, "bad parameter", detail: "\(name): \(detail)")
     }
@@ -33,9 +50,15 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = try jsonResponse(Body(error: error, detail: detail, location: location), status: status)
+        var response = jsonResponse(bytes: jsonBody(), status: status)
         if status == .methodNotAllowed { response.headers[.allow] = "GET, HEAD, POST, DELETE" }
+        if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer realm=\"tracesvc\"" }
         return response
+    }
+
+    /// `{"error", "detail", "location"}` as JSON bytes.
+    func jsonBody() -> [UInt8] {
+        (try? JSONEncoder().encode(Body(error: error, detail: detail, location: location))).map(Array.init) ?? Array("{}".utf8)
     }
 
     private struct Body: Encodable {
@@ -54,20 +77,20 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
 
 /// A JSON response (`application/json; charset=utf-8`).
 func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+    jsonResponse(bytes: try encodeJSON(value), status: status)
+}
+
+/// JSON bytes as the API writes them (slashes unescaped).
+func encodeJSON(_ value: some Encodable) throws -> [UInt8] {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .withoutEscapingSlashes
-    let data = try encoder.encode(value)
-    return Response(
-        status: status,
-        headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
-    )
+    return Array(try encoder.encode(value))
 }
 
 /// A JSON response from bytes already encoded.
-func jsonResponse(bytes: [UInt8]) -> Response {
+func jsonResponse(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
     Response(
-        status: .ok,
+        status: status,
         headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
         body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
     )
@@ -81,12 +104,17 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
+        } catch let error as StoreError {
+            throw APIError(error)
+        } catch let error as WorkGate.Busy {
+            throw APIError(.serviceUnavailable, "server busy", detail: error.detail)
         } catch let error as any HTTPResponseError {
             let text = error.status == .notFound ? "no such route" : error.status.reasonPhrase.lowercased()
             throw APIError(error.status, text, detail: "\(request.method) \(request.uri.path): \(error.status.reasonPhrase).")
         } catch {
+            // The error's text may dump internal state (a whole value): log it, never send it.
             context.logger.error("\(request.method) \(request.uri.path) failed: \(error)")
-            throw APIError(.internalServerError, "internal error", detail: "\(error)")
+            throw APIError(.internalServerError, "internal error", detail: "The server failed to answer \(request.method) \(request.uri.path); the server log has the details.")
         }
     }
 }

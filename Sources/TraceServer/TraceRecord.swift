@@ -156,7 +156,17 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
 
 /// A trace in memory with what the server derived from it once.
 public struct LoadedTrace: Sendable {
-    public var trace: Trace
-    public var info: TraceInfo
-    public var timeline: TimelineIndex
+    public let trace: Trace
+    public let info: TraceInfo
+    /// Built lazily by timeline queries and kept with the trace.
+    private let timelineIndex = TimelineIndex()
+
+    init(id: String, trace: Trace) {
+        self.trace = trace
+        info = TraceInfo(id: id, trace: trace)
+    }
+
+    public func timeline(window: TimeRange, width: Int, lanes: [Lane]) -> Timeline {
+        trace.timeline(window: window, width: width, lanes: lanes, index: timelineIndex)
+    }
 }

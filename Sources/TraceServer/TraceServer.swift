@@ -12,6 +12,14 @@ public struct ServerOptions: Sendable {
     public var webRoot: URL?
     public var maxUploadBytes: Int64 = 2048 << 20
     public var memoryBudgetBytes = 2048 << 20
+    /// All uploads on disk together.
+    public var maxStoredBytes: Int64 = 20 << 30
+    /// Uploads are refused when they would leave less free disk than this.
+    public var minFreeDiskBytes: Int64 = 1 << 30
+    public var connectionLimits = ConnectionLimits()
+    /// Heavy queries (timeline, summary, graphs, call trees) running at once; more wait.
+    public var maxConcurrentQueries = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    public var access = AccessPolicy()
 
     /// A compressed upload may decompress to this many times `maxUploadBytes` (exports gzip
     /// about 10:1 to 20:1; a gzip bomb goes far beyond).
@@ -29,15 +37,19 @@ public struct ServerOptions: Sendable {
 /// The router with every route; each area registers its routes in its own file.
 public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<BasicRequestContext> {
     let router = Router()
+    router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: APIErrorMiddleware())
+    router.add(middleware: AccessGuardMiddleware(policy: options.access))
     if let webRoot = options.webRoot {
         let files = StaticFiles(root: webRoot)
         router.add(middleware: StaticFilesMiddleware(files: files))
         addWebRoutes(to: router, files: files)
     }
+    // Waiting queries hold no thread; the bound on waiters keeps a flood from queuing forever.
+    let queries = WorkGate(name: "queries", limit: options.maxConcurrentQueries, maxWaiting: 256)
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes)
-    addQueryRoutes(to: router, store: store)
-    addGraphRoutes(to: router, store: store)
+    addQueryRoutes(to: router, store: store, queries: queries)
+    addGraphRoutes(to: router, store: store, queries: queries)
     return router
 }
 
@@ -51,12 +63,19 @@ public func buildApplication(
     let store = try await TraceStore.open(
         TraceStore.Configuration(
             dataDirectory: options.dataDirectory, samplesDirectory: options.samplesDirectory, memoryBudgetBytes: options.memoryBudgetBytes,
-            maxUploadReadBytes: options.maxUploadReadBytes
+            maxUploadReadBytes: options.maxUploadReadBytes, maxStoredBytes: options.maxStoredBytes,
+            minFreeDiskBytes: options.minFreeDiskBytes
         ),
         logger: logger
     )
+    let limits = options.connectionLimits
+    let connections = ConnectionCounter(limit: limits.maxConnections)
     return Application(
         router: buildRouter(store: store, options: options),
+        server: .http1(configuration: .init(
+            additionalChannelHandlers: [ConnectionGuardHandler(counter: connections, bodyReadTimeout: limits.bodyReadTimeout)],
+            idleTimeout: limits.idleTimeout
+        )),
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "tracesvc"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
         logger: logger

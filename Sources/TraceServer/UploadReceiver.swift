@@ -19,15 +19,22 @@ public struct ReceivedUpload: Sendable {
 /// `multipart/form-data` form. Never holds the body in memory; over the limit is 413 and the
 /// partial file is deleted.
 enum UploadReceiver {
-    static func receive(_ request: Request, into directory: URL, limit: Int64) async throws(APIError) -> ReceivedUpload {
+    /// - Parameters:
+    ///   - limit: most bytes accepted now (the size limit, or less when storage is nearly full).
+    ///   - sizeLimit: the configured size limit, named in the error when that is what was passed.
+    static func receive(_ request: Request, into directory: URL, limit: Int64, sizeLimit: Int64) async throws(APIError) -> ReceivedUpload {
+        let tooLarge = limit < sizeLimit ? storageFull() : tooLarge(sizeLimit)
         let contentType = request.headers[.contentType] ?? ""
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        if mediaType == "application/x-www-form-urlencoded" || (mediaType.hasPrefix("multipart/") && mediaType != "multipart/form-data") {
+        // text/plain is refused too: it is what a cross-site page can send without asking (a
+        // "simple" request), and no trace file is plain text to a browser.
+        if mediaType == "application/x-www-form-urlencoded" || mediaType == "text/plain"
+            || (mediaType.hasPrefix("multipart/") && mediaType != "multipart/form-data") {
             throw APIError(.unsupportedMediaType, "unsupported media type",
                            detail: "Send the trace file as the raw body (e.g. curl -H 'Content-Type: application/octet-stream' --data-binary @trace.json), or as the field 'file' of a multipart/form-data form (curl -F file=@trace.json); got \(mediaType).")
         }
         if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > limit {
-            throw tooLarge(limit)
+            throw tooLarge
         }
         let file = directory.appendingPathComponent("\(UUID().uuidString).part")
         guard let handle = try? FileHandle.creatingForWriting(at: file) else {
@@ -37,12 +44,12 @@ enum UploadReceiver {
         do {
             let formName: String?
             if mediaType == "multipart/form-data" {
-                formName = try await receiveMultipart(request, contentType: contentType, sink: sink, limit: limit)
+                formName = try await receiveMultipart(request, contentType: contentType, sink: sink, limit: limit, tooLarge: tooLarge)
             } else {
                 var received: Int64 = 0
                 for try await buffer in request.body {
                     received += Int64(buffer.readableBytes)
-                    if received > limit { throw tooLarge(limit) }
+                    if received > limit { throw tooLarge }
                     try sink.write(buffer)
                 }
                 formName = nil
@@ -59,7 +66,7 @@ enum UploadReceiver {
     }
 
     /// Writes the first `file` field of the form to the sink; returns the field's file name.
-    private static func receiveMultipart(_ request: Request, contentType: String, sink: FileSink, limit: Int64) async throws -> String? {
+    private static func receiveMultipart(_ request: Request, contentType: String, sink: FileSink, limit: Int64, tooLarge: APIError) async throws -> String? {
         guard let boundary = headerParameter(contentType, "boundary"), !boundary.isEmpty else {
             throw APIError(.badRequest, "bad multipart form", detail: "Content-Type multipart/form-data has no boundary.")
         }
@@ -81,7 +88,7 @@ enum UploadReceiver {
         var received: Int64 = 0
         for try await buffer in request.body {
             received += Int64(buffer.readableBytes)
-            if received > limit { throw tooLarge(limit) }
+            if received > limit { throw tooLarge }
             do {
                 try parser.execute(buffer)
             } catch {
@@ -115,6 +122,10 @@ enum UploadReceiver {
             }
             written += Int64(buffer.readableBytes)
         }
+    }
+
+    static func storageFull() -> APIError {
+        APIError(StoreError.storageFull("The server's storage quota (--max-stored-mb) or its disk is nearly full; delete traces you no longer need."))
     }
 
     static func tooLarge(_ limit: Int64) -> APIError {

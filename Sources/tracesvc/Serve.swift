@@ -34,11 +34,59 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds that requests in flight get to finish on Ctrl-C or SIGTERM.")
     var shutdownGrace = 10
 
+    @Option(help: "All uploads kept on disk together, in MB; beyond it uploads get 507 until traces are deleted.")
+    var maxStoredMb = 20480
+
+    @Option(help: "Seconds a connection may stay without a complete request (idle, or sending headers slowly).")
+    var idleTimeout = 30
+
+    @Option(help: "Seconds a request body may send nothing before the connection is closed.")
+    var readTimeout = 30
+
+    @Option(help: "Open connections at most; more are closed as they arrive.")
+    var maxConnections = 512
+
+    @Option(help: "A host name this server answers to (repeatable). IP addresses, localhost and this machine's name always work; other names are refused, which stops DNS rebinding.")
+    var allowedHost: [String] = []
+
+    @Option(help: "Token that uploads and deletes must send (Authorization: Bearer TOKEN). Default: none on 127.0.0.1, a random one printed at start on any other --host.")
+    var writeToken: String?
+
+    @Option(help: "File holding the write token (first line), instead of --write-token.")
+    var writeTokenFile: String?
+
+    @Flag(help: "Let anyone who can connect upload and delete, even with --host other than loopback.")
+    var allowAnonymousWrites = false
+
     mutating func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard maxUploadMb > 0 else { throw ValidationError("--max-upload-mb must be positive") }
         guard memoryBudgetMb > 0 else { throw ValidationError("--memory-budget-mb must be positive") }
         guard shutdownGrace >= 0 else { throw ValidationError("--shutdown-grace must not be negative") }
+        guard maxStoredMb > 0 else { throw ValidationError("--max-stored-mb must be positive") }
+        guard idleTimeout > 0, readTimeout > 0 else { throw ValidationError("--idle-timeout and --read-timeout must be positive") }
+        guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
+        guard writeToken == nil || writeTokenFile == nil else { throw ValidationError("give --write-token or --write-token-file, not both") }
+        guard !allowAnonymousWrites || (writeToken == nil && writeTokenFile == nil) else {
+            throw ValidationError("--allow-anonymous-writes contradicts a write token")
+        }
+    }
+
+    /// The token writes need: given, read from a file, or made up for a server on the network.
+    func resolveWriteToken() throws -> (token: String?, generated: Bool) {
+        if let writeToken { return (writeToken, false) }
+        if let writeTokenFile {
+            guard let text = try? String(contentsOfFile: writeTokenFile, encoding: .utf8),
+                  let line = text.split(whereSeparator: \.isNewline).first?.trimmingCharacters(in: .whitespaces), !line.isEmpty
+            else { throw ValidationError("\(writeTokenFile): cannot read a token from its first line") }
+            return (line, false)
+        }
+        if allowAnonymousWrites || Self.isLoopback(host) { return (nil, false) }
+        return (AccessPolicy.generateToken(), true)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     func run() async throws {
@@ -50,6 +98,15 @@ struct Serve: AsyncParsableCommand {
         options.port = port
         options.maxUploadBytes = Int64(maxUploadMb) << 20
         options.memoryBudgetBytes = memoryBudgetMb << 20
+        options.maxStoredBytes = Int64(maxStoredMb) << 20
+        options.connectionLimits.idleTimeout = .seconds(Int64(idleTimeout))
+        options.connectionLimits.bodyReadTimeout = .seconds(Int64(readTimeout))
+        options.connectionLimits.maxConnections = maxConnections
+        let (token, generated) = try resolveWriteToken()
+        var hosts = Set(allowedHost)
+        hosts.insert(ProcessInfo.processInfo.hostName)
+        if !["0.0.0.0", "::"].contains(host) { hosts.insert(host) }
+        options.access = AccessPolicy(allowedHosts: hosts, writeToken: token)
         options.webRoot = try webRoot.map(Self.existingDirectory) ?? Self.findPackageFolder("WebRoot")
         options.samplesDirectory = try samplesDir.map(Self.existingDirectory) ?? Self.findPackageFolder("SampleTraces")
         if options.webRoot == nil {
@@ -60,7 +117,11 @@ struct Serve: AsyncParsableCommand {
         let app = try await buildApplication(options: options, logger: logger) { port in
             let shown = host == "0.0.0.0" ? (ProcessInfo.processInfo.hostName) : host
             // Unbuffered, so scripts and tests reading our output see the URL at once.
-            FileHandle.standardOutput.write(Data("tracesvc is running: open http://\(shown):\(port)/  (Ctrl-C to stop)\n".utf8))
+            var message = "tracesvc is running: open http://\(shown):\(port)/  (Ctrl-C to stop)\n"
+            if generated, let token {
+                message += "uploads and deletes need the write token \(token) (the page asks for it once; scripts send Authorization: Bearer \(token))\n"
+            }
+            FileHandle.standardOutput.write(Data(message.utf8))
         }
         // SIGTERM / Ctrl-C: stop accepting, give requests in flight (an upload being parsed) a
         // grace period to finish, then cancel the rest: a stalled upload is discarded whole.

@@ -17,6 +17,8 @@ import Darwin
     final class Server {
         let process = Process()
         let base: URL
+        /// What the server printed when it started.
+        let printed: String
 
         init(dataDirectory: URL, scratch: Scratch, arguments: [String] = []) throws {
             let binary = LiveServerTests.packageRoot.appendingPathComponent(".build/debug/tracesvc")
@@ -36,7 +38,12 @@ import Darwin
                 process.terminate()
                 throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "server printed no URL: \(text)"])
             }
-            base = url
+            // A second line (the write token) may follow the first.
+            usleep(100_000)
+            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            // Always talk to it on loopback, whatever address it listens on.
+            base = URL(string: "http://127.0.0.1:\(url.port ?? 80)/")!
+            printed = text
         }
 
         /// SIGTERM, as a service manager would send; returns the exit status, or nil (and kills
@@ -140,6 +147,34 @@ final class StalledClient {
             guard n > 0 else { throw CocoaError(.fileWriteUnknown) }
             sent += n
         }
+    }
+
+    /// Sends more bytes; false when the connection is gone.
+    func sendMore(_ text: String) -> Bool {
+        #if canImport(Glibc)
+        let flags = Int32(MSG_NOSIGNAL)  // a closed peer is an answer here, not a reason to die of SIGPIPE
+        #else
+        let flags: Int32 = 0
+        #endif
+        let bytes = Array(text.utf8)
+        let n = bytes.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, flags) }
+        return n == bytes.count
+    }
+
+    /// What the server sends until it closes the connection or `seconds` pass; `closed` tells which.
+    func readUntilClosed(within seconds: Double) -> (text: String, closed: Bool) {
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while Date() < deadline {
+            var poller = pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000)))
+            if ready <= 0 { continue }
+            let n = buffer.withUnsafeMutableBytes { recv(socketFD, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+            received.append(contentsOf: buffer[..<n])
+        }
+        return (String(decoding: received, as: UTF8.self), false)
     }
 
     func close() {

@@ -179,7 +179,7 @@ import Testing
         )
         let incoming = scratch.dataDirectory.appendingPathComponent("incoming")
         await #expect(throws: UploadReceiver.tooLarge(1000)) {
-            _ = try await UploadReceiver.receive(request, into: incoming, limit: 1000)
+            _ = try await UploadReceiver.receive(request, into: incoming, limit: 1000, sizeLimit: 1000)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: incoming.path).isEmpty)
     }

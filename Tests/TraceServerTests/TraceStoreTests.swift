@@ -62,7 +62,7 @@ import Testing
         let scratch = try Scratch()
         defer { scratch.remove() }
         let store = try await store(scratch, budget: 1 << 30)
-        await #expect(throws: APIError.unknownTrace("nope")) { try await store.trace(id: "nope") }
+        await #expect(throws: StoreError.unknownTrace(id: "nope")) { try await store.trace(id: "nope") }
     }
 
     @Test func interruptedUploadsAndUncommittedFilesAreDiscardedAtStart() async throws {

@@ -434,6 +434,15 @@ final class XCTraceAssembler: XCTraceTableSink {
 
     /// Links what refers across tables, writes the import notes and builds the trace.
     func finish() throws -> Trace {
+        guard !tablesRead.isEmpty else {
+            let seen = tablesSkipped.keys.sorted()
+            throw XCTraceValueError(
+                offset: 0, table: nil, field: nil,
+                message: "holds no table tracesvc reads"
+                    + (seen.isEmpty ? "" : " (it has \(seen.joined(separator: ", ")))")
+                    + "; export the SwiftUI tables with scripts/export-instruments-trace.sh"
+            )
+        }
         let groupOrder = groups.indices.sorted { groups[$0].start < groups[$1].start }
         let groupStarts = groupOrder.map { groups[$0].start }
         func group(at time: Nanoseconds, thread: Int32) -> Int32 {

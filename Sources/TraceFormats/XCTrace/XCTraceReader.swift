@@ -195,6 +195,7 @@ final class XCTraceReader {
         var skippingRows = false
         var toc: TableOfContents?
         var inTOCTarget = false
+        var sawRoot = false
 
         while true {
             let token = try tokenizer.next()
@@ -208,6 +209,16 @@ final class XCTraceReader {
             case .text:
                 if capture != nil { try tokenizer.appendText(to: &captured) }
             case let .start(name, selfClosing):
+                if !sawRoot {
+                    // Any well-formed XML (an HTML page, a plist) would otherwise pass as an empty trace.
+                    guard name == XMLName.traceQueryResult.rawValue || name == XMLName.traceTOC.rawValue else {
+                        throw XCTraceValueError(
+                            offset: tokenizer.tokenOffset,
+                            message: "not an xctrace export: the document is <\(tokenizer.names.name(name))>, where `xctrace export` writes <trace-query-result> or <trace-toc>"
+                        )
+                    }
+                    sawRoot = true
+                }
                 switch XMLName(rawValue: name) {
                 case .node:
                     beginNode()

@@ -1,11 +1,19 @@
 // CPU call tree of the Time Profiler samples in a range: top-down (threads, then callers before
 // callees) or bottom-up (the functions that were on CPU, then who called them).
+//
+// Stack depth is input-controlled (a file may hold a stack thousands of frames deep), so every
+// walk here is iterative, and the tree is folded below `CallTreeQuery.maxDepth` frames.
 
 public struct CallTreeQuery: Sendable, Equatable {
     public enum Mode: String, Sendable, CaseIterable {
         case topDown = "top-down"
         case bottomUp = "bottom-up"
     }
+
+    /// Frames deeper than this below a root are charged to the frame at this depth (whose
+    /// `foldedDepth` says so). Real SwiftUI stacks stay well under it; the limit keeps a hostile
+    /// or corrupt stack from producing a tree no client can walk.
+    public static let maxDepth = 1024
 
     public var range: TimeRange?
     public var mode: Mode
@@ -22,7 +30,7 @@ public struct CallTreeQuery: Sendable, Equatable {
     }
 }
 
-public struct CallTreeNode: Sendable, Equatable, Encodable {
+public struct CallTreeNode: Sendable, Equatable {
     public var name: String
     public var binary: String
     public var isAppCode: Bool
@@ -30,14 +38,12 @@ public struct CallTreeNode: Sendable, Equatable, Encodable {
     public var total: Nanoseconds
     /// Weight of samples that stopped here, plus folded light children (JSON key "self").
     public var selfWeight: Nanoseconds
+    /// True when frames below `CallTreeQuery.maxDepth` were charged to this node.
+    public var foldedDepth = false
     public var children: [CallTreeNode]
-
-    enum CodingKeys: String, CodingKey {
-        case name, binary, isAppCode, total, selfWeight = "self", children
-    }
 }
 
-public struct CallTree: Sendable, Equatable, Encodable {
+public struct CallTree: Sendable, Equatable {
     public var start: Nanoseconds
     public var end: Nanoseconds
     public var mode: String
@@ -66,93 +72,162 @@ extension Trace {
             sampleCount += 1
         }
 
-        let root = MutableNode(frame: nil)
-        for (key, weight) in weights {
+        var tree = NodeArena()
+        // Deterministic insertion order, so ties sort the same way on every run.
+        for (key, weight) in weights.sorted(by: { ($0.key.thread, $0.key.stack) < ($1.key.thread, $1.key.stack) }) {
             var frames = cpu.stacks.frames(of: Int(key.stack))
             if query.mode == .bottomUp { frames.reverse() }
-            var node = root
-            if query.mode == .topDown { node = node.child(threadKey: key.thread) }
-            node.total += weight
-            for frame in frames {
-                node = node.child(frame: frame)
-                node.total += weight
+            var node = NodeArena.root
+            if query.mode == .topDown { node = tree.child(of: node, .thread(Int(key.thread))) }
+            tree.nodes[node].total.addSaturating(weight)
+            for (depth, frame) in frames.enumerated() {
+                if depth == CallTreeQuery.maxDepth {
+                    tree.nodes[node].foldedDepth = true
+                    break
+                }
+                node = tree.child(of: node, .frame(frame))
+                tree.nodes[node].total.addSaturating(weight)
             }
             // Bottom-up roots are the functions on CPU: their self weight is their whole weight.
-            if query.mode == .topDown { node.selfWeight += weight }
+            if query.mode == .topDown { tree.nodes[node].selfWeight.addSaturating(weight) }
         }
         if query.mode == .bottomUp {
-            for child in root.children.values { child.selfWeight = child.total }
+            for child in tree.nodes[NodeArena.root].children.values { tree.nodes[child].selfWeight = tree.nodes[child].total }
         }
 
         let threshold = Double(total) * query.minPercent / 100
-        let roots: [CallTreeNode]
+        var roots = freeze(tree, threshold: threshold)
         if query.mode == .topDown {
             // Main thread first, then threads in table order.
-            let threadOrder = root.children.values.filter { Double($0.total) >= threshold && $0.total > 0 }
-                .map(\.key.threadIndex)
-                .sorted { (isMainThread($0) ? 0 : 1, $0) < (isMainThread($1) ? 0 : 1, $1) }
-            roots = threadOrder.compactMap { root.children[.thread($0)].flatMap { freeze($0, threshold: threshold) } }
+            roots.sort { a, b in (isMainThread(a.thread) ? 0 : 1, a.thread) < (isMainThread(b.thread) ? 0 : 1, b.thread) }
         } else {
-            roots = root.children.values.compactMap { freeze($0, threshold: threshold) }
-                .sorted { ($0.total, $1.name) > ($1.total, $0.name) }
+            roots.sort { ($0.node.total, $1.node.name) > ($1.node.total, $0.node.name) }
         }
-        return CallTree(start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount, roots: roots)
+        return CallTree(start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount, roots: roots.map(\.node))
     }
 
     private func isMainThread(_ index: Int) -> Bool { index >= 0 && index < threads.count && threads[index].isMain }
 
-    private func freeze(_ node: MutableNode, threshold: Double) -> CallTreeNode? {
-        guard Double(node.total) >= threshold, node.total > 0 else { return nil }
-        var selfWeight = node.selfWeight
-        var children: [CallTreeNode] = []
-        for child in node.children.values {
-            if let frozen = freeze(child, threshold: threshold) {
-                children.append(frozen)
-            } else {
-                selfWeight += child.total
+    /// The arena's nodes as nested values, children heaviest first, nodes under `threshold`
+    /// folded into their parent's self weight. Post-order with an explicit stack.
+    private func freeze(_ tree: NodeArena, threshold: Double) -> [(thread: Int, node: CallTreeNode)] {
+        func kept(_ index: Int) -> Bool { Double(tree.nodes[index].total) >= threshold && tree.nodes[index].total > 0 }
+        var frozen = [CallTreeNode?](repeating: nil, count: tree.nodes.count)
+        var pending: [(index: Int, childrenDone: Bool)] = tree.nodes[NodeArena.root].children.values.filter(kept).map { ($0, false) }
+        let roots = pending.map(\.index)
+        while let (index, childrenDone) = pending.popLast() {
+            let node = tree.nodes[index]
+            if !childrenDone {
+                pending.append((index, true))
+                pending.append(contentsOf: node.children.values.filter(kept).map { ($0, false) })
+                continue
             }
-        }
-        children.sort { ($0.total, $1.name) > ($1.total, $0.name) }
-        switch node.key {
-        case .thread(let index):
-            let name = index >= 0 && index < threads.count ? threads[index].name : "Unknown thread"
-            return CallTreeNode(name: name, binary: "", isAppCode: false, total: node.total, selfWeight: selfWeight, children: children)
-        case .frame(let frame):
-            let frames = cpu.frames
-            return CallTreeNode(
-                name: string(frames.name[Int(frame)]), binary: string(frames.binary[Int(frame)]),
-                isAppCode: frames.isAppCode[Int(frame)], total: node.total, selfWeight: selfWeight, children: children
+            var selfWeight = node.selfWeight
+            var children: [CallTreeNode] = []
+            children.reserveCapacity(node.children.count)
+            for child in node.children.values {
+                if let value = frozen[child] {
+                    children.append(value)
+                    frozen[child] = nil
+                } else {
+                    selfWeight.addSaturating(tree.nodes[child].total)
+                }
+            }
+            children.sort { ($0.total, $1.name) > ($1.total, $0.name) }
+            let (name, binary, isAppCode): (String, String, Bool)
+            switch node.key {
+            case .thread(let thread):
+                name = thread >= 0 && thread < threads.count ? threads[thread].name : "Unknown thread"
+                (binary, isAppCode) = ("", false)
+            case .frame(let frame):
+                name = string(cpu.frames.name[Int(frame)])
+                binary = string(cpu.frames.binary[Int(frame)])
+                isAppCode = cpu.frames.isAppCode[Int(frame)]
+            }
+            frozen[index] = CallTreeNode(
+                name: name, binary: binary, isAppCode: isAppCode, total: node.total, selfWeight: selfWeight,
+                foldedDepth: node.foldedDepth, children: children
             )
-        case .root:
-            return nil
+        }
+        return roots.compactMap { index in
+            guard let node = frozen[index] else { return nil }
+            if case .thread(let thread) = tree.nodes[index].key { return (thread, node) }
+            return (-1, node)
         }
     }
 }
 
-/// Tree under construction; a class so that a walk down a stack can add to each node in place.
-private final class MutableNode {
+/// The tree under construction: nodes in one array, children by index, so building and
+/// releasing it never recurses however deep the stacks are.
+private struct NodeArena {
     enum Key: Hashable {
-        case root
         case thread(Int)
         case frame(UInt32)
-        var threadIndex: Int { if case .thread(let index) = self { index } else { -1 } }
     }
 
-    let key: Key
-    var total: Nanoseconds = 0
-    var selfWeight: Nanoseconds = 0
-    var children: [Key: MutableNode] = [:]
+    struct Node {
+        var key: Key
+        var total: Nanoseconds = 0
+        var selfWeight: Nanoseconds = 0
+        var foldedDepth = false
+        var children: [Key: Int] = [:]
+    }
 
-    init(frame: UInt32?) { key = frame.map(Key.frame) ?? .root }
-    init(key: Key) { self.key = key }
+    static let root = 0
+    var nodes = [Node(key: .thread(-1))]
 
-    func child(frame: UInt32) -> MutableNode { child(.frame(frame)) }
-    func child(threadKey thread: Int32) -> MutableNode { child(.thread(Int(thread))) }
+    mutating func child(of parent: Int, _ key: Key) -> Int {
+        if let index = nodes[parent].children[key] { return index }
+        nodes.append(Node(key: key))
+        nodes[parent].children[key] = nodes.count - 1
+        return nodes.count - 1
+    }
+}
 
-    private func child(_ key: Key) -> MutableNode {
-        if let node = children[key] { return node }
-        let node = MutableNode(key: key)
-        children[key] = node
-        return node
+// MARK: JSON
+
+extension CallTree {
+    /// The API's JSON: nested `children` as before, written with an explicit stack (JSONEncoder
+    /// recurses per level and refuses deep nesting).
+    public func json() -> [UInt8] {
+        var out = JSONWriter()
+        out.raw("{\"start\":"); out.int(start)
+        out.raw(",\"end\":"); out.int(end)
+        out.raw(",\"mode\":"); out.string(mode)
+        out.raw(",\"totalWeight\":"); out.int(totalWeight)
+        out.raw(",\"sampleCount\":"); out.int(Int64(sampleCount))
+        out.raw(",\"maxDepth\":"); out.int(Int64(CallTreeQuery.maxDepth))
+        out.raw(",\"roots\":")
+        CallTreeNode.write(roots, to: &out)
+        out.raw("}")
+        return out.bytes
+    }
+}
+
+extension CallTreeNode {
+    static func write(_ roots: [CallTreeNode], to out: inout JSONWriter) {
+        // Each frame of work: a list of siblings and the index of the next one to write.
+        var stack: [(siblings: [CallTreeNode], next: Int)] = [(roots, 0)]
+        out.raw("[")
+        while !stack.isEmpty {
+            let (siblings, next) = stack[stack.count - 1]
+            guard next < siblings.count else {
+                stack.removeLast()
+                out.raw("]")
+                if !stack.isEmpty { out.raw("}") }
+                continue
+            }
+            stack[stack.count - 1].next = next + 1
+            let node = siblings[next]
+            if next > 0 { out.raw(",") }
+            out.raw("{\"name\":"); out.string(node.name)
+            out.raw(",\"binary\":"); out.string(node.binary)
+            out.raw(",\"isAppCode\":"); out.raw(node.isAppCode ? "true" : "false")
+            out.raw(",\"total\":"); out.int(node.total)
+            out.raw(",\"self\":"); out.int(node.selfWeight)
+            if node.foldedDepth { out.raw(",\"foldedDepth\":true") }
+            out.raw(",\"children\":[")
+            stack.append((node.children, 0))
+        }
     }
 }

@@ -2,7 +2,8 @@ import Hummingbird
 import TraceModel
 
 /// The views of one trace: timeline, summary, a view's updates, one update, the CPU call tree.
-func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore) {
+/// Each query runs through `queries` (off the cooperative pool, a bounded number at once).
+func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore, queries: WorkGate) {
     router.get("/api/traces/:id/timeline") { request, context in
         let loaded = try await store.loaded(id: context.traceID())
         let query = QueryParameters(request: request)
@@ -17,13 +18,14 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
                 return lane
             }
         } ?? Lane.allCases
-        return jsonResponse(bytes: loaded.trace.timeline(window: window, width: width, lanes: lanes, index: loaded.timeline).json())
+        return jsonResponse(bytes: try await queries.run { loaded.timeline(window: window, width: width, lanes: lanes).json() })
     }
 
     router.get("/api/traces/:id/summary") { request, context in
         let trace = try await store.trace(id: context.traceID())
         let query = QueryParameters(request: request)
-        return try jsonResponse(trace.summary(in: try query.timeRange(), filter: try query.choice("filter", default: .all)))
+        let (range, filter) = (try query.timeRange(), try query.choice("filter", default: SummaryFilter.all))
+        return jsonResponse(bytes: try await queries.run { try encodeJSON(trace.summary(in: range, filter: filter)) })
     }
 
     router.get("/api/traces/:id/updates") { request, context in
@@ -31,14 +33,14 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         let query = QueryParameters(request: request)
         guard let view = query.string("view") else { throw APIError.badParameter("view", "the view name is required") }
         let order = try query.choice("order", default: SortOrder.asc)
-        let updates = trace.viewUpdates(ViewUpdatesQuery(
+        let updatesQuery = ViewUpdatesQuery(
             view: view, module: query.string("module"), category: query.string("category"), range: try query.timeRange(),
             filter: try query.choice("filter", default: .all), sort: try query.choice("sort", default: .start),
             descending: order == .desc,
             offset: Int(try query.int("offset", in: 0...Int64(Int32.max)) ?? 0),
             limit: Int(try query.int("limit", in: 1...10_000) ?? 200)
-        ))
-        return try jsonResponse(updates)
+        )
+        return jsonResponse(bytes: try await queries.run { try encodeJSON(trace.viewUpdates(updatesQuery)) })
     }
 
     router.get("/api/traces/:id/updates/:updateId") { _, context in
@@ -56,11 +58,11 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         let query = QueryParameters(request: request)
         let thread = try query.int("thread", in: 0...Int64(max(0, trace.threads.count - 1)))
         if thread != nil, trace.threads.isEmpty { throw APIError.badParameter("thread", "the trace has no threads") }
-        let tree = trace.callTree(CallTreeQuery(
+        let treeQuery = CallTreeQuery(
             range: try query.timeRange(), mode: try query.choice("mode", default: .topDown),
             thread: thread.map(Int.init), minPercent: min(100, max(0, try query.double("minPercent") ?? 0.1))
-        ))
-        return try jsonResponse(tree)
+        )
+        return jsonResponse(bytes: try await queries.run { trace.callTree(treeQuery).json() })
     }
 }
 

@@ -8,7 +8,9 @@ func addTraceRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
     }
 
     router.post("/api/traces") { request, _ in
-        let upload = try await UploadReceiver.receive(request, into: store.incomingDirectory, limit: maxUploadBytes)
+        // The upload may not pass the size limit, the storage quota or the disk's reserve.
+        let limit = min(maxUploadBytes, await store.uploadAllowance())
+        let upload = try await UploadReceiver.receive(request, into: store.incomingDirectory, limit: limit, sizeLimit: maxUploadBytes)
         let added = try await store.add(upload)
         var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info), status: added.isNew ? .created : .ok)
         response.headers[.location] = "/api/traces/\(added.record.id)"

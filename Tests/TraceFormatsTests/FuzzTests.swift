@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+import TraceFormats
+@testable import TraceModel
+
+/// The project's own fuzzer, run by every `swift test` with a fixed seed and a small budget:
+/// mutated native and xctrace files go through the readers, and every accepted trace through
+/// every query. A crash here is a crash a hostile upload could cause on the server.
+/// `TRACESVC_FUZZ_ITERATIONS` and `TRACESVC_FUZZ_SEED` run it longer or elsewhere.
+@Suite struct FuzzTests {
+    static let iterations = ProcessInfo.processInfo.environment["TRACESVC_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 300
+    static let seed = ProcessInfo.processInfo.environment["TRACESVC_FUZZ_SEED"].flatMap(UInt64.init) ?? 20261123
+
+    /// Seeds: a small sample in both formats, and the hostile shapes found before.
+    static func corpus() throws -> [(name: String, bytes: [UInt8])] {
+        let sample = SampleTraces.trace(named: "environment-color-scheme")
+        var xml: [UInt8] = []
+        try XCTraceExporter.export(sample, layout: .concatenatedXML) { xml.append(contentsOf: $0) }
+        return [
+            ("sample.json", SampleTraces.fileContents(of: "environment-color-scheme")),
+            ("sample.xml", xml),
+            ("deep.json", Array(deepNativeStack(depth: 3000).utf8)),
+            ("deep-backtrace.xml", Array(deepXCTraceBacktrace(repeats: 3000).utf8)),
+        ]
+    }
+
+    @Test func mutatedFilesNeverCrashTheReadersOrTheQueries() throws {
+        var random = SeededRandom(seed: Self.seed)
+        let corpus = try Self.corpus()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-fuzz-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var accepted = 0
+        var refused = 0
+        for iteration in 0..<(Self.iterations + corpus.count) {
+            // The seeds themselves first, unmutated.
+            let (name, seedBytes) = corpus[iteration % corpus.count]
+            let bytes = iteration < corpus.count ? seedBytes : Self.mutate(seedBytes, &random)
+            let file = folder.appendingPathComponent("\(iteration)-\(name)")
+            try Data(bytes).write(to: file)
+            do {
+                let trace = try TraceImporter.importTrace(at: file, displayName: name, maxBytes: 64 << 20)
+                accepted += 1
+                Self.runEveryQuery(trace, &random)
+            } catch {
+                refused += 1
+                #expect(!error.description.isEmpty)
+            }
+            try? FileManager.default.removeItem(at: file)
+        }
+        #expect(accepted >= corpus.count, "the seeds are accepted")
+        #expect(refused > 0, "mutations reach the error paths")
+    }
+
+    @Test func theDeepSeedsAnswerTheirCallTreesFolded() throws {
+        for (name, bytes) in try Self.corpus() where name.hasPrefix("deep") {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-\(UUID().uuidString)-\(name)")
+            try Data(bytes).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let trace = try TraceImporter.importTrace(at: file, displayName: name)
+            let tree = trace.callTree(CallTreeQuery(minPercent: 0))
+            var node = try #require(tree.roots.first)
+            var depth = 0
+            while let next = node.children.first {
+                node = next
+                depth += 1
+            }
+            #expect(depth == CallTreeQuery.maxDepth, "\(name): a thread root and then the folded frames")
+            #expect(node.foldedDepth && node.selfWeight == tree.totalWeight)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(tree.json())) as? [String: Any])
+            #expect((json["roots"] as? [Any])?.count == 1)
+        }
+    }
+
+    // MARK: Mutations
+
+    static func mutate(_ input: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
+        var bytes = input
+        for _ in 0...random.int(0..<4) {
+            guard !bytes.isEmpty else { break }
+            let at = random.int(0..<bytes.count)
+            switch random.int(0..<8) {
+            case 0: bytes[at] = UInt8(truncatingIfNeeded: random.next())
+            case 1: bytes.removeSubrange(at..<min(bytes.count, at + random.int(1..<64)))
+            case 2:  // duplicate a slice somewhere else
+                let end = min(bytes.count, at + random.int(1..<256))
+                bytes.insert(contentsOf: bytes[at..<end], at: random.int(0..<bytes.count))
+            case 3: bytes.insert(contentsOf: Array(random.pick(["9999999999999999999", "-1", "1e308", "4503599627370496", "null", "\"\"", "[]", "{}"]).utf8), at: at)
+            case 4: bytes.removeSubrange(at...)
+            case 5:  // replace a digit run with a large or negative number
+                if let digit = bytes[at...].firstIndex(where: { (48...57).contains($0) }) {
+                    var end = digit
+                    while end < bytes.count, (48...57).contains(bytes[end]) { end += 1 }
+                    bytes.replaceSubrange(digit..<end, with: Array(random.pick(["0", "-7", "65535", "2147483648", "18446744073709551615"]).utf8))
+                }
+            case 6: bytes.insert(contentsOf: Array(random.pick(["<", ">", "\"", "&amp;", "&#0;", "ref=\"1\"", "id=\"1\"", "\u{202E}", "\\u0000"]).utf8), at: at)
+            default: bytes.swapAt(at, random.int(0..<bytes.count))
+            }
+        }
+        return bytes
+    }
+
+    // MARK: Every query of an accepted trace
+
+    static func runEveryQuery(_ trace: Trace, _ random: inout SeededRandom) {
+        let meta = trace.metadata
+        let whole = TimeRange(start: meta.start, end: max(meta.end, meta.start + 1))
+        let span = whole.end - whole.start
+        let middle = TimeRange(start: whole.start + span / 3, end: max(whole.start + span / 3 + 1, whole.end - span / 3))
+        let index = TimelineIndex()
+        for window in [whole, middle] {
+            for width in [1, 1000] {
+                _ = trace.timeline(window: window, width: width, lanes: Lane.allCases, index: index).json()
+            }
+        }
+        for filter in SummaryFilter.allCases {
+            for range in [nil, middle] {
+                let summary = trace.summary(in: range, filter: filter)
+                let views = summary.processes.flatMap(\.modules).flatMap { module in module.views.map { (module.name, $0) } }
+                for (module, row) in views.prefix(3) {
+                    _ = trace.viewUpdates(ViewUpdatesQuery(view: row.name, module: module, category: row.category, range: range, filter: filter, limit: 50))
+                    _ = trace.causeGraph(ofView: row.name, module: module, in: range, expand: [])
+                }
+            }
+        }
+        for mode in CallTreeQuery.Mode.allCases {
+            for range in [nil, middle] {
+                _ = trace.callTree(CallTreeQuery(range: range, mode: mode, minPercent: 0)).json()
+            }
+        }
+        if trace.updates.count > 0 {
+            for _ in 0..<3 {
+                let update = random.int(0..<trace.updates.count)
+                _ = trace.updateDetail(update)
+                _ = trace.causeGraph(ofUpdate: update)
+            }
+        }
+        _ = trace.updateDetail(-1)
+        _ = trace.causeGraph(ofUpdate: trace.updates.count)
+    }
+}
+
+/// A native trace with one sample on a stack `depth` frames deep.
+func deepNativeStack(depth: Int) -> String {
+    let stacks = (["[null,0]"] + (0..<(depth - 1)).map { "[\($0),0]" }).joined(separator: ",")
+    return """
+    {"format":"tracesvc-trace","version":1,
+    "metadata":{"app":"Deep","device":"d","osVersion":"1","refreshRate":60,"recordedAt":null,"start":0,"end":10000000,"importNotes":[]},
+    "processes":[[1,"Deep"]],"threads":[[1,"Main Thread",0,true]],"updateGroups":[],"updates":[],"nodes":[],"edges":[],
+    "frames":[["recurse","Deep",true]],"stacks":[\(stacks)],"samples":[[1000,0,1000000,\(depth - 1)]]}
+    """
+}
+
+/// A time-profile export whose one backtrace repeats one `<frame ref>` `repeats` times.
+func deepXCTraceBacktrace(repeats: Int) -> String {
+    let frames = String(repeating: "<frame ref=\"11\"/>", count: repeats - 1)
+    return """
+    <?xml version="1.0"?>
+    <trace-query-result>
+    <node xpath='//trace-toc[1]/run[1]/data[1]/table[13]'><schema name="time-profile"><col><mnemonic>time</mnemonic><name>Sample Time</name><engineering-type>sample-time</engineering-type></col><col><mnemonic>thread</mnemonic><name>Thread</name><engineering-type>thread</engineering-type></col><col><mnemonic>process</mnemonic><name>Process</name><engineering-type>process</engineering-type></col><col><mnemonic>weight</mnemonic><name>Weight</name><engineering-type>weight</engineering-type></col><col><mnemonic>stack</mnemonic><name>Backtrace</name><engineering-type>backtrace</engineering-type></col></schema>
+    <row><sample-time id="1" fmt="00:01.000">1000000000</sample-time><thread id="2" fmt="Main Thread (0x1) (Deep, pid: 1)"><tid id="3" fmt="0x1">1</tid><process id="4" fmt="Deep (1)"><pid id="5" fmt="1">1</pid></process></thread><process ref="4"/><weight id="9" fmt="1.00 ms">1000000</weight><backtrace id="10"><frame id="11" name="recurse" addr="0x1"><binary id="12" name="Deep" UUID="3F2A9C1B-55E0-3D7B-A1C4-9B0E6D2F7A13" arch="arm64" load-addr="0x0" path="/Deep"/></frame>\(frames)</backtrace></row>
+    </node></trace-query-result>
+    """
+}

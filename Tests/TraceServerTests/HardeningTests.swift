@@ -1,0 +1,430 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+@testable import TraceServer
+
+/// A native trace whose one CPU sample sits on a stack `depth` frames deep (one frame repeated).
+func deepStackTrace(depth: Int) -> String {
+    let stacks = (["[null,0]"] + (0..<(depth - 1)).map { "[\($0),0]" }).joined(separator: ",")
+    return """
+    {"format":"tracesvc-trace","version":1,
+    "metadata":{"app":"Deep","device":"d","osVersion":"1","refreshRate":60,"recordedAt":null,"start":0,"end":10000000,"importNotes":[]},
+    "processes":[[1,"Deep"]],"threads":[[1,"Main Thread",0,true]],"updateGroups":[],"updates":[],"nodes":[],"edges":[],
+    "frames":[["recurse","Deep",true]],
+    "stacks":[\(stacks)],
+    "samples":[[1000,0,1000000,\(depth - 1)]]}
+    """
+}
+
+@Suite struct HardeningTests {
+    // MARK: 1. Deep stacks
+
+    @Test func aFiveThousandFrameStackAnswersTheCallTreeFoldedAtTheDocumentedDepth() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.uploadedID(deepStackTrace(depth: 5000), name: "deep.json")
+            for mode in ["top-down", "bottom-up"] {
+                let response = try await client.get("/api/traces/\(id)/calltree?mode=\(mode)&minPercent=0")
+                #expect(response.status == .ok, "\(response.text.prefix(300))")
+                let json = try response.json()
+                #expect(json["maxDepth"] as? Int == 1024)
+                // Walk down the only path: it stops at the fold, which carries the whole weight.
+                var node = try #require((json["roots"] as? [[String: Any]])?.first)
+                var depth = 0
+                while let next = (node["children"] as? [[String: Any]])?.first {
+                    node = next
+                    depth += 1
+                }
+                #expect(node["foldedDepth"] as? Bool == true)
+                #expect(node["self"] as? Int == 1_000_000)
+                #expect(depth == (mode == "top-down" ? 1024 : 1023), "thread root, then at most 1024 frames")
+            }
+        }
+    }
+
+    @Test func internalErrorsDoNotLeakDetails() async throws {
+        let error = APIError(.internalServerError, "internal error", detail: "x")
+        #expect(String(decoding: error.jsonBody(), as: UTF8.self).contains("\"detail\":\"x\""))
+        // The middleware's text for unexpected errors names the request, not the error's dump.
+        struct Secret: Error, CustomStringConvertible { var description: String { "SECRET-STATE" } }
+        let router = Router()
+        router.add(middleware: APIErrorMiddleware())
+        router.get("/boom") { _, _ -> String in throw Secret() }
+        let app = Application(router: router)
+        try await app.test(.router) { client in
+            let response = try await client.get("/boom")
+            #expect(response.status == .internalServerError)
+            #expect(!response.text.contains("SECRET-STATE"))
+        }
+    }
+
+    // MARK: 3. Heavy queries off the request path
+
+    @Test func aCheapRequestIsAnsweredWhileHeavyQueriesQueue() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        var options = scratch.options()
+        options.maxConcurrentQueries = 1
+        try await scratch.withServer(options) { client in
+            let id = try await client.uploadedID(nativeTrace(updates: 60_000), name: "big.json")
+            let finished = ProbeLog()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        let response = try await client.get("/api/traces/\(id)/graph?view=LandmarkListItemView&module=Landmarks")
+                        #expect(response.status == .ok)
+                        await finished.add("heavy")
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(20))
+                    let response = try await client.get("/api/traces")
+                    #expect(response.status == .ok)
+                    await finished.add("cheap")
+                }
+                try await group.waitForAll()
+            }
+            // One heavy query runs at a time, off the cooperative pool: the list does not wait for them all.
+            let order = await finished.entries
+            let cheapAt = try #require(order.firstIndex(of: "cheap"))
+            #expect(cheapAt < 6, "the cheap request finished after \(cheapAt) of 12 heavy queries")
+        }
+    }
+
+    @Test func theWorkGateRefusesBeyondItsQueue() async throws {
+        let gate = WorkGate(name: "queries", limit: 1, maxWaiting: 0)
+        try await gate.enter()
+        await #expect(throws: WorkGate.Busy.self) { try await gate.enter() }
+        await gate.leave()
+        try await gate.enter()
+    }
+
+    // MARK: 4. Damaged data directory
+
+    @Test func aDamagedSidecarIsRebuiltAndTheTraceKept() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let id = try await scratch.withServer { client in try await client.uploadedID(nativeTrace(updates: 33)) }
+        let traces = scratch.dataDirectory.appendingPathComponent("traces")
+        try Data("garbage{".utf8).write(to: traces.appendingPathComponent("\(id).json"))
+        try await scratch.withServer { client in
+            let response = try await client.get("/api/traces/\(id)")
+            #expect(response.status == .ok, "\(response.text)")
+            #expect((try response.json()["counts"] as? [String: Any])?["updates"] as? Int == 33)
+        }
+        #expect(FileManager.default.fileExists(atPath: traces.appendingPathComponent("\(id).trace").path))
+        let sidecar = try Data(contentsOf: traces.appendingPathComponent("\(id).json"))
+        #expect((try JSONSerialization.jsonObject(with: sidecar) as? [String: Any])?["id"] as? String == id)
+    }
+
+    @Test func aReplacedTraceFileIsNotServedUnderTheOldIdAndIsKept() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let id = try await scratch.withServer { client in try await client.uploadedID(nativeTrace(updates: 33)) }
+        let file = scratch.dataDirectory.appendingPathComponent("traces/\(id).trace")
+        // Same size, other content: passes the size check at start, fails the hash at load.
+        let original = try String(contentsOf: file, encoding: .utf8)
+        try Data(original.replacingOccurrences(of: "iPhone 16 Pro", with: "iPhone 16 Max").utf8).write(to: file)
+        var options = scratch.options()
+        options.memoryBudgetBytes = 1  // nothing stays loaded from the start
+        try await scratch.withServer(options) { client in
+            try expectError(try await client.get("/api/traces/\(id)/summary"), .conflict)
+        }
+        #expect(FileManager.default.fileExists(atPath: file.path), "never deleted")
+    }
+
+    @Test func anUnexplainedTraceFileIsQuarantinedNotDeleted() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let traces = scratch.dataDirectory.appendingPathComponent("traces")
+        try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
+        try Data(nativeTrace().utf8).write(to: traces.appendingPathComponent("0123456789abcdef0123456789abcdef.trace"))
+        try await scratch.withServer { client in
+            let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
+            #expect(list.allSatisfy { $0["isSample"] as? Bool == true })
+        }
+        let quarantined = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("quarantine").path)
+        #expect(quarantined.contains { $0.hasSuffix("0123456789abcdef0123456789abcdef.trace") })
+    }
+
+    // MARK: 5. Memory budget
+
+    @Test func loadsInFlightAreBoundedAndCounted() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        for index in 0..<6 {
+            try Data(nativeTrace(updates: 2000 + index, app: "App\(index)").utf8).write(to: scratch.samples.appendingPathComponent("extra-\(index).json"))
+        }
+        let logger = Logger(label: "test")
+        _ = try await TraceStore.open(.init(dataDirectory: scratch.dataDirectory, samplesDirectory: scratch.samples, memoryBudgetBytes: 1), logger: logger)
+        // Second open: samples are listed from the cache, not loaded.
+        let store = try await TraceStore.open(
+            .init(dataDirectory: scratch.dataDirectory, samplesDirectory: scratch.samples, memoryBudgetBytes: 1, maxConcurrentLoads: 2), logger: logger
+        )
+        let ids = await store.list().map(\.id)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for id in ids { group.addTask { _ = try await store.trace(id: id) } }
+            try await group.waitForAll()
+        }
+        #expect(await store.peakConcurrentLoads <= 2)
+        #expect(await store.peakConcurrentLoads >= 1)
+        #expect(await store.inFlightBytes == 0)
+        #expect(await ids.asyncFilter { await store.isInMemory(id: $0) }.count == 1, "a budget of one byte keeps only the last")
+    }
+
+    // MARK: 6, 7. Cross-site requests, DNS rebinding, write token
+
+    @Test func crossOriginStateChangesAreRefused() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let trace = ByteBuffer(string: nativeTrace())
+            let foreign: [HTTPFields] = [
+                [.origin: "http://evil.example", .contentType: "application/octet-stream"],
+                [.origin: "http://localhost.evil.example", .contentType: "application/octet-stream"],
+                [.secFetchSite: "cross-site", .contentType: "application/octet-stream"],
+                [.origin: "null", .contentType: "application/octet-stream"],
+            ]
+            for headers in foreign {
+                try expectError(try await client.execute(uri: "/api/traces", method: .post, headers: headers, body: trace), .forbidden)
+            }
+            // The no-cors text/plain POST a foreign page can send without a preflight.
+            try expectError(try await client.execute(uri: "/api/traces", method: .post, headers: [.contentType: "text/plain"], body: trace), .unsupportedMediaType)
+            // The test client's requests are for host "localhost".
+            let same: HTTPFields = [.origin: "http://localhost", .secFetchSite: "same-origin", .contentType: "application/octet-stream"]
+            #expect(try await client.execute(uri: "/api/traces", method: .post, headers: same, body: trace).status == .created)
+            let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
+            #expect(list.filter { $0["isSample"] as? Bool == false }.count == 1, "only the same-origin upload was stored")
+        }
+    }
+
+    @Test func writesNeedTheTokenWhenOneIsSetAndReadsDoNot() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        var options = scratch.options()
+        options.access = AccessPolicy(writeToken: "s3cret-token")
+        try await scratch.withServer(options) { client in
+            let trace = ByteBuffer(string: nativeTrace())
+            let plain: HTTPFields = [.contentType: "application/octet-stream"]
+            try expectError(try await client.execute(uri: "/api/traces", method: .post, headers: plain, body: trace), .unauthorized)
+            var wrong = plain
+            wrong[.authorization] = "Bearer s3cret-tokeN"
+            try expectError(try await client.execute(uri: "/api/traces", method: .post, headers: wrong, body: trace), .unauthorized)
+            var right = plain
+            right[.authorization] = "Bearer s3cret-token"
+            let created = try await client.execute(uri: "/api/traces", method: .post, headers: right, body: trace)
+            #expect(created.status == .created)
+            let id = try #require((try created.json()["trace"] as? [String: Any])?["id"] as? String)
+            #expect(try await client.get("/api/traces/\(id)/summary").status == .ok, "reading by link stays open")
+            try expectError(try await client.execute(uri: "/api/traces/\(id)", method: .delete), .unauthorized)
+            #expect(try await client.execute(uri: "/api/traces/\(id)", method: .delete, headers: [.authorization: "Bearer s3cret-token"]).status == .noContent)
+        }
+    }
+
+    @Test func theStorageQuotaRefusesUploadsBeyondIt() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        var options = scratch.options()
+        options.maxStoredBytes = Int64(nativeTrace(updates: 20).utf8.count + 100)
+        try await scratch.withServer(options) { client in
+            _ = try await client.uploadedID(nativeTrace(updates: 20))
+            let response = try await client.upload(nativeTrace(updates: 21), name: "second.json")
+            try expectError(response, .init(code: 507))
+        }
+        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("traces").path)
+        #expect(stored.count == 2, "one trace and its sidecar, nothing of the refused upload")
+    }
+
+    // MARK: 8, 9. Bombs, non-traces, headers
+
+    @Test func aWhitespaceGzipBombFailsAfterBoundedInflation() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // 200 MB of spaces gzips to about 200 KB; the default size allowance alone would read 8 x 2 GB of such a stream.
+        let bomb = scratch.root.appendingPathComponent("bomb.json.gz")
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "head -c 200000000 /dev/zero | tr '\\\\0' ' ' | gzip -1 > '\(bomb.path)'"]
+        try shell.run()
+        shell.waitUntilExit()
+        let data = try Data(contentsOf: bomb)
+        #expect(data.count < 1 << 20)
+        try await scratch.withServer(ServerOptions.defaultsFor(scratch)) { client in
+            let response = try await client.execute(
+                uri: "/api/traces?name=bomb.json.gz", method: .post, headers: [.contentType: "application/octet-stream"], body: ByteBuffer(data: data)
+            )
+            try expectError(response, .unprocessableContent)
+            // Inflation stopped at the floor for small files (64 MB), not at the 16 GB size allowance.
+            #expect(response.text.contains("decompresses to more than 64 MB"), "\(response.text)")
+        }
+    }
+
+    @Test func wellFormedXMLThatIsNotAnExportIs422() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            for (name, text) in [
+                ("page.html", "<html><body>hi</body></html>"),
+                ("image.svg", "<svg xmlns='http://www.w3.org/2000/svg'/>"),
+                ("toc.xml", "<?xml version=\"1.0\"?><trace-toc/>"),
+            ] {
+                let response = try await client.upload(text, name: name)
+                try expectError(response, .unprocessableContent)
+            }
+            let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
+            #expect(list.allSatisfy { $0["isSample"] as? Bool == true }, "nothing stored")
+        }
+    }
+
+    @Test func appPagesCarryAContentSecurityPolicyAndRefuseFraming() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            for path in ["/", "/traces/abc", "/js/app.js", "/api/traces"] {
+                let response = try await client.get(path)
+                let policy = try #require(response.headers[.contentSecurityPolicy])
+                #expect(policy.contains("default-src 'self'") && policy.contains("frame-ancestors 'none'"))
+                #expect(response.headers[.xFrameOptions] == "DENY")
+            }
+        }
+    }
+}
+
+actor ProbeLog {
+    private(set) var entries: [String] = []
+    func add(_ entry: String) { entries.append(entry) }
+}
+
+extension Array where Element: Sendable {
+    func asyncFilter(_ predicate: (Element) async -> Bool) async -> [Element] {
+        var kept: [Element] = []
+        for element in self where await predicate(element) { kept.append(element) }
+        return kept
+    }
+}
+
+extension ServerOptions {
+    /// The shipped defaults (as `tracesvc serve` has them), on a scratch folder.
+    static func defaultsFor(_ scratch: Scratch) -> ServerOptions {
+        var options = ServerOptions(dataDirectory: scratch.dataDirectory)
+        options.webRoot = scratch.webRoot
+        options.samplesDirectory = scratch.samples
+        options.port = 0
+        return options
+    }
+}
+
+/// The real binary over TCP: what only a socket can show (timeouts, connection limit, raw HTTP).
+@Suite(.serialized) struct HardeningLiveTests {
+    private func withServer(_ arguments: [String], _ body: (LiveServerTests.Server, Int) async throws -> Void) async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try LiveServerTests.Server(dataDirectory: scratch.dataDirectory, scratch: scratch, arguments: arguments)
+        defer { _ = server.stop() }
+        try await body(server, try #require(server.base.port))
+    }
+
+    @Test func aClientThatNeverFinishesItsHeadersIsDisconnected() async throws {
+        try await withServer(["--idle-timeout", "1"]) { _, port in
+            let client = try StalledClient(port: port, head: "GET /api/traces HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            defer { client.close() }
+            #expect(client.sendMore("a"))
+            #expect(client.readUntilClosed(within: 10).closed, "closed after the idle timeout, not held open")
+        }
+    }
+
+    @Test func aStalledUploadBodyIsDisconnectedAndNothingStored() async throws {
+        try await withServer(["--read-timeout", "1"]) { _, port in
+            let client = try StalledClient(port: port, head: "POST /api/traces HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n{")
+            defer { client.close() }
+            #expect(client.readUntilClosed(within: 10).closed)
+        }
+    }
+
+    @Test func connectionsBeyondTheLimitAreClosedAndTheServerStillAnswers() async throws {
+        try await withServer(["--max-connections", "4"]) { server, port in
+            var held: [StalledClient] = []
+            for _ in 0..<4 { held.append(try StalledClient(port: port, head: "")) }
+            let extra = try StalledClient(port: port, head: "GET /api/traces HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(extra.readUntilClosed(within: 10) == ("", true), "the fifth connection is closed unanswered")
+            extra.close()
+            for client in held { client.close() }
+            try await Task.sleep(for: .milliseconds(200))
+            let (_, response) = try await URLSession.shared.data(from: URL(string: "/api/traces", relativeTo: server.base)!)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200, "slots are given back when clients leave")
+        }
+    }
+
+    @Test func expectContinueIsAnswered() async throws {
+        try await withServer([]) { _, port in
+            let body = nativeTrace(updates: 5)
+            let client = try StalledClient(port: port, head: "POST /api/traces?name=c.json HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: application/octet-stream\r\nContent-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n")
+            defer { client.close() }
+            let (interim, _) = client.readUntilClosed(within: 0.5)
+            #expect(interim.hasPrefix("HTTP/1.1 100 Continue"), "answered before the body is sent: \(interim)")
+            #expect(client.sendMore(body))
+            let (rest, _) = client.readUntilClosed(within: 10)
+            #expect(rest.contains("HTTP/1.1 201"), "\(rest.prefix(200))")
+        }
+    }
+
+    @Test func aForeignHostIsRefusedForReadsAndWrites() async throws {
+        try await withServer([]) { _, port in
+            for line in ["GET /api/traces", "DELETE /api/traces/0123456789abcdef0123456789abcdef", "GET /"] {
+                let client = try StalledClient(port: port, head: "\(line) HTTP/1.1\r\nHost: attacker.example.com:\(port)\r\nConnection: close\r\n\r\n")
+                defer { client.close() }
+                let (text, _) = client.readUntilClosed(within: 10)
+                #expect(text.hasPrefix("HTTP/1.1 421"), "\(line): \(text.prefix(120))")
+                #expect(text.contains("--allowed-host attacker.example.com"))
+            }
+            for host in ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"] {
+                let client = try StalledClient(port: port, head: "GET /api/traces HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
+                defer { client.close() }
+                #expect(client.readUntilClosed(within: 10).text.hasPrefix("HTTP/1.1 200"), "\(host)")
+            }
+        }
+        try await withServer(["--allowed-host", "traces.example.com"]) { _, port in
+            let client = try StalledClient(port: port, head: "GET /api/traces HTTP/1.1\r\nHost: traces.example.com\r\nConnection: close\r\n\r\n")
+            defer { client.close() }
+            #expect(client.readUntilClosed(within: 10).text.hasPrefix("HTTP/1.1 200"))
+        }
+    }
+
+    @Test func anOversizedHeaderGetsAJSONError() async throws {
+        try await withServer([]) { _, port in
+            let client = try StalledClient(port: port, head: "GET /api/traces?\(String(repeating: "a", count: 200_000)) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            defer { client.close() }
+            let (text, _) = client.readUntilClosed(within: 10)
+            #expect(text.hasPrefix("HTTP/1.1 400"), "\(text.prefix(200))")
+            #expect(text.contains("application/json") && text.contains("\"error\":\"malformed request\""))
+        }
+    }
+
+    @Test func aServerOnTheNetworkMakesUpAWriteTokenUnlessToldOtherwise() async throws {
+        try await withServer(["--host", "0.0.0.0"]) { server, port in
+            let printed = server.printed
+            let token = try #require(printed.range(of: "write token ").map { String(printed[$0.upperBound...].prefix { !$0.isWhitespace }) })
+            #expect(token.count >= 32)
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/traces?name=t.json")!)
+            request.httpMethod = "POST"
+            request.httpBody = Data(nativeTrace().utf8)
+            request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+            let (_, refused) = try await URLSession.shared.data(for: request)
+            #expect((refused as? HTTPURLResponse)?.statusCode == 401)
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            let (_, accepted) = try await URLSession.shared.data(for: request)
+            #expect((accepted as? HTTPURLResponse)?.statusCode == 201)
+        }
+        try await withServer(["--host", "0.0.0.0", "--allow-anonymous-writes"]) { server, port in
+            #expect(!server.printed.contains("write token"))
+        }
+    }
+}
