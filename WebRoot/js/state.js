@@ -113,6 +113,14 @@ export function updateLink(traceId, updateId) {
   return new URL(buildPath(traceId, { update: updateId, pane: 'graph', graph: `u${updateId}` }), window.location.origin).href;
 }
 
+/** The inspection range as {start, end}, or null when there is none (the whole trace). */
+export function currentRange(state) {
+  const r = state.range;
+  if (!Array.isArray(r) || r.length !== 2 || r[0] == null) return null;
+  const [start, end] = r.map(Number);
+  return Number.isFinite(start) && Number.isFinite(end) && end >= start ? { start, end } : null;
+}
+
 /** The `graph` state value of a graph request ({update} or {view, module}). */
 export function graphSubject(request) {
   if (request?.update != null) return `u${request.update}`;

@@ -1,31 +1,12 @@
 // The Cause & Effect pane: fetches a laid-out graph (GET updates/{id}/graph or graph?view=...),
 // draws it as SVG with pan / zoom / fit, highlights every appearance of the hovered or selected
 // node's update, and shows the selected node's details (updates, backtrace of the write).
-import { svg, graphDefs, renderEdge, renderNode, fitTexts, KIND_LABELS, edgeText } from './render.js';
-import { graphSubject } from '../state.js';
+import { el, svg } from '../dom.js';
+import { graphDefs, renderEdge, renderNode, fitTexts, KIND_LABELS, edgeText } from './render.js';
+import { currentRange, graphSubject } from '../state.js';
 
 const MIN_SCALE = 0.1;
 const MAX_SCALE = 4;
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value == null || value === false) continue;
-    if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value);
-    else if (key === 'class') node.className = value;
-    else node.setAttribute(key, value === true ? '' : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child == null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
-function rangeOf(state) {
-  const r = state.range;
-  return Array.isArray(r) && r.length === 2 ? { start: Number(r[0]), end: Number(r[1]) } : null;
-}
 
 /**
  * Mounts the graph of `request` ({update: id} or {view, module}) into `container`.
@@ -372,7 +353,7 @@ export async function mountCauseGraph(container, ctx, request) {
     } else {
       path = 'graph';
       Object.assign(params, { view: request.view, module: request.module ?? '' });
-      const range = rangeOf(ctx.state.get());
+      const range = currentRange(ctx.state.get());
       if (range) Object.assign(params, range);
       heading.textContent = `Cause & Effect of ${request.view}${range ? ' in the inspection range' : ''}`;
     }

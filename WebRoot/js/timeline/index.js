@@ -1,6 +1,6 @@
 // The timeline: ruler + lanes on one devicePixelRatio-aware canvas, lane headers in the DOM.
 // Draws only what the server's level-of-detail query returns for the visible window.
-import { el } from '../app.js';
+import { el } from '../dom.js';
 import { formatDuration, formatTimestamp, kindLabel, severityLabel } from '../format.js';
 import { eventOf, layoutRows, queriedLanes, RULER_HEIGHT } from './lanes.js';
 import { TimelineLoader } from './loader.js';
@@ -54,7 +54,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   // ----- layout -----
   function buildHeaders() {
     const expanded = (state.get().expanded ?? []).includes('swiftui');
-    const items = [el('div', { class: 'tl-header ruler', style: `height:${RULER_HEIGHT}px`, role: 'listitem' },
+    const items = [el('div', { class: 'tl-header ruler', style: { height: `${RULER_HEIGHT}px` }, role: 'listitem' },
       el('span', { class: 'title', text: 'Time' }))];
     for (const row of layout.rows) {
       const info = laneInfo[row.id];
@@ -74,7 +74,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
       }
       items.push(el('div', {
         class: `tl-header${row.parent ? ' sub' : ''}${row.track ? ' track' : ''}`, role: 'listitem',
-        style: `height:${row.height}px`, 'data-lane': row.id, 'aria-label': title,
+        style: { height: `${row.height}px` }, 'data-lane': row.id, 'aria-label': title,
       }, ...children));
     }
     headers.replaceChildren(...items);
