@@ -5,6 +5,7 @@ import { copyText, navigate, startNavigation } from './shell.js';
 import { parseLocation, createViewState, buildPath, graphSubject, STATE_VERSION } from './state.js';
 import { renderHome } from './home.js';
 import { createTimeline } from './timeline/index.js';
+import { contextWindow } from './timeline/viewport.js';
 import { createDetails } from './details.js';
 import { formatDuration, formatCount } from './format.js';
 
@@ -85,17 +86,6 @@ function updateContext(trace, update, state) {
   const patch = { window: contextWindow(trace, update.start, update.duration) };
   if (update.severity === 'normal' && !state.expanded?.includes('swiftui')) patch.expanded = [...(state.expanded ?? []), 'swiftui'];
   return patch;
-}
-
-/** A window around an update: the update in the middle third, at least 2 ms wide, inside the trace. */
-function contextWindow(trace, start, duration) {
-  const span = Math.max(duration * 3, 2_000_000);
-  const center = start + duration / 2;
-  let windowStart = Math.round(center - span / 2);
-  let windowEnd = Math.round(center + span / 2);
-  if (windowStart < trace.start) { windowEnd += trace.start - windowStart; windowStart = trace.start; }
-  if (windowEnd > trace.end) { windowStart = Math.max(trace.start, windowStart - (windowEnd - trace.end)); windowEnd = trace.end; }
-  return [windowStart, windowEnd];
 }
 
 async function openTrace(parsed, token) {

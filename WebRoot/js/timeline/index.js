@@ -5,9 +5,8 @@ import { formatDuration, formatTimestamp, kindLabel, severityLabel } from '../fo
 import { eventOf, layoutRows, queriedLanes, RULER_HEIGHT } from './lanes.js';
 import { TimelineLoader } from './loader.js';
 import { drawTimeline, readColors } from './render.js';
+import { clampWindow, historyStep, markWindow, panBy, pixelsToTime, timeAt, traceBounds, zoomAround } from './viewport.js';
 
-const MIN_WINDOW_NS = 1_000;          // 1 us
-const GESTURE_GAP_MS = 700;           // zoom events closer than this are one history entry
 const URL_WRITE_MS = 250;             // continuous pans write the URL at most this often
 const KEY_PAN_PER_S = 1.0;            // windows per second while A/D is held
 const KEY_ZOOM_PER_S = 2.2;           // e-folds per second while W/S is held
@@ -21,8 +20,8 @@ const SELECTED_LANES = {
 
 export function createTimeline(section, ctx, { windowLabel } = {}) {
   const { trace, state } = ctx;
-  const traceStart = trace.start;
-  const traceEnd = Math.max(trace.end, trace.start + MIN_WINDOW_NS);
+  const bounds = traceBounds(trace);
+  const wholeTrace = [bounds.start, bounds.end];
   const laneInfo = Object.fromEntries((trace.lanes ?? []).map((lane) => [lane.id, lane]));
 
   const headers = el('div', { class: 'tl-headers', role: 'list', 'aria-label': 'Lanes' });
@@ -38,7 +37,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   const g = canvas.getContext('2d');
 
   let colors = readColors(document.documentElement);
-  let view = clampWindow(state.get().window ?? [traceStart, traceEnd]);
+  let view = clampWindow(state.get().window ?? wholeTrace, bounds);
   let layout = layoutRows(state.get().expanded ?? []);
   let width = 0;
   let dpr = window.devicePixelRatio || 1;
@@ -49,7 +48,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   let describeTimer = 0;
   let destroyed = false;
 
-  const loader = new TimelineLoader(trace.id, traceStart, traceEnd, () => requestDraw());
+  const loader = new TimelineLoader(trace.id, bounds.start, bounds.end, () => requestDraw());
 
   // ----- layout -----
   function buildHeaders() {
@@ -97,12 +96,6 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   }
 
   // ----- view window -----
-  function clampWindow([start, end]) {
-    let span = Math.min(Math.max(end - start, MIN_WINDOW_NS), traceEnd - traceStart);
-    let s = Math.min(Math.max(start, traceStart), traceEnd - span);
-    return { start: s, end: s + span };
-  }
-
   let urlTimer = 0;
   let lastZoomAt = 0;
   let writingState = false;
@@ -118,14 +111,10 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   /** Moves the view. kind: 'pan' (replaces the URL, throttled), 'zoom' (one history entry per gesture), 'jump' (push). */
   function setView(next, kind) {
     const before = view;
-    view = clampWindow(next);
+    view = clampWindow(next, bounds);
     if (view.start === before.start && view.end === before.end) return;
-    let push = kind === 'jump';
-    if (kind === 'zoom') {
-      const now = performance.now();
-      push = now - lastZoomAt > GESTURE_GAP_MS; // a new zoom gesture: one history entry for all of it
-      lastZoomAt = now;
-    }
+    let push;
+    ({ push, lastZoomAt } = historyStep(kind, performance.now(), lastZoomAt));
     if (push) {
       // Keep the window before the move on the current entry (a pan may not be written yet), then push.
       const target = view;
@@ -137,13 +126,8 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
     requestDraw();
   }
 
-  function zoomAround(anchorTime, factor, kind = 'zoom') {
-    const span = Math.max((view.end - view.start) * factor, MIN_WINDOW_NS);
-    const ratio = (anchorTime - view.start) / (view.end - view.start);
-    setView([anchorTime - ratio * span, anchorTime - ratio * span + span], kind);
-  }
-
-  const timeAt = (x) => view.start + (x / width) * (view.end - view.start);
+  const zoomAt = (anchorTime, factor) => setView(zoomAround(view, anchorTime, factor), 'zoom');
+  const timeAtX = (x) => timeAt(view, width, x);
 
   // ----- drawing -----
   function requestDraw() {
@@ -203,7 +187,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   function eventAt(row, x) {
     const lane = loader.current?.lanes?.[row.id];
     if (!lane || row.track) return null;
-    const t = timeAt(x);
+    const t = timeAtX(x);
     const slop = 3 * (view.end - view.start) / width;
     let best = -1;
     let bestDistance = Infinity;
@@ -269,8 +253,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
     if (e.update !== undefined && e.count <= 1) { ctx.selectUpdate(e.update); return; }
     if (e.count > 1) {
       // A merged mark: zoom into it so its events separate.
-      const pad = Math.max(e.duration * 0.25, MIN_WINDOW_NS);
-      setView([e.start - pad, e.start + e.duration + pad], 'jump');
+      setView(markWindow(e), 'jump');
       return;
     }
     // A group, hitch or hang: make it the inspection range.
@@ -298,14 +281,13 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
     if (Math.abs(x - drag.x0) > 3 || Math.abs(y - drag.y0) > 3) drag.moved = true;
     if (!drag.moved) return;
     if (drag.onRuler) {
-      const a = timeAt(drag.x0);
-      const b = timeAt(Math.max(0, Math.min(width, x)));
+      const a = timeAtX(drag.x0);
+      const b = timeAtX(Math.max(0, Math.min(width, x)));
       rangeDrag = [Math.min(a, b), Math.max(a, b)];
       requestDraw();
     } else {
       canvas.classList.add('dragging');
-      const shift = ((x - drag.x0) / width) * (drag.view0.end - drag.view0.start);
-      setView([drag.view0.start - shift, drag.view0.end - shift], 'pan');
+      setView(panBy(drag.view0, -pixelsToTime(drag.view0, width, x - drag.x0)), 'pan');
     }
   });
   const endDrag = (event) => {
@@ -343,12 +325,11 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
     const dy = event.deltaY * scale;
     const { x } = localPoint(event);
     if (event.shiftKey || Math.abs(dx) > Math.abs(dy)) {
-      const shift = ((event.shiftKey ? dy : dx) / width) * (view.end - view.start);
-      setView([view.start + shift, view.end + shift], 'pan');
+      setView(panBy(view, pixelsToTime(view, width, event.shiftKey ? dy : dx)), 'pan');
     } else {
       // Pinch gestures arrive as ctrl+wheel with small deltas: zoom faster for them.
       const factor = Math.exp(dy * (event.ctrlKey ? 0.01 : 0.0015));
-      zoomAround(timeAt(x), factor);
+      zoomAt(timeAtX(x), factor);
     }
     clearHover();
   }, { passive: false });
@@ -385,12 +366,12 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
     if (!held.size && urlTimer) writeWindow(false);
   }
   function step(seconds) {
-    const anchor = pointerX !== null ? timeAt(pointerX) : (view.start + view.end) / 2;
+    const anchor = pointerX !== null ? timeAtX(pointerX) : (view.start + view.end) / 2;
     const span = view.end - view.start;
-    if (held.has('in')) zoomAround(anchor, Math.exp(-KEY_ZOOM_PER_S * seconds));
-    if (held.has('out')) zoomAround(anchor, Math.exp(KEY_ZOOM_PER_S * seconds));
-    if (held.has('left')) setView([view.start - span * KEY_PAN_PER_S * seconds, view.end - span * KEY_PAN_PER_S * seconds], 'pan');
-    if (held.has('right')) setView([view.start + span * KEY_PAN_PER_S * seconds, view.end + span * KEY_PAN_PER_S * seconds], 'pan');
+    if (held.has('in')) zoomAt(anchor, Math.exp(-KEY_ZOOM_PER_S * seconds));
+    if (held.has('out')) zoomAt(anchor, Math.exp(KEY_ZOOM_PER_S * seconds));
+    if (held.has('left')) setView(panBy(view, -span * KEY_PAN_PER_S * seconds), 'pan');
+    if (held.has('right')) setView(panBy(view, span * KEY_PAN_PER_S * seconds), 'pan');
   }
   function animate(now) {
     if (!held.size || destroyed) return;
@@ -440,10 +421,10 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
 
   const unsubscribe = state.subscribe((next, changed) => {
     if (changed.includes('window') && !writingState && next.window) {
-      view = clampWindow(next.window);
+      view = clampWindow(next.window, bounds);
       requestDraw();
     }
-    if (changed.includes('window') && !next.window) { view = clampWindow([traceStart, traceEnd]); requestDraw(); }
+    if (changed.includes('window') && !next.window) { view = clampWindow(wholeTrace, bounds); requestDraw(); }
     if (changed.includes('expanded')) {
       layout = layoutRows(next.expanded ?? []);
       buildHeaders();
@@ -467,7 +448,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   if (!state.get().window) writeWindow(false);
 
   return {
-    zoomToFit: () => setView([traceStart, traceEnd], 'jump'),
+    zoomToFit: () => setView(wholeTrace, 'jump'),
     getView: () => ({ ...view }),
     /** Writes a pending pan to the URL now (before a link is copied). */
     flush: () => { if (urlTimer) writeWindow(false); },
