@@ -1,4 +1,4 @@
-// The shareable view state and its URL form.
+// The shareable view state and its URL form, specified in docs/share-links.md.
 // One place reads and writes the URL; everything else subscribes. Parsing, formatting and
 // upgrading are pure (no window, no history) so `node --test` checks them (Tests/Web).
 
