@@ -2,7 +2,7 @@
 // Draws only what the server's level-of-detail query returns for the visible window.
 import { el } from '../dom.js';
 import { formatDuration, formatTimestamp, kindLabel, severityLabel } from '../format.js';
-import { eventOf, layoutRows, queriedLanes, RULER_HEIGHT } from './lanes.js';
+import { eventOf, layoutRows, nearestEvent, nextLongUpdate, queriedLanes, LONG_LANES, RULER_HEIGHT } from './lanes.js';
 import { TimelineLoader } from './loader.js';
 import { drawTimeline, readColors } from './render.js';
 import { clampWindow, historyStep, markWindow, panBy, pixelsToTime, timeAt, traceBounds, zoomAround } from './viewport.js';
@@ -10,6 +10,7 @@ import { clampWindow, historyStep, markWindow, panBy, pixelsToTime, timeAt, trac
 const URL_WRITE_MS = 250;             // continuous pans write the URL at most this often
 const KEY_PAN_PER_S = 1.0;            // windows per second while A/D is held
 const KEY_ZOOM_PER_S = 2.2;           // e-folds per second while W/S is held
+const HIT_SLOP_PX = 3;                // a mark this close to the pointer counts as under it
 
 const SELECTED_LANES = {
   'view-body': ['view-body', 'long-view-body'],
@@ -187,18 +188,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   function eventAt(row, x) {
     const lane = loader.current?.lanes?.[row.id];
     if (!lane || row.track) return null;
-    const t = timeAtX(x);
-    const slop = 3 * (view.end - view.start) / width;
-    let best = -1;
-    let bestDistance = Infinity;
-    const { start, duration } = lane;
-    for (let i = 0; i < lane.length; i++) {
-      const s = start[i];
-      const e = s + duration[i];
-      if (s - slop > t || e + slop < t) continue;
-      const distance = t < s ? s - t : t > e ? t - e : 0;
-      if (distance < bestDistance || (distance === bestDistance && duration[i] < duration[best])) { best = i; bestDistance = distance; }
-    }
+    const best = nearestEvent(lane, timeAtX(x), pixelsToTime(view, width, HIT_SLOP_PX));
     return best < 0 ? null : eventOf(lane, best);
   }
 
@@ -387,18 +377,9 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   /** Keyboard selection: the next / previous long update (of the loaded long lanes) after the selection. */
   function stepLongUpdate(direction) {
     const lanes = loader.current?.lanes ?? {};
-    const candidates = ['long-view-body', 'long-representable', 'long-other']
-      .flatMap((id) => (lanes[id] ? Array.from({ length: lanes[id].length }, (_, i) => eventOf(lanes[id], i)) : []))
-      .filter((e) => e.update !== undefined && e.count <= 1)
-      .sort((a, b) => a.start - b.start || a.update - b.update);
-    // From the selection (known at once from the loaded marks; its details may still be on the way).
+    const marks = LONG_LANES.flatMap((id) => (lanes[id] ? Array.from({ length: lanes[id].length }, (_, i) => eventOf(lanes[id], i)) : []));
     const current = state.get().update;
-    const at = candidates.find((e) => e.update === current) ?? (selected?.id === current ? selected : null);
-    const from = at ? at.start : direction > 0 ? view.start - 1 : view.end + 1;
-    const fromId = at ? current : -1;
-    const next = direction > 0
-      ? candidates.find((e) => e.start > from || (e.start === from && e.update > fromId))
-      : candidates.findLast((e) => e.start < from || (e.start === from && e.update < fromId));
+    const next = nextLongUpdate(marks, { id: current, known: selected?.id === current ? selected : null }, view, direction);
     if (!next) return;
     const inView = next.start >= view.start && next.start + next.duration <= view.end;
     ctx.selectUpdate(next.update, { zoom: !inView });
