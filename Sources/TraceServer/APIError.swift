@@ -64,14 +64,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     private struct Body: Encodable {
         var error: String
         var detail: String
-        var location: String?
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(error, forKey: .error)
-            try container.encode(detail, forKey: .detail)
-            try container.encode(location, forKey: .location)  // null, not missing
-        }
-        enum CodingKeys: String, CodingKey { case error, detail, location }
+        @NullWhenAbsent var location: String?
     }
 }
 

@@ -9,7 +9,7 @@ public struct TraceRecord: Sendable, Codable, Equatable {
     public var durationNs: Int64
     public var sizeBytes: Int64
     /// ISO 8601 time of the upload; nil for samples.
-    public var uploadedAt: String?
+    @NullWhenAbsent public var uploadedAt: String?
     public var isSample: Bool
     public var sourceFormat: String
     public var updateCount: Int
@@ -25,24 +25,6 @@ public struct TraceRecord: Sendable, Codable, Equatable {
         self.isSample = isSample
         sourceFormat = trace.metadata.sourceFormat
         updateCount = trace.updates.count
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, app, device, durationNs, sizeBytes, uploadedAt, isSample, sourceFormat, updateCount
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(name, forKey: .name)
-        try c.encode(app, forKey: .app)
-        try c.encode(device, forKey: .device)
-        try c.encode(durationNs, forKey: .durationNs)
-        try c.encode(sizeBytes, forKey: .sizeBytes)
-        try c.encode(uploadedAt, forKey: .uploadedAt)  // null for samples, not missing
-        try c.encode(isSample, forKey: .isSample)
-        try c.encode(sourceFormat, forKey: .sourceFormat)
-        try c.encode(updateCount, forKey: .updateCount)
     }
 }
 
@@ -75,7 +57,7 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     public var device: String
     public var osVersion: String
     public var refreshRate: Double
-    public var recordedAt: String?
+    @NullWhenAbsent public var recordedAt: String?
     public var start: Int64
     public var end: Int64
     public var sourceFormat: String
@@ -127,30 +109,6 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         threads = trace.threads.enumerated().map { index, thread in
             ThreadInfo(index: index, tid: thread.tid, name: thread.name, process: Int(thread.process), isMain: thread.isMain)
         }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, app, device, osVersion, refreshRate, recordedAt, start, end, sourceFormat, importNotes
-        case lanes, counts, processes, threads
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(name, forKey: .name)
-        try c.encode(app, forKey: .app)
-        try c.encode(device, forKey: .device)
-        try c.encode(osVersion, forKey: .osVersion)
-        try c.encode(refreshRate, forKey: .refreshRate)
-        try c.encode(recordedAt, forKey: .recordedAt)
-        try c.encode(start, forKey: .start)
-        try c.encode(end, forKey: .end)
-        try c.encode(sourceFormat, forKey: .sourceFormat)
-        try c.encode(importNotes, forKey: .importNotes)
-        try c.encode(lanes, forKey: .lanes)
-        try c.encode(counts, forKey: .counts)
-        try c.encode(processes, forKey: .processes)
-        try c.encode(threads, forKey: .threads)
     }
 }
 

@@ -88,6 +88,8 @@ public actor TraceStore {
     /// Estimated bytes of parses and loads in flight (counted against the budget too).
     public private(set) var inFlightBytes = 0
     private let loadGate: WorkGate
+    /// Loads from disk started since the store opened (concurrent requests share one).
+    public private(set) var loadsStarted = 0
 
     nonisolated var tracesDirectory: URL { configuration.dataDirectory.appendingPathComponent("traces", isDirectory: true) }
     /// Where uploads are streamed to before they are known to be good: same file system as
@@ -148,6 +150,7 @@ public actor TraceStore {
             // A task of its own (not the request's) so that concurrent requests share one load.
             let estimate = Self.memoryEstimate(ofFile: entry.file)
             reserve(estimate)
+            loadsStarted += 1
             let gate = loadGate
             task = Task {
                 try await gate.run {
@@ -448,7 +451,7 @@ enum DurableFiles {
         do {
             try data.write(to: temporary)
             try sync(temporary)
-            _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
+            guard rename(temporary.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
             try sync(url.deletingLastPathComponent())
         } catch {
             try? FileManager.default.removeItem(at: temporary)

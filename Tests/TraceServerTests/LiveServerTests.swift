@@ -38,9 +38,12 @@ import Darwin
                 process.terminate()
                 throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "server printed no URL: \(text)"])
             }
-            // A second line (the write token) may follow the first.
-            usleep(100_000)
-            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            // A second line (the write token) may follow the first; read it only if it is there
+            // (availableData would block on a server that says nothing more).
+            var poller = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if text.contains("write token") == false, poll(&poller, 1, 300) > 0 {
+                text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            }
             // Always talk to it on loopback, whatever address it listens on.
             base = URL(string: "http://127.0.0.1:\(url.port ?? 80)/")!
             printed = text

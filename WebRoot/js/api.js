@@ -37,11 +37,22 @@ export async function getJSON(path, params, { signal } = {}) {
   return response.json();
 }
 
+/**
+ * The server's write token (docs/api.md, Access): a server shared on a network asks for it on
+ * uploads and deletes. Kept in this browser's localStorage once the user has entered it.
+ */
+const WRITE_TOKEN_KEY = 'tracesvc.writeToken';
+export const writeToken = {
+  get: () => localStorage.getItem(WRITE_TOKEN_KEY),
+  set: (token) => (token ? localStorage.setItem(WRITE_TOKEN_KEY, token) : localStorage.removeItem(WRITE_TOKEN_KEY)),
+};
+const authorization = () => (writeToken.get() ? { Authorization: `Bearer ${writeToken.get()}` } : {});
+
 export const listTraces = () => getJSON('/api/traces');
 export const getTrace = (id) => getJSON(`/api/traces/${encodeURIComponent(id)}`);
 
 export async function deleteTrace(id) {
-  const response = await fetch(`/api/traces/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  const response = await fetch(`/api/traces/${encodeURIComponent(id)}`, { method: 'DELETE', headers: authorization() });
   if (!response.ok) throw new ApiError(response.status, await errorBody(response));
 }
 
@@ -63,6 +74,7 @@ export function uploadTrace(file, { onProgress, onParsing } = {}) {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `/api/traces?name=${encodeURIComponent(file.name)}`);
     xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    for (const [name, value] of Object.entries(authorization())) xhr.setRequestHeader(name, value);
     xhr.responseType = 'json';
     xhr.upload.onprogress = (event) => {
       if (event.lengthComputable) onProgress?.(event.loaded / event.total);

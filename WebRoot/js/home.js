@@ -1,5 +1,5 @@
 // Home: the trace list, upload by button (or a file dropped anywhere, via app.js), progress and parse errors.
-import { listTraces, uploadTrace, deleteTrace } from './api.js';
+import { listTraces, uploadTrace, deleteTrace, writeToken } from './api.js';
 import { el } from './dom.js';
 import { navigate, toast } from './shell.js';
 import { formatBytes, formatCount, formatDate, formatDuration } from './format.js';
@@ -43,13 +43,38 @@ export function renderHome(root) {
         type: 'button', class: 'link-like', 'aria-label': `Delete ${trace.name}`, text: 'Delete',
         onclick: async () => {
           if (!confirm(`Delete "${trace.name}"? Links to it will stop working.`)) return;
-          try { await deleteTrace(trace.id); toast(`Deleted ${trace.name}`); refresh(); } catch (error) { toast(error.message); }
+          const remove = async () => {
+            try { await deleteTrace(trace.id); toast(`Deleted ${trace.name}`); refresh(); } catch (error) {
+              if (error.status === 401) askForWriteToken(`Deleting ${trace.name}`, remove); else toast(error.message);
+            }
+          };
+          await remove();
         },
       }))));
     return el('table', { class: 'traces', 'aria-label': 'Traces' },
       el('thead', {}, el('tr', {}, ...['Name', 'App', 'Duration', 'Updates', 'Size', 'Uploaded', ''].map((title, i) =>
         el('th', { scope: 'col', class: i >= 2 && i <= 4 ? 'num' : null }, title || el('span', { class: 'visually-hidden', text: 'Actions' }))))),
       el('tbody', {}, ...rows));
+  }
+
+  /** The server wants its write token: a small form in the status area, then `retry()`. */
+  function askForWriteToken(what, retry) {
+    status.dataset.state = 'token';
+    const field = el('input', { type: 'password', id: 'write-token', autocomplete: 'off', required: true, 'aria-describedby': 'write-token-help' });
+    const form = el('form', { class: 'token-form' },
+      el('p', { id: 'write-token-help' },
+        `${what} needs this server's write token. `,
+        writeToken.get() ? 'The saved one was refused. ' : '',
+        'tracesvc serve printed it when it started (or ask whoever runs the server).'),
+      el('label', { for: 'write-token', text: 'Write token' }), field,
+      el('button', { type: 'submit', class: 'primary', text: 'Save and retry' }));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      writeToken.set(field.value.trim());
+      retry();
+    });
+    showStatus(form);
+    field.focus();
   }
 
   function showStatus(...children) {
@@ -82,6 +107,11 @@ export function renderHome(root) {
       if (!alive) return;
       navigate(`/traces/${result.trace.id}`);
     } catch (error) {
+      if (error.status === 401) {
+        uploading = false;
+        askForWriteToken(`Uploading ${file.name}`, () => upload(file));
+        return;
+      }
       status.dataset.state = 'error';
       showStatus(el('div', { class: 'error-box', role: 'alert' },
         el('strong', { text: `Could not read ${file.name}: ` }),

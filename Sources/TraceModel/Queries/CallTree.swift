@@ -11,9 +11,10 @@ public struct CallTreeQuery: Sendable, Equatable {
     }
 
     /// Frames deeper than this below a root are charged to the frame at this depth (whose
-    /// `foldedDepth` says so). Real SwiftUI stacks stay well under it; the limit keeps a hostile
-    /// or corrupt stack from producing a tree no client can walk.
-    public static let maxDepth = 1024
+    /// `foldedDepth` says so). The tree's JSON nests two levels per frame, and common parsers
+    /// stop at 512 levels (Foundation) or about 1000 (Python): 200 frames keeps every client
+    /// able to read it, while SwiftUI stacks rarely pass 150. A hostile stack cannot go deeper.
+    public static let maxDepth = 200
 
     public var range: TimeRange?
     public var mode: Mode

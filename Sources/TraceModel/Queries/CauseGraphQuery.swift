@@ -31,39 +31,14 @@ public struct CauseGraphDocument: Sendable, Equatable, Encodable {
         /// Updates (rows of the update table) this node stands for, ascending.
         public var updates: [Int]
         /// Nodes with the same key stand for the same update or event; null when unique in this graph.
-        public var sameUpdateKey: String?
+        @NullWhenAbsent public var sameUpdateKey: String?
         public var x: Double
         public var y: Double
         public var width: Double
         public var height: Double
-        public var collapsed: Collapsed?
+        @NullWhenAbsent public var collapsed: Collapsed?
         /// Where a State / @Observable value was written, leaf frame first.
-        public var backtrace: [Frame]?
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(id, forKey: .id)
-            try c.encode(kind, forKey: .kind)
-            try c.encode(title, forKey: .title)
-            try c.encode(subtitle, forKey: .subtitle)
-            try c.encode(isAppCode, forKey: .isAppCode)
-            try c.encode(dimmed, forKey: .dimmed)
-            try c.encode(focus, forKey: .focus)
-            try c.encode(count, forKey: .count)
-            try c.encode(updates, forKey: .updates)
-            try c.encode(sameUpdateKey, forKey: .sameUpdateKey)
-            try c.encode(x, forKey: .x)
-            try c.encode(y, forKey: .y)
-            try c.encode(width, forKey: .width)
-            try c.encode(height, forKey: .height)
-            try c.encode(collapsed, forKey: .collapsed)
-            try c.encode(backtrace, forKey: .backtrace)
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case id, kind, title, subtitle, isAppCode, dimmed, focus, count, updates, sameUpdateKey
-            case x, y, width, height, collapsed, backtrace
-        }
+        @NullWhenAbsent public var backtrace: [Frame]?
     }
 
     public struct Collapsed: Sendable, Equatable, Encodable {

@@ -38,40 +38,13 @@ public struct UpdateDetail: Sendable, Equatable, Encodable {
     public var description: String
     public var category: String
     public var allocations: Int
-    public var thread: Thread?
-    public var process: TraceProcess?
-    public var group: Group?
+    @NullWhenAbsent public var thread: Thread?
+    @NullWhenAbsent public var process: TraceProcess?
+    @NullWhenAbsent public var group: Group?
     /// Neighbouring updates of the same view (same module and view name).
-    public var previous: Int?
-    public var next: Int?
+    @NullWhenAbsent public var previous: Int?
+    @NullWhenAbsent public var next: Int?
     public var causes: [Cause]
-
-    enum CodingKeys: String, CodingKey {
-        case id, start, duration, kind, severity, sourceSeverity, module, view, description, category
-        case allocations, thread, process, group, previous, next, causes
-    }
-
-    // Absent values are `null`, not missing keys: the browser reads every field.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(start, forKey: .start)
-        try c.encode(duration, forKey: .duration)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(severity, forKey: .severity)
-        try c.encode(sourceSeverity, forKey: .sourceSeverity)
-        try c.encode(module, forKey: .module)
-        try c.encode(view, forKey: .view)
-        try c.encode(description, forKey: .description)
-        try c.encode(category, forKey: .category)
-        try c.encode(allocations, forKey: .allocations)
-        try c.encode(thread, forKey: .thread)
-        try c.encode(process, forKey: .process)
-        try c.encode(group, forKey: .group)
-        try c.encode(previous, forKey: .previous)
-        try c.encode(next, forKey: .next)
-        try c.encode(causes, forKey: .causes)
-    }
 }
 
 extension Trace {
