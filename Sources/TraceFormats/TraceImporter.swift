@@ -18,13 +18,12 @@ public enum TraceImporter {
 
     enum Kind { case native, xctrace }
 
-    /// Looks at the first (decompressed) bytes: `{` is our JSON, `<` is XML, a tar header
-    /// ("ustar" at offset 257) is a bundle of `xctrace export` files.
+    /// Looks at the first (decompressed) non-blank byte: `{` is our JSON; anything else goes to
+    /// the xctrace importer, which alone tells a tar bundle from XML (or neither).
     static func sniff(url: URL, displayName: String) throws(TraceFormatError) -> Kind {
         let source = try ByteSource(url: url, displayName: displayName, chunkSize: 64 << 10)
         var head: [UInt8] = []
         while head.count < 512, try source.read(into: &head) {}
-        if head.count >= 262, Array(head[257..<262]) == Array("ustar".utf8) { return .xctrace }
         var index = 0
         // Skip a UTF-8 byte order mark and whitespace.
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
@@ -37,14 +36,6 @@ public enum TraceImporter {
         guard index < head.count else {
             throw TraceFormatError(file: displayName, line: line, column: column, message: "the file is empty")
         }
-        switch head[index] {
-        case UInt8(ascii: "{"): return .native
-        case UInt8(ascii: "<"): return .xctrace
-        default:
-            throw TraceFormatError(
-                file: displayName, line: line, column: column,
-                message: "not a trace file: expected a tracesvc JSON trace ('{'), `xctrace export` XML ('<') or a tar of XML exports"
-            )
-        }
+        return head[index] == UInt8(ascii: "{") ? .native : .xctrace
     }
 }

@@ -35,7 +35,8 @@ def free_port() -> int:
 class TraceServer:
     """A `tracesvc serve` process; `restart()` keeps the port and the data dir."""
 
-    def __init__(self, data_dir: Path):
+    def __init__(self, data_dir: Path, extra_args=()):
+        self.extra_args = list(extra_args)
         self.binary = tracesvc_bin()
         self.port = free_port()
         self.data_dir = data_dir
@@ -47,7 +48,7 @@ class TraceServer:
         ARTIFACTS.mkdir(exist_ok=True)
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
-            [self.binary, "serve", "--port", str(self.port), "--data-dir", str(self.data_dir)],
+            [self.binary, "serve", "--port", str(self.port), "--data-dir", str(self.data_dir), *self.extra_args],
             cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:

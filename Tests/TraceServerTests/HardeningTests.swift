@@ -247,11 +247,11 @@ func deepStackTrace(depth: Int) -> String {
     @Test func aWhitespaceGzipBombFailsAfterBoundedInflation() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        // `{` and 200 MB of spaces gzip to about 200 KB (the JSON reader skips whitespace); the default size allowance alone would read 8 x 2 GB of such a stream.
+        // `{` and 100 MB of spaces gzip to about 400 KB (the JSON reader skips whitespace); the default size allowance alone would read 8 x 2 GB of such a stream.
         let bomb = scratch.root.appendingPathComponent("bomb.json.gz")
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "(printf '{'; head -c 200000000 /dev/zero | tr '\\0' ' ') | gzip -1 > '\(bomb.path)'"]
+        shell.arguments = ["-c", "(printf '{'; head -c 100000000 /dev/zero | tr '\\0' ' ') | gzip -1 > '\(bomb.path)'"]
         try shell.run()
         shell.waitUntilExit()
         let data = try Data(contentsOf: bomb)
@@ -263,7 +263,7 @@ func deepStackTrace(depth: Int) -> String {
             try expectError(response, .unprocessableContent)
             // Inflation stopped at 100 times the upload's size, not at the 16 GB size allowance.
             let limitMB = try #require(response.text.firstMatch(of: /decompresses to more than (\d+) MB/).flatMap { Int($0.1) })
-            #expect(limitMB <= max(64, 100 * data.count >> 20 + 1), "\(response.text)")
+            #expect(limitMB <= max(64, ((100 * data.count) >> 20) + 1), "\(response.text)")
         }
     }
 

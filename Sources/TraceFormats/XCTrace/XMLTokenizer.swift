@@ -1,23 +1,5 @@
 import Foundation
 
-/// Where the tokenizer gets its bytes: each call replaces `chunk` with the next bytes and
-/// returns false at the end. Lets the same tokenizer read a file, a gunzip stream, a tar
-/// member or an in-memory buffer.
-struct ByteChunks {
-    let next: (inout [UInt8]) throws -> Bool
-
-    static func memory(_ bytes: [UInt8], chunkSize: Int = 1 << 16) -> ByteChunks {
-        var offset = 0
-        return ByteChunks { chunk in
-            guard offset < bytes.count else { return false }
-            let end = min(bytes.count, offset + chunkSize)
-            chunk = Array(bytes[offset..<end])
-            offset = end
-            return true
-        }
-    }
-}
-
 /// A malformed document, at a byte offset of the stream.
 struct XMLSyntaxError: Error {
     var offset: Int

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Where the tokenizer gets its bytes: each call replaces `chunk` with the next bytes and
+/// returns false at the end. Lets the same tokenizer read a file, a gunzip stream, a tar
+/// member or an in-memory buffer.
+struct ByteChunks {
+    let next: (inout [UInt8]) throws -> Bool
+
+    static func memory(_ bytes: [UInt8], chunkSize: Int = 1 << 16) -> ByteChunks {
+        var offset = 0
+        return ByteChunks { chunk in
+            guard offset < bytes.count else { return false }
+            let end = min(bytes.count, offset + chunkSize)
+            chunk = Array(bytes[offset..<end])
+            offset = end
+            return true
+        }
+    }
+}
+
+extension ByteChunks {
+    /// A file's bytes, gunzipped on the way when it is compressed.
+    init(_ source: ByteSource) {
+        self.init { chunk in
+            chunk.removeAll(keepingCapacity: true)
+            return try source.read(into: &chunk)
+        }
+    }
+}
+
+/// Buffered reads over chunks: exact-length reads for tar headers, and limited sub-streams
+/// for tar members.
+final class ByteStream {
+    private let source: ByteChunks
+    private var pending: [UInt8] = []
+    private var pendingStart = 0
+    private var ended = false
+
+    init(_ source: ByteChunks) { self.source = source }
+
+    private var available: Int { pending.count - pendingStart }
+
+    private func fill(_ count: Int) throws {
+        while available < count, !ended {
+            var chunk: [UInt8] = []
+            if try source.next(&chunk) {
+                if pendingStart > 0 {
+                    pending.removeFirst(pendingStart)
+                    pendingStart = 0
+                }
+                pending.append(contentsOf: chunk)
+            } else {
+                ended = true
+            }
+        }
+    }
+
+    /// Up to `count` bytes without consuming them.
+    func peek(_ count: Int) throws -> [UInt8] {
+        try fill(count)
+        return Array(pending[pendingStart..<(pendingStart + min(count, available))])
+    }
+
+    /// Exactly `count` bytes, or nil at the end of the stream.
+    func read(_ count: Int) throws -> [UInt8]? {
+        try fill(count)
+        guard available >= count else { return nil }
+        defer { pendingStart += count }
+        return Array(pending[pendingStart..<(pendingStart + count)])
+    }
+
+    func skip(_ count: Int) throws {
+        var left = count
+        while left > 0 {
+            try fill(1)
+            guard available > 0 else { throw XCTraceValueError(offset: 0, message: "the archive ends inside a member") }
+            let step = min(left, available)
+            pendingStart += step
+            left -= step
+        }
+    }
+
+    /// The next `limit` bytes as chunks (the rest of the stream when `limit` is `.max`).
+    func chunks(limit: Int) -> ByteChunks {
+        var left = limit
+        return ByteChunks { [self] chunk in
+            guard left > 0 else { return false }
+            if available == 0 {
+                pending.removeAll(keepingCapacity: true)
+                pendingStart = 0
+                try fill(1)
+            }
+            guard available > 0 else {
+                if limit != .max { throw XCTraceValueError(offset: 0, message: "the archive ends inside a member") }
+                return false
+            }
+            let step = min(left, available)
+            chunk = Array(pending[pendingStart..<(pendingStart + step)])
+            pendingStart += step
+            if limit != .max { left -= step }
+            return true
+        }
+    }
+}
