@@ -6,20 +6,8 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+import TraceFormats
 @testable import TraceServer
-
-/// A native trace whose one CPU sample sits on a stack `depth` frames deep (one frame repeated).
-func deepStackTrace(depth: Int) -> String {
-    let stacks = (["[null,0]"] + (0..<(depth - 1)).map { "[\($0),0]" }).joined(separator: ",")
-    return """
-    {"format":"tracesvc-trace","version":1,
-    "metadata":{"app":"Deep","device":"d","osVersion":"1","refreshRate":60,"recordedAt":null,"start":0,"end":10000000,"importNotes":[]},
-    "processes":[[1,"Deep"]],"threads":[[1,"Main Thread",0,true]],"updateGroups":[],"updates":[],"nodes":[],"edges":[],
-    "frames":[["recurse","Deep",true]],
-    "stacks":[\(stacks)],
-    "samples":[[1000,0,1000000,\(depth - 1)]]}
-    """
-}
 
 @Suite struct HardeningTests {
     // MARK: 1. Deep stacks
@@ -28,7 +16,7 @@ func deepStackTrace(depth: Int) -> String {
         let scratch = try Scratch()
         defer { scratch.remove() }
         try await scratch.withServer { client in
-            let id = try await client.uploadedID(deepStackTrace(depth: 5000), name: "deep.json")
+            let id = try await client.uploadedID(HostileTraces.deepNativeStack(depth: 5000), name: "deep.json")
             for mode in ["top-down", "bottom-up"] {
                 let response = try await client.get("/api/traces/\(id)/calltree?mode=\(mode)&minPercent=0")
                 #expect(response.status == .ok, "\(response.text.prefix(300))")
@@ -330,6 +318,22 @@ extension ServerOptions {
         let server = try LiveServerTests.Server(dataDirectory: scratch.dataDirectory, scratch: scratch, arguments: arguments)
         defer { _ = server.stop() }
         try await body(server, try #require(server.base.port))
+    }
+
+    @Test func inspectReadsTheDeepStackTraces() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        for (name, text) in [("deep.json", HostileTraces.deepNativeStack(depth: 5000)), ("deep.xml", HostileTraces.deepXCTraceBacktrace(repeats: 6000))] {
+            let file = scratch.root.appendingPathComponent(name)
+            try Data(text.utf8).write(to: file)
+            let inspect = Process()
+            inspect.executableURL = LiveServerTests.packageRoot.appendingPathComponent(".build/debug/tracesvc")
+            inspect.arguments = ["inspect", file.path]
+            inspect.standardOutput = FileHandle.nullDevice
+            try inspect.run()
+            inspect.waitUntilExit()
+            #expect(inspect.terminationStatus == 0, "\(name): inspect exits normally, no crash")
+        }
     }
 
     @Test func aClientThatNeverFinishesItsHeadersIsDisconnected() async throws {
