@@ -84,8 +84,9 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
             var info = LaneInfo(id: lane.rawValue, title: lane.title, count: 0, orange: 0, red: 0)
             switch lane {
             case .updateGroups: info.count = trace.updateGroups.count
-            case .hitches: info.count = trace.hitches.count
-            case .hangs: info.count = trace.hangs.count
+            // Hitches are drawn orange and hangs red, whatever their length (Timeline's fixed severities).
+            case .hitches: (info.count, info.orange) = (trace.hitches.count, trace.hitches.count)
+            case .hangs: (info.count, info.red) = (trace.hangs.count, trace.hangs.count)
             case .cpu: info.count = trace.cpu.samples.count
             default:
                 let rows = trace.indexes.updatesByLane[lane] ?? []

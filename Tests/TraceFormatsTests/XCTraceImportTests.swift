@@ -26,6 +26,36 @@ import TraceModel
         try XCTraceImporter.importTrace(from: .memory(bytes, chunkSize: chunkSize), displayName: name)
     }
 
+    @Test func paxAndGNULongNamesAreReadNotSkipped() throws {
+        // A folder name past ustar's 100 bytes: pax (GNU tar --format=pax, bsdtar, Python's
+        // tarfile) stores the path in an `x` header and a truncated name in the member's own.
+        let folder = String(repeating: "Landmarks-run-recorded-on-an-iPhone-", count: 4)
+        func padded(_ bytes: [UInt8]) -> [UInt8] { bytes + [UInt8](repeating: 0, count: (512 - bytes.count % 512) % 512) }
+        func paxRecord(_ key: String, _ value: String) -> [UInt8] {
+            let body = " \(key)=\(value)\n"
+            var length = body.utf8.count + 1
+            while "\(length)\(body)".utf8.count != length { length += 1 }
+            return Array("\(length)\(body)".utf8)
+        }
+        var pax: [UInt8] = []
+        var gnu: [UInt8] = []
+        for table in ["toc"] + Self.tableFiles {
+            let path = "\(folder)/\(table).xml"
+            let content = try Self.fixture(table)
+            let record = paxRecord("path", path)
+            pax += TarArchive.header(name: "PaxHeaders/x", size: record.count, type: UInt8(ascii: "x")) + padded(record)
+            pax += TarArchive.header(name: String(path.prefix(99)), size: content.count) + padded(content)
+            gnu += TarArchive.header(name: "././@LongLink", size: path.utf8.count + 1, type: UInt8(ascii: "L")) + padded(Array(path.utf8) + [0])
+            gnu += TarArchive.header(name: String(path.prefix(99)), size: content.count) + padded(content)
+        }
+        let expected = try Self.read(try Self.bundle())
+        for archive in [pax, gnu] {
+            let trace = try Self.read(archive + [UInt8](repeating: 0, count: 1024))
+            #expect(trace.updates.count == expected.updates.count)
+            #expect(trace.metadata.device == expected.metadata.device, "the toc was read too")
+        }
+    }
+
     @Test func bundleGivesUpdatesWithKindsSeveritiesAndGroups() throws {
         let trace = try Self.read(try Self.bundle())
         let updates = trace.updates
@@ -159,6 +189,40 @@ import TraceModel
         // Without a table of contents the app is the process that ran the updates.
         #expect(concatenated.metadata.app == "Landmarks")
         #expect(concatenated.metadata.name == "export")
+    }
+
+    @Test func aFileJoinedWithItselfIsReadOnceWithANote() throws {
+        var once: [UInt8] = []
+        for table in Self.tableFiles { once += try Self.fixture(table) }
+        let single = try Self.read(once, name: "export.xml")
+        let doubled = try Self.read(once + once, name: "export.xml")
+        #expect(doubled.updates.count == single.updates.count)
+        #expect(doubled.cpu.samples.count == single.cpu.samples.count)
+        #expect(doubled.graph.edges.count == single.graph.edges.count)
+        #expect(doubled.metadata.importNotes.contains { $0.contains("swiftui-updates more than once") })
+    }
+
+    @Test func withoutATableOfContentsTheTraceEndsWhereTheLastSampleEnds() throws {
+        let trace = try Self.read(try Self.fixture("time-profile"), name: "cpu.xml")
+        let last = trace.cpu.samples.count - 1
+        #expect(trace.metadata.end == trace.cpu.samples.time[last] + trace.cpu.samples.weight[last])
+        // So a query over the whole trace counts every sample.
+        let whole = trace.callTree(CallTreeQuery(range: TimeRange(start: trace.metadata.start, end: trace.metadata.end), minPercent: 0))
+        #expect(whole.sampleCount == trace.cpu.samples.count)
+    }
+
+    @Test func aCausesOnlyExportSpansItsEdges() throws {
+        let trace = try Self.read(try Self.fixture("swiftui-causes"), name: "causes.xml")
+        #expect(trace.graph.edges.count > 0)
+        #expect(trace.metadata.end > trace.metadata.start, "span \(trace.metadata.start)..\(trace.metadata.end)")
+    }
+
+    @Test func aTrackDetailExportSaysWhatItIs() throws {
+        let xml = "<?xml version=\"1.0\"?><trace-query-result><node xpath='//trace-toc[1]/run[1]/tracks[1]/track[1]/details[1]/detail[1]'><row><address>0x1</address></row></node></trace-query-result>"
+        #expect(throws: (any Error).self) { try Self.read(Array(xml.utf8), name: "allocations.xml") }
+        do { _ = try Self.read(Array(xml.utf8), name: "allocations.xml") } catch {
+            #expect("\(error)".contains("track-detail export"))
+        }
     }
 
     @Test func chunkBoundariesDoNotChangeTheResult() throws {

@@ -43,6 +43,14 @@ import Testing
         #expect(mainFrame.selfWeight == 1_000)
     }
 
+    @Test func aLightThreadStaysARootSoRootsAddUpToTheTotal() throws {
+        // The worker has a third of the weight; a 50% threshold folds its frames, not the thread.
+        let tree = try profile().callTree(CallTreeQuery(minPercent: 50))
+        #expect(tree.roots.map(\.name) == ["Main Thread", "Worker"])
+        #expect(tree.roots.reduce(0) { $0 + $1.total } == tree.totalWeight)
+        #expect(tree.roots[1].children.isEmpty && tree.roots[1].selfWeight == 2_000_000)
+    }
+
     @Test func bottomUpStartsAtFunctionsOnCPU() throws {
         let tree = try profile().callTree(CallTreeQuery(mode: .bottomUp, minPercent: 0))
         #expect(tree.roots.map(\.name) == ["body", "work", "layout", "tiny"])

@@ -1,6 +1,8 @@
 import Foundation
 
-/// The ustar subset `tar czf` writes: 512-byte headers, sizes in octal, GNU long names.
+/// The ustar subset `tar czf` writes: 512-byte headers, sizes in octal, and the two ways long
+/// names are written: GNU `L` members and pax `x` extended headers (`path`, `size`), as GNU tar
+/// --format=pax, bsdtar and Python's tarfile write them.
 enum TarArchive {
     struct Member {
         var name: String
@@ -13,6 +15,7 @@ enum TarArchive {
 
     static func nextMember(in stream: ByteStream) throws -> Member? {
         var longName: String?
+        var sizeOverride: Int?
         while true {
             guard let header = try stream.read(512) else { return nil }
             if header.allSatisfy({ $0 == 0 }) { return nil }
@@ -22,22 +25,51 @@ enum TarArchive {
             var name = text(header[0..<100])
             let prefix = text(header[345..<500])
             if !prefix.isEmpty { name = prefix + "/" + name }
-            if type == UInt8(ascii: "L") {
-                // GNU long name: the next member's name is this member's content.
-                guard size <= 64 << 10 else { throw XCTraceValueError(offset: 0, message: "a damaged tar header (a file name of \(size) bytes)") }
+            if type == UInt8(ascii: "L") || type == UInt8(ascii: "x") {
+                // The next member's name: a GNU long name is this member's content; a pax
+                // extended header holds "LENGTH key=value\n" records.
+                guard size <= 64 << 10 else { throw XCTraceValueError(offset: 0, message: "a damaged tar header (an extended header of \(size) bytes)") }
                 guard let content = try stream.read(size) else { return nil }
                 try skipPadding(after: size, in: stream)
-                longName = text(content[...])
+                if type == UInt8(ascii: "L") {
+                    longName = text(content[...])
+                } else {
+                    let records = paxRecords(content)
+                    if let path = records["path"] { longName = path }
+                    if let text = records["size"], let value = Int(text), value >= 0 { sizeOverride = value }
+                }
                 continue
             }
             if let longName { name = longName }
             longName = nil
+            let memberSize = sizeOverride ?? size
+            sizeOverride = nil
             if type == UInt8(ascii: "0") || type == 0 {
-                return Member(name: name, size: size)
+                return Member(name: name, size: memberSize)
             }
-            try stream.skip(size)
-            try skipPadding(after: size, in: stream)
+            try stream.skip(memberSize)
+            try skipPadding(after: memberSize, in: stream)
         }
+    }
+
+    /// pax records: "LENGTH key=value\n", LENGTH counting the whole record in bytes.
+    static func paxRecords(_ content: [UInt8]) -> [String: String] {
+        var records: [String: String] = [:]
+        var start = 0
+        while start < content.count {
+            guard let space = content[start...].firstIndex(of: UInt8(ascii: " ")),
+                  let length = Int(String(decoding: content[start..<space], as: UTF8.self)), length > 0,
+                  start + length <= content.count
+            else { break }
+            let record = content[(space + 1)..<(start + length)]
+            if let equals = record.firstIndex(of: UInt8(ascii: "=")) {
+                let key = String(decoding: record[record.startIndex..<equals], as: UTF8.self)
+                let value = String(decoding: record[(equals + 1)...].dropLast(record.last == 0x0A ? 1 : 0), as: UTF8.self)
+                records[key] = value
+            }
+            start += length
+        }
+        return records
     }
 
     static func skipPadding(after size: Int, in stream: ByteStream) throws {
@@ -69,7 +101,7 @@ enum TarArchive {
         return out
     }
 
-    static func header(name: String, size: Int) -> [UInt8] {
+    static func header(name: String, size: Int, type: UInt8 = UInt8(ascii: "0")) -> [UInt8] {
         var header = [UInt8](repeating: 0, count: 512)
         func put(_ text: String, at offset: Int) {
             for (i, byte) in text.utf8.enumerated() { header[offset + i] = byte }
@@ -80,7 +112,7 @@ enum TarArchive {
         put("0000000", at: 116)
         put(String(String(size, radix: 8).leftPadded(to: 11)), at: 124)
         put("00000000000", at: 136)
-        header[156] = UInt8(ascii: "0")
+        header[156] = type
         put("ustar", at: 257)
         put("00", at: 263)
         put("        ", at: 148)

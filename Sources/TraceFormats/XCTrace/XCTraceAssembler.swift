@@ -8,6 +8,7 @@ final class XCTraceAssembler: XCTraceTableSink {
     @exclusivity(unchecked) private var notes: [String] = []
     @exclusivity(unchecked) private var tablesRead: [String: Int] = [:]
     @exclusivity(unchecked) private var tablesSkipped: [String: Int] = [:]
+    private var repeatedTables: Set<String> = []
     @exclusivity(unchecked) private var toc: TableOfContents?
 
     @exclusivity(unchecked) private var table: TableKind?
@@ -137,6 +138,15 @@ final class XCTraceAssembler: XCTraceTableSink {
         nodeOfValue.removeAll(keepingCapacity: true)
         guard let kind = Self.tableKinds[schema.name] else {
             tablesSkipped[schema.name, default: 0] += 1
+            table = nil
+            return false
+        }
+        // A second copy (another run of the recording, or a file joined with itself) would
+        // double every count: the first is read, the note says so.
+        guard tablesRead[schema.name] == nil else {
+            if repeatedTables.insert(schema.name).inserted {
+                notes.append("The export holds table \(schema.name) more than once (several runs, or a file joined with itself): only the first was read.")
+            }
             table = nil
             return false
         }

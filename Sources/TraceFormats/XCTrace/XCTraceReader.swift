@@ -235,7 +235,10 @@ final class XCTraceReader {
                     }
                 case .row:
                     if schema == nil {
-                        throw XCTraceValueError(offset: tokenizer.tokenOffset, message: "<row> before any <schema> in this <node>")
+                        throw XCTraceValueError(
+                            offset: tokenizer.tokenOffset,
+                            message: "<row> before any <schema> in this <node>: this looks like a track-detail export (Allocations, Leaks, VM Tracker), which is not a table tracesvc reads; export the SwiftUI tables with scripts/export-instruments-trace.sh"
+                        )
                     }
                     if selfClosing {
                         if !skippingRows { try sink.row([], reader: self) }

@@ -113,8 +113,13 @@ extension Trace {
     /// folded into their parent's self weight. Post-order with an explicit stack.
     private func freeze(_ tree: NodeArena, threshold: Double) -> [(thread: Int, node: CallTreeNode)] {
         func kept(_ index: Int) -> Bool { Double(tree.nodes[index].total) >= threshold && tree.nodes[index].total > 0 }
+        // Threads are never folded away: the roots of a top-down tree add up to the total.
+        func keptRoot(_ index: Int) -> Bool {
+            if case .thread = tree.nodes[index].key { return tree.nodes[index].total > 0 }
+            return kept(index)
+        }
         var frozen = [CallTreeNode?](repeating: nil, count: tree.nodes.count)
-        var pending: [(index: Int, childrenDone: Bool)] = tree.nodes[NodeArena.root].children.values.filter(kept).map { ($0, false) }
+        var pending: [(index: Int, childrenDone: Bool)] = tree.nodes[NodeArena.root].children.values.filter(keptRoot).map { ($0, false) }
         let roots = pending.map(\.index)
         while let (index, childrenDone) = pending.popLast() {
             let node = tree.nodes[index]
