@@ -60,3 +60,27 @@ def test_upload_asks_for_the_write_token_once_then_uploads_and_deletes(page, gua
     expect(page.locator(f'tr[data-trace-id="{stored[0]["id"]}"]')).to_have_count(0)
     assert uploads(guarded) == []
     assert not page.errors
+
+
+def test_a_right_to_left_override_in_trace_text_stays_inside_its_name(page, server_control, generated_trace, tmp_path):
+    """U+202E in the app name must not reverse the rest of the header line (issue 11, item 9)."""
+    import json
+    source = generated_trace("bidi-source", updates=200, seed=5)
+    trace = json.loads(source.read_text())
+    trace["metadata"]["app"] = "Evil\u202eppA"
+    trace["metadata"]["device"] = "iPhone 16"
+    path = tmp_path / "bidi.json"
+    path.write_text(json.dumps(trace))
+    uploaded = server_control.upload(path, name="bidi\u202e.json")
+    page.goto(f"{server_control.url}/traces/{uploaded['id']}")
+    meta = page.locator("#header-trace .meta")
+    meta.wait_for()
+    facts = meta.locator("bdi")
+    expect(facts.first).to_have_text("Evil\u202eppA")
+    # The device is its own isolated run, laid out after the app name, left to right.
+    app_box = facts.nth(0).bounding_box()
+    device_box = facts.nth(1).bounding_box()
+    assert facts.nth(1).inner_text() == "iPhone 16"
+    assert device_box["x"] > app_box["x"] + app_box["width"] - 1, (app_box, device_box)
+    for selector in ["#header-trace h1", "#header-trace .meta bdi"]:
+        assert page.eval_on_selector(selector, "e => getComputedStyle(e).unicodeBidi") == "isolate"

@@ -136,8 +136,11 @@ function renderTraceView(trace, api, initial) {
 
   headerTrace.append(
     el('h1', { text: trace.name, title: trace.name }),
-    el('span', { class: 'meta', text: [trace.app, trace.device, trace.osVersion,
-      formatDuration(trace.end - trace.start), `${formatCount(trace.counts?.updates)} updates`].filter(Boolean).join(' · ') }));
+    // Each fact in its own <bdi>: a right-to-left override in an app or device name (they come
+    // from the uploaded file) cannot reorder the facts after it.
+    el('span', { class: 'meta' }, [trace.app, trace.device, trace.osVersion,
+      formatDuration(trace.end - trace.start), `${formatCount(trace.counts?.updates)} updates`].filter(Boolean)
+      .flatMap((fact, i) => [i ? ' · ' : null, el('bdi', { text: fact })])));
 
   const zoomFit = el('button', { type: 'button', id: 'zoom-fit', 'aria-label': 'Zoom to fit', title: 'Zoom to fit (show the whole trace)' },
     el('span', { class: 'icon icon-fit', 'aria-hidden': 'true' }), 'Zoom to fit');
