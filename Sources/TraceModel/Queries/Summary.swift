@@ -64,17 +64,18 @@ public struct UpdateSummary: Sendable, Equatable, Codable {
 public struct ProcessUpdateSummary: Sendable, Equatable, Codable {
     public var name: String
     /// nil when the source did not say which process ran the updates.
-    public var pid: Int32?
+    @NullWhenAbsent public var pid: Int32?
     public var stats: SummaryStats
     public var modules: [ModuleUpdateSummary]
 
     enum CodingKeys: String, CodingKey { case name, pid, modules }
 
-    // Stats are flattened into the object, as the API shape has them.
+    // Stats are flattened into the object, as the API shape has them (the reason for these
+    // hand-written coders; absent values still go through NullWhenAbsent).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
-        pid = try container.decodeIfPresent(Int32.self, forKey: .pid)
+        _pid = try container.decode(NullWhenAbsent<Int32>.self, forKey: .pid)
         modules = try container.decode([ModuleUpdateSummary].self, forKey: .modules)
         stats = try SummaryStats(from: decoder)
     }
@@ -82,7 +83,7 @@ public struct ProcessUpdateSummary: Sendable, Equatable, Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
-        try container.encode(pid, forKey: .pid)
+        try container.encode(_pid, forKey: .pid)
         try stats.encode(to: encoder)
         try container.encode(modules, forKey: .modules)
     }
