@@ -235,6 +235,18 @@ private let rowStack = [("main", "Weather"), ("ForecastCell.body.getter", "Weath
         #expect(finding.evidence.range == TimeRange(start: 1_980_000_000, end: 2_420_000_000))
     }
 
+    @Test func hitchIsReadFromTheFrameBeforeIt() throws {
+        // 60 Hz: the 14 ms body ran in the frame before the hitch, unsampled; the hitch itself is idle.
+        var recording = AppRecording(app: "Photos")
+        recording.body("ThumbnailGrid", start: 984_000_000, duration: 14_000_000)
+        recording.builder.addHitch(TimelineInterval(start: 1_000_000_000, duration: 16_666_666, kind: "Hitch", detail: ""))
+        let trace = try recording.build()
+        let finding = try #require(trace.findings().first { $0.kind == .hitchExplained })
+        #expect(finding.title.contains("busy") && finding.title.contains("ThumbnailGrid updates"))
+        #expect(finding.evidence.range == TimeRange(start: 1_000_000_000 - 16_666_666, end: 1_000_000_000))
+        #expect(finding.evidence.cpuCoverage == 0 && finding.savingNs == 14_000_000)
+    }
+
     @Test func onlyRecordedIntervalsAreExplainedAndTheirNumberIsCapped() throws {
         var recording = AppRecording(app: "Mail")
         recording.body("Inbox", start: 1_000_000_000, duration: 30_000_000)  // long, but no hang or hitch recorded

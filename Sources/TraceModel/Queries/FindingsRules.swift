@@ -66,7 +66,7 @@ struct FindingsContext {
         var current = Int32(stack)
         while current != noRow {
             let frame = stacks.frame[Int(current)]
-            if isApp[Int(frame)] {
+            if isApp[Int(frame)], !isEntryPoint(frame) {
                 result = current == Int32(stack) ? (frame, noRow) : (callee, Int32(frame))
                 break
             }
@@ -75,6 +75,12 @@ struct FindingsContext {
         }
         attribution[stack] = result
         return result
+    }
+
+    /// `main` / `static App.$main()` sit under every stack of the app: calling into UIKit from them says nothing.
+    private func isEntryPoint(_ frame: UInt32) -> Bool {
+        let name = trace.string(trace.cpu.frames.name[Int(frame)])
+        return name == "main" || name.hasSuffix("$main()") || name.hasSuffix(".main()")
     }
 
     mutating func updateTime(ofGroup group: Int) -> Nanoseconds {
@@ -314,15 +320,13 @@ extension Trace {
         var found: [Finding] = []
         for index in kept.sorted() {
             let interval = intervals[index]
-            let range = TimeRange(start: interval.start, end: interval.end)
+            // A hitch is a frame shown late: the work that made it late ran one frame earlier.
+            let lead = kind == .hitchExplained ? Nanoseconds(1e9 / max(metadata.refreshRate, 1)) : 0
+            let range = TimeRange(start: interval.start - lead, end: interval.end - lead)
             var threads = context.mainThreads
             if threads.isEmpty, interval.thread != noRow { threads = [interval.thread] }
-            let onCPU = min(context.cpuWeight(in: range, threads: threads), interval.duration)
-            let coverage = interval.duration > 0 ? Double(onCPU) / Double(interval.duration) : 1
-            let busy = coverage >= options.busyCoverage
-            let frameRange = busy ? range : TimeRange(start: range.start - options.blockedContextNs, end: range.end + options.blockedContextNs)
-            let frames = context.heaviestFrames(in: [frameRange], threads: threads)
-
+            let onCPU = min(context.cpuWeight(in: range, threads: threads), range.duration)
+            let coverage = range.duration > 0 ? Double(onCPU) / Double(range.duration) : 1
             var long: [Int] = []
             var longTime: Nanoseconds = 0
             for lane in [Lane.longViewBody, .longRepresentable, .longOther] {
@@ -333,13 +337,19 @@ extension Trace {
             }
             var timeByView: [String: Nanoseconds] = [:]
             for row in long { timeByView[string(updates.viewName[row]), default: 0].addSaturating(updates.duration[row]) }
+            // Long updates are main-thread work even where the 1 ms sampling missed them.
+            let updateShare = range.duration > 0 ? Double(min(longTime, range.duration)) / Double(range.duration) : 0
+            let busy = max(coverage, updateShare) >= options.busyCoverage
+            let frameRange = busy ? range : TimeRange(start: range.start - options.blockedContextNs, end: range.end + options.blockedContextNs)
+            let frames = context.heaviestFrames(in: [frameRange], threads: threads)
             let views = timeByView.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map(\.key)
 
             let percent = Int((coverage * 100).rounded())
             let reading: String
             if busy {
                 let culprits = views.isEmpty ? frames.prefix(2).map(\.name) : views.map { "\($0) updates" }
-                reading = "main thread busy (\(percent)% on CPU)" + (culprits.isEmpty ? "" : " in \(culprits.joined(separator: ", "))")
+                let inUpdates = updateShare > 0 ? ", \(Int((updateShare * 100).rounded()))% in long updates" : ""
+                reading = "main thread busy (\(percent)% on CPU\(inUpdates))" + (culprits.isEmpty ? "" : " in \(culprits.joined(separator: ", "))")
             } else {
                 let near = frames.first.map { " near \($0.name)" } ?? ""
                 reading = "main thread blocked (\(percent)% on CPU): waiting on a lock, I/O or a synchronous call\(near)"
@@ -347,7 +357,7 @@ extension Trace {
             var subjects = [FindingSubject(role: .thread, name: threads.count == 1 ? trace(threadName: threads.first!) : "Main Thread", detail: busy ? "busy" : "blocked")]
             subjects += views.map { FindingSubject(role: .view, name: $0) }
             subjects += frames.map { FindingSubject(role: .frame, name: $0.name, detail: $0.binary) }
-            let saving = busy ? min(interval.duration, longTime) : interval.duration - onCPU
+            let saving = min(interval.duration, busy ? longTime : range.duration - onCPU)
             found.append(Finding(
                 id: "\(kind.rawValue):\(interval.start)",
                 kind: kind, severity: context.severity(cost: interval.duration, worst: interval.duration),
