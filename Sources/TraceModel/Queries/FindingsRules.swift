@@ -215,53 +215,50 @@ extension Trace {
 
     func environmentChurnFindings(_ context: inout FindingsContext) -> [Finding] {
         let options = context.options
-        let nodes = graph.nodes
+        let nodes = graph.nodes, edges = graph.edges, causes = graph
         struct Churn {
+            var name: StringRef
+            var root = ""
             var changes = 0, notified = 0, skipped = 0, widest = 0
-            var properties: [String] = []
-            var ranViews: [String] = [], skippedViews: [String] = []
+            var properties = UniqueRefs(), ranViews = UniqueRefs(), skippedViews = UniqueRefs()
             var ran: [Int] = []
             var groups = Set<Int32>()
             var widestGroup = noRow
-            var root = ""
         }
-        var churnByNode: [StringRef: Churn] = [:]
-        var order: [StringRef] = []
+        // One entry per environment node name, mutated in place (no copy per event).
+        var churns: [Churn] = []
+        var indexOfName: [StringRef: Int] = [:]
         for node in 0..<nodes.count where nodes.kind[node] == .externalEnvironment || nodes.kind[node] == .environmentWriter {
-            var notified = 0, skipped = 0
-            var churn = churnByNode[nodes.name[node]] ?? Churn()
-            var group = noRow
-            for edge in graph.outgoing(node) where graph.edges.label[Int(edge)] == .update {
-                let target = Int(graph.edges.target[Int(edge)])
-                guard nodes.kind[target] == .viewBody else { continue }
+            var notified = 0, skipped = 0, group = noRow
+            for edge in causes.outgoing(node) where edges.label[Int(edge)] == .update && nodes.kind[Int(edges.target[Int(edge)])] == .viewBody {
                 notified += 1
-                group = graph.edges.group[Int(edge)]
-                let property = string(graph.edges.changedProperty[Int(edge)])
-                if !property.isEmpty, !churn.properties.contains(property) { churn.properties.append(property) }
-                let view = string(nodes.name[target])
+                if notified == 1 {
+                    if indexOfName[nodes.name[node]] == nil {
+                        indexOfName[nodes.name[node]] = churns.count
+                        churns.append(Churn(name: nodes.name[node], root: environmentRoot(of: node)))
+                    }
+                }
+                let index = indexOfName[nodes.name[node]]!
+                let target = Int(edges.target[Int(edge)])
+                group = edges.group[Int(edge)]
+                churns[index].properties.insert(edges.changedProperty[Int(edge)])
                 if nodes.update[target] == noRow {
                     skipped += 1
-                    if !churn.skippedViews.contains(view) { churn.skippedViews.append(view) }
+                    churns[index].skippedViews.insert(nodes.name[target])
                 } else {
-                    churn.ran.append(Int(nodes.update[target]))
-                    if !churn.ranViews.contains(view) { churn.ranViews.append(view) }
+                    churns[index].ran.append(Int(nodes.update[target]))
+                    churns[index].ranViews.insert(nodes.name[target])
                 }
             }
-            guard notified > 0 else { continue }
-            if churnByNode[nodes.name[node]] == nil {
-                order.append(nodes.name[node])
-                churn.root = environmentRoot(of: node)
-            }
-            churn.changes += 1
-            churn.notified += notified
-            churn.skipped += skipped
-            if group != noRow { churn.groups.insert(group) }
-            if notified > churn.widest { (churn.widest, churn.widestGroup) = (notified, group) }
-            churnByNode[nodes.name[node]] = churn
+            guard notified > 0, let index = indexOfName[nodes.name[node]] else { continue }
+            churns[index].changes += 1
+            churns[index].notified += notified
+            churns[index].skipped += skipped
+            if group != noRow { churns[index].groups.insert(group) }
+            if notified > churns[index].widest { (churns[index].widest, churns[index].widestGroup) = (notified, group) }
         }
         var found: [Finding] = []
-        for name in order {
-            let churn = churnByNode[name]!
+        for churn in churns {
             guard churn.widest >= options.environmentMinNotified, churn.skipped > 0,
                   Double(churn.skipped) >= options.environmentMinSkippedShare * Double(churn.notified) else { continue }
             // Checking whether a body must run is not an update of its own: it is in the
@@ -273,12 +270,15 @@ extension Trace {
                 worst = max(worst, overhead)
             }
             let share = Double(churn.skipped) / Double(churn.notified)
-            let writer = string(name)
+            let writer = string(churn.name)
             let source = churn.root == writer ? writer : "\(churn.root) → \(writer)"
-            let values = churn.properties.isEmpty ? "an environment value" : churn.properties.joined(separator: ", ")
+            let properties = churn.properties.order.filter { $0 != 0 }.map(string)
+            let skippedViews = churn.skippedViews.order.map(string)
+            let ranViews = churn.ranViews.order.filter { !churn.skippedViews.contains($0) }.map(string)
+            let values = properties.isEmpty ? "an environment value" : properties.joined(separator: ", ")
             var subjects = [FindingSubject(role: .environment, name: source)]
-            subjects += churn.properties.map { FindingSubject(role: .property, name: $0, detail: "environment") }
-            subjects += (churn.skippedViews + churn.ranViews.filter { !churn.skippedViews.contains($0) }).map { FindingSubject(role: .view, name: $0) }
+            subjects += properties.map { FindingSubject(role: .property, name: $0, detail: "environment") }
+            subjects += (skippedViews + ranViews).map { FindingSubject(role: .view, name: $0) }
             let widestGroup = churn.widestGroup == noRow ? nil : Int(churn.widestGroup)
             let representative = churn.ran.first { updates.group[$0] == churn.widestGroup } ?? churn.ran.first
             found.append(Finding(
@@ -384,17 +384,18 @@ extension Trace {
 
     func repeatedBodyFindings(_ context: inout FindingsContext) -> [Finding] {
         let options = context.options
+        let table = updates  // one copy, not one per access in debug builds
         // Body updates bucketed by update group (counting sort: one pass, no per-group arrays).
         let groupCount = updateGroups.count
         var offsets = [Int](repeating: 0, count: groupCount + 1)
-        for row in 0..<updates.count where updates.kind[row] == .viewBody && updates.group[row] != noRow {
-            offsets[Int(updates.group[row]) + 1] += 1
+        for row in 0..<table.count where table.kind[row] == .viewBody && table.group[row] != noRow {
+            offsets[Int(table.group[row]) + 1] += 1
         }
         for group in 0..<groupCount { offsets[group + 1] += offsets[group] }
         var bucket = [Int32](repeating: 0, count: offsets[groupCount])
         var fill = offsets
-        for row in 0..<updates.count where updates.kind[row] == .viewBody && updates.group[row] != noRow {
-            let group = Int(updates.group[row])
+        for row in 0..<table.count where table.kind[row] == .viewBody && table.group[row] != noRow {
+            let group = Int(table.group[row])
             bucket[fill[group]] = Int32(row)
             fill[group] += 1
         }
@@ -404,13 +405,13 @@ extension Trace {
         var repeatsByView: [ViewKey: Repeats] = [:]
         for group in 0..<groupCount where offsets[group + 1] - offsets[group] >= options.repeatedBodyMinRuns {
             let rows = bucket[offsets[group]..<offsets[group + 1]].sorted {
-                (updates.module[Int($0)], updates.viewName[Int($0)], $0) < (updates.module[Int($1)], updates.viewName[Int($1)], $1)
+                (table.module[Int($0)], table.viewName[Int($0)], $0) < (table.module[Int($1)], table.viewName[Int($1)], $1)
             }
             var first = 0
             while first < rows.count {
-                let key = ViewKey(module: updates.module[Int(rows[first])], view: updates.viewName[Int(rows[first])])
+                let key = ViewKey(module: table.module[Int(rows[first])], view: table.viewName[Int(rows[first])])
                 var end = first + 1
-                while end < rows.count, updates.module[Int(rows[end])] == key.module, updates.viewName[Int(rows[end])] == key.view { end += 1 }
+                while end < rows.count, table.module[Int(rows[end])] == key.module, table.viewName[Int(rows[end])] == key.view { end += 1 }
                 defer { first = end }
                 guard end - first >= options.repeatedBodyMinRuns else { continue }
                 // Bodies of one view type caused by the same event are sibling instances (a fan-out),
@@ -422,7 +423,7 @@ extension Trace {
                     runs.append(Int(row))
                 }
                 guard runs.count >= options.repeatedBodyMinRuns else { continue }
-                let times = runs.map { updates.duration[$0] }
+                let times = runs.map { table.duration[$0] }
                 let cost = times.reduce(Nanoseconds(0)) { $0.addingSaturating($1) }
                 var repeats = repeatsByView[key] ?? Repeats()
                 repeats.groups += 1
@@ -435,7 +436,7 @@ extension Trace {
         }
         return repeatsByView.map { key, repeats in
             let view = string(key.view), module = string(key.module)
-            let worstRuns = repeats.runs.filter { Int(updates.group[$0]) == repeats.worstGroup }
+            let worstRuns = repeats.runs.filter { Int(table.group[$0]) == repeats.worstGroup }
             return Finding(
                 id: "\(FindingKind.repeatedBody.rawValue):\(module).\(view)",
                 kind: .repeatedBody, severity: context.severity(cost: repeats.cost, worst: repeats.worstCost),
@@ -457,9 +458,19 @@ extension Trace {
 
     /// The source node of the first edge into one of the update's nodes.
     private func firstCause(ofUpdate row: Int) -> UInt32? {
-        for node in indexes.nodes(ofUpdate: row) {
-            if let edge = graph.incoming(Int(node)).first { return graph.edges.source[Int(edge)] }
-        }
-        return nil
+        guard let node = indexes.nodes(ofUpdate: row).first(where: { !graph.incoming(Int($0)).isEmpty }) else { return nil }
+        return graph.edges.source[Int(graph.incoming(Int(node)).first!)]
     }
+}
+
+/// Interned strings in order of first appearance, each once.
+struct UniqueRefs {
+    private(set) var order: [StringRef] = []
+    private var seen = Set<StringRef>()
+
+    mutating func insert(_ ref: StringRef) {
+        if seen.insert(ref).inserted { order.append(ref) }
+    }
+
+    func contains(_ ref: StringRef) -> Bool { seen.contains(ref) }
 }
