@@ -6,8 +6,8 @@ public struct CauseFanOut: Sendable, Equatable {
     /// One cause event (a source node) and the updates its edges of this fan-out made run.
     public struct Event: Sendable, Equatable {
         public var source: Int
-        /// Rows of the update table, in edge order.
-        public var updates: [Int]
+        /// Rows of the update table, in edge order (a slice of one buffer shared by all events).
+        public var updates: ArraySlice<Int>
     }
 
     /// Node name of the source, with ".body" for a view body ("@Observable ModelData", "List.body").
@@ -36,42 +36,60 @@ extension Trace {
             var sourceName: StringRef, sourceKind: NodeKind, targetName: StringRef, targetKind: NodeKind
             var label: EdgeLabel, property: StringRef
         }
-        struct EventKey: Hashable { var fanOut: Int, source: UInt32 }
-        let nodes = graph.nodes
-        let edges = graph.edges
+        // Walks the edges source by source (the graph's outgoing rows), so one source's edges of
+        // one kind are one event: one dictionary lookup per event, and every event's updates are
+        // a run of one shared buffer (no array per event).
+        struct Edge { var key: Key, update: Int }
+        let nodes = graph.nodes, edges = graph.edges, causes = graph, table = updates
         var indexOfKey: [Key: Int] = [:]
         var fanOuts: [CauseFanOut] = []
-        var indexOfEvent: [EventKey: Int] = [:]
-        for edge in 0..<edges.count {
-            let target = Int(edges.target[edge])
-            let update = nodes.update[target]
-            guard update != noRow else { continue }
-            if let range, !range.overlaps(start: updates.start[Int(update)], end: updates.end(Int(update))) { continue }
-            let source = edges.source[edge]
-            let key = Key(
-                sourceName: nodes.name[Int(source)], sourceKind: nodes.kind[Int(source)],
-                targetName: nodes.name[target], targetKind: nodes.kind[target],
-                label: edges.label[edge], property: edges.changedProperty[edge]
-            )
-            let fanOut: Int
-            if let known = indexOfKey[key] {
-                fanOut = known
-            } else {
-                fanOut = fanOuts.count
-                indexOfKey[key] = fanOut
-                fanOuts.append(CauseFanOut(
-                    source: fanOutTitle(Int(source)), sourceKind: key.sourceKind, sourceOwner: string(nodes.owner[Int(source)]),
-                    target: fanOutTitle(target), targetName: string(key.targetName), targetKind: key.targetKind,
-                    label: key.label, property: string(key.property), events: []
-                ))
+        var eventRuns: [[(source: Int, run: Range<Int>)]] = []
+        var buffer: [Int] = []
+        buffer.reserveCapacity(edges.count)
+        var scratch: [Edge] = []
+        for source in 0..<nodes.count {
+            scratch.removeAll(keepingCapacity: true)
+            for edge in causes.outgoing(source) {
+                let target = Int(edges.target[Int(edge)])
+                let update = Int(nodes.update[target])
+                guard update != Int(noRow) else { continue }
+                if let range, !range.overlaps(start: table.start[update], end: table.end(update)) { continue }
+                scratch.append(Edge(key: Key(
+                    sourceName: nodes.name[source], sourceKind: nodes.kind[source], targetName: nodes.name[target],
+                    targetKind: nodes.kind[target], label: edges.label[Int(edge)], property: edges.changedProperty[Int(edge)]
+                ), update: update))
             }
-            let eventKey = EventKey(fanOut: fanOut, source: source)
-            if let event = indexOfEvent[eventKey] {
-                fanOuts[fanOut].events[event].updates.append(Int(update))
-            } else {
-                indexOfEvent[eventKey] = fanOuts[fanOut].events.count
-                fanOuts[fanOut].events.append(CauseFanOut.Event(source: Int(source), updates: [Int(update)]))
+            // Usually one kind of edge per source: take the first edge's key with its edges, keep the rest (in order).
+            while let key = scratch.first?.key {
+                let runStart = buffer.count
+                var kept = 0
+                for index in scratch.indices {
+                    if scratch[index].key == key {
+                        buffer.append(scratch[index].update)
+                    } else {
+                        scratch[kept] = scratch[index]
+                        kept += 1
+                    }
+                }
+                scratch.removeLast(scratch.count - kept)
+                let fanOut: Int
+                if let known = indexOfKey[key] {
+                    fanOut = known
+                } else {
+                    fanOut = fanOuts.count
+                    indexOfKey[key] = fanOut
+                    fanOuts.append(CauseFanOut(
+                        source: fanOutTitle(source), sourceKind: key.sourceKind, sourceOwner: string(nodes.owner[source]),
+                        target: fanOutTitle(name: key.targetName, kind: key.targetKind), targetName: string(key.targetName),
+                        targetKind: key.targetKind, label: key.label, property: string(key.property), events: []
+                    ))
+                    eventRuns.append([])
+                }
+                eventRuns[fanOut].append((source, runStart..<buffer.count))
             }
+        }
+        for fanOut in fanOuts.indices {
+            fanOuts[fanOut].events = eventRuns[fanOut].map { CauseFanOut.Event(source: $0.source, updates: buffer[$0.run]) }
         }
         let totals = fanOuts.map(\.updateCount)
         let order = fanOuts.indices.sorted { (totals[$0], $1) > (totals[$1], $0) }
@@ -79,7 +97,10 @@ extension Trace {
     }
 
     private func fanOutTitle(_ node: Int) -> String {
-        let name = string(graph.nodes.name[node])
-        return graph.nodes.kind[node] == .viewBody ? "\(name).body" : name
+        fanOutTitle(name: graph.nodes.name[node], kind: graph.nodes.kind[node])
+    }
+
+    private func fanOutTitle(name: StringRef, kind: NodeKind) -> String {
+        kind == .viewBody ? "\(string(name)).body" : string(name)
     }
 }

@@ -143,7 +143,7 @@ extension Trace {
             let fan = perEvent.min() == perEvent.max() ? "\(perEvent[0])" : "\(perEvent.min()!)–\(perEvent.max()!)"
             var subjects = [
                 FindingSubject(role: .property, name: fanOut.source, detail: fanOut.sourceOwner),
-                FindingSubject(role: .view, name: fanOut.targetName, detail: string(updates.module[widest.updates[0]])),
+                FindingSubject(role: .view, name: fanOut.targetName, detail: string(updates.module[widest.updates.first!])),
             ]
             if !fanOut.property.isEmpty { subjects.insert(FindingSubject(role: .property, name: fanOut.property, detail: fanOut.sourceOwner), at: 1) }
             found.append(Finding(
@@ -153,7 +153,7 @@ extension Trace {
                 subjects: subjects, costNs: cost, savingNs: saving, occurrences: wide.count,
                 fix: "Give each \(fanOut.targetName) its own @Observable model (per-item state), so a change to one item runs one body, not every item's.",
                 evidence: FindingEvidence(
-                    updates: context.evidenceUpdates(rows), updateCount: rows.count, representativeUpdate: widest.updates[0],
+                    updates: context.evidenceUpdates(rows), updateCount: rows.count, representativeUpdate: widest.updates.first!,
                     range: span, thread: nil, frames: [], cpuCoverage: nil
                 )
             ))
