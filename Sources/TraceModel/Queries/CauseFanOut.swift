@@ -29,9 +29,9 @@ public struct CauseFanOut: Sendable, Equatable {
 }
 
 extension Trace {
-    /// Every fan-out whose updates overlap `range` (nil = the whole trace), most updates first
-    /// (ties in order of first appearance).
-    public func causeFanOuts(in range: TimeRange? = nil) -> [CauseFanOut] {
+    /// Every fan-out from a source of `sourceKinds` whose updates overlap `range` (nil = the whole
+    /// trace), most updates first (ties in order of first appearance).
+    public func causeFanOuts(in range: TimeRange? = nil, from sourceKinds: Set<NodeKind> = Set(NodeKind.allCases)) -> [CauseFanOut] {
         struct Key: Hashable {
             var sourceName: StringRef, sourceKind: NodeKind, targetName: StringRef, targetKind: NodeKind
             var label: EdgeLabel, property: StringRef
@@ -47,7 +47,8 @@ extension Trace {
         var buffer: [Int] = []
         buffer.reserveCapacity(edges.count)
         var scratch: [Edge] = []
-        for source in 0..<nodes.count {
+        let wanted = NodeKind.allCases.map(sourceKinds.contains)
+        for source in 0..<nodes.count where wanted[Int(nodes.kind[source].rawValue)] {
             scratch.removeAll(keepingCapacity: true)
             for edge in causes.outgoing(source) {
                 let target = Int(edges.target[Int(edge)])

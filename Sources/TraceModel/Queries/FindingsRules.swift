@@ -122,8 +122,7 @@ extension Trace {
     func collectionFanOutFindings(_ context: inout FindingsContext) -> [Finding] {
         let options = context.options
         var found: [Finding] = []
-        for fanOut in causeFanOuts()
-        where fanOut.label == .update && fanOut.targetKind == .viewBody && [.state, .observable].contains(fanOut.sourceKind) {
+        for fanOut in causeFanOuts(from: [.state, .observable]) where fanOut.label == .update && fanOut.targetKind == .viewBody {
             let wide = fanOut.events.filter { $0.updates.count >= options.fanOutMinBodies }
             guard wide.count >= options.fanOutMinEvents, let widest = wide.max(by: { $0.updates.count < $1.updates.count }) else { continue }
             var cost: Nanoseconds = 0, saving: Nanoseconds = 0, worst: Nanoseconds = 0
