@@ -113,16 +113,20 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     }
 }
 
-/// A trace in memory with what the server derived from it once.
+/// A trace in memory with what the server derived from it once. Build it off the cooperative
+/// pool (findings read every update).
 public struct LoadedTrace: Sendable {
     public let trace: Trace
     public let info: TraceInfo
+    /// Findings with the default thresholds (other thresholds are computed per request).
+    public let findings: [Finding]
     /// Built lazily by timeline queries and kept with the trace.
     private let timelineIndex = TimelineIndex()
 
     init(id: String, trace: Trace) {
         self.trace = trace
         info = TraceInfo(id: id, trace: trace)
+        findings = trace.findings()
     }
 
     public func timeline(window: TimeRange, width: Int, lanes: [Lane]) -> Timeline {

@@ -258,10 +258,10 @@ public actor TraceStore {
         let estimate = Self.memoryEstimate(ofFile: upload.file)
         reserve(estimate)
         defer { release(estimate) }
-        let trace: Trace
+        let parsed: LoadedTrace
         do {
-            trace = try await loadGate.run {
-                try TraceImporter.importTrace(at: upload.file, displayName: upload.name, maxBytes: maxBytes)
+            parsed = try await loadGate.run {
+                LoadedTrace(id: upload.id, trace: try TraceImporter.importTrace(at: upload.file, displayName: upload.name, maxBytes: maxBytes))
             }
         } catch {
             throw Self.storeError(error)
@@ -271,6 +271,7 @@ public actor TraceStore {
             return Added(record: try record(id: upload.id), loaded: try await loaded(id: upload.id), isNew: false)
         }
         let uploadedAt = Date.now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let trace = parsed.trace
         let record = TraceRecord(id: upload.id, trace: trace, sizeBytes: upload.size, uploadedAt: uploadedAt, isSample: false)
         let file = tracesDirectory.appendingPathComponent("\(upload.id).trace")
         do {
@@ -287,10 +288,9 @@ public actor TraceStore {
             throw .storageFailure("The server could not write the trace to its data directory.")
         }
         entries[upload.id] = Entry(record: record, file: file)
-        let loaded = LoadedTrace(id: upload.id, trace: trace)
-        insert(loaded, id: upload.id)
+        insert(parsed, id: upload.id)
         logger.info("stored trace \(upload.id) '\(record.name)' (\(upload.size) bytes, \(trace.updates.count) updates)")
-        return Added(record: record, loaded: loaded, isNew: true)
+        return Added(record: record, loaded: parsed, isNew: true)
     }
 
     private static func storeError(_ error: any Error) -> StoreError {

@@ -96,13 +96,6 @@ struct BenchTimeline: AsyncParsableCommand {
         print("every baseline run was also checked to give the same events as the indexed query")
     }
 
-    /// CPU time of the calling thread (excludes time spent descheduled).
-    private func threadCPUTime() -> Duration {
-        var spec = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-        return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
-    }
-
     private func percentile(_ samples: [Duration], _ p: Double) -> Duration {
         let sorted = samples.sorted()
         return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p / 100).rounded(.up)) - 1)]

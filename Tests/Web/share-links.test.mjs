@@ -10,7 +10,7 @@ const at = (path) => parseLocation(new URL(path, ORIGIN));
 const EVERY_KEY = {
   update: 42, window: [1, 2], range: [1, 2], expanded: ['swiftui'], pane: 'updates',
   paneView: { module: 'M', view: 'V', category: 'C' }, filter: 'all', node: 'n1', graph: 'view',
-  groups: ['g1'], search: 'q', mode: 'bottom-up',
+  groups: ['g1'], search: 'q', mode: 'bottom-up', finding: 'long-body:M.V',
 };
 
 test('there is an upgrade for every version below the current one, and none beyond', () => {

@@ -23,6 +23,7 @@ const SAMPLES = {
   groups: ['gn3-0', 'gn9-1'],
   search: 'NumberFormatter init, 100% #2',
   mode: 'bottom-up',
+  finding: 'collection-fan-out:@Observable Store.items>Row<Item>',
 };
 
 test('every key of the view state has a round-trip sample', () => {

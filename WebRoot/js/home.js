@@ -2,6 +2,10 @@
 import { listTraces, uploadTrace, deleteTrace, writeToken } from './api.js';
 import { el } from './dom.js';
 import { navigate, toast } from './shell.js';
+import { buildPath } from './state.js';
+
+/** Opening a trace from the list or after an upload shows its findings first. */
+const openTracePath = (id) => buildPath(id, { pane: 'findings' });
 import { formatBytes, formatCount, formatDate, formatDuration } from './format.js';
 
 /** Renders the list page into `root`; returns {upload(file), teardown()}. */
@@ -32,7 +36,7 @@ export function renderHome(root) {
   function traceTable(traces) {
     if (!traces.length) return el('p', { text: 'No traces yet. Upload one to start.' });
     const rows = traces.map((trace) => el('tr', { 'data-trace-id': trace.id },
-      el('td', { class: 'name' }, el('a', { href: `/traces/${trace.id}`, text: trace.name }),
+      el('td', { class: 'name' }, el('a', { href: openTracePath(trace.id), text: trace.name }),
         trace.isSample ? el('span', { class: 'badge badge-after', text: 'sample' }) : null),
       el('td', { text: trace.app || '–' }),
       el('td', { class: 'num', text: formatDuration(trace.durationNs) }),
@@ -105,7 +109,7 @@ export function renderHome(root) {
       });
       status.dataset.state = 'done';
       if (!alive) return;
-      navigate(`/traces/${result.trace.id}`);
+      navigate(openTracePath(result.trace.id));
     } catch (error) {
       if (error.status === 401) {
         uploading = false;

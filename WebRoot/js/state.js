@@ -26,7 +26,7 @@ export const EMPTY_STATE = Object.freeze({
   window: null,    // visible window [start, end] ns (w=)
   range: null,     // inspection range [start, end] ns (r=)
   expanded: [],    // expanded tracks, e.g. ['swiftui'] (x=)
-  pane: null,      // 'summary' | 'updates' | 'cpu' | 'graph' (p=)
+  pane: null,      // 'findings' | 'summary' | 'updates' | 'cpu' | 'graph' (p=)
   paneView: null,  // {module, view, category} (pv=Module:View, pc=Category)
   filter: null,    // 'all' | 'long-view-body' | ... (f=)
   node: null,      // selected graph node id (n=)
@@ -34,6 +34,7 @@ export const EMPTY_STATE = Object.freeze({
   groups: [],      // folded graph groups the user opened (e=)
   search: '',      // CPU search text (q=)
   mode: null,      // 'top-down' | 'bottom-up' (m=td / m=bu)
+  finding: null,   // id of the finding expanded in the Findings pane (fd=)
 });
 
 const MODE_TO_URL = { 'top-down': 'td', 'bottom-up': 'bu' };
@@ -90,6 +91,7 @@ export function parseLocation(location = window.location) {
     groups: (params.get('e') ?? '').split(',').filter(Boolean),
     search: params.get('q') ?? '',
     mode,
+    finding: params.get('fd') || null,
   };
   return { route: 'trace', traceId, state };
 }
@@ -116,6 +118,7 @@ export function buildPath(traceId, state) {
   if (s.groups?.length) query.push(`e=${s.groups.map(enc).join(',')}`);
   if (s.search) query.push(`q=${encodeURIComponent(s.search)}`);
   if (s.mode && MODE_TO_URL[s.mode]) query.push(`m=${MODE_TO_URL[s.mode]}`);
+  if (s.finding) query.push(`fd=${encodeURIComponent(s.finding)}`);
   return `${path}?${query.join('&')}`;
 }
 

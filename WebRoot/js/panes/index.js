@@ -1,4 +1,4 @@
-// The detail area below the timeline: a tab bar (Summary | Updates | CPU | Cause & Effect) and
+// The detail area below the timeline: a tab bar (Findings | Summary | Updates | CPU | Cause & Effect) and
 // the open pane. Which pane is open and its arguments live in the URL state (`pane`,
 // `paneView`, `filter`, `search`, `mode`, `graph`), so back/forward and shared links restore them.
 import { el } from '../dom.js';
@@ -7,9 +7,11 @@ import { graphSubject } from '../state.js';
 import { mountSummary } from './summary.js';
 import { mountUpdates } from './updates.js';
 import { mountCallTree } from './cpu.js';
+import { mountFindings, traceFindings } from './findings.js';
 import { closeMenu } from './menu.js';
 
 const TABS = [
+  { id: 'findings', title: 'Findings' },
   { id: 'summary', title: 'Summary' },
   { id: 'updates', title: 'Updates' },
   { id: 'cpu', title: 'CPU' },
@@ -22,6 +24,10 @@ export function mountDetailPanes(container, ctx) {
     dataset: { pane: t.id }, onclick: () => choose(t.id),
   }, t.title));
   const tabBar = el('div', { class: 'pane-tabs', role: 'tablist', 'aria-label': 'Detail panes' }, tabs);
+  const findingsTab = tabs.find((tab) => tab.dataset.pane === 'findings');
+  traceFindings(ctx).then((findings) => {
+    findingsTab.append(el('span', { class: 'tab-badge', 'aria-label': `${findings.length} findings`, text: String(findings.length) }));
+  }, () => {});
   tabBar.addEventListener('keydown', (e) => {
     const i = tabs.indexOf(document.activeElement);
     if (i < 0) return;
@@ -68,7 +74,8 @@ export function mountDetailPanes(container, ctx) {
     const pane = el('div', { class: `pane pane-${name}` });
     body.append(pane);
     current = { name, graphKey, instance: null };
-    if (name === 'summary') current.instance = mountSummary(pane, ctx);
+    if (name === 'findings') current.instance = mountFindings(pane, ctx);
+    else if (name === 'summary') current.instance = mountSummary(pane, ctx);
     else if (name === 'updates') current.instance = mountUpdates(pane, ctx);
     else if (name === 'cpu') current.instance = mountCallTree(pane, ctx);
     else mountGraph(pane, JSON.parse(graphKey), current);
@@ -77,7 +84,7 @@ export function mountDetailPanes(container, ctx) {
 
   function updateTabTitles(state) {
     const pv = currentPaneView(state);
-    tabs[1].textContent = pv ? `Updates: ${pv.view}` : 'Updates';
+    tabs.find((tab) => tab.dataset.pane === 'updates').textContent = pv ? `Updates: ${pv.view}` : 'Updates';
   }
 
   async function mountGraph(pane, request, entry) {

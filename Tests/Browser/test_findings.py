@@ -1,0 +1,88 @@
+"""Findings pane (issue 14): opened first from the trace list with a count badge, each finding
+expanding to its evidence, whose share links land on the right update, cause graph and CPU range.
+Driven in Chromium against a real `tracesvc serve` with the sample traces (fixtures in conftest.py)."""
+
+import json
+import urllib.parse
+import urllib.request
+
+from playwright.sync_api import expect
+
+FAVORITES = 'landmarks-favorites-slow'
+SCROLL = 'landmarks-scroll-slow'
+
+
+def findings(server, trace_id):
+    with urllib.request.urlopen(f'{server}/api/traces/{trace_id}/findings') as response:
+        return json.load(response)['findings']
+
+
+def query_of(page):
+    return urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+
+
+def test_trace_list_opens_findings_first_with_a_badge_and_the_fan_out(page, server, sample_id, shot):
+    trace_id = sample_id(FAVORITES)
+    expected = findings(server, trace_id)
+    fan_out = next(f for f in expected if f['kind'] == 'collection-fan-out')
+
+    page.goto(f'{server}/')
+    page.locator(f'tr[data-trace-id="{trace_id}"] a').click()
+    expect(page.locator('#pane-tab-findings')).to_have_attribute('aria-selected', 'true')
+    expect(page.locator('#pane-tab-findings .tab-badge')).to_have_text(str(len(expected)))
+    rows = page.locator('.finding')
+    expect(rows).to_have_count(len(expected))
+    row = page.locator(f'.finding[data-kind="collection-fan-out"]')
+    expect(row).to_contain_text('favoritesCollection')
+    expect(row).to_contain_text('LandmarkListItemView')
+
+    # Expanding puts the finding in the URL; the evidence shows the fix and the links.
+    row.locator('.finding-head').click()
+    expect(row.locator('.finding-fix')).to_contain_text('@Observable model')
+    assert query_of(page)['fd'] == [fan_out['id']]
+    shot(page, 'findings-fan-out-open')
+
+    # The cause graph link lands on the representative update with its graph.
+    update = fan_out['evidence']['representativeUpdate']
+    row.locator('.evidence-graph').click()
+    page.wait_for_url(f'**/traces/{trace_id}/updates/{update}?**')
+    expect(page.locator('#pane-tab-graph')).to_have_attribute('aria-selected', 'true')
+    expect(page.locator('.cg-heading')).to_contain_text(f'#{update}')
+    expect(page.locator('.cg-node[data-kind=observable]').first).to_be_visible()
+
+    # Back returns to the open finding; an update link selects that update with the finding kept open.
+    page.go_back()
+    expect(page.locator('#pane-tab-findings')).to_have_attribute('aria-selected', 'true')
+    expect(page.locator('.finding.open')).to_have_attribute('data-id', fan_out['id'])
+    second = fan_out['evidence']['updates'][1]
+    page.locator('.finding.open .evidence-update', has_text=str(second)).first.click()
+    page.wait_for_url(f'**/traces/{trace_id}/updates/{second}?**')
+    expect(page.locator('#update-details')).to_contain_text('LandmarkListItemView')
+    expect(page.locator('.finding.open')).to_have_attribute('data-id', fan_out['id'])
+
+
+def test_long_body_cpu_link_opens_the_call_tree_of_its_range(page, server, sample_id, shot):
+    trace_id = sample_id(SCROLL)
+    long_body = next(f for f in findings(server, trace_id) if f['kind'] == 'long-body')
+    # A shared link to the open finding shows it expanded, with the formatter frames.
+    page.goto(f'{server}/traces/{trace_id}?v=2&p=findings&fd={urllib.parse.quote(long_body["id"])}')
+    row = page.locator('.finding.open')
+    expect(row).to_have_attribute('data-kind', 'long-body')
+    expect(row.locator('.finding-frames')).to_contain_text('NumberFormatter.init()')
+    expect(row.locator('.finding-frames')).to_contain_text('LandmarkListItemView.distance.getter')
+
+    row.locator('.evidence-cpu').click()
+    evidence_range = long_body['evidence']['range']
+    expect(page.locator('#pane-tab-cpu')).to_have_attribute('aria-selected', 'true')
+    assert query_of(page)['r'] == [f"{evidence_range['start']},{evidence_range['end']}"]
+    expect(page.locator('#detail-pane .pane-scope')).to_contain_text('Inspection range')
+    expect(page.locator('.cpu-row').first).to_be_visible()
+    shot(page, 'findings-long-body-cpu')
+
+
+def test_a_trace_without_findings_says_so(page, server, sample_id):
+    trace_id = sample_id('landmarks-favorites-fixed')
+    assert findings(server, trace_id) == []
+    page.goto(f'{server}/traces/{trace_id}?v=2&p=findings')
+    expect(page.locator('#pane-tab-findings .tab-badge')).to_have_text('0')
+    expect(page.locator('.pane-findings')).to_contain_text('No findings')
