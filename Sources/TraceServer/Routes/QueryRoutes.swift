@@ -79,8 +79,8 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         }
         // Default thresholds were computed at load time; others read every update, off the pool.
         let trace = loaded.trace, thresholds = options
-        let findings = options == FindingsOptions() ? loaded.findings : try await TraceStore.runOffPool { trace.findings(thresholds) }
-        return try jsonResponse(FindingsResponse(findings: findings))
+        if options == FindingsOptions() { return try jsonResponse(FindingsResponse(findings: loaded.findings)) }
+        return jsonResponse(bytes: try await queries.run { try encodeJSON(FindingsResponse(findings: trace.findings(thresholds))) })
     }
 }
 
