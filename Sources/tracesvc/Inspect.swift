@@ -152,36 +152,12 @@ struct TraceReport {
         return lines
     }
 
-    /// Edges into nodes whose body ran, grouped by cause event, then merged by
-    /// (cause title → target title): "@Observable X → Row.body ×12 each, 2 events".
+    /// "@Observable X → Row.body ×12 per event: 2 events, 24 updates"
     private func causeRows() -> [String] {
-        let graph = trace.graph
-        let nodes = graph.nodes
-        struct Key: Hashable { var source: String, target: String, label: EdgeLabel, property: String }
-        var fanOut: [Key: [Int: Int]] = [:]  // key -> source node -> updates caused
-        var order: [Key] = []
-        for edge in 0..<graph.edges.count {
-            let target = Int(graph.edges.target[edge])
-            let update = nodes.update[target]
-            guard update != noRow, inRange(trace.updates.start[Int(update)], trace.updates.duration[Int(update)]) else { continue }
-            let source = Int(graph.edges.source[edge])
-            let key = Key(
-                source: title(source), target: title(target), label: graph.edges.label[edge],
-                property: trace.string(graph.edges.changedProperty[edge])
-            )
-            if fanOut[key] == nil { order.append(key) }
-            fanOut[key, default: [:]][source, default: 0] += 1
+        trace.causeFanOuts(in: range).map { fanOut in
+            let events = fanOut.events == 1 ? "1 event" : "\(fanOut.events) events, \(fanOut.updates) updates"
+            return "\(fanOut.edgeText) per event: \(events)"
         }
-        let rows = order.map { key -> (Int, String) in
-            let perEvent = fanOut[key]!.values.sorted()
-            let total = perEvent.reduce(0, +)
-            let fan = perEvent.first == perEvent.last ? "×\(perEvent[0])" : "×\(perEvent.first!)–\(perEvent.last!)"
-            let property = key.property.isEmpty ? "" : " (\(key.property))"
-            let label = key.label == .creation ? " [creation]" : ""
-            let events = perEvent.count == 1 ? "1 event" : "\(perEvent.count) events, \(total) updates"
-            return (total, "\(key.source)\(property) → \(key.target) \(fan)\(label) per event: \(events)")
-        }
-        return rows.sorted { $0.0 > $1.0 }.map(\.1)
     }
 
     private func title(_ node: Int) -> String {
