@@ -38,6 +38,7 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Bas
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes)
     addQueryRoutes(to: router, store: store)
     addGraphRoutes(to: router, store: store)
+    addCompareRoutes(to: router, store: store)
     return router
 }
 
