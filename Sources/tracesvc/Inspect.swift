@@ -27,21 +27,8 @@ struct Inspect: AsyncParsableCommand {
     var top = 8
 
     func run() async throws {
-        let url = URL(fileURLWithPath: file)
-        let trace: Trace
-        do {
-            trace = try TraceImporter.importTrace(at: url, displayName: file)
-        } catch {
-            FileHandle.standardError.write(Data("\(error.description)\n".utf8))
-            throw ExitCode(1)
-        }
-        let range = (start != nil || end != nil)
-            ? TimeRange(start: start ?? trace.metadata.start, end: end ?? trace.metadata.end)
-            : nil
-        if let range, range.end <= range.start {
-            FileHandle.standardError.write(Data("--end must be after --start\n".utf8))
-            throw ExitCode(1)
-        }
+        let trace = try readTraceOrExit(file)
+        let range = try commandLineRange(start: start, end: end, of: trace)
         print(TraceReport(trace: trace, range: range, top: top, colors: isatty(1) == 1).text)
     }
 }

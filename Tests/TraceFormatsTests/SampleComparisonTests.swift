@@ -17,7 +17,7 @@ import TraceModel
     @Test func favoritesFixRunsOneRowBodyPerTapInsteadOfEveryVisibleRow() throws {
         let comparison = compare("landmarks-favorites-slow", "landmarks-favorites-fixed")
         #expect(comparison.differences.isEmpty)
-        #expect(comparison.interactions.contains(InteractionCount(label: "Tap Gesture", a: 2, b: 2)))
+        #expect(comparison.interactions.contains { $0.label == "Tap Gesture" && $0.a == 2 && $0.b == 2 })
         let item = try itemRow(comparison)
         let perTap = try #require(item.perInteraction.first { $0.label == "Tap Gesture" })
         #expect(perTap.a == 12 && perTap.b == 1)

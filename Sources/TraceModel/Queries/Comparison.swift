@@ -23,7 +23,8 @@ public struct TraceComparison: Sendable, Encodable {
     public init(_ a: ComparisonSide, _ b: ComparisonSide, functionLimit: Int = defaultFunctionLimit) {
         self.a = a.header
         self.b = b.header
-        differences = [("app", \ComparedTrace.app), ("device", \.device), ("OS", \.osVersion)].compactMap { name, field in
+        let fields: [(String, KeyPath<ComparedTrace, String>)] = [("app", \.app), ("device", \.device), ("OS", \.osVersion)]
+        differences = fields.compactMap { name, field in
             a.header[keyPath: field] == b.header[keyPath: field] ? nil : "\(name): \(a.header[keyPath: field]) vs \(b.header[keyPath: field])"
         }
         interactions = Set(a.interactions.keys).union(b.interactions.keys).map { label in
@@ -103,6 +104,15 @@ public struct InteractionRate: Sendable, Equatable, Encodable {
     public var label: String
     public var a: Double?
     public var b: Double?
+
+    enum CodingKeys: String, CodingKey { case label, a, b }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(label, forKey: .label)
+        try container.encode(a, forKey: .a)
+        try container.encode(b, forKey: .b)
+    }
 }
 
 /// What happened to a row between A and B.
@@ -150,13 +160,16 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
         self.perInteraction = perInteraction
         delta = ComparedViewDelta(a, b)
         hasLongUpdates = a.orange + a.red + b.orange + b.red > 0
+        let totalDelta = b.totalNs.addingSaturating(-a.totalNs)
+        let change: ComparisonChange
         if a.count == 0 {
             change = .appeared
         } else if b.count == 0 {
             change = .disappeared
         } else {
-            change = delta.totalNs > 0 ? .regressed : delta.totalNs < 0 ? .improved : .unchanged
+            change = totalDelta > 0 ? .regressed : totalDelta < 0 ? .improved : .unchanged
         }
+        self.change = change
         let countChange = abs(b.count - a.count)
         let countChanged = countChange >= 2 && Double(countChange) > Self.countChangeThreshold * Double(max(a.count, b.count))
         // Counts are exact (the same interaction runs the same bodies), durations are noisy.
@@ -175,6 +188,21 @@ public struct ComparedViewDelta: Sendable, Equatable, Encodable {
     public var maxNs: Nanoseconds
     public var orange: Int
     public var red: Int
+
+    enum CodingKeys: String, CodingKey { case count, totalNs, totalPercent, avgNs, avgPercent, p95Ns, maxNs, orange, red }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(count, forKey: .count)
+        try container.encode(totalNs, forKey: .totalNs)
+        try container.encode(totalPercent, forKey: .totalPercent)
+        try container.encode(avgNs, forKey: .avgNs)
+        try container.encode(avgPercent, forKey: .avgPercent)
+        try container.encode(p95Ns, forKey: .p95Ns)
+        try container.encode(maxNs, forKey: .maxNs)
+        try container.encode(orange, forKey: .orange)
+        try container.encode(red, forKey: .red)
+    }
 
     init(_ a: ComparedViewStats, _ b: ComparedViewStats) {
         func percent(_ before: Nanoseconds, _ after: Nanoseconds) -> Double? {
@@ -203,6 +231,20 @@ public struct CauseComparison: Sendable, Equatable, Encodable {
     public var b: CauseFanOutSide?
     /// Updates caused in B minus in A.
     public var updatesDelta: Int
+
+    enum CodingKeys: String, CodingKey { case source, target, label, property, change, a, b, updatesDelta }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(source, forKey: .source)
+        try container.encode(target, forKey: .target)
+        try container.encode(label, forKey: .label)
+        try container.encode(property, forKey: .property)
+        try container.encode(change, forKey: .change)
+        try container.encode(a, forKey: .a)
+        try container.encode(b, forKey: .b)
+        try container.encode(updatesDelta, forKey: .updatesDelta)
+    }
 
     init(key: CauseFanOut.Key, a: CauseFanOut?, b: CauseFanOut?) {
         source = key.source

@@ -25,6 +25,19 @@ public struct DurationTest: Sendable, Equatable, Encodable {
     /// "slower" or "faster" (B's durations against A's) when significant.
     public var direction: String?
 
+    enum CodingKeys: String, CodingKey { case test, tested, pValue, z, significant, direction }
+
+    // Absent values are null in the API, not missing keys.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(test, forKey: .test)
+        try container.encode(tested, forKey: .tested)
+        try container.encode(pValue, forKey: .pValue)
+        try container.encode(z, forKey: .z)
+        try container.encode(significant, forKey: .significant)
+        try container.encode(direction, forKey: .direction)
+    }
+
     /// Both arrays sorted ascending.
     public init(_ a: [Nanoseconds], _ b: [Nanoseconds]) {
         tested = a.count >= Self.minimumSampleSize && b.count >= Self.minimumSampleSize
