@@ -126,7 +126,7 @@ struct ComparisonReport {
             return [cause.change.rawValue, "\(cause.source)\(property) → \(cause.target)", side(cause.a), side(cause.b)]
         }
         return Table(title: "Causes (cause event → bodies it made run)", header: ["change", "fan-out", "A", "B"], rows: rows,
-                     note: more(comparison.causes.count).first, wordColumns: [0, 1, 2, 3])
+                     note: more(comparison.causesTotal).first, wordColumns: [0, 1, 2, 3])
     }
 
     private var totalsTable: Table {
@@ -142,7 +142,7 @@ struct ComparisonReport {
             [signed(function.deltaNs), "\(Units.duration(function.aSelfNs)) → \(Units.duration(function.bSelfNs))", "\(function.name) (\(function.binary))"]
         }
         return Table(title: "Top self-time changes (CPU)", header: ["Δ self", "self A → B", "function (binary)"], rows: rows,
-                     note: more(comparison.functions.count).first, wordColumns: [2])
+                     note: more(comparison.functionsTotal).first, wordColumns: [2])
     }
 
     // MARK: Rendering

@@ -172,6 +172,9 @@ private func spread(_ count: Int, from low: Nanoseconds, step: Nanoseconds) -> [
         #expect(gone.a?.fanOut == "×12" && gone.a?.events == 2 && gone.a?.updates == 24 && gone.updatesDelta == -24)
         let new = try #require(causes.first { $0.source == "@Observable ItemModel" })
         #expect(new.change == .appeared && new.b?.fanOut == "×1" && new.b?.events == 4)
+        // Long tables are cut, saying how long they were.
+        let short = TraceComparison(try a.trace().comparisonSide(), try b.trace().comparisonSide(), causeLimit: 1, functionLimit: 0)
+        #expect(short.causes.map(\.source) == ["@Observable Store.items"] && short.causesTotal == 2 && short.functions.isEmpty)
     }
 
     @Test func fanOutChangeIsReportedForTheSameEdge() throws {
