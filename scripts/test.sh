@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs every test of tracesvc from a fresh machine: installs what the tests need when missing,
-# builds with warnings checked, runs the Swift tests, then the browser suite in headless Chromium.
+# builds with warnings checked, runs the Swift tests, the browser logic's node tests, then the browser suite
+# in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 [ -f /usr/include/zlib.h ] || need_apt+=(zlib1g-dev)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 [ -d /usr/share/fonts/truetype/dejavu ] || need_apt+=(fonts-dejavu-core)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "== installing ${need_apt[*]}"
@@ -29,6 +31,9 @@ fi
 
 echo "== swift test"
 swift test --skip-build
+
+echo "== browser logic (node --test)"
+node --test Tests/Web/*.test.mjs
 
 echo "== browser tests"
 export TRACESVC_BIN="$PWD/.build/debug/tracesvc"

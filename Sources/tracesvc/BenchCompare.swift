@@ -33,14 +33,14 @@ struct BenchCompare: AsyncParsableCommand {
 
         var comparison: TraceComparison?
         // As the server answers /api/compare: both sides at once, then the tables.
-        let parallel = try await measure {
+        let parallel = await measure {
             async let sideA = Task.detached { a.comparisonSide() }.value
             async let sideB = Task.detached { b.comparisonSide() }.value
             comparison = TraceComparison(await sideA, await sideB)
         }
-        let serial = try await measure { comparison = TraceComparison(before: a, after: b) }
-        let oneSide = try await measure { _ = a.comparisonSide() }
-        let baseline = try await measure {
+        let serial = await measure { comparison = TraceComparison(before: a, after: b) }
+        let oneSide = await measure { _ = a.comparisonSide() }
+        let baseline = await measure {
             _ = a.summary(in: nil, filter: .all)
             _ = b.summary(in: nil, filter: .all)
         }
@@ -61,11 +61,11 @@ struct BenchCompare: AsyncParsableCommand {
               + "target <= 300 ms: \(parallel.median <= target ? "met" : "NOT met")")
     }
 
-    private func measure(_ body: () async throws -> Void) async rethrows -> (best: Duration, median: Duration) {
+    private func measure(_ body: () async -> Void) async -> (best: Duration, median: Duration) {
         var times: [Duration] = []
         for _ in 0..<runs {
             let start = ContinuousClock.now
-            try await body()
+            await body()
             times.append(ContinuousClock.now - start)
         }
         times.sort()

@@ -64,6 +64,8 @@ struct ComparisonReport {
         var rows: [[String]]
         /// Note printed under the table when rows were left out or to explain marks.
         var note: String?
+        /// Columns of words (left-aligned in text); the others are numbers (right-aligned).
+        var wordColumns: Set<Int> = []
     }
 
     func render(markdown: Bool) -> String {
@@ -98,7 +100,7 @@ struct ComparisonReport {
                 signed(view.delta.totalNs), view.delta.totalPercent.map { String(format: "%+.0f%%", $0) } ?? "new",
                 "\(Units.duration(view.a.totalNs)) → \(Units.duration(view.b.totalNs))", "\(view.a.count) → \(view.b.count)",
                 "\(Units.duration(view.a.avgNs)) → \(Units.duration(view.b.avgNs))", "\(Units.duration(view.a.p95Ns)) → \(Units.duration(view.b.p95Ns))",
-                "\(view.a.red) → \(view.b.red)", view.change.rawValue + (view.significant ? "" : " ~"),
+                "\(view.a.red) → \(view.b.red)", view.change.rawValue + (view.significant || view.change == .unchanged ? "" : " ~"),
                 "\(view.view) (\(view.module)\(view.category.isEmpty ? "" : ", \(view.category)"))",
             ]
             if let perInteraction {
@@ -109,7 +111,8 @@ struct ComparisonReport {
         }
         return Table(
             title: "Views by change of total time", header: header, rows: rows,
-            note: (["~ = within noise (Mann-Whitney U on durations, p ≥ 0.05, and count within 10%)"] + more(comparison.views.count)).joined(separator: "; ")
+            note: (["~ = within noise (Mann-Whitney U on durations, p ≥ 0.05, and count within 10%)"] + more(comparison.views.count)).joined(separator: "; "),
+            wordColumns: [header.count - 2, header.count - 1]
         )
     }
 
@@ -118,12 +121,12 @@ struct ComparisonReport {
         let rows = shown.map { cause -> [String] in
             let property = cause.property.isEmpty ? "" : " (\(cause.property))"
             func side(_ fanOut: CauseFanOutSide?) -> String {
-                fanOut.map { "\($0.fanOut) per event, \($0.events) events, \($0.updates) updates" } ?? "–"
+                fanOut.map { "\($0.fanOut) per event, \(plural($0.events, "event")), \(plural($0.updates, "update"))" } ?? "–"
             }
             return [cause.change.rawValue, "\(cause.source)\(property) → \(cause.target)", side(cause.a), side(cause.b)]
         }
         return Table(title: "Causes (cause event → bodies it made run)", header: ["change", "fan-out", "A", "B"], rows: rows,
-                     note: more(comparison.causes.count).first)
+                     note: more(comparison.causesTotal).first, wordColumns: [0, 1, 2, 3])
     }
 
     private var totalsTable: Table {
@@ -131,7 +134,7 @@ struct ComparisonReport {
         let rows = comparison.totals.map { total in
             [names[total.name] ?? total.name, "\(total.a.count) → \(total.b.count)", "\(Units.duration(total.a.totalNs)) → \(Units.duration(total.b.totalNs))", signed(total.totalNsDelta)]
         }
-        return Table(title: "Hitches, hangs and CPU", header: ["", "count A → B", "time A → B", "Δ time"], rows: rows, note: nil)
+        return Table(title: "Hitches, hangs and CPU", header: ["", "count A → B", "time A → B", "Δ time"], rows: rows, note: nil, wordColumns: [0])
     }
 
     private var functionsTable: Table {
@@ -139,7 +142,7 @@ struct ComparisonReport {
             [signed(function.deltaNs), "\(Units.duration(function.aSelfNs)) → \(Units.duration(function.bSelfNs))", "\(function.name) (\(function.binary))"]
         }
         return Table(title: "Top self-time changes (CPU)", header: ["Δ self", "self A → B", "function (binary)"], rows: rows,
-                     note: more(comparison.functions.count).first)
+                     note: more(comparison.functionsTotal).first, wordColumns: [2])
     }
 
     // MARK: Rendering
@@ -148,9 +151,10 @@ struct ComparisonReport {
         guard !table.rows.isEmpty else { return ["\(table.title): none"] }
         let widths = table.header.indices.map { column in ([table.header] + table.rows).map { $0[column].count }.max() ?? 0 }
         func line(_ cells: [String]) -> String {
-            // The last column is text: left-aligned and unpadded; numbers right-aligned.
             cells.enumerated().map { column, cell in
-                column == cells.count - 1 ? cell : String(repeating: " ", count: widths[column] - cell.count) + cell
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                if column == cells.count - 1 { return table.wordColumns.contains(column) ? cell : padding + cell }
+                return table.wordColumns.contains(column) ? cell + padding : padding + cell
             }.joined(separator: "  ")
         }
         var lines = [table.title, "  " + line(table.header)]
@@ -172,6 +176,8 @@ struct ComparisonReport {
     private func signed(_ ns: Nanoseconds) -> String { (ns > 0 ? "+" : ns < 0 ? "-" : "±") + Units.duration(ns == .min ? .max : abs(ns)) }
 
     private func number(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value) }
+
+    private func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
     private func more(_ count: Int) -> [String] { count > top ? ["\(count - top) more rows (--top)"] : [] }
 }

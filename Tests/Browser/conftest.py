@@ -1,5 +1,5 @@
-"""Fixtures for the browser tests (ui-contract.md): a real `tracesvc serve` on a free port with a
-temporary data dir, Playwright's Chromium (Debian's /usr/bin/chromium), and screenshot helpers."""
+"""Fixtures for the browser tests (links: docs/share-links.md; API: docs/api.md): a real `tracesvc serve`
+on a free port with a temporary data dir, Playwright's Chromium (Debian's /usr/bin/chromium), and screenshot helpers."""
 import json
 import os
 import shutil

@@ -186,7 +186,7 @@ def test_broken_links_say_what_is_wrong_with_a_way_back(page, server, server_con
 
 
 def test_view_state_round_trips_every_key_through_the_url(page, server, sample_id):
-    """state.js: every key of the view state survives buildPath -> parseLocation, in the contract's spelling."""
+    """state.js: every key of the view state survives buildPath -> parseLocation, as docs/share-links.md spells it."""
     page.goto(server)
     result = page.evaluate("""async (traceId) => {
         const { buildPath, parseLocation, EMPTY_STATE } = await import('/js/state.js');

@@ -1,4 +1,4 @@
-// The JSON API (see api-contract.md). Errors become `ApiError` carrying the server's message.
+// The JSON API (routes and error bodies: docs/api.md). Errors become `ApiError` carrying the server's message.
 
 export class ApiError extends Error {
   constructor(status, body) {

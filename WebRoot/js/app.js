@@ -1,8 +1,11 @@
-// Router and page shell: home, trace view, and the pages for links that lead nowhere.
+// The router: mounts the home page, the trace view, or a page for a link that leads nowhere.
 import { getTrace, traceApi, ApiError } from './api.js';
+import { el } from './dom.js';
+import { copyText, navigate, startNavigation } from './shell.js';
 import { parseLocation, createViewState, buildPath, graphSubject, STATE_VERSION } from './state.js';
 import { renderHome } from './home.js';
 import { createTimeline } from './timeline/index.js';
+import { contextWindow } from './timeline/viewport.js';
 import { createDetails } from './details.js';
 import { formatDuration, formatCount } from './format.js';
 
@@ -13,52 +16,6 @@ const headerActions = document.getElementById('header-actions');
 let current = null; // {traceId, state, teardown, upload?}
 let routeToken = 0;
 let droppedFile = null; // dropped on another page, uploaded once the list page is up
-
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === 'class') node.className = value;
-    else if (key === 'text') node.textContent = value;
-    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? '' : value);
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
-export function navigate(url, { replace = false } = {}) {
-  if (replace) history.replaceState({ tracesvc: true }, '', url);
-  else history.pushState({ tracesvc: true }, '', url);
-  route();
-}
-
-let toastTimer = 0;
-export function toast(text) {
-  const box = document.getElementById('toast');
-  box.textContent = text;
-  box.hidden = false;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { box.hidden = true; }, 4000);
-}
-
-/** Copies text; falls back to a selected text field where the Clipboard API is unavailable (plain http on a LAN). */
-export async function copyText(text, what = 'Link') {
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    const field = el('textarea', { 'aria-hidden': 'true', style: 'position:fixed;left:-9999px' });
-    field.value = text;
-    document.body.append(field);
-    field.select();
-    document.execCommand('copy');
-    field.remove();
-  }
-  toast(`${what} copied: ${text}`);
-}
 
 function clearShell() {
   current?.teardown?.();
@@ -131,17 +88,6 @@ function updateContext(trace, update, state) {
   return patch;
 }
 
-/** A window around an update: the update in the middle third, at least 2 ms wide, inside the trace. */
-function contextWindow(trace, start, duration) {
-  const span = Math.max(duration * 3, 2_000_000);
-  const center = start + duration / 2;
-  let windowStart = Math.round(center - span / 2);
-  let windowEnd = Math.round(center + span / 2);
-  if (windowStart < trace.start) { windowEnd += trace.start - windowStart; windowStart = trace.start; }
-  if (windowEnd > trace.end) { windowStart = Math.max(trace.start, windowStart - (windowEnd - trace.end)); windowEnd = trace.end; }
-  return [windowStart, windowEnd];
-}
-
 async function openTrace(parsed, token) {
   app.append(el('p', { class: 'page-loading', text: 'Loading trace…' }));
   let trace;
@@ -211,7 +157,7 @@ function renderTraceView(trace, api, initial) {
   const legend = el('div', { class: 'legend', role: 'group', 'aria-label': 'Legend' },
     ...[['--orange', 'Long update (> 500 us)'], ['--red', 'Very long update (> 1 ms)'], ['--gray-event', 'Update'],
       ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
-      .map(([color, label]) => el('span', {}, el('span', { class: 'swatch', style: `background: var(${color})`, 'aria-hidden': 'true' }), label)));
+      .map(([color, label]) => el('span', {}, el('span', { class: 'swatch', style: { background: `var(${color})` }, 'aria-hidden': 'true' }), label)));
   const timelineSection = el('section', { id: 'timeline', 'aria-label': 'Timeline lanes' });
   const help = el('div', { class: 'tl-help', id: 'timeline-help',
     text: 'Wheel: zoom · drag: pan · W/S zoom, A/D or ←/→ pan · drag on the ruler: inspection range · click an update or press [ ] to select long updates · Esc clears the selection' });
@@ -277,7 +223,7 @@ function renderTraceView(trace, api, initial) {
 
   let panes = null;
   let alive = true;
-  import('/js/panes/index.js')
+  import('./panes/index.js')
     .then((module) => { if (alive) panes = module.mountDetailPanes(detailPane, ctx) ?? null; })
     .catch((error) => {
       if (!alive) return;
@@ -308,18 +254,6 @@ function renderTraceView(trace, api, initial) {
   };
 }
 
-// Same-origin links navigate inside the app; modified clicks keep the browser's behaviour.
-document.addEventListener('click', (event) => {
-  const link = event.target.closest?.('a[href]');
-  if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-  if (link.target && link.target !== '_self') return;
-  const url = new URL(link.href, location.href);
-  if (url.origin !== location.origin || url.pathname.startsWith('/api/')) return;
-  event.preventDefault();
-  if (url.href !== location.href) navigate(url.pathname + url.search);
-});
-window.addEventListener('popstate', () => route());
-
 // A trace file dropped anywhere, on any page, is uploaded: from the list page, which shows the
 // progress and any error. (Without this, the browser would leave the app to show the file.)
 const dropOverlay = el('div', { id: 'drop-overlay', hidden: true, 'aria-hidden': 'true' },
@@ -349,4 +283,5 @@ window.addEventListener('drop', (event) => {
   else { droppedFile = file; navigate('/'); }
 });
 
+startNavigation(route);
 route();

@@ -1,5 +1,5 @@
 // The selected update's side panel (#update-details): GET /api/traces/{id}/updates/{uid}.
-import { el } from './app.js';
+import { el } from './dom.js';
 import { updateLink } from './state.js';
 import { formatCount, formatDuration, formatTimestamp, kindLabel, severityLabel } from './format.js';
 
@@ -64,9 +64,9 @@ export function createDetails(root, ctx) {
           onclick: () => ctx.selectUpdate(u.previous, { zoom: true }), text: '← Previous' }),
         el('button', { type: 'button', 'aria-label': `Next update of ${u.view}`, disabled: u.next === null || u.next === undefined,
           onclick: () => ctx.selectUpdate(u.next, { zoom: true }), text: 'Next →' })),
-      u.causes?.length ? el('div', {}, el('h3', { style: 'font-size:13px;margin:10px 0 2px', text: 'Caused by' }),
+      u.causes?.length ? el('div', {}, el('h3', { class: 'causes-title', text: 'Caused by' }),
         el('ul', { class: 'causes' }, ...u.causes.map((c) => el('li', {},
-          c.title, c.property ? ` (${c.property})` : '', c.label ? el('span', { class: 'badge', style: 'margin-left:6px', text: c.label }) : null)))) : null,
+          c.title, c.property ? ` (${c.property})` : '', c.label ? el('span', { class: 'badge badge-after', text: c.label }) : null)))) : null,
     ].filter(Boolean));
   }
 

@@ -1,6 +1,7 @@
 // Home: the trace list, upload by button (or a file dropped anywhere, via app.js), progress and parse errors.
 import { listTraces, uploadTrace, deleteTrace } from './api.js';
-import { el, navigate, toast } from './app.js';
+import { el } from './dom.js';
+import { navigate, toast } from './shell.js';
 import { formatBytes, formatCount, formatDate, formatDuration } from './format.js';
 
 /** Renders the list page into `root`; returns {upload(file), teardown()}. */
@@ -32,7 +33,7 @@ export function renderHome(root) {
     if (!traces.length) return el('p', { text: 'No traces yet. Upload one to start.' });
     const rows = traces.map((trace) => el('tr', { 'data-trace-id': trace.id },
       el('td', { class: 'name' }, el('a', { href: `/traces/${trace.id}`, text: trace.name }),
-        trace.isSample ? el('span', { class: 'badge', style: 'margin-left:6px', text: 'sample' }) : null),
+        trace.isSample ? el('span', { class: 'badge badge-after', text: 'sample' }) : null),
       el('td', { text: trace.app || '–' }),
       el('td', { class: 'num', text: formatDuration(trace.durationNs) }),
       el('td', { class: 'num', text: formatCount(trace.updateCount) }),

@@ -1,13 +1,24 @@
-// The shareable view state and its URL form (ui-contract.md, "View state and its URL form").
-// One place reads and writes the URL; everything else subscribes.
+// The shareable view state and its URL form, specified in docs/share-links.md.
+// One place reads and writes the URL; everything else subscribes. Parsing, formatting and
+// upgrading are pure (no window, no history) so `node --test` checks them (Tests/Web).
 
 // v2: an update path without p= opens the Cause & Effect graph (v1 opened the Summary).
 export const STATE_VERSION = 2;
 
-/** Upgrades of older link versions, each to the next one: (params, update) => void, editing params. */
-const UPGRADES = {
+/**
+ * Upgrades of older link versions: UPGRADES[v] turns the query of a v link into the query of a
+ * v+1 link, (params: URLSearchParams, update: number | null) => void. Every v below
+ * STATE_VERSION needs one (a test checks), so any link ever shared still opens.
+ */
+export const UPGRADES = Object.freeze({
   1: (params, update) => { if (update !== null && !params.has('p')) params.set('p', 'summary'); },
-};
+});
+
+/** The query of a `version` link, upgraded in place to STATE_VERSION, one version at a time. */
+export function upgradeParams(params, version, update) {
+  for (let v = version; v < STATE_VERSION; v += 1) UPGRADES[v](params, update);
+  return params;
+}
 
 /** Every key of the view state with its empty value; a key at its empty value is left out of the URL. */
 export const EMPTY_STATE = Object.freeze({
@@ -63,7 +74,7 @@ export function parseLocation(location = window.location) {
   // No v= (a hand-typed link) reads as the current version.
   const version = params.get('v') ?? String(STATE_VERSION);
   if (!/^[1-9]\d*$/.test(version) || Number(version) > STATE_VERSION) return { route: 'bad-version', version, traceId };
-  for (let v = Number(version); v < STATE_VERSION; v += 1) UPGRADES[v](params, update);
+  upgradeParams(params, Number(version), update);
   const mode = MODE_FROM_URL[params.get('m')] ?? null;
   const state = {
     ...EMPTY_STATE,
@@ -111,6 +122,14 @@ export function buildPath(traceId, state) {
 /** A link that opens `updateId` zoomed with context, selected, with its cause graph (no window: the opener picks it). */
 export function updateLink(traceId, updateId) {
   return new URL(buildPath(traceId, { update: updateId, pane: 'graph', graph: `u${updateId}` }), window.location.origin).href;
+}
+
+/** The inspection range as {start, end}, or null when there is none (the whole trace). */
+export function currentRange(state) {
+  const r = state.range;
+  if (!Array.isArray(r) || r.length !== 2 || r[0] == null) return null;
+  const [start, end] = r.map(Number);
+  return Number.isFinite(start) && Number.isFinite(end) && end >= start ? { start, end } : null;
 }
 
 /** The `graph` state value of a graph request ({update} or {view, module}). */

@@ -10,17 +10,22 @@ public struct TraceComparison: Sendable, Encodable {
     public var interactions: [InteractionCount]
     /// Sorted by the absolute change of total time, largest first.
     public var views: [ViewComparison]
-    /// Changed fan-outs first, each group by the absolute change of updates caused.
+    /// Changed fan-outs first, each group by the absolute change of updates caused; at most
+    /// `causeLimit` of `causesTotal` rows.
     public var causes: [CauseComparison]
+    public var causesTotal: Int
     /// "updates", "hitches", "hangs", "cpu" (count = samples, total = their CPU time).
     public var totals: [TotalComparison]
-    /// Functions by the absolute change of CPU self time, largest first.
+    /// Functions by the absolute change of CPU self time, largest first; at most `functionLimit`
+    /// of the `functionsTotal` whose self time changed.
     public var functions: [FunctionComparison]
+    public var functionsTotal: Int
 
-    /// Rows of `functions` kept.
+    /// Rows kept of `causes` and `functions` (a trace may have tens of thousands of fan-outs).
+    public static let defaultCauseLimit = 200
     public static let defaultFunctionLimit = 25
 
-    public init(_ a: ComparisonSide, _ b: ComparisonSide, functionLimit: Int = defaultFunctionLimit) {
+    public init(_ a: ComparisonSide, _ b: ComparisonSide, causeLimit: Int = defaultCauseLimit, functionLimit: Int = defaultFunctionLimit) {
         self.a = a.header
         self.b = b.header
         let fields: [(String, KeyPath<ComparedTrace, String>)] = [("app", \.app), ("device", \.device), ("OS", \.osVersion)]
@@ -31,11 +36,15 @@ public struct TraceComparison: Sendable, Encodable {
             InteractionCount(label: label, a: a.interactions[label] ?? 0, b: b.interactions[label] ?? 0)
         }.sorted { ($0.a + $0.b, $1.label) > ($1.a + $1.b, $0.label) }
         views = Self.compareViews(a, b, interactions: interactions)
-        causes = Self.compareCauses(a.fanOuts, b.fanOuts)
+        let causes = Self.compareCauses(a.fanOuts, b.fanOuts)
+        self.causes = Array(causes.prefix(max(0, causeLimit)))
+        causesTotal = causes.count
         totals = ["updates", "hitches", "hangs", "cpu"].map { name in
             TotalComparison(name: name, a: a.totals[name] ?? ComparedTotal(), b: b.totals[name] ?? ComparedTotal())
         }
-        functions = Self.compareFunctions(a.selfTime, b.selfTime, limit: functionLimit)
+        let functions = Self.compareFunctions(a.selfTime, b.selfTime)
+        self.functions = Array(functions.prefix(max(0, functionLimit)))
+        functionsTotal = functions.count
     }
 
     /// Compares `before` and `after`, each restricted to its range (nil = the whole trace).
@@ -81,7 +90,7 @@ public struct TraceComparison: Sendable, Encodable {
     }
 
     private static func compareFunctions(
-        _ a: [ComparisonSide.FunctionKey: ComparisonSide.FunctionTime], _ b: [ComparisonSide.FunctionKey: ComparisonSide.FunctionTime], limit: Int
+        _ a: [ComparisonSide.FunctionKey: ComparisonSide.FunctionTime], _ b: [ComparisonSide.FunctionKey: ComparisonSide.FunctionTime]
     ) -> [FunctionComparison] {
         let rows = Set(a.keys).union(b.keys).map { key in
             FunctionComparison(
@@ -89,7 +98,7 @@ public struct TraceComparison: Sendable, Encodable {
                 aSelfNs: a[key]?.selfNs ?? 0, bSelfNs: b[key]?.selfNs ?? 0
             )
         }.filter { $0.deltaNs != 0 }
-        return Array(rows.sorted { (abs($0.deltaNs), $1.name, $1.binary) > (abs($1.deltaNs), $0.name, $0.binary) }.prefix(max(0, limit)))
+        return rows.sorted { (abs($0.deltaNs), $1.name, $1.binary) > (abs($1.deltaNs), $0.name, $0.binary) }
     }
 }
 

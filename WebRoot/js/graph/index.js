@@ -1,31 +1,10 @@
 // The Cause & Effect pane: fetches a laid-out graph (GET updates/{id}/graph or graph?view=...),
 // draws it as SVG with pan / zoom / fit, highlights every appearance of the hovered or selected
 // node's update, and shows the selected node's details (updates, backtrace of the write).
-import { svg, graphDefs, renderEdge, renderNode, fitTexts, KIND_LABELS, edgeText } from './render.js';
-import { graphSubject } from '../state.js';
-
-const MIN_SCALE = 0.1;
-const MAX_SCALE = 4;
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value == null || value === false) continue;
-    if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value);
-    else if (key === 'class') node.className = value;
-    else node.setAttribute(key, value === true ? '' : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child == null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
-function rangeOf(state) {
-  const r = state.range;
-  return Array.isArray(r) && r.length === 2 ? { start: Number(r[0]), end: Number(r[1]) } : null;
-}
+import { el, svg } from '../dom.js';
+import { graphDefs, renderEdge, renderNode, fitTexts, KIND_LABELS, edgeText } from './render.js';
+import { currentRange, graphSubject } from '../state.js';
+import { centreTransform, fitTransform, initialTransform, nodeInView, zoomTransform } from './viewport.js';
 
 /**
  * Mounts the graph of `request` ({update: id} or {view, module}) into `container`.
@@ -87,60 +66,18 @@ export async function mountCauseGraph(container, ctx, request) {
     requestAnimationFrame(() => fit());
   }
 
-  /** The first view: everything if it stays readable, else readable and centred on the focus. */
-  function initialView() {
-    const all = fitTransform();
-    const readable = 0.7;
-    const focus = graph.nodes.filter((n) => n.focus);
-    if (all.k >= readable || focus.length === 0) {
-      transform = all;
-    } else {
-      const w = stage.clientWidth;
-      const h = stage.clientHeight;
-      const k = readable;
-      const cx = focus.reduce((sum, n) => sum + n.x + n.width / 2, 0) / focus.length;
-      const cy = focus.reduce((sum, n) => sum + n.y + n.height / 2, 0) / focus.length;
-      // Centre on the focus, but never scroll past the graph's edges: the causes stay in view when they fit.
-      const clamp = (value, size, room) => (size * k <= room ? (room - size * k) / 2 : Math.min(0, Math.max(room - size * k, value)));
-      transform = { k, x: clamp(w / 2 - cx * k, graph.width, w), y: clamp(h / 2 - cy * k, graph.height, h) };
-    }
+  function setTransform(next) {
+    transform = next;
     applyTransform();
   }
 
-  function fitTransform() {
-    const w = stage.clientWidth || 800;
-    const h = stage.clientHeight || 400;
-    if (!graph || !graph.width) return { x: 0, y: 0, k: 1 };
-    // Fit may go below the wheel's floor: a 500-node column must still fit when asked to.
-    const k = Math.max(0.005, Math.min(1.25, w / graph.width, h / graph.height));
-    return { k, x: (w - graph.width * k) / 2, y: (h - graph.height * k) / 2 };
-  }
-
-  function fit() {
-    transform = fitTransform();
-    applyTransform();
-  }
-
-  function zoomBy(factor, px = stage.clientWidth / 2, py = stage.clientHeight / 2) {
-    const k = Math.max(Math.min(MIN_SCALE, transform.k), Math.min(MAX_SCALE, transform.k * factor));
-    transform = { k, x: px - ((px - transform.x) * k) / transform.k, y: py - ((py - transform.y) * k) / transform.k };
-    applyTransform();
-  }
-
-  function centreOn(node) {
-    transform = { ...transform, x: stage.clientWidth / 2 - (node.x + node.width / 2) * transform.k, y: stage.clientHeight / 2 - (node.y + node.height / 2) * transform.k };
-    applyTransform();
-  }
+  const fit = () => setTransform(fitTransform(graph, stage.clientWidth, stage.clientHeight));
+  const zoomBy = (factor, px = stage.clientWidth / 2, py = stage.clientHeight / 2) => setTransform(zoomTransform(transform, factor, px, py));
+  const centreOn = (node) => setTransform(centreTransform(transform, node, stage.clientWidth, stage.clientHeight));
 
   /** Brings a node into view without changing the zoom. */
   function reveal(node) {
-    const w = stage.clientWidth;
-    const h = stage.clientHeight;
-    const left = transform.x + node.x * transform.k;
-    const top = transform.y + node.y * transform.k;
-    const right = left + node.width * transform.k;
-    const bottom = top + node.height * transform.k;
-    if (left < 0 || top < 0 || right > w || bottom > h) centreOn(node);
+    if (!nodeInView(transform, node, stage.clientWidth, stage.clientHeight)) centreOn(node);
   }
 
   // Pan by dragging anywhere; a drag that moved is not a click.
@@ -343,7 +280,7 @@ export async function mountCauseGraph(container, ctx, request) {
     hint.textContent = HINT;
     for (const node of graph.nodes) fitTexts(elementById.get(node.id), node);
     collapseButton.hidden = expandedGroups().length === 0;
-    if (!keepView) initialView(); else applyTransform();
+    if (!keepView) setTransform(initialTransform(graph, stage.clientWidth, stage.clientHeight)); else applyTransform();
     // An opened group's members are laid out around its parent: look there.
     if (centre && nodeById.has(centre)) centreOn(nodeById.get(centre));
     const wanted = ctx.state.get().node;
@@ -372,7 +309,7 @@ export async function mountCauseGraph(container, ctx, request) {
     } else {
       path = 'graph';
       Object.assign(params, { view: request.view, module: request.module ?? '' });
-      const range = rangeOf(ctx.state.get());
+      const range = currentRange(ctx.state.get());
       if (range) Object.assign(params, range);
       heading.textContent = `Cause & Effect of ${request.view}${range ? ' in the inspection range' : ''}`;
     }

@@ -1,21 +1,7 @@
 // Draws a laid-out cause & effect graph (positions come from the server, GraphLayout.swift) as SVG:
 // node icons are inline <symbol>s, edges are curves through the layout's route points.
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-/** Builds an SVG element: svg('rect', {x: 1}, child...). */
-export function svg(tag, attrs = {}, ...children) {
-  const node = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value == null || value === false) continue;
-    node.setAttribute(key, String(value));
-  }
-  for (const child of children.flat()) {
-    if (child == null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
+import { svg } from '../dom.js';
 
 /** What each node kind is called in the side panel and in accessible names. */
 export const KIND_LABELS = {

@@ -1,26 +1,10 @@
-// Helpers shared by the detail panes: DOM building, number/time text, the long-update filters,
-// and reading the pane arguments out of the shared view state.
-import { formatDuration, formatCount, severityLabel } from '/js/format.js';
+// Helpers shared by the detail panes: number/time text, the long-update filters, and reading
+// the pane arguments out of the shared view state.
+import { el } from '../dom.js';
+import { formatDuration, formatCount, severityLabel } from '../format.js';
+import { currentRange } from '../state.js';
 
-export { formatDuration, formatCount, severityLabel };
-
-/** Builds an element: el('div', {class: 'x', onclick: fn, 'aria-label': 'y'}, child, 'text'). */
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value == null || value === false) continue;
-    if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value);
-    else if (key === 'class') node.className = value;
-    else if (key === 'dataset') Object.assign(node.dataset, value);
-    else if (key === 'style') node.style.cssText = value;
-    else node.setAttribute(key, value === true ? '' : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child == null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
+export { formatDuration, formatCount, severityLabel, currentRange };
 
 /** The summary / updates filters, in the order of the SwiftUI instrument's lanes. */
 export const FILTERS = [
@@ -40,14 +24,6 @@ export function filterSelect(value, onChange) {
     FILTERS.map((f) => el('option', { value: f.id, selected: f.id === value }, f.title)));
   select.addEventListener('change', () => onChange(select.value));
   return select;
-}
-
-/** The inspection range as {start, end}, or null when there is none (whole trace). */
-export function currentRange(state) {
-  const r = state.range;
-  if (!Array.isArray(r) || r.length !== 2 || r[0] == null) return null;
-  const [start, end] = r.map(Number);
-  return Number.isFinite(start) && Number.isFinite(end) && end >= start ? { start, end } : null;
 }
 
 /** Query parameters for a range (none = the whole trace). */

@@ -4,10 +4,11 @@
 // Keyboard: arrows move/expand/collapse, `h` expands the heaviest path below the selected row,
 // `*` expands everything below it.
 import {
-  el, currentRange, rangeParams, formatDuration, formatTime, formatMs, formatPercent, formatCount,
+  currentRange, rangeParams, formatDuration, formatTime, formatMs, formatPercent, formatCount,
   latestOnly, loadingSoon, message,
 } from './common.js';
-import { handleTreeKey, scrollRowIntoView } from './tree.js';
+import { el } from '../dom.js';
+import { handleTreeKey, markSelectedRow, scrollRowIntoView } from './tree.js';
 
 /** The URL keeps the mode as m=td / m=bu; accept either spelling from the state. */
 export function isBottomUp(mode) {
@@ -241,7 +242,7 @@ export function mountCallTree(root, ctx) {
       },
       el('td', { role: 'gridcell', class: 'num' }, el('span', { class: 'cpu-ms' }, formatMs(n.total)), el('span', { class: 'cpu-pct' }, formatPercent(n.total, total))),
       el('td', { role: 'gridcell', class: 'num' }, el('span', { class: 'cpu-ms' }, formatMs(n.self)), el('span', { class: 'cpu-pct' }, formatPercent(n.self, total))),
-      el('td', { role: 'gridcell', class: 'name-col', style: `padding-left:${6 + row.depth * 14}px` },
+      el('td', { role: 'gridcell', class: 'name-col', style: { 'padding-left': `${6 + row.depth * 14}px` } },
         row.hasChildren
           ? el('button', {
             type: 'button', class: 'pane-disclosure', tabindex: '-1',
@@ -256,12 +257,7 @@ export function mountCallTree(root, ctx) {
 
   function select(id, focus) {
     selectedId = id;
-    for (const tr of tbody.querySelectorAll('tr[data-id]')) {
-      const on = tr.dataset.id === id;
-      tr.classList.toggle('selected', on);
-      tr.setAttribute('aria-selected', String(on));
-      tr.tabIndex = on ? 0 : -1;
-    }
+    markSelectedRow(tbody, 'id', id);
     revealSelected(focus);
   }
 

@@ -1,7 +1,8 @@
 // The detail area below the timeline: a tab bar (Summary | Updates | CPU | Cause & Effect) and
 // the open pane. Which pane is open and its arguments live in the URL state (`pane`,
 // `paneView`, `filter`, `search`, `mode`, `graph`), so back/forward and shared links restore them.
-import { el, currentPaneView } from './common.js';
+import { el } from '../dom.js';
+import { currentPaneView } from './common.js';
 import { graphSubject } from '../state.js';
 import { mountSummary } from './summary.js';
 import { mountUpdates } from './updates.js';
@@ -86,7 +87,7 @@ export function mountDetailPanes(container, ctx) {
       return;
     }
     try {
-      const { mountCauseGraph } = await import('/js/graph/index.js');
+      const { mountCauseGraph } = await import('../graph/index.js');
       if (current !== entry) return;
       const instance = (await mountCauseGraph(pane, ctx, request)) ?? null;
       if (current === entry) entry.instance = instance;

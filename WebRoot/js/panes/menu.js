@@ -1,6 +1,6 @@
 // A small popup menu (row actions), opened from a "⋯" button or a right click.
 // Keyboard: arrows move, Enter/Space choose, Escape closes and returns focus.
-import { el } from './common.js';
+import { el } from '../dom.js';
 
 let openMenu = null;
 

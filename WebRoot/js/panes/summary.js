@@ -3,11 +3,12 @@
 // instrument's summary. View rows have a menu: Show Updates, Show Cause & Effect Graph,
 // Set Inspection Range and Zoom.
 import {
-  el, currentFilter, currentRange, rangeParams, filterSelect, formatDuration, formatTime, formatCount,
+  currentFilter, currentRange, rangeParams, filterSelect, formatDuration, formatTime, formatCount,
   latestOnly, loadingSoon, message, viewKey,
 } from './common.js';
+import { el } from '../dom.js';
 import { menuButton, showMenu } from './menu.js';
-import { handleTreeKey, scrollRowIntoView } from './tree.js';
+import { handleTreeKey, markSelectedRow, scrollRowIntoView } from './tree.js';
 
 const COLUMNS = [
   { key: 'name', title: 'Name', numeric: false },
@@ -138,7 +139,7 @@ export function mountSummary(root, ctx) {
 
   function renderRow(row) {
     const selected = row.key === selectedKey;
-    const nameCell = el('td', { role: 'gridcell', class: 'name-col', style: `padding-left:${6 + row.depth * 16}px` },
+    const nameCell = el('td', { role: 'gridcell', class: 'name-col', style: { 'padding-left': `${6 + row.depth * 16}px` } },
       row.hasChildren
         ? el('button', {
           type: 'button', class: 'pane-disclosure', tabindex: '-1',
@@ -178,13 +179,8 @@ export function mountSummary(root, ctx) {
 
   function selectRow(key, focus) {
     selectedKey = key;
-    for (const tr of tbody.querySelectorAll('tr[data-key]')) {
-      const on = tr.dataset.key === key;
-      tr.classList.toggle('selected', on);
-      tr.setAttribute('aria-selected', String(on));
-      tr.tabIndex = on ? 0 : -1;
-      if (on && focus) { tr.focus({ preventScroll: true }); scrollRowIntoView(viewport, tr); }
-    }
+    const tr = markSelectedRow(tbody, 'key', key);
+    if (tr && focus) { tr.focus({ preventScroll: true }); scrollRowIntoView(viewport, tr); }
   }
 
   function toggle(key, open) {

@@ -1,4 +1,4 @@
-// Keyboard behaviour shared by the summary tree and the call tree (WAI-ARIA tree pattern):
+// Keyboard behaviour and row selection shared by the summary tree and the call tree (WAI-ARIA tree pattern):
 // Up/Down move, Right expands or steps into the first child, Left collapses or steps to the
 // parent, Home/End jump, `*` expands everything below the selected row.
 
@@ -45,4 +45,21 @@ export function scrollRowIntoView(viewport, node) {
   const header = viewport.querySelector('thead')?.getBoundingClientRect().height ?? 0;
   if (r.top < v.top + header) viewport.scrollTop -= v.top + header - r.top;
   else if (r.bottom > v.bottom) viewport.scrollTop += r.bottom - v.bottom;
+}
+
+/**
+ * Makes the row whose `data-{field}` is `value` the selected one of `tbody` (class, aria-selected,
+ * the tree's one tab stop) and returns it (null when no row has that value).
+ */
+export function markSelectedRow(tbody, field, value) {
+  let selected = null;
+  for (const tr of tbody.querySelectorAll('tr')) {
+    if (tr.dataset[field] === undefined) continue;
+    const on = tr.dataset[field] === value;
+    tr.classList.toggle('selected', on);
+    tr.setAttribute('aria-selected', String(on));
+    tr.tabIndex = on ? 0 : -1;
+    if (on) selected = tr;
+  }
+  return selected;
 }

@@ -2,9 +2,10 @@
 // as a virtualised list: fixed row height, only the rows in sight are in the DOM, and pages of
 // rows are fetched from the server when they scroll into sight, so 100k updates scroll smoothly.
 import {
-  el, currentFilter, currentRange, currentPaneView, rangeParams, filterSelect, formatDuration, formatTime,
+  currentFilter, currentRange, currentPaneView, rangeParams, filterSelect, formatDuration, formatTime,
   formatCount, loadingSoon, message, severityLabel,
 } from './common.js';
+import { el } from '../dom.js';
 import { menuButton, showMenu } from './menu.js';
 
 export const ROW_HEIGHT = 24;
@@ -195,7 +196,7 @@ export function mountUpdates(root, ctx) {
   }
 
   function renderRow(i, u, selected) {
-    const style = `top:${i * ROW_HEIGHT}px;height:${ROW_HEIGHT}px`;
+    const style = { top: `${i * ROW_HEIGHT}px`, height: `${ROW_HEIGHT}px` };
     if (!u) {
       return el('div', { class: 'updates-row loading', role: 'row', 'aria-rowindex': i + 1, style },
         el('div', { role: 'gridcell', class: 'updates-cell col-start' }, '…'));

@@ -1,16 +1,16 @@
 // The timeline: ruler + lanes on one devicePixelRatio-aware canvas, lane headers in the DOM.
 // Draws only what the server's level-of-detail query returns for the visible window.
-import { el } from '../app.js';
+import { el } from '../dom.js';
 import { formatDuration, formatTimestamp, kindLabel, severityLabel } from '../format.js';
-import { eventOf, layoutRows, queriedLanes, RULER_HEIGHT } from './lanes.js';
+import { eventOf, layoutRows, nearestEvent, nextLongUpdate, queriedLanes, LONG_LANES, RULER_HEIGHT } from './lanes.js';
 import { TimelineLoader } from './loader.js';
 import { drawTimeline, readColors } from './render.js';
+import { clampWindow, historyStep, markWindow, panBy, pixelsToTime, timeAt, traceBounds, zoomAround } from './viewport.js';
 
-const MIN_WINDOW_NS = 1_000;          // 1 us
-const GESTURE_GAP_MS = 700;           // zoom events closer than this are one history entry
 const URL_WRITE_MS = 250;             // continuous pans write the URL at most this often
 const KEY_PAN_PER_S = 1.0;            // windows per second while A/D is held
 const KEY_ZOOM_PER_S = 2.2;           // e-folds per second while W/S is held
+const HIT_SLOP_PX = 3;                // a mark this close to the pointer counts as under it
 
 const SELECTED_LANES = {
   'view-body': ['view-body', 'long-view-body'],
@@ -21,8 +21,8 @@ const SELECTED_LANES = {
 
 export function createTimeline(section, ctx, { windowLabel } = {}) {
   const { trace, state } = ctx;
-  const traceStart = trace.start;
-  const traceEnd = Math.max(trace.end, trace.start + MIN_WINDOW_NS);
+  const bounds = traceBounds(trace);
+  const wholeTrace = [bounds.start, bounds.end];
   const laneInfo = Object.fromEntries((trace.lanes ?? []).map((lane) => [lane.id, lane]));
 
   const headers = el('div', { class: 'tl-headers', role: 'list', 'aria-label': 'Lanes' });
@@ -38,7 +38,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   const g = canvas.getContext('2d');
 
   let colors = readColors(document.documentElement);
-  let view = clampWindow(state.get().window ?? [traceStart, traceEnd]);
+  let view = clampWindow(state.get().window ?? wholeTrace, bounds);
   let layout = layoutRows(state.get().expanded ?? []);
   let width = 0;
   let dpr = window.devicePixelRatio || 1;
@@ -49,12 +49,12 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   let describeTimer = 0;
   let destroyed = false;
 
-  const loader = new TimelineLoader(trace.id, traceStart, traceEnd, () => requestDraw());
+  const loader = new TimelineLoader(trace.id, bounds.start, bounds.end, () => requestDraw());
 
   // ----- layout -----
   function buildHeaders() {
     const expanded = (state.get().expanded ?? []).includes('swiftui');
-    const items = [el('div', { class: 'tl-header ruler', style: `height:${RULER_HEIGHT}px`, role: 'listitem' },
+    const items = [el('div', { class: 'tl-header ruler', style: { height: `${RULER_HEIGHT}px` }, role: 'listitem' },
       el('span', { class: 'title', text: 'Time' }))];
     for (const row of layout.rows) {
       const info = laneInfo[row.id];
@@ -74,7 +74,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
       }
       items.push(el('div', {
         class: `tl-header${row.parent ? ' sub' : ''}${row.track ? ' track' : ''}`, role: 'listitem',
-        style: `height:${row.height}px`, 'data-lane': row.id, 'aria-label': title,
+        style: { height: `${row.height}px` }, 'data-lane': row.id, 'aria-label': title,
       }, ...children));
     }
     headers.replaceChildren(...items);
@@ -97,12 +97,6 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   }
 
   // ----- view window -----
-  function clampWindow([start, end]) {
-    let span = Math.min(Math.max(end - start, MIN_WINDOW_NS), traceEnd - traceStart);
-    let s = Math.min(Math.max(start, traceStart), traceEnd - span);
-    return { start: s, end: s + span };
-  }
-
   let urlTimer = 0;
   let lastZoomAt = 0;
   let writingState = false;
@@ -118,14 +112,10 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   /** Moves the view. kind: 'pan' (replaces the URL, throttled), 'zoom' (one history entry per gesture), 'jump' (push). */
   function setView(next, kind) {
     const before = view;
-    view = clampWindow(next);
+    view = clampWindow(next, bounds);
     if (view.start === before.start && view.end === before.end) return;
-    let push = kind === 'jump';
-    if (kind === 'zoom') {
-      const now = performance.now();
-      push = now - lastZoomAt > GESTURE_GAP_MS; // a new zoom gesture: one history entry for all of it
-      lastZoomAt = now;
-    }
+    let push;
+    ({ push, lastZoomAt } = historyStep(kind, performance.now(), lastZoomAt));
     if (push) {
       // Keep the window before the move on the current entry (a pan may not be written yet), then push.
       const target = view;
@@ -137,13 +127,8 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
     requestDraw();
   }
 
-  function zoomAround(anchorTime, factor, kind = 'zoom') {
-    const span = Math.max((view.end - view.start) * factor, MIN_WINDOW_NS);
-    const ratio = (anchorTime - view.start) / (view.end - view.start);
-    setView([anchorTime - ratio * span, anchorTime - ratio * span + span], kind);
-  }
-
-  const timeAt = (x) => view.start + (x / width) * (view.end - view.start);
+  const zoomAt = (anchorTime, factor) => setView(zoomAround(view, anchorTime, factor), 'zoom');
+  const timeAtX = (x) => timeAt(view, width, x);
 
   // ----- drawing -----
   function requestDraw() {
@@ -203,18 +188,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   function eventAt(row, x) {
     const lane = loader.current?.lanes?.[row.id];
     if (!lane || row.track) return null;
-    const t = timeAt(x);
-    const slop = 3 * (view.end - view.start) / width;
-    let best = -1;
-    let bestDistance = Infinity;
-    const { start, duration } = lane;
-    for (let i = 0; i < lane.length; i++) {
-      const s = start[i];
-      const e = s + duration[i];
-      if (s - slop > t || e + slop < t) continue;
-      const distance = t < s ? s - t : t > e ? t - e : 0;
-      if (distance < bestDistance || (distance === bestDistance && duration[i] < duration[best])) { best = i; bestDistance = distance; }
-    }
+    const best = nearestEvent(lane, timeAtX(x), pixelsToTime(view, width, HIT_SLOP_PX));
     return best < 0 ? null : eventOf(lane, best);
   }
 
@@ -269,8 +243,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
     if (e.update !== undefined && e.count <= 1) { ctx.selectUpdate(e.update); return; }
     if (e.count > 1) {
       // A merged mark: zoom into it so its events separate.
-      const pad = Math.max(e.duration * 0.25, MIN_WINDOW_NS);
-      setView([e.start - pad, e.start + e.duration + pad], 'jump');
+      setView(markWindow(e), 'jump');
       return;
     }
     // A group, hitch or hang: make it the inspection range.
@@ -298,14 +271,13 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
     if (Math.abs(x - drag.x0) > 3 || Math.abs(y - drag.y0) > 3) drag.moved = true;
     if (!drag.moved) return;
     if (drag.onRuler) {
-      const a = timeAt(drag.x0);
-      const b = timeAt(Math.max(0, Math.min(width, x)));
+      const a = timeAtX(drag.x0);
+      const b = timeAtX(Math.max(0, Math.min(width, x)));
       rangeDrag = [Math.min(a, b), Math.max(a, b)];
       requestDraw();
     } else {
       canvas.classList.add('dragging');
-      const shift = ((x - drag.x0) / width) * (drag.view0.end - drag.view0.start);
-      setView([drag.view0.start - shift, drag.view0.end - shift], 'pan');
+      setView(panBy(drag.view0, -pixelsToTime(drag.view0, width, x - drag.x0)), 'pan');
     }
   });
   const endDrag = (event) => {
@@ -343,12 +315,11 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
     const dy = event.deltaY * scale;
     const { x } = localPoint(event);
     if (event.shiftKey || Math.abs(dx) > Math.abs(dy)) {
-      const shift = ((event.shiftKey ? dy : dx) / width) * (view.end - view.start);
-      setView([view.start + shift, view.end + shift], 'pan');
+      setView(panBy(view, pixelsToTime(view, width, event.shiftKey ? dy : dx)), 'pan');
     } else {
       // Pinch gestures arrive as ctrl+wheel with small deltas: zoom faster for them.
       const factor = Math.exp(dy * (event.ctrlKey ? 0.01 : 0.0015));
-      zoomAround(timeAt(x), factor);
+      zoomAt(timeAtX(x), factor);
     }
     clearHover();
   }, { passive: false });
@@ -385,12 +356,12 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
     if (!held.size && urlTimer) writeWindow(false);
   }
   function step(seconds) {
-    const anchor = pointerX !== null ? timeAt(pointerX) : (view.start + view.end) / 2;
+    const anchor = pointerX !== null ? timeAtX(pointerX) : (view.start + view.end) / 2;
     const span = view.end - view.start;
-    if (held.has('in')) zoomAround(anchor, Math.exp(-KEY_ZOOM_PER_S * seconds));
-    if (held.has('out')) zoomAround(anchor, Math.exp(KEY_ZOOM_PER_S * seconds));
-    if (held.has('left')) setView([view.start - span * KEY_PAN_PER_S * seconds, view.end - span * KEY_PAN_PER_S * seconds], 'pan');
-    if (held.has('right')) setView([view.start + span * KEY_PAN_PER_S * seconds, view.end + span * KEY_PAN_PER_S * seconds], 'pan');
+    if (held.has('in')) zoomAt(anchor, Math.exp(-KEY_ZOOM_PER_S * seconds));
+    if (held.has('out')) zoomAt(anchor, Math.exp(KEY_ZOOM_PER_S * seconds));
+    if (held.has('left')) setView(panBy(view, -span * KEY_PAN_PER_S * seconds), 'pan');
+    if (held.has('right')) setView(panBy(view, span * KEY_PAN_PER_S * seconds), 'pan');
   }
   function animate(now) {
     if (!held.size || destroyed) return;
@@ -406,18 +377,9 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   /** Keyboard selection: the next / previous long update (of the loaded long lanes) after the selection. */
   function stepLongUpdate(direction) {
     const lanes = loader.current?.lanes ?? {};
-    const candidates = ['long-view-body', 'long-representable', 'long-other']
-      .flatMap((id) => (lanes[id] ? Array.from({ length: lanes[id].length }, (_, i) => eventOf(lanes[id], i)) : []))
-      .filter((e) => e.update !== undefined && e.count <= 1)
-      .sort((a, b) => a.start - b.start || a.update - b.update);
-    // From the selection (known at once from the loaded marks; its details may still be on the way).
+    const marks = LONG_LANES.flatMap((id) => (lanes[id] ? Array.from({ length: lanes[id].length }, (_, i) => eventOf(lanes[id], i)) : []));
     const current = state.get().update;
-    const at = candidates.find((e) => e.update === current) ?? (selected?.id === current ? selected : null);
-    const from = at ? at.start : direction > 0 ? view.start - 1 : view.end + 1;
-    const fromId = at ? current : -1;
-    const next = direction > 0
-      ? candidates.find((e) => e.start > from || (e.start === from && e.update > fromId))
-      : candidates.findLast((e) => e.start < from || (e.start === from && e.update < fromId));
+    const next = nextLongUpdate(marks, { id: current, known: selected?.id === current ? selected : null }, view, direction);
     if (!next) return;
     const inView = next.start >= view.start && next.start + next.duration <= view.end;
     ctx.selectUpdate(next.update, { zoom: !inView });
@@ -440,10 +402,10 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
 
   const unsubscribe = state.subscribe((next, changed) => {
     if (changed.includes('window') && !writingState && next.window) {
-      view = clampWindow(next.window);
+      view = clampWindow(next.window, bounds);
       requestDraw();
     }
-    if (changed.includes('window') && !next.window) { view = clampWindow([traceStart, traceEnd]); requestDraw(); }
+    if (changed.includes('window') && !next.window) { view = clampWindow(wholeTrace, bounds); requestDraw(); }
     if (changed.includes('expanded')) {
       layout = layoutRows(next.expanded ?? []);
       buildHeaders();
@@ -467,7 +429,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   if (!state.get().window) writeWindow(false);
 
   return {
-    zoomToFit: () => setView([traceStart, traceEnd], 'jump'),
+    zoomToFit: () => setView(wholeTrace, 'jump'),
     getView: () => ({ ...view }),
     /** Writes a pending pan to the URL now (before a link is copied). */
     flush: () => { if (urlTimer) writeWindow(false); },

@@ -68,3 +68,43 @@ export function visibleSpan(lane, start, end) {
   }
   return [lo, last];
 }
+
+/** The lanes that show only long updates, where `[` and `]` step through the selection. */
+export const LONG_LANES = ['long-view-body', 'long-representable', 'long-other'];
+
+/**
+ * The index of the decoded lane's event under time `t`: one that contains it, else the closest
+ * within `slop` ns; the shorter one when several are as close (a short update over a long group).
+ * -1 when none.
+ */
+export function nearestEvent(lane, t, slop) {
+  let best = -1;
+  let bestDistance = Infinity;
+  const { start, duration } = lane;
+  for (let i = 0; i < lane.length; i++) {
+    const s = start[i];
+    const e = s + duration[i];
+    if (s - slop > t || e + slop < t) continue;
+    const distance = t < s ? s - t : t > e ? t - e : 0;
+    if (distance < bestDistance || (distance === bestDistance && duration[i] < duration[best])) { best = i; bestDistance = distance; }
+  }
+  return best;
+}
+
+/**
+ * The long update `[` (direction -1) or `]` (+1) selects: among the single-update marks of the long
+ * lanes (`eventOf` objects), the next one after the selected update in time order (ties by id).
+ * `selection` is {id, known}: the selected update's id and, when its mark is not loaded, its
+ * {start} from elsewhere; with no selection it starts from the window's edge. null when none is left.
+ */
+export function nextLongUpdate(marks, selection, view, direction) {
+  const candidates = marks.filter((e) => e.update !== undefined && e.count <= 1)
+    .sort((a, b) => a.start - b.start || a.update - b.update);
+  const at = candidates.find((e) => e.update === selection.id) ?? selection.known ?? null;
+  const from = at ? at.start : direction > 0 ? view.start - 1 : view.end + 1;
+  const fromId = at ? selection.id : -1;
+  const next = direction > 0
+    ? candidates.find((e) => e.start > from || (e.start === from && e.update > fromId))
+    : candidates.findLast((e) => e.start < from || (e.start === from && e.update < fromId));
+  return next ?? null;
+}

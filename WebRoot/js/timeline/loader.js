@@ -22,7 +22,7 @@ export class TimelineLoader {
     this.error = null;
     this.destroyed = false;
     this.nextId = 1;
-    this.worker = new Worker('/js/timeline/worker.js', { type: 'module' });
+    this.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
     this.worker.onmessage = ({ data }) => this.received(data);
     this.worker.onerror = (event) => {
       this.inflight = null;

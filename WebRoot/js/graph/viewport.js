@@ -1,0 +1,54 @@
+// The cause graph's view math, free of the DOM. A transform {x, y, k} draws graph point (gx, gy)
+// at stage pixel (x + gx * k, y + gy * k); `graph` and nodes carry the server layout's sizes.
+
+export const MIN_SCALE = 0.1;        // the wheel and buttons zoom out no further...
+export const MAX_SCALE = 4;          // ...and in no further
+export const READABLE_SCALE = 0.7;   // below this, node titles are hard to read
+const MAX_FIT_SCALE = 1.25;          // fitting never blows a small graph up past this
+const MIN_FIT_SCALE = 0.005;         // fit may go below the wheel's floor: a 500-node column must still fit
+
+/** The whole graph, centred, as large as fits the stage (an unmeasured stage counts as 800 x 400). */
+export function fitTransform(graph, width, height) {
+  const w = width || 800;
+  const h = height || 400;
+  if (!graph || !graph.width) return { x: 0, y: 0, k: 1 };
+  const k = Math.max(MIN_FIT_SCALE, Math.min(MAX_FIT_SCALE, w / graph.width, h / graph.height));
+  return { k, x: (w - graph.width * k) / 2, y: (h - graph.height * k) / 2 };
+}
+
+/**
+ * The first view: everything if it stays readable; else readable and centred on the focus nodes,
+ * without scrolling past the graph's edges (the causes stay in view when they fit).
+ */
+export function initialTransform(graph, width, height) {
+  const all = fitTransform(graph, width, height);
+  const focus = graph.nodes.filter((n) => n.focus);
+  if (all.k >= READABLE_SCALE || focus.length === 0) return all;
+  const k = READABLE_SCALE;
+  const cx = focus.reduce((sum, n) => sum + n.x + n.width / 2, 0) / focus.length;
+  const cy = focus.reduce((sum, n) => sum + n.y + n.height / 2, 0) / focus.length;
+  const clamp = (value, size, room) => (size * k <= room ? (room - size * k) / 2 : Math.min(0, Math.max(room - size * k, value)));
+  return { k, x: clamp(width / 2 - cx * k, graph.width, width), y: clamp(height / 2 - cy * k, graph.height, height) };
+}
+
+/**
+ * `transform` zoomed by `factor` around stage pixel (px, py), which keeps showing the same graph
+ * point. The scale stays within [MIN_SCALE, MAX_SCALE], except that a view already smaller than
+ * MIN_SCALE (a fitted huge graph) may stay where it is.
+ */
+export function zoomTransform(transform, factor, px, py) {
+  const k = Math.max(Math.min(MIN_SCALE, transform.k), Math.min(MAX_SCALE, transform.k * factor));
+  return { k, x: px - ((px - transform.x) * k) / transform.k, y: py - ((py - transform.y) * k) / transform.k };
+}
+
+/** `transform` moved so `node`'s centre is at the stage's centre, at the same scale. */
+export function centreTransform(transform, node, width, height) {
+  return { ...transform, x: width / 2 - (node.x + node.width / 2) * transform.k, y: height / 2 - (node.y + node.height / 2) * transform.k };
+}
+
+/** Whether all of `node` is on the stage. */
+export function nodeInView(transform, node, width, height) {
+  const left = transform.x + node.x * transform.k;
+  const top = transform.y + node.y * transform.k;
+  return left >= 0 && top >= 0 && left + node.width * transform.k <= width && top + node.height * transform.k <= height;
+}
