@@ -154,9 +154,19 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     }
 }
 
-/// A trace in memory with what the server derived from it once.
+/// A trace in memory with what the server derived from it once. Build it off the cooperative
+/// pool (findings read every update).
 public struct LoadedTrace: Sendable {
     public var trace: Trace
     public var info: TraceInfo
     public var timeline: TimelineIndex
+    /// Findings with the default thresholds (other thresholds are computed per request).
+    public var findings: [Finding]
+
+    init(id: String, trace: Trace) {
+        self.trace = trace
+        info = TraceInfo(id: id, trace: trace)
+        timeline = TimelineIndex()
+        findings = trace.findings()
+    }
 }

@@ -101,8 +101,7 @@ public actor TraceStore {
         } else {
             // A task of its own (not the request's) so that concurrent requests share one load.
             task = Task {
-                let trace = try await Self.importOffPool(entry.file, name: entry.record.name)
-                return LoadedTrace(trace: trace, info: TraceInfo(id: id, trace: trace), timeline: TimelineIndex())
+                try await Self.loadOffPool(entry.file, name: entry.record.name, id: id)
             }
             loading[id] = task
         }
@@ -163,9 +162,9 @@ public actor TraceStore {
             let loaded = try await loaded(id: upload.id)
             return Added(record: try record(id: upload.id), loaded: loaded, isNew: false)
         }
-        let trace: Trace
+        let parsed: LoadedTrace
         do {
-            trace = try await Self.importOffPool(upload.file, name: upload.name, maxBytes: configuration.maxUploadReadBytes)
+            parsed = try await Self.loadOffPool(upload.file, name: upload.name, id: upload.id, maxBytes: configuration.maxUploadReadBytes)
         } catch let error as TraceFormatError {
             throw .unreadable(error)
         } catch {
@@ -177,6 +176,7 @@ public actor TraceStore {
             return Added(record: try record(id: upload.id), loaded: loaded, isNew: false)
         }
         let uploadedAt = Date.now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let trace = parsed.trace
         let record = TraceRecord(id: upload.id, trace: trace, sizeBytes: upload.size, uploadedAt: uploadedAt, isSample: false)
         let file = tracesDirectory.appendingPathComponent("\(upload.id).trace")
         do {
@@ -189,16 +189,20 @@ public actor TraceStore {
             throw APIError(.internalServerError, "cannot store trace", detail: "\(error)")
         }
         entries[upload.id] = Entry(record: record, file: file)
-        let loaded = LoadedTrace(trace: trace, info: TraceInfo(id: upload.id, trace: trace), timeline: TimelineIndex())
-        insert(loaded, id: upload.id)
+        insert(parsed, id: upload.id)
         logger.info("stored trace \(upload.id) '\(record.name)' (\(upload.size) bytes, \(trace.updates.count) updates)")
-        return Added(record: record, loaded: loaded, isNew: true)
+        return Added(record: record, loaded: parsed, isNew: true)
     }
 
     /// Parsing a big file takes seconds of blocking work: it runs on NIO's blocking thread pool,
     /// not on this actor nor on the cooperative pool (two threads here), so other requests go on.
-    private nonisolated static func importOffPool(_ file: URL, name: String, maxBytes: Int64 = .max) async throws -> Trace {
-        try await NIOThreadPool.singleton.runIfActive { try TraceImporter.importTrace(at: file, displayName: name, maxBytes: maxBytes) }
+    private nonisolated static func loadOffPool(_ file: URL, name: String, id: String, maxBytes: Int64 = .max) async throws -> LoadedTrace {
+        try await runOffPool { LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: file, displayName: name, maxBytes: maxBytes)) }
+    }
+
+    /// Runs seconds of blocking work on NIO's blocking thread pool, not the cooperative one.
+    nonisolated static func runOffPool<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await NIOThreadPool.singleton.runIfActive(work)
     }
 
     public func delete(id: String) throws(APIError) {
@@ -282,7 +286,7 @@ public actor TraceStore {
             let trace = try TraceImporter.importTrace(at: file, displayName: name)
             let record = TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: nil, isSample: true)
             try? JSONEncoder().encode(record).write(to: cached, options: .atomic)
-            return (Entry(record: record, file: file), LoadedTrace(trace: trace, info: TraceInfo(id: id, trace: trace), timeline: TimelineIndex()))
+            return (Entry(record: record, file: file), LoadedTrace(id: id, trace: trace))
         } catch {
             logger.error("skipping sample \(file.path): \(error)")
             return nil

@@ -26,19 +26,177 @@ struct Inspect: AsyncParsableCommand {
     @Option(help: "Rows per table.")
     var top = 8
 
+    @Option(help: "text, or json: the whole result (metadata, lanes, summary, causes, state changes, hitches, hangs, findings).")
+    var format: OutputFormat = .text
+
+    @Option(name: .customLong("threshold"), help: ArgumentHelp(
+        "A findings threshold, NAME=VALUE (repeatable; docs/findings.md).",
+        discussion: FindingsOptions.parameters.map { "\($0.name): \($0.summary)" }.joined(separator: "; ")
+    ))
+    var thresholds: [String] = []
+
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    func validate() throws {
+        _ = try findingsOptions()
+    }
+
+    private func findingsOptions() throws -> FindingsOptions {
+        var options = FindingsOptions()
+        for threshold in thresholds {
+            let parts = threshold.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2 else { throw ValidationError("--threshold \(threshold): expected NAME=VALUE") }
+            do {
+                try options.set(String(parts[0]), to: String(parts[1]))
+            } catch {
+                throw ValidationError("--threshold \(error)")
+            }
+        }
+        return options
+    }
+
     func run() async throws {
-        let trace = try readTraceOrExit(file)
-        let range = try commandLineRange(start: start, end: end, of: trace)
-        print(TraceReport(trace: trace, range: range, top: top, colors: isatty(1) == 1).text)
+        let url = URL(fileURLWithPath: file)
+        let trace: Trace
+        do {
+            trace = try TraceImporter.importTrace(at: url, displayName: file)
+        } catch {
+            FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
+        let range = (start != nil || end != nil)
+            ? TimeRange(start: start ?? trace.metadata.start, end: end ?? trace.metadata.end)
+            : nil
+        if let range, range.end <= range.start {
+            FileHandle.standardError.write(Data("--end must be after --start\n".utf8))
+            throw ExitCode(1)
+        }
+        let result = InspectResult(trace: trace, range: range, findings: try findingsOptions())
+        switch format {
+        case .text:
+            print(TraceReport(trace: trace, result: result, top: top, colors: isatty(1) == 1).text)
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+        }
     }
 }
 
-/// The text `inspect` prints. Numbers come from the same queries the server answers with.
+/// Everything `inspect` reports, from the same queries the server answers with. `--format json`
+/// prints it as is; the text report is rendered from it.
+struct InspectResult: Encodable {
+    struct LaneCount: Encodable {
+        var lane: String
+        var title: String
+        var count: Int
+        var orange: Int
+        var red: Int
+    }
+
+    struct CPU: Encodable {
+        var samples: Int
+        var weightNs: Nanoseconds
+    }
+
+    /// "@Observable X → Row.body ×12 per event": one `Trace.causeFanOuts` row.
+    struct Cause: Encodable {
+        var source: String
+        var target: String
+        var label: String
+        var property: String
+        var events: Int
+        var updates: Int
+        var minPerEvent: Int
+        var maxPerEvent: Int
+    }
+
+    struct StateChange: Encodable {
+        var time: Nanoseconds
+        var value: String
+        var description: String
+        /// The app's own frames of where the value was written, innermost first.
+        var appFrames: [String]
+    }
+
+    var metadata: TraceMetadata
+    /// What the report covers: the --start/--end range, or the whole recording.
+    var range: TimeRange
+    var lanes: [LaneCount]
+    var cpu: CPU
+    var summary: UpdateSummary
+    var causes: [Cause]
+    var stateChanges: [StateChange]
+    var hitches: [TimelineInterval]
+    var hangs: [TimelineInterval]
+    /// For the whole recording (not only the range), costliest first.
+    var findings: [Finding]
+
+    init(trace: Trace, range: TimeRange?, findings options: FindingsOptions) {
+        func inRange(_ start: Nanoseconds, _ length: Nanoseconds) -> Bool { range?.overlaps(start: start, end: start + length) ?? true }
+        func inRange(instant time: Nanoseconds) -> Bool { range.map { time >= $0.start && time < $0.end } ?? true }
+
+        metadata = trace.metadata
+        self.range = range ?? TimeRange(start: trace.metadata.start, end: trace.metadata.end)
+        summary = trace.summary(in: range, filter: .all)
+        lanes = Lane.allCases.filter { $0 != .cpu }.map { lane in
+            var counts = LaneCount(lane: lane.rawValue, title: lane.title, count: 0, orange: 0, red: 0)
+            switch lane {
+            case .updateGroups:
+                let groups = trace.updateGroups
+                counts.count = (0..<groups.count).filter { inRange(groups.start[$0], groups.duration[$0]) }.count
+            case .hitches: counts.count = trace.hitches.filter { inRange($0.start, $0.duration) }.count
+            case .hangs: counts.count = trace.hangs.filter { inRange($0.start, $0.duration) }.count
+            default:
+                for row in trace.indexes.updatesByLane[lane] ?? [] {
+                    let start = trace.updates.start[Int(row)], length = trace.updates.duration[Int(row)]
+                    guard inRange(start, length) else { continue }
+                    counts.count += 1
+                    switch LongUpdateSeverity(duration: length) {
+                    case .normal: break
+                    case .orange: counts.orange += 1
+                    case .red: counts.red += 1
+                    }
+                }
+            }
+            return counts
+        }
+        let samples = trace.cpu.samples
+        let sampleRows = samples.time.indices.filter { inRange(instant: samples.time[$0]) }
+        cpu = CPU(samples: sampleRows.count, weightNs: sampleRows.reduce(0) { $0 + samples.weight[$1] })
+        causes = trace.causeFanOuts(in: range).map { fanOut in
+            let perEvent = fanOut.events.map(\.updates.count)
+            return Cause(
+                source: fanOut.source, target: fanOut.target, label: fanOut.label.wireName, property: fanOut.property,
+                events: perEvent.count, updates: fanOut.updateCount, minPerEvent: perEvent.min() ?? 0, maxPerEvent: perEvent.max() ?? 0
+            )
+        }
+        let changes = trace.stateChanges
+        stateChanges = (0..<changes.count).filter { inRange(instant: changes.timestamp[$0]) }.map { row in
+            let stack = changes.backtrace[row]
+            let frames = stack == noRow ? [] : trace.cpu.stacks.frames(of: Int(stack)).reversed().filter { trace.cpu.frames.isAppCode[Int($0)] }
+            let node = Int(changes.node[row])
+            let name = trace.string(trace.graph.nodes.name[node])
+            return StateChange(
+                time: changes.timestamp[row], value: trace.graph.nodes.kind[node] == .viewBody ? "\(name).body" : name,
+                description: trace.string(changes.description[row]),
+                appFrames: frames.map { trace.string(trace.cpu.frames.name[Int($0)]) }
+            )
+        }
+        hitches = trace.hitches.filter { inRange($0.start, $0.duration) }
+        hangs = trace.hangs.filter { inRange($0.start, $0.duration) }
+        findings = trace.findings(options)
+    }
+}
+
+/// The text `inspect` prints.
 struct TraceReport {
     var trace: Trace
-    var range: TimeRange?
+    var result: InspectResult
     var top: Int
     var colors: Bool
+
+    private var isWholeTrace: Bool { result.range == TimeRange(start: trace.metadata.start, end: trace.metadata.end) }
 
     var text: String {
         var lines: [String] = []
@@ -49,25 +207,26 @@ struct TraceReport {
         if let recordedAt = m.recordedAt { about.append("recorded \(recordedAt)") }
         lines.append(about.joined(separator: ", "))
         lines.append("Time span \(seconds(m.start)) – \(seconds(m.end)) (\(duration(m.duration)))")
-        if let range {
+        let range = result.range
+        if !isWholeTrace {
             lines.append("Showing \(seconds(range.start)) – \(seconds(range.end)) (\(duration(range.duration))): what overlaps it")
         }
         for note in m.importNotes { lines.append("note: \(note)") }
 
-        let summary = trace.summary(in: range, filter: .all)
+        lines.append(contentsOf: findingsSection())
+
         lines.append("")
         lines.append(bold("Lanes") + pad("count", 29) + pad("orange", 8) + pad("red", 6))
-        for lane in Lane.allCases where lane != .cpu {
-            let (count, orange, red) = laneCounts(lane)
-            var line = "  " + lane.title.padding(toLength: 26, withPad: " ", startingAt: 0) + pad("\(count)", 6)
-            if lane.isUpdateLane { line += pad(paint("\(orange)", orange > 0 ? .orange : nil), 8) + pad(paint("\(red)", red > 0 ? .red : nil), 6) }
+        for lane in result.lanes {
+            var line = "  " + lane.title.padding(toLength: 26, withPad: " ", startingAt: 0) + pad("\(lane.count)", 6)
+            if Lane(rawValue: lane.lane)?.isUpdateLane == true {
+                line += pad(paint("\(lane.orange)", lane.orange > 0 ? .orange : nil), 8) + pad(paint("\(lane.red)", lane.red > 0 ? .red : nil), 6)
+            }
             lines.append(line)
         }
-        let samples = sampleRows()
-        let weight = samples.reduce(0) { $0 + trace.cpu.samples.weight[$1] }
-        lines.append("  " + "CPU samples".padding(toLength: 26, withPad: " ", startingAt: 0) + pad("\(samples.count)", 6) + "   \(duration(weight)) of CPU time")
+        lines.append("  " + "CPU samples".padding(toLength: 26, withPad: " ", startingAt: 0) + pad("\(result.cpu.samples)", 6) + "   \(duration(result.cpu.weightNs)) of CPU time")
 
-        let total = summary.total
+        let total = result.summary.total
         lines.append("")
         lines.append(
             "Updates: \(total.count), \(duration(total.totalNs)) in total; long: "
@@ -75,7 +234,7 @@ struct TraceReport {
                 + paint("\(total.red) red (> 1 ms)", total.red > 0 ? .red : nil)
         )
 
-        let views = summary.processes.flatMap { process in process.modules.flatMap { module in module.views.map { (module.name, $0) } } }
+        let views = result.summary.processes.flatMap { process in process.modules.flatMap { module in module.views.map { (module.name, $0) } } }
         let long = views.filter { $0.1.stats.orange + $0.1.stats.red > 0 }
             .sorted { ($0.1.stats.red, $0.1.stats.orange, $0.1.stats.totalNs) > ($1.1.stats.red, $1.1.stats.orange, $1.1.stats.totalNs) }
         lines.append("")
@@ -89,40 +248,50 @@ struct TraceReport {
 
         lines.append("")
         lines.append(bold("Top causes") + "  (what made bodies run: one cause event fanning out to N updates)")
-        let causes = causeRows()
-        if causes.isEmpty { lines.append("  none recorded") }
-        for cause in causes.prefix(top) { lines.append("  " + cause) }
+        if result.causes.isEmpty { lines.append("  none recorded") }
+        for cause in result.causes.prefix(top) {
+            let fan = cause.minPerEvent == cause.maxPerEvent ? "×\(cause.minPerEvent)" : "×\(cause.minPerEvent)–\(cause.maxPerEvent)"
+            let property = cause.property.isEmpty ? "" : " (\(cause.property))"
+            let label = cause.label == EdgeLabel.creation.wireName ? " [creation]" : ""
+            let events = cause.events == 1 ? "1 event" : "\(cause.events) events, \(cause.updates) updates"
+            lines.append("  \(cause.source)\(property) → \(cause.target) \(fan)\(label) per event: \(events)")
+        }
 
         lines.append(contentsOf: stateChangeSection())
-        lines.append(contentsOf: intervalSection("Hitches", trace.hitches))
-        lines.append(contentsOf: intervalSection("Hangs", trace.hangs))
+        lines.append(contentsOf: intervalSection("Hitches", result.hitches))
+        lines.append(contentsOf: intervalSection("Hangs", result.hangs))
         return lines.joined(separator: "\n")
     }
 
     // MARK: Sections
 
-    private func laneCounts(_ lane: Lane) -> (Int, Int, Int) {
-        switch lane {
-        case .updateGroups:
-            let groups = trace.updateGroups
-            return ((0..<groups.count).filter { inRange(groups.start[$0], groups.duration[$0]) }.count, 0, 0)
-        case .hitches: return (trace.hitches.filter { inRange($0.start, $0.duration) }.count, 0, 0)
-        case .hangs: return (trace.hangs.filter { inRange($0.start, $0.duration) }.count, 0, 0)
-        case .cpu: return (0, 0, 0)
-        default:
-            var count = 0, orange = 0, red = 0
-            for row in trace.indexes.updatesByLane[lane] ?? [] {
-                let start = trace.updates.start[Int(row)], length = trace.updates.duration[Int(row)]
-                guard inRange(start, length) else { continue }
-                count += 1
-                switch LongUpdateSeverity(duration: length) {
-                case .normal: break
-                case .orange: orange += 1
-                case .red: red += 1
-                }
+    private func findingsSection() -> [String] {
+        let findings = result.findings
+        var lines = ["", bold("Findings") + (findings.isEmpty ? ": none" : ": \(findings.count), costliest first") + (isWholeTrace ? "" : " (whole recording)")]
+        for finding in findings.prefix(top) {
+            let severity = paint("[\(finding.severity.rawValue)]", finding.severity == .high ? .red : finding.severity == .medium ? .orange : nil)
+            lines.append("  \(severity) \(finding.kind.rawValue): \(finding.title)")
+            lines.append("      costs \(duration(finding.costNs)); the fix would save about \(duration(finding.savingNs))")
+            lines.append("      fix: \(finding.fix)")
+            let evidence = finding.evidence
+            var proof: [String] = []
+            if !evidence.updates.isEmpty {
+                let shown = evidence.updates.prefix(6).map(String.init).joined(separator: ", ")
+                proof.append("updates \(shown)\(evidence.updateCount > 6 ? " … (\(evidence.updateCount))" : "")")
             }
-            return (count, orange, red)
+            if let update = evidence.representativeUpdate { proof.append("cause graph of update \(update)") }
+            if let cpuRange = evidence.range {
+                let thread = evidence.thread.map { " on \(trace.threads[$0].name)" } ?? ""
+                proof.append("CPU \(seconds(cpuRange.start)) – \(seconds(cpuRange.end))\(thread)")
+            }
+            if !proof.isEmpty { lines.append("      evidence: " + proof.joined(separator: "; ")) }
+            for frame in evidence.frames.prefix(3) {
+                let caller = frame.caller.isEmpty ? "" : " ← \(frame.caller)"
+                lines.append("      \(pad(duration(frame.weightNs), 9))  \(frame.name) (\(frame.binary))\(caller)")
+            }
         }
+        if findings.count > top { lines.append("  … \(findings.count - top) more (--top, or --format json for all)") }
+        return lines
     }
 
     private func viewTable(_ rows: [(String, ViewUpdateSummary)]) -> [String] {
@@ -139,39 +308,19 @@ struct TraceReport {
         return lines
     }
 
-    /// "@Observable X → Row.body ×12 per event: 2 events, 24 updates"
-    private func causeRows() -> [String] {
-        trace.causeFanOuts(in: range).map { fanOut in
-            let events = fanOut.events == 1 ? "1 event" : "\(fanOut.events) events, \(fanOut.updates) updates"
-            return "\(fanOut.edgeText) per event: \(events)"
-        }
-    }
-
-    private func title(_ node: Int) -> String {
-        let name = trace.string(trace.graph.nodes.name[node])
-        return trace.graph.nodes.kind[node] == .viewBody ? "\(name).body" : name
-    }
-
     /// Writes to State / @Observable values, with the app's own frames of where they happened.
     private func stateChangeSection() -> [String] {
-        let changes = trace.stateChanges
-        let shown = (0..<changes.count).filter { inRange(instant: changes.timestamp[$0]) }
+        let shown = result.stateChanges
         var lines = ["", bold("State changes") + (shown.isEmpty ? ": none" : ": \(shown.count)")]
-        for row in shown.prefix(top) {
-            lines.append("  at \(seconds(changes.timestamp[row]))  \(title(Int(changes.node[row]))): \(trace.string(changes.description[row]))")
-            let stack = changes.backtrace[row]
-            guard stack != noRow else { continue }
-            let frames = trace.cpu.stacks.frames(of: Int(stack)).reversed().filter { trace.cpu.frames.isAppCode[Int($0)] }
-            if !frames.isEmpty {
-                lines.append("      in " + frames.prefix(4).map { trace.string(trace.cpu.frames.name[Int($0)]) }.joined(separator: " ← "))
-            }
+        for change in shown.prefix(top) {
+            lines.append("  at \(seconds(change.time))  \(change.value): \(change.description)")
+            if !change.appFrames.isEmpty { lines.append("      in " + change.appFrames.prefix(4).joined(separator: " ← ")) }
         }
         if shown.count > top { lines.append("  … \(shown.count - top) more") }
         return lines
     }
 
-    private func intervalSection(_ name: String, _ intervals: [TimelineInterval]) -> [String] {
-        let shown = intervals.filter { inRange($0.start, $0.duration) }
+    private func intervalSection(_ name: String, _ shown: [TimelineInterval]) -> [String] {
         let total = shown.reduce(0) { $0 + $1.duration }
         var lines = ["", bold(name) + (shown.isEmpty ? ": none" : ": \(shown.count), \(duration(total)) in total")]
         for interval in shown.prefix(top) {
@@ -180,20 +329,6 @@ struct TraceReport {
         }
         if shown.count > top { lines.append("  … \(shown.count - top) more") }
         return lines
-    }
-
-    private func sampleRows() -> [Int] {
-        let time = trace.cpu.samples.time
-        return time.indices.filter { inRange(instant: time[$0]) }
-    }
-
-    private func inRange(instant time: Nanoseconds) -> Bool {
-        guard let range else { return true }
-        return time >= range.start && time < range.end
-    }
-
-    private func inRange(_ start: Nanoseconds, _ length: Nanoseconds) -> Bool {
-        range?.overlaps(start: start, end: start + length) ?? true
     }
 
     // MARK: Formatting
@@ -226,12 +361,7 @@ struct TraceReport {
 
 /// Human units for the CLI's reports.
 enum Units {
-    static func duration(_ ns: Int64) -> String {
-        let value = Double(ns)
-        if ns < 1_000_000 { return String(format: "%.0f µs", value / 1e3) }
-        if ns < 1_000_000_000 { return String(format: "%.2f ms", value / 1e6) }
-        return String(format: "%.3f s", value / 1e9)
-    }
+    static func duration(_ ns: Int64) -> String { DurationText.format(ns) }
 
     static func seconds(_ ns: Int64) -> String { String(format: "%.3f s", Double(ns) / 1e9) }
 

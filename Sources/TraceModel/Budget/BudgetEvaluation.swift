@@ -206,19 +206,17 @@ extension Trace {
     // MARK: Cause fan-out
 
     private func evaluateFanOutRule(_ rule: BudgetRule, range: TimeRange?) -> BudgetResult {
-        let fanOuts = causeFanOuts(in: range).filter { fanOut in
-            fanOut.label == EdgeLabel.update.wireName && rule.matches(view: Self.viewName(ofTitle: fanOut.target))
-        }
+        let fanOuts = causeFanOuts(in: range).filter { $0.label == .update && rule.matches(view: $0.targetName) }
         let measured = Int64(fanOuts.map(\.maxPerEvent).max() ?? 0)
         let passed = measured <= rule.limit
         let offenders: [BudgetOffender] = passed ? [] : fanOuts.filter { $0.maxPerEvent > rule.limit }
-            .sorted { ($0.maxPerEvent, $0.updates) > ($1.maxPerEvent, $1.updates) }
+            .sorted { ($0.maxPerEvent, $0.updateCount) > ($1.maxPerEvent, $1.updateCount) }
             .map { fanOut in
-                let view = Self.viewName(ofTitle: fanOut.target)
-                let caused = updatesOfLargestEvent(fanOut, in: range)
+                // The largest event is the evidence: its first update's cause graph shows the fan-out.
+                let largest = fanOut.events.max { ($0.updates.count, $1.source) < ($1.updates.count, $0.source) }!.updates.sorted()
                 return BudgetOffender(
-                    title: fanOut.edgeText, module: module(ofView: view), view: view, measured: Int64(fanOut.maxPerEvent),
-                    updates: Array(caused.prefix(BudgetOffender.listedUpdates)), updateCount: caused.count
+                    title: fanOut.edgeText, module: string(updates.module[largest[0]]), view: fanOut.targetName,
+                    measured: Int64(fanOut.maxPerEvent), updates: Array(largest.prefix(BudgetOffender.listedUpdates)), updateCount: largest.count
                 )
             }
         var notes: [String] = []
@@ -226,34 +224,6 @@ extension Trace {
             notes.append("no cause made a view matching " + rule.views.map { "\"\($0.pattern)\"" }.joined(separator: ", ") + " run")
         }
         return result(rule, measured: measured, passed: passed, offenders: offenders, notes: notes)
-    }
-
-    /// "LandmarkListItemView.body" -> "LandmarkListItemView".
-    private static func viewName(ofTitle title: String) -> String {
-        title.hasSuffix(".body") ? String(title.dropLast(".body".count)) : title
-    }
-
-    /// The module of the first update of a view, for links to its updates.
-    private func module(ofView view: String) -> String? {
-        guard let ref = strings.firstIndex(of: view).map(StringRef.init), let row = updates.viewName.firstIndex(of: ref) else { return nil }
-        return string(updates.module[row])
-    }
-
-    /// The updates (in start order) that the one cause event of `fanOut` with the most targets made run.
-    private func updatesOfLargestEvent(_ fanOut: CauseFanOut, in range: TimeRange?) -> [Int] {
-        let nodes = graph.nodes, edges = graph.edges
-        let sourceName = Self.viewName(ofTitle: fanOut.source), targetName = Self.viewName(ofTitle: fanOut.target)
-        guard let source = strings.firstIndex(of: sourceName), let target = strings.firstIndex(of: targetName),
-              let property = strings.firstIndex(of: fanOut.property) else { return [] }
-        var byEvent: [Int: [Int]] = [:]
-        for edge in 0..<edges.count where edges.label[edge] == .update && edges.changedProperty[edge] == StringRef(property) {
-            let from = Int(edges.source[edge]), to = Int(edges.target[edge])
-            let update = Int(nodes.update[to])
-            guard nodes.name[from] == StringRef(source), nodes.name[to] == StringRef(target), update != Int(noRow) else { continue }
-            if let range, !range.overlaps(start: updates.start[update], end: updates.end(update)) { continue }
-            byEvent[from, default: []].append(update)
-        }
-        return byEvent.max { ($0.value.count, $1.key) < ($1.value.count, $0.key) }?.value.sorted() ?? []
     }
 
     /// Updates that overlap `range`, longest first: what the app was busy with during a hang or hitch.

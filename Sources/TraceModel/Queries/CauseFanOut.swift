@@ -1,30 +1,41 @@
-// The cause fan-out: which cause made which view bodies run, and how many per cause event
-// ("@Observable ModelData.favoritesCollection → LandmarkListItemView.body ×12 per event").
-// `tracesvc inspect` prints it; the comparison matches it between two traces.
+// Cause fan-out: how many updates one cause event made run ("@Observable X -> Row.body x12 per
+// event"). `tracesvc inspect` prints it, the collection fan-out finding is built on it, the
+// comparison matches it between two traces and the fan-out budget limits it.
 
-/// Edges from one kind of cause to one kind of target, merged over the trace: each cause event
-/// (a source node) made `minPerEvent...maxPerEvent` targets run.
-public struct CauseFanOut: Sendable, Equatable, Hashable, Encodable {
-    /// Node titles; a view body's ends in ".body".
+/// Edges from cause events into nodes whose body ran, merged by (source, target, label, property).
+public struct CauseFanOut: Sendable, Equatable {
+    /// One cause event (a source node) and the updates its edges of this fan-out made run.
+    public struct Event: Sendable, Equatable {
+        public var source: Int
+        /// Rows of the update table, in edge order.
+        public var updates: [Int]
+    }
+
+    /// Node name of the source, with ".body" for a view body ("@Observable ModelData", "List.body").
     public var source: String
+    public var sourceKind: NodeKind
+    /// The source node's owner (the view or class holding the value), or "".
+    public var sourceOwner: String
     public var target: String
-    /// "update" or "creation".
-    public var label: String
+    /// The target node's name without ".body": the view type for a body.
+    public var targetName: String
+    public var targetKind: NodeKind
+    public var label: EdgeLabel
     /// The property whose change travelled along the edges, or "".
     public var property: String
-    /// Cause events (source nodes) with at least one such edge.
-    public var events: Int
-    /// Target updates caused, over all events.
-    public var updates: Int
-    public var minPerEvent: Int
-    public var maxPerEvent: Int
+    /// In order of each event's first edge.
+    public var events: [Event]
+
+    public var updateCount: Int { events.reduce(0) { $0 + $1.updates.count } }
+    public var minPerEvent: Int { events.map(\.updates.count).min() ?? 0 }
+    public var maxPerEvent: Int { events.map(\.updates.count).max() ?? 0 }
 
     /// What identifies the same fan-out in another trace.
     public struct Key: Sendable, Hashable {
         public var source: String, target: String, label: String, property: String
     }
 
-    public var key: Key { Key(source: source, target: target, label: label, property: property) }
+    public var key: Key { Key(source: source, target: target, label: label.wireName, property: property) }
 
     /// "×12", or "×1–3" when events fanned out to different numbers of targets.
     public var fanOutText: String { minPerEvent == maxPerEvent ? "×\(minPerEvent)" : "×\(minPerEvent)–\(maxPerEvent)" }
@@ -32,66 +43,62 @@ public struct CauseFanOut: Sendable, Equatable, Hashable, Encodable {
     /// "@Observable X (items) → Row.body ×12 [creation]"
     public var edgeText: String {
         let changed = property.isEmpty ? "" : " (\(property))"
-        return "\(source)\(changed) → \(target) \(fanOutText)\(label == EdgeLabel.creation.wireName ? " [creation]" : "")"
+        return "\(source)\(changed) → \(target) \(fanOutText)\(label == .creation ? " [creation]" : "")"
     }
 }
 
 extension Trace {
-    /// Edges into nodes whose body ran (and whose update overlaps `range`), grouped by cause
-    /// event and merged by (source title, target title, label, property); most updates first.
+    /// Every fan-out whose updates overlap `range` (nil = the whole trace), most updates first
+    /// (ties in order of first appearance).
     public func causeFanOuts(in range: TimeRange? = nil) -> [CauseFanOut] {
         struct Key: Hashable {
-            var source: StringRef, target: StringRef, property: StringRef
-            var sourceIsBody: Bool, targetIsBody: Bool, label: EdgeLabel
+            var sourceName: StringRef, sourceKind: NodeKind, targetName: StringRef, targetKind: NodeKind
+            var label: EdgeLabel, property: StringRef
         }
-        struct Totals { var key: Key, events = 0, updates = 0, minPerEvent = Int.max, maxPerEvent = 0 }
-        let nodes = graph.nodes, edges = graph.edges
-        var ids: [Key: Int] = [:]
-        var totals: [Totals] = []
-        // Walk by source node (one node is one cause event), counting each event's targets per
-        // key in `eventCount` (reset through `touched`) instead of a (key, event) table.
-        var eventCount: [Int] = []
-        var touched: [Int] = []
-        for source in 0..<nodes.count {
-            for edge in graph.outgoing(source) {
-                let target = Int(edges.target[Int(edge)])
-                let update = nodes.update[target]
-                guard update != noRow else { continue }
-                if let range, !range.overlaps(start: updates.start[Int(update)], end: updates.end(Int(update))) { continue }
-                let key = Key(
-                    source: nodes.name[source], target: nodes.name[target], property: edges.changedProperty[Int(edge)],
-                    sourceIsBody: nodes.kind[source] == .viewBody, targetIsBody: nodes.kind[target] == .viewBody, label: edges.label[Int(edge)]
-                )
-                let id: Int
-                if let known = ids[key] {
-                    id = known
-                } else {
-                    id = totals.count
-                    ids[key] = id
-                    totals.append(Totals(key: key))
-                    eventCount.append(0)
-                }
-                if eventCount[id] == 0 { touched.append(id) }
-                eventCount[id] += 1
-            }
-            for id in touched {
-                let count = eventCount[id]
-                eventCount[id] = 0
-                totals[id].events += 1
-                totals[id].updates += count
-                totals[id].minPerEvent = min(totals[id].minPerEvent, count)
-                totals[id].maxPerEvent = max(totals[id].maxPerEvent, count)
-            }
-            touched.removeAll(keepingCapacity: true)
-        }
-        let rows = totals.map { total in
-            let key = total.key
-            return CauseFanOut(
-                source: string(key.source) + (key.sourceIsBody ? ".body" : ""), target: string(key.target) + (key.targetIsBody ? ".body" : ""),
-                label: key.label.wireName, property: string(key.property), events: total.events, updates: total.updates,
-                minPerEvent: total.minPerEvent, maxPerEvent: total.maxPerEvent
+        struct EventKey: Hashable { var fanOut: Int, source: UInt32 }
+        let nodes = graph.nodes
+        let edges = graph.edges
+        var indexOfKey: [Key: Int] = [:]
+        var fanOuts: [CauseFanOut] = []
+        var indexOfEvent: [EventKey: Int] = [:]
+        for edge in 0..<edges.count {
+            let target = Int(edges.target[edge])
+            let update = nodes.update[target]
+            guard update != noRow else { continue }
+            if let range, !range.overlaps(start: updates.start[Int(update)], end: updates.end(Int(update))) { continue }
+            let source = edges.source[edge]
+            let key = Key(
+                sourceName: nodes.name[Int(source)], sourceKind: nodes.kind[Int(source)],
+                targetName: nodes.name[target], targetKind: nodes.kind[target],
+                label: edges.label[edge], property: edges.changedProperty[edge]
             )
+            let fanOut: Int
+            if let known = indexOfKey[key] {
+                fanOut = known
+            } else {
+                fanOut = fanOuts.count
+                indexOfKey[key] = fanOut
+                fanOuts.append(CauseFanOut(
+                    source: fanOutTitle(Int(source)), sourceKind: key.sourceKind, sourceOwner: string(nodes.owner[Int(source)]),
+                    target: fanOutTitle(target), targetName: string(key.targetName), targetKind: key.targetKind,
+                    label: key.label, property: string(key.property), events: []
+                ))
+            }
+            let eventKey = EventKey(fanOut: fanOut, source: source)
+            if let event = indexOfEvent[eventKey] {
+                fanOuts[fanOut].events[event].updates.append(Int(update))
+            } else {
+                indexOfEvent[eventKey] = fanOuts[fanOut].events.count
+                fanOuts[fanOut].events.append(CauseFanOut.Event(source: Int(source), updates: [Int(update)]))
+            }
         }
-        return rows.sorted { ($0.updates, $1.source, $1.target, $1.property) > ($1.updates, $0.source, $0.target, $0.property) }
+        let totals = fanOuts.map(\.updateCount)
+        let order = fanOuts.indices.sorted { (totals[$0], $1) > (totals[$1], $0) }
+        return order.map { fanOuts[$0] }
+    }
+
+    private func fanOutTitle(_ node: Int) -> String {
+        let name = string(graph.nodes.name[node])
+        return graph.nodes.kind[node] == .viewBody ? "\(name).body" : name
     }
 }

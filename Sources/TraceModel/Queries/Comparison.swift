@@ -262,7 +262,7 @@ public struct CauseComparison: Sendable, Equatable, Encodable {
         property = key.property
         self.a = a.map(CauseFanOutSide.init)
         self.b = b.map(CauseFanOutSide.init)
-        updatesDelta = (b?.updates ?? 0) - (a?.updates ?? 0)
+        updatesDelta = (b?.updateCount ?? 0) - (a?.updateCount ?? 0)
         switch (a, b) {
         case (nil, _): change = .appeared
         case (_, nil): change = .disappeared
@@ -280,8 +280,8 @@ public struct CauseFanOutSide: Sendable, Equatable, Encodable {
     public var fanOut: String
 
     init(_ fanOut: CauseFanOut) {
-        events = fanOut.events
-        updates = fanOut.updates
+        events = fanOut.events.count
+        updates = fanOut.updateCount
         minPerEvent = fanOut.minPerEvent
         maxPerEvent = fanOut.maxPerEvent
         self.fanOut = fanOut.fanOutText

@@ -169,21 +169,8 @@ extension Trace {
         let defaultProcess: Int32 = processes.count == 1 ? 0 : noRow
 
         for lane in filter.lanes {
-            guard let rows = indexes.updatesByLane[lane] else { continue }
-            var low = 0
-            var high = rows.count
-            if let range {
-                // Rows are sorted by start: the ones that can overlap started in
-                // [range.start - longest duration of the lane, range.end).
-                let earliest = range.start - (indexes.maxDurationByLane[lane] ?? 0)
-                low = Self.firstIndex(in: rows, startAtLeast: earliest, starts: table.start)
-                high = Self.firstIndex(in: rows, startAtLeast: range.end, starts: table.start)
-            }
-            for position in low..<max(low, high) {
-                let row = Int(rows[position])
-                let start = table.start[row]
+            for row in updateRows(of: lane, overlapping: range) {
                 let duration = table.duration[row]
-                if let range, !range.overlaps(start: start, end: start + duration) { continue }
                 let thread = table.thread[row]
                 let key = ViewKey(
                     process: thread == noRow ? defaultProcess : processOfThread[Int(thread)],
@@ -221,6 +208,19 @@ extension Trace {
         result.sort { ($0.stats.totalNs, $1.name, $1.pid ?? -1) > ($1.stats.totalNs, $0.name, $0.pid ?? -1) }
         let span = range ?? TimeRange(start: metadata.start, end: metadata.end)
         return UpdateSummary(start: span.start, end: span.end, filter: filter, total: total, processes: result)
+    }
+
+    /// Rows of `lane` that overlap `range` (nil = all of them): rows are sorted by start, so the ones
+    /// that can overlap started in [range.start - longest duration of the lane, range.end).
+    func updateRows(of lane: Lane, overlapping range: TimeRange?) -> LazyFilterSequence<LazyMapSequence<ArraySlice<UInt32>, Int>> {
+        let rows = indexes.updatesByLane[lane] ?? []
+        var low = 0, high = rows.count
+        if let range {
+            low = Self.firstIndex(in: rows, startAtLeast: range.start - (indexes.maxDurationByLane[lane] ?? 0), starts: updates.start)
+            high = Self.firstIndex(in: rows, startAtLeast: range.end, starts: updates.start)
+        }
+        let table = updates
+        return rows[low..<max(low, high)].lazy.map(Int.init).filter { range?.overlaps(start: table.start[$0], end: table.end($0)) ?? true }
     }
 
     /// First position in `rows` (sorted by start) whose update starts at or after `time`.

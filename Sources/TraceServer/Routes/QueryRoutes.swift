@@ -62,6 +62,28 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         ))
         return try jsonResponse(tree)
     }
+
+    router.get("/api/traces/:id/findings") { request, context in
+        let loaded = try await store.loaded(id: context.traceID())
+        let query = QueryParameters(request: request)
+        var options = FindingsOptions()
+        for parameter in FindingsOptions.parameters {
+            guard let text = query.string(parameter.name) else { continue }
+            do {
+                try options.set(parameter.name, to: text)
+            } catch {
+                throw APIError(.badRequest, "bad parameter", detail: "\(error)")
+            }
+        }
+        // Default thresholds were computed at load time; others read every update, off the pool.
+        let trace = loaded.trace, thresholds = options
+        let findings = options == FindingsOptions() ? loaded.findings : try await TraceStore.runOffPool { trace.findings(thresholds) }
+        return try jsonResponse(FindingsResponse(findings: findings))
+    }
+}
+
+private struct FindingsResponse: Encodable {
+    var findings: [Finding]
 }
 
 private enum SortOrder: String, CaseIterable { case asc, desc }

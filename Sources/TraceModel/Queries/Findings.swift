@@ -1,0 +1,212 @@
+// Findings: the readings the WWDC talk teaches, made automatically. Each says what is wrong,
+// what it costs, the usual fix and where the evidence is (updates, a cause graph, a CPU range).
+// The rules live in FindingsRules.swift; kinds and defaults are documented in docs/findings.md.
+
+/// Stable names: the API, the CLI's JSON and share links use them.
+public enum FindingKind: String, Sendable, Codable, CaseIterable {
+    case collectionFanOut = "collection-fan-out"
+    case longBody = "long-body"
+    case environmentChurn = "environment-churn"
+    case hangExplained = "hang-explained"
+    case hitchExplained = "hitch-explained"
+    case repeatedBody = "repeated-body-in-transaction"
+}
+
+public enum FindingSeverity: String, Sendable, Codable, CaseIterable, Comparable {
+    case low, medium, high
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// Something a finding is about: a view, a property or environment value, a frame, a thread.
+public struct FindingSubject: Sendable, Equatable, Encodable {
+    public enum Role: String, Sendable, Encodable { case view, property, environment, frame, thread }
+    public var role: Role
+    public var name: String
+    /// The view's module, the frame's binary, the property's owner, or "".
+    public var detail: String
+
+    public init(role: Role, name: String, detail: String = "") {
+        self.role = role
+        self.name = name
+        self.detail = detail
+    }
+}
+
+/// CPU time sampled in a frame the app called (the callee of the deepest app frame of each
+/// sample, so `unum_open` under `NumberFormatter.init()` counts for `NumberFormatter.init()`).
+public struct FindingFrame: Sendable, Equatable, Encodable {
+    public var name: String
+    public var binary: String
+    public var isAppCode: Bool
+    /// The app's frame that called it, or "" when the frame is the app's own or no app frame is on the stack.
+    public var caller: String
+    /// Weight of the samples attributed to it (ns of CPU).
+    public var weightNs: Nanoseconds
+}
+
+/// Where to look: the browser and the CLI turn these into share links.
+public struct FindingEvidence: Sendable, Equatable, Encodable {
+    /// Update rows (ascending), at most `FindingsOptions.maxEvidenceUpdates`.
+    public var updates: [Int]
+    /// All updates the finding counts (may exceed `updates.count`).
+    public var updateCount: Int
+    /// Open its cause graph to see the cause.
+    public var representativeUpdate: Int?
+    /// Open the CPU call tree of this range (on `thread`, or all threads when nil).
+    public var range: TimeRange?
+    public var thread: Int?
+    /// Heaviest frames, most weight first.
+    public var frames: [FindingFrame]
+    /// Hangs and hitches: the share (0...1) of the interval the main thread was sampled on CPU.
+    public var cpuCoverage: Double?
+
+    enum CodingKeys: String, CodingKey { case updates, updateCount, representativeUpdate, range, thread, frames, cpuCoverage }
+
+    // Absent values are `null`, not missing keys (the API's rule).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(updates, forKey: .updates)
+        try c.encode(updateCount, forKey: .updateCount)
+        try c.encode(representativeUpdate, forKey: .representativeUpdate)
+        try c.encode(range, forKey: .range)
+        try c.encode(thread, forKey: .thread)
+        try c.encode(frames, forKey: .frames)
+        try c.encode(cpuCoverage, forKey: .cpuCoverage)
+    }
+}
+
+public struct Finding: Sendable, Equatable, Encodable {
+    /// Stable for a trace whatever the thresholds: the kind and what it is about ("long-body:Landmarks.Row").
+    public var id: String
+    public var kind: FindingKind
+    public var severity: FindingSeverity
+    public var title: String
+    public var subjects: [FindingSubject]
+    /// Time the problem costs in the trace, and the time the suggested fix would save (an estimate).
+    public var costNs: Nanoseconds
+    public var savingNs: Nanoseconds
+    /// How often it happened (events, bodies, transactions or intervals, as the title says).
+    public var occurrences: Int
+    public var fix: String
+    public var evidence: FindingEvidence
+}
+
+/// Thresholds of the rules. Defaults are documented in docs/findings.md; each can be set by name
+/// (`FindingsOptions.parameters`) from a query parameter or a CLI flag.
+public struct FindingsOptions: Sendable, Equatable {
+    /// Collection fan-out: bodies of one view type one change must run, in at least this many changes.
+    public var fanOutMinBodies = 8
+    public var fanOutMinEvents = 2
+    /// Long body: a body is long above this; a view is reported with at least `longBodyMinCount` of them.
+    public var longBodyNs: Nanoseconds = LongUpdateSeverity.redThreshold
+    public var longBodyMinCount = 3
+    /// Environment churn: one change notifies at least this many bodies, and at least this share of them do not run.
+    public var environmentMinNotified = 2
+    public var environmentMinSkippedShare = 0.5
+    /// Repeated body: runs of one view's body, each from a different cause, within one update group.
+    public var repeatedBodyMinRuns = 3
+    /// Hangs and hitches: main thread sampled on CPU for at least this share of the interval = busy, else blocked.
+    public var busyCoverage = 0.5
+    /// Blocked intervals: frames sampled this long before and after the interval also count.
+    public var blockedContextNs: Nanoseconds = 20_000_000
+    /// Hang and hitch findings kept per kind (the longest).
+    public var maxIntervalFindings = 10
+    public var topFrames = 5
+    public var maxEvidenceUpdates = 100
+
+    public init() {}
+
+    /// A threshold settable by name: `fanOutMinBodies=12`.
+    public struct Parameter: Sendable {
+        public let name: String
+        public let summary: String
+        public let range: ClosedRange<Double>
+        let keyPath: any WritableKeyPath<FindingsOptions, Double> & Sendable
+    }
+
+    public static let parameters: [Parameter] = [
+        Parameter(name: "fanOutMinBodies", summary: "bodies of one view type one change must run", range: 2...1_000_000, keyPath: \.fanOutMinBodiesValue),
+        Parameter(name: "fanOutMinEvents", summary: "changes that must fan out that wide", range: 1...1_000_000, keyPath: \.fanOutMinEventsValue),
+        Parameter(name: "longBodyNs", summary: "a body longer than this (ns) is long", range: 1...Double(TraceLimits.time), keyPath: \.longBodyNsValue),
+        Parameter(name: "longBodyMinCount", summary: "long bodies a view needs to be reported", range: 1...1_000_000, keyPath: \.longBodyMinCountValue),
+        Parameter(name: "environmentMinNotified", summary: "bodies one environment change must notify", range: 1...1_000_000, keyPath: \.environmentMinNotifiedValue),
+        Parameter(name: "environmentMinSkippedShare", summary: "share (0-1) of notified bodies that did not run", range: 0...1, keyPath: \.environmentMinSkippedShare),
+        Parameter(name: "repeatedBodyMinRuns", summary: "runs of one body in one transaction", range: 2...1_000_000, keyPath: \.repeatedBodyMinRunsValue),
+        Parameter(name: "busyCoverage", summary: "main-thread CPU share (0-1) above which a hang is busy, not blocked", range: 0...1, keyPath: \.busyCoverage),
+        Parameter(name: "maxIntervalFindings", summary: "hang and hitch findings kept per kind", range: 0...1_000_000, keyPath: \.maxIntervalFindingsValue),
+    ]
+
+    public enum ParameterError: Error, Sendable, Equatable, CustomStringConvertible {
+        case unknown(String)
+        case invalid(name: String, value: String, range: ClosedRange<Double>)
+
+        public var description: String {
+            switch self {
+            case .unknown(let name):
+                "unknown threshold '\(name)'; thresholds are \(FindingsOptions.parameters.map(\.name).joined(separator: ", "))"
+            case .invalid(let name, let value, let range):
+                "\(name): '\(value)' is not a number in \(Self.text(range.lowerBound))...\(Self.text(range.upperBound))"
+            }
+        }
+
+        private static func text(_ value: Double) -> String { value == value.rounded() ? String(Int64(value)) : String(value) }
+    }
+
+    /// Sets the threshold `name` from text; counts must be whole numbers.
+    public mutating func set(_ name: String, to text: String) throws(ParameterError) {
+        guard let parameter = Self.parameters.first(where: { $0.name == name }) else { throw .unknown(name) }
+        let isShare = parameter.range.upperBound == 1
+        guard let value = Double(text), value.isFinite, parameter.range.contains(value), isShare || value == value.rounded() else {
+            throw .invalid(name: name, value: text, range: parameter.range)
+        }
+        self[keyPath: parameter.keyPath] = value
+    }
+
+    // Doubles for the parameter table; the rules read the typed properties.
+    private var fanOutMinBodiesValue: Double { get { Double(fanOutMinBodies) } set { fanOutMinBodies = Int(newValue) } }
+    private var fanOutMinEventsValue: Double { get { Double(fanOutMinEvents) } set { fanOutMinEvents = Int(newValue) } }
+    private var longBodyNsValue: Double { get { Double(longBodyNs) } set { longBodyNs = Nanoseconds(newValue) } }
+    private var longBodyMinCountValue: Double { get { Double(longBodyMinCount) } set { longBodyMinCount = Int(newValue) } }
+    private var environmentMinNotifiedValue: Double { get { Double(environmentMinNotified) } set { environmentMinNotified = Int(newValue) } }
+    private var repeatedBodyMinRunsValue: Double { get { Double(repeatedBodyMinRuns) } set { repeatedBodyMinRuns = Int(newValue) } }
+    private var maxIntervalFindingsValue: Double { get { Double(maxIntervalFindings) } set { maxIntervalFindings = Int(newValue) } }
+}
+
+extension Trace {
+    /// Every finding of the trace, costliest first.
+    public func findings(_ options: FindingsOptions = FindingsOptions()) -> [Finding] {
+        var context = FindingsContext(trace: self, options: options)
+        var found: [Finding] = []
+        found += collectionFanOutFindings(&context)
+        found += longBodyFindings(&context)
+        found += environmentChurnFindings(&context)
+        found += intervalFindings(&context, hangs, kind: .hangExplained, noun: "Hang")
+        found += intervalFindings(&context, hitches, kind: .hitchExplained, noun: "Hitch")
+        found += repeatedBodyFindings(&context)
+        return found.sorted { ($0.costNs, $1.kind.rawValue, $1.id) > ($1.costNs, $0.kind.rawValue, $0.id) }
+    }
+}
+
+/// Durations as people read them: "840 µs", "2.31 ms", "1.204 s".
+public enum DurationText {
+    public static func format(_ ns: Nanoseconds) -> String {
+        let value = Double(ns)
+        if ns < 1_000_000 { return "\(Int((value / 1e3).rounded())) µs" }
+        if ns < 1_000_000_000 { return fixed(value / 1e6, digits: 2) + " ms" }
+        return fixed(value / 1e9, digits: 3) + " s"
+    }
+
+    /// `String(format:)` needs Foundation, which TraceModel does not import.
+    static func fixed(_ value: Double, digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = Int64((abs(value) * scale).rounded())
+        let whole = scaled / Int64(scale)
+        let fraction = String(scaled % Int64(scale))
+        let padded = String(repeating: "0", count: max(0, digits - fraction.count)) + fraction
+        return (value < 0 && scaled != 0 ? "-" : "") + "\(whole)" + (digits > 0 ? ".\(padded)" : "")
+    }
+}

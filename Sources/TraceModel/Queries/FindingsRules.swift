@@ -1,0 +1,465 @@
+// The rules behind `Trace.findings`, one function per kind. Each reads the columns once (no
+// per-update allocation), so a million updates take well under a second.
+
+/// What several rules share, computed when first needed.
+struct FindingsContext {
+    let trace: Trace
+    let options: FindingsOptions
+    /// Threads marked main; CPU readings of the UI use them.
+    let mainThreads: Set<Int32>
+    /// Per stack: the frame the app called (see `FindingFrame`) and the app frame that called it.
+    private var attribution: [UInt32: (frame: UInt32, caller: Int32)] = [:]
+    /// Per update group: time of its updates (the rest of a transaction is SwiftUI's own bookkeeping).
+    private var updateTimeByGroup: [Nanoseconds]?
+
+    init(trace: Trace, options: FindingsOptions) {
+        self.trace = trace
+        self.options = options
+        mainThreads = Set(trace.threads.indices.filter { trace.threads[$0].isMain }.map(Int32.init))
+    }
+
+    /// Heaviest attributed frames of the samples on `threads` (empty = any thread) in `ranges`.
+    mutating func heaviestFrames(in ranges: some Sequence<TimeRange>, threads: Set<Int32>) -> [FindingFrame] {
+        let samples = trace.cpu.samples
+        var weights: [UInt64: Nanoseconds] = [:]
+        for range in ranges {
+            var index = indexOfFirst(atLeast: range.start, in: samples.time)
+            while index < samples.count, samples.time[index] < range.end {
+                defer { index += 1 }
+                if !threads.isEmpty, !threads.contains(samples.thread[index]) { continue }
+                let (frame, caller) = attributed(stack: samples.stack[index])
+                let key = UInt64(frame) << 32 | UInt64(UInt32(bitPattern: caller))
+                weights[key, default: 0].addSaturating(samples.weight[index])
+            }
+        }
+        let frames = trace.cpu.frames
+        return weights.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(options.topFrames).map { key, weight in
+            let frame = Int(key >> 32)
+            let caller = Int32(bitPattern: UInt32(truncatingIfNeeded: key))
+            return FindingFrame(
+                name: trace.string(frames.name[frame]), binary: trace.string(frames.binary[frame]),
+                isAppCode: frames.isAppCode[frame], caller: caller == noRow ? "" : trace.string(frames.name[Int(caller)]),
+                weightNs: weight
+            )
+        }
+    }
+
+    /// CPU weight sampled on `threads` (empty = any) in `range`.
+    func cpuWeight(in range: TimeRange, threads: Set<Int32>) -> Nanoseconds {
+        let samples = trace.cpu.samples
+        var total: Nanoseconds = 0
+        var index = indexOfFirst(atLeast: range.start, in: samples.time)
+        while index < samples.count, samples.time[index] < range.end {
+            if threads.isEmpty || threads.contains(samples.thread[index]) { total.addSaturating(samples.weight[index]) }
+            index += 1
+        }
+        return total
+    }
+
+    /// The frame below the deepest app frame (what the app's code called), else the leaf.
+    private mutating func attributed(stack: UInt32) -> (frame: UInt32, caller: Int32) {
+        if let known = attribution[stack] { return known }
+        let stacks = trace.cpu.stacks
+        let isApp = trace.cpu.frames.isAppCode
+        var result = (frame: stacks.frame[Int(stack)], caller: noRow)
+        var callee = stacks.frame[Int(stack)]
+        var current = Int32(stack)
+        while current != noRow {
+            let frame = stacks.frame[Int(current)]
+            if isApp[Int(frame)], !isEntryPoint(frame) {
+                result = current == Int32(stack) ? (frame, noRow) : (callee, Int32(frame))
+                break
+            }
+            callee = frame
+            current = stacks.parent[Int(current)]
+        }
+        attribution[stack] = result
+        return result
+    }
+
+    /// `main` / `static App.$main()` sit under every stack of the app: calling into UIKit from them says nothing.
+    private func isEntryPoint(_ frame: UInt32) -> Bool {
+        let name = trace.string(trace.cpu.frames.name[Int(frame)])
+        return name == "main" || name.hasSuffix("$main()") || name.hasSuffix(".main()")
+    }
+
+    mutating func updateTime(ofGroup group: Int) -> Nanoseconds {
+        if updateTimeByGroup == nil {
+            var totals = [Nanoseconds](repeating: 0, count: trace.updateGroups.count)
+            let updates = trace.updates
+            for row in 0..<updates.count where updates.group[row] != noRow {
+                totals[Int(updates.group[row])].addSaturating(updates.duration[row])
+            }
+            updateTimeByGroup = totals
+        }
+        return updateTimeByGroup![group]
+    }
+
+    /// Threads a view update's CPU is read on: its own, else the main thread(s).
+    func threads(ofUpdate row: Int) -> Set<Int32> {
+        let thread = trace.updates.thread[row]
+        return thread == noRow ? mainThreads : [thread]
+    }
+
+    func evidenceUpdates(_ rows: some Collection<Int>) -> [Int] {
+        Array(rows.sorted().prefix(options.maxEvidenceUpdates))
+    }
+
+    /// High: costs a frame at once or 50 ms in all; medium: 1 ms at once or 5 ms in all; else low.
+    func severity(cost: Nanoseconds, worst: Nanoseconds) -> FindingSeverity {
+        let frame = Nanoseconds(1e9 / max(trace.metadata.refreshRate, 1))
+        if worst >= frame || cost >= 50_000_000 { return .high }
+        if worst >= 1_000_000 || cost >= 5_000_000 { return .medium }
+        return .low
+    }
+}
+
+private func plural(_ count: Int, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }
+
+extension Trace {
+    // MARK: Collection fan-out
+
+    func collectionFanOutFindings(_ context: inout FindingsContext) -> [Finding] {
+        let options = context.options
+        var found: [Finding] = []
+        for fanOut in causeFanOuts()
+        where fanOut.label == .update && fanOut.targetKind == .viewBody && [.state, .observable].contains(fanOut.sourceKind) {
+            let wide = fanOut.events.filter { $0.updates.count >= options.fanOutMinBodies }
+            guard wide.count >= options.fanOutMinEvents, let widest = wide.max(by: { $0.updates.count < $1.updates.count }) else { continue }
+            var cost: Nanoseconds = 0, saving: Nanoseconds = 0, worst: Nanoseconds = 0
+            for event in wide {
+                let time = event.updates.reduce(Nanoseconds(0)) { $0.addingSaturating(updates.duration[$1]) }
+                cost.addSaturating(time)
+                worst = max(worst, time)
+                // With a model per item, one change runs about one body: the event's average.
+                saving.addSaturating(time - time / Nanoseconds(event.updates.count))
+            }
+            let rows = wide.flatMap(\.updates)
+            let span = TimeRange(
+                start: widest.updates.map { updates.start[$0] }.min()!, end: widest.updates.map { updates.end($0) }.max()!
+            )
+            let cause = fanOut.property.isEmpty ? fanOut.source : "\(fanOut.source) (\(fanOut.property))"
+            let perEvent = wide.map(\.updates.count)
+            let fan = perEvent.min() == perEvent.max() ? "\(perEvent[0])" : "\(perEvent.min()!)–\(perEvent.max()!)"
+            var subjects = [
+                FindingSubject(role: .property, name: fanOut.source, detail: fanOut.sourceOwner),
+                FindingSubject(role: .view, name: fanOut.targetName, detail: string(updates.module[widest.updates[0]])),
+            ]
+            if !fanOut.property.isEmpty { subjects.insert(FindingSubject(role: .property, name: fanOut.property, detail: fanOut.sourceOwner), at: 1) }
+            found.append(Finding(
+                id: "\(FindingKind.collectionFanOut.rawValue):\(fanOut.source)>\(fanOut.targetName)",
+                kind: .collectionFanOut, severity: context.severity(cost: cost, worst: worst),
+                title: "One change of \(cause) runs \(fan) \(fanOut.targetName) bodies (\(plural(wide.count, "change")))",
+                subjects: subjects, costNs: cost, savingNs: saving, occurrences: wide.count,
+                fix: "Give each \(fanOut.targetName) its own @Observable model (per-item state), so a change to one item runs one body, not every item's.",
+                evidence: FindingEvidence(
+                    updates: context.evidenceUpdates(rows), updateCount: rows.count, representativeUpdate: widest.updates[0],
+                    range: span, thread: nil, frames: [], cpuCoverage: nil
+                )
+            ))
+        }
+        return found
+    }
+
+    // MARK: Long body
+
+    func longBodyFindings(_ context: inout FindingsContext) -> [Finding] {
+        let options = context.options
+        // The long lane holds every body over the orange threshold: enough unless the threshold is lower.
+        let lane: Lane = options.longBodyNs >= LongUpdateSeverity.orangeThreshold ? .longViewBody : .viewBody
+        struct ViewKey: Hashable { var module: StringRef, view: StringRef }
+        var rowsByView: [ViewKey: [Int]] = [:]
+        var order: [ViewKey] = []
+        for row in indexes.updatesByLane[lane] ?? [] where updates.duration[Int(row)] > options.longBodyNs {
+            let key = ViewKey(module: updates.module[Int(row)], view: updates.viewName[Int(row)])
+            if rowsByView[key] == nil { order.append(key) }
+            rowsByView[key, default: []].append(Int(row))
+        }
+        var found: [Finding] = []
+        for key in order {
+            let rows = rowsByView[key]!
+            guard rows.count >= options.longBodyMinCount else { continue }
+            let view = string(key.view), module = string(key.module)
+            var cost: Nanoseconds = 0, saving: Nanoseconds = 0
+            for row in rows {
+                cost.addSaturating(updates.duration[row])
+                saving.addSaturating(updates.duration[row] - options.longBodyNs)
+            }
+            let longest = rows.max { (updates.duration[$0], $1) < (updates.duration[$1], $0) }!
+            let frames = context.heaviestFrames(
+                in: rows.lazy.map { TimeRange(start: self.updates.start[$0], end: self.updates.end($0)) },
+                threads: context.threads(ofUpdate: longest)
+            )
+            let heavy = frames.filter { !($0.isAppCode && $0.name.hasPrefix("\(view).body")) }.prefix(3).map(\.name)
+            let within = heavy.isEmpty ? "" : ", mostly in \(heavy.joined(separator: ", "))"
+            found.append(Finding(
+                id: "\(FindingKind.longBody.rawValue):\(module).\(view)",
+                kind: .longBody, severity: context.severity(cost: cost, worst: updates.duration[longest]),
+                title: "\(view).body takes over \(DurationText.format(options.longBodyNs)) \(rows.count) times (up to \(DurationText.format(updates.duration[longest])))\(within)",
+                subjects: [FindingSubject(role: .view, name: view, detail: module)]
+                    + frames.map { FindingSubject(role: .frame, name: $0.name, detail: $0.binary) },
+                costNs: cost, savingNs: saving, occurrences: rows.count,
+                fix: "Move the work out of \(view).body: cache formatters and other expensive objects, precompute values (in the model) instead of computing them on every call.",
+                evidence: FindingEvidence(
+                    updates: context.evidenceUpdates(rows), updateCount: rows.count, representativeUpdate: longest,
+                    range: TimeRange(start: updates.start[longest], end: updates.end(longest)),
+                    thread: updates.thread[longest] == noRow ? context.mainThreads.min().map(Int.init) : Int(updates.thread[longest]),
+                    frames: frames, cpuCoverage: nil
+                )
+            ))
+        }
+        return found
+    }
+
+    // MARK: Environment churn
+
+    func environmentChurnFindings(_ context: inout FindingsContext) -> [Finding] {
+        let options = context.options
+        let nodes = graph.nodes
+        struct Churn {
+            var changes = 0, notified = 0, skipped = 0, widest = 0
+            var properties: [String] = []
+            var ranViews: [String] = [], skippedViews: [String] = []
+            var ran: [Int] = []
+            var groups = Set<Int32>()
+            var widestGroup = noRow
+            var root = ""
+        }
+        var churnByNode: [StringRef: Churn] = [:]
+        var order: [StringRef] = []
+        for node in 0..<nodes.count where nodes.kind[node] == .externalEnvironment || nodes.kind[node] == .environmentWriter {
+            var notified = 0, skipped = 0
+            var churn = churnByNode[nodes.name[node]] ?? Churn()
+            var group = noRow
+            for edge in graph.outgoing(node) where graph.edges.label[Int(edge)] == .update {
+                let target = Int(graph.edges.target[Int(edge)])
+                guard nodes.kind[target] == .viewBody else { continue }
+                notified += 1
+                group = graph.edges.group[Int(edge)]
+                let property = string(graph.edges.changedProperty[Int(edge)])
+                if !property.isEmpty, !churn.properties.contains(property) { churn.properties.append(property) }
+                let view = string(nodes.name[target])
+                if nodes.update[target] == noRow {
+                    skipped += 1
+                    if !churn.skippedViews.contains(view) { churn.skippedViews.append(view) }
+                } else {
+                    churn.ran.append(Int(nodes.update[target]))
+                    if !churn.ranViews.contains(view) { churn.ranViews.append(view) }
+                }
+            }
+            guard notified > 0 else { continue }
+            if churnByNode[nodes.name[node]] == nil {
+                order.append(nodes.name[node])
+                churn.root = environmentRoot(of: node)
+            }
+            churn.changes += 1
+            churn.notified += notified
+            churn.skipped += skipped
+            if group != noRow { churn.groups.insert(group) }
+            if notified > churn.widest { (churn.widest, churn.widestGroup) = (notified, group) }
+            churnByNode[nodes.name[node]] = churn
+        }
+        var found: [Finding] = []
+        for name in order {
+            let churn = churnByNode[name]!
+            guard churn.widest >= options.environmentMinNotified, churn.skipped > 0,
+                  Double(churn.skipped) >= options.environmentMinSkippedShare * Double(churn.notified) else { continue }
+            // Checking whether a body must run is not an update of its own: it is in the
+            // transaction's time outside its updates.
+            var cost: Nanoseconds = 0, worst: Nanoseconds = 0
+            for group in churn.groups {
+                let overhead = max(0, updateGroups.duration[Int(group)] - context.updateTime(ofGroup: Int(group)))
+                cost.addSaturating(overhead)
+                worst = max(worst, overhead)
+            }
+            let share = Double(churn.skipped) / Double(churn.notified)
+            let writer = string(name)
+            let source = churn.root == writer ? writer : "\(churn.root) → \(writer)"
+            let values = churn.properties.isEmpty ? "an environment value" : churn.properties.joined(separator: ", ")
+            var subjects = [FindingSubject(role: .environment, name: source)]
+            subjects += churn.properties.map { FindingSubject(role: .property, name: $0, detail: "environment") }
+            subjects += (churn.skippedViews + churn.ranViews.filter { !churn.skippedViews.contains($0) }).map { FindingSubject(role: .view, name: $0) }
+            let widestGroup = churn.widestGroup == noRow ? nil : Int(churn.widestGroup)
+            let representative = churn.ran.first { updates.group[$0] == churn.widestGroup } ?? churn.ran.first
+            found.append(Finding(
+                id: "\(FindingKind.environmentChurn.rawValue):\(writer)",
+                kind: .environmentChurn, severity: context.severity(cost: cost, worst: worst),
+                title: "A change of \(values) (\(source)) notifies \(churn.widest) view bodies; \(churn.skipped) of \(churn.notified) notified did not need to run (\(plural(churn.changes, "change")))",
+                subjects: subjects, costNs: cost, savingNs: Nanoseconds(Double(cost) * share), occurrences: churn.changes,
+                fix: "Read narrower values: keep frequently changing values (geometry, timers) out of the environment and pass them only to the views that use them.",
+                evidence: FindingEvidence(
+                    updates: context.evidenceUpdates(churn.ran), updateCount: churn.ran.count, representativeUpdate: representative,
+                    range: widestGroup.map { TimeRange(start: updateGroups.start[$0], end: updateGroups.start[$0] + updateGroups.duration[$0]) },
+                    thread: nil, frames: [], cpuCoverage: nil
+                )
+            ))
+        }
+        return found
+    }
+
+    /// The first environment node up the chain of environment edges into `node` (bounded walk).
+    private func environmentRoot(of node: Int) -> String {
+        var current = node
+        var seen: Set<Int> = [node]
+        while let edge = graph.incoming(current).first(where: {
+            let kind = graph.nodes.kind[Int(graph.edges.source[Int($0)])]
+            return kind == .externalEnvironment || kind == .environmentWriter
+        }) {
+            let source = Int(graph.edges.source[Int(edge)])
+            guard seen.insert(source).inserted else { break }
+            current = source
+        }
+        return string(graph.nodes.name[current])
+    }
+
+    // MARK: Hangs and hitches
+
+    func intervalFindings(_ context: inout FindingsContext, _ intervals: [TimelineInterval], kind: FindingKind, noun: String) -> [Finding] {
+        let options = context.options
+        let kept = intervals.indices.sorted { (intervals[$0].duration, $1) > (intervals[$1].duration, $0) }.prefix(options.maxIntervalFindings)
+        var found: [Finding] = []
+        for index in kept.sorted() {
+            let interval = intervals[index]
+            // A hitch is a frame shown late: the work that made it late ran one frame earlier.
+            let lead = kind == .hitchExplained ? Nanoseconds(1e9 / max(metadata.refreshRate, 1)) : 0
+            let range = TimeRange(start: interval.start - lead, end: interval.end - lead)
+            var threads = context.mainThreads
+            if threads.isEmpty, interval.thread != noRow { threads = [interval.thread] }
+            let onCPU = min(context.cpuWeight(in: range, threads: threads), range.duration)
+            let coverage = range.duration > 0 ? Double(onCPU) / Double(range.duration) : 1
+            var long: [Int] = []
+            var longTime: Nanoseconds = 0
+            for lane in [Lane.longViewBody, .longRepresentable, .longOther] {
+                for row in updateRows(of: lane, overlapping: range) {
+                    long.append(row)
+                    longTime.addSaturating(min(updates.end(row), range.end) - max(updates.start[row], range.start))
+                }
+            }
+            var timeByView: [String: Nanoseconds] = [:]
+            for row in long { timeByView[string(updates.viewName[row]), default: 0].addSaturating(updates.duration[row]) }
+            // Long updates are main-thread work even where the 1 ms sampling missed them.
+            let updateShare = range.duration > 0 ? Double(min(longTime, range.duration)) / Double(range.duration) : 0
+            let busy = max(coverage, updateShare) >= options.busyCoverage
+            let frameRange = busy ? range : TimeRange(start: range.start - options.blockedContextNs, end: range.end + options.blockedContextNs)
+            let frames = context.heaviestFrames(in: [frameRange], threads: threads)
+            let views = timeByView.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map(\.key)
+
+            let percent = Int((coverage * 100).rounded())
+            let reading: String
+            if busy {
+                let culprits = views.isEmpty ? frames.prefix(2).map(\.name) : views.map { "\($0) updates" }
+                let inUpdates = updateShare > 0 ? ", \(Int((updateShare * 100).rounded()))% in long updates" : ""
+                reading = "main thread busy (\(percent)% on CPU\(inUpdates))" + (culprits.isEmpty ? "" : " in \(culprits.joined(separator: ", "))")
+            } else {
+                let near = frames.first.map { " near \($0.name)" } ?? ""
+                reading = "main thread blocked (\(percent)% on CPU): waiting on a lock, I/O or a synchronous call\(near)"
+            }
+            var subjects = [FindingSubject(role: .thread, name: threads.count == 1 ? trace(threadName: threads.first!) : "Main Thread", detail: busy ? "busy" : "blocked")]
+            subjects += views.map { FindingSubject(role: .view, name: $0) }
+            subjects += frames.map { FindingSubject(role: .frame, name: $0.name, detail: $0.binary) }
+            let saving = min(interval.duration, busy ? longTime : range.duration - onCPU)
+            found.append(Finding(
+                id: "\(kind.rawValue):\(interval.start)",
+                kind: kind, severity: context.severity(cost: interval.duration, worst: interval.duration),
+                title: "\(noun) of \(DurationText.format(interval.duration)) at \(DurationText.fixed(Double(interval.start) / 1e9, digits: 3)) s: \(reading)",
+                subjects: subjects, costNs: interval.duration, savingNs: saving, occurrences: 1,
+                fix: busy
+                    ? "Make the work on the main thread cheaper or move it off: start with the long updates and heaviest frames listed."
+                    : "Do not wait on the main thread: make the lock, file or network access or synchronous call asynchronous.",
+                evidence: FindingEvidence(
+                    updates: context.evidenceUpdates(long), updateCount: long.count,
+                    representativeUpdate: long.max { (updates.duration[$0], $1) < (updates.duration[$1], $0) },
+                    range: frameRange, thread: threads.count == 1 ? Int(threads.first!) : nil, frames: frames, cpuCoverage: coverage
+                )
+            ))
+        }
+        return found
+    }
+
+    private func trace(threadName thread: Int32) -> String {
+        thread >= 0 && Int(thread) < threads.count ? threads[Int(thread)].name : "Main Thread"
+    }
+
+    // MARK: Repeated body in one transaction
+
+    func repeatedBodyFindings(_ context: inout FindingsContext) -> [Finding] {
+        let options = context.options
+        // Body updates bucketed by update group (counting sort: one pass, no per-group arrays).
+        let groupCount = updateGroups.count
+        var offsets = [Int](repeating: 0, count: groupCount + 1)
+        for row in 0..<updates.count where updates.kind[row] == .viewBody && updates.group[row] != noRow {
+            offsets[Int(updates.group[row]) + 1] += 1
+        }
+        for group in 0..<groupCount { offsets[group + 1] += offsets[group] }
+        var bucket = [Int32](repeating: 0, count: offsets[groupCount])
+        var fill = offsets
+        for row in 0..<updates.count where updates.kind[row] == .viewBody && updates.group[row] != noRow {
+            let group = Int(updates.group[row])
+            bucket[fill[group]] = Int32(row)
+            fill[group] += 1
+        }
+
+        struct ViewKey: Hashable { var module: StringRef, view: StringRef }
+        struct Repeats { var groups = 0, worstRuns = 0, worstGroup = 0, runs: [Int] = [], cost: Nanoseconds = 0, saving: Nanoseconds = 0, worstCost: Nanoseconds = 0 }
+        var repeatsByView: [ViewKey: Repeats] = [:]
+        for group in 0..<groupCount where offsets[group + 1] - offsets[group] >= options.repeatedBodyMinRuns {
+            let rows = bucket[offsets[group]..<offsets[group + 1]].sorted {
+                (updates.module[Int($0)], updates.viewName[Int($0)], $0) < (updates.module[Int($1)], updates.viewName[Int($1)], $1)
+            }
+            var first = 0
+            while first < rows.count {
+                let key = ViewKey(module: updates.module[Int(rows[first])], view: updates.viewName[Int(rows[first])])
+                var end = first + 1
+                while end < rows.count, updates.module[Int(rows[end])] == key.module, updates.viewName[Int(rows[end])] == key.view { end += 1 }
+                defer { first = end }
+                guard end - first >= options.repeatedBodyMinRuns else { continue }
+                // Bodies of one view type caused by the same event are sibling instances (a fan-out),
+                // not one view running again: count one run per distinct cause.
+                var sources = Set<UInt32>()
+                var runs: [Int] = []
+                for row in rows[first..<end] {
+                    guard let source = firstCause(ofUpdate: Int(row)), sources.insert(source).inserted else { continue }
+                    runs.append(Int(row))
+                }
+                guard runs.count >= options.repeatedBodyMinRuns else { continue }
+                let times = runs.map { updates.duration[$0] }
+                let cost = times.reduce(Nanoseconds(0)) { $0.addingSaturating($1) }
+                var repeats = repeatsByView[key] ?? Repeats()
+                repeats.groups += 1
+                repeats.cost.addSaturating(cost)
+                repeats.saving.addSaturating(cost - times.max()!)
+                if runs.count > repeats.worstRuns { (repeats.worstRuns, repeats.worstGroup, repeats.worstCost) = (runs.count, group, cost) }
+                repeats.runs += runs
+                repeatsByView[key] = repeats
+            }
+        }
+        return repeatsByView.map { key, repeats in
+            let view = string(key.view), module = string(key.module)
+            let worstRuns = repeats.runs.filter { Int(updates.group[$0]) == repeats.worstGroup }
+            return Finding(
+                id: "\(FindingKind.repeatedBody.rawValue):\(module).\(view)",
+                kind: .repeatedBody, severity: context.severity(cost: repeats.cost, worst: repeats.worstCost),
+                title: "\(view).body runs up to \(repeats.worstRuns) times in one transaction (\(plural(repeats.groups, "transaction")))",
+                subjects: [FindingSubject(role: .view, name: view, detail: module)]
+                    + Set(repeats.runs.compactMap { firstCause(ofUpdate: $0) }.map { causeTitle(node: Int($0)) }).sorted().prefix(5)
+                        .map { FindingSubject(role: .property, name: $0) },
+                costNs: repeats.cost, savingNs: repeats.saving, occurrences: repeats.groups,
+                fix: "Let \(view) settle in one pass: do not write state it reads while it updates (body, onAppear, onChange), and coalesce several writes into one.",
+                evidence: FindingEvidence(
+                    updates: context.evidenceUpdates(repeats.runs), updateCount: repeats.runs.count,
+                    representativeUpdate: worstRuns.dropFirst().first ?? worstRuns.first,
+                    range: TimeRange(start: updateGroups.start[repeats.worstGroup], end: updateGroups.start[repeats.worstGroup] + updateGroups.duration[repeats.worstGroup]),
+                    thread: nil, frames: [], cpuCoverage: nil
+                )
+            )
+        }
+    }
+
+    /// The source node of the first edge into one of the update's nodes.
+    private func firstCause(ofUpdate row: Int) -> UInt32? {
+        for node in indexes.nodes(ofUpdate: row) {
+            if let edge = graph.incoming(Int(node)).first { return graph.edges.source[Int(edge)] }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,323 @@
+import Foundation
+import Testing
+@testable import TraceModel
+
+/// Small recordings of apps other than the samples (names, shapes, counts of their own), so the
+/// rules are shown to hold for any app. The Landmarks samples are checked in TraceFormatsTests.
+private struct AppRecording {
+    var builder: TraceBuilder
+    let main: Int32
+    let module: StringRef
+    private var nextEvent: Int64 = 1
+
+    init(app: String) {
+        builder = TraceBuilder(metadata: TraceMetadata(name: app.lowercased(), app: app, refreshRate: 60, start: 0, end: 20_000_000_000, sourceFormat: "test"))
+        let process = builder.addProcess(TraceProcess(pid: 7, name: app))
+        main = builder.addThread(TraceThread(tid: 1, name: "Main Thread", process: process, isMain: true))
+        module = builder.intern(app)
+    }
+
+    mutating func group(start: Nanoseconds, end: Nanoseconds) -> Int32 {
+        builder.addUpdateGroup(start: start, duration: end - start, label: builder.intern("Transaction"), thread: main)
+    }
+
+    /// A view body that ran, with its graph node.
+    @discardableResult
+    mutating func body(_ view: String, start: Nanoseconds, duration: Nanoseconds, group: Int32 = noRow, kind: UpdateKind = .viewBody) -> UInt32 {
+        let row = builder.addUpdate(start: start, duration: duration, kind: kind, module: module, viewName: builder.intern(view), thread: main, group: group)
+        return node(.viewBody, view, at: start, update: row)
+    }
+
+    mutating func node(_ kind: NodeKind, _ name: String, owner: String = "", at time: Nanoseconds, update: Int32 = noRow) -> UInt32 {
+        defer { nextEvent += 1 }
+        return builder.addNode(
+            kind: kind, name: builder.intern(name), owner: builder.intern(owner), isAppCode: kind != .externalEnvironment,
+            eventID: nextEvent, timestamp: time, update: update
+        )
+    }
+
+    mutating func edge(_ source: UInt32, _ target: UInt32, _ label: EdgeLabel = .update, property: String = "", at time: Nanoseconds, group: Int32 = noRow) {
+        builder.addEdge(source: source, target: target, label: label, changedProperty: builder.intern(property), timestamp: time, group: group)
+    }
+
+    /// 1 ms main-thread samples over [start, end) of the stack given root first as (symbol, binary).
+    mutating func samples(_ frames: [(String, String)], from start: Nanoseconds, to end: Nanoseconds) {
+        let app = builder.metadata.app
+        let ids = frames.map { builder.addFrame(name: builder.intern($0.0), binary: builder.intern($0.1), isAppCode: $0.1 == app) }
+        let stack = UInt32(builder.addStack(rootToLeaf: ids))
+        var time = start
+        while time < end {
+            builder.addSample(time: time, thread: main, weight: 1_000_000, stack: stack)
+            time += 1_000_000
+        }
+    }
+
+    /// `changes` writes of `property`, each running `bodies` bodies of `view` in their own transaction.
+    mutating func fanOut(source: String, owner: String, property: String, view: String, bodies: Int, changes: Int, label: EdgeLabel = .update) {
+        for change in 0..<changes {
+            let start = Nanoseconds(1_000_000_000 + change * 1_000_000_000)
+            let group = group(start: start, end: start + Nanoseconds(bodies) * 300_000 + 100_000)
+            let state = node(.observable, source, owner: owner, at: start)
+            for index in 0..<bodies {
+                let row = body(view, start: start + Nanoseconds(index) * 300_000, duration: 250_000, group: group)
+                edge(state, row, label, property: property, at: start, group: group)
+            }
+        }
+    }
+
+    consuming func build() throws -> Trace { try builder.build() }
+}
+
+private let rowStack = [("main", "Weather"), ("ForecastCell.body.getter", "Weather"), ("DateFormatter.init()", "Foundation"), ("udat_open", "libicucore.A.dylib")]
+
+@Suite struct FindingsTests {
+    // MARK: Collection fan-out
+
+    @Test func fanOutNamesTheCollectionAndTheViewOfAnyApp() throws {
+        var recording = AppRecording(app: "Recipes")
+        recording.fanOut(source: "@Observable RecipeStore", owner: "RecipeStore", property: "bookmarks", view: "RecipeRow", bodies: 10, changes: 3)
+        let trace = try recording.build()
+        let findings = trace.findings().filter { $0.kind == .collectionFanOut }
+        let finding = try #require(findings.first)
+        #expect(findings.count == 1)
+        #expect(finding.subjects.contains(FindingSubject(role: .view, name: "RecipeRow", detail: "Recipes")))
+        #expect(finding.subjects.contains { $0.role == .property && $0.name == "bookmarks" })
+        #expect(finding.title.contains("RecipeStore") && finding.title.contains("10 RecipeRow bodies") && finding.title.contains("3 changes"))
+        #expect(finding.occurrences == 3 && finding.evidence.updateCount == 30 && finding.costNs == 30 * 250_000)
+        // Per-item models would run one body per change: 9 of 10 saved.
+        #expect(finding.savingNs == 27 * 250_000)
+        let representative = try #require(finding.evidence.representativeUpdate)
+        #expect(trace.string(trace.updates.viewName[representative]) == "RecipeRow")
+        #expect(trace.causeGraph(ofUpdate: representative)?.nodes.contains { $0.title == "@Observable RecipeStore" } == true)
+    }
+
+    @Test func fanOutNeedsEnoughBodiesEnoughTimesFromAStateChange() throws {
+        func fanOuts(bodies: Int, changes: Int, label: EdgeLabel = .update, options: FindingsOptions = FindingsOptions()) throws -> [Finding] {
+            var recording = AppRecording(app: "Recipes")
+            recording.fanOut(source: "@Observable RecipeStore", owner: "RecipeStore", property: "bookmarks", view: "RecipeRow", bodies: bodies, changes: changes, label: label)
+            return try recording.build().findings(options).filter { $0.kind == .collectionFanOut }
+        }
+        #expect(try fanOuts(bodies: 7, changes: 5).isEmpty)  // below the default 8
+        #expect(try fanOuts(bodies: 20, changes: 1).isEmpty)  // once is not "repeatedly"
+        #expect(try fanOuts(bodies: 20, changes: 3, label: .creation).isEmpty)  // creating rows is not a fan-out
+        var lower = FindingsOptions()
+        try lower.set("fanOutMinBodies", to: "5")
+        #expect(try fanOuts(bodies: 7, changes: 5, options: lower).count == 1)
+    }
+
+    @Test func oneBodyPerItemModelIsNotAFanOut() throws {
+        // The fixed shape: each change has its own model and runs its own row.
+        var recording = AppRecording(app: "Recipes")
+        recording.fanOut(source: "@Observable RecipeModel", owner: "RecipeModel", property: "isBookmarked", view: "RecipeRow", bodies: 1, changes: 12)
+        #expect(try recording.build().findings().isEmpty)
+    }
+
+    // MARK: Long body
+
+    @Test func longBodyNamesTheViewAndTheFramesItCalls() throws {
+        var recording = AppRecording(app: "Weather")
+        for index in 0..<4 {
+            let start = Nanoseconds(500_000_000 + index * 50_000_000)
+            recording.body("ForecastCell", start: start, duration: 3_000_000)
+            recording.samples(rowStack, from: start, to: start + 3_000_000)
+        }
+        recording.body("ForecastCell", start: 900_000_000, duration: 200_000)
+        let trace = try recording.build()
+        let finding = try #require(trace.findings().first { $0.kind == .longBody })
+        #expect(finding.subjects.first == FindingSubject(role: .view, name: "ForecastCell", detail: "Weather"))
+        // The app's call into Foundation is named, not the ICU leaf under it.
+        let frame = try #require(finding.evidence.frames.first)
+        #expect(frame.name == "DateFormatter.init()" && frame.binary == "Foundation" && frame.caller == "ForecastCell.body.getter")
+        #expect(frame.weightNs == 12_000_000)
+        #expect(finding.title.contains("ForecastCell.body") && finding.title.contains("4 times") && finding.title.contains("DateFormatter.init()"))
+        #expect(finding.occurrences == 4 && finding.costNs == 12_000_000 && finding.savingNs == 8_000_000)
+        let representative = try #require(finding.evidence.representativeUpdate)
+        #expect(finding.evidence.range == TimeRange(start: trace.updates.start[representative], end: trace.updates.end(representative)))
+        #expect(finding.evidence.thread == 0)
+        #expect(finding.severity == .medium)
+    }
+
+    @Test func fewOrShortOrNonBodyUpdatesAreNotLongBodies() throws {
+        var recording = AppRecording(app: "Weather")
+        recording.body("ForecastCell", start: 100_000_000, duration: 3_000_000)
+        recording.body("ForecastCell", start: 200_000_000, duration: 3_000_000)  // only two long ones
+        for index in 0..<5 { recording.body("HourlyStrip", start: Nanoseconds(300_000_000 + index * 10_000_000), duration: 950_000) }  // under 1 ms
+        for index in 0..<5 { recording.body("Grid", start: Nanoseconds(400_000_000 + index * 10_000_000), duration: 4_000_000, kind: .layout) }
+        let trace = try recording.build()
+        #expect(trace.findings().filter { $0.kind == .longBody }.isEmpty)
+        var options = FindingsOptions()
+        try options.set("longBodyNs", to: "900000")
+        try options.set("longBodyMinCount", to: "2")
+        #expect(Set(trace.findings(options).filter { $0.kind == .longBody }.compactMap { $0.subjects.first?.name }) == ["ForecastCell", "HourlyStrip"])
+    }
+
+    // MARK: Environment churn
+
+    private func environmentChange(notified views: [String], running: Set<String>) throws -> Trace {
+        var recording = AppRecording(app: "Notes")
+        for change in 0..<2 {
+            let start = Nanoseconds(1_000_000_000 * (change + 1))
+            let group = recording.group(start: start, end: start + 2_000_000)
+            let external = recording.node(.externalEnvironment, "External Environment", at: start)
+            let writer = recording.node(.environmentWriter, "EnvironmentWriter: DynamicTypeSize", at: start)
+            recording.edge(external, writer, property: "dynamicTypeSize", at: start, group: group)
+            for (index, view) in views.enumerated() {
+                let time = start + Nanoseconds(index) * 100_000
+                let target = running.contains(view)
+                    ? recording.body(view, start: time, duration: 80_000, group: group)
+                    : recording.node(.viewBody, view, at: time)
+                recording.edge(writer, target, property: "dynamicTypeSize", at: time, group: group)
+            }
+        }
+        return try recording.build()
+    }
+
+    @Test func environmentChangeThatMostlyNotifiesBodiesThatDoNotRunIsChurn() throws {
+        let views = ["NoteRow", "Toolbar", "Sidebar", "Editor", "StatusBar"]
+        let trace = try environmentChange(notified: views, running: ["Editor"])
+        let finding = try #require(trace.findings().first { $0.kind == .environmentChurn })
+        #expect(finding.subjects.first == FindingSubject(role: .environment, name: "External Environment → EnvironmentWriter: DynamicTypeSize"))
+        #expect(finding.subjects.contains(FindingSubject(role: .property, name: "dynamicTypeSize", detail: "environment")))
+        #expect(finding.subjects.contains(FindingSubject(role: .view, name: "Sidebar")))
+        #expect(finding.title.contains("notifies 5 view bodies") && finding.title.contains("8 of 10"))
+        #expect(finding.occurrences == 2)
+        // The checks: each 2 ms transaction less the 80 µs body that ran.
+        #expect(finding.costNs == 2 * 1_920_000 && finding.savingNs == Nanoseconds(Double(finding.costNs) * 0.8))
+        let representative = try #require(finding.evidence.representativeUpdate)
+        #expect(trace.string(trace.updates.viewName[representative]) == "Editor")
+        #expect(trace.causeGraph(ofUpdate: representative)?.nodes.contains { $0.title == "Sidebar" && $0.dimmed } == true)
+    }
+
+    @Test func environmentChangesWhoseBodiesRunOrThatNotifyOneViewAreNotChurn() throws {
+        let views = ["NoteRow", "Toolbar", "Sidebar"]
+        #expect(try environmentChange(notified: views, running: Set(views)).findings().isEmpty)
+        #expect(try environmentChange(notified: ["NoteRow"], running: []).findings().isEmpty)
+        var strict = FindingsOptions()
+        try strict.set("environmentMinSkippedShare", to: "0.9")
+        #expect(try environmentChange(notified: views, running: ["Sidebar"]).findings(strict).isEmpty)
+    }
+
+    // MARK: Hangs and hitches
+
+    private func hang(busy: Bool) throws -> Trace {
+        var recording = AppRecording(app: "Mail")
+        let start: Nanoseconds = 2_000_000_000, length: Nanoseconds = 400_000_000
+        recording.builder.addHang(TimelineInterval(start: start, duration: length, kind: "Hang", detail: "", thread: recording.main))
+        if busy {
+            recording.body("MessageList", start: start + 10_000_000, duration: 300_000_000)
+            recording.samples([("main", "Mail"), ("MessageList.body.getter", "Mail"), ("NSAttributedString.init(html:)", "UIFoundation")], from: start, to: start + length)
+        } else {
+            // The main thread ran into a lock just before the hang and came back after it.
+            recording.samples([("main", "Mail"), ("MailStore.load()", "Mail"), ("pthread_mutex_lock", "libsystem_pthread.dylib")], from: start - 5_000_000, to: start + 2_000_000)
+            recording.body("Inbox", start: start + length + 1_000_000, duration: 200_000)
+        }
+        return try recording.build()
+    }
+
+    @Test func busyHangNamesTheLongUpdatesAndFrames() throws {
+        let trace = try hang(busy: true)
+        let findings = trace.findings()
+        let finding = try #require(findings.first { $0.kind == .hangExplained })
+        #expect(finding.title.contains("busy") && finding.title.contains("MessageList"))
+        #expect(finding.subjects.first == FindingSubject(role: .thread, name: "Main Thread", detail: "busy"))
+        #expect(finding.evidence.frames.first?.name == "NSAttributedString.init(html:)")
+        #expect(finding.evidence.updates.map { trace.string(trace.updates.viewName[$0]) } == ["MessageList"])
+        #expect((finding.evidence.cpuCoverage ?? 0) > 0.9 && finding.severity == .high)
+        #expect(finding.costNs == 400_000_000 && finding.savingNs == 300_000_000)
+        #expect(findings.first == finding)  // the costliest finding comes first
+    }
+
+    @Test func blockedHangShowsTheFramesAroundItNotBusy() throws {
+        let finding = try #require(try hang(busy: false).findings().first { $0.kind == .hangExplained })
+        #expect(finding.title.contains("blocked") && !finding.title.contains("busy"))
+        #expect(finding.evidence.frames.first?.name == "pthread_mutex_lock" && finding.evidence.frames.first?.caller == "MailStore.load()")
+        #expect(finding.evidence.updates.isEmpty && (finding.evidence.cpuCoverage ?? 1) < 0.05)
+        #expect(finding.evidence.range == TimeRange(start: 1_980_000_000, end: 2_420_000_000))
+    }
+
+    @Test func hitchIsReadFromTheFrameBeforeIt() throws {
+        // 60 Hz: the 14 ms body ran in the frame before the hitch, unsampled; the hitch itself is idle.
+        var recording = AppRecording(app: "Photos")
+        recording.body("ThumbnailGrid", start: 984_000_000, duration: 14_000_000)
+        recording.builder.addHitch(TimelineInterval(start: 1_000_000_000, duration: 16_666_666, kind: "Hitch", detail: ""))
+        let trace = try recording.build()
+        let finding = try #require(trace.findings().first { $0.kind == .hitchExplained })
+        #expect(finding.title.contains("busy") && finding.title.contains("ThumbnailGrid updates"))
+        #expect(finding.evidence.range == TimeRange(start: 1_000_000_000 - 16_666_666, end: 1_000_000_000))
+        #expect(finding.evidence.cpuCoverage == 0 && finding.savingNs == 14_000_000)
+    }
+
+    @Test func onlyRecordedIntervalsAreExplainedAndTheirNumberIsCapped() throws {
+        var recording = AppRecording(app: "Mail")
+        recording.body("Inbox", start: 1_000_000_000, duration: 30_000_000)  // long, but no hang or hitch recorded
+        #expect(try recording.build().findings().allSatisfy { $0.kind != .hangExplained && $0.kind != .hitchExplained })
+
+        var many = AppRecording(app: "Mail")
+        for index in 0..<4 {
+            many.builder.addHitch(TimelineInterval(start: Nanoseconds(index) * 100_000_000, duration: Nanoseconds(index + 1) * 8_000_000, kind: "Hitch", detail: ""))
+        }
+        var options = FindingsOptions()
+        try options.set("maxIntervalFindings", to: "2")
+        let hitches = try many.build().findings(options).filter { $0.kind == .hitchExplained }
+        #expect(hitches.map(\.costNs) == [32_000_000, 24_000_000])
+    }
+
+    // MARK: Repeated body in one transaction
+
+    @Test func bodyRunningAgainFromSeveralCausesInOneTransactionIsRepeated() throws {
+        var recording = AppRecording(app: "Timer")
+        let group = recording.group(start: 1_000_000_000, end: 1_010_000_000)
+        for run in 0..<4 {
+            let time = 1_000_000_000 + Nanoseconds(run) * 2_000_000
+            let state = recording.node(.state, "@State elapsed", owner: "StopwatchView", at: time)
+            let body = recording.body("StopwatchView", start: time + 100_000, duration: 400_000, group: group)
+            recording.edge(state, body, at: time, group: group)
+        }
+        let trace = try recording.build()
+        let finding = try #require(trace.findings().first { $0.kind == .repeatedBody })
+        #expect(finding.title.contains("StopwatchView.body runs up to 4 times in one transaction"))
+        #expect(finding.subjects.contains(FindingSubject(role: .property, name: "@State StopwatchView.elapsed")))
+        #expect(finding.costNs == 1_600_000 && finding.savingNs == 1_200_000 && finding.evidence.updateCount == 4)
+        #expect(finding.evidence.range == TimeRange(start: 1_000_000_000, end: 1_010_000_000))
+    }
+
+    @Test func siblingInstancesAndRunsInSeparateTransactionsAreNotRepeated() throws {
+        // Twelve rows from one cause in one transaction: instances of a type (a fan-out), not re-runs.
+        var siblings = AppRecording(app: "Recipes")
+        siblings.fanOut(source: "@State filter", owner: "RecipeList", property: "", view: "RecipeRow", bodies: 12, changes: 1)
+        #expect(try siblings.build().findings().isEmpty)
+
+        var separate = AppRecording(app: "Timer")
+        for run in 0..<4 {
+            let time = 1_000_000_000 + Nanoseconds(run) * 20_000_000
+            let group = separate.group(start: time, end: time + 1_000_000)
+            let state = separate.node(.state, "@State elapsed", owner: "StopwatchView", at: time)
+            separate.edge(state, separate.body("StopwatchView", start: time, duration: 400_000, group: group), at: time, group: group)
+        }
+        #expect(try separate.build().findings().isEmpty)
+    }
+
+    // MARK: Options and output
+
+    @Test func thresholdsRefuseUnknownNamesAndBadValues() {
+        var options = FindingsOptions()
+        #expect(throws: FindingsOptions.ParameterError.unknown("nope")) { try options.set("nope", to: "1") }
+        #expect(throws: FindingsOptions.ParameterError.self) { try options.set("fanOutMinBodies", to: "x") }
+        #expect(throws: FindingsOptions.ParameterError.self) { try options.set("fanOutMinBodies", to: "2.5") }
+        #expect(throws: FindingsOptions.ParameterError.self) { try options.set("busyCoverage", to: "1.5") }
+        #expect(throws: FindingsOptions.ParameterError.self) { try options.set("longBodyNs", to: "0") }
+        #expect(options == FindingsOptions())
+        #expect(FindingsOptions.ParameterError.unknown("nope").description.contains("fanOutMinBodies"))
+    }
+
+    @Test func findingsEncodeEveryEvidenceKeyWithStableKindNames() throws {
+        var recording = AppRecording(app: "Recipes")
+        recording.fanOut(source: "@Observable RecipeStore", owner: "RecipeStore", property: "bookmarks", view: "RecipeRow", bodies: 9, changes: 2)
+        let json = try #require(String(data: try JSONEncoder().encode(recording.build().findings()), encoding: .utf8))
+        #expect(json.contains(#""kind":"collection-fan-out""#))
+        #expect(json.contains(#""thread":null"#) && json.contains(#""cpuCoverage":null"#))
+        #expect(FindingKind.allCases.map(\.rawValue) == [
+            "collection-fan-out", "long-body", "environment-churn", "hang-explained", "hitch-explained", "repeated-body-in-transaction",
+        ])
+    }
+}
