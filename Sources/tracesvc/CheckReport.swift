@@ -252,18 +252,19 @@ struct ShareLinks {
     var baselineTrace: String? { baselineID.map { "\(server)/traces/\(Self.encode($0))" } }
     var comparison: String? { baselineID.map { "\(server)/compare/\(Self.encode($0))/\(Self.encode(traceID))" } }
 
-    /// A cause's largest event in the cause graph; a view's updates pane; a hang's or hitch's
-    /// span on the timeline (with some room around it).
+    /// A hang's or hitch's span on the timeline (with some room around it); a cause event's or a
+    /// finding's update in the cause graph; a view's updates pane.
     func link(for offender: BudgetOffender, in result: BudgetResult) -> String? {
-        if result.metric == BudgetMetric.fanOut.rawValue, let update = offender.updates.first {
+        if let span = offender.span {
+            let margin = max(span.duration / 2, 5_000_000)
+            return "\(trace)?v=2&w=\(span.start - margin),\(span.end + margin)"
+        }
+        let showsCause = [BudgetMetric.fanOut.rawValue, BudgetMetric.findings.rawValue].contains(result.metric)
+        if showsCause, let update = offender.updates.first {
             return "\(trace)/updates/\(update)?v=2&p=graph&g=u\(update)"
         }
         if let module = offender.module, let view = offender.view {
             return "\(trace)?v=2&p=updates&pv=\(Self.encode("\(module):\(view)"))"
-        }
-        if let span = offender.span {
-            let margin = max(span.duration / 2, 5_000_000)
-            return "\(trace)?v=2&w=\(span.start - margin),\(span.end + margin)"
         }
         return nil
     }

@@ -29,14 +29,23 @@ import TraceModel
                {"name": "No red rows", "metric": "red-updates", "views": "Row*", "max": 0},
                {"metric": "body-time-p95", "views": ["Row*", "Cell[0-9]"], "perView": true, "window": {"from": "500us", "to": "2.5s"}, "max": "1.5ms"},
                {"metric": "hang-longest", "max": "250ms"},
-               {"metric": "fan-out", "views": "Row*", "max": 4}
+               {"metric": "fan-out", "views": "Row*", "max": 4},
+               {"metric": "findings", "kinds": ["long-body", "hang-explained"], "minSeverity": "medium", "thresholds": {"longBodyMinCount": 5, "busyCoverage": 0.25}, "max": 1}
              ],
              "baseline": {"countTolerance": 0.05, "timeTolerance": 0.5, "views": "Row*"}}
             """)
         #expect(budget.window == BudgetWindow(from: 1_000_000_000))
-        #expect(budget.rules.map(\.name) == ["No red rows", "body-time-p95 of Row*, Cell[0-9] (each view) ≤ 1.5ms", "hang-longest ≤ 250ms", "fan-out of Row* ≤ 4"])
-        #expect(budget.rules.map(\.metric) == [.redUpdates, .bodyTimeP95, .hangLongest, .fanOut])
-        #expect(budget.rules.map(\.limit) == [0, 1_500_000, 250_000_000, 4])
+        #expect(budget.rules.map(\.name) == [
+            "No red rows", "body-time-p95 of Row*, Cell[0-9] (each view) ≤ 1.5ms", "hang-longest ≤ 250ms", "fan-out of Row* ≤ 4",
+            "findings (long-body, hang-explained) ≤ 1",
+        ])
+        #expect(budget.rules.map(\.metric) == [.redUpdates, .bodyTimeP95, .hangLongest, .fanOut, .findings])
+        #expect(budget.rules.map(\.limit) == [0, 1_500_000, 250_000_000, 4, 1])
+        var options = FindingsOptions()
+        options.longBodyMinCount = 5
+        options.busyCoverage = 0.25
+        #expect(budget.rules[4].findings == FindingsFilter(kinds: [.longBody, .hangExplained], minSeverity: .medium, options: options))
+        #expect(budget.rules[0].findings == FindingsFilter())
         #expect(budget.rules[1].perView && budget.rules[1].views.map(\.pattern) == ["Row*", "Cell[0-9]"])
         #expect(budget.rules[1].window == BudgetWindow(from: 500_000, to: 2_500_000_000))
         #expect(budget.rules[0].window == nil, "the budget's window applies when the rules are evaluated")
@@ -51,7 +60,7 @@ import TraceModel
 
     @Test(arguments: [
         (#"{"version": 1, "rules": [{"metric": "red-updates", "maxx": 0}]}"#,
-         #"budget.json:1:52: rules[0]: unknown key "maxx"; expected one of: name, metric, views, perView, window, max"#),
+         #"budget.json:1:52: rules[0]: unknown key "maxx"; expected one of: name, metric, views, perView, window, max, kinds, minSeverity, thresholds"#),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "max": -1}]}"#,
          "budget.json:1:59: rules[0].max: must not be negative, found -1"),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "max": "2ms"}]}"#,
@@ -69,9 +78,9 @@ import TraceModel
         (#"{"version": 1, "rules": [{"metric": "red-updates", "views": 3, "max": 0}]}"#,
          #"budget.json:1:61: rules[0].views: expected an array of a name pattern ("*Row*") or an array of them, found a number"#),
         (#"{"version": 1, "rules": [{"metric": "red", "max": 0}]}"#,
-         #"budget.json:1:37: rules[0].metric: unknown metric "red"; metrics: red-updates, orange-updates, long-updates, body-time-total, body-time-p95, hang-count, hang-longest, hang-total, hitch-count, hitch-longest, hitch-total, fan-out"#),
+         #"budget.json:1:37: rules[0].metric: unknown metric "red"; metrics: red-updates, orange-updates, long-updates, body-time-total, body-time-p95, hang-count, hang-longest, hang-total, hitch-count, hitch-longest, hitch-total, fan-out, findings"#),
         (#"{"version": 1, "rules": [{"metric": "hang-count", "views": "X", "max": 0}]}"#,
-         "budget.json:1:60: rules[0].views: hang-count is not about views; views narrow only red-updates, orange-updates, long-updates, body-time-total, body-time-p95, fan-out"),
+         "budget.json:1:60: rules[0].views: hang-count is not about views; views narrow only red-updates, orange-updates, long-updates, body-time-total, body-time-p95, fan-out, findings"),
         (#"{"version": 1, "rules": [{"metric": "fan-out", "perView": true, "max": 0}]}"#,
          "budget.json:1:59: rules[0].perView: applies only to red-updates, orange-updates, long-updates, body-time-total, body-time-p95, not fan-out"),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "perView": "yes", "max": 0}]}"#,
@@ -92,6 +101,18 @@ import TraceModel
          #"budget.json:1:46: baseline.timeTolerance: expected a fraction such as 0.1 (10 % growth), found the string "20%""#),
         (#"{"version": 1, "rules": {}}"#, "budget.json:1:25: rules: expected an array of rules (objects), found an object"),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "max": 0}"#, "budget.json:1:61: expected ',' or ']', found the end of the file (is it truncated?)"),
+        (#"{"version": 1, "rules": [{"metric": "findings", "kinds": "slow", "max": 0}]}"#,
+         #"budget.json:1:58: rules[0].kinds: unknown finding kind "slow"; kinds: collection-fan-out, long-body, environment-churn, hang-explained, hitch-explained, repeated-body-in-transaction"#),
+        (#"{"version": 1, "rules": [{"metric": "findings", "kinds": ["long-body", 3], "max": 0}]}"#,
+         "budget.json:1:72: rules[0].kinds[1]: expected a string, found a number"),
+        (#"{"version": 1, "rules": [{"metric": "findings", "minSeverity": "urgent", "max": 0}]}"#,
+         #"budget.json:1:64: rules[0].minSeverity: unknown severity "urgent"; severities: low, medium, high"#),
+        (#"{"version": 1, "rules": [{"metric": "findings", "thresholds": {"fanOutMinBodies": 1}, "max": 0}]}"#,
+         "budget.json:1:83: rules[0].thresholds.fanOutMinBodies: '1' is not a number in 2...1000000"),
+        (#"{"version": 1, "rules": [{"metric": "findings", "thresholds": {"fanout": 3}, "max": 0}]}"#,
+         "budget.json:1:64: rules[0].thresholds: unknown key \"fanout\"; expected one of: fanOutMinBodies, fanOutMinEvents, longBodyNs, longBodyMinCount, environmentMinNotified, environmentMinSkippedShare, repeatedBodyMinRuns, busyCoverage, maxIntervalFindings"),
+        (#"{"version": 1, "rules": [{"metric": "red-updates", "kinds": "long-body", "max": 0}]}"#,
+         "budget.json:1:52: rules[0].kinds: applies only to the findings metric, not red-updates"),
         (#"{"version": 1} {}"#, "budget.json:1:16: unexpected content after the end of the budget object"),
         ("[1]", #"budget.json:1:1: the budget: expected a JSON object (a budget file is {"version": 1, "rules": [...]}), found an array"#),
     ])
@@ -125,6 +146,10 @@ import TraceModel
         let times = try #require((defs["timeMetric"] as? [String: Any])?["enum"] as? [String])
         #expect(Set(counts) == Set(BudgetMetric.allCases.filter { $0.unit == .count }.map(\.rawValue)))
         #expect(Set(times) == Set(BudgetMetric.allCases.filter { $0.unit == .nanoseconds }.map(\.rawValue)))
+        let kinds = try #require((defs["findingKind"] as? [String: Any])?["enum"] as? [String])
+        #expect(kinds == FindingKind.allCases.map(\.rawValue))
+        let rule = try #require((defs["rule"] as? [String: Any])?["properties"] as? [String: Any])
+        #expect(try keys(rule["thresholds"]) == Set(FindingsOptions.parameters.map(\.name)))
     }
 
     @Test func everyBudgetInTheCIGuideReads() throws {

@@ -107,6 +107,23 @@ import TraceModel
         #expect(fixed.stdout.contains("PASS  baseline: view body count") && fixed.stdout.contains("PASS  baseline: view body time"))
     }
 
+    @Test func aCollectionFanOutFindingFailsTheSlowFavoritesOnly() throws {
+        let folder = try Folder()
+        let budget = try folder.file("budget.json", """
+            {"version": 1, "rules": [{"name": "No shared-collection fan-out", "metric": "findings", "kinds": "collection-fan-out", "views": "Landmark*", "max": 0}]}
+            """)
+        let slow = try Self.tracesvc(["check", Self.sample("landmarks-favorites-slow"), "--budget", budget, "--format", "json"])
+        #expect(slow.status == 1, "\(slow.stdout)\(slow.stderr)")
+        let result = try #require(Self.results(try Self.json(slow.stdout)).first)
+        #expect(result["measured"] as? Int == 1)
+        let finding = try #require((result["offenders"] as? [[String: Any]])?.first)
+        #expect((finding["title"] as? String)?.hasPrefix("collection-fan-out, ") == true)
+        #expect(finding["view"] as? String == "LandmarkListItemView" && finding["module"] as? String == "Landmarks")
+        #expect(finding["updateCount"] as? Int == 24, "two changes, twelve rows each")
+        let fixed = try Self.tracesvc(["check", Self.sample("landmarks-favorites-fixed"), "--budget", budget])
+        #expect(fixed.status == 0, "\(fixed.stdout)\(fixed.stderr)")
+    }
+
     @Test func aTraceOfAnotherAppWithAGlobRule() throws {
         let folder = try Folder()
         let path = folder.path("feed.json")

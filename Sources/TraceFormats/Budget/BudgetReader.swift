@@ -29,7 +29,7 @@ public enum BudgetReader {
 /// Keys of the file, one place (the schema in docs/ lists the same).
 enum BudgetKeys {
     static let top = ["$schema", "version", "window", "rules", "baseline"]
-    static let rule = ["name", "metric", "views", "perView", "window", "max"]
+    static let rule = ["name", "metric", "views", "perView", "window", "max", "kinds", "minSeverity", "thresholds"]
     static let window = ["from", "to"]
     static let baseline = ["countTolerance", "timeTolerance", "views"]
 }
@@ -111,6 +111,9 @@ struct BudgetParser: ~Copyable {
         var perView: (value: Bool, offset: Int)?
         var window: BudgetWindow?
         var limit: (token: LimitToken, offset: Int)?
+        var findings = FindingsFilter()
+        /// The first key only a findings rule may have, to point at when the metric is another.
+        var findingsKey: (name: String, offset: Int)?
         while let key = try nextKey(&object, in: path, known: BudgetKeys.rule) {
             let field = "\(path).\(key.name)"
             let offset = try tokenOffset()
@@ -131,8 +134,21 @@ struct BudgetParser: ~Copyable {
                 perView = (try readBool(path: field), offset)
             case "window":
                 window = try readWindow(path: field)
-            default:
+            case "max":
                 limit = (try readLimitToken(path: field), offset)
+            case "kinds":
+                findings.kinds = try readKinds(path: field)
+                findingsKey = findingsKey ?? (key.name, key.offset)
+            case "minSeverity":
+                let text = try readString(path: field)
+                guard let severity = FindingSeverity(rawValue: text) else {
+                    throw OffsetError(offset: offset, message: "\(field): unknown severity \"\(text)\"; severities: \(FindingSeverity.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                findings.minSeverity = severity
+                findingsKey = findingsKey ?? (key.name, key.offset)
+            default:
+                findings.options = try readThresholds(path: field)
+                findingsKey = findingsKey ?? (key.name, key.offset)
             }
         }
         guard let metric else { throw OffsetError(offset: start, message: "\(path): missing \"metric\"") }
@@ -145,14 +161,18 @@ struct BudgetParser: ~Copyable {
             let metrics = BudgetMetric.allCases.filter(\.isPerView).map(\.rawValue).joined(separator: ", ")
             throw OffsetError(offset: perView.offset, message: "\(path).perView: applies only to \(metrics), not \(metric.value.rawValue)")
         }
+        if let findingsKey, metric.value != .findings {
+            throw OffsetError(offset: findingsKey.offset, message: "\(path).\(findingsKey.name): applies only to the findings metric, not \(metric.value.rawValue)")
+        }
         let limitValue = try limitValue(limit.token, metric: metric.value, path: "\(path).max", offset: limit.offset)
         var defaultName = metric.value.rawValue
+        if !findings.kinds.isEmpty { defaultName += " (" + findings.kinds.map(\.rawValue).joined(separator: ", ") + ")" }
         if let views { defaultName += " of " + views.globs.map(\.pattern).joined(separator: ", ") }
         if perView?.value == true { defaultName += " (each view)" }
         defaultName += " ≤ \(limit.token.text)"
         let rule = BudgetRule(
             name: name?.text ?? defaultName, metric: metric.value, views: views?.globs ?? [], perView: perView?.value ?? false,
-            window: window, limit: limitValue
+            window: window, limit: limitValue, findings: findings
         )
         return RuleDraft(rule: rule, path: path, nameOffset: name?.offset ?? start)
     }
@@ -241,6 +261,51 @@ struct BudgetParser: ~Copyable {
             }
         }
         return tolerance
+    }
+
+    /// A finding kind or a non-empty array of them.
+    private mutating func readKinds(path: String) throws(OffsetError) -> [FindingKind] {
+        var kinds: [FindingKind] = []
+        let single = try scanner.peek() == UInt8(ascii: "\"")
+        if !single {
+            let start = try tokenOffset()
+            try expectArray(path: path, of: "finding kinds, or one kind")
+            if try scanner.consume(UInt8(ascii: "]")) {
+                throw OffsetError(offset: start, message: "\(path): an empty list matches no finding; leave \"kinds\" out to mean every kind")
+            }
+        }
+        while true {
+            let field = single ? path : "\(path)[\(kinds.count)]"
+            let offset = try tokenOffset()
+            let text = try readString(path: field)
+            guard let kind = FindingKind(rawValue: text) else {
+                throw OffsetError(offset: offset, message: "\(field): unknown finding kind \"\(text)\"; kinds: \(FindingKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            kinds.append(kind)
+            if single { return kinds }
+            if try !scanner.nextElement() { return kinds }
+        }
+    }
+
+    /// Findings thresholds by name (docs/findings.md), e.g. {"fanOutMinBodies": 12}.
+    private mutating func readThresholds(path: String) throws(OffsetError) -> FindingsOptions {
+        var options = FindingsOptions()
+        var object = try beginObject(path, expecting: "an object of thresholds such as {\"fanOutMinBodies\": 12}")
+        let names = FindingsOptions.parameters.map(\.name)
+        while let key = try nextKey(&object, in: path, known: names) {
+            let field = "\(path).\(key.name)"
+            let offset = try tokenOffset()
+            guard let byte = try scanner.peek(), byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                throw typeError(path: field, expected: "a number")
+            }
+            let value = try scanner.readDouble(field: field)
+            do {
+                try options.set(key.name, to: Units.plain(value))
+            } catch {
+                throw OffsetError(offset: offset, message: "\(path).\(error.description)")
+            }
+        }
+        return options
     }
 
     /// A name pattern or a non-empty array of them.

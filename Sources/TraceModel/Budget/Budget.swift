@@ -27,9 +27,15 @@ public struct BudgetRule: Sendable, Equatable {
     public var window: BudgetWindow?
     /// A count, or nanoseconds for time metrics.
     public var limit: Int64
+    /// `findings` rules: which findings count.
+    public var findings: FindingsFilter
 
-    public init(name: String, metric: BudgetMetric, views: [Glob] = [], perView: Bool = false, window: BudgetWindow? = nil, limit: Int64) {
+    public init(
+        name: String, metric: BudgetMetric, views: [Glob] = [], perView: Bool = false, window: BudgetWindow? = nil, limit: Int64,
+        findings: FindingsFilter = FindingsFilter()
+    ) {
         self.name = name
+        self.findings = findings
         self.metric = metric
         self.views = views
         self.perView = perView
@@ -39,6 +45,22 @@ public struct BudgetRule: Sendable, Equatable {
 
     func matches(view name: String) -> Bool {
         views.isEmpty || views.contains { $0.matches(name) }
+    }
+}
+
+/// The findings (`Trace.findings`, docs/findings.md) a `findings` rule counts.
+public struct FindingsFilter: Sendable, Equatable {
+    /// Kinds that count; empty means every kind.
+    public var kinds: [FindingKind]
+    /// Findings below this severity do not count.
+    public var minSeverity: FindingSeverity
+    /// The thresholds the findings are found with.
+    public var options: FindingsOptions
+
+    public init(kinds: [FindingKind] = [], minSeverity: FindingSeverity = .low, options: FindingsOptions = FindingsOptions()) {
+        self.kinds = kinds
+        self.minSeverity = minSeverity
+        self.options = options
     }
 }
 
@@ -84,10 +106,12 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
     /// Most view updates one cause event (a State or @Observable change, a gesture...) made run.
     /// Creation edges (views appearing) are not counted: only invalidations.
     case fanOut = "fan-out"
+    /// Findings (docs/findings.md) of the rule's kinds and at least its severity.
+    case findings = "findings"
 
     public var unit: BudgetUnit {
         switch self {
-        case .redUpdates, .orangeUpdates, .longUpdates, .hangCount, .hitchCount, .fanOut: .count
+        case .redUpdates, .orangeUpdates, .longUpdates, .hangCount, .hitchCount, .fanOut, .findings: .count
         case .bodyTimeTotal, .bodyTimeP95, .hangLongest, .hangTotal, .hitchLongest, .hitchTotal: .nanoseconds
         }
     }
@@ -100,8 +124,8 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
         }
     }
 
-    /// Metrics that `views` narrows (for fan-out: the views that were made to run).
-    public var acceptsViews: Bool { isPerView || self == .fanOut }
+    /// Metrics that `views` narrows (fan-out: the views that were made to run; findings: the views they are about).
+    public var acceptsViews: Bool { isPerView || self == .fanOut || self == .findings }
 
     public var summary: String {
         switch self {
@@ -117,6 +141,7 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
         case .hitchLongest: "longest hitch"
         case .hitchTotal: "total hitch time"
         case .fanOut: "most updates one cause event made run"
+        case .findings: "findings"
         }
     }
 }

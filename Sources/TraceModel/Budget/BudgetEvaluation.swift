@@ -97,6 +97,8 @@ extension Trace {
             return evaluateIntervalRule(rule, intervals: hitches, range: range)
         case .fanOut:
             return evaluateFanOutRule(rule, range: range)
+        case .findings:
+            return evaluateFindingsRule(rule, range: range)
         }
     }
 
@@ -224,6 +226,40 @@ extension Trace {
             notes.append("no cause made a view matching " + rule.views.map { "\"\($0.pattern)\"" }.joined(separator: ", ") + " run")
         }
         return result(rule, measured: measured, passed: passed, offenders: offenders, notes: notes)
+    }
+
+    // MARK: Findings
+
+    private func evaluateFindingsRule(_ rule: BudgetRule, range: TimeRange?) -> BudgetResult {
+        let filter = rule.findings
+        let found = findings(filter.options).filter { finding in
+            (filter.kinds.isEmpty || filter.kinds.contains(finding.kind)) && finding.severity >= filter.minSeverity
+                && (rule.views.isEmpty || finding.subjects.contains { $0.role == .view && rule.matches(view: $0.name) })
+                && (range.map { isEvidence(finding.evidence, in: $0) } ?? true)
+        }
+        let passed = found.count <= rule.limit
+        let offenders: [BudgetOffender] = passed ? [] : found.map { finding in
+            let view = finding.subjects.first { $0.role == .view }
+            let evidence = finding.evidence
+            // The representative update first: its cause graph is where the finding is seen.
+            let listed = (evidence.representativeUpdate.map { [$0] } ?? []) + evidence.updates.filter { $0 != evidence.representativeUpdate }
+            let isInterval = finding.kind == .hangExplained || finding.kind == .hitchExplained
+            return BudgetOffender(
+                title: "\(finding.kind.rawValue), \(finding.severity.rawValue): \(finding.title)",
+                module: view.flatMap { $0.detail.isEmpty ? nil : $0.detail }, view: view?.name, measured: Int64(finding.occurrences),
+                updates: Array(listed.prefix(BudgetOffender.listedUpdates)), updateCount: max(evidence.updateCount, listed.count),
+                span: isInterval ? evidence.range : nil
+            )
+        }
+        return result(rule, measured: Int64(found.count), passed: passed, offenders: offenders, notes: [])
+    }
+
+    /// Findings are found on the whole recording; in a window count those with evidence there
+    /// (or with no evidence in time at all).
+    private func isEvidence(_ evidence: FindingEvidence, in range: TimeRange) -> Bool {
+        guard !evidence.updates.isEmpty || evidence.range != nil else { return true }
+        return evidence.updates.contains { range.overlaps(start: updates.start[$0], end: updates.end($0)) }
+            || evidence.range.map { range.overlaps(start: $0.start, end: $0.end) } == true
     }
 
     /// Updates that overlap `range`, longest first: what the app was busy with during a hang or hitch.
