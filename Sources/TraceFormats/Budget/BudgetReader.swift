@@ -54,7 +54,7 @@ struct BudgetParser: ~Copyable {
                 _ = try readString(path: "$schema")
             case "version":
                 let offset = try tokenOffset()
-                guard let byte = try scanner.peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") else {
+                guard try numberComesNext() else {
                     throw typeError(path: "version", expected: "the number \(Self.version)")
                 }
                 version = try scanner.readInt64(field: "version")
@@ -192,7 +192,7 @@ struct BudgetParser: ~Copyable {
 
     private mutating func readLimitToken(path: String) throws(OffsetError) -> LimitToken {
         if try scanner.peek() == UInt8(ascii: "\"") { return .string(try scanner.readString(field: path)) }
-        guard let byte = try scanner.peek(), byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+        guard try numberComesNext() else {
             throw typeError(path: path, expected: "a number (a count) or a duration string such as \"16ms\"")
         }
         let value = try scanner.readDouble(field: path)
@@ -252,7 +252,7 @@ struct BudgetParser: ~Copyable {
                 tolerance.views = try readGlobs(path: field)
             default:
                 let offset = try tokenOffset()
-                guard let byte = try scanner.peek(), byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                guard try numberComesNext() else {
                     throw typeError(path: field, expected: "a fraction such as 0.1 (10 % growth)")
                 }
                 let value = try scanner.readDouble(field: field)
@@ -295,7 +295,7 @@ struct BudgetParser: ~Copyable {
         while let key = try nextKey(&object, in: path, known: names) {
             let field = "\(path).\(key.name)"
             let offset = try tokenOffset()
-            guard let byte = try scanner.peek(), byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+            guard try numberComesNext() else {
                 throw typeError(path: field, expected: "a number")
             }
             let value = try scanner.readDouble(field: field)
@@ -372,6 +372,11 @@ struct BudgetParser: ~Copyable {
     private mutating func expectArray(path: String, of what: String) throws(OffsetError) {
         guard try scanner.peek() == UInt8(ascii: "[") else { throw typeError(path: path, expected: "an array of \(what)") }
         try scanner.expect(UInt8(ascii: "["), "'['")
+    }
+
+    private mutating func numberComesNext() throws(OffsetError) -> Bool {
+        guard let byte = try scanner.peek() else { return false }
+        return byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
     private mutating func readString(path: String) throws(OffsetError) -> String {
