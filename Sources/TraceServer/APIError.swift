@@ -158,16 +158,17 @@ struct QueryParameters {
         return choice
     }
 
-    /// `start`/`end` as a range; nil when both are absent. Half given, or end <= start, is a 400.
-    func timeRange() throws(APIError) -> TimeRange? {
-        let start = try int("start", in: TraceLimits.queryTimes), end = try int("end", in: TraceLimits.queryTimes)
+    /// `start`/`end` (or another pair, e.g. `aStart`/`aEnd`) as a range; nil when both are
+    /// absent. Half given, or end <= start, is a 400.
+    func timeRange(_ startName: String = "start", _ endName: String = "end") throws(APIError) -> TimeRange? {
+        let start = try int(startName, in: TraceLimits.queryTimes), end = try int(endName, in: TraceLimits.queryTimes)
         switch (start, end) {
         case (nil, nil): return nil
         case let (start?, end?):
-            guard end > start else { throw APIError(.badRequest, "bad range", detail: "end (\(end)) must be after start (\(start)).") }
+            guard end > start else { throw APIError(.badRequest, "bad range", detail: "\(endName) (\(end)) must be after \(startName) (\(start)).") }
             return TimeRange(start: start, end: end)
         default:
-            throw APIError(.badRequest, "bad range", detail: "Give both start and end, or neither.")
+            throw APIError(.badRequest, "bad range", detail: "Give both \(startName) and \(endName), or neither.")
         }
     }
 }

@@ -50,6 +50,7 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Bas
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes)
     addQueryRoutes(to: router, store: store, queries: queries)
     addGraphRoutes(to: router, store: store, queries: queries)
+    addCompareRoutes(to: router, store: store, queries: queries)
     return router
 }
 

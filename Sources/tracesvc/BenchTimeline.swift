@@ -107,6 +107,7 @@ struct BenchTimeline: AsyncParsableCommand {
     }
 }
 
-private extension String {
+extension String {
+    /// Right-aligned in `width` characters, for benchmark tables.
     func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }

@@ -1,5 +1,6 @@
 // Cause fan-out: how many updates one cause event made run ("@Observable X -> Row.body x12 per
-// event"). `tracesvc inspect` prints it and the collection fan-out finding is built on it.
+// event"). `tracesvc inspect` prints it, the collection fan-out finding is built on it, the
+// comparison matches it between two traces and the fan-out budget limits it.
 
 /// Edges from cause events into nodes whose body ran, merged by (source, target, label, property).
 public struct CauseFanOut: Sendable, Equatable {
@@ -26,6 +27,24 @@ public struct CauseFanOut: Sendable, Equatable {
     public var events: [Event]
 
     public var updateCount: Int { events.reduce(0) { $0 + $1.updates.count } }
+    public var minPerEvent: Int { events.map(\.updates.count).min() ?? 0 }
+    public var maxPerEvent: Int { events.map(\.updates.count).max() ?? 0 }
+
+    /// What identifies the same fan-out in another trace.
+    public struct Key: Sendable, Hashable {
+        public var source: String, target: String, label: String, property: String
+    }
+
+    public var key: Key { Key(source: source, target: target, label: label.wireName, property: property) }
+
+    /// "×12", or "×1–3" when events fanned out to different numbers of targets.
+    public var fanOutText: String { minPerEvent == maxPerEvent ? "×\(minPerEvent)" : "×\(minPerEvent)–\(maxPerEvent)" }
+
+    /// "@Observable X (items) → Row.body ×12 [creation]"
+    public var edgeText: String {
+        let changed = property.isEmpty ? "" : " (\(property))"
+        return "\(source)\(changed) → \(target) \(fanOutText)\(label == .creation ? " [creation]" : "")"
+    }
 }
 
 extension Trace {

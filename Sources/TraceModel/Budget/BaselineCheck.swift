@@ -1,0 +1,71 @@
+// The baseline rule of `tracesvc check --baseline`: a view regressed when its body count or
+// total body time grew beyond the tolerance AND the comparison finds the change significant
+// (ViewComparison.significant: counts beyond noise, or a Mann-Whitney U test on durations).
+
+extension Trace {
+    /// Two results, "baseline-body-count" and "baseline-body-time", of this trace (the new one)
+    /// against `baseline`, each restricted to `window` (ns from each recording's start).
+    public func baselineResults(against baseline: Trace, tolerance: BaselineTolerance, window: BudgetWindow? = nil) -> [BudgetResult] {
+        let comparison = TraceComparison(
+            before: baseline, after: self, beforeRange: window?.range(in: baseline), afterRange: window?.range(in: self)
+        )
+        let bodies = comparison.views.filter { view in
+            view.kind == UpdateKind.viewBody.wireName && (tolerance.views.isEmpty || tolerance.views.contains { $0.matches(view.view) })
+        }
+        var notes: [String] = []
+        let appeared = bodies.filter { $0.change == .appeared }.map(\.view)
+        if !appeared.isEmpty {
+            notes.append("only in the new trace (not counted as regressions): " + appeared.prefix(10).joined(separator: ", ")
+                + (appeared.count > 10 ? " and \(appeared.count - 10) more" : ""))
+        }
+        if !tolerance.views.isEmpty, bodies.isEmpty {
+            notes.append("no view body matches " + tolerance.views.map { "\"\($0.pattern)\"" }.joined(separator: ", "))
+        }
+        let count = baselineResult(
+            name: "baseline: view body count", metric: "baseline-body-count", views: bodies, tolerance: tolerance.count,
+            range: window?.range(in: self), notes: notes
+        ) { Self.growth(Int64($0.a.count), Int64($0.b.count)) }
+        let time = baselineResult(
+            name: "baseline: view body time", metric: "baseline-body-time", views: bodies, tolerance: tolerance.time,
+            range: window?.range(in: self), notes: []
+        ) { Self.growth($0.a.totalNs, $0.b.totalNs) }
+        return [count, time]
+    }
+
+    /// Growth from `before` to `after` as a fraction (0.5 = 50 % more); nil when there was nothing before.
+    private static func growth(_ before: Int64, _ after: Int64) -> Double? {
+        before > 0 ? Double(after - before) / Double(before) : nil
+    }
+
+    private func baselineResult(
+        name: String, metric: String, views: [ViewComparison], tolerance: Double, range: TimeRange?, notes: [String],
+        growth: (ViewComparison) -> Double?
+    ) -> BudgetResult {
+        let regressed = views.compactMap { view -> (ViewComparison, Double)? in
+            guard view.significant, let grown = growth(view), grown > tolerance else { return nil }
+            return (view, grown)
+        }.sorted { ($0.1, $1.0.view) > ($1.1, $0.0.view) }
+        let offenders = regressed.map { view, grown in
+            let updates = viewUpdates(ViewUpdatesQuery(
+                view: view.view, module: view.module, category: view.category, range: range,
+                sort: .duration, descending: true, limit: BudgetOffender.listedUpdates
+            ))
+            return BudgetOffender(
+                title: view.view, module: view.module, view: view.view, measured: Self.percent(grown),
+                updates: updates.updates.map(\.id), updateCount: updates.total,
+                change: BudgetOffender.Change(
+                    countBefore: view.a.count, countAfter: view.b.count, totalBefore: view.a.totalNs, totalAfter: view.b.totalNs,
+                    pValue: view.durations.pValue
+                )
+            )
+        }
+        return BudgetResult(
+            name: name, metric: metric, unit: .percent, measured: offenders.first?.measured ?? 0, limit: Self.percent(tolerance),
+            passed: offenders.isEmpty, offenders: Array(offenders.prefix(BudgetOffender.listedOffenders)), notes: notes
+        )
+    }
+
+    private static func percent(_ fraction: Double) -> Int64 {
+        Int64((min(fraction, 1e12) * 100).rounded())
+    }
+}

@@ -1,0 +1,286 @@
+// Checks a trace against budget rules: each rule gives pass or fail with the measured value,
+// the limit, and what went over (views with their update ids, hangs, hitches).
+
+/// The outcome of one rule (or one baseline comparison) on a trace.
+public struct BudgetResult: Sendable, Equatable {
+    public var name: String
+    /// The budget metric ("red-updates", ...) or the baseline check ("baseline-body-count", ...).
+    public var metric: String
+    public var unit: BudgetUnit
+    public var measured: Int64
+    public var limit: Int64
+    public var passed: Bool
+    /// What went over the limit, worst first; empty when the rule passed.
+    public var offenders: [BudgetOffender]
+    /// Things a reader should know, e.g. that no view matched the rule's names.
+    public var notes: [String]
+
+    public init(
+        name: String, metric: String, unit: BudgetUnit, measured: Int64, limit: Int64, passed: Bool,
+        offenders: [BudgetOffender] = [], notes: [String] = []
+    ) {
+        self.name = name
+        self.metric = metric
+        self.unit = unit
+        self.measured = measured
+        self.limit = limit
+        self.passed = passed
+        self.offenders = offenders
+        self.notes = notes
+    }
+}
+
+/// One thing that went over a limit: a view, a hang or hitch, or a cause event.
+public struct BudgetOffender: Sendable, Equatable {
+    /// The view name, the interval's kind ("Hang: ..."), or the cause's title.
+    public var title: String
+    /// For views: the module and view name, to link to the view's updates.
+    public var module: String?
+    public var view: String?
+    /// The offender's own value of the rule's metric.
+    public var measured: Int64
+    /// Update ids (rows) that make up the offence, longest first, at most `listedUpdates`.
+    public var updates: [Int]
+    /// How many updates make up the offence (`updates` may list fewer).
+    public var updateCount: Int
+    /// Hangs and hitches: when they happened.
+    public var span: TimeRange?
+    /// Baseline checks: the view in the baseline and in the new trace.
+    public var change: Change?
+
+    public struct Change: Sendable, Equatable {
+        public var countBefore: Int
+        public var countAfter: Int
+        public var totalBefore: Nanoseconds
+        public var totalAfter: Nanoseconds
+        /// The rank test's p-value on durations, when both sides had enough updates to run it.
+        public var pValue: Double?
+    }
+
+    public static let listedUpdates = 20
+    /// Offenders listed per rule; a note says how many more there were.
+    public static let listedOffenders = 25
+
+    public init(
+        title: String, module: String? = nil, view: String? = nil, measured: Int64, updates: [Int] = [],
+        updateCount: Int = 0, span: TimeRange? = nil, change: Change? = nil
+    ) {
+        self.title = title
+        self.module = module
+        self.view = view
+        self.measured = measured
+        self.updates = updates
+        self.updateCount = updateCount
+        self.span = span
+        self.change = change
+    }
+}
+
+extension Trace {
+    /// The budget's rules on this trace, each in its own window or else the budget's.
+    public func evaluate(_ budget: Budget) -> [BudgetResult] {
+        budget.rules.map { rule in
+            var rule = rule
+            if rule.window == nil { rule.window = budget.window }
+            return evaluate(rule)
+        }
+    }
+
+    public func evaluate(_ rule: BudgetRule) -> BudgetResult {
+        let range = rule.window?.range(in: self)
+        switch rule.metric {
+        case .redUpdates, .orangeUpdates, .longUpdates, .bodyTimeTotal, .bodyTimeP95:
+            return evaluateViewRule(rule, range: range)
+        case .hangCount, .hangLongest, .hangTotal:
+            return evaluateIntervalRule(rule, intervals: hangs, range: range)
+        case .hitchCount, .hitchLongest, .hitchTotal:
+            return evaluateIntervalRule(rule, intervals: hitches, range: range)
+        case .fanOut:
+            return evaluateFanOutRule(rule, range: range)
+        case .findings:
+            return evaluateFindingsRule(rule, range: range)
+        }
+    }
+
+    // MARK: Views
+
+    private func evaluateViewRule(_ rule: BudgetRule, range: TimeRange?) -> BudgetResult {
+        let table = updates
+        let metric = rule.metric
+        let bodiesOnly = metric == .bodyTimeTotal || metric == .bodyTimeP95
+        struct ViewKey: Hashable { var module: StringRef, view: StringRef }
+        var matchesName: [StringRef: Bool] = [:]
+        var rowsByView: [ViewKey: [Int]] = [:]
+        for row in 0..<table.count {
+            if bodiesOnly && table.kind[row] != .viewBody { continue }
+            if let range, !range.overlaps(start: table.start[row], end: table.end(row)) { continue }
+            let name = table.viewName[row]
+            let matches: Bool
+            if let known = matchesName[name] {
+                matches = known
+            } else {
+                matches = rule.matches(view: string(name))
+                matchesName[name] = matches
+            }
+            guard matches else { continue }
+            rowsByView[ViewKey(module: table.module[row], view: name), default: []].append(row)
+        }
+
+        // The updates a view's value is made of, and those to show when it is over the limit.
+        func value(_ rows: [Int]) -> Int64 {
+            switch metric {
+            case .redUpdates, .orangeUpdates, .longUpdates: Int64(rows.count(where: { counts(table.duration[$0]) }))
+            case .bodyTimeTotal: rows.reduce(0) { $0.addingSaturating(table.duration[$1]) }
+            default: ComparedViewStats(sortedDurations: rows.map { table.duration[$0] }.sorted()).p95Ns
+            }
+        }
+        func counts(_ duration: Nanoseconds) -> Bool {
+            let severity = LongUpdateSeverity(duration: duration)
+            switch metric {
+            case .redUpdates: return severity == .red
+            case .orangeUpdates: return severity == .orange
+            default: return severity.isLong
+            }
+        }
+        func offending(_ rows: [Int]) -> [Int] {
+            switch metric {
+            case .redUpdates, .orangeUpdates, .longUpdates: rows.filter { counts(table.duration[$0]) }
+            case .bodyTimeTotal: rows
+            default: rows.filter { table.duration[$0] > rule.limit }
+            }
+        }
+
+        let measured = rule.perView
+            ? rowsByView.values.map(value).max() ?? 0
+            : value(rowsByView.values.flatMap { $0 })
+        let passed = measured <= rule.limit
+        var notes: [String] = []
+        if !rule.views.isEmpty, !matchesName.values.contains(true) {
+            notes.append("no \(bodiesOnly ? "view body" : "update") \(range == nil ? "" : "in the window ")matches "
+                + rule.views.map { "\"\($0.pattern)\"" }.joined(separator: ", "))
+        }
+        var offenders: [BudgetOffender] = []
+        if !passed {
+            for (key, rows) in rowsByView {
+                let own = value(rows)
+                let offendingRows = offending(rows)
+                if rule.perView ? own <= rule.limit : offendingRows.isEmpty { continue }
+                let listed = offendingRows.sorted { (table.duration[$0], $1) > (table.duration[$1], $0) }.prefix(BudgetOffender.listedUpdates)
+                offenders.append(BudgetOffender(
+                    title: string(key.view), module: string(key.module), view: string(key.view), measured: own,
+                    updates: Array(listed), updateCount: offendingRows.count
+                ))
+            }
+            offenders.sort { ($0.measured, $1.title, $1.module ?? "") > ($1.measured, $0.title, $0.module ?? "") }
+        }
+        return result(rule, measured: measured, passed: passed, offenders: offenders, notes: notes)
+    }
+
+    // MARK: Hangs and hitches
+
+    private func evaluateIntervalRule(_ rule: BudgetRule, intervals: [TimelineInterval], range: TimeRange?) -> BudgetResult {
+        let inScope = intervals.filter { range?.overlaps(start: $0.start, end: $0.end) ?? true }
+        let measured: Int64
+        let offending: [TimelineInterval]
+        switch rule.metric {
+        case .hangCount, .hitchCount:
+            measured = Int64(inScope.count)
+            offending = inScope
+        case .hangLongest, .hitchLongest:
+            measured = inScope.map(\.duration).max() ?? 0
+            offending = inScope.filter { $0.duration > rule.limit }
+        default:
+            measured = inScope.reduce(0) { $0.addingSaturating($1.duration) }
+            offending = inScope
+        }
+        let passed = measured <= rule.limit
+        let offenders: [BudgetOffender] = passed ? [] : offending.sorted { ($0.duration, $1.start) > ($1.duration, $0.start) }.map { interval in
+            let during = updates(overlapping: TimeRange(start: interval.start, end: interval.end))
+            return BudgetOffender(
+                title: interval.detail.isEmpty ? interval.kind : "\(interval.kind): \(interval.detail)", measured: interval.duration,
+                updates: Array(during.prefix(BudgetOffender.listedUpdates)), updateCount: during.count,
+                span: TimeRange(start: interval.start, end: interval.end)
+            )
+        }
+        return result(rule, measured: measured, passed: passed, offenders: offenders, notes: [])
+    }
+
+    // MARK: Cause fan-out
+
+    private func evaluateFanOutRule(_ rule: BudgetRule, range: TimeRange?) -> BudgetResult {
+        let fanOuts = causeFanOuts(in: range).filter { $0.label == .update && rule.matches(view: $0.targetName) }
+        let measured = Int64(fanOuts.map(\.maxPerEvent).max() ?? 0)
+        let passed = measured <= rule.limit
+        let offenders: [BudgetOffender] = passed ? [] : fanOuts.filter { $0.maxPerEvent > rule.limit }
+            .sorted { ($0.maxPerEvent, $0.updateCount) > ($1.maxPerEvent, $1.updateCount) }
+            .map { fanOut in
+                // The largest event is the evidence: its first update's cause graph shows the fan-out.
+                let largest = fanOut.events.max { ($0.updates.count, $1.source) < ($1.updates.count, $0.source) }!.updates.sorted()
+                return BudgetOffender(
+                    title: fanOut.edgeText, module: string(updates.module[largest[0]]), view: fanOut.targetName,
+                    measured: Int64(fanOut.maxPerEvent), updates: Array(largest.prefix(BudgetOffender.listedUpdates)), updateCount: largest.count
+                )
+            }
+        var notes: [String] = []
+        if !rule.views.isEmpty, fanOuts.isEmpty {
+            notes.append("no cause made a view matching " + rule.views.map { "\"\($0.pattern)\"" }.joined(separator: ", ") + " run")
+        }
+        return result(rule, measured: measured, passed: passed, offenders: offenders, notes: notes)
+    }
+
+    // MARK: Findings
+
+    private func evaluateFindingsRule(_ rule: BudgetRule, range: TimeRange?) -> BudgetResult {
+        let filter = rule.findings
+        let found = findings(filter.options).filter { finding in
+            (filter.kinds.isEmpty || filter.kinds.contains(finding.kind)) && finding.severity >= filter.minSeverity
+                && (rule.views.isEmpty || finding.subjects.contains { $0.role == .view && rule.matches(view: $0.name) })
+                && (range.map { isEvidence(finding.evidence, in: $0) } ?? true)
+        }
+        let passed = found.count <= rule.limit
+        let offenders: [BudgetOffender] = passed ? [] : found.map { finding in
+            let view = finding.subjects.first { $0.role == .view }
+            let evidence = finding.evidence
+            // The representative update first: its cause graph is where the finding is seen.
+            let listed = (evidence.representativeUpdate.map { [$0] } ?? []) + evidence.updates.filter { $0 != evidence.representativeUpdate }
+            let isInterval = finding.kind == .hangExplained || finding.kind == .hitchExplained
+            return BudgetOffender(
+                title: "\(finding.kind.rawValue), \(finding.severity.rawValue): \(finding.title)",
+                module: view.flatMap { $0.detail.isEmpty ? nil : $0.detail }, view: view?.name, measured: Int64(finding.occurrences),
+                updates: Array(listed.prefix(BudgetOffender.listedUpdates)), updateCount: max(evidence.updateCount, listed.count),
+                span: isInterval ? evidence.range : nil
+            )
+        }
+        return result(rule, measured: Int64(found.count), passed: passed, offenders: offenders, notes: [])
+    }
+
+    /// Findings are found on the whole recording; in a window count those with evidence there
+    /// (or with no evidence in time at all).
+    private func isEvidence(_ evidence: FindingEvidence, in range: TimeRange) -> Bool {
+        guard !evidence.updates.isEmpty || evidence.range != nil else { return true }
+        return evidence.updates.contains { range.overlaps(start: updates.start[$0], end: updates.end($0)) }
+            || evidence.range.map { range.overlaps(start: $0.start, end: $0.end) } == true
+    }
+
+    /// Updates that overlap `range`, longest first: what the app was busy with during a hang or hitch.
+    private func updates(overlapping range: TimeRange) -> [Int] {
+        let table = updates
+        let longest = indexes.maxDurationByLane.values.max() ?? 0
+        let first = indexOfFirst(atLeast: range.start - longest, in: table.start)
+        let end = indexOfFirst(atLeast: range.end, in: table.start)
+        return (first..<max(first, end))
+            .filter { range.overlaps(start: table.start[$0], end: table.end($0)) }
+            .sorted { (table.duration[$0], $1) > (table.duration[$1], $0) }
+    }
+
+    private func result(_ rule: BudgetRule, measured: Int64, passed: Bool, offenders: [BudgetOffender], notes: [String]) -> BudgetResult {
+        var notes = notes
+        if offenders.count > BudgetOffender.listedOffenders {
+            notes.append("\(offenders.count - BudgetOffender.listedOffenders) more over the limit not listed")
+        }
+        return BudgetResult(
+            name: rule.name, metric: rule.metric.rawValue, unit: rule.metric.unit, measured: measured, limit: rule.limit,
+            passed: passed, offenders: Array(offenders.prefix(BudgetOffender.listedOffenders)), notes: notes
+        )
+    }
+}

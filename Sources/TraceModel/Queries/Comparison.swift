@@ -1,0 +1,323 @@
+// Trace A (before) against trace B (after): per view, per cause fan-out, hitches, hangs, CPU.
+// docs/api.md ("Compare two traces") documents the JSON shape and the significance rule.
+
+public struct TraceComparison: Sendable, Encodable {
+    public var a: ComparedTrace
+    public var b: ComparedTrace
+    /// "app: Landmarks vs Photos", one per header field that differs (the comparison may mislead).
+    public var differences: [String]
+    /// Update groups per label on each side, most frequent first.
+    public var interactions: [InteractionCount]
+    /// Sorted by the absolute change of total time, largest first.
+    public var views: [ViewComparison]
+    /// Changed fan-outs first, each group by the absolute change of updates caused; at most
+    /// `causeLimit` of `causesTotal` rows.
+    public var causes: [CauseComparison]
+    public var causesTotal: Int
+    /// "updates", "hitches", "hangs", "cpu" (count = samples, total = their CPU time).
+    public var totals: [TotalComparison]
+    /// Functions by the absolute change of CPU self time, largest first; at most `functionLimit`
+    /// of the `functionsTotal` whose self time changed.
+    public var functions: [FunctionComparison]
+    public var functionsTotal: Int
+
+    /// Rows kept of `causes` and `functions` (a trace may have tens of thousands of fan-outs).
+    public static let defaultCauseLimit = 200
+    public static let defaultFunctionLimit = 25
+
+    public init(_ a: ComparisonSide, _ b: ComparisonSide, causeLimit: Int = defaultCauseLimit, functionLimit: Int = defaultFunctionLimit) {
+        self.a = a.header
+        self.b = b.header
+        let fields: [(String, KeyPath<ComparedTrace, String>)] = [("app", \.app), ("device", \.device), ("OS", \.osVersion)]
+        differences = fields.compactMap { name, field in
+            a.header[keyPath: field] == b.header[keyPath: field] ? nil : "\(name): \(a.header[keyPath: field]) vs \(b.header[keyPath: field])"
+        }
+        interactions = Set(a.interactions.keys).union(b.interactions.keys).map { label in
+            InteractionCount(label: label, a: a.interactions[label] ?? 0, b: b.interactions[label] ?? 0)
+        }.sorted { ($0.a + $0.b, $1.label) > ($1.a + $1.b, $0.label) }
+        views = Self.compareViews(a, b, interactions: interactions)
+        let causes = Self.compareCauses(a.fanOuts, b.fanOuts)
+        self.causes = Array(causes.prefix(max(0, causeLimit)))
+        causesTotal = causes.count
+        totals = ["updates", "hitches", "hangs", "cpu"].map { name in
+            TotalComparison(name: name, a: a.totals[name] ?? ComparedTotal(), b: b.totals[name] ?? ComparedTotal())
+        }
+        let functions = Self.compareFunctions(a.selfTime, b.selfTime)
+        self.functions = Array(functions.prefix(max(0, functionLimit)))
+        functionsTotal = functions.count
+    }
+
+    /// Compares `before` and `after`, each restricted to its range (nil = the whole trace).
+    public init(before: Trace, after: Trace, beforeRange: TimeRange? = nil, afterRange: TimeRange? = nil) {
+        self.init(before.comparisonSide(in: beforeRange), after.comparisonSide(in: afterRange))
+    }
+
+    private static func compareViews(_ a: ComparisonSide, _ b: ComparisonSide, interactions: [InteractionCount]) -> [ViewComparison] {
+        let keys = Set(a.views.keys).union(b.views.keys)
+        let rows = keys.map { key -> ViewComparison in
+            let before = a.views[key], after = b.views[key]
+            let perInteraction = interactions.compactMap { interaction -> InteractionRate? in
+                let inA = before?.byInteraction[interaction.label] ?? 0, inB = after?.byInteraction[interaction.label] ?? 0
+                guard inA + inB > 0 else { return nil }
+                return InteractionRate(
+                    label: interaction.label,
+                    a: interaction.a > 0 ? Double(inA) / Double(interaction.a) : nil,
+                    b: interaction.b > 0 ? Double(inB) / Double(interaction.b) : nil
+                )
+            }
+            return ViewComparison(
+                module: key.module, view: key.view, category: key.category, kind: (before ?? after)!.kind,
+                isAppCode: (before?.isAppCode ?? false) || (after?.isAppCode ?? false),
+                a: before?.stats ?? ComparedViewStats(), b: after?.stats ?? ComparedViewStats(),
+                durations: DurationTest(before?.sortedDurations ?? [], after?.sortedDurations ?? []),
+                perInteraction: perInteraction
+            )
+        }
+        return rows.sorted {
+            (abs($0.delta.totalNs), $1.view, $1.module, $1.category) > (abs($1.delta.totalNs), $0.view, $0.module, $0.category)
+        }
+    }
+
+    private static func compareCauses(_ a: [CauseFanOut], _ b: [CauseFanOut]) -> [CauseComparison] {
+        var before: [CauseFanOut.Key: CauseFanOut] = [:], after: [CauseFanOut.Key: CauseFanOut] = [:]
+        for fanOut in a { before[fanOut.key] = fanOut }
+        for fanOut in b { after[fanOut.key] = fanOut }
+        let rows = Set(before.keys).union(after.keys).map { CauseComparison(key: $0, a: before[$0], b: after[$0]) }
+        return rows.sorted {
+            ($0.change != .unchanged ? 1 : 0, abs($0.updatesDelta), $1.source, $1.target, $1.property)
+                > ($1.change != .unchanged ? 1 : 0, abs($1.updatesDelta), $0.source, $0.target, $0.property)
+        }
+    }
+
+    private static func compareFunctions(
+        _ a: [ComparisonSide.FunctionKey: ComparisonSide.FunctionTime], _ b: [ComparisonSide.FunctionKey: ComparisonSide.FunctionTime]
+    ) -> [FunctionComparison] {
+        let rows = Set(a.keys).union(b.keys).map { key in
+            FunctionComparison(
+                name: key.name, binary: key.binary, isAppCode: a[key]?.isAppCode ?? b[key]!.isAppCode,
+                aSelfNs: a[key]?.selfNs ?? 0, bSelfNs: b[key]?.selfNs ?? 0
+            )
+        }.filter { $0.deltaNs != 0 }
+        return rows.sorted { (abs($0.deltaNs), $1.name, $1.binary) > (abs($1.deltaNs), $0.name, $0.binary) }
+    }
+}
+
+public struct InteractionCount: Sendable, Equatable, Encodable {
+    public var label: String
+    public var a: Int
+    public var b: Int
+}
+
+/// A view's updates per update group of one label; nil on a side with no such groups.
+public struct InteractionRate: Sendable, Equatable, Encodable {
+    public var label: String
+    public var a: Double?
+    public var b: Double?
+
+    enum CodingKeys: String, CodingKey { case label, a, b }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(label, forKey: .label)
+        try container.encode(a, forKey: .a)
+        try container.encode(b, forKey: .b)
+    }
+}
+
+/// What happened to a row between A and B.
+public enum ComparisonChange: String, Sendable, Encodable {
+    case appeared, disappeared, regressed, improved, unchanged
+    /// Fan-outs only: the number of targets per cause event differs.
+    case changed
+}
+
+public struct ViewComparison: Sendable, Equatable, Encodable {
+    public var module: String
+    public var view: String
+    public var category: String
+    /// The kind of the row's first update ("view-body", "layout", ...).
+    public var kind: String
+    /// A graph node of the view is the app's own code, or its module is the app.
+    public var isAppCode: Bool
+    public var a: ComparedViewStats
+    public var b: ComparedViewStats
+    public var delta: ComparedViewDelta
+    /// appeared / disappeared (no updates on one side), else regressed / improved / unchanged by total time.
+    public var change: ComparisonChange
+    /// Whether the change is beyond noise: see `ViewComparison.isSignificant`.
+    public var significant: Bool
+    public var durations: DurationTest
+    public var perInteraction: [InteractionRate]
+    /// Either side has long (orange or red) updates.
+    public var hasLongUpdates: Bool
+
+    /// A count change counts as real beyond this fraction of the larger count (and at least 2).
+    public static let countChangeThreshold = 0.1
+
+    init(
+        module: String, view: String, category: String, kind: String, isAppCode: Bool,
+        a: ComparedViewStats, b: ComparedViewStats, durations: DurationTest, perInteraction: [InteractionRate]
+    ) {
+        self.module = module
+        self.view = view
+        self.category = category
+        self.kind = kind
+        self.isAppCode = isAppCode
+        self.a = a
+        self.b = b
+        self.durations = durations
+        self.perInteraction = perInteraction
+        delta = ComparedViewDelta(a, b)
+        hasLongUpdates = a.orange + a.red + b.orange + b.red > 0
+        let totalDelta = b.totalNs.addingSaturating(-a.totalNs)
+        let change: ComparisonChange
+        if a.count == 0 {
+            change = .appeared
+        } else if b.count == 0 {
+            change = .disappeared
+        } else {
+            change = totalDelta > 0 ? .regressed : totalDelta < 0 ? .improved : .unchanged
+        }
+        self.change = change
+        let countChange = abs(b.count - a.count)
+        let countChanged = countChange >= 2 && Double(countChange) > Self.countChangeThreshold * Double(max(a.count, b.count))
+        // Counts are exact (the same interaction runs the same bodies), durations are noisy.
+        significant = change == .appeared || change == .disappeared || (change != .unchanged && (countChanged || durations.significant))
+    }
+}
+
+/// B minus A; percentages are nil when A is zero.
+public struct ComparedViewDelta: Sendable, Equatable, Encodable {
+    public var count: Int
+    public var totalNs: Nanoseconds
+    public var totalPercent: Double?
+    public var avgNs: Nanoseconds
+    public var avgPercent: Double?
+    public var p95Ns: Nanoseconds
+    public var maxNs: Nanoseconds
+    public var orange: Int
+    public var red: Int
+
+    enum CodingKeys: String, CodingKey { case count, totalNs, totalPercent, avgNs, avgPercent, p95Ns, maxNs, orange, red }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(count, forKey: .count)
+        try container.encode(totalNs, forKey: .totalNs)
+        try container.encode(totalPercent, forKey: .totalPercent)
+        try container.encode(avgNs, forKey: .avgNs)
+        try container.encode(avgPercent, forKey: .avgPercent)
+        try container.encode(p95Ns, forKey: .p95Ns)
+        try container.encode(maxNs, forKey: .maxNs)
+        try container.encode(orange, forKey: .orange)
+        try container.encode(red, forKey: .red)
+    }
+
+    init(_ a: ComparedViewStats, _ b: ComparedViewStats) {
+        func percent(_ before: Nanoseconds, _ after: Nanoseconds) -> Double? {
+            before == 0 ? nil : Double(after - before) / Double(before) * 100
+        }
+        count = b.count - a.count
+        totalNs = b.totalNs.addingSaturating(-a.totalNs)
+        totalPercent = percent(a.totalNs, b.totalNs)
+        avgNs = b.avgNs - a.avgNs
+        avgPercent = percent(a.avgNs, b.avgNs)
+        p95Ns = b.p95Ns - a.p95Ns
+        maxNs = b.maxNs - a.maxNs
+        orange = b.orange - a.orange
+        red = b.red - a.red
+    }
+}
+
+public struct CauseComparison: Sendable, Equatable, Encodable {
+    public var source: String
+    public var target: String
+    public var label: String
+    public var property: String
+    /// appeared / disappeared / changed (targets per event differ) / unchanged.
+    public var change: ComparisonChange
+    public var a: CauseFanOutSide?
+    public var b: CauseFanOutSide?
+    /// Updates caused in B minus in A.
+    public var updatesDelta: Int
+
+    enum CodingKeys: String, CodingKey { case source, target, label, property, change, a, b, updatesDelta }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(source, forKey: .source)
+        try container.encode(target, forKey: .target)
+        try container.encode(label, forKey: .label)
+        try container.encode(property, forKey: .property)
+        try container.encode(change, forKey: .change)
+        try container.encode(a, forKey: .a)
+        try container.encode(b, forKey: .b)
+        try container.encode(updatesDelta, forKey: .updatesDelta)
+    }
+
+    init(key: CauseFanOut.Key, a: CauseFanOut?, b: CauseFanOut?) {
+        source = key.source
+        target = key.target
+        label = key.label
+        property = key.property
+        self.a = a.map(CauseFanOutSide.init)
+        self.b = b.map(CauseFanOutSide.init)
+        updatesDelta = (b?.updateCount ?? 0) - (a?.updateCount ?? 0)
+        switch (a, b) {
+        case (nil, _): change = .appeared
+        case (_, nil): change = .disappeared
+        case let (a?, b?): change = (a.minPerEvent, a.maxPerEvent) == (b.minPerEvent, b.maxPerEvent) ? .unchanged : .changed
+        }
+    }
+}
+
+public struct CauseFanOutSide: Sendable, Equatable, Encodable {
+    public var events: Int
+    public var updates: Int
+    public var minPerEvent: Int
+    public var maxPerEvent: Int
+    /// "×12" or "×1–3".
+    public var fanOut: String
+
+    init(_ fanOut: CauseFanOut) {
+        events = fanOut.events.count
+        updates = fanOut.updateCount
+        minPerEvent = fanOut.minPerEvent
+        maxPerEvent = fanOut.maxPerEvent
+        self.fanOut = fanOut.fanOutText
+    }
+}
+
+public struct TotalComparison: Sendable, Equatable, Encodable {
+    public var name: String
+    public var a: ComparedTotal
+    public var b: ComparedTotal
+    public var countDelta: Int
+    public var totalNsDelta: Nanoseconds
+
+    init(name: String, a: ComparedTotal, b: ComparedTotal) {
+        self.name = name
+        self.a = a
+        self.b = b
+        countDelta = b.count - a.count
+        totalNsDelta = b.totalNs.addingSaturating(-a.totalNs)
+    }
+}
+
+public struct FunctionComparison: Sendable, Equatable, Encodable {
+    public var name: String
+    public var binary: String
+    public var isAppCode: Bool
+    public var aSelfNs: Nanoseconds
+    public var bSelfNs: Nanoseconds
+    public var deltaNs: Nanoseconds
+
+    init(name: String, binary: String, isAppCode: Bool, aSelfNs: Nanoseconds, bSelfNs: Nanoseconds) {
+        self.name = name
+        self.binary = binary
+        self.isAppCode = isAppCode
+        self.aSelfNs = aSelfNs
+        self.bSelfNs = bSelfNs
+        deltaNs = bSelfNs.addingSaturating(-aSelfNs)
+    }
+}

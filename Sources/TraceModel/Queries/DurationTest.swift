@@ -1,0 +1,84 @@
+// Whether two samples of update durations differ beyond noise: a two-sided Mann-Whitney U test
+// (Wilcoxon rank-sum), normal approximation with tie correction and continuity correction.
+// Rank-based because durations are skewed with long tails; no assumption of normality.
+
+#if canImport(Glibc)
+import Glibc  // erfc: the C math library only
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public struct DurationTest: Sendable, Equatable, Encodable {
+    /// Below this many updates on either side the test is not run (the normal approximation
+    /// of U is poor for smaller samples) and the durations count as not significantly different.
+    public static let minimumSampleSize = 8
+    /// Two-sided significance level.
+    public static let alpha = 0.05
+
+    /// "mann-whitney-u".
+    public var test = "mann-whitney-u"
+    /// False when a side has fewer than `minimumSampleSize` updates.
+    public var tested: Bool
+    public var pValue: Double?
+    public var z: Double?
+    public var significant: Bool
+    /// "slower" or "faster" (B's durations against A's) when significant.
+    public var direction: String?
+
+    enum CodingKeys: String, CodingKey { case test, tested, pValue, z, significant, direction }
+
+    // Absent values are null in the API, not missing keys.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(test, forKey: .test)
+        try container.encode(tested, forKey: .tested)
+        try container.encode(pValue, forKey: .pValue)
+        try container.encode(z, forKey: .z)
+        try container.encode(significant, forKey: .significant)
+        try container.encode(direction, forKey: .direction)
+    }
+
+    /// Both arrays sorted ascending.
+    public init(_ a: [Nanoseconds], _ b: [Nanoseconds]) {
+        tested = a.count >= Self.minimumSampleSize && b.count >= Self.minimumSampleSize
+        significant = false
+        guard tested else { return }
+        let statistic = Self.rankSum(a, b)
+        let nA = Double(a.count), nB = Double(b.count), n = nA + nB
+        let u = statistic.rankSumA - nA * (nA + 1) / 2
+        let mean = nA * nB / 2
+        let variance = nA * nB / 12 * ((n + 1) - statistic.tieTerm / (n * (n - 1)))
+        guard variance > 0 else {
+            // Every duration equal: nothing differs.
+            pValue = 1
+            z = 0
+            return
+        }
+        let distance = max(0, abs(u - mean) - 0.5)
+        let score = distance / variance.squareRoot() * (u >= mean ? 1 : -1)
+        let p = min(1, erfc(abs(score) / 2.0.squareRoot()))
+        pValue = p
+        z = score
+        significant = p < Self.alpha
+        // U counts pairs where A's update is the longer one: above its mean, B is faster.
+        if significant { direction = u > mean ? "faster" : "slower" }
+    }
+
+    /// Sum of A's ranks in the merged sample (ties get their average rank) and Σ(t³ − t) over tie groups.
+    static func rankSum(_ a: [Nanoseconds], _ b: [Nanoseconds]) -> (rankSumA: Double, tieTerm: Double) {
+        var i = 0, j = 0
+        var ranked = 0.0
+        var rankSumA = 0.0, tieTerm = 0.0
+        while i < a.count || j < b.count {
+            let value = min(i < a.count ? a[i] : .max, j < b.count ? b[j] : .max)
+            var inA = 0.0, inB = 0.0
+            while i < a.count, a[i] == value { inA += 1; i += 1 }
+            while j < b.count, b[j] == value { inB += 1; j += 1 }
+            let tied = inA + inB
+            rankSumA += inA * (ranked + (tied + 1) / 2)
+            tieTerm += tied * tied * tied - tied
+            ranked += tied
+        }
+        return (rankSumA, tieTerm)
+    }
+}
