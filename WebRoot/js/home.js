@@ -2,6 +2,7 @@
 import { listTraces, uploadTrace, deleteTrace } from './api.js';
 import { el } from './dom.js';
 import { navigate, toast } from './shell.js';
+import { buildComparePath } from './state.js';
 import { formatBytes, formatCount, formatDate, formatDuration } from './format.js';
 
 /** Renders the list page into `root`; returns {upload(file), teardown()}. */
@@ -31,7 +32,21 @@ export function renderHome(root) {
 
   function traceTable(traces) {
     if (!traces.length) return el('p', { text: 'No traces yet. Upload one to start.' });
+    // Picked for comparison, in the order picked: the first is A (before).
+    const picked = [];
+    const compareButton = el('button', { type: 'button', id: 'compare-button', disabled: true,
+      title: 'Tick two traces: the first one ticked is A (before), the second B (after)',
+      onclick: () => navigate(buildComparePath(picked[0], picked[1], {})) }, 'Compare');
+    const pick = (trace, box) => {
+      const at = picked.indexOf(trace.id);
+      if (box.checked && at < 0) picked.push(trace.id);
+      if (!box.checked && at >= 0) picked.splice(at, 1);
+      compareButton.disabled = picked.length !== 2;
+      compareButton.textContent = picked.length === 2 ? 'Compare (first ticked is A)' : 'Compare';
+    };
     const rows = traces.map((trace) => el('tr', { 'data-trace-id': trace.id },
+      el('td', { class: 'pick' }, el('input', { type: 'checkbox', class: 'compare-pick', 'aria-label': `Pick ${trace.name} to compare`,
+        onchange: (event) => pick(trace, event.target) })),
       el('td', { class: 'name' }, el('a', { href: `/traces/${trace.id}`, text: trace.name }),
         trace.isSample ? el('span', { class: 'badge badge-after', text: 'sample' }) : null),
       el('td', { text: trace.app || '–' }),
@@ -46,10 +61,13 @@ export function renderHome(root) {
           try { await deleteTrace(trace.id); toast(`Deleted ${trace.name}`); refresh(); } catch (error) { toast(error.message); }
         },
       }))));
-    return el('table', { class: 'traces', 'aria-label': 'Traces' },
-      el('thead', {}, el('tr', {}, ...['Name', 'App', 'Duration', 'Updates', 'Size', 'Uploaded', ''].map((title, i) =>
-        el('th', { scope: 'col', class: i >= 2 && i <= 4 ? 'num' : null }, title || el('span', { class: 'visually-hidden', text: 'Actions' }))))),
-      el('tbody', {}, ...rows));
+    return el('div', {},
+      el('div', { class: 'compare-bar' }, compareButton, el('span', { class: 'meta', text: 'Tick two traces to compare them (before, then after).' })),
+      el('table', { class: 'traces', 'aria-label': 'Traces' },
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, el('span', { class: 'visually-hidden', text: 'Compare' })),
+          ...['Name', 'App', 'Duration', 'Updates', 'Size', 'Uploaded', ''].map((title, i) =>
+            el('th', { scope: 'col', class: i >= 2 && i <= 4 ? 'num' : null }, title || el('span', { class: 'visually-hidden', text: 'Actions' }))))),
+        el('tbody', {}, ...rows)));
   }
 
   function showStatus(...children) {
