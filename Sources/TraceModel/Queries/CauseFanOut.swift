@@ -36,18 +36,90 @@ public struct CauseFanOut: Sendable, Equatable, Hashable, Encodable {
     }
 }
 
+/// A fan-out keyed by the trace's interned names: what the comparison matches between two traces
+/// before it spends a String on any row (a trace can have tens of thousands of fan-outs).
+struct FanOutCount: Sendable {
+    struct Key: Hashable, Sendable {
+        var source: StringRef, target: StringRef, property: StringRef
+        var sourceIsBody: Bool, targetIsBody: Bool, label: EdgeLabel
+
+        /// Where the key starts probing in a power-of-two table (`mask` = size - 1).
+        @inline(__always) func slot(seed: UInt64, mask: Int) -> Int {
+            var h = seed ^ (UInt64(source) &* 0x9E37_79B9_7F4A_7C15)
+            h ^= UInt64(target) &* 0xC2B2_AE3D_27D4_EB4F
+            h ^= UInt64(property) &* 0x1656_67B1_9E37_79F9
+            h ^= UInt64(label.rawValue) << 2 | (sourceIsBody ? 1 : 0) | (targetIsBody ? 2 : 0)
+            h = (h ^ (h >> 31)) &* 0x94D0_49BB_1331_11EB
+            return Int(truncatingIfNeeded: (h ^ (h >> 29)) & UInt64(mask))
+        }
+    }
+
+    var key: Key
+    var events = 0
+    var updates = 0
+    var minPerEvent = Int.max
+    var maxPerEvent = 0
+
+    /// The row with names, from the string table of the trace it was counted in.
+    func fanOut(strings: [String]) -> CauseFanOut {
+        CauseFanOut(
+            source: strings[Int(key.source)] + (key.sourceIsBody ? ".body" : ""),
+            target: strings[Int(key.target)] + (key.targetIsBody ? ".body" : ""),
+            label: key.label.wireName, property: strings[Int(key.property)], events: events, updates: updates,
+            minPerEvent: minPerEvent, maxPerEvent: maxPerEvent
+        )
+    }
+}
+
+/// Ids of fan-out keys: open addressing with linear probing, half full at most. Millions of
+/// edges name few distinct keys, and this answers without the dictionary's SipHash; the seed is
+/// random so that no file can make its keys collide.
+struct FanOutKeyTable {
+    private var keys: [FanOutCount.Key?] = Array(repeating: nil, count: 1 << 10)
+    private var ids: [Int] = Array(repeating: 0, count: 1 << 10)
+    private var count = 0
+    private let seed = UInt64.random(in: .min ... .max)
+
+    /// The id of `key`, or `next` (now its id) when the key is new.
+    mutating func id(of key: FanOutCount.Key, next: Int) -> Int {
+        var slot = key.slot(seed: seed, mask: keys.count - 1)
+        while let existing = keys[slot] {
+            if existing == key { return ids[slot] }
+            slot = (slot + 1) & (keys.count - 1)
+        }
+        keys[slot] = key
+        ids[slot] = next
+        count += 1
+        if count * 2 > keys.count { grow() }
+        return next
+    }
+
+    private mutating func grow() {
+        let old = zip(keys, ids).compactMap { key, id in key.map { ($0, id) } }
+        keys = Array(repeating: nil, count: keys.count * 2)
+        ids = Array(repeating: 0, count: keys.count)
+        for (key, id) in old {
+            var slot = key.slot(seed: seed, mask: keys.count - 1)
+            while keys[slot] != nil { slot = (slot + 1) & (keys.count - 1) }
+            keys[slot] = key
+            ids[slot] = id
+        }
+    }
+}
+
 extension Trace {
     /// Edges into nodes whose body ran (and whose update overlaps `range`), grouped by cause
     /// event and merged by (source title, target title, label, property); most updates first.
     public func causeFanOuts(in range: TimeRange? = nil) -> [CauseFanOut] {
-        struct Key: Hashable {
-            var source: StringRef, target: StringRef, property: StringRef
-            var sourceIsBody: Bool, targetIsBody: Bool, label: EdgeLabel
-        }
-        struct Totals { var key: Key, events = 0, updates = 0, minPerEvent = Int.max, maxPerEvent = 0 }
+        causeFanOutCounts(in: range).map { $0.fanOut(strings: strings) }
+            .sorted { ($0.updates, $1.source, $1.target, $1.property) > ($1.updates, $0.source, $0.target, $0.property) }
+    }
+
+    /// The fan-outs in the order first met, with interned names.
+    func causeFanOutCounts(in range: TimeRange?) -> [FanOutCount] {
         let nodes = graph.nodes, edges = graph.edges
-        var ids: [Key: Int] = [:]
-        var totals: [Totals] = []
+        var ids = FanOutKeyTable()
+        var totals: [FanOutCount] = []
         // Walk by source node (one node is one cause event), counting each event's targets per
         // key in `eventCount` (reset through `touched`) instead of a (key, event) table.
         var eventCount: [Int] = []
@@ -58,17 +130,13 @@ extension Trace {
                 let update = nodes.update[target]
                 guard update != noRow else { continue }
                 if let range, !range.overlaps(start: updates.start[Int(update)], end: updates.end(Int(update))) { continue }
-                let key = Key(
+                let key = FanOutCount.Key(
                     source: nodes.name[source], target: nodes.name[target], property: edges.changedProperty[Int(edge)],
                     sourceIsBody: nodes.kind[source] == .viewBody, targetIsBody: nodes.kind[target] == .viewBody, label: edges.label[Int(edge)]
                 )
-                let id: Int
-                if let known = ids[key] {
-                    id = known
-                } else {
-                    id = totals.count
-                    ids[key] = id
-                    totals.append(Totals(key: key))
+                let id = ids.id(of: key, next: totals.count)
+                if id == totals.count {
+                    totals.append(FanOutCount(key: key))
                     eventCount.append(0)
                 }
                 if eventCount[id] == 0 { touched.append(id) }
@@ -84,14 +152,6 @@ extension Trace {
             }
             touched.removeAll(keepingCapacity: true)
         }
-        let rows = totals.map { total in
-            let key = total.key
-            return CauseFanOut(
-                source: string(key.source) + (key.sourceIsBody ? ".body" : ""), target: string(key.target) + (key.targetIsBody ? ".body" : ""),
-                label: key.label.wireName, property: string(key.property), events: total.events, updates: total.updates,
-                minPerEvent: total.minPerEvent, maxPerEvent: total.maxPerEvent
-            )
-        }
-        return rows.sorted { ($0.updates, $1.source, $1.target, $1.property) > ($1.updates, $0.source, $0.target, $0.property) }
+        return totals
     }
 }

@@ -36,9 +36,7 @@ public struct TraceComparison: Sendable, Encodable {
             InteractionCount(label: label, a: a.interactions[label] ?? 0, b: b.interactions[label] ?? 0)
         }.sorted { ($0.a + $0.b, $1.label) > ($1.a + $1.b, $0.label) }
         views = Self.compareViews(a, b, interactions: interactions)
-        let causes = Self.compareCauses(a.fanOuts, b.fanOuts)
-        self.causes = Array(causes.prefix(max(0, causeLimit)))
-        causesTotal = causes.count
+        (causes, causesTotal) = Self.compareCauses(a, b, limit: causeLimit)
         totals = ["updates", "hitches", "hangs", "cpu"].map { name in
             TotalComparison(name: name, a: a.totals[name] ?? ComparedTotal(), b: b.totals[name] ?? ComparedTotal())
         }
@@ -78,15 +76,47 @@ public struct TraceComparison: Sendable, Encodable {
         }
     }
 
-    private static func compareCauses(_ a: [CauseFanOut], _ b: [CauseFanOut]) -> [CauseComparison] {
-        var before: [CauseFanOut.Key: CauseFanOut] = [:], after: [CauseFanOut.Key: CauseFanOut] = [:]
-        for fanOut in a { before[fanOut.key] = fanOut }
-        for fanOut in b { after[fanOut.key] = fanOut }
-        let rows = Set(before.keys).union(after.keys).map { CauseComparison(key: $0, a: before[$0], b: after[$0]) }
-        return rows.sorted {
-            ($0.change != .unchanged ? 1 : 0, abs($0.updatesDelta), $1.source, $1.target, $1.property)
-                > ($1.change != .unchanged ? 1 : 0, abs($1.updatesDelta), $0.source, $0.target, $0.property)
+    /// Matches fan-outs by their names translated into A's string table (integer keys), and
+    /// builds rows with names only for the `limit` kept.
+    private static func compareCauses(_ a: ComparisonSide, _ b: ComparisonSide, limit: Int) -> ([CauseComparison], Int) {
+        var refInA: [String: StringRef] = Dictionary(minimumCapacity: a.strings.count)
+        for (ref, text) in a.strings.enumerated() { refInA[text] = StringRef(ref) }
+        let missing = StringRef.max  // B's string is not in A: no fan-out of A can match
+        let bInA = b.strings.map { refInA[$0] ?? missing }
+        var pairOfKey: [FanOutCount.Key: Int] = Dictionary(minimumCapacity: a.fanOuts.count)
+        var pairs: [(a: Int?, b: Int?)] = []
+        pairs.reserveCapacity(a.fanOuts.count + b.fanOuts.count)
+        for (index, fanOut) in a.fanOuts.enumerated() {
+            pairOfKey[fanOut.key] = pairs.count
+            pairs.append((index, nil))
         }
+        for (index, fanOut) in b.fanOuts.enumerated() {
+            var key = fanOut.key
+            key.source = bInA[Int(key.source)]
+            key.target = bInA[Int(key.target)]
+            key.property = bInA[Int(key.property)]
+            if ![key.source, key.target, key.property].contains(missing), let pair = pairOfKey[key] {
+                pairs[pair].b = index
+            } else {
+                pairs.append((nil, index))
+            }
+        }
+        func isChanged(_ pair: (a: Int?, b: Int?)) -> Bool {
+            guard let i = pair.a, let j = pair.b else { return true }
+            return (a.fanOuts[i].minPerEvent, a.fanOuts[i].maxPerEvent) != (b.fanOuts[j].minPerEvent, b.fanOuts[j].maxPerEvent)
+        }
+        func updatesDelta(_ pair: (a: Int?, b: Int?)) -> Int {
+            (pair.b.map { b.fanOuts[$0].updates } ?? 0) - (pair.a.map { a.fanOuts[$0].updates } ?? 0)
+        }
+        // Ties keep the order met (A's first), so the same traces give the same table.
+        let rank = pairs.map { (changed: isChanged($0) ? 1 : 0, delta: abs(updatesDelta($0))) }
+        let order = pairs.indices.sorted { (rank[$0].changed, rank[$0].delta, $1) > (rank[$1].changed, rank[$1].delta, $0) }
+        let rows = order.prefix(max(0, limit)).map { position -> CauseComparison in
+            let pair = pairs[position]
+            let before = pair.a.map { a.fanOuts[$0].fanOut(strings: a.strings) }, after = pair.b.map { b.fanOuts[$0].fanOut(strings: b.strings) }
+            return CauseComparison(key: (before ?? after)!.key, a: before, b: after)
+        }
+        return (rows, pairs.count)
     }
 
     private static func compareFunctions(

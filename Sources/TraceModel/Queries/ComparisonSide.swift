@@ -8,7 +8,9 @@ public struct ComparisonSide: Sendable {
     var views: [ViewKey: ViewSample]
     /// Update groups per label ("Tap Gesture": 2).
     var interactions: [String: Int]
-    var fanOuts: [CauseFanOut]
+    var fanOuts: [FanOutCount]
+    /// The trace's string table (shared, not copied): `fanOuts` name things by its refs.
+    var strings: [String]
     var totals: [String: ComparedTotal]
     /// Self time (ns of CPU samples whose leaf is the function) by function.
     var selfTime: [FunctionKey: FunctionTime]
@@ -181,7 +183,7 @@ extension Trace {
                 name: metadata.name, app: metadata.app, device: metadata.device, osVersion: metadata.osVersion,
                 durationNs: metadata.duration, start: span.start, end: span.end, updates: updateCount
             ),
-            views: views, interactions: interactions, fanOuts: causeFanOuts(in: range),
+            views: views, interactions: interactions, fanOuts: causeFanOutCounts(in: range), strings: strings,
             totals: ["updates": updateTotal, "hitches": total(hitches), "hangs": total(hangs), "cpu": cpuTotal],
             selfTime: selfTime
         )
