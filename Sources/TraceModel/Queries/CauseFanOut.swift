@@ -117,7 +117,11 @@ extension Trace {
 
     /// The fan-outs in the order first met, with interned names.
     func causeFanOutCounts(in range: TimeRange?) -> [FanOutCount] {
+        // Locals, read once: a stored property of a struct reached in the loop can cost a copy
+        // (a retain per array) per iteration, over millions of edges.
         let nodes = graph.nodes, edges = graph.edges
+        let offsets = graph.outgoingOffsets, outgoing = graph.outgoingEdges
+        let updateStarts = updates.start, updateDurations = updates.duration
         var ids = FanOutKeyTable()
         var totals: [FanOutCount] = []
         // Walk by source node (one node is one cause event), counting each event's targets per
@@ -125,11 +129,11 @@ extension Trace {
         var eventCount: [Int] = []
         var touched: [Int] = []
         for source in 0..<nodes.count {
-            for edge in graph.outgoing(source) {
+            for edge in outgoing[Int(offsets[source])..<Int(offsets[source + 1])] {
                 let target = Int(edges.target[Int(edge)])
-                let update = nodes.update[target]
-                guard update != noRow else { continue }
-                if let range, !range.overlaps(start: updates.start[Int(update)], end: updates.end(Int(update))) { continue }
+                let update = Int(nodes.update[target])
+                guard update != Int(noRow) else { continue }
+                if let range, !range.overlaps(start: updateStarts[update], end: updateStarts[update] + updateDurations[update]) { continue }
                 let key = FanOutCount.Key(
                     source: nodes.name[source], target: nodes.name[target], property: edges.changedProperty[Int(edge)],
                     sourceIsBody: nodes.kind[source] == .viewBody, targetIsBody: nodes.kind[target] == .viewBody, label: edges.label[Int(edge)]

@@ -113,6 +113,9 @@ extension Trace {
         var labelCounts: [Int] = []
         let appModule = metadata.app.isEmpty ? nil : strings.firstIndex(of: metadata.app).map(StringRef.init)
         var updateCount = 0
+        // Locals, read once: reaching into a struct property per update can copy it (a retain per array).
+        let updateNodeOffsets = indexes.updateNodeOffsets, updateNodes = indexes.updateNodes
+        let nodeIsAppCode = graph.nodes.isAppCode, groupLabels = updateGroups.label
         for update in candidates where inRange(table.start[update], table.end(update)) {
             let module = table.module[update], view = table.viewName[update], category = table.category[update]
             var row = firstRowOfName[Int(view)]
@@ -131,12 +134,13 @@ extension Trace {
             rowCounts[Int(row)] += 1
             updateCount += 1
             // Blue in Instruments: a graph node of the update is the app's own code.
-            if !rows[Int(row)].isAppCode, indexes.nodes(ofUpdate: update).contains(where: { graph.nodes.isAppCode[Int($0)] }) {
+            if !rows[Int(row)].isAppCode,
+               updateNodes[Int(updateNodeOffsets[update])..<Int(updateNodeOffsets[update + 1])].contains(where: { nodeIsAppCode[Int($0)] }) {
                 rows[Int(row)].isAppCode = true
             }
             let group = table.group[update]
             if group != noRow {
-                let id = labelID[Int(updateGroups.label[Int(group)])]
+                let id = labelID[Int(groupLabels[Int(group)])]
                 if id != noRow { labelCounts[Int(row) * labels.count + Int(id)] += 1 }
             }
         }
