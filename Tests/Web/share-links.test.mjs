@@ -3,7 +3,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { STATE_VERSION, UPGRADES, EMPTY_STATE, parseLocation, buildPath } from '../../WebRoot/js/state.js';
+import {
+  STATE_VERSION, UPGRADES, EMPTY_STATE, COMPARE_EMPTY_STATE, parseLocation, buildPath, buildComparePath,
+} from '../../WebRoot/js/state.js';
 
 const ORIGIN = 'http://tracesvc.test';
 const at = (path) => parseLocation(new URL(path, ORIGIN));
@@ -12,6 +14,7 @@ const EVERY_KEY = {
   paneView: { module: 'M', view: 'V', category: 'C' }, filter: 'all', node: 'n1', graph: 'view',
   groups: ['g1'], search: 'q', mode: 'bottom-up', finding: 'long-body:M.V',
 };
+const EVERY_COMPARE_KEY = { rangeA: [1, 2], rangeB: [3, 4], rows: 'long', row: { module: 'M', view: 'V', category: 'C' } };
 
 test('there is an upgrade for every version below the current one, and none beyond', () => {
   for (let v = 1; v < STATE_VERSION; v += 1) assert.equal(typeof UPGRADES[v], 'function', `no upgrade from v${v} to v${v + 1}`);
@@ -23,8 +26,10 @@ test('there is an upgrade for every version below the current one, and none beyo
 test('docs/share-links.md documents every query key a link can carry', () => {
   const doc = readFileSync(new URL('../../docs/share-links.md', import.meta.url), 'utf8');
   assert.deepEqual(Object.keys(EVERY_KEY).sort(), Object.keys(EMPTY_STATE).sort(), 'EVERY_KEY must set every state key');
-  const written = [...new URL(buildPath('t1', EVERY_KEY), ORIGIN).searchParams.keys()].sort();
-  const documented = [...doc.matchAll(/^\| `([a-z]+)=`/gm)].map((m) => m[1]).sort();
+  assert.deepEqual(Object.keys(EVERY_COMPARE_KEY).sort(), Object.keys(COMPARE_EMPTY_STATE).sort(), 'EVERY_COMPARE_KEY must set every key');
+  const keysOf = (path) => [...new URL(path, ORIGIN).searchParams.keys()];
+  const written = [...new Set([...keysOf(buildPath('t1', EVERY_KEY)), ...keysOf(buildComparePath('t1', 't2', EVERY_COMPARE_KEY))])].sort();
+  const documented = [...new Set([...doc.matchAll(/^\| `([a-z]+)=`/gm)].map((m) => m[1]))].sort();
   assert.deepEqual(documented, written, 'the key table of docs/share-links.md and the keys buildPath writes differ');
   assert.match(doc, new RegExp(`current version is \\*\\*${STATE_VERSION}\\*\\*`), 'the doc names another current version');
   for (let v = 1; v < STATE_VERSION; v += 1) assert.match(doc, new RegExp(`^### v${v} → v${v + 1}`, 'm'), `no upgrade section v${v} → v${v + 1}`);

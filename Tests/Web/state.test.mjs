@@ -2,7 +2,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  STATE_VERSION, EMPTY_STATE, parseLocation, buildPath, upgradeParams, currentRange, graphSubject,
+  STATE_VERSION, EMPTY_STATE, COMPARE_EMPTY_STATE, parseLocation, buildPath, buildComparePath, upgradeParams, currentRange, graphSubject,
 } from '../../WebRoot/js/state.js';
 
 const ORIGIN = 'http://tracesvc.test';
@@ -105,4 +105,24 @@ test('graphSubject names what a graph is of', () => {
   assert.equal(graphSubject({ update: 0 }), 'u0');
   assert.equal(graphSubject({ view: 'Row', module: 'M' }), 'view');
   assert.equal(graphSubject({ update: null }), null);
+});
+
+test('a comparison link round-trips its ranges, filter and row, and ids are percent-encoded', () => {
+  const state = { rangeA: [0, 1_000_000_000], rangeB: [5, 2_000_000], rows: 'app', row: { module: 'My App', view: 'Row: "x"', category: 'View Body' } };
+  const path = buildComparePath('id a', 'b/2', state);
+  assert.match(path, /^\/compare\/id%20a\/b%2F2\?v=\d+&ra=0,1000000000&rb=5,2000000&vf=app&pv=/);
+  assert.deepEqual(at(path), { route: 'compare', a: 'id a', b: 'b/2', state });
+  assert.deepEqual(at('/compare/x/y').state, COMPARE_EMPTY_STATE);
+});
+
+test('comparison links follow the version rules and drop values that do not parse', () => {
+  const tooNew = at(`/compare/x/y?v=${STATE_VERSION + 1}&vf=long`);
+  assert.equal(tooNew.route, 'bad-version');
+  assert.equal(tooNew.plainPath, `/compare/x/y?v=${STATE_VERSION}`);
+  assert.equal(at('/compare/x/y?v=abc').route, 'bad-version');
+  for (let v = 1; v <= STATE_VERSION; v += 1) assert.equal(at(`/compare/x/y?v=${v}&vf=long`).state.rows, 'long', `v${v}`);
+  const junk = at('/compare/x/y?ra=5,1&rb=a,b&vf=everything').state;
+  assert.deepEqual([junk.rangeA, junk.rangeB, junk.rows], [null, null, null]);
+  assert.equal(at('/compare/x').route, 'not-found');
+  assert.equal(at('/compare/x/y/z').route, 'not-found');
 });

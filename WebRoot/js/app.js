@@ -1,9 +1,10 @@
 // The router: mounts the home page, the trace view, or a page for a link that leads nowhere.
-import { getTrace, traceApi, ApiError } from './api.js';
+import { getTrace, listTraces, traceApi, ApiError } from './api.js';
 import { el } from './dom.js';
 import { copyText, navigate, startNavigation } from './shell.js';
-import { parseLocation, createViewState, buildPath, graphSubject, STATE_VERSION } from './state.js';
+import { parseLocation, createViewState, buildPath, buildComparePath, graphSubject, STATE_VERSION } from './state.js';
 import { renderHome } from './home.js';
+import { mountCompare } from './compare.js';
 import { createTimeline } from './timeline/index.js';
 import { contextWindow } from './timeline/viewport.js';
 import { createDetails } from './details.js';
@@ -43,6 +44,10 @@ async function route() {
     await current.restore(parsed.state);
     return;
   }
+  if (parsed.route === 'compare' && current?.compareKey === `${parsed.a}/${parsed.b}`) {
+    current.restore(parsed.state);
+    return;
+  }
   clearShell();
   switch (parsed.route) {
     case 'home': {
@@ -54,7 +59,8 @@ async function route() {
       return;
     }
     case 'bad-version': {
-      const withoutView = [el('a', { href: buildPath(parsed.traceId, {}), class: 'button', text: 'Open the trace without the view' })];
+      const withoutView = [el('a', { href: parsed.plainPath ?? buildPath(parsed.traceId, {}), class: 'button',
+        text: parsed.plainPath ? 'Open the comparison without the view' : 'Open the trace without the view' })];
       if (/^\d+$/.test(parsed.version) && Number(parsed.version) > STATE_VERSION) {
         messagePage('This link needs a newer tracesvc',
           `This link was made by a newer tracesvc (v=${parsed.version}); this server understands links up to v=${STATE_VERSION}. ` +
@@ -75,6 +81,11 @@ async function route() {
     case 'trace':
       await openTrace(parsed, token);
       return;
+    case 'compare': {
+      const page = mountCompare(app, { trace: headerTrace, actions: headerActions }, parsed);
+      current = { traceId: null, compareKey: page.key, restore: page.restore, teardown: page.teardown };
+      return;
+    }
   }
 }
 
@@ -149,7 +160,7 @@ function renderTraceView(trace, api, initial) {
   const clearRange = el('button', { type: 'button', id: 'clear-range', 'aria-label': 'Clear inspection range', text: 'Clear range' });
   const copyLink = el('button', { type: 'button', id: 'copy-link', 'aria-label': 'Copy link to this view', title: 'Copy a link to exactly this view' },
     el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Copy link');
-  headerActions.append(copyLink);
+  headerActions.append(compareWith(trace, state), copyLink);
 
   const windowLabel = el('span', { class: 'window-label', 'aria-live': 'off', id: 'window-label' });
   const notes = trace.importNotes?.length ? el('details', { class: 'import-notes' },
@@ -255,6 +266,29 @@ function renderTraceView(trace, api, initial) {
       else panes?.destroy?.();
     },
   };
+}
+
+/** "Compare with…": pick another trace; this one is A (before), with its inspection range. */
+function compareWith(trace, state) {
+  const picker = el('select', { id: 'compare-with-select', 'aria-label': 'Trace to compare with' });
+  const go = el('button', { type: 'button', class: 'primary', id: 'compare-with-go', text: 'Compare', disabled: true,
+    onclick: () => navigate(buildComparePath(trace.id, picker.value, { rangeA: state.get().range })) });
+  const popup = el('div', { class: 'compare-with-popup', id: 'compare-with-popup', hidden: true, role: 'group', 'aria-label': 'Compare with' },
+    el('label', { for: 'compare-with-select', text: `Compare ${trace.name} (A, before) with` }), picker, go);
+  const open = el('button', { type: 'button', id: 'compare-with', 'aria-expanded': 'false', title: 'Compare this trace with another one',
+    onclick: async () => {
+      popup.hidden = !popup.hidden;
+      open.setAttribute('aria-expanded', String(!popup.hidden));
+      if (popup.hidden || picker.options.length) return;
+      try {
+        const { traces } = await listTraces();
+        picker.replaceChildren(...traces.filter((t) => t.id !== trace.id).map((t) => el('option', { value: t.id, text: t.name })));
+        go.disabled = !picker.options.length;
+      } catch (error) {
+        popup.append(el('span', { class: 'error-box', text: error.message }));
+      }
+    } }, 'Compare with…');
+  return el('span', { class: 'compare-with' }, open, popup);
 }
 
 // A trace file dropped anywhere, on any page, is uploaded: from the list page, which shows the

@@ -2,7 +2,7 @@
 import { listTraces, uploadTrace, deleteTrace, writeToken } from './api.js';
 import { el } from './dom.js';
 import { navigate, toast } from './shell.js';
-import { buildPath } from './state.js';
+import { buildComparePath, buildPath } from './state.js';
 
 /** Opening a trace from the list or after an upload shows its findings first. */
 const openTracePath = (id) => buildPath(id, { pane: 'findings' });
@@ -35,7 +35,21 @@ export function renderHome(root) {
 
   function traceTable(traces) {
     if (!traces.length) return el('p', { text: 'No traces yet. Upload one to start.' });
+    // Picked for comparison, in the order picked: the first is A (before).
+    const picked = [];
+    const compareButton = el('button', { type: 'button', id: 'compare-button', disabled: true,
+      title: 'Tick two traces: the first one ticked is A (before), the second B (after)',
+      onclick: () => navigate(buildComparePath(picked[0], picked[1], {})) }, 'Compare');
+    const pick = (trace, box) => {
+      const at = picked.indexOf(trace.id);
+      if (box.checked && at < 0) picked.push(trace.id);
+      if (!box.checked && at >= 0) picked.splice(at, 1);
+      compareButton.disabled = picked.length !== 2;
+      compareButton.textContent = picked.length === 2 ? 'Compare (first ticked is A)' : 'Compare';
+    };
     const rows = traces.map((trace) => el('tr', { 'data-trace-id': trace.id },
+      el('td', { class: 'pick' }, el('input', { type: 'checkbox', class: 'compare-pick', 'aria-label': `Pick ${trace.name} to compare`,
+        onchange: (event) => pick(trace, event.target) })),
       el('td', { class: 'name' }, el('a', { href: openTracePath(trace.id), text: trace.name }),
         trace.isSample ? el('span', { class: 'badge badge-after', text: 'sample' }) : null),
       el('td', { text: trace.app || '–' }),
@@ -55,10 +69,13 @@ export function renderHome(root) {
           await remove();
         },
       }))));
-    return el('table', { class: 'traces', 'aria-label': 'Traces' },
-      el('thead', {}, el('tr', {}, ...['Name', 'App', 'Duration', 'Updates', 'Size', 'Uploaded', ''].map((title, i) =>
-        el('th', { scope: 'col', class: i >= 2 && i <= 4 ? 'num' : null }, title || el('span', { class: 'visually-hidden', text: 'Actions' }))))),
-      el('tbody', {}, ...rows));
+    return el('div', {},
+      el('div', { class: 'compare-bar' }, compareButton, el('span', { class: 'meta', text: 'Tick two traces to compare them (before, then after).' })),
+      el('table', { class: 'traces', 'aria-label': 'Traces' },
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, el('span', { class: 'visually-hidden', text: 'Compare' })),
+          ...['Name', 'App', 'Duration', 'Updates', 'Size', 'Uploaded', ''].map((title, i) =>
+            el('th', { scope: 'col', class: i >= 2 && i <= 4 ? 'num' : null }, title || el('span', { class: 'visually-hidden', text: 'Actions' }))))),
+        el('tbody', {}, ...rows)));
   }
 
   /** The server wants its write token: a small form in the status area, then `retry()`. */

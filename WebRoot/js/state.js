@@ -58,11 +58,14 @@ function parsePaneView(text, category) {
 /**
  * Reads a location into a route:
  * {route:'home'} | {route:'trace', traceId, state} | {route:'bad-version', version, traceId} |
- * {route:'bad-update', traceId, updateText} | {route:'not-found', path}
+ * {route:'bad-update', traceId, updateText} | {route:'not-found', path} |
+ * {route:'compare', a, b, state} (a COMPARE_EMPTY_STATE); a bad-version route carries `plainPath`,
+ * the page without the view.
  */
 export function parseLocation(location = window.location) {
   const path = location.pathname.replace(/\/+$/, '') || '/';
   if (path === '/') return { route: 'home' };
+  if (path.startsWith('/compare/')) return parseCompareLocation(path, location.search);
   const match = path.match(/^\/traces\/([^/]+)(?:\/updates\/([^/]+))?$/);
   if (!match) return { route: 'not-found', path };
   const traceId = decodeURIComponent(match[1]);
@@ -94,6 +97,52 @@ export function parseLocation(location = window.location) {
     finding: params.get('fd') || null,
   };
   return { route: 'trace', traceId, state };
+}
+
+/**
+ * The state of a comparison page /compare/{a}/{b} (same v= and upgrade rules as trace pages; its
+ * keys are in docs/share-links.md, "Comparison pages").
+ */
+export const COMPARE_EMPTY_STATE = Object.freeze({
+  rangeA: null,    // compared range of trace A [start, end] ns (ra=)
+  rangeB: null,    // compared range of trace B [start, end] ns (rb=)
+  rows: null,      // views table filter: 'long' | 'app' (vf=); null: all rows
+  row: null,       // the view row drilled into: {module, view, category} (pv=Module:View, pc=Category)
+});
+
+const ROW_FILTERS = ['long', 'app'];
+
+function parseCompareLocation(path, search) {
+  const match = path.match(/^\/compare\/([^/]+)\/([^/]+)$/);
+  if (!match) return { route: 'not-found', path };
+  const [a, b] = [decodeURIComponent(match[1]), decodeURIComponent(match[2])];
+  const params = new URLSearchParams(search);
+  const version = params.get('v') ?? String(STATE_VERSION);
+  if (!/^[1-9]\d*$/.test(version) || Number(version) > STATE_VERSION) {
+    return { route: 'bad-version', version, traceId: a, plainPath: buildComparePath(a, b, {}) };
+  }
+  // Upgrades so far only touch trace-page keys; running them keeps one chain for every page.
+  upgradeParams(params, Number(version), null);
+  const state = {
+    ...COMPARE_EMPTY_STATE,
+    rangeA: parseSpan(params.get('ra')),
+    rangeB: parseSpan(params.get('rb')),
+    rows: ROW_FILTERS.includes(params.get('vf')) ? params.get('vf') : null,
+    row: parsePaneView(params.get('pv'), params.get('pc')),
+  };
+  return { route: 'compare', a, b, state };
+}
+
+/** The path + query of a comparison page (relative URL). */
+export function buildComparePath(a, b, state) {
+  const s = { ...COMPARE_EMPTY_STATE, ...state };
+  const query = [`v=${STATE_VERSION}`];
+  if (s.rangeA) query.push(`ra=${Math.round(s.rangeA[0])},${Math.round(s.rangeA[1])}`);
+  if (s.rangeB) query.push(`rb=${Math.round(s.rangeB[0])},${Math.round(s.rangeB[1])}`);
+  if (s.rows && ROW_FILTERS.includes(s.rows)) query.push(`vf=${s.rows}`);
+  if (s.row) query.push(`pv=${encodeURIComponent(`${s.row.module ?? ''}:${s.row.view ?? ''}`)}`);
+  if (s.row?.category) query.push(`pc=${encodeURIComponent(s.row.category)}`);
+  return `/compare/${encodeURIComponent(a)}/${encodeURIComponent(b)}?${query.join('&')}`;
 }
 
 /** The path + query of a view state (relative URL). */
@@ -148,9 +197,10 @@ function same(a, b) {
 /**
  * The view state of one open trace. `set(patch, {push})` writes the URL (push adds a history
  * entry: selection and zoom changes; continuous pans replace); subscribers get (state, changedKeys).
+ * A comparison page passes its own empty state and path builder.
  */
-export function createViewState(traceId, initial) {
-  let current = { ...EMPTY_STATE, ...initial };
+export function createViewState(traceId, initial, { empty = EMPTY_STATE, path = (state) => buildPath(traceId, state) } = {}) {
+  let current = { ...empty, ...initial };
   const listeners = new Set();
 
   function notify(changed) {
@@ -159,7 +209,7 @@ export function createViewState(traceId, initial) {
   }
 
   function diff(next) {
-    return Object.keys(EMPTY_STATE).filter((key) => !same(current[key], next[key]));
+    return Object.keys(empty).filter((key) => !same(current[key], next[key]));
   }
 
   return {
@@ -170,14 +220,14 @@ export function createViewState(traceId, initial) {
       const changed = diff(next);
       if (!changed.length) return;
       current = next;
-      const url = buildPath(traceId, current);
+      const url = path(current);
       if (push) history.pushState({ tracesvc: true }, '', url);
       else history.replaceState({ tracesvc: true }, '', url);
       notify(changed);
     },
     /** Back/forward: adopt a state parsed from the URL without writing history. */
     restore(next) {
-      const full = { ...EMPTY_STATE, ...next };
+      const full = { ...empty, ...next };
       const changed = diff(full);
       current = full;
       notify(changed);
@@ -187,6 +237,6 @@ export function createViewState(traceId, initial) {
       return () => listeners.delete(fn);
     },
     /** Absolute link to the current view. */
-    link: () => new URL(buildPath(traceId, current), window.location.origin).href,
+    link: () => new URL(path(current), window.location.origin).href,
   };
 }

@@ -1,0 +1,192 @@
+"""Comparison page /compare/{a}/{b}: the Landmarks pairs tell their story, filters and the row
+drilled into live in the URL (back/forward, a fresh browser), swap, and the ways there."""
+import urllib.parse
+
+from playwright.sync_api import expect
+
+SCROLL_RANGE = "1000000000,4600000000"  # the scroll, after the launch both versions share
+
+
+def open_compare(page, server, a, b, query=""):
+    page.goto(f"{server}/compare/{a}/{b}{('?' + query) if query else ''}")
+    page.locator("#compare-views").wait_for(timeout=30_000)
+    expect(page.locator("#compare")).to_have_attribute("aria-busy", "false")
+
+
+def query_of(page):
+    return {k: v[0] for k, v in urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query).items()}
+
+
+def view_row(page, view, category="View Body"):
+    return page.locator(f'#compare-views tr[data-view="{view}"][data-category="{category}"]')
+
+
+def test_favorites_fix_shows_one_row_body_per_tap_and_the_shared_fan_out_gone(page, server, sample_id, shot):
+    slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
+    open_compare(page, server, slow, fixed)
+    expect(page.locator("#compare-title")).to_have_text("landmarks-favorites-slow → landmarks-favorites-fixed")
+    assert page.locator("#compare-warning").count() == 0
+    row = view_row(page, "LandmarkListItemView")
+    expect(row).to_have_attribute("data-change", "improved")
+    expect(row).to_have_attribute("data-significant", "true")
+    # Counts per tap: the per-interaction column is for the first label both traces have.
+    header = page.locator("#compare-views thead").inner_text()
+    label = "Tap Gesture" if "Per Tap Gesture" in header else "App Launch"
+    assert f"Per {label}" in header
+    if label == "Tap Gesture":
+        assert "12 → 1" in row.inner_text()
+    assert "36 → 14" in row.inner_text()
+    gone = page.locator('#compare-causes tr[data-change="disappeared"]', has_text="ModelData.favoritesCollection")
+    expect(gone).to_contain_text("LandmarkListItemView.body")
+    expect(gone).to_contain_text("×12 per event")
+    appeared = page.locator('#compare-causes tr[data-change="appeared"]', has_text="LandmarkViewModel")
+    expect(appeared).to_contain_text("×1 per event")
+    # The improvement is coloured as one (green), the unchanged rows are not.
+    better = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--better').trim()")
+    colour = row.locator("td.delta").evaluate("cell => getComputedStyle(cell).color")
+    probe = page.evaluate("(c) => { const d = document.createElement('div'); d.style.color = c; document.body.append(d); "
+                          "const v = getComputedStyle(d).color; d.remove(); return v; }", better)
+    assert colour == probe
+    shot(page, "compare-01-favorites")
+    assert not page.errors
+
+
+def test_scroll_fix_has_no_red_row_updates_and_formatters_leave_the_cpu(page, server, sample_id, shot):
+    slow, fixed = sample_id("landmarks-scroll-slow"), sample_id("landmarks-scroll-fixed")
+    open_compare(page, server, slow, fixed, f"ra={SCROLL_RANGE}&rb={SCROLL_RANGE}")
+    row = view_row(page, "LandmarkListItemView")
+    cells = row.locator("td").all_inner_texts()
+    red = cells[-2]
+    assert red.endswith("→ 0") and int(red.split(" → ")[0]) > 50, cells
+    expect(row).to_have_attribute("data-significant", "true")
+    # Rows within noise are marked so.
+    assert page.locator("#compare-views tr.not-significant .badge.ns").count() >= 1
+    functions = page.locator("#compare-functions tbody tr")
+    top = functions.evaluate_all("rows => rows.slice(0, 5).map(r => r.dataset.function)")
+    assert "unum_open" in top and "-[NSMeasurementFormatter stringFromMeasurement:]" in top, top
+    expect(page.locator('#compare-functions tr[data-function="unum_open"]')).to_contain_text("→ 0 ns")
+    hitches = page.locator('#compare-totals tr[data-total="hitches"]')
+    expect(hitches).to_have_class("change-improved")
+    # The header says which part of each trace is compared.
+    expect(page.locator('.compare-card[data-side="A"]')).to_contain_text(" in ")
+    shot(page, "compare-02-scroll")
+    assert not page.errors
+
+
+def test_filter_and_row_are_in_the_url_and_back_forward_step_through_them(page, server, server_control, sample_id):
+    slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
+    open_compare(page, server, slow, fixed)
+    assert page.locator('#compare-views tr[data-module="SwiftUI"]').count() > 0
+    page.get_by_role("button", name="App code only").click()
+    expect(page.get_by_role("button", name="App code only")).to_have_attribute("aria-pressed", "true")
+    assert query_of(page)["vf"] == "app"
+    assert page.locator('#compare-views tr[data-module="SwiftUI"]').count() == 0
+    page.get_by_role("button", name="Long updates only").click()
+    assert query_of(page)["vf"] == "long"
+    # Long only: the rows with an orange or red update on either side, as the API says.
+    status, body = server_control.api(f"/api/compare?a={slow}&b={fixed}")
+    assert status == 200, body
+    long_views = sorted(v["view"] for v in body["views"] if v["a"]["orange"] + v["a"]["red"] + v["b"]["orange"] + v["b"]["red"])
+    shown = sorted(page.locator("#compare-views tbody tr").evaluate_all("rows => rows.map(r => r.dataset.view)"))
+    assert shown == long_views and "LandmarkListItemView" in shown and len(shown) < len(body["views"]), shown
+    view_row(page, "LandmarkListItemView").get_by_role("button", name="LandmarkListItemView").click()
+    drill = page.locator("#compare-drill")
+    expect(drill).to_be_visible()
+    assert query_of(page)["pv"] == "Landmarks:LandmarkListItemView" and query_of(page)["pc"] == "View Body"
+    # Drill-down: the longest updates of each side, links into both single-trace pages.
+    expect(drill.locator('[data-side="A"] .drill-updates li').first).to_be_visible()
+    expect(drill.locator('[data-side="B"] .drill-updates li').first).to_be_visible()
+    graph_b = drill.locator('[data-side="B"] a[data-link="graph"]').get_attribute("href")
+    assert graph_b.startswith(f"/traces/{fixed}?") and "p=graph" in graph_b and "g=view" in graph_b
+    updates_a = drill.locator('[data-side="A"] a[data-link="updates"]').get_attribute("href")
+    assert updates_a.startswith(f"/traces/{slow}?") and "p=updates" in updates_a
+
+    page.go_back()
+    expect(drill).to_have_count(0)
+    assert query_of(page)["vf"] == "long"
+    page.go_back()
+    expect(page.get_by_role("button", name="App code only")).to_have_attribute("aria-pressed", "true")
+    page.go_forward()
+    page.go_forward()
+    expect(page.locator("#compare-drill")).to_be_visible()
+
+    # An update in the drill-down opens the single-trace page on that update.
+    first = page.locator('#compare-drill [data-side="A"] .drill-updates a').first
+    first.click()
+    page.wait_for_url(f"**/traces/{slow}/updates/*")
+    assert not page.errors
+
+
+def test_copied_compare_link_opens_the_same_view_in_a_fresh_browser(page, server, sample_id, new_context):
+    slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
+    open_compare(page, server, slow, fixed)
+    page.get_by_role("button", name="App code only").click()
+    view_row(page, "LandmarkListItemView").get_by_role("button", name="LandmarkListItemView").click()
+    page.locator("#compare-drill").wait_for()
+    page.evaluate("() => navigator.clipboard.writeText('')")
+    page.get_by_role("button", name="Copy link to this comparison").click()
+    page.wait_for_function("async () => (await navigator.clipboard.readText()).startsWith('http')")
+    link = page.evaluate("() => navigator.clipboard.readText()")
+    assert link == page.url and "/compare/" in link
+
+    colleague = new_context().new_page()
+    colleague.goto(link)
+    colleague.locator("#compare-drill").wait_for(timeout=30_000)
+    expect(colleague.get_by_role("button", name="App code only")).to_have_attribute("aria-pressed", "true")
+    assert colleague.locator("#compare-views tbody tr").all_inner_texts() == page.locator("#compare-views tbody tr").all_inner_texts()
+    expect(colleague.locator("#compare-drill h2")).to_have_text("LandmarkListItemView: longest updates")
+
+
+def test_swap_makes_b_the_before(page, server, sample_id):
+    slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
+    open_compare(page, server, slow, fixed, "ra=0,2000000000")
+    page.get_by_role("button", name="Swap A and B").click()
+    page.wait_for_url(f"**/compare/{fixed}/{slow}?*")
+    page.locator("#compare-views").wait_for()
+    assert query_of(page)["rb"] == "0,2000000000" and "ra" not in query_of(page)
+    expect(page.locator("#compare-title")).to_have_text("landmarks-favorites-fixed → landmarks-favorites-slow")
+    expect(view_row(page, "LandmarkListItemView")).to_have_attribute("data-change", "regressed")
+
+
+def test_pick_two_traces_in_the_list_and_compare(page, server, sample_id):
+    slow, fixed = sample_id("landmarks-scroll-slow"), sample_id("landmarks-scroll-fixed")
+    page.goto(server)
+    page.get_by_role("table", name="Traces").wait_for()
+    compare = page.locator("#compare-button")
+    expect(compare).to_be_disabled()
+    page.get_by_label("Pick landmarks-scroll-slow to compare").check()
+    expect(compare).to_be_disabled()
+    page.get_by_label("Pick landmarks-scroll-fixed to compare").check()
+    compare.click()
+    page.wait_for_url(f"**/compare/{slow}/{fixed}?*")
+    page.locator("#compare-views").wait_for()
+    assert not page.errors
+
+
+def test_compare_with_from_a_trace_page(page, server, sample_id, timeline):
+    slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
+    timeline.open(page, slow, "r=1000000000,3000000000")
+    page.get_by_role("button", name="Compare with…").click()
+    page.get_by_label("Trace to compare with").select_option(label="landmarks-favorites-fixed")
+    page.locator("#compare-with-go").click()
+    page.wait_for_url(f"**/compare/{slow}/{fixed}?*")
+    page.locator("#compare-views").wait_for()
+    # The trace page's inspection range becomes A's compared range.
+    assert query_of(page)["ra"] == "1000000000,3000000000"
+    expect(page.locator('.compare-card[data-side="A"]')).to_contain_text(" in ")
+
+
+def test_traces_of_different_apps_are_flagged(page, server, sample_id):
+    open_compare(page, server, sample_id("landmarks-favorites-slow"), sample_id("environment-color-scheme"))
+    expect(page.locator("#compare-warning")).to_contain_text("app: Landmarks vs EnvironmentDemo")
+    expect(view_row(page, "View1")).to_have_attribute("data-change", "appeared")
+
+
+def test_broken_compare_links_say_what_is_wrong(page, server, sample_id):
+    known = sample_id("landmarks-favorites-slow")
+    page.goto(f"{server}/compare/ffffffffffffffffffffffffffffffff/{known}")
+    expect(page.get_by_role("heading", name="Trace not found")).to_be_visible()
+    page.goto(f"{server}/compare/{known}/{known}?v=99&vf=app")
+    expect(page.get_by_role("heading", name="This link needs a newer tracesvc")).to_be_visible()
+    plain = page.get_by_role("link", name="Open the comparison without the view")
+    assert plain.get_attribute("href") == f"/compare/{known}/{known}?v=2"
