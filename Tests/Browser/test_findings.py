@@ -86,3 +86,36 @@ def test_a_trace_without_findings_says_so(page, server, sample_id):
     page.goto(f'{server}/traces/{trace_id}?v=2&p=findings')
     expect(page.locator('#pane-tab-findings .tab-badge')).to_have_text('0')
     expect(page.locator('.pane-findings')).to_contain_text('No findings')
+
+
+def test_findings_are_marked_on_the_timeline_ruler(page, server, sample_id, timeline, shot):
+    """Each finding's evidence range is a bar at the foot of the ruler, in its severity's colour."""
+    trace_id = sample_id(FAVORITES)
+    expected = [f for f in findings(server, trace_id) if f['evidence']['range']]
+    assert expected, 'the sample has findings with a range'
+    timeline.open(page, trace_id)
+    expect(page.locator('#timeline-canvas')).to_have_attribute('data-findings', str(len(expected)))
+    fan_out = next(f for f in expected if f['kind'] == 'collection-fan-out')
+    colour = {'high': 'red', 'medium': 'orange'}.get(fan_out['severity'], 'muted')
+    # The ruler's foot, read as pixels: the fan-out's bar starts where its range starts.
+    columns = page.evaluate("""([cssVar]) => {
+        const canvas = document.getElementById('timeline-canvas');
+        const dpr = canvas.width / canvas.getBoundingClientRect().width;
+        const probe = document.createElement('canvas').getContext('2d');
+        probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--' + cssVar).trim();
+        probe.fillRect(0, 0, 1, 1);
+        const want = probe.getImageData(0, 0, 1, 1).data;
+        const row = canvas.getContext('2d').getImageData(0, Math.round(25 * dpr), canvas.width, 1).data;
+        const columns = [];
+        for (let x = 0; x < canvas.width; x++) {
+          const i = x * 4;
+          if (Math.abs(row[i] - want[0]) < 8 && Math.abs(row[i + 1] - want[1]) < 8 && Math.abs(row[i + 2] - want[2]) < 8) columns.push(x / dpr);
+        }
+        return columns;
+    }""", [colour])
+    assert columns, f'no {colour} mark on the ruler'
+    trace = json.load(urllib.request.urlopen(f'{server}/api/traces/{trace_id}'))
+    width = page.locator('#timeline-canvas').bounding_box()['width']
+    x = (fan_out['evidence']['range']['start'] - trace['start']) / (trace['end'] - trace['start']) * width
+    assert any(abs(c - x) <= 4 for c in columns), (x, columns[:10])
+    shot(page, 'findings-timeline-marks')

@@ -8,6 +8,7 @@ import { mountCompare } from './compare.js';
 import { createTimeline } from './timeline/index.js';
 import { contextWindow } from './timeline/viewport.js';
 import { createDetails } from './details.js';
+import { traceFindings } from './panes/findings.js';
 import { formatDuration, formatCount } from './format.js';
 
 const app = document.getElementById('app');
@@ -171,7 +172,8 @@ function renderTraceView(trace, api, initial) {
   const legend = el('div', { class: 'legend', role: 'group', 'aria-label': 'Legend' },
     ...[['--orange', 'Long update (> 500 us)'], ['--red', 'Very long update (> 1 ms)'], ['--gray-event', 'Update'],
       ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
-      .map(([color, label]) => el('span', {}, el('span', { class: 'swatch', style: { background: `var(${color})` }, 'aria-hidden': 'true' }), label)));
+      .map(([color, label]) => el('span', {}, el('span', { class: 'swatch', style: { background: `var(${color})` }, 'aria-hidden': 'true' }), label)),
+    el('span', {}, el('span', { class: 'swatch swatch-finding', 'aria-hidden': 'true' }), 'Finding (bar under the ruler, by severity)'));
   const timelineSection = el('section', { id: 'timeline', 'aria-label': 'Timeline lanes' });
   const help = el('div', { class: 'tl-help', id: 'timeline-help',
     text: 'Wheel: zoom · drag: pan · W/S zoom, A/D or ←/→ pan · drag on the ruler: inspection range · click an update or press [ ] to select long updates · Esc clears the selection' });
@@ -221,7 +223,7 @@ function renderTraceView(trace, api, initial) {
     zoomToUpdate: (id) => ctx.selectUpdate(id, { zoom: true }),
   };
 
-  const timeline = createTimeline(timelineSection, ctx, { windowLabel });
+  const timeline = createTimeline(timelineSection, ctx, { windowLabel, findings: traceFindings(ctx) });
   const details = createDetails(updateDetails, ctx);
   zoomFit.addEventListener('click', () => timeline.zoomToFit());
   zoomRange.addEventListener('click', () => { const r = state.get().range; if (r) state.set({ window: [...r] }, { push: true }); });

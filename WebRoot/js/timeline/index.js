@@ -2,7 +2,7 @@
 // Draws only what the server's level-of-detail query returns for the visible window.
 import { el } from '../dom.js';
 import { formatDuration, formatTimestamp, kindLabel, severityLabel } from '../format.js';
-import { eventOf, layoutRows, nearestEvent, nextLongUpdate, queriedLanes, LONG_LANES, RULER_HEIGHT } from './lanes.js';
+import { eventOf, findingMarks, layoutRows, nearestEvent, nextLongUpdate, queriedLanes, LONG_LANES, RULER_HEIGHT } from './lanes.js';
 import { TimelineLoader } from './loader.js';
 import { drawTimeline, readColors } from './render.js';
 import { clampWindow, historyStep, markWindow, panBy, pixelsToTime, timeAt, traceBounds, zoomAround } from './viewport.js';
@@ -19,7 +19,8 @@ const SELECTED_LANES = {
   other: ['other', 'long-other'],
 };
 
-export function createTimeline(section, ctx, { windowLabel } = {}) {
+/** `findings`: a promise of the trace's findings, marked on the ruler when it resolves. */
+export function createTimeline(section, ctx, { windowLabel, findings } = {}) {
   const { trace, state } = ctx;
   const bounds = traceBounds(trace);
   const wholeTrace = [bounds.start, bounds.end];
@@ -48,6 +49,8 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
   let drawScheduled = false;
   let describeTimer = 0;
   let destroyed = false;
+  let findingList = [];
+  findings?.then((list) => { findingList = list; requestDraw(); }).catch(() => {});
 
   const loader = new TimelineLoader(trace.id, bounds.start, bounds.end, () => requestDraw());
 
@@ -143,10 +146,13 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
     const began = performance.now();
     loader.ensure(view.start, view.end, width, queriedLanes(layout.rows));
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const marks = findingMarks(findingList, view, width, state.get().finding);
     const counts = drawTimeline(g, {
       width, height: layout.height, dpr, view, rows: layout.rows, data: loader.current, colors,
-      range: state.get().range, selected, hover, rangeDrag,
+      range: state.get().range, selected, hover, rangeDrag, findingMarks: marks,
     });
+    // How many findings are marked in this window (the browser tests and the ruler's header read it).
+    if (canvas.dataset.findings !== String(marks.length)) canvas.dataset.findings = String(marks.length);
     performance.measure('timeline-draw', { start: began, end: performance.now() });
     if (performance.getEntriesByName('timeline-draw').length > 5000) performance.clearMeasures('timeline-draw');
     // Lane descriptions and the status line change the DOM: keep that out of frames while moving.
@@ -412,7 +418,7 @@ export function createTimeline(section, ctx, { windowLabel } = {}) {
       resize();
     }
     if (changed.includes('update')) loadSelected(next.update);
-    if (changed.includes('range')) requestDraw();
+    if (changed.includes('range') || changed.includes('finding')) requestDraw();
   });
 
   const scheme = window.matchMedia('(prefers-color-scheme: dark)');

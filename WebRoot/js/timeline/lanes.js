@@ -108,3 +108,25 @@ export function nextLongUpdate(marks, selection, view, direction) {
     : candidates.findLast((e) => e.start < from || (e.start === from && e.update < fromId));
   return next ?? null;
 }
+
+export const FINDING_MARK_HEIGHT = 4;
+
+/**
+ * Where the findings sit on the ruler: one bar per finding along its evidence range, at the
+ * ruler's foot, at least 3 px wide so a short one stays visible. Findings without a range, or
+ * outside the window, are left out. Pure: the node tests check it.
+ */
+export function findingMarks(findings, view, width, openId = null) {
+  const k = width / (view.end - view.start);
+  const marks = [];
+  for (const finding of findings ?? []) {
+    const range = finding.evidence?.range;
+    if (!range || range.end < view.start || range.start > view.end) continue;
+    const x0 = Math.max((range.start - view.start) * k, 0);
+    const x1 = Math.min((range.end - view.start) * k, width);
+    marks.push({ id: finding.id, severity: finding.severity, open: finding.id === openId,
+      x: x0, width: Math.max(x1 - x0, 3), y: RULER_HEIGHT - 1 - FINDING_MARK_HEIGHT, height: FINDING_MARK_HEIGHT });
+  }
+  // The open finding last, so it is drawn on top.
+  return marks.sort((a, b) => Number(a.open) - Number(b.open));
+}

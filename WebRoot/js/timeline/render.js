@@ -28,7 +28,7 @@ function eventColor(row, severity, colors) {
  * Draws everything; returns per-lane counts of drawn marks (for the lane headers' accessible
  * descriptions): {laneId: {marks, orange, red, merged}}.
  */
-export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, range, selected, hover, rangeDrag }) {
+export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, range, selected, hover, rangeDrag, findingMarks = [] }) {
   const k = width / (view.end - view.start);
   const xOf = (t) => (t - view.start) * k;
   g.clearRect(0, 0, width, height);
@@ -66,6 +66,17 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
   for (let t = firstTick - step; t <= view.end; t += step / 5) {
     const x = Math.round(xOf(t));
     if (x >= 0 && x <= width) g.fillRect(x, RULER_HEIGHT - 4, 1, 4);
+  }
+
+  // Findings along the ruler's foot, coloured by severity (docs/findings.md); the open one outlined.
+  for (const mark of findingMarks) {
+    g.fillStyle = mark.severity === 'high' ? colors.red : mark.severity === 'medium' ? colors.orange : colors.muted;
+    g.fillRect(mark.x, mark.y, mark.width, mark.height);
+    if (mark.open) {
+      g.strokeStyle = colors.fg;
+      g.lineWidth = 1;
+      g.strokeRect(mark.x - 0.5, mark.y - 0.5, mark.width + 1, mark.height + 1);
+    }
   }
 
   // Inspection range (or the one being dragged), shaded under the marks so colours stay true.
