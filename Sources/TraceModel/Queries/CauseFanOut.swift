@@ -26,9 +26,25 @@ public struct CauseFanOut: Sendable, Equatable {
     /// In order of each event's first edge.
     public var events: [Event]
 
-    public var updateCount: Int { events.reduce(0) { $0 + $1.updates.count } }
-    public var minPerEvent: Int { events.map(\.updates.count).min() ?? 0 }
-    public var maxPerEvent: Int { events.map(\.updates.count).max() ?? 0 }
+    // Plain loops: a fan-out may have a hundred thousand events, and a comparison asks for these
+    // of tens of thousands of fan-outs (key-path maps allocated an array each time).
+    public var updateCount: Int {
+        var total = 0
+        for event in events { total += event.updates.count }
+        return total
+    }
+
+    public var minPerEvent: Int {
+        guard var least = events.first?.updates.count else { return 0 }
+        for event in events where event.updates.count < least { least = event.updates.count }
+        return least
+    }
+
+    public var maxPerEvent: Int {
+        var most = 0
+        for event in events where event.updates.count > most { most = event.updates.count }
+        return most
+    }
 
     /// What identifies the same fan-out in another trace.
     public struct Key: Sendable, Hashable {
@@ -38,7 +54,9 @@ public struct CauseFanOut: Sendable, Equatable {
     public var key: Key { Key(source: source, target: target, label: label.wireName, property: property) }
 
     /// "×12", or "×1–3" when events fanned out to different numbers of targets.
-    public var fanOutText: String { minPerEvent == maxPerEvent ? "×\(minPerEvent)" : "×\(minPerEvent)–\(maxPerEvent)" }
+    public var fanOutText: String { Self.fanOutText(min: minPerEvent, max: maxPerEvent) }
+
+    static func fanOutText(min: Int, max: Int) -> String { min == max ? "×\(min)" : "×\(min)–\(max)" }
 
     /// "@Observable X (items) → Row.body ×12 [creation]"
     public var edgeText: String {
