@@ -47,6 +47,10 @@ def test_favorites_fix_shows_one_row_body_per_tap_and_the_shared_fan_out_gone(pa
     probe = page.evaluate("(c) => { const d = document.createElement('div'); d.style.color = c; document.body.append(d); "
                           "const v = getComputedStyle(d).color; d.remove(); return v; }", better)
     assert colour == probe
+    # Nothing but the sections: no stray text between them (a missing drill-down once showed "null").
+    stray = page.evaluate("() => [...document.querySelector('#compare-views').closest('section').parentElement.childNodes]"
+                          ".filter((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim()).map((n) => n.textContent)")
+    assert stray == []
     shot(page, "compare-01-favorites")
     assert not page.errors
 

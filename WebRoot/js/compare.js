@@ -85,9 +85,10 @@ export function mountCompare(root, header, { a, b, state: initial }) {
     const c = comparison;
     header.trace.querySelector('#compare-title').textContent = `${c.a.name} → ${c.b.name}`;
     document.title = `Compare ${c.a.name} → ${c.b.name} – tracesvc`;
-    body.replaceChildren(
+    // replaceChildren would write a null (no row drilled into) as the text "null".
+    body.replaceChildren(...[
       headerSection(c), viewsSection(c), drillSection(c),
-      causesSection(c), totalsSection(c), functionsSection(c));
+      causesSection(c), totalsSection(c), functionsSection(c)].filter(Boolean));
   }
 
   function sideLink(id, range, extra = {}) {
