@@ -153,7 +153,9 @@ public actor TraceStore {
             loadsStarted += 1
             let gate = loadGate
             task = Task {
-                try await gate.run {
+                // The task runs on this actor: the reservation ends with the load, once, whoever awaits it.
+                defer { release(estimate) }
+                return try await gate.run {
                     // An upload's id is the hash of its bytes: a replaced or damaged file is not served as that trace.
                     if !entry.record.isSample, try Self.contentID(of: entry.file).0 != id { throw StoreError.fileChanged(id: id) }
                     let trace = try TraceImporter.importTrace(at: entry.file, displayName: entry.record.name)
@@ -161,7 +163,6 @@ public actor TraceStore {
                 }
             }
             loading[id] = task
-            Task { _ = try? await task.value; self.release(estimate) }
         }
         do {
             let loaded = try await task.value

@@ -23,7 +23,7 @@ enum UploadReceiver {
     ///   - limit: most bytes accepted now (the size limit, or less when storage is nearly full).
     ///   - sizeLimit: the configured size limit, named in the error when that is what was passed.
     static func receive(_ request: Request, into directory: URL, limit: Int64, sizeLimit: Int64) async throws(APIError) -> ReceivedUpload {
-        let tooLarge = limit < sizeLimit ? storageFull() : tooLarge(sizeLimit)
+        let overLimit = limit < sizeLimit ? storageFull() : tooLarge(sizeLimit)
         let contentType = request.headers[.contentType] ?? ""
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         // text/plain is refused too: it is what a cross-site page can send without asking (a
@@ -34,7 +34,7 @@ enum UploadReceiver {
                            detail: "Send the trace file as the raw body (e.g. curl -H 'Content-Type: application/octet-stream' --data-binary @trace.json), or as the field 'file' of a multipart/form-data form (curl -F file=@trace.json); got \(mediaType).")
         }
         if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > limit {
-            throw tooLarge
+            throw overLimit
         }
         let file = directory.appendingPathComponent("\(UUID().uuidString).part")
         guard let handle = try? FileHandle.creatingForWriting(at: file) else {
@@ -44,12 +44,12 @@ enum UploadReceiver {
         do {
             let formName: String?
             if mediaType == "multipart/form-data" {
-                formName = try await receiveMultipart(request, contentType: contentType, sink: sink, limit: limit, tooLarge: tooLarge)
+                formName = try await receiveMultipart(request, contentType: contentType, sink: sink, limit: limit, overLimit: overLimit)
             } else {
                 var received: Int64 = 0
                 for try await buffer in request.body {
                     received += Int64(buffer.readableBytes)
-                    if received > limit { throw tooLarge }
+                    if received > limit { throw overLimit }
                     try sink.write(buffer)
                 }
                 formName = nil
@@ -66,7 +66,7 @@ enum UploadReceiver {
     }
 
     /// Writes the first `file` field of the form to the sink; returns the field's file name.
-    private static func receiveMultipart(_ request: Request, contentType: String, sink: FileSink, limit: Int64, tooLarge: APIError) async throws -> String? {
+    private static func receiveMultipart(_ request: Request, contentType: String, sink: FileSink, limit: Int64, overLimit: APIError) async throws -> String? {
         guard let boundary = headerParameter(contentType, "boundary"), !boundary.isEmpty else {
             throw APIError(.badRequest, "bad multipart form", detail: "Content-Type multipart/form-data has no boundary.")
         }
@@ -88,7 +88,7 @@ enum UploadReceiver {
         var received: Int64 = 0
         for try await buffer in request.body {
             received += Int64(buffer.readableBytes)
-            if received > limit { throw tooLarge }
+            if received > limit { throw overLimit }
             do {
                 try parser.execute(buffer)
             } catch {
