@@ -1,7 +1,7 @@
 // What the pointer and the [ ] keys pick on the timeline (WebRoot/js/timeline/lanes.js).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { nearestEvent, nextLongUpdate, layoutRows, RULER_HEIGHT } from '../../WebRoot/js/timeline/lanes.js';
+import { nearestEvent, layoutRows, RULER_HEIGHT } from '../../WebRoot/js/timeline/lanes.js';
 
 const lane = (events) => ({
   length: events.length,
@@ -25,32 +25,6 @@ test('where marks overlap, the shorter one wins (an update over its long group)'
   assert.equal(nearestEvent(marks, 900, 1), 0);
   // Equally close from both sides: the shorter mark.
   assert.equal(nearestEvent(lane([[0, 90], [110, 5]]), 100, 20), 1);
-});
-
-const mark = (update, start, extra = {}) => ({ update, start, duration: 10, count: 1, ...extra });
-const view = { start: 1_000, end: 2_000 };
-
-test('] and [ step through long updates in time order, ties by id, from the selection', () => {
-  const marks = [mark(7, 1_500), mark(3, 1_200), mark(9, 1_500), mark(4, 1_800)];
-  const next = (id, direction) => nextLongUpdate(marks, { id, known: null }, view, direction)?.update ?? null;
-  assert.equal(next(3, 1), 7);
-  assert.equal(next(7, 1), 9);
-  assert.equal(next(9, 1), 4);
-  assert.equal(next(4, 1), null);
-  assert.equal(next(9, -1), 7);
-  assert.equal(next(3, -1), null);
-});
-
-test('without a selection the first step starts at the window edge', () => {
-  const marks = [mark(1, 500), mark(2, 1_100), mark(3, 1_900), mark(4, 2_500)];
-  assert.equal(nextLongUpdate(marks, { id: null, known: null }, view, 1).update, 2);
-  assert.equal(nextLongUpdate(marks, { id: null, known: null }, view, -1).update, 3);
-});
-
-test('a selection whose mark is not loaded steps from its known start; merged marks are skipped', () => {
-  const marks = [mark(1, 1_100), mark(2, 1_300, { count: 4 }), mark(undefined, 1_400), mark(5, 1_600)];
-  assert.equal(nextLongUpdate(marks, { id: 42, known: { start: 1_250 } }, view, 1).update, 5);
-  assert.equal(nextLongUpdate(marks, { id: 42, known: { start: 1_250 } }, view, -1).update, 1);
 });
 
 test('lanes stack below the ruler; the SwiftUI track shows its lanes only when expanded', () => {

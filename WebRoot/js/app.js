@@ -159,8 +159,9 @@ function renderTraceView(trace, api, initial) {
   const zoomRange = el('button', { type: 'button', id: 'zoom-range', 'aria-label': 'Zoom to inspection range', title: 'Zoom to the inspection range (drag on the ruler to set one)' },
     el('span', { class: 'icon icon-range', 'aria-hidden': 'true' }), 'Zoom to range');
   const clearRange = el('button', { type: 'button', id: 'clear-range', 'aria-label': 'Clear inspection range', text: 'Clear range' });
-  const copyLink = el('button', { type: 'button', id: 'copy-link', 'aria-label': 'Copy link to this view', title: 'Copy a link to exactly this view' },
-    el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Copy link');
+  const copyLink = el('button', { type: 'button', id: 'copy-link', 'aria-label': 'Copy link to this view',
+    title: 'Copy a link to exactly this view: selection, zoom, inspection range, open pane and its search' },
+    el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Link to this view');
   headerActions.append(compareWith(trace, state), copyLink);
 
   const windowLabel = el('span', { class: 'window-label', 'aria-live': 'off', id: 'window-label' });
@@ -171,8 +172,8 @@ function renderTraceView(trace, api, initial) {
     zoomFit, zoomRange, clearRange, notes, el('span', { class: 'spacer' }), windowLabel);
   const legend = el('div', { class: 'legend', role: 'group', 'aria-label': 'Legend' },
     ...[['--orange', 'Long update (> 500 us)'], ['--red', 'Very long update (> 1 ms)'], ['--gray-event', 'Update'],
-      ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
-      .map(([color, label]) => el('span', {}, el('span', { class: 'swatch', style: { background: `var(${color})` }, 'aria-hidden': 'true' }), label)),
+      ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang (striped)'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
+      .map(([color, label]) => el('span', {}, el('span', { class: `swatch swatch${color}`, style: { 'background-color': `var(${color})` }, 'aria-hidden': 'true' }), label)),
     el('span', {}, el('span', { class: 'swatch swatch-finding', 'aria-hidden': 'true' }), 'Finding (bar under the ruler, by severity)'));
   const timelineSection = el('section', { id: 'timeline', 'aria-label': 'Timeline lanes' });
   const help = el('div', { class: 'tl-help', id: 'timeline-help',
@@ -203,9 +204,10 @@ function renderTraceView(trace, api, initial) {
       }
       state.set(patch, { push: true });
     },
+    /** `zoom` shows the range with context around it (the range in the middle third). */
     setRange(start, end, { zoom = true } = {}) {
       const patch = { range: start === null ? null : [Math.round(start), Math.round(end)] };
-      if (zoom && start !== null) patch.window = [Math.round(start), Math.round(end)];
+      if (zoom && start !== null) patch.window = contextWindow(trace, start, end - start);
       state.set(patch, { push: true });
     },
     openPane(name, arg = {}) {
