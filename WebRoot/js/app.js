@@ -204,10 +204,12 @@ function renderTraceView(trace, api, initial) {
       }
       state.set(patch, { push: true });
     },
-    /** `zoom` shows the range with context around it (the range in the middle third). */
+    /** `zoom`: true zooms to the range; 'context' (one update's range) shows context around it too. */
     setRange(start, end, { zoom = true } = {}) {
       const patch = { range: start === null ? null : [Math.round(start), Math.round(end)] };
-      if (zoom && start !== null) patch.window = contextWindow(trace, start, end - start);
+      if (zoom && start !== null) {
+        patch.window = zoom === 'context' ? contextWindow(trace, start, end - start) : [Math.round(start), Math.round(end)];
+      }
       state.set(patch, { push: true });
     },
     openPane(name, arg = {}) {

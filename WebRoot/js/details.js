@@ -59,7 +59,7 @@ export function createDetails(root, ctx) {
       el('div', { class: 'actions' },
         el('button', { type: 'button', 'aria-label': 'Zoom to this update', onclick: () => ctx.selectUpdate(u.id, { zoom: true }), text: 'Zoom to update' }),
         el('button', { type: 'button', 'aria-label': 'Set inspection range to this update and zoom',
-          onclick: () => ctx.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: true }), text: 'Set range & zoom' }),
+          onclick: () => ctx.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: 'context' }), text: 'Set range & zoom' }),
         el('button', { type: 'button', 'aria-label': 'Show cause and effect graph of this update', onclick: () => ctx.openPane('graph', { update: u.id }), text: 'Cause & Effect' }),
         // Not the header's "Link to this view": this one opens the update zoomed around it with its graph.
         el('button', { type: 'button', id: 'copy-update-link', 'aria-label': 'Copy link to this update',

@@ -8,6 +8,12 @@ import { buildComparePath, buildPath } from './state.js';
 const openTracePath = (id) => buildPath(id, { pane: 'findings' });
 import { formatBytes, formatCount, formatDate, formatDuration } from './format.js';
 
+/** Text with the export script's command line set as code (so it reads, and copies, as one). */
+function withCommands(text) {
+  return text.split(/(scripts\/export-instruments-trace\.sh (?:'[^']*'|[^\s,]+))/)
+    .map((part, i) => (i % 2 ? el('code', { class: 'command', text: part }) : part));
+}
+
 /** Renders the list page into `root`; returns {upload(file), teardown()}. */
 export function renderHome(root) {
   const input = el('input', { type: 'file', id: 'upload-input', accept: '.json,.gz,.xml,.trace,application/json,application/gzip,text/xml', class: 'visually-hidden', 'aria-label': 'Trace file to upload', tabindex: '-1' }); // the button is its Tab stop
@@ -143,7 +149,7 @@ export function renderHome(root) {
         ? error.detail.slice(error.location.length + 1).trim() : error.detail;
       showStatus(el('div', { class: 'error-box', role: 'alert' },
         el('strong', { text: `Could not read ${file.name}: ` }),
-        detail ? `${error.error}. ${detail}` : error.message,
+        detail ? [`${error.error}. `, ...withCommands(detail[0].toUpperCase() + detail.slice(1))] : error.message,
         error.location ? el('span', { class: 'where', text: `at ${error.location}` }) : null));
     } finally {
       uploading = false;
