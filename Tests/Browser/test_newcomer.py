@@ -316,8 +316,16 @@ def test_every_focusable_graph_element_has_a_name(page, server_control, sample_i
     update = first_long_update(server_control, trace_id)
     timeline.open(page, trace_id, "", path_suffix=f"/updates/{update['update']}")
     page.wait_for_selector(".cg-node")
-    unnamed = page.evaluate("""() => [...document.querySelectorAll('.cg-root svg [tabindex], .cg-root svg[tabindex]')]
-        .filter((node) => node.tabIndex >= 0 && !(node.getAttribute('aria-label') || '').trim()
-                          && !node.querySelector(':scope > title'))
-        .map((node) => node.outerHTML.slice(0, 120))""")
+    # What a screen reader is given: Chromium's accessibility tree, focusable nodes without a name.
+    cdp = page.context.new_cdp_session(page)
+    unnamed = []
+    for node in cdp.send("Accessibility.getFullAXTree")["nodes"]:
+        focusable = any(p["name"] == "focusable" and p["value"].get("value") for p in node.get("properties", []))
+        if not focusable or node.get("name", {}).get("value", "").strip() or "backendDOMNodeId" not in node:
+            continue
+        element = cdp.send("DOM.resolveNode", {"backendNodeId": node["backendDOMNodeId"]})["object"]
+        inside = cdp.send("Runtime.callFunctionOn", {"objectId": element["objectId"], "returnByValue": True,
+                                                     "functionDeclaration": "function () { return !!this.closest?.('.cg-root') && this.outerHTML.slice(0, 80); }"})
+        if inside["result"]["value"]:
+            unnamed.append(inside["result"]["value"])
     assert unnamed == [], unnamed
