@@ -93,27 +93,25 @@ def test_the_two_links_say_what_they_give_and_give_it(page, new_context, server_
     w0, w1 = update["start"] - 5_000_000, update["start"] + 5_000_000
     timeline.open(page, trace_id, f"p=summary&r={w0},{w1}&w={w0},{w1}", path_suffix=f"/updates/{update['update']}")
     page.locator("#update-details h2").wait_for()
-    view_button = page.get_by_role("button", name="Copy link to this view")
-    update_button = page.get_by_role("button", name="Copy link to this update")
-    expect(view_button).to_have_text("Link to this view")
-    expect(update_button).to_have_text("Link to this update")
+    def receive(name, text):
+        """Clicks the link button `name` (showing `text`) and opens what it copied in a new browser."""
+        button = page.get_by_role("button", name=name)
+        expect(button).to_have_text(text)
+        link = copied_link(page, button)
+        assert f"{text} copied" in page.locator("#toast").inner_text()
+        other = new_context().new_page()
+        other.goto(link)
+        timeline.wait_idle(other)
+        return other
 
     # "Link to this view": the receiver sees this view (pane, range, window, selection).
-    view_link = copied_link(page, view_button)
-    assert "Link to this view copied" in page.locator("#toast").inner_text()
-    other = new_context().new_page()
-    other.goto(view_link)
-    timeline.wait_idle(other)
+    other = receive("Copy link to this view", "Link to this view")
     expect(other.locator("#pane-tab-summary")).to_have_attribute("aria-selected", "true")
     assert timeline.query(other)["r"] == f"{w0},{w1}" and timeline.window(other) == (w0, w1)
     expect(other.locator("#update-details h2")).to_have_text(page.locator("#update-details h2").inner_text())
 
     # "Link to this update": the update, zoomed around it, with its graph (not the sender's pane or range).
-    update_link = copied_link(page, update_button)
-    assert "Link to this update copied" in page.locator("#toast").inner_text()
-    other = new_context().new_page()
-    other.goto(update_link)
-    timeline.wait_idle(other)
+    other = receive("Copy link to this update", "Link to this update")
     expect(other.locator("#pane-tab-graph")).to_have_attribute("aria-selected", "true")
     expect(other.locator(".cg-heading")).to_contain_text(f"#{update['update']}")
     ow0, ow1 = timeline.window(other)
