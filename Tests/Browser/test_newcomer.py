@@ -219,10 +219,13 @@ def test_merged_marks_count_updates_and_hitches_are_not_called_long_updates(page
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_hangs_do_not_share_the_very_long_update_red(new_context, server_control, generated_trace, timeline, scheme):
+def test_hangs_do_not_share_the_very_long_update_red(new_context, server_control, tmp_path, timeline, shot, scheme):
+    trace = json.loads((SAMPLES / f"{SAMPLE}.json").read_text())
+    trace["hangs"] = [[2_000_000_000, 400_000_000, "Hang", "Main thread blocked", 0]]
+    path = tmp_path / "with-a-hang.json"
+    path.write_text(json.dumps(trace))
     page = new_context(1280, 800, scheme).new_page()
-    trace = server_control.upload(generated_trace("hangs", updates=3000, seed=7))
-    timeline.open(page, trace["id"])
+    timeline.open(page, server_control.upload(path)["id"])
     colours = page.evaluate("""() => ['--red', '--hang'].map((name) => {
         const g = document.createElement('canvas').getContext('2d');
         g.fillStyle = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -230,9 +233,14 @@ def test_hangs_do_not_share_the_very_long_update_red(new_context, server_control
         return [...g.getImageData(0, 0, 1, 1).data].slice(0, 3);
     })""")
     assert math.dist(*colours) >= 80, colours
-    if timeline.lane(page, "hangs")["marks"]:
-        # Striped: the hang lane shows its colour and a lighter or darker stripe in one mark.
-        assert timeline.colour_columns(page, "hangs", "hang"), "hang colour is drawn"
+    # Striped: across the hang's span, its colour alternates with stripes.
+    w0, w1 = timeline.window(page)
+    width = box(page, "#timeline-canvas")["width"]
+    x0, x1 = [(t - w0) / (w1 - w0) * width for t in (2_000_000_000, 2_400_000_000)]
+    hang = [x for x in timeline.colour_columns(page, "hangs", "hang") if x0 <= x <= x1]
+    shot(page, f"newcomer-07-hang-{scheme}", clip=box(page, "#timeline"))
+    assert 0.1 * (x1 - x0) < len(hang) < 0.9 * (x1 - x0), (len(hang), x1 - x0)
+    assert timeline.runs(hang) > 5
 
 
 def test_orange_marks_stay_visible_next_to_red_at_full_zoom(page, server_control, generated_trace, timeline):

@@ -165,8 +165,9 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
         const x0 = Math.max((start[i] - view.start) * k, 0);
         const x1 = Math.min((start[i] + duration[i] - view.start) * k, width);
         const sev = severity[i];
-        const light = row.color === 'accent' || row.color === 'hitch' || row.color === 'hang' || sev === 2;
-        g.fillStyle = light ? '#ffffff' : row.long && sev === 0 ? colors.fg : '#1d1f23';
+        const light = row.color === 'accent' || row.color === 'hitch' || sev === 2;
+        // The hang colour is dark in light mode and light in dark mode: the page background reads on it.
+        g.fillStyle = row.color === 'hang' ? colors.bg : light ? '#ffffff' : row.long && sev === 0 ? colors.fg : '#1d1f23';
         // A merged mark says how many it holds ("5 updates"), or just the number where that does not fit.
         const text = label[i] >= 0 ? lane.labels[label[i]] : countLabel(row, count[i]);
         const room = x1 - x0 - 8;
