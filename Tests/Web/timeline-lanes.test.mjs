@@ -1,7 +1,8 @@
-// What the pointer and the [ ] keys pick on the timeline (WebRoot/js/timeline/lanes.js).
+// What the pointer picks on the timeline and how lanes label and layer their marks (WebRoot/js/timeline/lanes.js, render.js).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { nearestEvent, layoutRows, RULER_HEIGHT } from '../../WebRoot/js/timeline/lanes.js';
+import { countLabel, nearestEvent, layoutRows, RULER_HEIGHT } from '../../WebRoot/js/timeline/lanes.js';
+import { overlaps } from '../../WebRoot/js/timeline/render.js';
 
 const lane = (events) => ({
   length: events.length,
@@ -37,4 +38,19 @@ test('lanes stack below the ruler; the SwiftUI track shows its lanes only when e
   for (const { rows, height } of [closed, open]) {
     rows.forEach((row, i) => assert.equal(row.y + row.height, rows[i + 1]?.y ?? height));
   }
+});
+
+test('a merged mark says what it counts in its lane ("5 updates", "1 hitch")', () => {
+  const rows = Object.fromEntries(layoutRows(['swiftui']).rows.map((row) => [row.id, row]));
+  assert.equal(countLabel(rows['long-view-body'], 5), '5 updates');
+  assert.equal(countLabel(rows['view-body'], 1), '1 update');
+  assert.equal(countLabel(rows.hitches, 1), '1 hitch');
+  assert.equal(countLabel(rows.hangs, 2_000), '2,000 hangs');
+  assert.equal(countLabel(rows['update-groups'], 3), '3 groups');
+});
+
+test('orange runs under red runs: the overlapping pixel spans', () => {
+  assert.deepEqual(overlaps([0, 2, 5, 9, 20, 21], [1, 6, 8, 30]), [[1, 2], [5, 6], [8, 9], [20, 21]]);
+  assert.deepEqual(overlaps([0, 2], [2, 4]), []);
+  assert.deepEqual(overlaps([], [0, 1]), []);
 });
