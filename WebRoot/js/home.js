@@ -16,7 +16,7 @@ function withCommands(text) {
 
 /** Renders the list page into `root`; returns {upload(file), teardown()}. */
 export function renderHome(root) {
-  const input = el('input', { type: 'file', id: 'upload-input', accept: '.json,.gz,.xml,.trace,application/json,application/gzip,text/xml', class: 'visually-hidden', 'aria-label': 'Trace file to upload', tabindex: '-1' }); // the button is its Tab stop
+  const input = el('input', { type: 'file', id: 'upload-input', accept: '.json,.gz,.xml,.trace,.zip,application/json,application/gzip,text/xml,application/zip', class: 'visually-hidden', 'aria-label': 'Trace file to upload', tabindex: '-1' }); // the button is its Tab stop
   const uploadButton = el('button', { type: 'button', class: 'primary', id: 'upload-button', 'aria-label': 'Upload a trace' },
     el('span', { class: 'icon icon-upload', 'aria-hidden': 'true' }), 'Upload a trace…');
   const status = el('div', { id: 'upload-status', class: 'upload-status', role: 'status', 'aria-live': 'polite', hidden: true });
