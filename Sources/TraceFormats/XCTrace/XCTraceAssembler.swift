@@ -39,12 +39,26 @@ final class XCTraceAssembler: XCTraceTableSink {
     @exclusivity(unchecked) private var graphs = [GraphBuffer(), GraphBuffer()]
     @exclusivity(unchecked) private var changes: [PendingChange] = []
     @exclusivity(unchecked) private var samplesWithoutStack = 0
+    /// Samples weighted in cycles (the CPU Profiler's `cpu-profile`): used only when no table
+    /// weighted in time was read, so that the two units are never added together.
+    @exclusivity(unchecked) private var cycleSamples: [(time: Nanoseconds, thread: Int32, weight: Int64, stack: UInt32)] = []
+    @exclusivity(unchecked) private var timeSampleTables: [String] = []
+    /// True while reading a sample table whose weight column counts cycles.
+    @exclusivity(unchecked) private var weightIsCycles = false
+
+    /// The run to read (`?run=N`, `--run N`); nil reads run 1.
+    private let requestedRun: Int?
+    private var wantedRun: Int { requestedRun ?? 1 }
+    /// Every run the export holds (tables and tables of contents), and the tables skipped per other run.
+    @exclusivity(unchecked) private var runsSeen: Set<Int> = []
 
     private enum TableKind { case updates, updateGroups, causes, fullCauses, changes, timeProfile, hangs, hitches }
 
     private static let tableKinds: [String: TableKind] = [
         "swiftui-updates": .updates, "swiftui-update-groups": .updateGroups, "swiftui-causes": .causes,
         "swiftui-full-causes": .fullCauses, "swiftui-changes": .changes, "time-profile": .timeProfile,
+        // The CPU Profiler's table: the same columns as time-profile, its weight in cycles.
+        "cpu-profile": .timeProfile,
         "potential-hangs": .hangs, "hitches": .hitches,
     ]
 
@@ -116,14 +130,17 @@ final class XCTraceAssembler: XCTraceTableSink {
         }
     }
 
-    init(metadata: TraceMetadata) {
+    init(metadata: TraceMetadata, run: Int? = nil) {
         builder = TraceBuilder(metadata: metadata)
+        requestedRun = run
     }
 
     // MARK: Tables
 
     func tableOfContents(_ toc: TableOfContents) throws {
-        self.toc = toc
+        let run = toc.run ?? 1
+        runsSeen.insert(run)
+        if run == wantedRun { self.toc = toc }
     }
 
     func beginTable(_ schema: TableSchema, reader: XCTraceReader) throws -> Bool {
@@ -136,16 +153,23 @@ final class XCTraceAssembler: XCTraceTableSink {
         stackOfValue.removeAll(keepingCapacity: true)
         frameOfValue.removeAll(keepingCapacity: true)
         nodeOfValue.removeAll(keepingCapacity: true)
+        // Runs are separate recordings: only the chosen one is read (a node without a run is run 1).
+        let run = schema.run ?? 1
+        runsSeen.insert(run)
+        guard run == wantedRun else {
+            table = nil
+            return false
+        }
         guard let kind = Self.tableKinds[schema.name] else {
             tablesSkipped[schema.name, default: 0] += 1
             table = nil
             return false
         }
-        // A second copy (another run of the recording, or a file joined with itself) would
-        // double every count: the first is read, the note says so.
+        // A second copy of a table of the same run (a file joined with itself) would double
+        // every count: the first is read, the note says so.
         guard tablesRead[schema.name] == nil else {
             if repeatedTables.insert(schema.name).inserted {
-                notes.append("The export holds table \(schema.name) more than once (several runs, or a file joined with itself): only the first was read.")
+                notes.append("The export holds table \(schema.name) more than once in run \(run) (a file joined with itself?): only the first was read.")
             }
             table = nil
             return false
@@ -160,6 +184,12 @@ final class XCTraceAssembler: XCTraceTableSink {
         table = kind
         tableName = schema.name
         tablesRead[schema.name, default: 0] += 1
+        if kind == .timeProfile {
+            // The column's engineering type says what a weight counts, whatever the table's name.
+            let weightColumn = columnOfField[Field.weight.rawValue]
+            weightIsCycles = weightColumn >= 0 && schema.columns[weightColumn].engineeringType == "cycle-weight"
+            if !weightIsCycles { timeSampleTables.append(schema.name) }
+        }
         return true
     }
 
@@ -239,8 +269,14 @@ final class XCTraceAssembler: XCTraceTableSink {
         }
         let time = try time(.time)
         latestEnd = max(latestEnd, time)
+        let thread = thread(cell(.thread))
+        if weightIsCycles {
+            guard let cycles = try optionalNumber(.weight) else { throw fail(.weight, "weight is empty; every cycle sample needs one") }
+            cycleSamples.append((time, thread, try checkedDuration(.weight, cycles), UInt32(stack)))
+            return
+        }
         builder.addSample(
-            time: time, thread: thread(cell(.thread)),
+            time: time, thread: thread,
             weight: try checkedDuration(.weight, optionalNumber(.weight) ?? 1_000_000), stack: UInt32(stack)
         )
     }
@@ -383,7 +419,10 @@ final class XCTraceAssembler: XCTraceTableSink {
         }
         while parts.count < 3 { parts.append("") }
         let name = parts[0], color = parts[1], symbol = parts[2]
-        let (kind, owner) = XCTraceVocabulary.nodeKind(name: name, symbol: symbol)
+        // The full shape (name, color, symbol, …, event id, value time, update start, update
+        // duration) says whether the node is an update that ran; the short one does not.
+        let ran: Bool? = parts.count >= 9 ? [parts[7], parts[8]].contains { !$0.isEmpty && $0 != "n/a" } : nil
+        let (kind, owner) = XCTraceVocabulary.nodeKind(name: name, symbol: symbol, ran: ran)
         let text = GraphNodeText(kind: kind, name: builder.intern(name), owner: builder.intern(owner), isAppCode: color == "blue")
         if value >= 0 {
             if Int(value) >= nodeOfValue.count { nodeOfValue += repeatElement(nil, count: max(Int(value) + 1, 2 * nodeOfValue.count) - nodeOfValue.count) }
@@ -444,6 +483,7 @@ final class XCTraceAssembler: XCTraceTableSink {
 
     /// Links what refers across tables, writes the import notes and builds the trace.
     func finish() throws -> Trace {
+        try checkRuns()
         guard !tablesRead.isEmpty else {
             let seen = tablesSkipped.keys.sorted()
             throw XCTraceValueError(
@@ -528,8 +568,9 @@ final class XCTraceAssembler: XCTraceTableSink {
             notes.append("swiftui-changes: \(unmatchedChanges) changes whose id is no cause-graph node were left out.")
         }
         if samplesWithoutStack > 0 {
-            notes.append("time-profile: \(samplesWithoutStack) samples without a backtrace were left out.")
+            notes.append("CPU samples: \(samplesWithoutStack) samples without a backtrace were left out.")
         }
+        addCycleSamples()
         writeTableNotes()
         fillMetadata()
         do {
@@ -539,12 +580,48 @@ final class XCTraceAssembler: XCTraceTableSink {
         }
     }
 
+    /// A run that is not in the export is an error; other runs are named, never added in.
+    private func checkRuns() throws {
+        guard !runsSeen.isEmpty else { return }
+        let others = runsSeen.subtracting([wantedRun]).sorted()
+        guard runsSeen.contains(wantedRun) else {
+            let runs = runsSeen.sorted().map(String.init).joined(separator: ", ")
+            throw XCTraceValueError(
+                offset: 0, table: nil, field: "run",
+                message: "the export has no run \(wantedRun); it holds run\(runsSeen.count == 1 ? "" : "s") \(runs): choose one with ?run=N (upload) or --run N (inspect)"
+            )
+        }
+        if !others.isEmpty {
+            notes.append(
+                "This export holds \(runsSeen.count) runs (\(runsSeen.sorted().map(String.init).joined(separator: ", "))): run \(wantedRun) was read; "
+                    + "run\(others.count == 1 ? "" : "s") \(others.map(String.init).joined(separator: ", ")) \(others.count == 1 ? "is a separate recording" : "are separate recordings"), never added in. "
+                    + "Read another with ?run=N on upload or --run N on inspect."
+            )
+        }
+    }
+
+    /// Cycle samples become the CPU lane only when no table weighted in time was read.
+    private func addCycleSamples() {
+        guard !cycleSamples.isEmpty else { return }
+        if let timeTable = timeSampleTables.first {
+            notes.append("cpu-profile: \(cycleSamples.count) samples weighted in cycles were not used; the CPU lane and call tree show \(timeTable)'s CPU time (cycles and time are never added together).")
+        } else {
+            builder.metadata.cpuWeightUnit = .cycles
+            for sample in cycleSamples {
+                builder.addSample(time: sample.time, thread: sample.thread, weight: sample.weight, stack: sample.stack)
+            }
+            notes.append("CPU weights are cycles (CPU Profiler, cpu-profile), not time: the CPU lane shows load at the clock rate the samples show.")
+        }
+        cycleSamples = []
+    }
+
     private func writeTableNotes() {
         for (name, count) in tablesSkipped.sorted(by: { $0.key < $1.key }) {
             notes.append("Skipped table \(name)\(count > 1 ? " (\(count)×)" : ""): tracesvc does not read it.")
         }
         for (name, without) in XCTraceVocabulary.tables {
             let read = tablesRead[name] != nil || name == "swiftui-causes" && tablesRead["swiftui-full-causes"] != nil
+                || name == "time-profile" && tablesRead["cpu-profile"] != nil
             if !read { notes.append("No \(name) table in the export: \(without).") }
         }
     }

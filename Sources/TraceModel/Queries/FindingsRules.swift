@@ -107,7 +107,7 @@ struct FindingsContext {
 
     /// High: costs a frame at once or 50 ms in all; medium: 1 ms at once or 5 ms in all; else low.
     func severity(cost: Nanoseconds, worst: Nanoseconds) -> FindingSeverity {
-        let frame = Nanoseconds(1e9 / max(trace.metadata.refreshRate, 1))
+        let frame = trace.metadata.frameDuration
         if worst >= frame || cost >= 50_000_000 { return .high }
         if worst >= 1_000_000 || cost >= 5_000_000 { return .medium }
         return .low
@@ -320,7 +320,7 @@ extension Trace {
         for index in kept.sorted() {
             let interval = intervals[index]
             // A hitch is a frame shown late: the work that made it late ran one frame earlier.
-            let lead = kind == .hitchExplained ? Nanoseconds(1e9 / max(metadata.refreshRate, 1)) : 0
+            let lead = kind == .hitchExplained ? metadata.frameDuration : 0
             let range = TimeRange(start: interval.start - lead, end: interval.end - lead)
             var threads = context.mainThreads
             if threads.isEmpty, interval.thread != noRow { threads = [interval.thread] }
