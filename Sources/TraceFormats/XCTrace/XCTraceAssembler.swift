@@ -33,6 +33,7 @@ final class XCTraceAssembler: XCTraceTableSink {
     @exclusivity(unchecked) private var threadProcesses: [UInt32] = []
     @exclusivity(unchecked) private var latestEnd: Nanoseconds = 0
     @exclusivity(unchecked) private var updatesPerProcess: [UInt32: Int] = [:]
+    @exclusivity(unchecked) private var samplesPerProcess: [UInt32: Int] = [:]
 
     @exclusivity(unchecked) private var groups: [(start: Nanoseconds, end: Nanoseconds, thread: Int32)] = []
     @exclusivity(unchecked) private var updates: [PendingUpdate] = []
@@ -270,6 +271,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         let time = try time(.time)
         latestEnd = max(latestEnd, time)
         let thread = thread(cell(.thread))
+        if thread != noRow { samplesPerProcess[threadProcesses[Int(thread)], default: 0] += 1 }
         if weightIsCycles {
             guard let cycles = try optionalNumber(.weight) else { throw fail(.weight, "weight is empty; every cycle sample needs one") }
             cycleSamples.append((time, thread, try checkedDuration(.weight, cycles), UInt32(stack)))
@@ -639,8 +641,9 @@ final class XCTraceAssembler: XCTraceTableSink {
                 metadata.end = max(Nanoseconds(seconds * 1e9), latestEnd)
             }
         }
-        if metadata.app.isEmpty, let busiest = updatesPerProcess.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) {
-            metadata.app = processNames[busiest.key] ?? ""
+        // Without a table of contents the app is the process that ran the updates, else the one sampled most.
+        for counts in [updatesPerProcess, samplesPerProcess] where metadata.app.isEmpty {
+            if let busiest = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) { metadata.app = processNames[busiest.key] ?? "" }
         }
         metadata.importNotes += notes
         builder.metadata = metadata
