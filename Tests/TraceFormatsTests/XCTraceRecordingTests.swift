@@ -112,12 +112,22 @@ import TraceModel
 
     @Test func aRunTheExportDoesNotHoldIsAClearError() throws {
         let error = try #require(throws: TraceFormatError.self) { try Self.read(try Self.twoRuns(), run: 3) }
-        #expect(error.description.contains("the export has no run 3; it holds runs 1, 2"), "\(error.description)")
-        // An export of run 2 alone has no run 1 to read by default.
-        let secondOnly = String(decoding: try Self.fixture("two-runs"), as: UTF8.self)
-            .replacingOccurrences(of: "run[1]", with: "run[2]")
-        let onlyTwo = try #require(throws: TraceFormatError.self) { try Self.read(Array(secondOnly.utf8)) }
-        #expect(onlyTwo.description.contains("no run 1; it holds run 2"), "\(onlyTwo.description)")
+        #expect(error.description.contains("the export has no tables of run 3; it holds runs 1, 2"), "\(error.description)")
+    }
+
+    /// `export-instruments-trace.sh --run 2`: the toc of every run, the tables of run 2 alone.
+    @Test func aBundleOfOneLaterRunReadsThatRun() throws {
+        let text = String(decoding: try Self.fixture("two-runs"), as: UTF8.self)
+        let nodes = text.components(separatedBy: "<node ").filter { $0.contains("run[2]") }
+            .map { "<node " + $0.replacingOccurrences(of: "</trace-query-result>\n", with: "") }
+        let runTwo = "<?xml version=\"1.0\"?>\n<trace-query-result>\n" + nodes.joined() + "</trace-query-result>\n"
+        let bundle = TarArchive.archive([("trails/toc.xml", try Self.fixture("two-runs-toc")), ("trails/tables.xml", Array(runTwo.utf8))])
+        let trace = try Self.read(bundle, name: "trails.tar")
+        #expect(trace.hangs.count == 2 && trace.hitches.count == 2)
+        #expect(trace.metadata.duration == 6_000_000_000, "run 2's table of contents")
+        #expect(!trace.metadata.importNotes.contains { $0.contains("separate recording") }, "no other run's tables in the file")
+        let error = try #require(throws: TraceFormatError.self) { try Self.read(bundle, name: "trails.tar", run: 1) }
+        #expect(error.description.contains("no tables of run 1; it holds run 2"), "\(error.description)")
     }
 
     @Test func aSeveralRunFileJoinedWithItselfIsReadOnceWithBothNotes() throws {

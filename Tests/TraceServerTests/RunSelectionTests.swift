@@ -83,7 +83,7 @@ func twoRunExport(app: String = "Orchard") -> String {
             let missing = try await upload(client, query: "&run=3")
             try expectError(missing, .unprocessableContent)
             let detail = try #require(try missing.json()["detail"] as? String)
-            #expect(detail.contains("no run 3") && detail.contains("runs 1, 2"), "\(detail)")
+            #expect(detail.contains("no tables of run 3") && detail.contains("runs 1, 2"), "\(detail)")
             for bad in ["0", "two", "-1"] {
                 try expectError(try await upload(client, query: "&run=\(bad)"), .badRequest)
             }
@@ -125,6 +125,6 @@ func twoRunExport(app: String = "Orchard") -> String {
         #expect(second.status == 0 && second.out.contains("Hangs: 2,") && second.out.contains("Hitches: 2,"), "\(second.out)")
         #expect(second.out.contains("Hitch: Potentially expensive render"), "\(second.out)")
         let missing = try inspect(["--run", "3"])
-        #expect(missing.status != 0 && missing.err.contains("no run 3"), "\(missing.err)")
+        #expect(missing.status != 0 && missing.err.contains("no tables of run 3"), "\(missing.err)")
     }
 }

@@ -9,7 +9,10 @@ final class XCTraceAssembler: XCTraceTableSink {
     @exclusivity(unchecked) private var tablesRead: [String: Int] = [:]
     @exclusivity(unchecked) private var tablesSkipped: [String: Int] = [:]
     private var repeatedTables: Set<String> = []
-    @exclusivity(unchecked) private var toc: TableOfContents?
+    /// Tables of contents by run (a several-run export has one per run).
+    @exclusivity(unchecked) private var tocByRun: [Int: TableOfContents] = [:]
+    /// The chosen run's table of contents.
+    private var toc: TableOfContents? { tocByRun[wantedRun] }
 
     @exclusivity(unchecked) private var table: TableKind?
     /// Column index of each `Field` in the current table, or -1.
@@ -47,10 +50,12 @@ final class XCTraceAssembler: XCTraceTableSink {
     /// True while reading a sample table whose weight column counts cycles.
     @exclusivity(unchecked) private var weightIsCycles = false
 
-    /// The run to read (`?run=N`, `--run N`); nil reads run 1.
+    /// The run to read (`?run=N`, `--run N`); nil reads the run of the first table, run 1 in an
+    /// export of several runs (a bundle of run 2 alone, as the export script makes it, reads run 2).
     private let requestedRun: Int?
-    private var wantedRun: Int { requestedRun ?? 1 }
-    /// Every run the export holds (tables and tables of contents), and the tables skipped per other run.
+    @exclusivity(unchecked) private var firstTableRun: Int?
+    private var wantedRun: Int { requestedRun ?? firstTableRun ?? 1 }
+    /// Runs the export holds tables of.
     @exclusivity(unchecked) private var runsSeen: Set<Int> = []
 
     private enum TableKind { case updates, updateGroups, causes, fullCauses, changes, timeProfile, hangs, hitches }
@@ -139,9 +144,7 @@ final class XCTraceAssembler: XCTraceTableSink {
     // MARK: Tables
 
     func tableOfContents(_ toc: TableOfContents) throws {
-        let run = toc.run ?? 1
-        runsSeen.insert(run)
-        if run == wantedRun { self.toc = toc }
+        tocByRun[toc.run ?? 1] = toc
     }
 
     func beginTable(_ schema: TableSchema, reader: XCTraceReader) throws -> Bool {
@@ -157,6 +160,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         // Runs are separate recordings: only the chosen one is read (a node without a run is run 1).
         let run = schema.run ?? 1
         runsSeen.insert(run)
+        if firstTableRun == nil { firstTableRun = run }
         guard run == wantedRun else {
             table = nil
             return false
@@ -590,7 +594,7 @@ final class XCTraceAssembler: XCTraceTableSink {
             let runs = runsSeen.sorted().map(String.init).joined(separator: ", ")
             throw XCTraceValueError(
                 offset: 0, table: nil, field: "run",
-                message: "the export has no run \(wantedRun); it holds run\(runsSeen.count == 1 ? "" : "s") \(runs): choose one with ?run=N (upload) or --run N (inspect)"
+                message: "the export has no tables of run \(wantedRun); it holds run\(runsSeen.count == 1 ? "" : "s") \(runs): choose one with ?run=N (upload) or --run N (inspect)"
             )
         }
         if !others.isEmpty {
