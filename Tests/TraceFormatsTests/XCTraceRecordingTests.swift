@@ -85,6 +85,17 @@ import TraceModel
         #expect(!String(decoding: NativeTraceWriter.encode(timeTrace), as: UTF8.self).contains("cpuWeightUnit"))
     }
 
+    @Test func exportXCTraceWritesCyclesAsTheCPUProfilerDoes() throws {
+        let trace = try Self.read(try Self.fixture("cpu-profile"))
+        var xml: [UInt8] = []
+        try XCTraceExporter.export(trace, layout: .concatenatedXML) { xml += $0 }
+        let text = String(decoding: xml, as: UTF8.self)
+        #expect(text.contains("<schema name=\"cpu-profile\">") && text.contains("<engineering-type>cycle-weight</engineering-type>"))
+        #expect(!text.contains("\"time-profile\""))
+        let again = try Self.read(xml, name: "again.xml")
+        #expect(again.metadata.cpuWeightUnit == .cycles && again.cpu.samples.weight == trace.cpu.samples.weight)
+    }
+
     // MARK: Several runs
 
     static func twoRuns() throws -> [UInt8] { try fixture("two-runs-toc") + fixture("two-runs") }
