@@ -64,7 +64,7 @@ export function mountCallTree(root, ctx) {
   const scope = el('span', { class: 'pane-scope' });
   const totals = el('span', { class: 'pane-totals', 'data-testid': 'cpu-total' });
   // What the weights count: the CPU Profiler's cycles are no time, and the pane says so.
-  const unitLabel = el('span', { class: 'pane-scope', 'data-testid': 'cpu-unit' });
+  const unitLabel = el('span', { class: 'pane-unit', 'data-testid': 'cpu-unit' });
   const toolbar = el('div', { class: 'pane-toolbar' }, search,
     el('label', { class: 'pane-check', for: 'cpu-invert' }, invert, 'Invert call tree'),
     threadSelect, heaviest, scope, unitLabel, totals);
