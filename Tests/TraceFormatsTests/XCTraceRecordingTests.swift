@@ -174,5 +174,9 @@ import TraceModel
         // Updates that ran (a start and a duration in the node) are bodies, app's or system's.
         #expect(kinds["TrailRow"] == .viewBody && kinds["TrailList"] == .viewBody && kinds["NavigationStack"] == .viewBody)
         #expect(kinds["External: EnvironmentValues"] == .externalEnvironment)
+        // A body notified but not run has neither a value time nor an update: still a view body (dimmed).
+        #expect(kinds["TrailBadge"] == .viewBody)
+        let badge = try #require((0..<nodes.count).first { trace.string(nodes.name[$0]) == "TrailBadge" })
+        #expect(nodes.update[badge] == noRow)
     }
 }

@@ -426,9 +426,11 @@ final class XCTraceAssembler: XCTraceTableSink {
         while parts.count < 3 { parts.append("") }
         let name = parts[0], color = parts[1], symbol = parts[2]
         // The full shape (name, color, symbol, …, event id, value time, update start, update
-        // duration) says whether the node is an update that ran; the short one does not.
-        let ran: Bool? = parts.count >= 9 ? [parts[7], parts[8]].contains { !$0.isEmpty && $0 != "n/a" } : nil
-        let (kind, owner) = XCTraceVocabulary.nodeKind(name: name, symbol: symbol, ran: ran)
+        // duration) tells a value that changed (a value time, no update) from an update; the
+        // short one does not. A body that was notified but did not run has neither.
+        func given(_ index: Int) -> Bool { index < parts.count && !parts[index].isEmpty && parts[index] != "n/a" }
+        let isValue = parts.count >= 9 && given(6) && !given(7) && !given(8)
+        let (kind, owner) = XCTraceVocabulary.nodeKind(name: name, symbol: symbol, isValue: isValue)
         let text = GraphNodeText(kind: kind, name: builder.intern(name), owner: builder.intern(owner), isAppCode: color == "blue")
         if value >= 0 {
             if Int(value) >= nodeOfValue.count { nodeOfValue += repeatElement(nil, count: max(Int(value) + 1, 2 * nodeOfValue.count) - nodeOfValue.count) }

@@ -57,10 +57,10 @@ enum XCTraceVocabulary {
     // MARK: Cause graph nodes
 
     /// What a graph node is, from its title and SF Symbol. Names decide first (they are what
-    /// Instruments prints); the symbol only tells apart what the name cannot. `ran` is what the
-    /// export's own columns say (an update start and duration, or none): a type name that did not
-    /// run is an attribute, environment or property value (`ForegroundStyleEnvironment`), no body.
-    static func nodeKind(name: String, symbol: String, ran: Bool? = nil) -> (kind: NodeKind, owner: String) {
+    /// Instruments prints); the symbol only tells apart what the name cannot. `isValue` is what
+    /// the export's own columns say (a value-change time and no update): such a node named like a
+    /// type is an attribute, environment or property value (`ForegroundStyleEnvironment`), no body.
+    static func nodeKind(name: String, symbol: String, isValue: Bool = false) -> (kind: NodeKind, owner: String) {
         if name.hasPrefix("@State") || name.hasPrefix("@AppStorage") || name.hasPrefix("@SceneStorage") {
             return (.state, "")
         }
@@ -75,7 +75,7 @@ enum XCTraceVocabulary {
         if name == "External Environment" || name.hasPrefix("External: ") { return (.externalEnvironment, "") }
         if name.hasPrefix("EnvironmentWriter:") { return (.environmentWriter, "") }
         if name == "View Creation / Reuse" { return (.viewCreation, "") }
-        if isTypeName(name) { return (ran == false ? .other : .viewBody, "") }
+        if isTypeName(name) { return (isValue ? .other : .viewBody, "") }
         return (.other, "")
     }
 
