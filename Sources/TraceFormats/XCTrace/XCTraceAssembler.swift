@@ -36,7 +36,8 @@ final class XCTraceAssembler: XCTraceTableSink {
     @exclusivity(unchecked) private var threadProcesses: [UInt32] = []
     @exclusivity(unchecked) private var latestEnd: Nanoseconds = 0
     @exclusivity(unchecked) private var updatesPerProcess: [UInt32: Int] = [:]
-    @exclusivity(unchecked) private var samplesPerProcess: [UInt32: Int] = [:]
+    /// CPU samples per thread row (to name the app of an export without updates or toc).
+    @exclusivity(unchecked) private var samplesPerThread: [Int] = []
 
     @exclusivity(unchecked) private var groups: [(start: Nanoseconds, end: Nanoseconds, thread: Int32)] = []
     @exclusivity(unchecked) private var updates: [PendingUpdate] = []
@@ -275,7 +276,10 @@ final class XCTraceAssembler: XCTraceTableSink {
         let time = try time(.time)
         latestEnd = max(latestEnd, time)
         let thread = thread(cell(.thread))
-        if thread != noRow { samplesPerProcess[threadProcesses[Int(thread)], default: 0] += 1 }
+        if thread != noRow {
+            if Int(thread) >= samplesPerThread.count { samplesPerThread += repeatElement(0, count: Int(thread) + 1 - samplesPerThread.count) }
+            samplesPerThread[Int(thread)] += 1
+        }
         if weightIsCycles {
             guard let cycles = try optionalNumber(.weight) else { throw fail(.weight, "weight is empty; every cycle sample needs one") }
             cycleSamples.append((time, thread, try checkedDuration(.weight, cycles), UInt32(stack)))
@@ -648,6 +652,8 @@ final class XCTraceAssembler: XCTraceTableSink {
             }
         }
         // Without a table of contents the app is the process that ran the updates, else the one sampled most.
+        var samplesPerProcess: [UInt32: Int] = [:]
+        for (thread, count) in samplesPerThread.enumerated() { samplesPerProcess[threadProcesses[thread], default: 0] += count }
         for counts in [updatesPerProcess, samplesPerProcess] where metadata.app.isEmpty {
             if let busiest = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) { metadata.app = processNames[busiest.key] ?? "" }
         }
