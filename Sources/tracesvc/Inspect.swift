@@ -100,7 +100,9 @@ struct InspectResult: Encodable {
 
     struct CPU: Encodable {
         var samples: Int
+        /// Sum of the samples' weights: ns of CPU time, or cycles when `unit` is "cycles".
         var weightNs: Nanoseconds
+        var unit: String
     }
 
     /// "@Observable X → Row.body ×12 per event": one `Trace.causeFanOuts` row.
@@ -167,7 +169,7 @@ struct InspectResult: Encodable {
         }
         let samples = trace.cpu.samples
         let sampleRows = samples.time.indices.filter { inRange(instant: samples.time[$0]) }
-        cpu = CPU(samples: sampleRows.count, weightNs: sampleRows.reduce(0) { $0 + samples.weight[$1] })
+        cpu = CPU(samples: sampleRows.count, weightNs: sampleRows.reduce(0) { $0 + samples.weight[$1] }, unit: trace.metadata.cpuWeightUnit.rawValue)
         causes = trace.causeFanOuts(in: range).map { fanOut in
             let perEvent = fanOut.events.map(\.updates.count)
             return Cause(

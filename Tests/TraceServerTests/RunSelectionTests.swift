@@ -102,7 +102,7 @@ func twoRunExport(app: String = "Orchard") -> String {
     /// run 1 has a Microhang and a hitch without a narrative, run 2 two hangs and two hitches).
     @Test func inspectReadsTheRunAskedForAndPrintsNoEmptyDetails() throws {
         let file = LiveServerTests.packageRoot.appendingPathComponent("Tests/TraceFormatsTests/Fixtures/xctrace/two-runs.xml")
-        func inspect(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+        func inspect(_ arguments: [String], file: URL = file) throws -> (status: Int32, out: String, err: String) {
             let process = Process()
             process.executableURL = LiveServerTests.packageRoot.appendingPathComponent(".build/debug/tracesvc")
             process.arguments = ["inspect", file.path] + arguments
@@ -124,6 +124,12 @@ func twoRunExport(app: String = "Orchard") -> String {
         let second = try inspect(["--run", "2"])
         #expect(second.status == 0 && second.out.contains("Hangs: 2,") && second.out.contains("Hitches: 2,"), "\(second.out)")
         #expect(second.out.contains("Hitch: Potentially expensive render"), "\(second.out)")
+        // A CPU Profiler export: inspect counts cycles, not time.
+        let cycles = LiveServerTests.packageRoot.appendingPathComponent("Tests/TraceFormatsTests/Fixtures/xctrace/cpu-profile.xml")
+        let cycleRun = try inspect(["--format", "json"], file: cycles)
+        let cpu = try #require((try JSONSerialization.jsonObject(with: Data(cycleRun.out.utf8)) as? [String: Any])?["cpu"] as? [String: Any])
+        #expect(cpu["unit"] as? String == "cycles" && cpu["samples"] as? Int == 8)
+        #expect(try inspect([], file: cycles).out.contains("CPU cycles (CPU Profiler)"))
         let missing = try inspect(["--run", "3"])
         #expect(missing.status != 0 && missing.err.contains("no tables of run 3"), "\(missing.err)")
     }
