@@ -96,6 +96,15 @@ import TraceModel
         #expect(again.metadata.cpuWeightUnit == .cycles && again.cpu.samples.weight == trace.cpu.samples.weight)
     }
 
+    @Test func theNativeFormatReadsANullRefreshRateAndRefusesAnUnknownUnit() throws {
+        let nullRate = minimalTrace.replacingOccurrences(of: "\"refreshRate\": 120", with: "\"refreshRate\": null, \"cpuWeightUnit\": \"cycles\"")
+        let trace = try TraceImporter.importTrace(at: try temporaryFile(nullRate), displayName: "null-rate.json")
+        #expect(trace.metadata.refreshRate == nil && trace.metadata.cpuWeightUnit == .cycles)
+        let badUnit = minimalTrace.replacingOccurrences(of: "\"refreshRate\": 120", with: "\"cpuWeightUnit\": \"ms\"")
+        let error = try importError(badUnit)
+        #expect(error.contains("cpuWeightUnit: is \"ms\"; expected \"ns\" or \"cycles\""), "\(error)")
+    }
+
     // MARK: Several runs
 
     static func twoRuns() throws -> [UInt8] { try fixture("two-runs-toc") + fixture("two-runs") }
