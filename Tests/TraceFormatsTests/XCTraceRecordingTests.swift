@@ -67,6 +67,11 @@ import TraceModel
             #expect(trace.metadata.importNotes.contains { $0.contains("cpu-profile: 8 samples weighted in cycles were not used") })
         }
         #expect(timeOnly.callTree(CallTreeQuery()).unit == .nanoseconds)
+        // A second table of time samples (another name, same CPU) is not added either.
+        let renamed = String(decoding: time, as: UTF8.self).replacingOccurrences(of: "schema name=\"time-profile\"", with: "schema name=\"cpu-profile\"")
+        let twoTimeTables = try Self.read(time + Array(renamed.utf8), name: "two.xml")
+        #expect(twoTimeTables.cpu.samples.weight == timeOnly.cpu.samples.weight)
+        #expect(twoTimeTables.metadata.importNotes.contains("Skipped table cpu-profile: its CPU samples are those of time-profile, already read."))
     }
 
     @Test func aCycleTraceKeepsItsUnitInTheNativeFormatAndATimeTraceIsUnchanged() throws {

@@ -47,7 +47,9 @@ final class XCTraceAssembler: XCTraceTableSink {
     /// Samples weighted in cycles (the CPU Profiler's `cpu-profile`): used only when no table
     /// weighted in time was read, so that the two units are never added together.
     @exclusivity(unchecked) private var cycleSamples: [(time: Nanoseconds, thread: Int32, weight: Int64, stack: UInt32)] = []
-    @exclusivity(unchecked) private var timeSampleTables: [String] = []
+    /// The sample table read in each unit (one each: two tables of a unit sample the same CPU).
+    @exclusivity(unchecked) private var timeSampleTable: String?
+    @exclusivity(unchecked) private var cycleSampleTable: String?
     /// True while reading a sample table whose weight column counts cycles.
     @exclusivity(unchecked) private var weightIsCycles = false
 
@@ -187,15 +189,21 @@ final class XCTraceAssembler: XCTraceTableSink {
             table = nil
             return false
         }
-        table = kind
-        tableName = schema.name
-        tablesRead[schema.name, default: 0] += 1
         if kind == .timeProfile {
             // The column's engineering type says what a weight counts, whatever the table's name.
             let weightColumn = columnOfField[Field.weight.rawValue]
             weightIsCycles = weightColumn >= 0 && schema.columns[weightColumn].engineeringType == "cycle-weight"
-            if !weightIsCycles { timeSampleTables.append(schema.name) }
+            // Two sample tables of the same recording sample the same CPU: one of them is read.
+            if let first = weightIsCycles ? cycleSampleTable : timeSampleTable {
+                notes.append("Skipped table \(schema.name): its CPU samples are those of \(first), already read.")
+                table = nil
+                return false
+            }
+            if weightIsCycles { cycleSampleTable = schema.name } else { timeSampleTable = schema.name }
         }
+        table = kind
+        tableName = schema.name
+        tablesRead[schema.name, default: 0] += 1
         return true
     }
 
@@ -615,8 +623,8 @@ final class XCTraceAssembler: XCTraceTableSink {
     /// Cycle samples become the CPU lane only when no table weighted in time was read.
     private func addCycleSamples() {
         guard !cycleSamples.isEmpty else { return }
-        if let timeTable = timeSampleTables.first {
-            notes.append("cpu-profile: \(cycleSamples.count) samples weighted in cycles were not used; the CPU lane and call tree show \(timeTable)'s CPU time (cycles and time are never added together).")
+        if let timeTable = timeSampleTable {
+            notes.append("\(cycleSampleTable ?? "cpu-profile"): \(cycleSamples.count) samples weighted in cycles were not used; the CPU lane and call tree show \(timeTable)'s CPU time (cycles and time are never added together).")
         } else {
             builder.metadata.cpuWeightUnit = .cycles
             for sample in cycleSamples {
