@@ -186,6 +186,23 @@ private func spread(_ count: Int, from low: Nanoseconds, step: Nanoseconds) -> [
         #expect(causes[0].a?.fanOut == "×3" && causes[0].b?.fanOut == "×1")
     }
 
+    @Test func causesMatchByNameWhateverOrderEachTraceInternedThem() throws {
+        var a = Recording(name: "a"), b = Recording(name: "b")
+        // B interns a name A never had first, and A's names in the other order.
+        b.updates("Unrelated", [100_000], cause: "@State other")
+        b.updates("Cell", [100_000, 100_000], cause: "@State selection", property: "id")
+        b.updates("Header", [100_000], cause: "@Observable Store", property: "title")
+        a.updates("Header", [100_000], cause: "@Observable Store", property: "title")
+        a.updates("Cell", [100_000, 100_000, 100_000], cause: "@State selection", property: "id")
+        let comparison = TraceComparison(before: try a.trace(), after: try b.trace())
+        // Changed rows first; equal changes (one update each) by name; the unchanged row last.
+        #expect(comparison.causes.map(\.source) == ["@State other", "@State selection", "@Observable Store"])
+        #expect(comparison.causes.map(\.change) == [.appeared, .changed, .unchanged])
+        #expect(comparison.causes.map(\.target) == ["Unrelated.body", "Cell.body", "Header.body"])
+        #expect(comparison.causes[1].a?.fanOut == "×3" && comparison.causes[1].b?.fanOut == "×2" && comparison.causes[1].property == "id")
+        #expect(comparison.causesTotal == 3)
+    }
+
     @Test func otherAppsAndShapesCompareByModuleViewAndCategory() throws {
         // A photo editor, not Landmarks: two modules share a view name, one view has two categories.
         var a = Recording(name: "editor-1", app: "PhotoEditor", device: "iPad Pro", os: "iPadOS 18.0")
