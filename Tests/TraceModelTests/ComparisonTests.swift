@@ -160,7 +160,10 @@ private func spread(_ count: Int, from low: Nanoseconds, step: Nanoseconds) -> [
         for _ in 0..<2 { a.updates("ItemRow", spread(12, from: 200_000, step: 10_000), label: "Tap Gesture", cause: "@Observable Store.items", property: "items") }
         for _ in 0..<4 { b.updates("ItemRow", [250_000], label: "Tap Gesture", cause: "@Observable ItemModel", property: "isOn") }
         let comparison = TraceComparison(before: try a.trace(), after: try b.trace())
-        #expect(comparison.interactions == [InteractionCount(label: "Tap Gesture", a: 2, b: 4)])
+        let aTrace = try a.trace(), bTrace = try b.trace()
+        #expect(comparison.interactions == [InteractionCount(
+            label: "Tap Gesture", a: 2, b: 4, firstA: aTrace.updateGroups.start[0], firstB: bTrace.updateGroups.start[0]
+        )])
         let item = try row(comparison, "ItemRow")
         #expect(item.a.count == 24 && item.b.count == 4 && item.change == .improved && item.significant)
         #expect(!item.durations.tested)

@@ -3,6 +3,7 @@
 // the row drilled into) lives in the URL like a trace page's (docs/share-links.md).
 import { getJSON, traceApi, ApiError } from './api.js';
 import { el } from './dom.js';
+import { mountAlignedTimelines } from './compare-timelines.js';
 import { copyText, navigate } from './shell.js';
 import { buildComparePath, buildPath, createViewState, COMPARE_EMPTY_STATE } from './state.js';
 import { formatCount, formatDuration } from './format.js';
@@ -50,12 +51,17 @@ export function mountCompare(root, header, { a, b, state: initial }) {
       navigate(buildComparePath(b, a, { ...s, rangeA: s.rangeB, rangeB: s.rangeA }));
     } }, 'Swap A and B');
   const copy = el('button', { type: 'button', id: 'copy-link', 'aria-label': 'Copy link to this comparison',
-    onclick: () => copyText(state.link(), 'Link to this comparison') }, el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Copy link');
+    onclick: () => { timelines.flush(); copyText(state.link(), 'Link to this comparison'); } }, el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Copy link');
   header.trace.append(el('h1', { text: 'Compare' }), el('span', { class: 'meta', id: 'compare-title', text: 'Loading…' }));
   header.actions.append(swap, copy);
 
   const body = el('div', { class: 'compare', id: 'compare', 'aria-busy': 'true' }, el('p', { class: 'page-loading', text: 'Comparing…' }));
   root.append(body);
+  // Kept across renders (a table filter must not rebuild the timelines); `tables` is rebuilt.
+  const timelineSection = el('section', { class: 'compare-section', id: 'compare-timelines-section', 'aria-label': 'Timelines' });
+  const timelines = mountAlignedTimelines(timelineSection, { a, b, state });
+  const tables = el('div', { class: 'compare-tables' });
+  let headerNode = null;
 
   async function load() {
     const token = ++loadToken;
@@ -69,6 +75,7 @@ export function mountCompare(root, header, { a, b, state: initial }) {
       if (!alive || token !== loadToken) return;
       comparison = result;
       render();
+      timelines.update(comparison);
     } catch (error) {
       if (!alive || token !== loadToken) return;
       const missing = error instanceof ApiError && error.status === 404;
@@ -85,10 +92,12 @@ export function mountCompare(root, header, { a, b, state: initial }) {
     const c = comparison;
     header.trace.querySelector('#compare-title').textContent = `${c.a.name} → ${c.b.name}`;
     document.title = `Compare ${c.a.name} → ${c.b.name} – tracesvc`;
+    const nextHeader = headerSection(c);
+    if (timelineSection.parentNode === body) headerNode.replaceWith(nextHeader);
+    else body.replaceChildren(nextHeader, timelineSection, tables);
+    headerNode = nextHeader;
     // replaceChildren would write a null (no row drilled into) as the text "null".
-    body.replaceChildren(...[
-      headerSection(c), viewsSection(c), drillSection(c),
-      causesSection(c), totalsSection(c), functionsSection(c)].filter(Boolean));
+    tables.replaceChildren(...[viewsSection(c), drillSection(c), causesSection(c), totalsSection(c), functionsSection(c)].filter(Boolean));
   }
 
   function sideLink(id, range, extra = {}) {
@@ -243,7 +252,9 @@ export function mountCompare(root, header, { a, b, state: initial }) {
 
   const unsubscribe = state.subscribe((_, changed) => {
     if (changed.includes('rangeA') || changed.includes('rangeB')) load();
-    else if (comparison) render();
+    else if (comparison && (changed.includes('rows') || changed.includes('row'))) render();
+    // The timelines follow the window and tracks themselves.
+    if (comparison && changed.includes('anchor')) timelines.update(comparison);
   });
   load();
 
@@ -253,6 +264,7 @@ export function mountCompare(root, header, { a, b, state: initial }) {
     teardown() {
       alive = false;
       unsubscribe();
+      timelines.destroy();
     },
   };
 }

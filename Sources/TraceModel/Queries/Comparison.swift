@@ -33,7 +33,10 @@ public struct TraceComparison: Sendable, Encodable {
             a.header[keyPath: field] == b.header[keyPath: field] ? nil : "\(name): \(a.header[keyPath: field]) vs \(b.header[keyPath: field])"
         }
         interactions = Set(a.interactions.keys).union(b.interactions.keys).map { label in
-            InteractionCount(label: label, a: a.interactions[label] ?? 0, b: b.interactions[label] ?? 0)
+            InteractionCount(
+                label: label, a: a.interactions[label] ?? 0, b: b.interactions[label] ?? 0,
+                firstA: a.firstInteraction[label], firstB: b.firstInteraction[label]
+            )
         }.sorted { ($0.a + $0.b, $1.label) > ($1.a + $1.b, $0.label) }
         views = Self.compareViews(a, b, interactions: interactions)
         (causes, causesTotal) = Self.compareCauses(a, b, limit: max(0, causeLimit))
@@ -210,6 +213,9 @@ public struct InteractionCount: Sendable, Equatable, Encodable {
     public var label: String
     public var a: Int
     public var b: Int
+    /// Start of the first group of the label on each side's clock; nil on a side without one.
+    @NullWhenAbsent public var firstA: Nanoseconds?
+    @NullWhenAbsent public var firstB: Nanoseconds?
 }
 
 /// A view's updates per update group of one label; nil on a side with no such groups.

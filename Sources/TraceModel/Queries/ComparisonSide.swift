@@ -11,6 +11,8 @@ public struct ComparisonSide: Sendable {
     var views: [ViewKey: ViewSample]
     /// Update groups per label ("Tap Gesture": 2).
     var interactions: [String: Int]
+    /// Start of the first update group of each label in `interactions` (the timelines' anchor).
+    var firstInteraction: [String: Nanoseconds]
     /// Fan-outs by id: their keys in interned names of `strings`, and their numbers.
     var fanOutKeys: [FanOutKey]
     var fanOuts: [FanOutCount]
@@ -96,15 +98,20 @@ extension Trace {
         let inRange = { (start: Nanoseconds, end: Nanoseconds) in range?.overlaps(start: start, end: end) ?? true }
 
         // Interactions: update groups by label, the most frequent labels get dense ids.
-        var groupsByLabel: [StringRef: Int] = [:]
+        var groupsByLabel: [StringRef: (count: Int, first: Nanoseconds)] = [:]
         for group in 0..<updateGroups.count
         where inRange(updateGroups.start[group], updateGroups.start[group] + updateGroups.duration[group]) {
-            groupsByLabel[updateGroups.label[group], default: 0] += 1
+            let start = updateGroups.start[group]
+            groupsByLabel[updateGroups.label[group], default: (0, start)].count += 1
+            groupsByLabel[updateGroups.label[group]]!.first = min(groupsByLabel[updateGroups.label[group]]!.first, start)
         }
-        let labels = groupsByLabel.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+        let labels = groupsByLabel.sorted { ($0.value.count, $1.key) > ($1.value.count, $0.key) }
             .prefix(ComparisonSide.interactionLabelLimit).map(\.key)
-        var interactions: [String: Int] = [:]
-        for label in labels { interactions[string(label)] = groupsByLabel[label] }
+        var interactions: [String: Int] = [:], firstInteraction: [String: Nanoseconds] = [:]
+        for label in labels {
+            interactions[string(label)] = groupsByLabel[label]!.count
+            firstInteraction[string(label)] = groupsByLabel[label]!.first
+        }
 
         func total(_ intervals: [TimelineInterval]) -> ComparedTotal {
             var result = ComparedTotal()
@@ -122,7 +129,7 @@ extension Trace {
                 name: metadata.name, app: metadata.app, device: metadata.device, osVersion: metadata.osVersion,
                 durationNs: metadata.duration, start: span.start, end: span.end, updates: updateTotal.count
             ),
-            views: views, interactions: interactions, fanOutKeys: fanOutKeys, fanOuts: fanOuts, strings: strings,
+            views: views, interactions: interactions, firstInteraction: firstInteraction, fanOutKeys: fanOutKeys, fanOuts: fanOuts, strings: strings,
             totals: ["updates": updateTotal, "hitches": total(hitches), "hangs": total(hangs), "cpu": cpuTotal],
             selfTime: selfTime
         )

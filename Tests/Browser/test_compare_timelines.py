@@ -1,0 +1,196 @@
+"""The comparison page's timelines: A's lanes above B's on one time axis, aligned at an anchor
+(al=: both starts, the first group of a label, the compared ranges); a pan or zoom on either moves
+both; anchor and window live in the URL (reload, a fresh browser)."""
+import urllib.parse
+
+from playwright.sync_api import expect
+
+TAP = "Tap Gesture"
+
+
+def query_of(page):
+    return {k: v[0] for k, v in urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query).items()}
+
+
+def wait_drawn(page):
+    for side in "ab":
+        page.wait_for_selector(f'#timeline-canvas-{side}[data-loading="false"]', timeout=30_000)
+        page.wait_for_selector(f'.compare-timeline.side-{side} .tl-header[data-marks]', timeout=30_000)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    for side in "ab":
+        page.wait_for_selector(f'#timeline-canvas-{side}[data-loading="false"]', timeout=30_000)
+
+
+def open_compare(page, server, a, b, query=""):
+    page.goto(f"{server}/compare/{a}/{b}{('?' + query) if query else ''}")
+    page.locator("#compare-views").wait_for(timeout=30_000)
+    wait_drawn(page)
+
+
+def group_columns(page, side):
+    """x (CSS px from the canvas's left) of the Update Groups lane's pixel columns drawn in the accent colour."""
+    return page.evaluate("""(side) => {
+        const canvas = document.getElementById('timeline-canvas-' + side);
+        const header = document.querySelector(`.compare-timeline.side-${side} .tl-header[data-lane="update-groups"]`);
+        const dpr = canvas.width / canvas.getBoundingClientRect().width;
+        const top = header.getBoundingClientRect().top - canvas.getBoundingClientRect().top;
+        const probe = document.createElement('canvas').getContext('2d');
+        probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim();
+        probe.fillRect(0, 0, 1, 1);
+        const want = probe.getImageData(0, 0, 1, 1).data;
+        const y = Math.round((top + header.getBoundingClientRect().height / 2) * dpr);
+        const row = canvas.getContext('2d').getImageData(0, y, canvas.width, 1).data;
+        const columns = [];
+        for (let x = 0; x < canvas.width; x++) {
+          const i = x * 4;
+          if (Math.abs(row[i] - want[0]) < 10 && Math.abs(row[i + 1] - want[1]) < 10 && Math.abs(row[i + 2] - want[2]) < 10) columns.push(x / dpr);
+        }
+        return columns;
+    }""", side)
+
+
+def canvas_width(page, side):
+    return page.locator(f"#timeline-canvas-{side}").bounding_box()["width"]
+
+
+def first_taps(server_control, a, b):
+    status, body = server_control.api(f"/api/compare?a={a}&b={b}")
+    assert status == 200, body
+    tap = next(i for i in body["interactions"] if i["label"] == TAP)
+    return tap["firstA"], tap["firstB"]
+
+
+def test_both_timelines_are_drawn_and_align_at_the_first_tap(page, server, server_control, sample_id, shot):
+    slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
+    open_compare(page, server, slow, fixed)
+    # Both traces drawn, A above B, each with marks in its Update Groups lane.
+    box_a, box_b = page.locator("#timeline-canvas-a").bounding_box(), page.locator("#timeline-canvas-b").bounding_box()
+    assert box_a["y"] < box_b["y"] and box_a["width"] == box_b["width"]
+    for side in "ab":
+        assert int(page.locator(f'.compare-timeline.side-{side} .tl-header[data-lane="update-groups"]').get_attribute("data-marks")) > 0
+        assert group_columns(page, side), f"nothing drawn in {side}'s Update Groups lane"
+    expect(page.locator("#align-note")).to_contain_text("Aligned at both starts")
+
+    page.get_by_label("Align the timelines at").select_option(label=f"First “{TAP}”")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('al') === 'g:Tap Gesture'")
+    wait_drawn(page)
+    first_a, first_b = first_taps(server_control, slow, fixed)
+    assert first_a != first_b, "the samples tap at different times: aligning them must move one"
+    # A window 2 ms before to 8 ms after the taps: each tap's group starts a fifth of the way in, in both.
+    page.goto(f"{server}/compare/{slow}/{fixed}?v=2&al=g:Tap%20Gesture&tw=-2000000,8000000")
+    page.locator("#compare-views").wait_for(timeout=30_000)
+    wait_drawn(page)
+    expect(page.get_by_label("Align the timelines at")).to_have_value("g:Tap Gesture")
+    for side in "ab":
+        columns = [x for x in group_columns(page, side) if x > 0.1 * canvas_width(page, side)]
+        assert columns and abs(columns[0] - 0.2 * canvas_width(page, side)) <= 2, (side, columns[:5])
+    page.locator("#compare-timelines-section").scroll_into_view_if_needed()
+    shot(page, "compare-timelines-01-tap")
+    assert not page.errors
+
+
+def tap_x(page, side):
+    """x of the first Update Groups mark right of the canvas's left tenth (the tap under the anchor)."""
+    columns = [x for x in group_columns(page, side) if x > 0.1 * canvas_width(page, side)]
+    assert columns, f"no group drawn in {side}"
+    return columns[0]
+
+
+def shared_window(page):
+    start, end = query_of(page)["tw"].split(",")
+    return int(start), int(end)
+
+
+def test_zoom_or_pan_on_one_timeline_moves_the_other(page, server, sample_id, shot):
+    slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
+    open_compare(page, server, slow, fixed, "al=g:Tap%20Gesture&tw=-2000000,8000000")
+    before = shared_window(page)
+    # Zoom out on B (wheel down) with the pointer at its middle: both windows widen together.
+    box = page.locator("#timeline-canvas-b").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 40)
+    for _ in range(3):
+        page.mouse.wheel(0, 200)
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('tw') !== '{before[0]},{before[1]}'")
+    page.wait_for_timeout(400)
+    wait_drawn(page)
+    after = shared_window(page)
+    assert after[1] - after[0] > (before[1] - before[0]) * 1.5, (before, after)
+    # The taps stay under each other: the same pixel column in A and in B.
+    assert abs(tap_x(page, "a") - tap_x(page, "b")) <= 2, (tap_x(page, "a"), tap_x(page, "b"))
+    moved_from = tap_x(page, "a")
+
+    # Drag A to the right by 150 px: B's content moves with it.
+    box = page.locator("#timeline-canvas-a").bounding_box()
+    y = box["y"] + 60
+    page.mouse.move(box["x"] + 200, y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 280, y, steps=4)
+    page.mouse.move(box["x"] + 350, y, steps=4)
+    page.mouse.up()
+    page.wait_for_timeout(400)
+    wait_drawn(page)
+    assert abs(tap_x(page, "a") - (moved_from + 150)) <= 3 and abs(tap_x(page, "b") - tap_x(page, "a")) <= 2
+    shot(page, "compare-timelines-02-moved")
+    assert not page.errors
+
+
+def test_anchor_and_window_survive_a_reload_and_a_fresh_browser(page, server, sample_id, new_context):
+    slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
+    open_compare(page, server, slow, fixed)
+    page.get_by_label("Align the timelines at").select_option(label=f"First “{TAP}”")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('al') === 'g:Tap Gesture'")
+    wait_drawn(page)
+    box = page.locator("#timeline-canvas-a").bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + 40)
+    for _ in range(6):
+        page.mouse.wheel(0, -300)
+    page.wait_for_timeout(500)
+    wait_drawn(page)
+    window = shared_window(page)
+    xs = (tap_x(page, "a"), tap_x(page, "b")) if any(0 <= x for x in group_columns(page, "a")) else None
+    page.evaluate("() => navigator.clipboard.writeText('')")
+    page.get_by_role("button", name="Copy link to this comparison").click()
+    page.wait_for_function("async () => (await navigator.clipboard.readText()).startsWith('http')")
+    link = page.evaluate("() => navigator.clipboard.readText()")
+    assert "al=g:Tap%20Gesture" in link and f"tw={window[0]},{window[1]}" in link, link
+
+    page.reload()
+    page.locator("#compare-views").wait_for(timeout=30_000)
+    wait_drawn(page)
+    assert shared_window(page) == window
+    expect(page.get_by_label("Align the timelines at")).to_have_value("g:Tap Gesture")
+
+    colleague = new_context().new_page()
+    colleague.goto(link)
+    colleague.locator("#compare-views").wait_for(timeout=30_000)
+    wait_drawn(colleague)
+    assert shared_window(colleague) == window
+    expect(colleague.get_by_label("Align the timelines at")).to_have_value("g:Tap Gesture")
+    expect(colleague.locator("#align-note")).to_have_text(page.locator("#align-note").inner_text())
+    if xs:
+        assert abs(group_columns(colleague, "a")[0] - group_columns(page, "a")[0]) <= 1
+    assert not page.errors and not colleague.errors
+
+
+def test_dragging_on_a_ruler_picks_that_traces_range_and_the_ranges_anchor_aligns_there(page, server, sample_id, shot):
+    # Traces of another app and shape: the generator's, not Landmarks.
+    slow, fixed = sample_id("landmarks-scroll-slow"), sample_id("environment-color-scheme")
+    open_compare(page, server, slow, fixed, "al=ranges")
+    expect(page.locator("#align-note")).to_contain_text("has no compared range")
+    box = page.locator("#timeline-canvas-b").bounding_box()
+    y = box["y"] + 10  # the ruler
+    page.mouse.move(box["x"] + box["width"] * 0.4, y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.5, y, steps=5)
+    page.mouse.move(box["x"] + box["width"] * 0.6, y, steps=5)
+    page.mouse.up()
+    page.wait_for_function("() => new URLSearchParams(location.search).has('rb')")
+    page.locator("#compare-views").wait_for()
+    expect(page.locator("#compare")).to_have_attribute("aria-busy", "false")
+    rb = [int(x) for x in query_of(page)["rb"].split(",")]
+    assert rb[1] > rb[0]
+    expect(page.locator('.compare-card[data-side="B"]')).to_contain_text(" in ")
+    # B is now anchored at its range's start; A (no range) at its start.
+    expect(page.locator("#align-note")).to_contain_text("Trace A has no compared range")
+    assert "tw" not in query_of(page) or True
+    assert not page.errors
