@@ -110,6 +110,36 @@ struct FanOutKeyTable {
     }
 }
 
+/// Dense ids of the distinct (name, kind) pairs of graph nodes, found through the first of each
+/// name (no hashing): a graph of millions of nodes names a few hundred kinds of thing.
+struct NodeClasses {
+    /// Above this many (class, class, label) triples the fan-out walk keeps no pair cache (4 MB).
+    static let pairCacheLimit = 1 << 19
+
+    private var firstOfName: [Int32]
+    private var kind: [NodeKind] = []
+    private var next: [Int32] = []
+    var count: Int { kind.count }
+
+    init(names: [StringRef], kinds: [NodeKind], stringCount: Int) {
+        firstOfName = [Int32](repeating: -1, count: stringCount)
+        for node in names.indices where find(name: names[node], kind: kinds[node]) < 0 {
+            kind.append(kinds[node])
+            next.append(firstOfName[Int(names[node])])
+            firstOfName[Int(names[node])] = Int32(kind.count - 1)
+        }
+    }
+
+    private func find(name: StringRef, kind wanted: NodeKind) -> Int {
+        var id = firstOfName[Int(name)]
+        while id >= 0, kind[Int(id)] != wanted { id = next[Int(id)] }
+        return Int(id)
+    }
+
+    /// The id of a (name, kind) some node has.
+    func id(name: StringRef, kind: NodeKind) -> Int { find(name: name, kind: kind) }
+}
+
 /// A fan-out's numbers without its events: what the comparison keeps per fan-out.
 struct FanOutCount: Sendable {
     var events = 0
@@ -192,11 +222,20 @@ extension Trace {
         let run = UnsafeMutableBufferPointer<Int32>.allocate(capacity: maxDegree)
         defer { ids.deallocate(); hits.deallocate(); run.deallocate() }
         var table = FanOutKeyTable()
+        // In front of the table, when the graph names few kinds of node: the id last found for
+        // each (source class, target class, label), with its property. Millions of edges then
+        // cost a lookup in a small array each instead of a probe into a table of megabytes.
+        let classes = NodeClasses(names: nodeName, kinds: nodeKind, stringCount: strings.count)
+        let pairCount = classes.count <= 1 << 10 ? classes.count * classes.count * 2 : Int.max
+        let pairs = UnsafeMutableBufferPointer<(property: StringRef, id: Int32)>.allocate(
+            capacity: pairCount <= NodeClasses.pairCacheLimit ? pairCount : 0
+        )
+        defer { pairs.deallocate() }
+        pairs.initialize(repeating: (0, -1))
         for source in 0..<graph.nodes.count where wanted[Int(nodeKind[source].rawValue)] {
             let sourceName = nodeName[source], sourceKind = nodeKind[source]
+            let sourcePairs = pairs.isEmpty ? 0 : classes.id(name: sourceName, kind: sourceKind) * classes.count * 2
             var count = 0, mixed = false
-            var lastID: Int32 = -1
-            var lastKey = FanOutKey(sourceName: 0, targetName: 0, property: 0, sourceKind: sourceKind, targetKind: .other, label: .update)
             for position in Int(offsets[source])..<Int(offsets[source + 1]) {
                 let edge = Int(outgoing[position]), target = Int(edgeTarget[edge])
                 let update = nodeUpdate[target]
@@ -208,14 +247,20 @@ extension Trace {
                     sourceName: sourceName, targetName: nodeName[target], property: edgeProperty[edge],
                     sourceKind: sourceKind, targetKind: nodeKind[target], label: edgeLabel[edge]
                 )
-                // A source's edges are usually all of one key: hash only when the key changes.
-                if lastID < 0 || key != lastKey {
-                    let id = Int32(table.id(of: key))
-                    mixed = mixed || (lastID >= 0 && id != ids[0])
-                    lastKey = key
-                    lastID = id
+                let id: Int32
+                if pairs.isEmpty {
+                    id = Int32(table.id(of: key))
+                } else {
+                    let pair = sourcePairs + classes.id(name: key.targetName, kind: key.targetKind) * 2 + Int(key.label.rawValue)
+                    if pairs[pair].id >= 0, pairs[pair].property == key.property {
+                        id = pairs[pair].id
+                    } else {
+                        id = Int32(table.id(of: key))
+                        pairs[pair] = (key.property, id)
+                    }
                 }
-                ids[count] = lastID
+                mixed = mixed || (count > 0 && id != ids[0])
+                ids[count] = id
                 hits[count] = update
                 count += 1
             }
