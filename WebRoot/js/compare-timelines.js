@@ -87,8 +87,8 @@ export function mountAlignedTimelines(section, { a, b, state }) {
       : anchor?.group ? `the first “${anchor.group}”` : 'both starts';
     const missing = anchors.fellBack.length
       ? ` Trace ${anchors.fellBack.join(' and ')} has ${anchor === 'ranges' ? 'no compared range' : 'no such group'}: aligned at its start.` : '';
-    note.textContent = `Aligned at ${where}: A at ${formatTimestamp(anchors.a)}, B at ${formatTimestamp(anchors.b)} `
-      + `(B's clock ${anchors.b >= anchors.a ? '−' : '+'}${formatDuration(Math.abs(anchors.b - anchors.a))}).${missing}`;
+    note.textContent = `Aligned at ${where}: A at ${formatTimestamp(anchors.a)}, B at ${formatTimestamp(anchors.b)} on their own clocks `
+      + `(${formatDuration(Math.abs(anchors.b - anchors.a))} apart).${missing}`;
   }
 
   function build(anchors) {
