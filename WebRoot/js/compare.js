@@ -5,7 +5,7 @@ import { getJSON, traceApi, ApiError } from './api.js';
 import { el } from './dom.js';
 import { mountAlignedTimelines } from './compare-timelines.js';
 import { copyText, navigate } from './shell.js';
-import { buildComparePath, buildPath, createViewState, COMPARE_EMPTY_STATE } from './state.js';
+import { buildComparePath, buildPath, createViewState, COMPARE_EMPTY_STATE, EMPTY_STATE } from './state.js';
 import { formatCount, formatDuration } from './format.js';
 
 const ROW_FILTERS = [[null, 'All views'], ['long', 'Long updates only'], ['app', 'App code only']];
@@ -96,6 +96,8 @@ export function mountCompare(root, header, { a, b, state: initial }) {
     if (timelineSection.parentNode === body) headerNode.replaceWith(nextHeader);
     else body.replaceChildren(nextHeader, timelineSection, tables);
     headerNode = nextHeader;
+    for (const graph of drillGraphs) graph.destroy();
+    drillGraphs = [];
     // replaceChildren would write a null (no row drilled into) as the text "null".
     tables.replaceChildren(...[viewsSection(c), drillSection(c), causesSection(c), totalsSection(c), functionsSection(c)].filter(Boolean));
   }
@@ -168,6 +170,45 @@ export function mountCompare(root, header, { a, b, state: initial }) {
     }, ...cells);
   }
 
+  // The drill-down's graphs, destroyed when the tables are rebuilt.
+  let drillGraphs = [];
+
+  /**
+   * The merged cause graph of `view` in one trace (the trace page's graph module), with a view
+   * state of its own: opening groups or selecting nodes stays in the drill-down; the node card's
+   * "Copy link" gives that trace's page with the node selected.
+   */
+  function mountDrillGraph(container, id, range, view) {
+    let local = { ...EMPTY_STATE, range, pane: 'graph', graph: 'view', paneView: view };
+    let instance = null;
+    const ctx = {
+      traceId: id,
+      api: traceApi(id),
+      state: {
+        get: () => local,
+        set(patch) {
+          local = { ...local, ...patch };
+          instance?.update(local, new Set(Object.keys(patch)));
+        },
+        link: () => new URL(buildPath(id, local), window.location.origin).href,
+      },
+      selectUpdate: (update) => ctx.state.set({ update }),
+      copyLink: (text, what) => copyText(text, what),
+    };
+    const entry = { destroy: () => instance?.destroy(), destroyed: false };
+    import('./graph/index.js')
+      .then(({ mountCauseGraph }) => (entry.destroyed ? null : mountCauseGraph(container, ctx, view)))
+      .then((mounted) => {
+        if (entry.destroyed) { mounted?.destroy(); return; }
+        instance = mounted;
+        // Two graphs side by side are small: show each whole (its own Fit button) rather than
+        // the trace page's readable-scale start at the view.
+        container.querySelector('.cg-toolbar [aria-label="Fit graph to pane"]')?.click();
+      })
+      .catch((error) => { container.replaceChildren(el('p', { class: 'error-box', text: `Could not show the graph: ${error.message}` })); });
+    return { destroy() { entry.destroyed = true; instance?.destroy(); } };
+  }
+
   function drillSection(c) {
     const s = state.get();
     if (!s.row) return null;
@@ -191,6 +232,9 @@ export function mountCompare(root, header, { a, b, state: initial }) {
         list.replaceWith(el('p', { class: 'empty', text: 'No updates of this view.' }));
         return column;
       }
+      const graph = el('div', { class: 'drill-graph', 'data-graph': name });
+      column.append(graph);
+      drillGraphs.push(mountDrillGraph(graph, id, range, { view: v.view, module: v.module, category: v.category }));
       traceApi(id).get('updates', { view: v.view, module: v.module, category: v.category, sort: 'duration', order: 'desc', limit: 5, ...rangeParams(range) })
         .then((page) => {
           list.replaceChildren(...page.updates.map((u) => el('li', {},
@@ -201,7 +245,7 @@ export function mountCompare(root, header, { a, b, state: initial }) {
         .catch((error) => { list.replaceChildren(el('li', { class: 'error-box', text: error.message })); });
       return column;
     };
-    section.append(el('h2', { text: `${v.view}: longest updates` }),
+    section.append(el('h2', { text: `${v.view}: longest updates and merged cause graph` }),
       el('div', { class: 'drill-columns' }, side('A', a, s.rangeA, v.a), side('B', b, s.rangeB, v.b)));
     return section;
   }
@@ -265,6 +309,7 @@ export function mountCompare(root, header, { a, b, state: initial }) {
       alive = false;
       unsubscribe();
       timelines.destroy();
+      for (const graph of drillGraphs) graph.destroy();
     },
   };
 }
