@@ -163,7 +163,7 @@ def test_copied_compare_link_opens_the_same_view_in_a_fresh_browser(page, server
     colleague.locator("#compare-drill").wait_for(timeout=30_000)
     expect(colleague.get_by_role("button", name="App code only")).to_have_attribute("aria-pressed", "true")
     assert colleague.locator("#compare-views tbody tr").all_inner_texts() == page.locator("#compare-views tbody tr").all_inner_texts()
-    expect(colleague.locator("#compare-drill h2")).to_have_text("LandmarkListItemView: longest updates and merged cause graph")
+    expect(colleague.locator("#compare-drill > h2")).to_have_text("LandmarkListItemView: longest updates and merged cause graph")
 
 
 def test_swap_makes_b_the_before(page, server, sample_id):

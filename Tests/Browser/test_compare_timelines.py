@@ -3,6 +3,7 @@
 both; anchor and window live in the URL (reload, a fresh browser)."""
 import urllib.parse
 
+from conftest import colour_columns_in, drag_across
 from playwright.sync_api import expect
 
 FRAME = "Frame Update"  # the scroll samples' first frame update starts 64 us apart
@@ -30,24 +31,8 @@ def open_compare(page, server, a, b, query=""):
 
 def group_columns(page, side):
     """x (CSS px from the canvas's left) of the Update Groups lane's pixel columns drawn in the accent colour."""
-    return page.evaluate("""(side) => {
-        const canvas = document.getElementById('timeline-canvas-' + side);
-        const header = document.querySelector(`.compare-timeline.side-${side} .tl-header[data-lane="update-groups"]`);
-        const dpr = canvas.width / canvas.getBoundingClientRect().width;
-        const top = header.getBoundingClientRect().top - canvas.getBoundingClientRect().top;
-        const probe = document.createElement('canvas').getContext('2d');
-        probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim();
-        probe.fillRect(0, 0, 1, 1);
-        const want = probe.getImageData(0, 0, 1, 1).data;
-        const y = Math.round((top + header.getBoundingClientRect().height / 2) * dpr);
-        const row = canvas.getContext('2d').getImageData(0, y, canvas.width, 1).data;
-        const columns = [];
-        for (let x = 0; x < canvas.width; x++) {
-          const i = x * 4;
-          if (Math.abs(row[i] - want[0]) < 10 && Math.abs(row[i + 1] - want[1]) < 10 && Math.abs(row[i + 2] - want[2]) < 10) columns.push(x / dpr);
-        }
-        return columns;
-    }""", side)
+    return colour_columns_in(page, f"#timeline-canvas-{side}",
+                             f'.compare-timeline.side-{side} .tl-header[data-lane="update-groups"]', "accent")
 
 
 def canvas_width(page, side):
@@ -123,12 +108,7 @@ def test_zoom_or_pan_on_one_timeline_moves_the_other(page, server, sample_id, sh
 
     # Drag A to the right by 150 px: B's content moves with it.
     box = page.locator("#timeline-canvas-a").bounding_box()
-    y = box["y"] + 60
-    page.mouse.move(box["x"] + 200, y)
-    page.mouse.down()
-    page.mouse.move(box["x"] + 280, y, steps=4)
-    page.mouse.move(box["x"] + 350, y, steps=4)
-    page.mouse.up()
+    drag_across(page, box, box["y"] + 60, 200 / box["width"], 350 / box["width"])
     page.wait_for_timeout(400)
     wait_drawn(page)
     assert abs(anchor_x(page, "a") - (moved_from + 150)) <= 3 and abs(anchor_x(page, "b") - anchor_x(page, "a")) <= 2
@@ -176,17 +156,12 @@ def test_anchor_and_window_survive_a_reload_and_a_fresh_browser(page, server, sa
 
 
 def test_dragging_on_a_ruler_picks_that_traces_range_and_the_ranges_anchor_aligns_there(page, server, sample_id, shot):
-    # Traces of another app and shape: the generator's, not Landmarks.
-    slow, fixed = sample_id("landmarks-scroll-slow"), sample_id("environment-color-scheme")
-    open_compare(page, server, slow, fixed, "al=ranges")
+    # A Landmarks trace against another app's (EnvironmentDemo).
+    a, b = sample_id("landmarks-scroll-slow"), sample_id("environment-color-scheme")
+    open_compare(page, server, a, b, "al=ranges")
     expect(page.locator("#align-note")).to_contain_text("has no compared range")
     box = page.locator("#timeline-canvas-b").bounding_box()
-    y = box["y"] + 10  # the ruler
-    page.mouse.move(box["x"] + box["width"] * 0.4, y)
-    page.mouse.down()
-    page.mouse.move(box["x"] + box["width"] * 0.5, y, steps=5)
-    page.mouse.move(box["x"] + box["width"] * 0.6, y, steps=5)
-    page.mouse.up()
+    drag_across(page, box, box["y"] + 10, 0.4, 0.6)  # on B's ruler
     page.wait_for_function("() => new URLSearchParams(location.search).has('rb')")
     page.locator("#compare-views").wait_for()
     expect(page.locator("#compare")).to_have_attribute("aria-busy", "false")
