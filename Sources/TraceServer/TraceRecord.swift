@@ -130,6 +130,8 @@ public struct LoadedTrace: Sendable {
     public let findings: [Finding]
     /// Built lazily by timeline queries and kept with the trace.
     private let timelineIndex = TimelineIndex()
+    /// The whole-trace comparison side, built by the first compare and kept with the trace.
+    private let comparisonSides = ComparisonSideCache()
 
     init(id: String, trace: Trace) {
         self.trace = trace
@@ -139,5 +141,9 @@ public struct LoadedTrace: Sendable {
 
     public func timeline(window: TimeRange, width: Int, lanes: [Lane]) -> Timeline {
         trace.timeline(window: window, width: width, lanes: lanes, index: timelineIndex)
+    }
+
+    public func comparisonSide(in range: TimeRange?) -> ComparisonSide {
+        range == nil ? comparisonSides.side(of: trace) : trace.comparisonSide(in: range)
     }
 }

@@ -192,6 +192,7 @@ public actor TraceStore {
 
     private func insert(_ loaded: LoadedTrace, id: String) {
         let bytes = loaded.trace.memoryFootprint + TimelineIndex.expectedFootprint(of: loaded.trace)
+            + ComparisonSideCache.expectedFootprint(of: loaded.trace)
         useCounter += 1
         cache[id] = CacheSlot(loaded: loaded, bytes: bytes, lastUse: useCounter)
         cachedBytes += bytes
