@@ -6,7 +6,8 @@ import TraceModel
 public enum XCTraceImporter {
     public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max) throws(TraceFormatError) -> Trace {
         let source = try ByteSource(url: url, displayName: displayName, maxBytes: maxBytes)
-        return try importTrace(from: ByteChunks(source), displayName: displayName)
+        // Reading and gunzipping run on their own thread, ahead of the parser.
+        return try importTrace(from: .readingAhead(source), displayName: displayName)
     }
 
     /// Reads from any byte stream (already decompressed).
