@@ -12,17 +12,13 @@ struct BenchSummary: AsyncParsableCommand {
         discussion: "Build with -c release for meaningful figures: swift build -c release --product tracesvc"
     )
 
-    @Option(help: "Updates in the synthetic trace.")
-    var updates = 1_000_000
-
-    @Option(help: "Seed of the synthetic trace.")
-    var seed: UInt64 = 42
+    @OptionGroup var synthetic: SyntheticTraceOptions
 
     @Option(help: "Queries per scenario (the baseline runs a fifth as many).")
     var iterations = 50
 
     func run() async throws {
-        let trace = SyntheticTraces.trace(updates: updates, seed: seed)
+        let trace = synthetic.trace()
         let meta = trace.metadata
         let firstStart = ContinuousClock.now
         let busiest = trace.summary(in: nil, filter: .all).processes.first?.modules.first?.views.first
@@ -81,21 +77,11 @@ struct BenchSummary: AsyncParsableCommand {
                 guard agree(result, reference) else { throw ValidationError("indexed and scanned results differ: \(name)") }
             }
         }
-        func pair(_ samples: [Duration]) -> String { "\(ms(percentile(samples, 50)).leftPadded(7)) \(ms(percentile(samples, 99)).leftPadded(7))" }
         let speedup = percentile(scan, 50) / percentile(wall, 50)
         print(name.padding(toLength: 42, withPad: " ", startingAt: 0)
               + "\(pair(wall).leftPadded(22)) | \(ms(percentile(cpu, 99)).leftPadded(14)) | \(pair(scan)) | \(String(format: "%.0fx", speedup).leftPadded(12))")
     }
 
-    private func percentile(_ samples: [Duration], _ p: Double) -> Duration {
-        let sorted = samples.sorted()
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p / 100).rounded(.up)) - 1)]
-    }
-
-    private func ms(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        return String(format: "%.3f", Double(seconds) * 1e3 + Double(attoseconds) / 1e15)
-    }
 }
 
 /// Whether an update counts for a summary filter (the filter's long lane has the same name).

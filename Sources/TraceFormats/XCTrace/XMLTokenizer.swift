@@ -48,11 +48,10 @@ final class XMLTokenizer {
     /// The caller may keep bytes from this absolute offset in the buffer (for error locations).
     @exclusivity(unchecked) var keepFrom = Int.max
 
-    /// The current start tag's attributes, in a buffer reused for every tag.
-    var attributes: UnsafeBufferPointer<Attribute> { UnsafeBufferPointer(start: attributeStorage, count: attributeCount) }
-    @exclusivity(unchecked) private var attributeStorage: UnsafeMutablePointer<Attribute>
+    /// The current start tag's attributes: the first `attributeCount` of an array reused for every tag.
+    var attributes: ArraySlice<Attribute> { attributeStorage[..<attributeCount] }
+    @exclusivity(unchecked) private var attributeStorage: [Attribute] = []
     @exclusivity(unchecked) private var attributeCount = 0
-    @exclusivity(unchecked) private var attributeCapacity = 16
     @exclusivity(unchecked) private var textRange = 0..<0
     @exclusivity(unchecked) private var textNeedsDecoding = false
     /// Absolute offset where the current token starts.
@@ -64,13 +63,9 @@ final class XMLTokenizer {
         self.source = source
         capacity = 1 << 17
         buffer = .allocate(capacity: capacity)
-        attributeStorage = .allocate(capacity: attributeCapacity)
     }
 
-    deinit {
-        buffer.deallocate()
-        attributeStorage.deallocate()
-    }
+    deinit { buffer.deallocate() }
 
     var depth: Int { openElements.count }
 
@@ -237,14 +232,11 @@ final class XMLTokenizer {
     }
 
     private func appendAttribute(_ attribute: Attribute) {
-        if attributeCount == attributeCapacity {
-            let grown = UnsafeMutablePointer<Attribute>.allocate(capacity: attributeCapacity * 2)
-            grown.moveInitialize(from: attributeStorage, count: attributeCount)
-            attributeStorage.deallocate()
-            attributeStorage = grown
-            attributeCapacity *= 2
+        if attributeCount < attributeStorage.count {
+            attributeStorage[attributeCount] = attribute
+        } else {
+            attributeStorage.append(attribute)
         }
-        (attributeStorage + attributeCount).initialize(to: attribute)
         attributeCount += 1
     }
 

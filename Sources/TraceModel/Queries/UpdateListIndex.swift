@@ -25,31 +25,16 @@ public final class UpdateListIndex: Sendable {
         }
     }
 
-    // Each built on first use; callers arriving meanwhile wait for it rather than build it again.
-    private let summaryRows = Mutex<SummaryRows?>(nil)
-    private let viewLists = Mutex<ViewLists?>(nil)
+    private let summaryRows = BuiltOnce<SummaryRows>()
+    private let viewLists = BuiltOnce<ViewLists>()
     /// Summaries of every update, by filter (asked for on every page load).
     private let wholeTraceSummaries = Mutex<[SummaryFilter: UpdateSummary]>([:])
 
     public init() {}
 
-    func summaryRows(_ trace: Trace) -> SummaryRows {
-        summaryRows.withLock { built in
-            if let built { return built }
-            let made = Self.buildSummaryRows(trace)
-            built = made
-            return made
-        }
-    }
+    func summaryRows(_ trace: Trace) -> SummaryRows { summaryRows.get { Self.buildSummaryRows(trace) } }
 
-    func viewLists(_ trace: Trace) -> ViewLists {
-        viewLists.withLock { built in
-            if let built { return built }
-            let made = Self.buildViewLists(trace)
-            built = made
-            return made
-        }
-    }
+    func viewLists(_ trace: Trace) -> ViewLists { viewLists.get { Self.buildViewLists(trace) } }
 
     func wholeTraceSummary(_ filter: SummaryFilter, orMake make: () -> UpdateSummary) -> UpdateSummary {
         if let known = wholeTraceSummaries.withLock({ $0[filter] }) { return known }
@@ -60,12 +45,8 @@ public final class UpdateListIndex: Sendable {
 
     /// Bytes held by what has been built so far.
     public var memoryFootprint: Int {
-        let summaryBytes = summaryRows.withLock { built in
-            built.map { $0.rowOfUpdate.count * 4 + $0.rows.count * MemoryLayout<SummaryRowKey>.stride } ?? 0
-        }
-        let listBytes = viewLists.withLock { built in
-            built.map { ($0.viewOffsets.count + $0.viewByStart.count + $0.viewByDuration.count) * 4 } ?? 0
-        }
+        let summaryBytes = summaryRows.current.map { $0.rowOfUpdate.count * 4 + $0.rows.count * MemoryLayout<SummaryRowKey>.stride } ?? 0
+        let listBytes = viewLists.current.map { ($0.viewOffsets.count + $0.viewByStart.count + $0.viewByDuration.count) * 4 } ?? 0
         return summaryBytes + listBytes
     }
 
@@ -116,6 +97,22 @@ public final class UpdateListIndex: Sendable {
         }
         return ViewLists(viewOffsets: offsets, viewByStart: byStart, viewByDuration: byDuration)
     }
+}
+
+/// A value built on first use; callers arriving while it is built wait for it rather than build it again.
+final class BuiltOnce<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+
+    func get(_ make: () -> Value) -> Value {
+        value.withLock { value in
+            if let value { return value }
+            let made = make()
+            value = made
+            return made
+        }
+    }
+
+    var current: Value? { value.withLock { $0 } }
 }
 
 /// One row of the summary: updates of a view name and category, in a module of a process.
