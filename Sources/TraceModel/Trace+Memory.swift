@@ -13,7 +13,8 @@ extension Trace {
         let g = updateGroups
         let groupBytes = bytes(g.start) + bytes(g.duration) + bytes(g.label) + bytes(g.thread)
         let laneBytes = indexes.updatesByLane.values.reduce(0) { $0 + bytes($1) }
-        let updateIndexBytes = laneBytes + bytes(indexes.updateNodeOffsets) + bytes(indexes.updateNodes)
+        // The summary rows and view lists (UpdateListIndex) take 12 bytes per update once a query builds them.
+        let updateIndexBytes = laneBytes + bytes(indexes.updateNodeOffsets) + bytes(indexes.updateNodes) + updates.count * 12
         let n = graph.nodes
         let nodeBytes = bytes(n.kind) + bytes(n.name) + bytes(n.owner) + bytes(n.isAppCode) + bytes(n.eventID)
             + bytes(n.timestamp) + bytes(n.update)

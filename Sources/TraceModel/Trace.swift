@@ -264,6 +264,8 @@ public struct TraceIndexes: Sendable {
     /// Graph nodes that stand for each update, as compressed sparse rows over update rows.
     public internal(set) var updateNodeOffsets: [UInt32] = [0]
     public internal(set) var updateNodes: [UInt32] = []
+    /// Summary rows and per-view update lists, built on first use.
+    public let lists = UpdateListIndex()
 
     public func nodes(ofUpdate update: Int) -> ArraySlice<UInt32> {
         updateNodes[Int(updateNodeOffsets[update])..<Int(updateNodeOffsets[update + 1])]

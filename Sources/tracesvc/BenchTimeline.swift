@@ -11,11 +11,7 @@ struct BenchTimeline: AsyncParsableCommand {
         discussion: "Build with -c release for meaningful figures: swift build -c release --product tracesvc"
     )
 
-    @Option(help: "Updates in the synthetic trace.")
-    var updates = 1_000_000
-
-    @Option(help: "Seed of the synthetic trace.")
-    var seed: UInt64 = 42
+    @OptionGroup var synthetic: SyntheticTraceOptions
 
     @Option(help: "Queries per scenario for the indexed query (the baseline runs a tenth as many).")
     var iterations = 300
@@ -25,7 +21,7 @@ struct BenchTimeline: AsyncParsableCommand {
 
     func run() async throws {
         let buildStart = ContinuousClock.now
-        let trace = SyntheticTraces.trace(updates: updates, seed: seed)
+        let trace = synthetic.trace()
         let meta = trace.metadata
         print("trace: \(trace.updates.count) updates, \(trace.updateGroups.count) groups, \(trace.cpu.samples.count) samples, "
               + "\(String(format: "%.1f", Double(meta.duration) / 1e9)) s; built in \(ms(ContinuousClock.now - buildStart)) ms")
@@ -68,18 +64,29 @@ struct BenchTimeline: AsyncParsableCommand {
 
         print("")
         print("scenario (all \(Lane.allCases.count) lanes, \(width) px)   indexed wall p50    p99 | thread CPU p50    p99 | +JSON wall p50    p99 | full scan p50    p99 | p50 speed-up")
+        var encodings: [(String, jsonWall: [Duration], jsonCPU: [Duration], binaryWall: [Duration], binaryCPU: [Duration], jsonBytes: Int, binaryBytes: Int)] = []
         for (name, nextWindow) in scenarios {
             var wall: [Duration] = [], cpu: [Duration] = [], withJSON: [Duration] = [], slow: [Duration] = []
+            var jsonCPU: [Duration] = [], withBinary: [Duration] = [], binaryCPU: [Duration] = []
+            var jsonBytes = 0, binaryBytes = 0
             for i in 0..<iterations {
                 let window = nextWindow()
                 let cpuStart = threadCPUTime()
                 let start = ContinuousClock.now
                 let result = trace.timeline(window: window, width: width, lanes: Lane.allCases, index: index)
                 let queried = ContinuousClock.now
-                cpu.append(threadCPUTime() - cpuStart)
-                _ = result.json()
+                let queryCPU = threadCPUTime() - cpuStart
+                cpu.append(queryCPU)
+                jsonBytes = result.json().count
                 withJSON.append(ContinuousClock.now - start)
+                jsonCPU.append(threadCPUTime() - cpuStart)
                 wall.append(queried - start)
+                // The same answer in the browser's binary columns: query time + its own encoding.
+                let binaryCPUStart = threadCPUTime()
+                let binaryStart = ContinuousClock.now
+                binaryBytes = result.binary().count
+                withBinary.append(queried - start + (ContinuousClock.now - binaryStart))
+                binaryCPU.append(queryCPU + (threadCPUTime() - binaryCPUStart))
                 if i % 10 == 0 {
                     let slowStart = ContinuousClock.now
                     let reference = trace.timelineByFullScan(window: window, width: width, lanes: Lane.allCases)
@@ -87,25 +94,47 @@ struct BenchTimeline: AsyncParsableCommand {
                     guard reference == result else { throw ValidationError("indexed and full-scan results differ for \(window)") }
                 }
             }
-            func pair(_ samples: [Duration]) -> String { "\(ms(percentile(samples, 50)).leftPadded(7)) \(ms(percentile(samples, 99)).leftPadded(7))" }
             let speedup = percentile(slow, 50) / percentile(wall, 50)
             print(name.padding(toLength: 34, withPad: " ", startingAt: 0)
                   + "\(pair(wall).leftPadded(22)) | \(pair(cpu).leftPadded(21)) | \(pair(withJSON).leftPadded(21)) | \(pair(slow).leftPadded(20)) | \(String(format: "%.0fx", speedup).leftPadded(12))")
+            encodings.append((name, withJSON, jsonCPU, withBinary, binaryCPU, jsonBytes, binaryBytes))
+        }
+        print("\nwire formats (query + encoding; JSON for API users, binary columns for the browser):")
+        print("scenario                           JSON wall p50    p99   CPU p99     bytes | binary wall p50    p99   CPU p99     bytes")
+        for row in encodings {
+            print(row.0.padding(toLength: 34, withPad: " ", startingAt: 0)
+                  + "\(pair(row.jsonWall).leftPadded(16)) \(ms(percentile(row.jsonCPU, 99)).leftPadded(9)) \(String(row.jsonBytes).leftPadded(9)) | "
+                  + "\(pair(row.binaryWall).leftPadded(18)) \(ms(percentile(row.binaryCPU, 99)).leftPadded(9)) \(String(row.binaryBytes).leftPadded(9))")
         }
         print("\ntimes in ms; thread CPU excludes time the query spent preempted by other processes;")
         print("every baseline run was also checked to give the same events as the indexed query")
     }
 
-    private func percentile(_ samples: [Duration], _ p: Double) -> Duration {
-        let sorted = samples.sorted()
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p / 100).rounded(.up)) - 1)]
-    }
-
-    private func ms(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        return String(format: "%.3f", Double(seconds) * 1e3 + Double(attoseconds) / 1e15)
-    }
 }
+
+/// The synthetic trace the query benches run on.
+struct SyntheticTraceOptions: ParsableArguments {
+    @Option(help: "Updates in the synthetic trace.")
+    var updates = 1_000_000
+
+    @Option(help: "Seed of the synthetic trace.")
+    var seed: UInt64 = 42
+
+    func trace() -> Trace { SyntheticTraces.trace(updates: updates, seed: seed) }
+}
+
+func percentile(_ samples: [Duration], _ p: Double) -> Duration {
+    let sorted = samples.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p / 100).rounded(.up)) - 1)]
+}
+
+func ms(_ duration: Duration) -> String {
+    let (seconds, attoseconds) = duration.components
+    return String(format: "%.3f", Double(seconds) * 1e3 + Double(attoseconds) / 1e15)
+}
+
+/// p50 and p99 in ms, right-aligned, for benchmark tables.
+func pair(_ samples: [Duration]) -> String { "\(ms(percentile(samples, 50)).leftPadded(7)) \(ms(percentile(samples, 99)).leftPadded(7))" }
 
 extension String {
     /// Right-aligned in `width` characters, for benchmark tables.

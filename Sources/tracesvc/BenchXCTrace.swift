@@ -10,6 +10,8 @@ struct BenchXCTrace: AsyncParsableCommand {
         discussion: """
             tracesvc bench-xctrace --mb 500        # generates a synthetic export of about 500 MB first
             tracesvc bench-xctrace --file big.xml  # an export you have
+            When python3 and the Python peer (py_baseline.py, gen_xctrace.py in --peer-dir) are there, it
+            also imports a gen_xctrace.py export of --peer-mb MB with both, in the same run.
             Build with `swift build -c release` for meaningful figures.
             """
     )
@@ -25,6 +27,12 @@ struct BenchXCTrace: AsyncParsableCommand {
 
     @Flag(help: "Keep the generated export (its path is printed).")
     var keep = false
+
+    @Option(help: "Folder with the Python peer (py_baseline.py) and its export generator (gen_xctrace.py).")
+    var peerDir = "../shared/bench"
+
+    @Option(help: "Size of the export both importers read for the peer comparison, in MB (0 skips it).")
+    var peerMB = 50
 
     func run() async throws {
         let url: URL
@@ -66,6 +74,67 @@ struct BenchXCTrace: AsyncParsableCommand {
         print("peak RSS during import: \(peak / 1_000_000) MB = \(String(format: "%.2f", Double(peak) / Double(size)))x the file (\(rssBefore / 1_000_000) MB before)")
         print("trace: \(trace.updates.count) updates, \(trace.updateGroups.count) groups, \(trace.graph.nodes.count) nodes, \(trace.graph.edges.count) edges, \(trace.stateChanges.count) changes, \(trace.cpu.samples.count) samples, \(trace.cpu.stacks.count) stacks")
         if keep, file == nil { print("kept \(url.path)") }
+        try comparePeer()
+    }
+
+    /// The Python iterparse reader public xctrace scripts use, on the same bytes as this importer.
+    private func comparePeer() throws {
+        let folder = URL(fileURLWithPath: peerDir)
+        let peer = folder.appendingPathComponent("py_baseline.py"), generator = folder.appendingPathComponent("gen_xctrace.py")
+        guard peerMB > 0 else { return }
+        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: FileManager.default.isExecutableFile) ?? which("python3"),
+              FileManager.default.fileExists(atPath: peer.path), FileManager.default.fileExists(atPath: generator.path)
+        else {
+            print("\npython peer: skipped (needs python3 and \(peer.path), \(generator.path))")
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-peer-\(peerMB)mb")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // gen_xctrace.py writes about 1.24 KB per update (both tables).
+        _ = try runChild(python, [generator.path, directory.path, "--updates", String(peerMB * 1_000_000 / 1240), "--seed", String(seed)])
+        let export = directory.appendingPathComponent("all.xml")
+        let size = Double((try FileManager.default.attributesOfItem(atPath: export.path)[.size] as? Int) ?? 0) / 1e6
+        let cpuBefore = cpuSeconds()
+        let (ownSeconds, _) = try measure { try XCTraceImporter.importTrace(at: export, displayName: "all.xml") }
+        let ownCPU = cpuSeconds() - cpuBefore
+        let (peerSeconds, peerCPU, output) = try runChild(python, [peer.path, export.path])
+        print("\npython peer (\(peer.lastPathComponent), ElementTree iterparse) on a gen_xctrace.py export of \(String(format: "%.1f", size)) MB:")
+        print("  tracesvc import: \(String(format: "%6.2f", ownSeconds)) s wall \(String(format: "%7.1f", size / ownSeconds)) MB/s, CPU \(String(format: "%6.2f", ownCPU)) s \(String(format: "%7.1f", size / ownCPU)) MB/s")
+        print("  python peer:     \(String(format: "%6.2f", peerSeconds)) s wall \(String(format: "%7.1f", size / peerSeconds)) MB/s, CPU \(String(format: "%6.2f", peerCPU)) s \(String(format: "%7.1f", size / peerCPU)) MB/s")
+        print("  tracesvc is \(String(format: "%.1f", peerCPU / ownCPU))x faster by CPU time; peer printed: \(output.trimmingCharacters(in: .whitespacesAndNewlines))")
+    }
+
+    private func which(_ command: String) -> String? {
+        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        return paths.map { "\($0)/\(command)" }.first(where: FileManager.default.isExecutableFile)
+    }
+
+    /// Runs a child process to its end: wall seconds, its CPU seconds, its standard output.
+    private func runChild(_ executable: String, _ arguments: [String]) throws -> (Double, Double, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        let before = childCPUSeconds()
+        let (seconds, output) = try measure {
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        guard process.terminationStatus == 0 else {
+            throw ValidationError("\(URL(fileURLWithPath: arguments[0]).lastPathComponent) failed (exit \(process.terminationStatus))")
+        }
+        return (seconds, childCPUSeconds() - before, output)
+    }
+
+    /// CPU time of the children this process has waited for.
+    private func childCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(truncatingIfNeeded: RUSAGE_CHILDREN.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     private func generate(_ url: URL) throws {

@@ -301,3 +301,45 @@ def test_keyboard_selects_long_updates_in_time_order(page, trace_info, timeline,
     page.keyboard.press("[")
     page.wait_for_url(f"**/updates/{expected[0]}?*")
     assert not page.errors
+
+
+def test_the_browser_reads_the_binary_timeline_and_it_says_what_the_json_says(page, trace_info, timeline):
+    trace_id = trace_info["id"]
+    answers = []
+    page.on("response", lambda r: answers.append((r.request.headers.get("accept", ""), r.headers.get("content-type", "")))
+            if "/timeline?" in r.url else None)
+    timeline.open(page, trace_id, "x=swiftui")
+    assert answers, "no timeline request seen"
+    assert all("application/octet-stream" in accept and kind == "application/octet-stream" for accept, kind in answers), answers
+    fetch = page.evaluate("() => performance.getEntriesByName('timeline-fetch').at(-1).detail")
+    assert fetch["format"] == "binary" and fetch["bytes"] > 0
+
+    # The server's bytes, decoded by the page's own module, equal its JSON event for event (every lane,
+    # merged and single events at this width).
+    mismatches = page.evaluate("""async ({ url }) => {
+        const { decodeTimeline } = await import('/js/timeline/binary.js');
+        const { KINDS, SEVERITIES } = await import('/js/timeline/lanes.js');
+        const json = await (await fetch(url)).json();
+        const response = await fetch(url, { headers: { Accept: 'application/octet-stream' } });
+        const bytes = await response.arrayBuffer();
+        const binary = decodeTimeline(bytes);
+        const problems = [];
+        if (bytes.byteLength * 3 > JSON.stringify(json).length) problems.push(`binary ${bytes.byteLength} B is not small`);
+        if (Object.keys(binary.lanes).sort().join() !== Object.keys(json.lanes).sort().join()) problems.push('lanes differ');
+        for (const [id, lane] of Object.entries(json.lanes)) {
+            const got = binary.lanes[id];
+            if (got.length !== lane.events.length || got.merged !== lane.merged) { problems.push(`${id}: length/merged`); continue; }
+            lane.events.forEach((e, i) => {
+                const same = got.start[i] === e.start && got.duration[i] === e.duration && got.count[i] === e.count
+                    && SEVERITIES[got.severity[i]] === e.severity && got.update[i] === (e.update ?? -1)
+                    && (got.labels[got.label[i]] ?? null) === (e.label ?? null) && (KINDS[got.kind[i]] || null) === (e.kind ?? null)
+                    && (e.load === undefined || Math.abs(got.load[i] - e.load) < 1e-4 && Math.abs(got.mainLoad[i] - e.mainLoad) < 1e-4);
+                if (!same) problems.push(`${id}[${i}]: ${JSON.stringify(e)}`);
+            });
+        }
+        return { problems, lanes: Object.keys(json.lanes).length, events: Object.values(json.lanes).reduce((n, l) => n + l.events.length, 0),
+                 merged: Object.values(json.lanes).some((l) => l.merged) };
+    }""", {"url": f"/api/traces/{trace_id}/timeline?width=300"})
+    assert mismatches["problems"] == []
+    assert mismatches["lanes"] >= 10 and mismatches["events"] > 50 and mismatches["merged"]
+    assert not page.errors

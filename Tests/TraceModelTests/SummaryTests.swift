@@ -65,6 +65,18 @@ import Testing
         #expect(whole.start == 0 && whole.end == 100_000_000)
     }
 
+    @Test func aRangeHoldingEveryUpdateAnswersLikeNoRangeButSaysItsOwnSpan() throws {
+        let trace = try landmarksTrace()
+        let none = trace.summary(in: nil, filter: .all)
+        let wide = trace.summary(in: TimeRange(start: -5, end: 30_000_000), filter: .all)
+        #expect(wide.total == none.total && wide.processes == none.processes && wide.total.count == 5)
+        #expect((wide.start, wide.end) == (-5, 30_000_000))
+        // Just short of the last update's start: that update is not counted (and nothing is stale).
+        let short = trace.summary(in: TimeRange(start: 0, end: 13_000_000), filter: .all)
+        #expect(short.total.count == 4)
+        #expect(trace.summary(in: nil, filter: .longViewBody).total.count == 2)
+    }
+
     @Test func jsonHasTheAPIShapeWithStatsFlattened() throws {
         let summary = try makeTrace().summary(in: nil, filter: .longViewBody)
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(summary)) as! [String: Any]

@@ -76,6 +76,23 @@ func landmarksTrace() throws -> Trace {
         #expect(newestFirst.total == 3 && newestFirst.updates.map(\.id) == [2])
     }
 
+    @Test func equalDurationsStayInStartOrderEitherWay() throws {
+        var builder = TraceBuilder(metadata: TraceMetadata(name: "ties", start: 0, end: 10_000_000, sourceFormat: "test"))
+        let view = builder.intern("Row"), module = builder.intern("App")
+        for (start, duration) in [(1_000, 300), (2_000, 100), (3_000, 300), (4_000, 100), (5_000, 300)] {
+            builder.addUpdate(start: Nanoseconds(start), duration: Nanoseconds(duration), kind: .viewBody, module: module, viewName: view)
+        }
+        let trace = try builder.build()
+        func ids(_ descending: Bool) -> [Int] {
+            trace.viewUpdates(ViewUpdatesQuery(view: "Row", sort: .duration, descending: descending)).updates.map(\.id)
+        }
+        #expect(ids(false) == [1, 3, 0, 2, 4])
+        #expect(ids(true) == [0, 2, 4, 1, 3])
+        // Asked again (the lists are now built): the same pages.
+        #expect(ids(true) == [0, 2, 4, 1, 3])
+        #expect(trace.viewUpdates(ViewUpdatesQuery(view: "Row", descending: true, offset: 1, limit: 2)).updates.map(\.id) == [3, 2])
+    }
+
     @Test func filtersByRangeAndLongLane() throws {
         let trace = try landmarksTrace()
         let inRange = trace.viewUpdates(ViewUpdatesQuery(view: "LandmarkListItemView", module: "Landmarks", range: TimeRange(start: 1_100_000, end: 11_000_001)))

@@ -28,6 +28,29 @@ import Testing
         }
     }
 
+    @Test func timelineAnswersBinaryColumnsWhenAskedAndJSONOtherwise() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.uploadedID(nativeTrace(updates: 2000))
+            let uri = "/api/traces/\(id)/timeline?width=1920"
+            let binary = try await client.get(uri, headers: [.accept: "application/octet-stream, application/json;q=0.5"])
+            #expect(binary.status == .ok)
+            #expect(binary.headers[.contentType] == "application/octet-stream")
+            #expect(binary.headers[.vary] == "Accept")
+            let bytes = Array(binary.body.readableBytesView)
+            #expect(Array(bytes.prefix(4)) == Array("TLB1".utf8))
+
+            let json = try await client.get(uri)
+            #expect(json.headers[.contentType] == "application/json; charset=utf-8")
+            let lanes = try #require(try json.json()["lanes"] as? [String: Any])
+            // Every lane, as in the JSON: the lane count follows magic, start, end and width.
+            #expect(lanes.count > 5 && Int(bytes[24]) == lanes.count && bytes[25...27] == [0, 0, 0])
+            // The point of the format: the same events in fewer bytes (bench-timeline measures how many fewer).
+            #expect(bytes.count < json.body.readableBytes)
+        }
+    }
+
     @Test func timelineRejectsBadParameters() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

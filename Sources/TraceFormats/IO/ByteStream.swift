@@ -33,6 +33,8 @@ extension ByteChunks {
 final class ByteStream {
     private let source: ByteChunks
     private var pending: [UInt8] = []
+    /// Where the source writes its next chunk; buffers are swapped, not copied or reallocated.
+    private var spare: [UInt8] = []
     private var pendingStart = 0
     private var ended = false
 
@@ -42,13 +44,18 @@ final class ByteStream {
 
     private func fill(_ count: Int) throws {
         while available < count, !ended {
-            var chunk: [UInt8] = []
-            if try source.next(&chunk) {
+            if try source.next(&spare) {
+                if available == 0 {
+                    // Nothing held: take the chunk as it is instead of copying it.
+                    swap(&pending, &spare)
+                    pendingStart = 0
+                    continue
+                }
                 if pendingStart > 0 {
                     pending.removeFirst(pendingStart)
                     pendingStart = 0
                 }
-                pending.append(contentsOf: chunk)
+                pending.append(contentsOf: spare)
             } else {
                 ended = true
             }
@@ -95,8 +102,14 @@ final class ByteStream {
                 return false
             }
             let step = min(left, available)
-            chunk = Array(pending[pendingStart..<(pendingStart + step)])
-            pendingStart += step
+            if pendingStart == 0, step == pending.count {
+                // The whole held chunk goes out: hand it over without copying (and reuse the caller's).
+                swap(&chunk, &pending)
+                pending.removeAll(keepingCapacity: true)
+            } else {
+                chunk = Array(pending[pendingStart..<(pendingStart + step)])
+                pendingStart += step
+            }
             if limit != .max { left -= step }
             return true
         }

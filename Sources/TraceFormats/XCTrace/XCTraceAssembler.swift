@@ -29,6 +29,9 @@ final class XCTraceAssembler: XCTraceTableSink {
     @exclusivity(unchecked) private var nodeOfValue: [GraphNodeText?] = []
     // ...and per text and thread for the whole import.
     @exclusivity(unchecked) private var stringOfText: [StringRef] = []
+    @exclusivity(unchecked) private var updateKindOfText: [Int32: UpdateKind] = [:]
+    @exclusivity(unchecked) private var severityOfText: [Int32: SourceSeverity] = [:]
+    @exclusivity(unchecked) private var edgeLabelOfText: [Int32: EdgeLabel] = [:]
     @exclusivity(unchecked) private var threadByKey: [ThreadKey: Int32] = [:]
     @exclusivity(unchecked) private var processByPID: [Int32: UInt32] = [:]
     @exclusivity(unchecked) private var processNames: [UInt32: String] = [:]
@@ -154,6 +157,9 @@ final class XCTraceAssembler: XCTraceTableSink {
         if reader !== self.reader {
             // Each file of a bundle has its own reader and text pool.
             stringOfText.removeAll()
+            updateKindOfText.removeAll()
+            severityOfText.removeAll()
+            edgeLabelOfText.removeAll()
             self.reader = reader
         }
         threadOfValue.removeAll(keepingCapacity: true)
@@ -234,8 +240,8 @@ final class XCTraceAssembler: XCTraceTableSink {
         latestEnd = max(latestEnd, start + duration)
         updates.append(PendingUpdate(
             start: start, duration: duration, eventID: try optionalNumber(.id),
-            kind: XCTraceVocabulary.updateKind(reader.string(cell(.updateType)) ?? ""),
-            severity: XCTraceVocabulary.severity(reader.string(cell(.severity)) ?? ""),
+            kind: memoized(&updateKindOfText, cell(.updateType), XCTraceVocabulary.updateKind),
+            severity: memoized(&severityOfText, cell(.severity), XCTraceVocabulary.severity),
             module: string(.module), viewName: string(.viewName), description: string(.description),
             category: string(.category), allocations: UInt32(clamping: try optionalNumber(.allocations) ?? 0),
             thread: thread
@@ -256,7 +262,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         let source = try graphNode(event: .sourceEvent, node: .sourceNode, graph: graph, timestamp: timestamp)
         let target = try graphNode(event: .destinationEvent, node: .destinationNode, graph: graph, timestamp: timestamp)
         graphs[graph].edges.append((
-            source, target, XCTraceVocabulary.edgeLabel(reader.string(cell(.label)) ?? ""),
+            source, target, memoized(&edgeLabelOfText, cell(.label), XCTraceVocabulary.edgeLabel),
             string(.changedProperties), timestamp
         ))
     }
@@ -380,6 +386,15 @@ final class XCTraceAssembler: XCTraceTableSink {
         }
         if stringOfText[index] == .max { stringOfText[index] = builder.intern(reader.strings[textID]) }
         return stringOfText[index]
+    }
+
+    /// A vocabulary conversion of a cell's text, once per distinct text: the same few repeat on every row.
+    private func memoized<T>(_ memo: inout [Int32: T], _ value: ValueRef, _ convert: (String) -> T) -> T {
+        guard let textID = reader.textID(value) else { return convert(reader.string(value) ?? "") }
+        if let known = memo[textID] { return known }
+        let converted = convert(reader.strings[textID])
+        memo[textID] = converted
+        return converted
     }
 
     // MARK: Composite values

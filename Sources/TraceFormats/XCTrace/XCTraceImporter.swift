@@ -7,7 +7,8 @@ public enum XCTraceImporter {
     /// - Parameter run: the recording run to read when the export holds several; nil reads run 1.
     public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max, run: Int? = nil) throws(TraceFormatError) -> Trace {
         let source = try ByteSource(url: url, displayName: displayName, maxBytes: maxBytes)
-        return try importTrace(from: ByteChunks(source), displayName: displayName, run: run)
+        // Reading and gunzipping run on their own thread, ahead of the parser.
+        return try importTrace(from: .readingAhead(source), displayName: displayName, run: run)
     }
 
     /// Reads from any byte stream (already decompressed).

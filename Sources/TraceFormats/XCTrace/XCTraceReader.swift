@@ -108,6 +108,7 @@ final class XCTraceReader {
     @exclusivity(unchecked) private var cells: [ValueRef] = []
     @exclusivity(unchecked) private(set) var cellOffsets: [Int] = []
     @exclusivity(unchecked) private var open: [OpenValue] = []
+    @exclusivity(unchecked) private var openTextIDs: [String] = []
     @exclusivity(unchecked) private var pendingChildren: [ValueRef] = []
     @exclusivity(unchecked) private var textBytes: [UInt8] = []
     @exclusivity(unchecked) private var fmtBytes: [UInt8] = []
@@ -117,10 +118,12 @@ final class XCTraceReader {
     /// Run of the current `<node>`, from its xpath.
     @exclusivity(unchecked) private var nodeRun: Int?
 
+    /// Plain data (the rare text id lives in `openTextIDs`), so pushing and popping costs no reference counting.
     private struct OpenValue {
         var tag: UInt16
         var id: Int64? = nil
-        var textID: String? = nil
+        /// Index into `openTextIDs`, or -1.
+        var textID: Int32 = -1
         var keep: Bool
         /// A `ref` element: stands for this value, its content (there should be none) is ignored.
         var target: ValueRef?
@@ -417,8 +420,13 @@ final class XCTraceReader {
             }
         }
         let keep = id != nil || textID != nil || (open.last?.keep ?? false)
+        var textIDIndex: Int32 = -1
+        if let textID {
+            textIDIndex = Int32(openTextIDs.count)
+            openTextIDs.append(textID)
+        }
         let value = OpenValue(
-            tag: name, id: id, textID: textID, keep: keep, target: target,
+            tag: name, id: id, textID: textIDIndex, keep: keep, target: target,
             textStart: textBytes.count, fmtStart: fmtStart, fmtEnd: fmtBytes.count, hasFmt: hasFmt,
             childrenStart: pendingChildren.count, name: nameAttribute, path: pathAttribute, offset: offset
         )
@@ -480,8 +488,8 @@ final class XCTraceReader {
                 } else {
                     valueByTextID[String(id)] = ref
                 }
-            } else if let textID = item.textID {
-                valueByTextID[textID] = ref
+            } else if item.textID >= 0 {
+                valueByTextID[openTextIDs[Int(item.textID)]] = ref
             }
         } else {
             value.childStart = UInt32(rowChildren.count)
@@ -499,9 +507,10 @@ final class XCTraceReader {
     /// deep as the open elements (memory independent of file size), and keeps a child's text
     /// out of its parent's.
     private func dropBuffers(of item: OpenValue) {
-        textBytes.removeSubrange(item.textStart...)
-        fmtBytes.removeSubrange(item.fmtStart...)
-        pendingChildren.removeSubrange(item.childrenStart...)
+        if textBytes.count > item.textStart { textBytes.removeLast(textBytes.count - item.textStart) }
+        if fmtBytes.count > item.fmtStart { fmtBytes.removeLast(fmtBytes.count - item.fmtStart) }
+        if pendingChildren.count > item.childrenStart { pendingChildren.removeLast(pendingChildren.count - item.childrenStart) }
+        if item.textID >= 0 { openTextIDs.removeLast(openTextIDs.count - Int(item.textID)) }
     }
 
     private func add(_ ref: ValueRef, offset: Int) {

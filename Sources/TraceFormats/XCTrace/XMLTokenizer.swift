@@ -48,7 +48,10 @@ final class XMLTokenizer {
     /// The caller may keep bytes from this absolute offset in the buffer (for error locations).
     @exclusivity(unchecked) var keepFrom = Int.max
 
-    @exclusivity(unchecked) private(set) var attributes: [Attribute] = []
+    /// The current start tag's attributes: the first `attributeCount` of an array reused for every tag.
+    var attributes: ArraySlice<Attribute> { attributeStorage[..<attributeCount] }
+    @exclusivity(unchecked) private var attributeStorage: [Attribute] = []
+    @exclusivity(unchecked) private var attributeCount = 0
     @exclusivity(unchecked) private var textRange = 0..<0
     @exclusivity(unchecked) private var textNeedsDecoding = false
     /// Absolute offset where the current token starts.
@@ -108,6 +111,12 @@ final class XMLTokenizer {
                 guard let gt = find(UInt8(ascii: ">"), from: start + 2) else { return nil }
                 var nameEnd = start + 2
                 while nameEnd < gt, !isSpace(buffer[nameEnd]) { nameEnd += 1 }
+                // Nearly every end tag closes the open element: comparing with its name skips interning.
+                if let open = openElements.last, names.matches(open, buffer + start + 2, nameEnd - start - 2) {
+                    openElements.removeLast()
+                    position = gt + 1
+                    return .end(name: open)
+                }
                 let name = try internName(buffer + start + 2, nameEnd - start - 2)
                 guard let open = openElements.popLast() else {
                     throw XMLSyntaxError(offset: tokenOffset, message: "</\(names.name(name))> closes nothing")
@@ -165,57 +174,82 @@ final class XMLTokenizer {
     }
 
     private func scanStartTag(_ start: Int) throws -> Token? {
+        let bytes = buffer
+        let end = count
         var p = start + 1
         let nameStart = p
-        while p < count, !isSpace(buffer[p]), buffer[p] != UInt8(ascii: ">"), buffer[p] != UInt8(ascii: "/") { p += 1 }
-        guard p < count else { return nil }
+        while p < end, !endsName(bytes[p], UInt8(ascii: "/")) { p += 1 }
+        guard p < end else { return nil }
         guard p > nameStart else { throw XMLSyntaxError(offset: tokenOffset, message: "a tag without a name") }
-        let name = try internName(buffer + nameStart, p - nameStart)
-        if !attributes.isEmpty { attributes.removeAll(keepingCapacity: true) }
+        let name = try internName(bytes + nameStart, p - nameStart)
+        attributeCount = 0
         while true {
-            while p < count, isSpace(buffer[p]) { p += 1 }
-            guard p < count else { return nil }
-            let c = buffer[p]
+            while p < end, isSpace(bytes[p]) { p += 1 }
+            guard p < end else { return nil }
+            let c = bytes[p]
             if c == UInt8(ascii: ">") {
                 position = p + 1
                 openElements.append(name)
                 return .start(name: name, selfClosing: false)
             }
             if c == UInt8(ascii: "/") {
-                guard p + 1 < count else { return nil }
-                guard buffer[p + 1] == UInt8(ascii: ">") else {
+                guard p + 1 < end else { return nil }
+                guard bytes[p + 1] == UInt8(ascii: ">") else {
                     throw XMLSyntaxError(offset: bufferOffset + p, message: "expected '>' after '/' in <\(names.name(name))>")
                 }
                 position = p + 2
                 return .start(name: name, selfClosing: true)
             }
             let attributeStart = p
-            while p < count, buffer[p] != UInt8(ascii: "="), !isSpace(buffer[p]), buffer[p] != UInt8(ascii: ">") { p += 1 }
-            guard p < count else { return nil }
-            let attributeName = try internName(buffer + attributeStart, p - attributeStart)
-            while p < count, isSpace(buffer[p]) { p += 1 }
-            guard p < count else { return nil }
-            guard buffer[p] == UInt8(ascii: "=") else {
+            while p < end, !endsName(bytes[p], UInt8(ascii: "=")) { p += 1 }
+            guard p < end else { return nil }
+            let attributeName = try internName(bytes + attributeStart, p - attributeStart)
+            while p < end, isSpace(bytes[p]) { p += 1 }
+            guard p < end else { return nil }
+            guard bytes[p] == UInt8(ascii: "=") else {
                 throw XMLSyntaxError(offset: bufferOffset + p, message: "attribute \(names.name(attributeName)) of <\(names.name(name))> has no value")
             }
             p += 1
-            while p < count, isSpace(buffer[p]) { p += 1 }
-            guard p < count else { return nil }
-            let quote = buffer[p]
+            while p < end, isSpace(bytes[p]) { p += 1 }
+            guard p < end else { return nil }
+            let quote = bytes[p]
             guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
                 throw XMLSyntaxError(offset: bufferOffset + p, message: "attribute \(names.name(attributeName)) of <\(names.name(name))> is not quoted")
             }
-            guard let close = find(quote, from: p + 1) else { return nil }
-            let needsDecoding = find(UInt8(ascii: "&"), from: p + 1, before: close) != nil
-            attributes.append(Attribute(name: attributeName, value: (p + 1)..<close, needsDecoding: needsDecoding))
+            // Values are short: one pass finds the closing quote and notes any '&' on the way.
+            var close = p + 1
+            var needsDecoding = false
+            while close < end {
+                let v = bytes[close]
+                if v == quote { break }
+                if v == UInt8(ascii: "&") { needsDecoding = true }
+                close += 1
+            }
+            guard close < end else { return nil }
+            appendAttribute(Attribute(name: attributeName, value: (p + 1)..<close, needsDecoding: needsDecoding))
             p = close + 1
         }
+    }
+
+    private func appendAttribute(_ attribute: Attribute) {
+        if attributeCount < attributeStorage.count {
+            attributeStorage[attributeCount] = attribute
+        } else {
+            attributeStorage.append(attribute)
+        }
+        attributeCount += 1
+    }
+
+    /// Whether `c` ends a tag or attribute name: space, '>' or `other` ('/' or '='). Name
+    /// bytes are mostly letters (above '>'), so one comparison settles most of them.
+    @inline(__always) private func endsName(_ c: UInt8, _ other: UInt8) -> Bool {
+        c <= UInt8(ascii: ">") && (c == UInt8(ascii: ">") || c == other || isSpace(c))
     }
 
     // MARK: Values of the current token
 
     func attribute(_ name: UInt16) -> Attribute? {
-        for attribute in attributes where attribute.name == name { return attribute }
+        for i in 0..<attributeCount where attributeStorage[i].name == name { return attributeStorage[i] }
         return nil
     }
 
@@ -413,21 +447,31 @@ final class XMLTokenizer {
 
 /// Element and attribute names interned to small ids; the ids of the names the importer
 /// looks for are fixed, so comparing a name is comparing two integers. Names are kept in one
-/// byte arena (no array per name) and found by open addressing.
+/// byte arena (no array per name) and found by open addressing; each slot also holds the
+/// name's first eight bytes, so short names (most of them) match without reading the arena.
 final class NameTable {
-    @exclusivity(unchecked) private var slots: [Int32]
+    private struct Slot {
+        var id: Int32
+        var length: Int32
+        var prefix: UInt64
+    }
+
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
+    @exclusivity(unchecked) private var mask: Int
     @exclusivity(unchecked) private var arena: [UInt8] = []
     @exclusivity(unchecked) private var starts: [Int] = [0]
-    @exclusivity(unchecked) private var mask: Int
 
     init() {
-        slots = Array(repeating: -1, count: 256)
         mask = 255
+        slots = .allocate(capacity: mask + 1)
+        slots.initialize(repeating: Slot(id: -1, length: 0, prefix: 0), count: mask + 1)
         for name in XMLName.allCases {
             let id = intern(Array(name.spelling.utf8))
             precondition(id == name.rawValue, "XMLName ids must follow declaration order")
         }
     }
+
+    deinit { slots.deallocate() }
 
     private var count: Int { starts.count - 1 }
 
@@ -435,59 +479,62 @@ final class NameTable {
         String(decoding: arena[starts[Int(id)]..<starts[Int(id) + 1]], as: UTF8.self)
     }
 
+    /// Whether the name with this id is spelled `bytes`.
+    func matches(_ id: UInt16, _ start: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        let offset = starts[Int(id)]
+        guard starts[Int(id) + 1] - offset == length else { return false }
+        return arena.withUnsafeBufferPointer { memcmp($0.baseAddress! + offset, start, length) == 0 }
+    }
+
     func intern(_ bytes: [UInt8]) -> UInt16? {
         bytes.withUnsafeBufferPointer { intern(UnsafeMutablePointer(mutating: $0.baseAddress!), $0.count) }
     }
 
-    /// Length and three bytes tell XML names apart well enough; equal hashes are compared in full.
-    private static func hash(_ start: UnsafePointer<UInt8>, _ length: Int) -> Int {
-        guard length > 0 else { return 0 }
-        let key = UInt64(length) | UInt64(start[0]) << 16 | UInt64(start[length / 2]) << 24 | UInt64(start[length - 1]) << 32
-        let mixed = key &* 0x9E37_79B9_7F4A_7C15
+    @inline(__always) private static func prefix(_ start: UnsafePointer<UInt8>, _ length: Int) -> UInt64 {
+        var key: UInt64 = 0
+        memcpy(&key, start, min(length, 8))
+        return key
+    }
+
+    @inline(__always) private static func hash(prefix: UInt64, length: Int) -> Int {
+        let mixed = (prefix ^ UInt64(length) &* 0x1000_0000_01B3) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed >> 40)
     }
 
     /// The id of a name, nil when the ids are used up (a malformed or hostile document).
     func intern(_ start: UnsafeMutablePointer<UInt8>, _ length: Int) -> UInt16? {
-        var slot = Self.hash(start, length) & mask
-        let found: UInt16? = slots.withUnsafeBufferPointer { slots in
-            arena.withUnsafeBufferPointer { arena in
-                starts.withUnsafeBufferPointer { starts in
-                    while true {
-                        let id = Int(slots[slot])
-                        if id < 0 { return nil }
-                        let offset = starts[id]
-                        if starts[id + 1] - offset == length {
-                            // Names are short: comparing inline beats calling memcmp.
-                            var i = 0
-                            while i < length, arena[offset + i] == start[i] { i += 1 }
-                            if i == length { return UInt16(id) }
-                        }
-                        slot = (slot + 1) & mask
-                    }
-                }
+        let prefix = Self.prefix(start, length)
+        var slot = Self.hash(prefix: prefix, length: length) & mask
+        while true {
+            let candidate = slots[slot]
+            if candidate.id < 0 { break }
+            if candidate.prefix == prefix, Int(candidate.length) == length,
+               length <= 8 || matches(UInt16(candidate.id), start, length) {
+                return UInt16(candidate.id)
             }
+            slot = (slot + 1) & mask
         }
-        if let found { return found }
         guard count < Int(UInt16.max) else { return nil }
         let id = Int32(count)
         arena.append(contentsOf: UnsafeBufferPointer(start: start, count: length))
         starts.append(arena.count)
-        slots[slot] = id
-        if count * 2 > slots.count { grow() }
+        slots[slot] = Slot(id: id, length: Int32(truncatingIfNeeded: length), prefix: prefix)
+        if count * 2 > mask + 1 { grow() }
         return UInt16(id)
     }
 
     private func grow() {
-        slots = Array(repeating: -1, count: slots.count * 2)
-        mask = slots.count - 1
-        arena.withUnsafeBufferPointer { arena in
-            for id in 0..<count {
-                var slot = Self.hash(arena.baseAddress! + starts[id], starts[id + 1] - starts[id]) & mask
-                while slots[slot] >= 0 { slot = (slot + 1) & mask }
-                slots[slot] = Int32(id)
-            }
+        let old = slots
+        let oldCapacity = mask + 1
+        mask = oldCapacity * 2 - 1
+        slots = .allocate(capacity: mask + 1)
+        slots.initialize(repeating: Slot(id: -1, length: 0, prefix: 0), count: mask + 1)
+        for i in 0..<oldCapacity where old[i].id >= 0 {
+            var slot = Self.hash(prefix: old[i].prefix, length: Int(old[i].length)) & mask
+            while slots[slot].id >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = old[i]
         }
+        old.deallocate()
     }
 }
 

@@ -31,6 +31,13 @@ public struct SummaryStats: Sendable, Equatable, Codable {
     public init() {}
 
     mutating func add(duration: Nanoseconds) {
+        count(duration: duration)
+        avgNs = totalNs / Nanoseconds(count)
+    }
+
+    /// `add(duration:)` without the average (a division), for loops over many updates: call
+    /// `updateAverage()` after them.
+    @inline(__always) mutating func count(duration: Nanoseconds) {
         count += 1
         totalNs.addSaturating(duration)
         maxNs = max(maxNs, duration)
@@ -39,8 +46,9 @@ public struct SummaryStats: Sendable, Equatable, Codable {
         case .orange: orange += 1
         case .red: red += 1
         }
-        avgNs = totalNs / Nanoseconds(count)
     }
+
+    mutating func updateAverage() { avgNs = count == 0 ? 0 : totalNs / Nanoseconds(count) }
 
     mutating func add(_ other: SummaryStats) {
         count += other.count
@@ -161,25 +169,38 @@ extension Trace {
     /// Updates that overlap `range` (nil = the whole trace) and pass `filter`, grouped by
     /// process, module and (view name, category).
     public func summary(in range: TimeRange?, filter: SummaryFilter) -> UpdateSummary {
-        struct ViewKey: Hashable { var process: Int32, module: StringRef, view: StringRef, category: StringRef }
-        var byView: [ViewKey: (kind: UpdateKind, stats: SummaryStats)] = [:]
+        // A range that holds every update (the page's default) gives the same rows as none: cached.
+        let table = updates
+        let holdsAll = table.count == 0 || range.map { $0.start <= table.start[0] && $0.end > table.start[table.count - 1] } ?? true
+        guard !holdsAll else {
+            var summary = indexes.lists.wholeTraceSummary(filter) { countedSummary(in: nil, filter: filter) }
+            let span = range ?? TimeRange(start: metadata.start, end: metadata.end)
+            (summary.start, summary.end) = (span.start, span.end)
+            return summary
+        }
+        return countedSummary(in: range, filter: filter)
+    }
+
+    private func countedSummary(in range: TimeRange?, filter: SummaryFilter) -> UpdateSummary {
+        let index = indexes.lists.summaryRows(self)
+        var statsOfRow = [SummaryStats](repeating: SummaryStats(), count: index.rows.count)
+        var kindOfRow = [UpdateKind](repeating: .other, count: index.rows.count)
         var total = SummaryStats()
         let table = updates
-        let processOfThread = threads.map { Int32($0.process) }
-        // Updates with no thread belong to the only process when there is just one.
-        let defaultProcess: Int32 = processes.count == 1 ? 0 : noRow
-
         for lane in filter.lanes {
             for row in updateRows(of: lane, overlapping: range) {
                 let duration = table.duration[row]
-                let thread = table.thread[row]
-                let key = ViewKey(
-                    process: thread == noRow ? defaultProcess : processOfThread[Int(thread)],
-                    module: table.module[row], view: table.viewName[row], category: table.category[row]
-                )
-                byView[key, default: (table.kind[row], SummaryStats())].stats.add(duration: duration)
-                total.add(duration: duration)
+                let summaryRow = Int(index.rowOfUpdate[row])
+                if statsOfRow[summaryRow].count == 0 { kindOfRow[summaryRow] = table.kind[row] }
+                statsOfRow[summaryRow].count(duration: duration)
+                total.count(duration: duration)
             }
+        }
+        total.updateAverage()
+        var byView: [SummaryRowKey: (kind: UpdateKind, stats: SummaryStats)] = [:]
+        for (summaryRow, var stats) in statsOfRow.enumerated() where stats.count > 0 {
+            stats.updateAverage()
+            byView[index.rows[summaryRow]] = (kindOfRow[summaryRow], stats)
         }
 
         // Assemble the tree; the view rows' first kind wins when lanes disagree (they partition

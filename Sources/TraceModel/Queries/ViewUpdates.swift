@@ -57,21 +57,26 @@ extension Trace {
         let moduleRef = query.module.map { module in strings.firstIndex(of: module).map(StringRef.init) ?? StringRef.max }
         let categoryRef = query.category.map { category in strings.firstIndex(of: category).map(StringRef.init) ?? StringRef.max }
         if let viewRef {
-            // Updates are sorted by start: one that overlaps the range started before its end.
-            let candidates = query.range.map { 0..<indexOfFirst(atLeast: $0.end, in: table.start) } ?? 0..<table.count
-            for row in candidates where table.viewName[row] == viewRef {
+            // The view's updates, already in the order asked for (UpdateListIndex): filtering keeps it.
+            let candidates = indexes.lists.viewLists(self).updates(ofView: viewRef, byDuration: query.sort == .duration)
+            let lanes = query.filter.lanes
+            let countsAll = UpdateKind.allCases.map { lanes.contains($0.allUpdatesLane) }
+            let countsLong = UpdateKind.allCases.map { lanes.contains($0.longLane) }
+            rows.reserveCapacity(candidates.count)
+            for candidate in candidates {
+                let row = Int(candidate)
                 if let moduleRef, table.module[row] != moduleRef { continue }
                 if let categoryRef, table.category[row] != categoryRef { continue }
                 if let range = query.range, !range.overlaps(start: table.start[row], end: table.end(row)) { continue }
-                if !query.filter.includes(kind: table.kind[row], duration: table.duration[row]) { continue }
+                let kind = Int(table.kind[row].rawValue)
+                if !countsAll[kind], !(countsLong[kind] && LongUpdateSeverity(duration: table.duration[row]).isLong) { continue }
                 rows.append(row)
             }
         }
-        switch (query.sort, query.descending) {
-        case (.start, false): break
-        case (.start, true): rows.reverse()
-        case (.duration, false): rows.sort { (table.duration[$0], $0) < (table.duration[$1], $1) }
-        case (.duration, true): rows.sort { (table.duration[$0], $1) > (table.duration[$1], $0) }
+        if query.descending {
+            rows.reverse()
+            // Longest first, but equal durations stay in row order (as ascending has them).
+            if query.sort == .duration { reverseRuns(of: &rows, equalIn: table.duration) }
         }
         let offset = max(0, query.offset)
         let page = rows.dropFirst(offset).prefix(max(0, query.limit))
@@ -117,6 +122,17 @@ extension Trace {
             title += isWrapper && !title.contains(".") ? ".\(changed)" : " (\(changed))"
         }
         return title
+    }
+}
+
+/// Reverses each run of rows with equal `values` in place.
+private func reverseRuns(of rows: inout [Int], equalIn values: [Nanoseconds]) {
+    var runStart = 0
+    while runStart < rows.count {
+        var runEnd = runStart + 1
+        while runEnd < rows.count, values[rows[runEnd]] == values[rows[runStart]] { runEnd += 1 }
+        rows[runStart..<runEnd].reverse()
+        runStart = runEnd
     }
 }
 

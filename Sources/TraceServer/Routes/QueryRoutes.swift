@@ -18,7 +18,18 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
                 return lane
             }
         } ?? Lane.allCases
-        return jsonResponse(bytes: try await queries.run { loaded.timeline(window: window, width: width, lanes: lanes).json() })
+        // The browser asks for the compact columns (docs/api.md, "Binary timeline"); API users get JSON.
+        if request.headers[.accept]?.contains("application/octet-stream") == true {
+            let bytes = try await queries.run { loaded.timeline(window: window, width: width, lanes: lanes).binary() }
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/octet-stream", .cacheControl: "no-store", .vary: "Accept"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+            )
+        }
+        var response = jsonResponse(bytes: try await queries.run { loaded.timeline(window: window, width: width, lanes: lanes).json() })
+        response.headers[.vary] = "Accept"
+        return response
     }
 
     router.get("/api/traces/:id/summary") { request, context in

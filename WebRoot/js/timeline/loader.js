@@ -1,6 +1,6 @@
 // Level-of-detail data for the visible window: one timeline query at a time, covering the
 // window plus half a window on each side at the current resolution, so small pans need no
-// request. Queries run in a worker (fetch + JSON decode off the main thread); stale ones are
+// request. Queries run in a worker (fetch + decode of the binary columns off the main thread); stale ones are
 // aborted; until a new answer arrives the previous one is drawn, shifted and scaled.
 import { ApiError } from '../api.js';
 
@@ -87,7 +87,7 @@ export class TimelineLoader {
     } else {
       this.error = null;
       // Visible in the Performance panel, and read by scripts/bench-browser.py.
-      performance.measure('timeline-fetch', { start: request.began, end: performance.now(), detail: { bytes: message.bytes } });
+      performance.measure('timeline-fetch', { start: request.began, end: performance.now(), detail: { bytes: message.bytes, format: message.format } });
       const { id, began, ...rest } = request;
       this.current = { ...rest, lanes: message.lanes };
     }

@@ -1,8 +1,10 @@
 // Fetches and decodes timeline queries off the main thread: a 1M-update trace answers with
 // up to a few thousand events per lane, and parsing that JSON into objects on the main
 // thread would drop frames while panning. Lanes come back as typed arrays (transferred).
+// The server is asked for its binary columns (binary.js); JSON is read when that is what comes.
 
 import { KINDS } from './lanes.js';
+import { decodeTimeline, laneBuffers } from './binary.js';
 
 const controllers = new Map();
 
@@ -55,7 +57,14 @@ self.onmessage = async ({ data }) => {
   controllers.set(id, controller);
   const began = performance.now();
   try {
-    const response = await fetch(url, { signal: controller.signal, headers: { Accept: 'application/json' } });
+    const response = await fetch(url, { signal: controller.signal, headers: { Accept: 'application/octet-stream, application/json;q=0.5' } });
+    if (response.ok && (response.headers.get('Content-Type') ?? '').startsWith('application/octet-stream')) {
+      const body = await response.arrayBuffer();
+      const { lanes } = decodeTimeline(body);
+      const transfer = Object.values(lanes).flatMap(laneBuffers);
+      self.postMessage({ id, lanes, bytes: body.byteLength, format: 'binary', ms: performance.now() - began }, transfer);
+      return;
+    }
     const text = await response.text();
     if (!response.ok) {
       let body;
@@ -71,7 +80,7 @@ self.onmessage = async ({ data }) => {
       lanes[laneId] = decoded.lane;
       transfer.push(...decoded.buffers);
     }
-    self.postMessage({ id, lanes, bytes: text.length, ms: performance.now() - began }, transfer);
+    self.postMessage({ id, lanes, bytes: text.length, format: 'json', ms: performance.now() - began }, transfer);
   } catch (error) {
     if (error.name !== 'AbortError') self.postMessage({ id, status: 0, error: { error: 'Timeline query failed', detail: error.message } });
   } finally {
