@@ -94,7 +94,8 @@ extension Trace {
         )
     }
 
-    /// The merged graph of every update of `view` (in `module`) that overlaps `range` (nil = whole trace).
+    /// The merged graph of every update of `view` (in `module`) that overlaps `range` (nil = whole
+    /// trace), and of the view's bodies notified in `range` that did not run.
     public func causeGraph(
         ofView view: String, module: String, in range: TimeRange? = nil,
         expand: Set<String> = [], fanOut: FanOutPolicy = FanOutPolicy()
@@ -105,6 +106,7 @@ extension Trace {
             && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true) {
             focus.append(contentsOf: indexes.nodes(ofUpdate: row))
         }
+        focus.append(contentsOf: notifiedNotRun(view: view, besides: focus, in: range))
         let selection = causeGraphSelection(from: focus, siblings: false)
         let nodes = graph.nodes
         return causeGraphDocument(
@@ -112,6 +114,22 @@ extension Trace {
             identity: { MergedIdentity(kind: nodes.kind[Int($0)], name: nodes.name[Int($0)], owner: nodes.owner[Int($0)], isAppCode: nodes.isAppCode[Int($0)]) },
             expand: expand, fanOut: fanOut
         )
+    }
+
+    /// Body nodes of `view` that were notified but did not run (no update row stands for them), so
+    /// a view's graph shows why it was checked (View2 after a color scheme change), not only its runs.
+    /// When the view ran (`ran` non-empty), only nodes on the same side (app / system) count.
+    private func notifiedNotRun(view: String, besides ran: [UInt32], in range: TimeRange?) -> [UInt32] {
+        let nodes = graph.nodes
+        let side = ran.first.map { nodes.isAppCode[Int($0)] }
+        var found: [UInt32] = []
+        for node in 0..<nodes.count where nodes.kind[node] == .viewBody && nodes.update[node] == noRow {
+            guard side.map({ $0 == nodes.isAppCode[node] }) ?? true,
+                  range?.overlaps(start: nodes.timestamp[node], end: nodes.timestamp[node]) ?? true,
+                  string(nodes.name[node]) == view else { continue }
+            found.append(UInt32(node))
+        }
+        return found
     }
 
     /// Raw nodes and edges: the focus nodes, all their transitive causes, and direct effects: of
