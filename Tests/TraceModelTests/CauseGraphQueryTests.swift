@@ -227,7 +227,16 @@ struct LandmarksGraphFixture {
             }
         }
         let trace = try b.build()
-        let graph = trace.causeGraph(ofView: "LandmarkRow", module: "App")
+        // At first: the strongest causes, the other 427 folded into one node the user can open.
+        let first = trace.causeGraph(ofView: "LandmarkRow", module: "App")
+        let limit = CauseGraphMetrics.maxViewGraphNodes
+        #expect(first.nodes.count == limit + 1)
+        let fold = try #require(first.nodes.first { $0.collapsed != nil })
+        #expect(fold.title == "+ \(450 - (limit - 1)) other causes" && fold.subtitle == "@State")
+        #expect(first.edges.filter { $0.from != fold.id }.allSatisfy { $0.count == 3 })
+        #expect(first.edges.first { $0.from == fold.id }?.count == (0..<450).reduce(0) { $0 + $1 % 3 + 1 } - 3 * (limit - 1))
+        // Opened, every cause is there again, thinned to the strongest edges.
+        let graph = trace.causeGraph(ofView: "LandmarkRow", module: "App", expand: [try #require(fold.collapsed?.key)])
         #expect(graph.edges.count == CauseGraphMetrics.maxEdges)
         #expect(graph.omittedEdges == 450 - CauseGraphMetrics.maxEdges)
         // The strongest causes (count 3) all stay; every drawn node is connected.
