@@ -523,6 +523,7 @@ extension Trace {
         }
         var options = GraphLayout.Options()
         options.rowGap = CauseGraphMetrics.rowGap
+        options.columnGap = CauseGraphMetrics.columnGap
         let layout = GraphLayout(sizes: sizes, edges: edges.map { ($0.from, $0.to) }, options: options)
         func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }
         let documentNodes = nodes.enumerated().map { i, node in
@@ -550,6 +551,8 @@ public enum CauseGraphMetrics {
     /// Compact rows, so a dozen effects of one cause fit a detail pane.
     public static let nodeHeight = 38.0
     public static let rowGap = 12.0
+    /// Room between columns for an edge label ("update ×4080" at 12 px) clear of both nodes.
+    public static let columnGap = 140.0
     /// More merged edges than this are thinned (`CauseGraphDocument.omittedEdges`).
     public static let maxEdges = 400
     /// A view's merged graph shows this many nodes most tied to the view; the view's other causes
