@@ -151,7 +151,8 @@ def test_favorites_slow_reads_gesture_observable_every_visible_row(page, server,
     assert all('cg-app' in n['classes'] and 'cg-dimmed' not in n['classes'] for n in bodies)
     gesture = next(n for n in nodes if n['kind'] == 'gesture')
     observable = next(n for n in nodes if n['kind'] == 'observable')
-    assert 'cg-system' in gesture['classes'] and 'cg-app' in observable['classes']
+    # Blue: the app's code and the user's own action (the tap), as Instruments draws them.
+    assert 'cg-app' in gesture['classes'] and 'your action' in gesture['label'] and 'cg-app' in observable['classes']
     focus = [n for n in nodes if 'cg-focus' in n['classes']]
     assert [n['id'] for n in focus] == [n['id'] for n in graph['nodes'] if n['updates'] == [update]]
     edges = drawn_edges(page)
@@ -396,7 +397,7 @@ def test_keyboard_selects_nodes(page, server, sample_id):
     trace_id = sample_id(ENVIRONMENT)
     update = first_update(server, trace_id, 'View1', 'EnvironmentWriter')
     open_graph(page, server, trace_id, update)
-    node = page.locator('.cg-node[data-kind=external-environment]')
+    node = page.locator('.cg-node[data-kind=external-environment]').first
     node.focus()
     page.keyboard.press('Enter')
     expect(node).to_have_attribute('aria-pressed', 'true')

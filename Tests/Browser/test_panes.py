@@ -220,10 +220,11 @@ def test_view_menu_show_updates_graph_and_zoom(page, server, sample_id, shot):
     module, stats = view_stats(whole, 'LandmarkListItemView')
     row = summary_row(page, 'LandmarkListItemView')
 
-    # right click opens the menu with the three actions
+    # right click opens the menu with the view's actions
     row.click(button='right')
     menu = page.get_by_role('menu')
-    expect(menu.get_by_role('menuitem')).to_have_text(['Show Updates', 'Show Cause & Effect Graph', 'Set Inspection Range and Zoom'])
+    expect(menu.get_by_role('menuitem')).to_have_text(['Show Updates', 'Show Cause & Effect Graph', 'Set Inspection Range and Zoom',
+                                                        'CPU of All Updates of This View'])
     shot(page, 'panes-summary-menu')
     menu.get_by_role('menuitem', name='Show Updates').click()
     expect(page.locator('#pane-tab-updates')).to_have_attribute('aria-selected', 'true')

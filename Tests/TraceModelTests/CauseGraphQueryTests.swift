@@ -146,6 +146,32 @@ struct LandmarksGraphFixture {
         #expect(trace.causeGraph(ofUpdate: 1) == nil)
     }
 
+    @Test func viewGraphIncludesTheViewsNotifiedButNotRunAppearances() throws {
+        // A settings screen: Toggle's body is created once, later notified twice by a locale change without running.
+        var b = TraceBuilder(metadata: TraceMetadata(name: "settings", sourceFormat: "test"))
+        let module = b.intern("Settings"), toggle = b.intern("NotificationToggle"), screen = b.intern("SettingsScreen")
+        let created = b.addUpdate(start: 100, duration: 1_000, kind: .viewBody, module: module, viewName: toggle)
+        let screenUpdate = b.addUpdate(start: 50, duration: 1_000, kind: .viewBody, module: module, viewName: screen)
+        let screenNode = b.addNode(kind: .viewBody, name: screen, isAppCode: true, eventID: 1, timestamp: 50, update: screenUpdate)
+        let toggleNode = b.addNode(kind: .viewBody, name: toggle, isAppCode: true, eventID: 2, timestamp: 100, update: created)
+        b.addEdge(source: screenNode, target: toggleNode, label: .creation, timestamp: 100)
+        for (event, time) in [(Int64(3), Nanoseconds(5_000)), (5, 9_000)] {
+            let locale = b.addNode(kind: .externalEnvironment, name: b.intern("External Environment"), isAppCode: false, eventID: event, timestamp: time)
+            let notified = b.addNode(kind: .viewBody, name: toggle, isAppCode: true, eventID: event + 1, timestamp: time)
+            b.addEdge(source: locale, target: notified, label: .update, changedProperty: b.intern("locale"), timestamp: time)
+        }
+        let trace = try b.build()
+        let graph = trace.causeGraph(ofView: "NotificationToggle", module: "Settings")
+        #expect(Set(graph.nodes.map(\.title)) == ["SettingsScreen", "NotificationToggle", "External Environment"])
+        let node = try #require(graph.nodes.first { $0.title == "NotificationToggle" })
+        #expect(node.count == 3 && node.subtitle == "body ran 1 of 3" && node.focus && !node.dimmed)
+        #expect(graph.edges.contains { $0.label == "update" && $0.count == 2 && $0.property == "locale" })
+        // A range holding only the second notification shows it (dimmed: it did not run there).
+        let late = trace.causeGraph(ofView: "NotificationToggle", module: "Settings", in: TimeRange(start: 8_000, end: 10_000))
+        #expect(late.nodes.map(\.title) == ["External Environment", "NotificationToggle"])
+        #expect(late.nodes[1].dimmed && late.nodes[1].focus)
+    }
+
     @Test func appearancesOfTheSameUpdateShareAHighlightKey() throws {
         // A body that appears twice: once as the effect of a State change, once as the cause of a child's creation.
         var b = TraceBuilder(metadata: TraceMetadata(name: "same", sourceFormat: "test"))
@@ -201,7 +227,16 @@ struct LandmarksGraphFixture {
             }
         }
         let trace = try b.build()
-        let graph = trace.causeGraph(ofView: "LandmarkRow", module: "App")
+        // At first: the strongest causes, the other 427 folded into one node the user can open.
+        let first = trace.causeGraph(ofView: "LandmarkRow", module: "App")
+        let limit = CauseGraphMetrics.maxViewGraphNodes
+        #expect(first.nodes.count == limit + 1)
+        let fold = try #require(first.nodes.first { $0.collapsed != nil })
+        #expect(fold.title == "+ \(450 - (limit - 1)) other causes" && fold.subtitle == "@State")
+        #expect(first.edges.filter { $0.from != fold.id }.allSatisfy { $0.count == 3 })
+        #expect(first.edges.first { $0.from == fold.id }?.count == (0..<450).reduce(0) { $0 + $1 % 3 + 1 } - 3 * (limit - 1))
+        // Opened, every cause is there again, thinned to the strongest edges.
+        let graph = trace.causeGraph(ofView: "LandmarkRow", module: "App", expand: [try #require(fold.collapsed?.key)])
         #expect(graph.edges.count == CauseGraphMetrics.maxEdges)
         #expect(graph.omittedEdges == 450 - CauseGraphMetrics.maxEdges)
         // The strongest causes (count 3) all stay; every drawn node is connected.

@@ -24,6 +24,7 @@ const SAMPLES = {
   search: 'NumberFormatter init, 100% #2',
   mode: 'bottom-up',
   finding: 'collection-fan-out:@Observable Store.items>Row<Item>',
+  cpu: 'view',
 };
 
 test('every key of the view state has a round-trip sample', () => {

@@ -216,6 +216,8 @@ function renderTraceView(trace, api, initial) {
       const patch = { pane: name };
       if (arg && 'view' in arg) patch.paneView = { module: arg.module ?? '', view: arg.view, category: arg.category ?? '' };
       if (arg && 'update' in arg) patch.update = arg.update;
+      // The CPU pane is of the range unless asked for all updates of the view ({cpu: 'view'}).
+      if (name === 'cpu') patch.cpu = arg?.cpu === 'view' ? 'view' : null;
       if (name === 'graph') {
         // The graph of what was asked for (an update or a view), else of the selected update.
         patch.graph = graphSubject(arg?.update != null || arg?.view ? arg : { update: state.get().update });

@@ -64,6 +64,11 @@ export function formatCount(n) {
 }
 
 /** ISO 8601 -> local date and time, short. */
+/** A count and its noun, singular for one: "1 sample", "1,204 samples". */
+export function plural(n, noun) {
+  return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 export function formatDate(iso) {
   if (!iso) return '';
   const date = new Date(iso);

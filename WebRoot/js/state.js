@@ -36,6 +36,7 @@ export const EMPTY_STATE = Object.freeze({
   search: '',      // CPU search text (q=)
   mode: null,      // 'top-down' | 'bottom-up' (m=td / m=bu)
   finding: null,   // id of the finding expanded in the Findings pane (fd=)
+  cpu: null,       // what the CPU pane is of: 'view' = all updates of the paneView (c=); null: the range
 });
 
 const MODE_TO_URL = { 'top-down': 'td', 'bottom-up': 'bu' };
@@ -96,6 +97,7 @@ export function parseLocation(location = window.location) {
     search: params.get('q') ?? '',
     mode,
     finding: params.get('fd') || null,
+    cpu: params.get('c') === 'view' ? 'view' : null,
   };
   return { route: 'trace', traceId, state };
 }
@@ -179,6 +181,7 @@ export function buildPath(traceId, state) {
   if (s.search) query.push(`q=${encodeURIComponent(s.search)}`);
   if (s.mode && MODE_TO_URL[s.mode]) query.push(`m=${MODE_TO_URL[s.mode]}`);
   if (s.finding) query.push(`fd=${encodeURIComponent(s.finding)}`);
+  if (s.cpu === 'view') query.push('c=view');
   return `${path}?${query.join('&')}`;
 }
 

@@ -15,7 +15,7 @@ public enum SampleTraces {
         "landmarks-scroll-fixed": "The same scroll with cached distance strings: item bodies take ~0.2 ms",
         "landmarks-favorites-slow": "Two favorite taps: one @Observable collection makes all 12 visible rows re-run their body",
         "landmarks-favorites-fixed": "The same taps with per-landmark view models: one row body per tap",
-        "environment-color-scheme": "Dark mode switch: View1 reads colorScheme and re-runs, View2 is notified but does not run",
+        "environment-color-scheme": "Dark mode switch: View1 reads colorScheme and re-runs, View2 is notified but does not run; one External Environment change drawn twice",
     ]
 
     public static func trace(named name: String) -> Trace {
@@ -256,6 +256,7 @@ extension SampleTraces {
             time = changeTime
             let group = sketch.nextGroup
             let external = sketch.node(.externalEnvironment, "External Environment", isAppCode: false, at: time)
+            let externalEvent = sketch.lastEventID
             let colorSchemeWriter = sketch.node(.environmentWriter, "EnvironmentWriter: ColorScheme", isAppCode: false, at: time)
             let styleWriter = sketch.node(.environmentWriter, "EnvironmentWriter: ForegroundStyle", isAppCode: false, at: time)
             sketch.edge(external, colorSchemeWriter, .update, property: "colorScheme", at: time, group: group)
@@ -264,6 +265,10 @@ extension SampleTraces {
             // View1 reads \.colorScheme: it runs. View2 reads \.dynamicTypeSize: notified, skipped.
             let view1 = sketch.update(.viewBody, view: "View1", start: time, duration: 160_000, group: group)
             sketch.edge(styleWriter, view1.node!, .update, property: "colorScheme", at: time, group: group)
+            // View1 also reads colorScheme itself: the same External Environment event reaches it
+            // directly, a second node of one update (hovering either lights up both).
+            let externalAgain = sketch.node(.externalEnvironment, "External Environment", isAppCode: false, at: time, sameEventAs: externalEvent)
+            sketch.edge(externalAgain, view1.node!, .update, property: "colorScheme", at: time, group: group)
             sketch.sample(start: time, duration: 160_000, stacks: [view1Stack])
             time += 180_000
             let view2 = sketch.node(.viewBody, "View2", isAppCode: true, at: time)

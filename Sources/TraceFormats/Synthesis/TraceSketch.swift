@@ -90,14 +90,22 @@ struct TraceSketch {
         return (update, node)
     }
 
-    mutating func node(_ kind: NodeKind, _ name: String, owner: String = "", isAppCode: Bool, at time: Nanoseconds, update: Int32 = noRow) -> UInt32 {
-        let id = nextEventID
-        nextEventID += 1
+    /// A graph node; `sameEventAs` (an earlier node's event id, `lastEventID`) draws that event
+    /// again, as Instruments draws one event once for each view it reached.
+    mutating func node(
+        _ kind: NodeKind, _ name: String, owner: String = "", isAppCode: Bool, at time: Nanoseconds, update: Int32 = noRow,
+        sameEventAs event: Int64? = nil
+    ) -> UInt32 {
+        let id = event ?? nextEventID
+        if event == nil { nextEventID += 1 }
         return builder.addNode(
             kind: kind, name: builder.intern(name), owner: builder.intern(owner), isAppCode: isAppCode,
             eventID: id, timestamp: time, update: update
         )
     }
+
+    /// The event id of the node added last.
+    var lastEventID: Int64 { nextEventID - 1 }
 
     mutating func edge(_ source: UInt32, _ target: UInt32, _ label: EdgeLabel = .update, property: String = "", at time: Nanoseconds, group: Int32) {
         builder.addEdge(source: source, target: target, label: label, changedProperty: builder.intern(property), timestamp: time, group: group)

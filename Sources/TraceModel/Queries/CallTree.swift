@@ -23,11 +23,35 @@ public struct CallTreeQuery: Sendable, Equatable {
     /// Nodes lighter than this share of the total are folded into their parent's self weight.
     public var minPercent: Double
 
-    public init(range: TimeRange? = nil, mode: Mode = .topDown, thread: Int? = nil, minPercent: Double = 0.1) {
+    /// Only the samples inside the updates of this view (overlapping `range`), each stack cut to
+    /// start at the view's body frame: where the time of all its bodies went.
+    public var view: ViewSelector?
+    /// Leaves out frames of system libraries, charging their time to the app frame that called them.
+    public var hideSystemLibraries: Bool
+    /// Frames with these names are left out, their time charged to their callers.
+    public var chargedToCaller: Set<String>
+
+    public init(
+        range: TimeRange? = nil, mode: Mode = .topDown, thread: Int? = nil, minPercent: Double = 0.1,
+        view: ViewSelector? = nil, hideSystemLibraries: Bool = false, chargedToCaller: Set<String> = []
+    ) {
         self.range = range
         self.mode = mode
         self.thread = thread
         self.minPercent = minPercent
+        self.view = view
+        self.hideSystemLibraries = hideSystemLibraries
+        self.chargedToCaller = chargedToCaller
+    }
+
+    public struct ViewSelector: Sendable, Equatable {
+        public var name: String
+        /// nil: the view's updates in every module.
+        public var module: String?
+        public init(name: String, module: String?) {
+            self.name = name
+            self.module = module
+        }
     }
 }
 
@@ -52,6 +76,8 @@ public struct CallTree: Sendable, Equatable {
     public var sampleCount: Int
     /// What `total` and `self` count: CPU time ("ns") or cycles.
     public var unit: CPUWeightUnit = .nanoseconds
+    /// With a view selector: how many of the view's updates the samples came from, else nil.
+    public var updateCount: Int? = nil
     public var roots: [CallTreeNode]
 }
 
@@ -59,36 +85,56 @@ extension Trace {
     public func callTree(_ query: CallTreeQuery) -> CallTree {
         let samples = cpu.samples
         let range = query.range ?? TimeRange(start: metadata.start, end: metadata.end)
-        let first = indexOfFirst(atLeast: range.start, in: samples.time)
-        let last = query.range == nil ? samples.count : indexOfFirst(atLeast: range.end, in: samples.time)
+        // Sample index spans to read, and the thread each span is on (nil: any).
+        var spans: [(first: Int, last: Int, thread: Int32?)] = []
+        var updateCount: Int?
+        if let view = query.view {
+            let intervals = updateIntervals(of: view, in: query.range)
+            updateCount = intervals.updates
+            for interval in intervals.merged {
+                // Only the part inside the inspection range counts, as everywhere else.
+                let (start, end) = (max(interval.start, range.start), query.range == nil ? interval.end : min(interval.end, range.end))
+                let first = indexOfFirst(atLeast: start, in: samples.time)
+                spans.append((first, indexOfFirst(atLeast: end, in: samples.time), interval.thread == noRow ? nil : interval.thread))
+            }
+        } else {
+            let first = indexOfFirst(atLeast: range.start, in: samples.time)
+            spans.append((first, query.range == nil ? samples.count : indexOfFirst(atLeast: range.end, in: samples.time), nil))
+        }
+        // A view's tree is rooted at its body frame, not at threads.
+        let byThread = query.mode == .topDown && query.view == nil
 
         // Samples share stacks: add weights per (thread, stack) first, walk each stack once.
         struct Key: Hashable { var thread: Int32, stack: UInt32 }
         var weights: [Key: Nanoseconds] = [:]
         var total: Nanoseconds = 0
         var sampleCount = 0
-        for i in first..<max(first, last) {
-            let thread = samples.thread[i]
-            if let wanted = query.thread, Int(thread) != wanted { continue }
-            weights[Key(thread: query.mode == .topDown ? thread : noRow, stack: samples.stack[i]), default: 0].addSaturating(samples.weight[i])
-            total.addSaturating(samples.weight[i])
-            sampleCount += 1
+        for span in spans {
+            for i in span.first..<max(span.first, span.last) {
+                let thread = samples.thread[i]
+                if let wanted = query.thread, Int(thread) != wanted { continue }
+                if let wanted = span.thread, thread != wanted { continue }
+                weights[Key(thread: byThread ? thread : noRow, stack: samples.stack[i]), default: 0].addSaturating(samples.weight[i])
+                total.addSaturating(samples.weight[i])
+                sampleCount += 1
+            }
         }
 
         var tree = NodeArena()
+        var filter = FrameFilter(query: query, trace: self)
         // Deterministic insertion order, so ties sort the same way on every run.
         for (key, weight) in weights.sorted(by: { ($0.key.thread, $0.key.stack) < ($1.key.thread, $1.key.stack) }) {
-            var frames = cpu.stacks.frames(of: Int(key.stack))
+            var frames = filter.keys(of: Int(key.stack))
             if query.mode == .bottomUp { frames.reverse() }
             var node = NodeArena.root
-            if query.mode == .topDown { node = tree.child(of: node, .thread(Int(key.thread))) }
+            if byThread { node = tree.child(of: node, .thread(Int(key.thread))) }
             tree.nodes[node].total.addSaturating(weight)
             for (depth, frame) in frames.enumerated() {
                 if depth == CallTreeQuery.maxDepth {
                     tree.nodes[node].foldedDepth = true
                     break
                 }
-                node = tree.child(of: node, .frame(frame))
+                node = tree.child(of: node, frame)
                 tree.nodes[node].total.addSaturating(weight)
             }
             // Bottom-up roots are the functions on CPU: their self weight is their whole weight.
@@ -100,7 +146,7 @@ extension Trace {
 
         let threshold = Double(total) * query.minPercent / 100
         var roots = freeze(tree, threshold: threshold)
-        if query.mode == .topDown {
+        if byThread {
             // Main thread first, then threads in table order.
             roots.sort { a, b in (isMainThread(a.thread) ? 0 : 1, a.thread) < (isMainThread(b.thread) ? 0 : 1, b.thread) }
         } else {
@@ -108,8 +154,30 @@ extension Trace {
         }
         return CallTree(
             start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount,
-            unit: metadata.cpuWeightUnit, roots: roots.map(\.node)
+            unit: metadata.cpuWeightUnit, updateCount: updateCount, roots: roots.map(\.node)
         )
+    }
+
+    /// The spans of `view`'s updates overlapping `range`, merged per thread where they overlap
+    /// (so no sample counts twice), and how many updates they came from.
+    private func updateIntervals(of view: CallTreeQuery.ViewSelector, in range: TimeRange?) -> (merged: [(start: Nanoseconds, end: Nanoseconds, thread: Int32)], updates: Int) {
+        var merged: [(start: Nanoseconds, end: Nanoseconds, thread: Int32)] = []
+        var lastOfThread: [Int32: Int] = [:]
+        var count = 0
+        // Rows are sorted by start, so an update overlaps only the latest span of its thread.
+        for row in 0..<updates.count
+        where string(updates.viewName[row]) == view.name && (view.module.map { string(updates.module[row]) == $0 } ?? true)
+            && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true) {
+            count += 1
+            let thread = updates.thread[row]
+            if let last = lastOfThread[thread], merged[last].end >= updates.start[row] {
+                merged[last].end = max(merged[last].end, updates.end(row))
+            } else {
+                lastOfThread[thread] = merged.count
+                merged.append((updates.start[row], updates.end(row), thread))
+            }
+        }
+        return (merged, count)
     }
 
     private func isMainThread(_ index: Int) -> Bool { index >= 0 && index < threads.count && threads[index].isMain }
@@ -150,6 +218,8 @@ extension Trace {
             case .thread(let thread):
                 name = thread >= 0 && thread < threads.count ? threads[thread].name : "Unknown thread"
                 (binary, isAppCode) = ("", false)
+            case .placeholder(let text):
+                (name, binary, isAppCode) = (text, "", false)
             case .frame(let frame):
                 name = string(cpu.frames.name[Int(frame)])
                 binary = string(cpu.frames.binary[Int(frame)])
@@ -168,12 +238,95 @@ extension Trace {
     }
 }
 
+/// The frames of a stack as the query wants them (root first): cut at the view's body frame,
+/// without system libraries or the frames charged to their callers. Remembers each frame's verdict.
+private struct FrameFilter {
+    let query: CallTreeQuery
+    let trace: Trace
+    private var kept: [UInt32: Bool] = [:]
+    private var isBody: [UInt32: Bool] = [:]
+
+    init(query: CallTreeQuery, trace: Trace) {
+        self.query = query
+        self.trace = trace
+    }
+
+    mutating func keys(of stack: Int) -> [NodeArena.Key] {
+        var frames = trace.cpu.stacks.frames(of: stack)[...]
+        var keys: [NodeArena.Key] = []
+        if let view = query.view {
+            if let body = frames.firstIndex(where: { isBodyFrame($0, of: view.name) }) {
+                frames = frames[body...]
+            } else {
+                // Work inside the update but outside the body (SwiftUI's own, layout...): kept, apart.
+                keys.append(.placeholder("Outside \(view.name).body"))
+            }
+        }
+        for frame in frames where isKept(frame) { keys.append(.frame(frame)) }
+        // Nothing left (a stack of system frames only): its time still shows, under one name.
+        if keys.isEmpty { keys.append(.placeholder("System libraries")) }
+        return keys
+    }
+
+    private mutating func isKept(_ frame: UInt32) -> Bool {
+        if let known = kept[frame] { return known }
+        let keep = (!query.hideSystemLibraries || trace.cpu.frames.isAppCode[Int(frame)])
+            && (query.chargedToCaller.isEmpty || !query.chargedToCaller.contains(trace.string(trace.cpu.frames.name[Int(frame)])))
+        kept[frame] = keep
+        return keep
+    }
+
+    private mutating func isBodyFrame(_ frame: UInt32, of view: String) -> Bool {
+        if let known = isBody[frame] { return known }
+        let answer = BodyFrameName.matches(trace.string(trace.cpu.frames.name[Int(frame)]), view: view)
+        isBody[frame] = answer
+        return answer
+    }
+}
+
+enum BodyFrameName {
+    /// "View.body.getter", "Module.View.body.getter", "View<A>.body.getter": the view's name as a
+    /// whole word, optional generic arguments, then ".body". Compared as UTF-8 bytes.
+    static func matches(_ symbol: String, view: String) -> Bool {
+        let text = Array(symbol.utf8), name = Array(view.utf8), body = Array(".body".utf8)
+        guard !name.isEmpty, text.count >= name.count + body.count else { return false }
+        func isWordByte(_ byte: UInt8) -> Bool {
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || byte >= 0x80
+        }
+        func hasPrefix(_ prefix: [UInt8], at index: Int) -> Bool {
+            index + prefix.count <= text.count && text[index..<index + prefix.count].elementsEqual(prefix)
+        }
+        for start in 0...(text.count - name.count) where hasPrefix(name, at: start) {
+            if start > 0 && isWordByte(text[start - 1]) { continue }
+            var rest = start + name.count
+            if rest < text.count && text[rest] == UInt8(ascii: "<") {
+                // Skip balanced generic arguments (a loop over the symbol: bounded by its length).
+                var depth = 0
+                var index = rest
+                while index < text.count {
+                    if text[index] == UInt8(ascii: "<") { depth += 1 } else if text[index] == UInt8(ascii: ">") { depth -= 1 }
+                    index += 1
+                    if depth == 0 { break }
+                }
+                guard depth == 0 else { continue }
+                rest = index
+            }
+            guard hasPrefix(body, at: rest) else { continue }
+            let after = rest + body.count
+            if after == text.count || [UInt8(ascii: "."), UInt8(ascii: " "), UInt8(ascii: "(")].contains(text[after]) { return true }
+        }
+        return false
+    }
+}
+
 /// The tree under construction: nodes in one array, children by index, so building and
 /// releasing it never recurses however deep the stacks are.
 private struct NodeArena {
     enum Key: Hashable {
         case thread(Int)
         case frame(UInt32)
+        /// A row that is not a frame: work outside the view's body, system-only stacks.
+        case placeholder(String)
     }
 
     struct Node {
@@ -208,6 +361,7 @@ extension CallTree {
         out.raw(",\"totalWeight\":"); out.int(totalWeight)
         out.raw(",\"sampleCount\":"); out.int(Int64(sampleCount))
         out.raw(",\"unit\":"); out.string(unit.rawValue)
+        if let updateCount { out.raw(",\"updateCount\":"); out.int(Int64(updateCount)) }
         out.raw(",\"maxDepth\":"); out.int(Int64(CallTreeQuery.maxDepth))
         out.raw(",\"roots\":")
         CallTreeNode.write(roots, to: &out)

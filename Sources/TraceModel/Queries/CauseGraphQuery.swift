@@ -94,7 +94,8 @@ extension Trace {
         )
     }
 
-    /// The merged graph of every update of `view` (in `module`) that overlaps `range` (nil = whole trace).
+    /// The merged graph of every update of `view` (in `module`) that overlaps `range` (nil = whole
+    /// trace), and of the view's bodies notified in `range` that did not run.
     public func causeGraph(
         ofView view: String, module: String, in range: TimeRange? = nil,
         expand: Set<String> = [], fanOut: FanOutPolicy = FanOutPolicy()
@@ -105,13 +106,30 @@ extension Trace {
             && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true) {
             focus.append(contentsOf: indexes.nodes(ofUpdate: row))
         }
+        focus.append(contentsOf: notifiedNotRun(view: view, besides: focus, in: range))
         let selection = causeGraphSelection(from: focus, siblings: false)
         let nodes = graph.nodes
         return causeGraphDocument(
             selection: selection, focus: Set(focus),
             identity: { MergedIdentity(kind: nodes.kind[Int($0)], name: nodes.name[Int($0)], owner: nodes.owner[Int($0)], isAppCode: nodes.isAppCode[Int($0)]) },
-            expand: expand, fanOut: fanOut
+            expand: expand, fanOut: fanOut, nodeLimit: CauseGraphMetrics.maxViewGraphNodes
         )
+    }
+
+    /// Body nodes of `view` that were notified but did not run (no update row stands for them), so
+    /// a view's graph shows why it was checked (View2 after a color scheme change), not only its runs.
+    /// When the view ran (`ran` non-empty), only nodes on the same side (app / system) count.
+    private func notifiedNotRun(view: String, besides ran: [UInt32], in range: TimeRange?) -> [UInt32] {
+        let nodes = graph.nodes
+        let side = ran.first.map { nodes.isAppCode[Int($0)] }
+        var found: [UInt32] = []
+        for node in 0..<nodes.count where nodes.kind[node] == .viewBody && nodes.update[node] == noRow {
+            guard side.map({ $0 == nodes.isAppCode[node] }) ?? true,
+                  range?.overlaps(start: nodes.timestamp[node], end: nodes.timestamp[node]) ?? true,
+                  string(nodes.name[node]) == view else { continue }
+            found.append(UInt32(node))
+        }
+        return found
     }
 
     /// Raw nodes and edges: the focus nodes, all their transitive causes, and direct effects: of
@@ -140,7 +158,7 @@ extension Trace {
 
     private func causeGraphDocument<Key: Hashable>(
         selection: (nodes: [UInt32], edges: [UInt32]), focus: Set<UInt32>, identity: (UInt32) -> Key,
-        expand: Set<String>, fanOut: FanOutPolicy
+        expand: Set<String>, fanOut: FanOutPolicy, nodeLimit: Int? = nil
     ) -> CauseGraphDocument {
         // Merge raw nodes by identity, in order of first appearance (raw rows keep the source's order).
         var merged: [MergedNode] = []
@@ -191,7 +209,12 @@ extension Trace {
             if property != 0 && !edges[index].properties.contains(property) { edges[index].properties.append(property) }
         }
 
-        let omittedEdges = Self.keepStrongestEdges(&edges, limit: CauseGraphMetrics.maxEdges)
+        var folds: [NeighbourFold] = []
+        var omittedEdges = 0
+        if let nodeLimit, merged.count > nodeLimit {
+            (folds, omittedEdges) = Self.keepClosestNodes(&merged, &edges, limit: nodeLimit, expand: expand)
+        }
+        omittedEdges += Self.keepStrongestEdges(&edges, limit: CauseGraphMetrics.maxEdges)
         if omittedEdges > 0 {
             // Nodes whose every edge was thinned away would float unconnected: leave them out too.
             var linked = Set(edges.flatMap { [$0.from, $0.to] })
@@ -204,6 +227,8 @@ extension Trace {
                 edges[i].from = newIndex[edges[i].from]!
                 edges[i].to = newIndex[edges[i].to]!
             }
+            for i in folds.indices { folds[i].node = newIndex[folds[i].node] ?? -1 }
+            folds.removeAll { $0.node < 0 }
         }
 
         // Ids name the first raw node, so they hold across expansions and across graphs of one trace.
@@ -214,11 +239,123 @@ extension Trace {
                 property: edge.properties.map(string).joined(separator: ", ")
             )
         }
+        for fold in folds { appendFold(fold, to: &drawn, edges: &drawnEdges) }
         (drawn, drawnEdges) = foldFanOuts(nodes: drawn, edges: drawnEdges, expand: expand, policy: fanOut)
         assignSameUpdateKeys(&drawn)
         var document = laidOut(nodes: drawn, edges: drawnEdges)
         document.omittedEdges = omittedEdges
         return document
+    }
+
+    /// A view's merged graph can hold hundreds of causes (every view that ever ran just before it):
+    /// keeps the `limit` nodes most strongly tied to the focus, growing from it along the heaviest
+    /// edge each time (causes transitively, effects of the focus one step), and folds the focus
+    /// nodes' other causes and effects into one "+ N other causes / effects" node each, which
+    /// `expand` (its key) opens. Returns the folds and how many edges were left out without one.
+    private static func keepClosestNodes(
+        _ merged: inout [MergedNode], _ edges: inout [MergedEdge], limit: Int, expand: Set<String>
+    ) -> (folds: [NeighbourFold], omitted: Int) {
+        var incoming = [[Int]](repeating: [], count: merged.count)
+        var outgoing = [[Int]](repeating: [], count: merged.count)
+        for (i, edge) in edges.enumerated() {
+            incoming[edge.to].append(i)
+            outgoing[edge.from].append(i)
+        }
+        let focus = merged.indices.filter { merged[$0].focus }
+        var kept = Set(focus)
+        let isFocus = Set(focus)
+        var candidates: [Int] = []  // edge indexes reaching out of the kept set
+        var attaching = Set<Int>()  // the edge each kept node came in by: the picture stays a tree around the focus
+        func keep(_ node: Int, asCause: Bool) {
+            kept.insert(node)
+            if asCause { candidates += incoming[node] }
+        }
+        for node in focus {
+            candidates += incoming[node] + outgoing[node]
+            // An opened fold shows every neighbour on its side, over the limit.
+            if expand.contains(NeighbourFold.key(node: merged[node].first, causes: true)) {
+                for e in incoming[node] where !kept.contains(edges[e].from) { keep(edges[e].from, asCause: true) }
+            }
+            if expand.contains(NeighbourFold.key(node: merged[node].first, causes: false)) {
+                for e in outgoing[node] { kept.insert(edges[e].to) }
+            }
+        }
+        while kept.count < limit {
+            // The heaviest edge to a node not kept yet (ties: the earlier edge); limit x edges steps at most.
+            var best: Int?
+            for e in candidates {
+                let other = kept.contains(edges[e].to) ? edges[e].from : edges[e].to
+                guard !kept.contains(other) else { continue }
+                if best.map({ edges[e].count > edges[$0].count || (edges[e].count == edges[$0].count && e < $0) }) ?? true { best = e }
+            }
+            guard let e = best else { break }
+            attaching.insert(e)
+            let isCause = kept.contains(edges[e].to)
+            keep(isCause ? edges[e].from : edges[e].to, asCause: isCause)
+        }
+
+        var folds: [NeighbourFold] = []
+        var foldedEdges = 0
+        for node in focus {
+            for causes in [true, false] {
+                let dropped = (causes ? incoming[node] : outgoing[node]).filter { !kept.contains(causes ? edges[$0].from : edges[$0].to) }
+                guard !dropped.isEmpty else { continue }
+                foldedEdges += dropped.count
+                var fold = NeighbourFold(node: node, causes: causes, members: [], count: 0, label: edges[dropped[0]].label, memberOf: merged[node].first)
+                var seen = Set<Int>()
+                var countByLabel: [EdgeLabel: Int] = [:]
+                for e in dropped {
+                    fold.count += edges[e].count
+                    countByLabel[edges[e].label, default: 0] += edges[e].count
+                    let member = causes ? edges[e].from : edges[e].to
+                    if seen.insert(member).inserted { fold.members.append(merged[member]) }
+                }
+                fold.label = countByLabel.max { ($0.value, $1.key.wireName) < ($1.value, $0.key.wireName) }!.key
+                folds.append(fold)
+            }
+        }
+        let order = merged.indices.filter(kept.contains)
+        var newIndex = [Int: Int]()
+        for (new, old) in order.enumerated() { newIndex[old] = new }
+        let before = edges.count
+        edges = edges.enumerated().compactMap { index, edge in
+            guard let from = newIndex[edge.from], let to = newIndex[edge.to],
+                  isFocus.contains(edge.from) || isFocus.contains(edge.to) || attaching.contains(index) else { return nil }
+            var moved = edge
+            (moved.from, moved.to) = (from, to)
+            return moved
+        }
+        merged = order.map { merged[$0] }
+        for i in folds.indices { folds[i].node = newIndex[folds[i].node]! }
+        return (folds, max(0, before - edges.count - foldedEdges))
+    }
+
+    /// One "+ N other causes" (or effects) node next to `fold.node`, with its edge.
+    private func appendFold(_ fold: NeighbourFold, to nodes: inout [DrawnNode], edges: inout [DrawnEdge]) {
+        let nodeTable = graph.nodes
+        let kinds = Set(fold.members.map { nodeTable.kind[$0.first] })
+        let kind = kinds.count == 1 ? kinds.first! : .other
+        let appCount = fold.members.filter { nodeTable.isAppCode[$0.first] }.count
+        let noun = fold.causes ? "cause" : "effect"
+        let key = NeighbourFold.key(node: fold.memberOf, causes: fold.causes)
+        // Members list the first updates only: a member can stand for thousands.
+        let members = fold.members.map { member in
+            CauseGraphDocument.Member(
+                id: "n\(member.first)", title: string(nodeTable.name[member.first]).isEmpty ? nodeTable.kind[member.first].displayName : string(nodeTable.name[member.first]),
+                updates: Array(member.updates.prefix(20)), dimmed: nodeTable.kind[member.first] == .viewBody && member.ran == 0
+            )
+        }
+        nodes.append(DrawnNode(
+            id: key, kind: kind, title: "+ \(fold.members.count) other \(noun)\(fold.members.count == 1 ? "" : "s")",
+            subtitle: kinds.count == 1 ? kind.displayName : "\(appCount) app, \(fold.members.count - appCount) system",
+            isAppCode: appCount * 2 > fold.members.count, dimmed: false, focus: false, count: fold.count, updates: [], eventIDs: [],
+            identity: MergedIdentity(kind: kind, name: 0, owner: 0, isAppCode: false), backtrace: nil,
+            collapsed: CauseGraphDocument.Collapsed(key: key, more: fold.members.count, members: members)
+        ))
+        let group = nodes.count - 1
+        edges.append(DrawnEdge(
+            from: fold.causes ? group : fold.node, to: fold.causes ? fold.node : group, label: fold.label.wireName, count: fold.count, property: ""
+        ))
     }
 
     /// Keeps at most about `limit` merged edges so a graph stays drawable: every node's strongest
@@ -386,6 +523,7 @@ extension Trace {
         }
         var options = GraphLayout.Options()
         options.rowGap = CauseGraphMetrics.rowGap
+        options.columnGap = CauseGraphMetrics.columnGap
         let layout = GraphLayout(sizes: sizes, edges: edges.map { ($0.from, $0.to) }, options: options)
         func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }
         let documentNodes = nodes.enumerated().map { i, node in
@@ -413,8 +551,13 @@ public enum CauseGraphMetrics {
     /// Compact rows, so a dozen effects of one cause fit a detail pane.
     public static let nodeHeight = 38.0
     public static let rowGap = 12.0
+    /// Room between columns for an edge label ("update ×4080" at 12 px) clear of both nodes.
+    public static let columnGap = 140.0
     /// More merged edges than this are thinned (`CauseGraphDocument.omittedEdges`).
     public static let maxEdges = 400
+    /// A view's merged graph shows this many nodes most tied to the view; the view's other causes
+    /// and effects are folded into one node each (a 1M-update trace stays a picture, not a hairball).
+    public static let maxViewGraphNodes = 24
     public static let characterWidth = 7.8
     public static let chrome = 48.0  // icon, paddings, count badge
     public static let minWidth = 120.0
@@ -457,6 +600,21 @@ private struct MergedNode {
     var updates: [Int] = []
     var ran = 0
     var focus = false
+}
+
+/// The causes (or effects) of one focus node left out of a view's graph, drawn as one node.
+private struct NeighbourFold {
+    /// Merged node index the fold hangs off.
+    var node: Int
+    var causes: Bool
+    var members: [MergedNode]
+    /// Edges folded, summed.
+    var count: Int
+    var label: EdgeLabel
+    /// The first raw row of `node`, fixed when the fold is made (indexes move when nodes are dropped).
+    var memberOf = 0
+
+    static func key(node firstRow: Int, causes: Bool) -> String { "g\(causes ? "c" : "e")n\(firstRow)" }
 }
 
 private struct MergedEdgeKey: Hashable {

@@ -83,9 +83,15 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         let query = QueryParameters(request: request)
         let thread = try query.int("thread", in: 0...Int64(max(0, trace.threads.count - 1)))
         if thread != nil, trace.threads.isEmpty { throw APIError.badParameter("thread", "the trace has no threads") }
+        // Symbol names hold commas ("f(a, b)"), never newlines: one name per line.
+        let charged = query.string("charge").map { $0.split(separator: "\n").map(String.init) } ?? []
+        guard charged.count <= 200 else { throw APIError.badParameter("charge", "at most 200 symbols can be charged to their callers, not \(charged.count)") }
         let treeQuery = CallTreeQuery(
             range: try query.timeRange(), mode: try query.choice("mode", default: .topDown),
-            thread: thread.map(Int.init), minPercent: min(100, max(0, try query.double("minPercent") ?? 0.1))
+            thread: thread.map(Int.init), minPercent: min(100, max(0, try query.double("minPercent") ?? 0.1)),
+            view: query.string("view").map { CallTreeQuery.ViewSelector(name: $0, module: query.string("module")) },
+            hideSystemLibraries: try query.choice("hideSystem", default: Switch.false) == .true,
+            chargedToCaller: Set(charged)
         )
         return jsonResponse(bytes: try await queries.run { trace.callTree(treeQuery).json() })
     }
@@ -126,3 +132,5 @@ private struct LongUpdateStep: Encodable {
 private struct LongUpdateAnswer: Encodable {
     @NullWhenAbsent var update: LongUpdateStep?
 }
+
+private enum Switch: String, CaseIterable { case `true`, `false` }

@@ -3,6 +3,7 @@
 // node's update, and shows the selected node's details (updates, backtrace of the write).
 import { el, svg } from '../dom.js';
 import { graphDefs, renderEdge, renderNode, fitTexts, KIND_LABELS, edgeText } from './render.js';
+import { bundleEdges, labelCandidates, placeLabels } from './labels.js';
 import { currentRange, graphSubject } from '../state.js';
 import { centreTransform, fitTransform, initialTransform, nodeInView, zoomTransform } from './viewport.js';
 
@@ -20,8 +21,10 @@ export async function mountCauseGraph(container, ctx, request) {
   const maximizeButton = button('Show the graph over the whole window', 'Maximize', () => setMaximized(!root.classList.contains('cg-maximized')));
   const collapseButton = button('Fold expanded groups again', 'Fold groups', () => ctx.state.set({ groups: [] }, { push: true }));
   collapseButton.hidden = true;
-  const legend = el('span', { class: 'cg-legend', role: 'group', 'aria-label': 'Legend' },
-    el('span', { class: 'cg-legend-app' }, 'App code'), el('span', { class: 'cg-legend-system' }, 'System'),
+  // A key, not controls: plain text with small node-shaped swatches (nothing to click).
+  const legend = el('span', { class: 'cg-legend', role: 'note', 'aria-label': 'Legend' },
+    el('span', { class: 'cg-legend-app', title: "Blue: your app's code and your own actions (gestures)" }, 'App & user'),
+    el('span', { class: 'cg-legend-system' }, 'System'),
     el('span', { class: 'cg-legend-dimmed' }, 'Notified, did not run'));
   const toolbar = el('div', { class: 'pane-toolbar cg-toolbar', role: 'toolbar', 'aria-label': 'Cause & Effect graph' },
     heading, status, el('span', { class: 'cg-spacer' }), legend, collapseButton, zoomOut, zoomIn, fitButton, maximizeButton);
@@ -54,8 +57,39 @@ export async function mountCauseGraph(container, ctx, request) {
   function applyTransform() {
     viewport.setAttribute('transform', `translate(${transform.x},${transform.y}) scale(${transform.k})`);
     canvas.dataset.scale = transform.k.toFixed(3);
-    // Edge labels below ~7 px are noise; the counts stay in tooltips and the side panel.
-    canvas.classList.toggle('cg-small', transform.k < 0.6);
+    scheduleLabels();
+  }
+
+  // Edge labels keep at least LABEL_PX on screen whatever the zoom; zoomed out they grow in
+  // graph units, so fewer fit between the nodes, and those that do not fit are not drawn.
+  const LABEL_PX = 11.5;
+  const LABEL_FONT = 12;        // graph units at scale 1 (graph.css)
+  let labelItems = [];          // {id, element, width (at LABEL_FONT), weight, candidates}
+  let labelScale = 0;
+  let labelFrame = 0;
+  function scheduleLabels() {
+    if (!labelFrame) labelFrame = requestAnimationFrame(() => { labelFrame = 0; layoutLabels(); });
+  }
+  function layoutLabels(force = false) {
+    if (!graph || destroyed) return;
+    const s = Math.max(1, LABEL_PX / (LABEL_FONT * transform.k));
+    if (!force && labelScale && Math.abs(s / labelScale - 1) < 0.04) return;
+    labelScale = s;
+    const size = LABEL_FONT * s;
+    const boxes = placeLabels(
+      labelItems.map((l) => ({ id: l.id, width: l.width * s + 4, height: size * 1.25, weight: l.weight, candidates: l.candidates })),
+      graph.nodes.map((n) => ({ x: n.x, y: n.y, width: n.width, height: n.height })),
+    );
+    let hidden = 0;
+    for (const l of labelItems) {
+      const box = boxes.get(l.id);
+      l.element.style.fontSize = `${size}px`;
+      l.element.classList.toggle('cg-label-hidden', !box);
+      if (!box) { hidden += 1; continue; }
+      l.element.setAttribute('x', box.x + box.width / 2);
+      l.element.setAttribute('y', box.y + box.height / 2);
+    }
+    canvas.dataset.hiddenLabels = String(hidden);
   }
 
   function setMaximized(on) {
@@ -269,7 +303,9 @@ export async function mountCauseGraph(container, ctx, request) {
   function render({ keepView, centre }) {
     nodeById = new Map(graph.nodes.map((n) => [n.id, n]));
     elementById = new Map();
-    const edgeLayer = svg('g', { class: 'cg-edges' }, graph.edges.map((e) => renderEdge(e, nodeById)));
+    const bundles = bundleEdges(graph.edges);
+    const edgeElements = bundles.map((b) => renderEdge(b, nodeById));
+    const edgeLayer = svg('g', { class: 'cg-edges' }, edgeElements);
     const nodeLayer = svg('g', { class: 'cg-nodes' });
     for (const node of graph.nodes) {
       const element = renderNode(node);
@@ -279,8 +315,15 @@ export async function mountCauseGraph(container, ctx, request) {
     viewport.replaceChildren(edgeLayer, nodeLayer);
     hint.textContent = HINT;
     for (const node of graph.nodes) fitTexts(elementById.get(node.id), node);
+    labelItems = bundles.map((b, i) => {
+      const element = edgeElements[i].querySelector('.cg-edge-label');
+      element.style.fontSize = `${LABEL_FONT}px`;
+      return { id: i, element, width: element.getComputedTextLength(), weight: b.count, candidates: labelCandidates(b.points) };
+    });
+    labelScale = 0;
     collapseButton.hidden = expandedGroups().length === 0;
     if (!keepView) setTransform(initialTransform(graph, stage.clientWidth, stage.clientHeight)); else applyTransform();
+    layoutLabels(true);
     // An opened group's members are laid out around its parent: look there.
     if (centre && nodeById.has(centre)) centreOn(nodeById.get(centre));
     const wanted = ctx.state.get().node;
@@ -360,6 +403,7 @@ export async function mountCauseGraph(container, ctx, request) {
     },
     destroy() {
       destroyed = true;
+      cancelAnimationFrame(labelFrame);
       resize.disconnect();
       container.replaceChildren();
     },

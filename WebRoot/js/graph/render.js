@@ -60,44 +60,45 @@ export function edgeText(edge) {
   return edge.count > 1 ? `${edge.label} \u00d7${edge.count}` : edge.label;
 }
 
+/** Blue, as Instruments draws it: the app's own code and the user's actions (gestures); gray: the system. */
+export function isYours(node) {
+  return node.isAppCode || node.kind === 'gesture';
+}
+
 export function nodeLabel(node) {
   const parts = [KIND_LABELS[node.kind] ?? node.kind, node.title];
   if (node.subtitle && node.subtitle !== node.title) parts.push(node.subtitle);
   if (node.count > 1) parts.push(`${node.count} times`);
   if (node.dimmed) parts.push('notified, body did not run');
-  parts.push(node.isAppCode ? 'app code' : 'system');
+  parts.push(node.isAppCode ? 'app code' : node.kind === 'gesture' ? 'your action' : 'system');
   if (node.collapsed) parts.push('activate to show them');
   return parts.join(', ');
 }
 
-/** Where an edge's label goes: on the last hop, close to the effect, where fan-outs have spread apart. */
-function labelPoint(points) {
-  const [x0, y0] = points[points.length - 2];
-  const [x1, y1] = points[points.length - 1];
-  if (y0 === y1) return [(x0 + x1) / 2, y0];
-  // The hop is a cubic with horizontal tangents (see edgePath); evaluate it at t.
-  const t = 0.72;
-  const u = 1 - t;
-  const dx = (x1 - x0) / 2;
-  const x = u * u * u * x0 + 3 * u * u * t * (x0 + dx) + 3 * u * t * t * (x1 - dx) + t * t * t * x1;
-  const y = u * u * u * y0 + 3 * u * u * t * y0 + 3 * u * t * t * y1 + t * t * t * y1;
-  return [x, y];
-}
-
-/** One edge: the curve, and its label (with the merged count) near the effect. */
-export function renderEdge(edge, nodeById) {
-  const points = edge.points;
-  const [lx, ly] = labelPoint(points);
-  const title = `${nodeById.get(edge.from)?.title ?? edge.from} \u2192 ${nodeById.get(edge.to)?.title ?? edge.to}: ${edgeText(edge)}`;
-  return svg('g', { class: `cg-edge cg-edge-${edge.label}`, 'data-from': edge.from, 'data-to': edge.to },
-    svg('path', { d: edgePath(points), 'marker-end': 'url(#cg-arrow)' }),
-    svg('text', { x: lx, y: ly - 4, 'text-anchor': 'middle', class: 'cg-edge-label' }, edgeText(edge)),
-    svg('title', {}, edge.property ? `${title} (${edge.property})` : title));
+/**
+ * One drawn edge for a bundle of parallel edges (bundleEdges in labels.js): the curve and one
+ * label, "update ×24" or "update ×3 · creation" when labels differ. The label is positioned
+ * later (placeLabels), so it can avoid nodes and other labels.
+ */
+export function renderEdge(bundle, nodeById) {
+  const names = `${nodeById.get(bundle.from)?.title ?? bundle.from} \u2192 ${nodeById.get(bundle.to)?.title ?? bundle.to}`;
+  const creation = bundle.edges.every((e) => e.label === 'creation');
+  const label = svg('text', { class: 'cg-edge-label', 'text-anchor': 'middle', 'dominant-baseline': 'central' });
+  bundle.edges.forEach((edge, i) => {
+    if (i > 0) label.append(' \u00b7 ');
+    label.append(edge.label);
+    if (edge.count > 1) label.append(svg('tspan', { class: 'cg-edge-count' }, ` \u00d7${edge.count}`));
+  });
+  const details = bundle.edges.map((e) => `${edgeText(e)}${e.property ? ` (${e.property})` : ''}`).join(', ');
+  return svg('g', { class: `cg-edge cg-edge-${creation ? 'creation' : 'update'}`, 'data-from': bundle.from, 'data-to': bundle.to, 'data-count': bundle.count },
+    svg('path', { d: edgePath(bundle.points), 'marker-end': 'url(#cg-arrow)' }),
+    label,
+    svg('title', {}, `${names}: ${details}`));
 }
 
 /** One node: a rounded box with the kind icon, title, subtitle and a count badge when merged. */
 export function renderNode(node) {
-  const classes = ['cg-node', `cg-kind-${node.kind}`, node.isAppCode ? 'cg-app' : 'cg-system'];
+  const classes = ['cg-node', `cg-kind-${node.kind}`, isYours(node) ? 'cg-app' : 'cg-system'];
   if (node.dimmed) classes.push('cg-dimmed');
   if (node.focus) classes.push('cg-focus');
   if (node.collapsed) classes.push('cg-group');

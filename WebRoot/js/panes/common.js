@@ -1,10 +1,10 @@
 // Helpers shared by the detail panes: number/time text, the long-update filters, and reading
 // the pane arguments out of the shared view state.
 import { el } from '../dom.js';
-import { formatDuration, formatCount, severityLabel } from '../format.js';
+import { formatDuration, formatCount, plural, severityLabel } from '../format.js';
 import { currentRange } from '../state.js';
 
-export { formatDuration, formatCount, severityLabel, currentRange };
+export { formatDuration, formatCount, plural, severityLabel, currentRange };
 
 /** The summary / updates filters, in the order of the SwiftUI instrument's lanes. */
 export const FILTERS = [

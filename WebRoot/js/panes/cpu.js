@@ -1,10 +1,14 @@
 // CPU pane (Time Profiler, or the CPU Profiler in cycles): the call tree of the samples in the
-// inspection range, main thread first, with total and self weight in the unit the trace has. Opens with the heaviest path expanded; "Invert call tree"
-// shows it bottom-up; the search box (Ctrl/Cmd+F) keeps and highlights frames whose name matches.
+// inspection range, main thread first, with total and self weight in the unit the trace has; or
+// (c=view) of the samples inside every update of one view, rooted at its body frame. Opens with
+// the heaviest path expanded (a tie on the way is said, not hidden); warns when too few samples
+// hold the tree; "Invert call tree" shows it bottom-up; "Hide system libraries" and "Charge to
+// caller" work as in Instruments' call tree; the search box (Ctrl/Cmd+F) keeps and highlights
+// frames whose name matches.
 // Keyboard: arrows move/expand/collapse, `h` expands the heaviest path below the selected row,
 // `*` expands everything below it.
 import {
-  currentRange, rangeParams, formatDuration, formatTime, formatMs, formatPercent, formatCount,
+  currentRange, currentPaneView, rangeParams, formatDuration, formatTime, formatMs, formatPercent, formatCount, plural,
   latestOnly, loadingSoon, message,
 } from './common.js';
 import { el } from '../dom.js';
@@ -22,6 +26,21 @@ export function formatWeight(value, unit) {
 /** The URL keeps the mode as m=td / m=bu; accept either spelling from the state. */
 export function isBottomUp(mode) {
   return mode === 'bu' || mode === 'bottom-up';
+}
+
+/**
+ * Below this many samples a frame's share of the tree is too uncertain to act on: with n samples
+ * a share p has a standard error of sqrt(p(1-p)/n), up to 7 points at 50 samples.
+ */
+export const MIN_TRUSTED_SAMPLES = 50;
+
+/**
+ * The heaviest child of `children` ({total, name}[], non-empty) and the ones tied with it: the
+ * server sorts ties by name, so the pick is the first by name, which the pane says.
+ */
+export function heaviestChild(children) {
+  const best = children.reduce((a, c) => (c.total > a.total ? c : a));
+  return { best, tied: children.filter((c) => c !== best && c.total === best.total) };
 }
 
 export function mountCallTree(root, ctx) {
@@ -61,15 +80,29 @@ export function mountCallTree(root, ctx) {
     type: 'button', class: 'pane-button', title: 'Expand the heaviest path below the selected row (H)',
     onclick: () => { expandHeaviest(selectedId ?? data?.roots[0]?.id); focusTree(); },
   }, 'Expand Heaviest Path');
+  let hideSystem = false;
+  let charged = [];           // frame names charged to their callers
+  const hideSystemBox = el('input', { type: 'checkbox', id: 'cpu-hide-system' });
+  hideSystemBox.addEventListener('change', () => { hideSystem = hideSystemBox.checked; refresh(); });
+  const chargeButton = el('button', {
+    type: 'button', class: 'pane-button', title: 'Leave the selected frame out and charge its time to its callers (C)',
+    onclick: () => chargeSelected(),
+  }, 'Charge to Caller');
+  const chargedList = el('span', { class: 'cpu-charged', 'aria-label': 'Frames charged to their callers' });
   const scope = el('span', { class: 'pane-scope' });
+  const scopeReset = el('button', { type: 'button', class: 'pane-link', hidden: true,
+    onclick: () => ctx.state.set({ cpu: null }, { push: true }) }, 'Show the range instead');
   const totals = el('span', { class: 'pane-totals', 'data-testid': 'cpu-total' });
   // What the weights count: the CPU Profiler's cycles are no time, and the pane says so.
   const unitLabel = el('span', { class: 'pane-unit', 'data-testid': 'cpu-unit' });
   const toolbar = el('div', { class: 'pane-toolbar' }, search,
     el('label', { class: 'pane-check', for: 'cpu-invert' }, invert, 'Invert call tree'),
-    threadSelect, heaviest, scope, unitLabel, totals);
+    el('label', { class: 'pane-check', for: 'cpu-hide-system' }, hideSystemBox, 'Hide system libraries'),
+    threadSelect, heaviest, chargeButton, chargedList, scope, scopeReset, unitLabel, totals);
   const weightHeader = el('th', { scope: 'col', class: 'num' }, 'Weight');
   const selfHeader = el('th', { scope: 'col', class: 'num' }, 'Self Weight');
+  // Trust (too few samples) and how the heaviest path was chosen: said above the tree.
+  const notes = el('div', { class: 'cpu-notes' });
   const tbody = el('tbody');
   const table = el('table', { class: 'pane-table cpu-table', role: 'treegrid', 'aria-label': 'CPU call tree' },
     el('thead', {}, el('tr', {}, weightHeader, selfHeader,
@@ -77,7 +110,7 @@ export function mountCallTree(root, ctx) {
     tbody);
   const viewport = el('div', { class: 'pane-scroll' }, table);
   const status = el('div', { class: 'pane-status' });
-  root.replaceChildren(toolbar, status, viewport);
+  root.replaceChildren(toolbar, status, notes, viewport);
 
   table.addEventListener('keydown', (e) => {
     const index = rows.findIndex((r) => r.id === selectedId);
@@ -85,6 +118,12 @@ export function mountCallTree(root, ctx) {
       e.preventDefault();
       e.stopPropagation();
       expandHeaviest(selectedId ?? data?.roots[0]?.id);
+      return;
+    }
+    if ((e.key === 'c' || e.key === 'C') && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      e.stopPropagation();
+      chargeSelected();
       return;
     }
     const handled = handleTreeKey(e, {
@@ -106,18 +145,44 @@ export function mountCallTree(root, ctx) {
   };
   document.addEventListener('keydown', onDocKey);
 
+  /** The view whose updates the tree is of (c=view with a pv=), else null. */
+  function scopeView(state) {
+    return state.cpu === 'view' ? currentPaneView(state) : null;
+  }
+
+  function chargeSelected() {
+    const node = selectedId != null ? byId.get(selectedId) : null;
+    if (!node || !node.binary || charged.includes(node.name)) return;
+    charged = [...charged, node.name];
+    refresh();
+  }
+
+  function renderCharged() {
+    chargedList.replaceChildren(...charged.map((name) => el('span', { class: 'cpu-charged-item', title: `${name}: its time is charged to its callers` },
+      el('span', { class: 'cpu-charged-name' }, name),
+      el('button', { type: 'button', class: 'pane-link', 'aria-label': `Show ${name} again`,
+        onclick: () => { charged = charged.filter((c) => c !== name); refresh(); } }, '×'))));
+  }
+
   function refresh() {
     const state = ctx.state.get();
     const range = currentRange(state);
     const mode = isBottomUp(state.mode) ? 'bottom-up' : 'top-down';
+    const view = scopeView(state);
     invert.checked = mode === 'bottom-up';
-    scope.textContent = range
+    const rangeText = range
       ? `Inspection range ${formatTime(range.start)} – ${formatTime(range.end)} (${formatDuration(range.end - range.start)})`
       : 'Whole trace';
+    scope.textContent = view ? `Every update of ${view.view}${range ? ' in the inspection range' : ''}, from its body` : rangeText;
+    scopeReset.hidden = !view;
+    renderCharged();
     stopLoading?.();
     const loaded = stopLoading = loadingSoon(status, 'Loading call tree…');
     const params = { ...rangeParams(range), mode };
     if (thread !== '') params.thread = thread;
+    if (view) Object.assign(params, { view: view.view, module: view.module });
+    if (hideSystem) params.hideSystem = 'true';
+    if (charged.length) params.charge = charged.join('\n');
     load(
       () => ctx.api.get('calltree', params).finally(loaded),
       (result) => { status.replaceChildren(); setData(result); },
@@ -134,7 +199,17 @@ export function mountCallTree(root, ctx) {
     weightHeader.textContent = cycles ? 'Cycles' : 'Weight';
     selfHeader.textContent = cycles ? 'Self Cycles' : 'Self Weight';
     totals.textContent = data
-      ? `${formatCount(data.sampleCount)} samples · ${formatWeight(data.totalWeight, data.unit)}${cycles ? '' : ' of CPU'}` : '';
+      ? `${data.updateCount != null ? `${plural(data.updateCount, 'update')} · ` : ''}`
+        + `${plural(data.sampleCount, 'sample')} · ${cycles ? formatWeight(data.totalWeight, data.unit) : `${formatDuration(data.totalWeight)} of CPU`}` : '';
+    notes.replaceChildren();
+    if (data && data.sampleCount > 0 && data.sampleCount < MIN_TRUSTED_SAMPLES) {
+      const interval = data.totalWeight / data.sampleCount;
+      const hint = scopeView(ctx.state.get()) ? 'Widen the inspection range, or clear it.'
+        : 'Use “CPU of All Updates of This View” (Summary or Updates ⋯ menu) to merge every update of a view, or widen the range.';
+      notes.append(el('p', { class: 'cpu-warning', role: 'note' },
+        `Only ${plural(data.sampleCount, 'sample')} (one every ${formatDuration(interval)}): `
+        + `too few to trust which frame is heaviest. ${hint}`));
+    }
     if (data && searchText) applySearch();
     else if (data?.roots.length) expandHeaviest(data.roots[0].id, false);
     else render();
@@ -157,6 +232,7 @@ export function mountCallTree(root, ctx) {
       totalWeight: result.totalWeight ?? roots.reduce((s, r) => s + r.total, 0),
       sampleCount: result.sampleCount ?? 0,
       unit: result.unit ?? 'ns',
+      updateCount: result.updateCount ?? null,
       roots: roots.map((r, i) => visit(r, null, String(i), 0)),
     };
   }
@@ -196,19 +272,37 @@ export function mountCallTree(root, ctx) {
     return shown ? node.children.filter((c) => shown.has(c.id)) : node.children;
   }
 
-  /** Opens the chain of heaviest children below `id` and selects its end. */
+  let tiedIds = new Set();     // rows as heavy as the one the heaviest path followed
+
+  /** Opens the chain of heaviest children below `id` and selects its end; says where it broke a tie. */
   function expandHeaviest(id, focus = true) {
     let node = id != null ? byId.get(id) : null;
+    notes.querySelector('.cpu-tie-note')?.remove();
+    tiedIds = new Set();
     if (!node) { render(); return; }
     for (let p = node.parent; p; p = p.parent) expanded.add(p.id);
+    const ties = [];
     for (;;) {
       const kids = visibleChildren(node);
       if (!kids.length) break;
       expanded.add(node.id);
-      node = kids.reduce((best, c) => (c.total > best.total ? c : best));
+      const { best, tied } = heaviestChild(kids);
+      if (tied.length) {
+        ties.push({ parent: node, best, tied });
+        for (const t of [best, ...tied]) tiedIds.add(t.id);
+      }
+      node = best;
     }
     selectedId = node.id;
     render();
+    if (ties.length) {
+      const first = ties[0];
+      const names = [first.best, ...first.tied].map((n) => `“${n.name}”`);
+      const more = ties.length > 1 ? ` It broke ${ties.length - 1} more tie${ties.length > 2 ? 's' : ''} below.` : '';
+      notes.append(el('p', { class: 'cpu-tie-note', role: 'note' },
+        `Tie: below “${first.parent.name}”, ${names.join(' and ')} weigh ${formatMs(first.best.total)} each; `
+        + `the heaviest path follows ${names[0]} (first by name), not a heavier one.${more}`));
+    }
     revealSelected(focus);
   }
 
@@ -240,7 +334,7 @@ export function mountCallTree(root, ctx) {
     rows = flatten();
     if (data && data.roots.length === 0) {
       tbody.replaceChildren(el('tr', {}, el('td', { colspan: 3, class: 'pane-empty' },
-        currentRange(ctx.state.get()) ? 'No CPU samples in the inspection range.' : 'No CPU samples in this trace.')));
+        emptyText(ctx.state.get()))));
       return;
     }
     const total = data?.totalWeight ?? 0;
@@ -250,7 +344,7 @@ export function mountCallTree(root, ctx) {
       const n = row.node;
       const selected = row.id === selectedId;
       return el('tr', {
-        class: `cpu-row${selected ? ' selected' : ''}${n.isAppCode ? ' app-code' : ''}`,
+        class: `cpu-row${selected ? ' selected' : ''}${n.isAppCode ? ' app-code' : ''}${tiedIds.has(row.id) ? ' cpu-tie' : ''}`,
         role: 'row', 'aria-level': row.depth + 1, 'aria-selected': String(selected),
         'aria-expanded': row.hasChildren ? String(row.expanded) : null,
         tabindex: selected ? '0' : '-1', dataset: { id: row.id, name: n.name },
@@ -268,8 +362,15 @@ export function mountCallTree(root, ctx) {
           }, row.expanded ? '▾' : '▸')
           : el('span', { class: 'pane-disclosure-space' }),
         el('span', { class: 'cpu-name' }, highlight(n.name, q)),
+        tiedIds.has(row.id) ? el('span', { class: 'cpu-tie-mark', title: 'As heavy as another row here: a tie' }, 'tie') : null,
         n.binary ? el('span', { class: 'cpu-binary' }, n.binary) : null));
     }));
+  }
+
+  function emptyText(state) {
+    const view = scopeView(state);
+    if (view) return `No CPU samples inside the updates of ${view.view}${currentRange(state) ? ' in the inspection range' : ''}.`;
+    return currentRange(state) ? 'No CPU samples in the inspection range.' : 'No CPU samples in this trace.';
   }
 
   function select(id, focus) {
@@ -297,7 +398,7 @@ export function mountCallTree(root, ctx) {
         search.value = searchText;
         applySearch();
       }
-      if (changed.has('range') || changed.has('mode')) refresh();
+      if (changed.has('range') || changed.has('mode') || changed.has('cpu') || (state.cpu === 'view' && changed.has('paneView'))) refresh();
     },
     focus() { focusTree(); },
     destroy() {

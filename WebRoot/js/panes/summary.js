@@ -195,6 +195,7 @@ export function mountSummary(root, ctx) {
       // The graph pane shows the selected update's graph when there is one: clear it to show the view's.
       { label: 'Show Cause & Effect Graph', action: () => ctx.openPane('graph', { view: row.name, module: row.module, update: null }) },
       { label: 'Set Inspection Range and Zoom', action: () => zoomToView(row) },
+      { label: 'CPU of All Updates of This View', action: () => ctx.openPane('cpu', { view: row.name, module: row.module, category: row.category ?? '', cpu: 'view' }) },
     ];
   }
 

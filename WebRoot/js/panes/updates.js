@@ -3,7 +3,7 @@
 // rows are fetched from the server when they scroll into sight, so 100k updates scroll smoothly.
 import {
   currentFilter, currentRange, currentPaneView, rangeParams, filterSelect, formatDuration, formatTime,
-  formatCount, loadingSoon, message, severityLabel,
+  formatCount, plural, loadingSoon, message, severityLabel,
 } from './common.js';
 import { el } from '../dom.js';
 import { menuButton, showMenu } from './menu.js';
@@ -36,7 +36,9 @@ export function mountUpdates(root, ctx) {
   const back = el('button', { type: 'button', class: 'pane-link', 'aria-label': 'Back to the Summary', onclick: () => ctx.openPane('summary') }, '‹ Summary');
   const clearRange = el('button', { type: 'button', class: 'pane-link', hidden: true,
     onclick: () => ctx.setRange(null, null, { zoom: false }) }, 'Clear inspection range');
-  const toolbar = el('div', { class: 'pane-toolbar' }, back, title, select, scope, clearRange, count);
+  const cpuButton = el('button', { type: 'button', class: 'pane-button', hidden: true, onclick: () => showViewCPU(),
+    title: 'The CPU samples inside every update of this view, merged and rooted at its body' }, 'CPU of All Updates');
+  const toolbar = el('div', { class: 'pane-toolbar' }, back, title, select, scope, clearRange, cpuButton, count);
   const header = el('div', { class: 'updates-header', role: 'row' });
   const spacer = el('div', { class: 'updates-spacer' });
   const body = el('div', { class: 'updates-rows', role: 'rowgroup' });
@@ -65,6 +67,7 @@ export function mountUpdates(root, ctx) {
     select.value = filter;
     clearRange.hidden = !range;
     scope.textContent = range ? `in ${formatTime(range.start)} – ${formatTime(range.end)}` : 'whole trace';
+    cpuButton.hidden = !pv;
     if (!pv) {
       title.textContent = 'Updates';
       query = null; total = 0; pages = new Map();
@@ -133,7 +136,7 @@ export function mountUpdates(root, ctx) {
         pages.set(index, result.updates ?? []);
         if (total !== result.total) {
           total = result.total ?? 0;
-          count.textContent = `${formatCount(total)} update${total === 1 ? '' : 's'}`;
+          count.textContent = plural(total, 'update');
           status.replaceChildren(total === 0 ? message(currentRange(ctx.state.get())
             ? 'No updates of this view in the inspection range.' : 'No updates of this view match the filter.') : '');
         }
@@ -233,7 +236,13 @@ export function mountUpdates(root, ctx) {
       { label: 'Set Inspection Range and Zoom', action: () => ctx.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: 'context' }) },
       { label: 'Select on Timeline', action: () => ctx.selectUpdate(u.id, { zoom: true }) },
       { label: 'Show Cause & Effect Graph', action: () => ctx.openPane('graph', { update: u.id }) },
+      { label: 'CPU of All Updates of This View', action: showViewCPU },
     ];
+  }
+
+  function showViewCPU() {
+    const pv = currentPaneView(ctx.state.get());
+    if (pv) ctx.openPane('cpu', { ...pv, cpu: 'view' });
   }
 
   function onKey(e) {
