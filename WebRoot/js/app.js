@@ -8,6 +8,7 @@ import { mountCompare } from './compare.js';
 import { createTimeline } from './timeline/index.js';
 import { contextWindow } from './timeline/viewport.js';
 import { createDetails } from './details.js';
+import { createTaskDetails } from './task-details.js';
 import { traceFindings } from './panes/findings.js';
 import { formatDuration, formatCount } from './format.js';
 
@@ -220,11 +221,14 @@ function renderTraceView(trace, api, initial) {
       state.set(patch, { push: true });
     },
     copyLink: (text, what) => copyText(text, what),
+    /** A Swift task's state interval (Main Actor lanes) in the side panel, in place of an update. */
+    selectTaskState: (row) => taskDetails.show(row),
     zoomToUpdate: (id) => ctx.selectUpdate(id, { zoom: true }),
   };
 
   const timeline = createTimeline(timelineSection, ctx, { windowLabel, findings: traceFindings(ctx) });
   const details = createDetails(updateDetails, ctx);
+  const taskDetails = createTaskDetails(updateDetails, ctx);
   zoomFit.addEventListener('click', () => timeline.zoomToFit());
   zoomRange.addEventListener('click', () => { const r = state.get().range; if (r) state.set({ window: [...r] }, { push: true }); });
   clearRange.addEventListener('click', () => ctx.setRange(null, null, { zoom: false }));
@@ -264,6 +268,7 @@ function renderTraceView(trace, api, initial) {
       unsubscribe();
       timeline.destroy();
       details.destroy();
+      taskDetails.destroy();
       if (typeof panes === 'function') panes();
       else panes?.destroy?.();
     },

@@ -53,6 +53,22 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         return try jsonResponse(detail)
     }
 
+    router.get("/api/traces/:id/task-states/:row") { _, context in
+        let trace = try await store.trace(id: context.traceID())
+        let text = context.parameters.get("row") ?? ""
+        guard let row = Int(text) else { throw APIError.badParameter("row", "'\(text)' is not a task-state row") }
+        guard let detail = trace.taskStateDetail(row) else {
+            throw APIError(.notFound, "unknown task state", detail: "The trace has \(trace.taskStates.count) task states; there is no row \(row).")
+        }
+        return try jsonResponse(detail)
+    }
+
+    router.get("/api/traces/:id/tasks/summary") { request, context in
+        let trace = try await store.trace(id: context.traceID())
+        let range = try QueryParameters(request: request).timeRange()
+        return jsonResponse(bytes: try await queries.run { try encodeJSON(TaskSummaryResponse(rows: trace.taskSummary(in: range))) })
+    }
+
     router.get("/api/traces/:id/calltree") { request, context in
         let trace = try await store.trace(id: context.traceID())
         let query = QueryParameters(request: request)
@@ -82,6 +98,10 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         if options == FindingsOptions() { return try jsonResponse(FindingsResponse(findings: loaded.findings)) }
         return jsonResponse(bytes: try await queries.run { try encodeJSON(FindingsResponse(findings: trace.findings(thresholds))) })
     }
+}
+
+private struct TaskSummaryResponse: Encodable {
+    var rows: [TaskSummaryRow]
 }
 
 private struct FindingsResponse: Encodable {

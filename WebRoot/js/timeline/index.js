@@ -215,6 +215,7 @@ export function createTimeline(section, ctx, { windowLabel, findings } = {}) {
       if (row.long || e.severity !== 'normal') rows.push(['Severity', severityLabel[e.severity] ?? e.severity]);
       rows.push(['Start', formatTimestamp(e.start)]);
       if (e.update !== undefined) rows.push(['Update', String(e.update)]);
+      if (row.id === 'main-actor-waits') rows.push(['Waited for', 'the main actor (orange > 16 ms, red > 100 ms)']);
     }
     tooltip.replaceChildren(el('div', { class: 'tt-title', text: title }),
       el('dl', {}, ...rows.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })])));
@@ -233,7 +234,7 @@ export function createTimeline(section, ctx, { windowLabel, findings } = {}) {
     hover = e ? { row, event: e } : null;
     if (e) showTooltip(row, e, x, y);
     else tooltip.hidden = true;
-    canvas.style.cursor = e && (e.update !== undefined || e.count > 1) ? 'pointer' : '';
+    canvas.style.cursor = e && (e.update !== undefined || e.taskState !== undefined || e.count > 1) ? 'pointer' : '';
     if (changed) requestDraw();
   }
 
@@ -247,6 +248,7 @@ export function createTimeline(section, ctx, { windowLabel, findings } = {}) {
   function activate(row, e) {
     if (!e || row.cpu) return;
     if (e.update !== undefined && e.count <= 1) { ctx.selectUpdate(e.update); return; }
+    if (e.taskState !== undefined && e.count <= 1) { ctx.selectTaskState(e.taskState); return; }
     if (e.count > 1) {
       // A merged mark: zoom into it so its events separate.
       setView(markWindow(e), 'jump');

@@ -1,0 +1,72 @@
+// A Swift task's state interval in the side panel (#update-details), shown when a Main Actor
+// lane interval is clicked: GET /api/traces/{id}/task-states/{row}.
+import { el } from './dom.js';
+import { formatDuration, formatTimestamp, severityLabel } from './format.js';
+
+/** Main-actor waits are coloured by their own thresholds (MainActorWait in the model). */
+const waitSeverityLabel = { normal: 'Short wait', orange: 'Long wait (> 16 ms)', red: 'Very long wait (> 100 ms)' };
+const stateLabel = { creating: 'Creating', enqueued: 'Enqueued', running: 'Running', suspended: 'Suspended', continuation: 'Continuation', unknown: 'Unknown' };
+
+export function createTaskDetails(root, ctx) {
+  let controller = null;
+
+  async function show(row) {
+    controller?.abort();
+    // The panel is shared with the selected update: clear that selection first.
+    if (ctx.state.get().update !== null) ctx.selectUpdate(null);
+    controller = new AbortController();
+    root.setAttribute('aria-busy', 'true');
+    try {
+      render(await ctx.api.get(`task-states/${row}`, null, { signal: controller.signal }));
+    } catch (error) {
+      if (error.name === 'AbortError') return;
+      root.replaceChildren(el('h2', { text: `Task state ${row}` }), el('div', { class: 'error-box', role: 'alert', text: error.message }));
+    } finally {
+      root.setAttribute('aria-busy', 'false');
+    }
+  }
+
+  function backtrace(title, frames) {
+    if (!frames?.length) return null;
+    return el('details', { class: 'task-backtrace' }, el('summary', { text: `${title} (${frames.length} frames)` }),
+      el('ol', {}, ...frames.map((f) => el('li', { class: f.isAppCode ? 'app-frame' : null, text: f.binary ? `${f.name} — ${f.binary}` : f.name }))));
+  }
+
+  function render(s) {
+    const field = (name, value) => (value === null || value === undefined || value === '' ? [] : [el('dt', { text: name }), el('dd', {}, value)]);
+    const isWait = s.state === 'enqueued' && s.isMainActor;
+    const label = isWait ? waitSeverityLabel[s.severity] : severityLabel[s.severity];
+    root.replaceChildren(...[
+      el('h2', { id: 'task-details-title', text: s.task.title }),
+      el('div', {}, el('span', { class: `sev sev-${s.severity}`, text: label ?? s.severity }), ' ',
+        el('strong', { text: `${stateLabel[s.state] ?? s.state} ${formatDuration(s.duration)}` })),
+      el('dl', { id: 'task-details-fields' },
+        ...field('Task', `${s.task.id}`),
+        ...field('State', stateLabel[s.state] ?? s.state),
+        ...field('Start', formatTimestamp(s.start)),
+        ...field('Duration', formatDuration(s.duration)),
+        ...field('Actor', s.actor),
+        ...field('Priority', s.priority),
+        ...field('Resume function', s.resumeFunction),
+        ...field('Waiting for', s.waitingFor ? `${s.waitingFor.title} (task ${s.waitingFor.id})` : null),
+        ...field('Thread', s.thread ? `${s.thread.name || 'Thread'} (${s.thread.tid})` : null),
+        ...field('Narrative', s.narrative)),
+      el('div', { class: 'actions' },
+        el('button', { type: 'button', 'aria-label': 'Set inspection range to this interval and zoom',
+          onclick: () => ctx.setRange(s.start, s.start + Math.max(s.duration, 1), { zoom: true }), text: 'Set range & zoom' }),
+        el('button', { type: 'button', 'aria-label': 'Set inspection range to the whole task',
+          onclick: () => ctx.setRange(s.task.start, Math.max(s.task.end, s.task.start + 1), { zoom: true }), text: 'Range: whole task' })),
+      el('h3', { class: 'causes-title', text: `States of this task${s.stateCount > s.states.length ? ` (first ${s.states.length} of ${s.stateCount})` : ''}` }),
+      el('table', { class: 'task-states', id: 'task-states' },
+        el('tbody', {}, ...s.states.map((state) => el('tr', { class: state.row === s.row ? 'current' : null },
+          el('td', {}, el('button', { type: 'button', class: 'link', onclick: () => show(state.row), text: stateLabel[state.state] ?? state.state })),
+          el('td', { text: formatTimestamp(state.start) }),
+          el('td', {}, el('span', { class: `sev sev-${state.severity}`, text: formatDuration(state.duration) })),
+          el('td', { text: state.actor }))))),
+      backtrace('Creation backtrace', s.creationBacktrace),
+      backtrace('Suspend backtrace', s.suspendBacktrace),
+    ].filter(Boolean));
+  }
+
+  return { show, destroy() { controller?.abort(); } };
+}
