@@ -106,6 +106,7 @@ extension SampleTraces {
         // Main-actor work can only start once the body (on the main thread) has returned.
         detailTask.time = open + 640_000
         detailTask.state(.running, for: 95_000, in: &sketch, actor: mainActor, resume: "closure #1 in LandmarkDetail.body.getter", thread: main)
+        let afterFirstRun = detailTask.time
 
         var loader = TaskSketch(row: loaderRow, time: detailTask.time - 60_000, priority: high)
         loader.state(.creating, for: 22_000, in: &sketch)
@@ -125,7 +126,7 @@ extension SampleTraces {
         // The map's task was created with the map's body; it needs the main actor to run.
         var map = TaskSketch(row: mapRow, time: open + 540_000, priority: medium)
         map.state(.creating, for: 31_000, in: &sketch)
-        let mainActorFree = loadOnMainActor ? loader.time : detailTask.time + 12_000
+        let mainActorFree = loadOnMainActor ? loader.time : afterFirstRun + 12_000
         map.state(.enqueued, for: max(mainActorFree, map.time + 64_000) - map.time, in: &sketch, actor: mainActor)
         map.state(.running, for: 780_000, in: &sketch, actor: mainActor, resume: "MapView.updateRegion()", thread: main)
 
