@@ -73,6 +73,18 @@ import TraceModel
         #expect(trace.taskStateDetail(trace.taskStates.count) == nil)
     }
 
+    @Test func aMarkOfOverlappingIntervalsListsThemLongestFirst() throws {
+        let trace = try Self.recipes()
+        let states = trace.taskStates
+        let all = trace.taskStates(on: .mainActorWaits, in: TimeRange(start: 0, end: 4_000_000_000))
+        #expect(all.count == 2)
+        #expect(all.rows.map { states.duration[$0] } == [150_000_000, 8_000_000])
+        let limited = trace.taskStates(on: .mainActorWaits, in: TimeRange(start: 0, end: 4_000_000_000), limit: 1)
+        #expect(limited.rows.count == 1 && limited.count == 2)
+        #expect(trace.taskStates(on: .mainActor, in: TimeRange(start: 1_651_000_000, end: 1_652_000_000)).rows.map { states.duration[$0] } == [2_500_000])
+        #expect(trace.taskStates(on: .hangs, in: TimeRange(start: 0, end: 1)).count == 0)
+    }
+
     @Test func summaryChargesEachWaitToTheFunctionItDelayed() throws {
         let trace = try Self.recipes()
         let rows = trace.taskSummary()

@@ -174,7 +174,8 @@ function renderTraceView(trace, api, initial) {
     ...[['--orange', 'Long update (> 500 us)'], ['--red', 'Very long update (> 1 ms)'], ['--gray-event', 'Update'],
       ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
       .map(([color, label]) => el('span', {}, el('span', { class: 'swatch', style: { background: `var(${color})` }, 'aria-hidden': 'true' }), label)),
-    el('span', {}, el('span', { class: 'swatch swatch-finding', 'aria-hidden': 'true' }), 'Finding (bar under the ruler, by severity)'));
+    el('span', {}, el('span', { class: 'swatch swatch-finding', 'aria-hidden': 'true' }), 'Finding (bar under the ruler, by severity)'),
+    el('span', { id: 'legend-main-actor-waits' }, 'Main Actor Waits: orange > 16 ms, red > 100 ms'));
   const timelineSection = el('section', { id: 'timeline', 'aria-label': 'Timeline lanes' });
   const help = el('div', { class: 'tl-help', id: 'timeline-help',
     text: 'Wheel: zoom · drag: pan · W/S zoom, A/D or ←/→ pan · drag on the ruler: inspection range · click an update or press [ ] to select long updates · Esc clears the selection' });
@@ -223,6 +224,8 @@ function renderTraceView(trace, api, initial) {
     copyLink: (text, what) => copyText(text, what),
     /** A Swift task's state interval (Main Actor lanes) in the side panel, in place of an update. */
     selectTaskState: (row) => taskDetails.show(row),
+    /** A merged Main Actor lane mark: the longest interval in it, with the others listed. */
+    selectTaskStates: (lane, start, end) => taskDetails.showSpan(lane, start, end),
     zoomToUpdate: (id) => ctx.selectUpdate(id, { zoom: true }),
   };
 

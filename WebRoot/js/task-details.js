@@ -10,14 +10,27 @@ const stateLabel = { creating: 'Creating', enqueued: 'Enqueued', running: 'Runni
 export function createTaskDetails(root, ctx) {
   let controller = null;
 
-  async function show(row) {
+  /** The longest interval of `lane` in [start, end], with the others that overlap it listed. */
+  async function showSpan(lane, start, end) {
+    controller?.abort();
+    const span = new AbortController();
+    controller = span;
+    try {
+      const list = await ctx.api.get('task-states', { lane, start: Math.floor(start), end: Math.ceil(end) }, { signal: span.signal });
+      if (list.rows.length) await show(list.rows[0].row, list);
+    } catch (error) {
+      if (error.name !== 'AbortError') root.replaceChildren(el('div', { class: 'error-box', role: 'alert', text: error.message }));
+    }
+  }
+
+  async function show(row, overlapping = null) {
     controller?.abort();
     // The panel is shared with the selected update: clear that selection first.
     if (ctx.state.get().update !== null) ctx.selectUpdate(null);
     controller = new AbortController();
     root.setAttribute('aria-busy', 'true');
     try {
-      render(await ctx.api.get(`task-states/${row}`, null, { signal: controller.signal }));
+      render(await ctx.api.get(`task-states/${row}`, null, { signal: controller.signal }), overlapping);
     } catch (error) {
       if (error.name === 'AbortError') return;
       root.replaceChildren(el('h2', { text: `Task state ${row}` }), el('div', { class: 'error-box', role: 'alert', text: error.message }));
@@ -32,12 +45,22 @@ export function createTaskDetails(root, ctx) {
       el('ol', {}, ...frames.map((f) => el('li', { class: f.isAppCode ? 'app-frame' : null, text: f.binary ? `${f.name} — ${f.binary}` : f.name }))));
   }
 
-  function render(s) {
+  function others(list, current) {
+    if (!list || list.rows.length < 2) return null;
+    return el('div', { class: 'task-overlap' },
+      el('h3', { class: 'causes-title', text: `${list.count} intervals overlap here` }),
+      el('ul', { class: 'causes' }, ...list.rows.map((r) => el('li', {},
+        el('button', { type: 'button', class: 'link', disabled: r.row === current, onclick: () => show(r.row, list), text: r.task }), ' ',
+        el('span', { class: `sev sev-${r.severity}`, text: formatDuration(r.duration) })))));
+  }
+
+  function render(s, overlapping) {
     const field = (name, value) => (value === null || value === undefined || value === '' ? [] : [el('dt', { text: name }), el('dd', {}, value)]);
     const isWait = s.state === 'enqueued' && s.isMainActor;
     const label = isWait ? waitSeverityLabel[s.severity] : severityLabel[s.severity];
     root.replaceChildren(...[
       el('h2', { id: 'task-details-title', text: s.task.title }),
+      others(overlapping, s.row),
       el('div', {}, el('span', { class: `sev sev-${s.severity}`, text: label ?? s.severity }), ' ',
         el('strong', { text: `${stateLabel[s.state] ?? s.state} ${formatDuration(s.duration)}` })),
       el('dl', { id: 'task-details-fields' },
@@ -68,5 +91,5 @@ export function createTaskDetails(root, ctx) {
     ].filter(Boolean));
   }
 
-  return { show, destroy() { controller?.abort(); } };
+  return { show, showSpan, destroy() { controller?.abort(); } };
 }

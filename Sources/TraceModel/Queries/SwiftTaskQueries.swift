@@ -129,6 +129,22 @@ extension Trace {
         )
     }
 
+    /// The intervals of a Main Actor lane (`.mainActor` or `.mainActorWaits`) that overlap
+    /// `range`, longest first, at most `limit`, and how many there are: what a merged mark on
+    /// the lane stands for (waits overlap whenever several tasks wait for the main actor at once).
+    public func taskStates(on lane: Lane, in range: TimeRange, limit: Int = 50) -> (rows: [Int], count: Int) {
+        let rows: [UInt32]
+        switch lane {
+        case .mainActor: rows = indexes.mainActorRuns
+        case .mainActorWaits: rows = indexes.mainActorWaits
+        default: return ([], 0)
+        }
+        let states = taskStates
+        let overlapping = rows.lazy.map(Int.init).filter { range.overlaps(start: states.start[$0], end: states.end($0)) }
+        let sorted = overlapping.sorted { (states.duration[$1], $0) < (states.duration[$0], $1) }
+        return (Array(sorted.prefix(max(0, limit))), sorted.count)
+    }
+
     /// Running and waiting time inside `range` (whole trace when nil) per resume function and
     /// actor, most running first. A wait counts for the function the task resumed in next, on
     /// the actor it waited for: that is the code the wait delayed.

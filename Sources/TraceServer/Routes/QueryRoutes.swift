@@ -63,6 +63,26 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         return try jsonResponse(detail)
     }
 
+    router.get("/api/traces/:id/task-states") { request, context in
+        let trace = try await store.trace(id: context.traceID())
+        let query = QueryParameters(request: request)
+        let laneName = query.string("lane") ?? ""
+        guard let lane = Lane(rawValue: laneName), lane == .mainActor || lane == .mainActorWaits else {
+            throw APIError.badParameter("lane", "'\(laneName)' is not a task lane; use main-actor or main-actor-waits")
+        }
+        guard let range = try query.timeRange() else { throw APIError.badParameter("start", "start and end are required") }
+        let limit = Int(try query.int("limit", in: 1...1000) ?? 50)
+        let found = trace.taskStates(on: lane, in: range, limit: limit)
+        let rows = found.rows.map { row in
+            TaskStateListRow(
+                row: row, start: trace.taskStates.start[row], duration: trace.taskStates.duration[row],
+                severity: trace.taskSeverity(row).wireName, task: trace.taskTitle(Int(trace.taskStates.task[row])),
+                resumeFunction: trace.string(trace.taskStates.resumeFunction[row])
+            )
+        }
+        return try jsonResponse(TaskStateList(rows: rows, count: found.count))
+    }
+
     router.get("/api/traces/:id/tasks/summary") { request, context in
         let trace = try await store.trace(id: context.traceID())
         let range = try QueryParameters(request: request).timeRange()
@@ -98,6 +118,20 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         if options == FindingsOptions() { return try jsonResponse(FindingsResponse(findings: loaded.findings)) }
         return jsonResponse(bytes: try await queries.run { try encodeJSON(FindingsResponse(findings: trace.findings(thresholds))) })
     }
+}
+
+private struct TaskStateList: Encodable {
+    var rows: [TaskStateListRow]
+    var count: Int
+}
+
+private struct TaskStateListRow: Encodable {
+    var row: Int
+    var start: Nanoseconds
+    var duration: Nanoseconds
+    var severity: String
+    var task: String
+    var resumeFunction: String
 }
 
 private struct TaskSummaryResponse: Encodable {

@@ -234,7 +234,7 @@ export function createTimeline(section, ctx, { windowLabel, findings } = {}) {
     hover = e ? { row, event: e } : null;
     if (e) showTooltip(row, e, x, y);
     else tooltip.hidden = true;
-    canvas.style.cursor = e && (e.update !== undefined || e.taskState !== undefined || e.count > 1) ? 'pointer' : '';
+    canvas.style.cursor = e && (e.update !== undefined || e.taskState !== undefined || e.count > 1 || row.tasks) ? 'pointer' : '';
     if (changed) requestDraw();
   }
 
@@ -249,6 +249,8 @@ export function createTimeline(section, ctx, { windowLabel, findings } = {}) {
     if (!e || row.cpu) return;
     if (e.update !== undefined && e.count <= 1) { ctx.selectUpdate(e.update); return; }
     if (e.taskState !== undefined && e.count <= 1) { ctx.selectTaskState(e.taskState); return; }
+    // Task intervals overlap (several tasks wait for the main actor at once): list what the mark holds.
+    if (row.tasks) { ctx.selectTaskStates(row.id, e.start, e.start + Math.max(e.duration, 1)); return; }
     if (e.count > 1) {
       // A merged mark: zoom into it so its events separate.
       setView(markWindow(e), 'jump');
