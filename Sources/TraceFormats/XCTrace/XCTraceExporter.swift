@@ -337,6 +337,22 @@ public enum XCTraceExporter {
 
         // MARK: Swift tasks
 
+        /// One table's document: schema, then `count` rows written by `row`.
+        func writeTable(
+            _ w: inout XCTraceWriter, schema: String, tableIndex: Int, columns: [XCTraceWriter.Column], count: Int,
+            row: (Int, inout XCTraceWriter) throws -> Void
+        ) throws {
+            w.beginDocument()
+            w.beginNode(schema: schema, tableIndex: tableIndex, columns: columns)
+            for index in 0..<count {
+                w.beginRow()
+                try row(index, &w)
+                try w.endRow()
+            }
+            try w.endNode()
+            try w.endDocument()
+        }
+
         /// An `analysis-core-swift-task` (or `swift-task` with name and backtrace): "NAME (ID)".
         func task(_ row: Int, _ w: inout XCTraceWriter, tag: String = "analysis-core-swift-task") {
             let tasks = trace.tasks
@@ -361,12 +377,9 @@ public enum XCTraceExporter {
 
         func writeTaskStates(_ w: inout XCTraceWriter) throws {
             let states = trace.taskStates
-            w.beginDocument()
-            w.beginNode(schema: "SwiftTaskStateTable", tableIndex: 21, columns: XCTraceExporter.taskStateColumns)
-            for row in 0..<states.count {
+            try writeTable(&w, schema: "SwiftTaskStateTable", tableIndex: 21, columns: XCTraceExporter.taskStateColumns, count: states.count) { row, w in
                 let task = Int(states.task[row])
                 let enqueued = states.state[row] == .enqueued
-                w.beginRow()
                 w.time("start-time", states.start[row])
                 w.duration(states.duration[row])
                 self.task(task, &w)
@@ -387,42 +400,27 @@ public enum XCTraceExporter {
                 process(ofThread: states.thread[row], &w)
                 thread(states.thread[row], &w)
                 w.composite("narrative", key: String(row), fmt: trace.string(states.narrative[row])) { w in w.sentinel() }
-                try w.endRow()
             }
-            try w.endNode()
-            try w.endDocument()
         }
 
         func writeTaskInfo(_ w: inout XCTraceWriter) throws {
-            w.beginDocument()
-            w.beginNode(schema: "SwiftTasksInfoTable", tableIndex: 8, columns: XCTraceExporter.taskInfoColumns)
-            for row in 0..<trace.tasks.count {
-                w.beginRow()
+            try writeTable(&w, schema: "SwiftTasksInfoTable", tableIndex: 8, columns: XCTraceExporter.taskInfoColumns, count: trace.tasks.count) { row, w in
                 w.time("event-time", 0)
                 w.number("pid", Int64(appProcess?.pid ?? -1))
                 process(ofThread: noRow, &w)
                 w.number("swift-task-id", trace.tasks.taskID[row])
                 task(row, &w, tag: "swift-task")
-                try w.endRow()
             }
-            try w.endNode()
-            try w.endDocument()
         }
 
         func writeTaskLifetimes(_ w: inout XCTraceWriter) throws {
             let tasks = trace.tasks
-            w.beginDocument()
-            w.beginNode(schema: "SwiftTaskLifetime", tableIndex: 13, columns: XCTraceExporter.taskLifetimeColumns)
-            for row in 0..<tasks.count {
-                w.beginRow()
+            try writeTable(&w, schema: "SwiftTaskLifetime", tableIndex: 13, columns: XCTraceExporter.taskLifetimeColumns, count: tasks.count) { row, w in
                 w.time("start-time", tasks.start[row])
                 w.duration(tasks.end[row] - tasks.start[row])
                 task(row, &w)
                 process(ofThread: noRow, &w)
-                try w.endRow()
             }
-            try w.endNode()
-            try w.endDocument()
         }
 
         func writeHitches(_ w: inout XCTraceWriter) throws {

@@ -45,22 +45,14 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
 
     router.get("/api/traces/:id/updates/:updateId") { _, context in
         let trace = try await store.trace(id: context.traceID())
-        let text = context.parameters.get("updateId") ?? ""
-        guard let id = Int(text) else { throw APIError.badParameter("updateId", "'\(text)' is not an update id") }
-        guard let detail = trace.updateDetail(id) else {
-            throw APIError(.notFound, "unknown update", detail: "The trace has \(trace.updates.count) updates; there is no update \(id).")
-        }
-        return try jsonResponse(detail)
+        let id = try context.rowParameter("updateId", noun: "update", count: trace.updates.count)
+        return try jsonResponse(trace.updateDetail(id))
     }
 
     router.get("/api/traces/:id/task-states/:row") { _, context in
         let trace = try await store.trace(id: context.traceID())
-        let text = context.parameters.get("row") ?? ""
-        guard let row = Int(text) else { throw APIError.badParameter("row", "'\(text)' is not a task-state row") }
-        guard let detail = trace.taskStateDetail(row) else {
-            throw APIError(.notFound, "unknown task state", detail: "The trace has \(trace.taskStates.count) task states; there is no row \(row).")
-        }
-        return try jsonResponse(detail)
+        let row = try context.rowParameter("row", noun: "task state", count: trace.taskStates.count)
+        return try jsonResponse(trace.taskStateDetail(row))
     }
 
     router.get("/api/traces/:id/task-states") { request, context in
