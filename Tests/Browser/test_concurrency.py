@@ -42,6 +42,10 @@ def test_a_long_main_actor_wait_is_red_and_opens_its_task(page, server_control, 
     x0, x1 = (wait["start"] - w0) / (w1 - w0) * width, (wait["start"] + wait["duration"] - w0) / (w1 - w0) * width
     assert red and min(red) <= x0 + 3 and max(red) >= x1 - 3, (red[:3], red[-3:], x0, x1)
 
+    page.mouse.move(x + (x0 + x1) / 2, y + height / 2)
+    tooltip = page.locator("#timeline-tooltip")
+    tooltip.wait_for(state="visible")
+    assert "Very long wait (> 100 ms)" in tooltip.inner_text()
     page.mouse.click(x + (x0 + x1) / 2, y + height / 2)
     details = page.locator("#update-details")
     details.locator("#task-details-title", has_text="View.task @ Landmarks/MapView.swift:31").wait_for()

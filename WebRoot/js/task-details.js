@@ -1,10 +1,7 @@
 // A Swift task's state interval in the side panel (#update-details), shown when a Main Actor
 // lane interval is clicked: GET /api/traces/{id}/task-states/{row}.
 import { el } from './dom.js';
-import { formatDuration, formatTimestamp, severityLabel } from './format.js';
-
-/** Main-actor waits are coloured by their own thresholds (MainActorWait in the model). */
-const waitSeverityLabel = { normal: 'Short wait', orange: 'Long wait (> 16 ms)', red: 'Very long wait (> 100 ms)' };
+import { formatDuration, formatTimestamp, severityLabel, waitSeverityLabel } from './format.js';
 const stateLabel = { creating: 'Creating', enqueued: 'Enqueued', running: 'Running', suspended: 'Suspended', continuation: 'Continuation', unknown: 'Unknown' };
 
 export function createTaskDetails(root, ctx) {

@@ -1,7 +1,7 @@
 // The timeline: ruler + lanes on one devicePixelRatio-aware canvas, lane headers in the DOM.
 // Draws only what the server's level-of-detail query returns for the visible window.
 import { el } from '../dom.js';
-import { formatDuration, formatTimestamp, kindLabel, severityLabel } from '../format.js';
+import { formatDuration, formatTimestamp, kindLabel, severityLabel as updateSeverityLabel, waitSeverityLabel } from '../format.js';
 import { eventOf, findingMarks, layoutRows, nearestEvent, nextLongUpdate, queriedLanes, LONG_LANES, RULER_HEIGHT } from './lanes.js';
 import { TimelineLoader } from './loader.js';
 import { drawTimeline, readColors } from './render.js';
@@ -200,6 +200,7 @@ export function createTimeline(section, ctx, { windowLabel, findings } = {}) {
 
   function showTooltip(row, e, x, y) {
     const rows = [];
+    const severityLabel = row.id === 'main-actor-waits' ? waitSeverityLabel : updateSeverityLabel;
     let title;
     if (row.cpu) {
       title = 'CPU';
@@ -215,7 +216,6 @@ export function createTimeline(section, ctx, { windowLabel, findings } = {}) {
       if (row.long || e.severity !== 'normal') rows.push(['Severity', severityLabel[e.severity] ?? e.severity]);
       rows.push(['Start', formatTimestamp(e.start)]);
       if (e.update !== undefined) rows.push(['Update', String(e.update)]);
-      if (row.id === 'main-actor-waits') rows.push(['Waited for', 'the main actor (orange > 16 ms, red > 100 ms)']);
     }
     tooltip.replaceChildren(el('div', { class: 'tt-title', text: title }),
       el('dl', {}, ...rows.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })])));
