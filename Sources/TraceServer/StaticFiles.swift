@@ -84,8 +84,13 @@ struct StaticFilesMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError where error.status == .notFound && !(error is APIError) {
             let path = request.uri.path
             guard request.method == .get || request.method == .head, !path.hasPrefix("/api/") else { throw error }
-            guard let response = try files.response(forPath: path, request: request) else { throw error }
-            return response
+            if let response = try files.response(forPath: path, request: request) { return response }
+            // A browser asking for a page that does not exist gets the app, which shows its
+            // "Page not found" page, still with 404; other clients get the JSON error.
+            guard request.headers[.accept]?.contains("text/html") == true,
+                  var page = try files.response(forPath: "/index.html", request: request) else { throw error }
+            if page.status == .ok { page.status = .notFound }
+            return page
         }
     }
 }

@@ -147,7 +147,8 @@ def test_back_and_forward_step_through_selection_and_zoom(page, server_control, 
     page.wait_for_function("(w) => location.search.includes('w=' + w)", arg=f"{selected_window[0]},{selected_window[1]}")
     assert f"/updates/{event['update']}" in page.url
     page.go_back()  # before the click: no selection
-    page.locator("#update-details .placeholder").wait_for()
+    page.locator("#update-details .placeholder").wait_for(state="attached")
+    expect(page.locator("#update-details")).to_be_hidden()
     page.go_forward()
     page.locator("#update-details h2", has_text="").wait_for()
     assert f"/updates/{event['update']}" in page.url

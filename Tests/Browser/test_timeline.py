@@ -2,6 +2,8 @@
 zoom, pan, keyboard, inspection range, hover and selection."""
 import pytest
 
+from test_newcomer import SAMPLES, long_updates_of
+
 SAMPLE = "landmarks-scroll-slow"
 LANE_TITLES = ["Update Groups", "Long View Body Updates", "Long Representable Updates", "Other Long Updates",
                "SwiftUI", "Hitches", "Hangs", "Main Actor", "Main Actor Waits", "CPU"]
@@ -259,13 +261,13 @@ def test_hover_shows_a_tooltip_and_click_selects_an_update(page, server_control,
     shot(page, "timeline-11-selected-update")
     # Back clears the selection, forward restores it.
     page.go_back()
-    details.locator(".placeholder").wait_for()
+    details.locator(".placeholder").wait_for(state="attached")
     page.go_forward()
     details.locator("h2", has_text=update["view"]).wait_for()
     # Escape clears it from the keyboard.
     page.locator("#timeline-canvas").focus()
     page.keyboard.press("Escape")
-    details.locator(".placeholder").wait_for()
+    details.locator(".placeholder").wait_for(state="attached")
     assert "/updates/" not in page.url
     assert not page.errors
 
@@ -286,23 +288,16 @@ def test_readable_at_common_sizes_in_light_and_dark(new_context, trace_info, tim
     shot(page, f"timeline-12-{width}x{height}-{scheme}")
 
 
-def test_keyboard_selects_long_updates_in_time_order(page, server_control, trace_info, timeline, shot):
-    trace_id = trace_info["id"]
-    timeline.open(page, trace_id)
-    start, end = timeline.window(page)
-    width = round(canvas_box(page)["width"])
-    status, data = server_control.api(f"/api/traces/{trace_id}/timeline?start={start}&end={end}&width={width}"
-                                      f"&lanes=long-view-body,long-representable,long-other")
-    singles = sorted((e for lane in data["lanes"].values() for e in lane["events"] if e["count"] == 1 and "update" in e),
-                     key=lambda e: (e["start"], e["update"]))
-    assert len(singles) >= 2
+def test_keyboard_selects_long_updates_in_time_order(page, trace_info, timeline, shot):
+    expected, _ = long_updates_of(SAMPLES / f"{SAMPLE}.json")  # every long update, in time order, from the file
+    timeline.open(page, trace_info["id"])
     page.locator("#timeline-canvas").focus()
     page.keyboard.press("]")
-    page.wait_for_url(f"**/updates/{singles[0]['update']}?*")
+    page.wait_for_url(f"**/updates/{expected[0]}?*")
     page.keyboard.press("]")
-    page.wait_for_url(f"**/updates/{singles[1]['update']}?*")
+    page.wait_for_url(f"**/updates/{expected[1]}?*")
     page.locator("#update-details h2").wait_for()
     shot(page, "timeline-13-keyboard-selection")
     page.keyboard.press("[")
-    page.wait_for_url(f"**/updates/{singles[0]['update']}?*")
+    page.wait_for_url(f"**/updates/{expected[0]}?*")
     assert not page.errors

@@ -312,6 +312,28 @@ import TraceModel
         #expect(error.message == "expected </display-name> but found </display>")
     }
 
+    /// A zip local file header for one entry `name` (enough for the importer to recognise the archive).
+    static func zipHead(_ name: String) -> [UInt8] {
+        var bytes: [UInt8] = [0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 0, count: 22)
+        bytes += [UInt8(name.utf8.count & 0xff), UInt8(name.utf8.count >> 8), 0, 0]
+        return bytes + Array(name.utf8) + [UInt8](repeating: 0, count: 64)
+    }
+
+    @Test func aZippedInstrumentsRecordingSaysHowToExportIt() throws {
+        let error = try #require(throws: TraceFormatError.self) {
+            try Self.read(Self.zipHead("Landmarks Run.trace/form.template"), name: "Landmarks Run.zip")
+        }
+        #expect(error.message.contains("Instruments recording (Landmarks Run.trace, zipped)"), "\(error)")
+        #expect(error.message.contains("scripts/export-instruments-trace.sh 'Landmarks Run.trace'"))
+        #expect(error.message.contains("Landmarks Run.xctrace.tar.gz"))
+        // Recognised by the upload's name when the first entry does not say it.
+        let byName = try #require(throws: TraceFormatError.self) { try Self.read(Self.zipHead("form.template"), name: "Run.trace.zip") }
+        #expect(byName.message.contains("scripts/export-instruments-trace.sh Run.trace,"))
+        // Any other zip: not a trace, with the hint in case it holds a recording.
+        let other = try #require(throws: TraceFormatError.self) { try Self.read(Self.zipHead("notes.txt"), name: "notes.zip") }
+        #expect(other.message.hasPrefix("a zip archive is not a trace file"))
+    }
+
     @Test func somethingElseIsRejected() {
         #expect(throws: TraceFormatError.self) { try Self.read(Array("{\"format\": 1}".utf8), name: "x.json") }
         #expect(throws: TraceFormatError.self) { try Self.read(Array("<trace-query-result><node>".utf8), name: "cut.xml") }

@@ -47,6 +47,39 @@ import Testing
         }
     }
 
+    @Test func longUpdateStepsVisitEveryLongUpdateInTimeOrder() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            // Every tenth update is long (9, 19, ..., 199); at a 10 px zoom-out they are all merged.
+            let id = try await client.uploadedID(nativeTrace(updates: 200))
+            func step(_ query: String) async throws -> Int? {
+                let answer = try await client.get("/api/traces/\(id)/long-update?\(query)").json()
+                return (answer["update"] as? [String: Any])?["id"] as? Int
+            }
+            var forward: [Int] = []
+            var current = try await step("")
+            while let update = current {
+                forward.append(update)
+                current = try await step("after=\(update)")
+            }
+            #expect(forward == Array(stride(from: 9, to: 200, by: 10)))
+            #expect(try await step("direction=previous&after=9") == nil)
+            #expect(try await step("direction=previous&after=100") == 99)
+            #expect(try await step("direction=previous") == 199)
+            // From a time: update 9 starts at 1_900_000 ns.
+            #expect(try await step("at=1900000") == 9)
+            #expect(try await step("at=1900001") == 19)
+            #expect(try await step("direction=previous&at=1900000") == 9)
+            let one = try await client.get("/api/traces/\(id)/long-update?after=9").json()
+            let update = try #require(one["update"] as? [String: Any])
+            #expect(update["start"] as? Int == 2_900_000 && update["duration"] as? Int == 1_200_000 && update["severity"] as? String == "red")
+            for query in ["direction=up", "after=-1", "after=x", "at=x"] {
+                try expectError(try await client.get("/api/traces/\(id)/long-update?\(query)"), .badRequest)
+            }
+        }
+    }
+
     @Test func queryValuesAreDecodedAsBrowsersEncodeThem() {
         let query = QueryParameters(query: "view=Item+View&category=View%20Body&symbol=a%2Bb&empty=&flag&view=second")
         #expect(query.string("view") == "Item View", "+ is a space; the first of repeated names wins")

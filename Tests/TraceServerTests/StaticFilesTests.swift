@@ -37,6 +37,21 @@ import Testing
         }
     }
 
+    @Test func anUnknownPageIsTheAppsNotFoundPageForBrowsersAndJSONOtherwise() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let browser: HTTPFields = [.accept: "text/html,application/xhtml+xml,*/*;q=0.8"]
+            let page = try await client.get("/nope", headers: browser)
+            #expect(page.status == .notFound && page.text == Scratch.indexHTML)
+            #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+            try expectError(try await client.get("/nope"), .notFound)
+            try expectError(try await client.get("/api/nope", headers: browser), .notFound)
+            // A module script asks with Accept: */*: a missing one stays a JSON 404.
+            try expectError(try await client.get("/js/missing.js", headers: [.accept: "*/*"]), .notFound)
+        }
+    }
+
     @Test func etagGivesNotModified() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

@@ -1,7 +1,8 @@
-// What the pointer and the [ ] keys pick on the timeline (WebRoot/js/timeline/lanes.js).
+// What the pointer picks on the timeline and how lanes label and layer their marks (WebRoot/js/timeline/lanes.js, render.js).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { nearestEvent, nextLongUpdate, layoutRows, RULER_HEIGHT } from '../../WebRoot/js/timeline/lanes.js';
+import { countLabel, nearestEvent, layoutRows, RULER_HEIGHT } from '../../WebRoot/js/timeline/lanes.js';
+import { overlaps } from '../../WebRoot/js/timeline/render.js';
 
 const lane = (events) => ({
   length: events.length,
@@ -27,32 +28,6 @@ test('where marks overlap, the shorter one wins (an update over its long group)'
   assert.equal(nearestEvent(lane([[0, 90], [110, 5]]), 100, 20), 1);
 });
 
-const mark = (update, start, extra = {}) => ({ update, start, duration: 10, count: 1, ...extra });
-const view = { start: 1_000, end: 2_000 };
-
-test('] and [ step through long updates in time order, ties by id, from the selection', () => {
-  const marks = [mark(7, 1_500), mark(3, 1_200), mark(9, 1_500), mark(4, 1_800)];
-  const next = (id, direction) => nextLongUpdate(marks, { id, known: null }, view, direction)?.update ?? null;
-  assert.equal(next(3, 1), 7);
-  assert.equal(next(7, 1), 9);
-  assert.equal(next(9, 1), 4);
-  assert.equal(next(4, 1), null);
-  assert.equal(next(9, -1), 7);
-  assert.equal(next(3, -1), null);
-});
-
-test('without a selection the first step starts at the window edge', () => {
-  const marks = [mark(1, 500), mark(2, 1_100), mark(3, 1_900), mark(4, 2_500)];
-  assert.equal(nextLongUpdate(marks, { id: null, known: null }, view, 1).update, 2);
-  assert.equal(nextLongUpdate(marks, { id: null, known: null }, view, -1).update, 3);
-});
-
-test('a selection whose mark is not loaded steps from its known start; merged marks are skipped', () => {
-  const marks = [mark(1, 1_100), mark(2, 1_300, { count: 4 }), mark(undefined, 1_400), mark(5, 1_600)];
-  assert.equal(nextLongUpdate(marks, { id: 42, known: { start: 1_250 } }, view, 1).update, 5);
-  assert.equal(nextLongUpdate(marks, { id: 42, known: { start: 1_250 } }, view, -1).update, 1);
-});
-
 test('lanes stack below the ruler; the SwiftUI track shows its lanes only when expanded', () => {
   const closed = layoutRows([]);
   const open = layoutRows(['swiftui']);
@@ -63,4 +38,19 @@ test('lanes stack below the ruler; the SwiftUI track shows its lanes only when e
   for (const { rows, height } of [closed, open]) {
     rows.forEach((row, i) => assert.equal(row.y + row.height, rows[i + 1]?.y ?? height));
   }
+});
+
+test('a merged mark says what it counts in its lane ("5 updates", "1 hitch")', () => {
+  const rows = Object.fromEntries(layoutRows(['swiftui']).rows.map((row) => [row.id, row]));
+  assert.equal(countLabel(rows['long-view-body'], 5), '5 updates');
+  assert.equal(countLabel(rows['view-body'], 1), '1 update');
+  assert.equal(countLabel(rows.hitches, 1), '1 hitch');
+  assert.equal(countLabel(rows.hangs, 2_000), '2,000 hangs');
+  assert.equal(countLabel(rows['update-groups'], 3), '3 groups');
+});
+
+test('orange runs under red runs: the overlapping pixel spans', () => {
+  assert.deepEqual(overlaps([0, 2, 5, 9, 20, 21], [1, 6, 8, 30]), [[1, 2], [5, 6], [8, 9], [20, 21]]);
+  assert.deepEqual(overlaps([0, 2], [2, 4]), []);
+  assert.deepEqual(overlaps([], [0, 1]), []);
 });

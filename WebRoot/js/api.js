@@ -67,7 +67,7 @@ export function traceApi(traceId) {
 /**
  * Uploads a file as a raw body. XMLHttpRequest (not fetch) because only it reports upload
  * progress. `onProgress(fraction)` while sending, `onParsing()` once the body is sent and the
- * server is reading the trace. Resolves to `{trace, summary}`, rejects with ApiError.
+ * server is reading the trace. Resolves to `{trace, summary, alreadyStored}`, rejects with ApiError.
  */
 export function uploadTrace(file, { onProgress, onParsing } = {}) {
   return new Promise((resolve, reject) => {
@@ -81,7 +81,8 @@ export function uploadTrace(file, { onProgress, onParsing } = {}) {
     };
     xhr.upload.onload = () => onParsing?.();
     xhr.onload = () => {
-      if (xhr.status >= 200 && xhr.status < 300) resolve(xhr.response);
+      // 200 (not 201): the same content was stored before, under the name in `trace.name`.
+      if (xhr.status >= 200 && xhr.status < 300) resolve({ ...xhr.response, alreadyStored: xhr.status === 200 });
       else reject(new ApiError(xhr.status, xhr.response ?? { error: `HTTP ${xhr.status}` }));
     };
     xhr.onerror = () => reject(new ApiError(0, { error: 'Upload failed', detail: 'the connection to the server was lost' }));

@@ -160,8 +160,9 @@ function renderTraceView(trace, api, initial) {
   const zoomRange = el('button', { type: 'button', id: 'zoom-range', 'aria-label': 'Zoom to inspection range', title: 'Zoom to the inspection range (drag on the ruler to set one)' },
     el('span', { class: 'icon icon-range', 'aria-hidden': 'true' }), 'Zoom to range');
   const clearRange = el('button', { type: 'button', id: 'clear-range', 'aria-label': 'Clear inspection range', text: 'Clear range' });
-  const copyLink = el('button', { type: 'button', id: 'copy-link', 'aria-label': 'Copy link to this view', title: 'Copy a link to exactly this view' },
-    el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Copy link');
+  const copyLink = el('button', { type: 'button', id: 'copy-link', 'aria-label': 'Copy link to this view',
+    title: 'Copy a link to exactly this view: selection, zoom, inspection range, open pane and its search' },
+    el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Link to this view');
   headerActions.append(compareWith(trace, state), copyLink);
 
   const windowLabel = el('span', { class: 'window-label', 'aria-live': 'off', id: 'window-label' });
@@ -205,9 +206,12 @@ function renderTraceView(trace, api, initial) {
       }
       state.set(patch, { push: true });
     },
+    /** `zoom`: true zooms to the range; 'context' (one update's range) shows context around it too. */
     setRange(start, end, { zoom = true } = {}) {
       const patch = { range: start === null ? null : [Math.round(start), Math.round(end)] };
-      if (zoom && start !== null) patch.window = [Math.round(start), Math.round(end)];
+      if (zoom && start !== null) {
+        patch.window = zoom === 'context' ? contextWindow(trace, start, end - start) : [Math.round(start), Math.round(end)];
+      }
       state.set(patch, { push: true });
     },
     openPane(name, arg = {}) {

@@ -7,7 +7,10 @@ export function createDetails(root, ctx) {
   let shown = undefined;
   let controller = null;
 
+  // With nothing selected the panel has nothing to say: it is hidden and the panes take its width
+  // (the timeline's help line says how to select).
   function placeholder() {
+    root.hidden = true;
     root.replaceChildren(el('h2', { text: 'Selected update' }),
       el('p', { class: 'placeholder', text: 'Click an update on the timeline to see its details here.' }));
   }
@@ -18,6 +21,7 @@ export function createDetails(root, ctx) {
     controller?.abort();
     if (id === null || id === undefined) { placeholder(); return; }
     controller = new AbortController();
+    root.hidden = false;
     root.setAttribute('aria-busy', 'true');
     try {
       const update = await ctx.api.get(`updates/${id}`, null, { signal: controller.signal });
@@ -55,10 +59,13 @@ export function createDetails(root, ctx) {
       el('div', { class: 'actions' },
         el('button', { type: 'button', 'aria-label': 'Zoom to this update', onclick: () => ctx.selectUpdate(u.id, { zoom: true }), text: 'Zoom to update' }),
         el('button', { type: 'button', 'aria-label': 'Set inspection range to this update and zoom',
-          onclick: () => ctx.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: true }), text: 'Set range & zoom' }),
+          onclick: () => ctx.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: 'context' }), text: 'Set range & zoom' }),
         el('button', { type: 'button', 'aria-label': 'Show cause and effect graph of this update', onclick: () => ctx.openPane('graph', { update: u.id }), text: 'Cause & Effect' }),
-        el('button', { type: 'button', id: 'copy-update-link', 'aria-label': 'Copy link to this update', onclick: () => ctx.copyLink(link, 'Link to this update') },
-          el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Copy link')),
+        // Not the header's "Link to this view": this one opens the update zoomed around it with its graph.
+        el('button', { type: 'button', id: 'copy-update-link', 'aria-label': 'Copy link to this update',
+          title: 'Copy a link that opens this update zoomed around it, with its Cause & Effect graph (not your current pane, zoom or range)',
+          onclick: () => ctx.copyLink(link, 'Link to this update') },
+          el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Link to this update')),
       el('div', { class: 'actions' },
         el('button', { type: 'button', 'aria-label': `Previous update of ${u.view}`, disabled: u.previous === null || u.previous === undefined,
           onclick: () => ctx.selectUpdate(u.previous, { zoom: true }), text: '← Previous' }),

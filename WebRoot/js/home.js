@@ -8,16 +8,22 @@ import { buildComparePath, buildPath } from './state.js';
 const openTracePath = (id) => buildPath(id, { pane: 'findings' });
 import { formatBytes, formatCount, formatDate, formatDuration } from './format.js';
 
+/** Text with the export script's command line set as code (so it reads, and copies, as one). */
+function withCommands(text) {
+  return text.split(/(scripts\/export-instruments-trace\.sh (?:'[^']*'|[^\s,]+))/)
+    .map((part, i) => (i % 2 ? el('code', { class: 'command', text: part }) : part));
+}
+
 /** Renders the list page into `root`; returns {upload(file), teardown()}. */
 export function renderHome(root) {
-  const input = el('input', { type: 'file', id: 'upload-input', accept: '.json,.gz,.xml,.trace,application/json,application/gzip,text/xml', class: 'visually-hidden', 'aria-label': 'Trace file to upload' });
+  const input = el('input', { type: 'file', id: 'upload-input', accept: '.json,.gz,.xml,.trace,.zip,application/json,application/gzip,text/xml,application/zip', class: 'visually-hidden', 'aria-label': 'Trace file to upload', tabindex: '-1' }); // the button is its Tab stop
   const uploadButton = el('button', { type: 'button', class: 'primary', id: 'upload-button', 'aria-label': 'Upload a trace' },
     el('span', { class: 'icon icon-upload', 'aria-hidden': 'true' }), 'Upload a trace…');
   const status = el('div', { id: 'upload-status', class: 'upload-status', role: 'status', 'aria-live': 'polite', hidden: true });
   const list = el('div', { id: 'trace-list', 'aria-busy': 'true' }, el('p', { class: 'page-loading', text: 'Loading traces…' }));
   root.append(el('div', { class: 'home' },
     el('div', { class: 'home-top' }, el('h1', { text: 'Traces' }), el('div', {}, uploadButton, input)),
-    el('p', { class: 'drop-hint', text: 'Upload a trace recorded with Instruments’ SwiftUI template (tracesvc JSON, .json.gz, or xctrace export XML), or drop it anywhere on this page.' }),
+    el('p', { class: 'drop-hint', text: 'Upload a trace recorded with Instruments’ SwiftUI template (tracesvc JSON, .json.gz, xctrace export XML, or the .xctrace.tar.gz that scripts/export-instruments-trace.sh makes from a .trace recording on the Mac), or drop it anywhere on this page.' }),
     status, list));
 
   let alive = true;
@@ -124,8 +130,12 @@ export function renderHome(root) {
           label.textContent = `Parsing ${file.name} on the server…`;
         },
       });
-      status.dataset.state = 'done';
       if (!alive) return;
+      if (result.alreadyStored) {
+        showDuplicate(file.name, result.trace);
+        return;
+      }
+      status.dataset.state = 'done';
       navigate(openTracePath(result.trace.id));
     } catch (error) {
       if (error.status === 401) {
@@ -134,15 +144,30 @@ export function renderHome(root) {
         return;
       }
       status.dataset.state = 'error';
+      // The detail of an unreadable file begins with its location: say it once, on its own line.
+      const detail = error.location && error.detail.startsWith(`${error.location}:`)
+        ? error.detail.slice(error.location.length + 1).trim() : error.detail;
       showStatus(el('div', { class: 'error-box', role: 'alert' },
         el('strong', { text: `Could not read ${file.name}: ` }),
-        error.detail ? `${error.error}. ${error.detail}` : error.message,
+        detail ? [`${error.error}. `, ...withCommands(detail[0].toUpperCase() + detail.slice(1))] : error.message,
         error.location ? el('span', { class: 'where', text: `at ${error.location}` }) : null));
     } finally {
       uploading = false;
       uploadButton.disabled = false;
       input.value = '';
     }
+  }
+
+  /** The content was uploaded before: say under which name, rather than silently open the old trace. */
+  function showDuplicate(fileName, trace) {
+    status.dataset.state = 'duplicate';
+    const where = trace.isSample ? 'as the sample' : 'as';
+    showStatus(el('p', { class: 'duplicate-message' },
+      el('strong', { text: `${fileName} is already here ${where} “${trace.name}”` }),
+      ' (the same content, so it was not stored twice). ',
+      el('a', { href: openTracePath(trace.id), class: 'button primary', id: 'open-existing' }, `Open “${trace.name}”`)));
+    refresh();
+    status.querySelector('#open-existing')?.focus();
   }
 
   uploadButton.addEventListener('click', () => input.click());

@@ -40,6 +40,8 @@ public enum XCTraceImporter {
                 }
                 location = displayName
                 reader = nil
+            } else if ZippedRecording.isZip(head) {
+                throw XCTraceValueError(offset: 0, message: ZippedRecording.message(head: head, displayName: displayName))
             } else {
                 guard head.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "<") else {
                     throw XCTraceValueError(

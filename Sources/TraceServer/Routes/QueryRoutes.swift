@@ -81,6 +81,20 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         return jsonResponse(bytes: try await queries.run { try encodeJSON(TaskSummaryResponse(rows: trace.taskSummary(in: range))) })
     }
 
+    // `]` / `[` on the timeline: the next or previous long update, found in the model, not in the drawn marks.
+    router.get("/api/traces/:id/long-update") { request, context in
+        let trace = try await store.trace(id: context.traceID())
+        let query = QueryParameters(request: request)
+        let forward = try query.choice("direction", default: StepDirection.next) == .next
+        let after = try query.int("after", in: 0...Int64(Int32.max)).map(Int.init)
+        let time = try query.int("at") ?? (forward ? trace.metadata.start : trace.metadata.end)
+        let found = trace.longUpdate(forward: forward, after: after, time: time).map { row in
+            LongUpdateStep(id: row, start: trace.updates.start[row], duration: trace.updates.duration[row],
+                           severity: trace.updates.severity(row).wireName)
+        }
+        return try jsonResponse(LongUpdateAnswer(update: found))
+    }
+
     router.get("/api/traces/:id/calltree") { request, context in
         let trace = try await store.trace(id: context.traceID())
         let query = QueryParameters(request: request)
@@ -135,3 +149,15 @@ private struct FindingsResponse: Encodable {
 }
 
 private enum SortOrder: String, CaseIterable { case asc, desc }
+private enum StepDirection: String, CaseIterable { case next, previous }
+
+private struct LongUpdateStep: Encodable {
+    var id: Int
+    var start: Int64
+    var duration: Int64
+    var severity: String
+}
+
+private struct LongUpdateAnswer: Encodable {
+    @NullWhenAbsent var update: LongUpdateStep?
+}

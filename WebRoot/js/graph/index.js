@@ -26,18 +26,18 @@ export async function mountCauseGraph(container, ctx, request) {
   const toolbar = el('div', { class: 'pane-toolbar cg-toolbar', role: 'toolbar', 'aria-label': 'Cause & Effect graph' },
     heading, status, el('span', { class: 'cg-spacer' }), legend, collapseButton, zoomOut, zoomIn, fitButton, maximizeButton);
 
-  const viewport = svg('g', { class: 'cg-viewport' });
+  const viewport = svg('g', { class: 'cg-viewport', 'aria-label': 'Nodes and edges' }); // Chromium counts it focusable: it needs a name
   const canvas = svg('svg', { class: 'cg-canvas', role: 'group', 'aria-label': 'Cause and effect graph, causes left, effects right' },
     graphDefs(), viewport);
   const stage = el('div', { class: 'cg-stage' }, canvas);
-  // Details of the selected node float over the stage, so the graph keeps the pane's full width.
+  // Details of the selected node sit beside the stage (never over its nodes); hidden, the graph has the full width.
   const info = el('aside', { class: 'cg-info', 'aria-label': 'Selected graph node', 'aria-live': 'polite', hidden: true });
   const HINT = 'Causes left, effects right. Hover a node to highlight every appearance of its update; click for details. Drag to pan, wheel to zoom.';
   const hint = el('p', { class: 'cg-hint cg-stage-hint' }, HINT);
-  stage.append(hint, info);
+  stage.append(hint);
   // The card scrolls and is clicked like a page: no panning or zooming from inside it.
   for (const type of ['pointerdown', 'wheel', 'keydown']) info.addEventListener(type, (e) => e.stopPropagation());
-  const root = el('div', { class: 'cg-root' }, toolbar, el('div', { class: 'cg-body' }, stage));
+  const root = el('div', { class: 'cg-root' }, toolbar, el('div', { class: 'cg-body' }, stage, info));
   container.replaceChildren(root);
 
   let graph = null;
@@ -191,13 +191,13 @@ export async function mountCauseGraph(container, ctx, request) {
     }
     mark('cg-same', node);
     markEdges(node);
+    showInfo(node); // first: the card narrows the stage the node is revealed in
     if (node) {
       const element = elementById.get(node.id);
       element.classList.add('cg-selected');
       element.setAttribute('aria-pressed', 'true');
       reveal(node);
     }
-    showInfo(node);
     if (!fromState && (ctx.state.get().node ?? null) !== selectedId) ctx.state.set({ node: selectedId }, { push });
   }
 

@@ -60,6 +60,8 @@ export function mountDetailPanes(container, ctx) {
       current.instance?.update?.(state, changed);
       return;
     }
+    // Focus inside the old pane (or in a row menu of it) would fall to <body>: it goes to the new tab.
+    const hadFocus = body.contains(document.activeElement) || !!document.activeElement?.closest?.('.pane-menu');
     closeMenu();
     current?.instance?.destroy?.();
     body.replaceChildren();
@@ -80,6 +82,7 @@ export function mountDetailPanes(container, ctx) {
     else if (name === 'cpu') current.instance = mountCallTree(pane, ctx);
     else mountGraph(pane, JSON.parse(graphKey), current);
     updateTabTitles(state);
+    if (hadFocus) tabs.find((tab) => tab.dataset.pane === name)?.focus();
   }
 
   function updateTabTitles(state) {

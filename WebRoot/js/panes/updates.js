@@ -230,7 +230,7 @@ export function mountUpdates(root, ctx) {
   function rowActions(u) {
     return [
       // A zero-length update still gets a range (of 1 ns): an empty one would not be a range.
-      { label: 'Set Inspection Range and Zoom', action: () => ctx.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: true }) },
+      { label: 'Set Inspection Range and Zoom', action: () => ctx.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: 'context' }) },
       { label: 'Select on Timeline', action: () => ctx.selectUpdate(u.id, { zoom: true }) },
       { label: 'Show Cause & Effect Graph', action: () => ctx.openPane('graph', { update: u.id }) },
     ];

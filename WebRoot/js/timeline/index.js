@@ -206,14 +206,17 @@ export function createTimeline(section, ctx, { windowLabel, findings } = {}) {
       title = 'CPU';
       rows.push(['Load', `${Math.round((e.load ?? 0) * 100)} %`], ['Main thread', `${Math.round((e.mainLoad ?? 0) * 100)} %`], ['At', formatTimestamp(e.start)]);
     } else if (e.count > 1) {
-      title = `${e.count.toLocaleString('en-US')} events (zoom in to separate them)`;
-      rows.push(['Lane', row.title], ['Span', formatDuration(e.duration)], ['Worst', severityLabel[e.severity] ?? e.severity], ['Start', formatTimestamp(e.start)]);
+      title = `${countLabel(row, e.count)} (click or zoom in to separate them)`;
+      rows.push(['Lane', row.title], ['Span', formatDuration(e.duration)]);
+      if (row.long) rows.push(['Worst', severityLabel[e.severity] ?? e.severity]);
+      rows.push(['Start', formatTimestamp(e.start)]);
     } else {
       title = e.label || row.title;
       if (e.kind) rows.push(['Kind', kindLabel[e.kind] ?? e.kind]);
       else rows.push(['Lane', row.title]);
       rows.push(['Duration', formatDuration(e.duration)]);
-      if (row.long || e.severity !== 'normal') rows.push(['Severity', severityLabel[e.severity] ?? e.severity]);
+      // Update severities are duration classes of updates: a hitch or hang has its own kind (the label).
+      if (row.long) rows.push(['Severity', severityLabel[e.severity] ?? e.severity]);
       rows.push(['Start', formatTimestamp(e.start)]);
       if (e.update !== undefined) rows.push(['Update', String(e.update)]);
     }
@@ -384,15 +387,27 @@ export function createTimeline(section, ctx, { windowLabel, findings } = {}) {
   window.addEventListener('keyup', onKeyUp);
   window.addEventListener('blur', clearHeld);
 
-  /** Keyboard selection: the next / previous long update (of the loaded long lanes) after the selection. */
+  /**
+   * Keyboard selection: the next / previous long update after the selection (from the window's edge
+   * without one). The server finds it in the model, so one hidden in a merged mark is visited too;
+   * presses queue, so fast repeats step one update each.
+   */
+  let stepping = Promise.resolve();
   function stepLongUpdate(direction) {
-    const lanes = loader.current?.lanes ?? {};
-    const marks = LONG_LANES.flatMap((id) => (lanes[id] ? Array.from({ length: lanes[id].length }, (_, i) => eventOf(lanes[id], i)) : []));
-    const current = state.get().update;
-    const next = nextLongUpdate(marks, { id: current, known: selected?.id === current ? selected : null }, view, direction);
-    if (!next) return;
-    const inView = next.start >= view.start && next.start + next.duration <= view.end;
-    ctx.selectUpdate(next.update, { zoom: !inView });
+    stepping = stepping.then(async () => {
+      const current = state.get().update;
+      const params = { direction: direction > 0 ? 'next' : 'previous' };
+      if (current !== null && current !== undefined) params.after = current;
+      else params.at = Math.round(direction > 0 ? view.start : view.end);
+      const { update } = await ctx.api.get('long-update', params);
+      if (destroyed) return;
+      if (!update) {
+        toast(`No ${direction > 0 ? 'later' : 'earlier'} long update in this trace`);
+        return;
+      }
+      const inView = update.start >= view.start && update.start + update.duration <= view.end;
+      await ctx.selectUpdate(update.id, { zoom: !inView });
+    }).catch((error) => toast(`Could not step to the long update: ${error.message}`));
   }
 
   // ----- state -----

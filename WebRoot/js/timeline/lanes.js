@@ -2,11 +2,13 @@
 
 export const RULER_HEIGHT = 28;
 
+// `nouns`: what a merged mark of the lane counts ("5 updates").
+const UPDATES = ['update', 'updates'];
 export const ROWS = [
-  { id: 'update-groups', title: 'Update Groups', height: 22, color: 'accent' },
-  { id: 'long-view-body', title: 'Long View Body Updates', height: 22, long: true },
-  { id: 'long-representable', title: 'Long Representable Updates', height: 22, long: true },
-  { id: 'long-other', title: 'Other Long Updates', height: 22, long: true },
+  { id: 'update-groups', title: 'Update Groups', height: 22, color: 'accent', nouns: ['group', 'groups'] },
+  { id: 'long-view-body', title: 'Long View Body Updates', height: 22, long: true, nouns: UPDATES },
+  { id: 'long-representable', title: 'Long Representable Updates', height: 22, long: true, nouns: UPDATES },
+  { id: 'long-other', title: 'Other Long Updates', height: 22, long: true, nouns: UPDATES },
   { id: 'swiftui', title: 'SwiftUI', height: 22, track: true },
   { id: 'view-body', title: 'View Body Updates', height: 20, parent: 'swiftui', long: true },
   { id: 'representable', title: 'Representable Updates', height: 20, parent: 'swiftui', long: true },
@@ -16,8 +18,17 @@ export const ROWS = [
   // Swift concurrency: coloured by severity (main-actor work like updates; waits orange > 16 ms, red > 100 ms).
   { id: 'main-actor', title: 'Main Actor', height: 22, long: true, tasks: true },
   { id: 'main-actor-waits', title: 'Main Actor Waits', height: 22, long: true, tasks: true },
+  // Swift concurrency: coloured by severity (main-actor work like updates; waits orange > 16 ms, red > 100 ms).
+  { id: 'main-actor', title: 'Main Actor', height: 22, long: true, tasks: true, nouns: ['interval', 'intervals'] },
+  { id: 'main-actor-waits', title: 'Main Actor Waits', height: 22, long: true, tasks: true, nouns: ['wait', 'waits'] },
   { id: 'cpu', title: 'CPU', height: 44, cpu: true },
 ];
+
+/** "1 update", "5 updates", "2 hitches": what a (merged) mark of `row` holds. */
+export function countLabel(row, count) {
+  const [one, many] = row.nouns ?? ['event', 'events'];
+  return `${Number(count).toLocaleString('en-US')} ${count === 1 ? one : many}`;
+}
 
 /** Visible rows for the expanded tracks, with their y offset below the ruler. */
 export function layoutRows(expanded) {
@@ -73,9 +84,6 @@ export function visibleSpan(lane, start, end) {
   return [lo, last];
 }
 
-/** The lanes that show only long updates, where `[` and `]` step through the selection. */
-export const LONG_LANES = ['long-view-body', 'long-representable', 'long-other'];
-
 /**
  * The index of the decoded lane's event under time `t`: one that contains it, else the closest
  * within `slop` ns; the shorter one when several are as close (a short update over a long group).
@@ -93,24 +101,6 @@ export function nearestEvent(lane, t, slop) {
     if (distance < bestDistance || (distance === bestDistance && duration[i] < duration[best])) { best = i; bestDistance = distance; }
   }
   return best;
-}
-
-/**
- * The long update `[` (direction -1) or `]` (+1) selects: among the single-update marks of the long
- * lanes (`eventOf` objects), the next one after the selected update in time order (ties by id).
- * `selection` is {id, known}: the selected update's id and, when its mark is not loaded, its
- * {start} from elsewhere; with no selection it starts from the window's edge. null when none is left.
- */
-export function nextLongUpdate(marks, selection, view, direction) {
-  const candidates = marks.filter((e) => e.update !== undefined && e.count <= 1)
-    .sort((a, b) => a.start - b.start || a.update - b.update);
-  const at = candidates.find((e) => e.update === selection.id) ?? selection.known ?? null;
-  const from = at ? at.start : direction > 0 ? view.start - 1 : view.end + 1;
-  const fromId = at ? selection.id : -1;
-  const next = direction > 0
-    ? candidates.find((e) => e.start > from || (e.start === from && e.update > fromId))
-    : candidates.findLast((e) => e.start < from || (e.start === from && e.update < fromId));
-  return next ?? null;
 }
 
 export const FINDING_MARK_HEIGHT = 4;

@@ -1,6 +1,6 @@
 // Canvas drawing of the ruler and lanes. Pure: takes the view, the rows and the loaded data.
 import { formatDuration, tickLabel } from '../format.js';
-import { RULER_HEIGHT, SEVERITIES, visibleSpan } from './lanes.js';
+import { countLabel, RULER_HEIGHT, SEVERITIES, visibleSpan } from './lanes.js';
 
 const COLOR_NAMES = ['bg', 'bg-alt', 'fg', 'muted', 'border', 'accent', 'orange', 'red', 'gray-event', 'hitch', 'hang', 'cpu', 'cpu-main', 'range', 'range-edge', 'lane-alt'];
 
@@ -144,6 +144,17 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
       g.fillStyle = eventColor(row, SEVERITIES[sev], colors);
       for (let j = 0; j < list.length; j += 2) g.fillRect(list[j], top, list[j + 1] - list[j], h);
     }
+    // Red is drawn over orange; where they share pixels (a zoom-out), orange stays visible as a
+    // strip along the bottom of the red, so long updates next to very long ones are not lost.
+    if (row.long) {
+      g.fillStyle = colors.orange;
+      const strip = Math.max(3, Math.round(h / 3));
+      for (const [x0, x1] of overlaps(rects[1], rects[2])) g.fillRect(x0, top + h - strip, x1 - x0, strip);
+    }
+    // Hangs are striped: their red differs from a very long update's red by more than hue.
+    if (row.color === 'hang') {
+      for (let sev = 0; sev < 3; sev++) stripe(g, rects[sev], top, h, colors.bg);
+    }
     if (labelled.length) {
       g.save();
       g.beginPath();
@@ -154,10 +165,13 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
         const x0 = Math.max((start[i] - view.start) * k, 0);
         const x1 = Math.min((start[i] + duration[i] - view.start) * k, width);
         const sev = severity[i];
-        const light = row.color === 'accent' || row.color === 'hitch' || row.color === 'hang' || sev === 2;
-        g.fillStyle = light ? '#ffffff' : row.long && sev === 0 ? colors.fg : '#1d1f23';
-        const text = label[i] >= 0 ? lane.labels[label[i]] : `${count[i].toLocaleString('en-US')} events`;
-        const fitted = fitText(g, text, x1 - x0 - 8);
+        const light = row.color === 'accent' || row.color === 'hitch' || sev === 2;
+        // The hang colour is dark in light mode and light in dark mode: the page background reads on it.
+        g.fillStyle = row.color === 'hang' ? colors.bg : light ? '#ffffff' : row.long && sev === 0 ? colors.fg : '#1d1f23';
+        // A merged mark says how many it holds ("5 updates"), or just the number where that does not fit.
+        const text = label[i] >= 0 ? lane.labels[label[i]] : countLabel(row, count[i]);
+        const room = x1 - x0 - 8;
+        const fitted = label[i] >= 0 || g.measureText(text).width <= room ? fitText(g, text, room) : fitText(g, String(count[i]), room);
         if (fitted) g.fillText(fitted, x0 + 4, row.y + row.height / 2);
       }
       g.restore();
@@ -262,4 +276,36 @@ function fitText(g, text, maxWidth) {
   let length = Math.floor(text.length * maxWidth / full);
   while (length > 1 && g.measureText(`${text.slice(0, length)}…`).width > maxWidth) length--;
   return length > 1 ? `${text.slice(0, length)}…` : '';
+}
+
+/** Where two sorted lists of [x0, x1, x0, x1, ...] runs overlap, as [x0, x1] pairs. */
+export function overlaps(a, b) {
+  const out = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x0 = Math.max(a[i], b[j]);
+    const x1 = Math.min(a[i + 1], b[j + 1]);
+    if (x1 > x0) out.push([x0, x1]);
+    if (a[i + 1] < b[j + 1]) i += 2; else j += 2;
+  }
+  return out;
+}
+
+/** Diagonal stripes in `color` over the runs [x0, x1, ...] of one lane. */
+function stripe(g, runs, top, h, color) {
+  if (!runs.length) return;
+  g.save();
+  g.beginPath();
+  for (let j = 0; j < runs.length; j += 2) g.rect(runs[j], top, runs[j + 1] - runs[j], h);
+  g.clip();
+  g.strokeStyle = color;
+  g.globalAlpha = 0.45;
+  g.lineWidth = 2;
+  g.beginPath();
+  for (let j = 0; j < runs.length; j += 2) {
+    for (let x = runs[j] - h; x < runs[j + 1]; x += 6) { g.moveTo(x, top + h); g.lineTo(x + h, top); }
+  }
+  g.stroke();
+  g.restore();
 }
