@@ -173,8 +173,8 @@ function renderTraceView(trace, api, initial) {
     zoomFit, zoomRange, clearRange, notes, el('span', { class: 'spacer' }), windowLabel);
   const legend = el('div', { class: 'legend', role: 'group', 'aria-label': 'Legend' },
     ...[['--orange', 'Long update (> 500 us)'], ['--red', 'Very long update (> 1 ms)'], ['--gray-event', 'Update'],
-      ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
-      .map(([color, label]) => el('span', {}, el('span', { class: 'swatch', style: { background: `var(${color})` }, 'aria-hidden': 'true' }), label)),
+      ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang (striped)'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
+      .map(([color, label]) => el('span', {}, el('span', { class: `swatch swatch${color}`, style: { 'background-color': `var(${color})` }, 'aria-hidden': 'true' }), label)),
     el('span', {}, el('span', { class: 'swatch swatch-finding', 'aria-hidden': 'true' }), 'Finding (bar under the ruler, by severity)'),
     el('span', { id: 'legend-main-actor-waits' }, 'Main Actor Waits: orange > 16 ms, red > 100 ms'));
   const timelineSection = el('section', { id: 'timeline', 'aria-label': 'Timeline lanes' });

@@ -1,8 +1,9 @@
 // The timeline: ruler + lanes on one devicePixelRatio-aware canvas, lane headers in the DOM.
 // Draws only what the server's level-of-detail query returns for the visible window.
 import { el } from '../dom.js';
+import { toast } from '../shell.js';
 import { formatDuration, formatTimestamp, kindLabel, severityLabel as updateSeverityLabel, waitSeverityLabel } from '../format.js';
-import { eventOf, findingMarks, layoutRows, nearestEvent, nextLongUpdate, queriedLanes, LONG_LANES, RULER_HEIGHT } from './lanes.js';
+import { countLabel, eventOf, findingMarks, layoutRows, nearestEvent, queriedLanes, RULER_HEIGHT } from './lanes.js';
 import { TimelineLoader } from './loader.js';
 import { drawTimeline, readColors } from './render.js';
 import { clampWindow, historyStep, markWindow, panBy, pixelsToTime, timeAt, traceBounds, zoomAround } from './viewport.js';
