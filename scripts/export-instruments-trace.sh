@@ -38,8 +38,12 @@ has_table() { grep -q "schema=\"$1\"" "$work/$name/toc.xml"; }
 # and causes tables are the biggest part of an export).
 causes=swiftui-causes
 has_table swiftui-full-causes && causes=swiftui-full-causes
+# CPU samples: the Time Profiler's time-profile, else the CPU Profiler's cpu-profile (in cycles;
+# tracesvc never adds the two together, so one is enough).
+cpu=time-profile
+has_table time-profile || ! has_table cpu-profile || cpu=cpu-profile
 exported=0
-for schema in swiftui-updates swiftui-update-groups "$causes" swiftui-changes time-profile potential-hangs hitches; do
+for schema in swiftui-updates swiftui-update-groups "$causes" swiftui-changes "$cpu" potential-hangs hitches; do
     if ! has_table "$schema"; then
         echo "  (no $schema table in run $run: tracesvc will say what is missing)"
         continue

@@ -7,12 +7,16 @@ public enum TraceImporter {
     ///   - url: the file on disk (plain or gzip-compressed).
     ///   - displayName: the name errors and the trace's metadata use (the uploaded file name).
     ///   - maxBytes: most bytes read (after decompression) before it fails.
-    public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max) throws(TraceFormatError) -> Trace {
+    ///   - run: which recording run of an xctrace export to read (nil: run 1); a native trace is one run.
+    public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max, run: Int? = nil) throws(TraceFormatError) -> Trace {
         switch try sniff(url: url, displayName: displayName) {
         case .native:
+            if let run, run != 1 {
+                throw TraceFormatError(file: displayName, line: 1, column: 1, field: "run", message: "a tracesvc trace holds one run; there is no run \(run)")
+            }
             return try NativeTraceReader.read(at: url, displayName: displayName, maxBytes: maxBytes)
         case .xctrace:
-            return try XCTraceImporter.importTrace(at: url, displayName: displayName, maxBytes: maxBytes)
+            return try XCTraceImporter.importTrace(at: url, displayName: displayName, maxBytes: maxBytes, run: run)
         }
     }
 

@@ -28,8 +28,8 @@ public struct TraceMetadata: Sendable, Codable, Equatable {
     public var app: String
     public var device: String
     public var osVersion: String
-    /// Display refresh rate in Hz (120 on ProMotion iPhones).
-    public var refreshRate: Double
+    /// Display refresh rate in Hz (120 on ProMotion iPhones); nil when the source does not say.
+    public var refreshRate: Double?
     /// Wall-clock time the recording started, ISO 8601, if the source knows it.
     public var recordedAt: String?
     /// Recording span; every event lies inside it.
@@ -39,10 +39,12 @@ public struct TraceMetadata: Sendable, Codable, Equatable {
     public var sourceFormat: String
     /// What the importer skipped or could not read (unknown tables, missing SwiftUI tables).
     public var importNotes: [String]
+    /// What CPU sample weights count: CPU time (Time Profiler) or cycles (CPU Profiler).
+    public var cpuWeightUnit: CPUWeightUnit = .nanoseconds
 
     public init(
         name: String, app: String = "", device: String = "", osVersion: String = "",
-        refreshRate: Double = 60, recordedAt: String? = nil, start: Nanoseconds = 0, end: Nanoseconds = 0,
+        refreshRate: Double? = nil, recordedAt: String? = nil, start: Nanoseconds = 0, end: Nanoseconds = 0,
         sourceFormat: String, importNotes: [String] = []
     ) {
         self.name = name
@@ -58,6 +60,17 @@ public struct TraceMetadata: Sendable, Codable, Equatable {
     }
 
     public var duration: Nanoseconds { end - start }
+
+    /// One frame at the refresh rate, or at 60 Hz when the recording does not say.
+    public var frameDuration: Nanoseconds { Nanoseconds(1e9 / max(refreshRate ?? 60, 1)) }
+}
+
+/// The unit of `SampleTable.weight`.
+public enum CPUWeightUnit: String, Sendable, Codable {
+    /// Time Profiler (`time-profile`): nanoseconds of CPU time.
+    case nanoseconds = "ns"
+    /// CPU Profiler (`cpu-profile`): processor cycles.
+    case cycles
 }
 
 public struct TraceProcess: Sendable, Codable, Equatable {
@@ -237,7 +250,7 @@ public struct StackTable: Sendable {
 public struct SampleTable: Sendable {
     public internal(set) var time: [Nanoseconds] = []
     public internal(set) var thread: [Int32] = []
-    /// Sample weight in nanoseconds of CPU time.
+    /// Sample weight: nanoseconds of CPU time, or cycles (`TraceMetadata.cpuWeightUnit`).
     public internal(set) var weight: [Nanoseconds] = []
     public internal(set) var stack: [UInt32] = []
     public var count: Int { time.count }

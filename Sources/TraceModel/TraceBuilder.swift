@@ -336,8 +336,12 @@ public struct TraceBuilder: Sendable {
         for row in 0..<groups.count { include(groups.start[row], groups.start[row] + groups.duration[row]) }
         for row in 0..<updates.count { include(updates.start[row], updates.start[row] + updates.duration[row]) }
         for interval in hitches + hangs { include(interval.start, interval.end) }
-        // A sample covers its weight after its time: the trace ends where the last one does.
-        for row in 0..<cpu.samples.count { include(cpu.samples.time[row], cpu.samples.time[row] + cpu.samples.weight[row]) }
+        // A sample covers its weight after its time: the trace ends where the last one does
+        // (a weight in cycles is no time, so a cycle sample covers its instant).
+        let weightIsTime = metadata.cpuWeightUnit == .nanoseconds
+        for row in 0..<cpu.samples.count {
+            include(cpu.samples.time[row], cpu.samples.time[row] + (weightIsTime ? cpu.samples.weight[row] : 0))
+        }
         // Cause edges and state changes are events too (an export of causes alone has a span).
         for time in graph.edges.timestamp { include(time, time) }
         for time in stateChanges.timestamp { include(time, time) }

@@ -13,8 +13,10 @@ public struct TraceRecord: Sendable, Codable, Equatable {
     public var isSample: Bool
     public var sourceFormat: String
     public var updateCount: Int
+    /// The run of a several-run xctrace export read at upload (`?run=N`); null for run 1 or one run.
+    @NullWhenAbsent public var run: Int?
 
-    init(id: String, trace: Trace, sizeBytes: Int64, uploadedAt: String?, isSample: Bool) {
+    init(id: String, trace: Trace, sizeBytes: Int64, uploadedAt: String?, isSample: Bool, run: Int? = nil) {
         self.id = id
         name = trace.metadata.name
         app = trace.metadata.app
@@ -25,6 +27,7 @@ public struct TraceRecord: Sendable, Codable, Equatable {
         self.isSample = isSample
         sourceFormat = trace.metadata.sourceFormat
         updateCount = trace.updates.count
+        self.run = run
     }
 }
 
@@ -56,12 +59,15 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     public var app: String
     public var device: String
     public var osVersion: String
-    public var refreshRate: Double
+    /// Hz; null when the recording does not say (an xctrace export has no refresh rate).
+    @NullWhenAbsent public var refreshRate: Double?
     @NullWhenAbsent public var recordedAt: String?
     public var start: Int64
     public var end: Int64
     public var sourceFormat: String
     public var importNotes: [String]
+    /// "ns" (CPU time, Time Profiler) or "cycles" (CPU Profiler): what CPU weights count.
+    public var cpuWeightUnit: String
     public var lanes: [LaneInfo]
     public var counts: Counts
     public var processes: [TraceProcess]
@@ -80,8 +86,10 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         end = meta.end
         sourceFormat = meta.sourceFormat
         importNotes = meta.importNotes
+        cpuWeightUnit = meta.cpuWeightUnit.rawValue
         lanes = Lane.allCases.map { lane in
-            var info = LaneInfo(id: lane.rawValue, title: lane.title, count: 0, orange: 0, red: 0)
+            let title = lane == .cpu && meta.cpuWeightUnit == .cycles ? "CPU (cycles)" : lane.title
+            var info = LaneInfo(id: lane.rawValue, title: title, count: 0, orange: 0, red: 0)
             switch lane {
             case .updateGroups: info.count = trace.updateGroups.count
             // Hitches are drawn orange and hangs red, whatever their length (Timeline's fixed severities).
@@ -132,6 +140,8 @@ public struct LoadedTrace: Sendable {
     public let findings: [Finding]
     /// Built lazily by timeline queries and kept with the trace.
     private let timelineIndex = TimelineIndex()
+    /// The whole-trace comparison side, built by the first compare and kept with the trace.
+    private let comparisonSides = ComparisonSideCache()
 
     init(id: String, trace: Trace) {
         self.trace = trace
@@ -141,5 +151,9 @@ public struct LoadedTrace: Sendable {
 
     public func timeline(window: TimeRange, width: Int, lanes: [Lane]) -> Timeline {
         trace.timeline(window: window, width: width, lanes: lanes, index: timelineIndex)
+    }
+
+    public func comparisonSide(in range: TimeRange?) -> ComparisonSide {
+        range == nil ? comparisonSides.side(of: trace) : trace.comparisonSide(in: range)
     }
 }

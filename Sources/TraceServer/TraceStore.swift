@@ -157,8 +157,10 @@ public actor TraceStore {
                 defer { release(estimate) }
                 return try await gate.run {
                     // An upload's id is the hash of its bytes: a replaced or damaged file is not served as that trace.
-                    if !entry.record.isSample, try Self.contentID(of: entry.file).0 != id { throw StoreError.fileChanged(id: id) }
-                    let trace = try TraceImporter.importTrace(at: entry.file, displayName: entry.record.name)
+                    if !entry.record.isSample, Self.uploadID(content: try Self.contentID(of: entry.file).0, run: entry.record.run) != id {
+                        throw StoreError.fileChanged(id: id)
+                    }
+                    let trace = try TraceImporter.importTrace(at: entry.file, displayName: entry.record.name, run: entry.record.run)
                     return LoadedTrace(id: id, trace: trace)
                 }
             }
@@ -190,6 +192,7 @@ public actor TraceStore {
 
     private func insert(_ loaded: LoadedTrace, id: String) {
         let bytes = loaded.trace.memoryFootprint + TimelineIndex.expectedFootprint(of: loaded.trace)
+            + ComparisonSideCache.expectedFootprint(of: loaded.trace)
         useCounter += 1
         cache[id] = CacheSlot(loaded: loaded, bytes: bytes, lastUse: useCounter)
         cachedBytes += bytes
@@ -245,8 +248,12 @@ public actor TraceStore {
 
     /// Reads an upload received into `incomingDirectory` and commits it, or deletes it and
     /// throws when it is not a trace. Either way, the incoming file is gone afterwards.
-    public func add(_ upload: ReceivedUpload) async throws(StoreError) -> Added {
-        defer { try? FileManager.default.removeItem(at: upload.file) }
+    /// - Parameter run: the run of a several-run xctrace export to read (`?run=N`); nil or 1 reads run 1.
+    public func add(_ received: ReceivedUpload, run requestedRun: Int? = nil) async throws(StoreError) -> Added {
+        defer { try? FileManager.default.removeItem(at: received.file) }
+        // Another run of the same file is another trace: its id covers the run too.
+        let run = requestedRun == 1 ? nil : requestedRun
+        let upload = ReceivedUpload(file: received.file, id: Self.uploadID(content: received.id, run: run), size: received.size, name: received.name)
         if entries[upload.id] != nil {
             return Added(record: try record(id: upload.id), loaded: try await loaded(id: upload.id), isNew: false)
         }
@@ -262,7 +269,7 @@ public actor TraceStore {
         let parsed: LoadedTrace
         do {
             parsed = try await loadGate.run {
-                LoadedTrace(id: upload.id, trace: try TraceImporter.importTrace(at: upload.file, displayName: upload.name, maxBytes: maxBytes))
+                LoadedTrace(id: upload.id, trace: try TraceImporter.importTrace(at: upload.file, displayName: upload.name, maxBytes: maxBytes, run: run))
             }
         } catch {
             throw Self.storeError(error)
@@ -273,7 +280,7 @@ public actor TraceStore {
         }
         let uploadedAt = Date.now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         let trace = parsed.trace
-        let record = TraceRecord(id: upload.id, trace: trace, sizeBytes: upload.size, uploadedAt: uploadedAt, isSample: false)
+        let record = TraceRecord(id: upload.id, trace: trace, sizeBytes: upload.size, uploadedAt: uploadedAt, isSample: false, run: run)
         let file = tracesDirectory.appendingPathComponent("\(upload.id).trace")
         do {
             // Durable before visible: the bytes reach the disk before the rename, the rename
@@ -420,6 +427,12 @@ public actor TraceStore {
             logger.error("skipping sample \(file.path): \(error)")
             return nil
         }
+    }
+
+    /// An upload's id: its content's, or for another run than the first a hash of that and the run.
+    nonisolated static func uploadID(content: String, run: Int?) -> String {
+        guard let run else { return content }
+        return traceID(SHA256.hash(data: Data("\(content) run \(run)".utf8)))
     }
 
     /// The content-derived id (first 128 bits of SHA-256, hex) and size of a file.

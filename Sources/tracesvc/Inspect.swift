@@ -26,6 +26,9 @@ struct Inspect: AsyncParsableCommand {
     @Option(help: "Rows per table.")
     var top = 8
 
+    @Option(help: "Which run of an xctrace export holding several to read (default: run 1; runs are never added together).")
+    var run: Int?
+
     @Option(help: "text, or json: the whole result (metadata, lanes, summary, causes, state changes, hitches, hangs, findings).")
     var format: OutputFormat = .text
 
@@ -38,6 +41,7 @@ struct Inspect: AsyncParsableCommand {
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
     func validate() throws {
+        if let run, run < 1 { throw ValidationError("--run \(run): runs are numbered from 1") }
         _ = try findingsOptions()
     }
 
@@ -59,7 +63,7 @@ struct Inspect: AsyncParsableCommand {
         let url = URL(fileURLWithPath: file)
         let trace: Trace
         do {
-            trace = try TraceImporter.importTrace(at: url, displayName: file)
+            trace = try TraceImporter.importTrace(at: url, displayName: file, run: run)
         } catch {
             FileHandle.standardError.write(Data("\(error.description)\n".utf8))
             throw ExitCode(1)
@@ -96,7 +100,9 @@ struct InspectResult: Encodable {
 
     struct CPU: Encodable {
         var samples: Int
+        /// Sum of the samples' weights: ns of CPU time, or cycles when `unit` is "cycles".
         var weightNs: Nanoseconds
+        var unit: String
     }
 
     /// "@Observable X → Row.body ×12 per event": one `Trace.causeFanOuts` row.
@@ -176,7 +182,7 @@ struct InspectResult: Encodable {
         tasks = trace.taskSummary(in: range)
         let samples = trace.cpu.samples
         let sampleRows = samples.time.indices.filter { inRange(instant: samples.time[$0]) }
-        cpu = CPU(samples: sampleRows.count, weightNs: sampleRows.reduce(0) { $0 + samples.weight[$1] })
+        cpu = CPU(samples: sampleRows.count, weightNs: sampleRows.reduce(0) { $0 + samples.weight[$1] }, unit: trace.metadata.cpuWeightUnit.rawValue)
         causes = trace.causeFanOuts(in: range).map { fanOut in
             let perEvent = fanOut.events.map(\.updates.count)
             return Cause(
@@ -216,7 +222,7 @@ struct TraceReport {
         let m = trace.metadata
         lines.append(bold("\(m.name)") + "  (\(m.sourceFormat))")
         var about = [m.app, m.device, m.osVersion].filter { !$0.isEmpty }
-        about.append("\(Units.number(m.refreshRate)) Hz")
+        if let refreshRate = m.refreshRate { about.append("\(Units.number(refreshRate)) Hz") }
         if let recordedAt = m.recordedAt { about.append("recorded \(recordedAt)") }
         lines.append(about.joined(separator: ", "))
         lines.append("Time span \(seconds(m.start)) – \(seconds(m.end)) (\(duration(m.duration)))")
@@ -237,7 +243,7 @@ struct TraceReport {
             }
             lines.append(line)
         }
-        lines.append("  " + "CPU samples".padding(toLength: 26, withPad: " ", startingAt: 0) + pad("\(result.cpu.samples)", 6) + "   \(duration(result.cpu.weightNs)) of CPU time")
+        lines.append("  " + "CPU samples".padding(toLength: 26, withPad: " ", startingAt: 0) + pad("\(result.cpu.samples)", 6) + "   " + cpuWeightText(result.cpu.weightNs))
 
         if !result.tasks.isEmpty {
             lines.append("")
@@ -348,14 +354,25 @@ struct TraceReport {
         let total = shown.reduce(0) { $0 + $1.duration }
         var lines = ["", bold(name) + (shown.isEmpty ? ": none" : ": \(shown.count), \(duration(total)) in total")]
         for interval in shown.prefix(top) {
-            let thread = interval.thread == noRow ? "" : "  [\(trace.threads[Int(interval.thread)].name)]"
-            lines.append("  at \(seconds(interval.start))  \(pad(duration(interval.duration), 9))  \(interval.kind): \(interval.detail)\(thread)")
+            // An empty detail or thread name prints nothing, not "Hitch: " or "[]".
+            let detail = interval.detail.isEmpty ? "" : ": \(interval.detail)"
+            let threadName = interval.thread == noRow ? "" : trace.threads[Int(interval.thread)].name
+            let thread = threadName.isEmpty ? "" : " on \(threadName)"
+            lines.append("  at \(seconds(interval.start))  \(pad(duration(interval.duration), 9))  \(interval.kind)\(thread)\(detail)")
         }
         if shown.count > top { lines.append("  … \(shown.count - top) more") }
         return lines
     }
 
     // MARK: Formatting
+
+    /// CPU weight in the trace's unit: time (Time Profiler) or cycles (CPU Profiler).
+    private func cpuWeightText(_ weight: Int64) -> String {
+        switch trace.metadata.cpuWeightUnit {
+        case .nanoseconds: "\(duration(weight)) of CPU time"
+        case .cycles: "\(Units.number(Double(weight))) CPU cycles (CPU Profiler)"
+        }
+    }
 
     private func duration(_ ns: Int64) -> String { Units.duration(ns) }
     private func seconds(_ ns: Int64) -> String { Units.seconds(ns) }

@@ -177,6 +177,39 @@ def shot():
     return take
 
 
+def colour_columns_in(page, canvas_selector, header_selector, css_var):
+    """x (CSS px) of the pixel columns drawn in the colour of `--css_var` in the canvas row beside
+    the lane header `header_selector` (what the eye sees)."""
+    return page.evaluate("""([canvasSelector, headerSelector, cssVar]) => {
+        const canvas = document.querySelector(canvasSelector);
+        const header = document.querySelector(headerSelector);
+        const dpr = canvas.width / canvas.getBoundingClientRect().width;
+        const top = header.getBoundingClientRect().top - canvas.getBoundingClientRect().top;
+        const probe = document.createElement('canvas').getContext('2d');
+        probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--' + cssVar).trim();
+        probe.fillRect(0, 0, 1, 1);
+        const want = probe.getImageData(0, 0, 1, 1).data;
+        const y = Math.round((top + header.getBoundingClientRect().height / 2) * dpr);
+        const row = canvas.getContext('2d').getImageData(0, y, canvas.width, 1).data;
+        const columns = [];
+        for (let x = 0; x < canvas.width; x++) {
+          const i = x * 4;
+          if (Math.abs(row[i] - want[0]) < 8 && Math.abs(row[i + 1] - want[1]) < 8 && Math.abs(row[i + 2] - want[2]) < 8) columns.push(x / dpr);
+        }
+        return columns;
+    }""", [canvas_selector, header_selector, css_var])
+
+
+def drag_across(page, box, y, start_fraction, end_fraction):
+    """Presses at `start_fraction` of `box`'s width and releases at `end_fraction`, at page height `y`, in steps."""
+    page.mouse.move(box["x"] + box["width"] * start_fraction, y)
+    page.mouse.down()
+    middle = (start_fraction + end_fraction) / 2
+    page.mouse.move(box["x"] + box["width"] * middle, y, steps=4)
+    page.mouse.move(box["x"] + box["width"] * end_fraction, y, steps=4)
+    page.mouse.up()
+
+
 class TimelinePage:
     """What a user sees of the trace view, read from the page (URL, lane headers, canvas pixels)."""
 
@@ -233,24 +266,7 @@ class TimelinePage:
 
     def colour_columns(self, page, lane_id, css_var):
         """Pixel columns of the lane's row drawn in the colour of `--css_var` (what the eye sees)."""
-        return page.evaluate("""([lane, cssVar]) => {
-            const canvas = document.getElementById('timeline-canvas');
-            const header = document.querySelector(`#timeline .tl-header[data-lane="${lane}"]`);
-            const dpr = canvas.width / canvas.getBoundingClientRect().width;
-            const top = header.getBoundingClientRect().top - canvas.getBoundingClientRect().top;
-            const probe = document.createElement('canvas').getContext('2d');
-            probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--' + cssVar).trim();
-            probe.fillRect(0, 0, 1, 1);
-            const want = probe.getImageData(0, 0, 1, 1).data;
-            const y = Math.round((top + header.getBoundingClientRect().height / 2) * dpr);
-            const row = canvas.getContext('2d').getImageData(0, y, canvas.width, 1).data;
-            const columns = [];
-            for (let x = 0; x < canvas.width; x++) {
-              const i = x * 4;
-              if (Math.abs(row[i] - want[0]) < 8 && Math.abs(row[i + 1] - want[1]) < 8 && Math.abs(row[i + 2] - want[2]) < 8) columns.push(x / dpr);
-            }
-            return columns;
-        }""", [lane_id, css_var])
+        return colour_columns_in(page, "#timeline-canvas", f'#timeline .tl-header[data-lane="{lane_id}"]', css_var)
 
     @staticmethod
     def runs(columns, gap=1.5):

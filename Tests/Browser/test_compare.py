@@ -121,6 +121,31 @@ def test_filter_and_row_are_in_the_url_and_back_forward_step_through_them(page, 
     assert not page.errors
 
 
+def graph_labels(page, side):
+    nodes = page.locator(f'#compare-drill [data-graph="{side}"] .cg-node')
+    nodes.first.wait_for(state="attached", timeout=30_000)
+    return nodes.evaluate_all("nodes => nodes.map(n => n.getAttribute('aria-label'))")
+
+
+def test_drill_down_shows_the_views_merged_cause_graph_in_a_and_in_b(page, server, sample_id, shot):
+    slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
+    open_compare(page, server, slow, fixed, "pv=Landmarks%3ALandmarkListItemView&pc=View%20Body")
+    url = page.url
+    before, after = graph_labels(page, "A"), graph_labels(page, "B")
+    # The fix in one picture: the shared collection fans out to the rows in A; per-row models in B.
+    assert any("favoritesCollection" in label for label in before), before
+    assert not any("favoritesCollection" in label for label in after), after
+    assert any("LandmarkViewModel" in label for label in after), after
+    # The graph is the trace page's: selecting a node shows its card, and stays in the drill-down.
+    page.locator("#compare-drill").scroll_into_view_if_needed()
+    shot(page, "compare-03-drill-graphs")
+    node = page.locator('#compare-drill [data-graph="B"] .cg-node[data-kind="observable"]').first
+    node.click()
+    expect(page.locator('#compare-drill [data-graph="B"] .cg-info')).to_be_visible()
+    assert page.url == url
+    assert not page.errors
+
+
 def test_copied_compare_link_opens_the_same_view_in_a_fresh_browser(page, server, sample_id, new_context):
     slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
     open_compare(page, server, slow, fixed)
@@ -138,7 +163,7 @@ def test_copied_compare_link_opens_the_same_view_in_a_fresh_browser(page, server
     colleague.locator("#compare-drill").wait_for(timeout=30_000)
     expect(colleague.get_by_role("button", name="App code only")).to_have_attribute("aria-pressed", "true")
     assert colleague.locator("#compare-views tbody tr").all_inner_texts() == page.locator("#compare-views tbody tr").all_inner_texts()
-    expect(colleague.locator("#compare-drill h2")).to_have_text("LandmarkListItemView: longest updates")
+    expect(colleague.locator("#compare-drill > h2")).to_have_text("LandmarkListItemView: longest updates and merged cause graph")
 
 
 def test_swap_makes_b_the_before(page, server, sample_id):

@@ -1,6 +1,7 @@
+import Foundation
 import Testing
 import TraceFormats
-import TraceModel
+@testable import TraceModel
 
 /// The Landmarks sample pairs tell their story through the comparison (issue 13's "done when").
 @Suite struct SampleComparisonTests {
@@ -54,5 +55,36 @@ import TraceModel
         #expect(comparison.differences == ["app: Landmarks vs EnvironmentDemo"])
         #expect(comparison.views.contains { $0.view == "View1" && $0.change == .appeared })
         #expect(comparison.views.contains { $0.view == "LandmarkListItemView" && $0.change == .disappeared })
+    }
+
+    /// The sample renamed into another app: no name of Landmarks left, so nothing can be keyed on them.
+    private func photos(_ name: String) -> Trace {
+        var trace = SampleTraces.trace(named: name)
+        let rename = { (text: String) in
+            text.replacingOccurrences(of: "Landmark", with: "Photo").replacingOccurrences(of: "ModelData", with: "Library")
+                .replacingOccurrences(of: "favorites", with: "starred")
+        }
+        trace.strings = trace.strings.map(rename)
+        trace.metadata.app = rename(trace.metadata.app)
+        trace.metadata.name = rename(trace.metadata.name)
+        return trace
+    }
+
+    @Test func theStoriesHoldForAnotherAppsNames() throws {
+        let taps = TraceComparison(before: photos("landmarks-favorites-slow"), after: photos("landmarks-favorites-fixed"))
+        #expect(taps.differences.isEmpty && taps.a.app == "Photos")
+        let row = try #require(taps.views.first { $0.view == "PhotoListItemView" && $0.module == "Photos" && $0.category == "View Body" })
+        #expect(row.isAppCode && row.perInteraction.first { $0.label == "Tap Gesture" } == InteractionRate(label: "Tap Gesture", a: 12, b: 1))
+        let shared = try #require(taps.causes.first { $0.source == "@Observable Library.starredCollection" })
+        #expect(shared.target == "PhotoListItemView.body" && shared.change == .disappeared && shared.a?.fanOut == "×12")
+        #expect(taps.causes.contains { $0.source == "@Observable PhotoViewModel" && $0.change == .appeared && $0.b?.fanOut == "×1" })
+
+        let scroll = { (trace: Trace) in TimeRange(start: 1_000_000_000, end: trace.metadata.end) }
+        let slow = photos("landmarks-scroll-slow"), fixed = photos("landmarks-scroll-fixed")
+        let scrolls = TraceComparison(before: slow, after: fixed, beforeRange: scroll(slow), afterRange: scroll(fixed))
+        let item = try #require(scrolls.views.first { $0.view == "PhotoListItemView" && $0.category == "View Body" })
+        #expect(item.a.red > 50 && item.b.red == 0 && item.significant)
+        let top = scrolls.functions.prefix(5)
+        #expect(top.contains { $0.binary == "Foundation" && $0.bSelfNs == 0 }, "top self-time changes: \(top.map(\.name))")
     }
 }

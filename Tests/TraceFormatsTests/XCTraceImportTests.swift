@@ -145,7 +145,7 @@ import TraceModel
         #expect(samples.stack[0] == samples.stack[1])
         let names = trace.cpu.stacks.frames(of: Int(samples.stack[2])).map { trace.string(trace.cpu.frames.name[Int($0)]) }
         #expect(names == ["start", "ViewBodyAccessor.updateBody(of:changed:)", "LandmarkListItemView.body.getter"])
-        #expect(trace.metadata.importNotes.contains("time-profile: 1 samples without a backtrace were left out."))
+        #expect(trace.metadata.importNotes.contains("CPU samples: 1 samples without a backtrace were left out."))
     }
 
     @Test func taggedBacktracesGiveTheSameStacks() throws {

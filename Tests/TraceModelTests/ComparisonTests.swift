@@ -160,7 +160,10 @@ private func spread(_ count: Int, from low: Nanoseconds, step: Nanoseconds) -> [
         for _ in 0..<2 { a.updates("ItemRow", spread(12, from: 200_000, step: 10_000), label: "Tap Gesture", cause: "@Observable Store.items", property: "items") }
         for _ in 0..<4 { b.updates("ItemRow", [250_000], label: "Tap Gesture", cause: "@Observable ItemModel", property: "isOn") }
         let comparison = TraceComparison(before: try a.trace(), after: try b.trace())
-        #expect(comparison.interactions == [InteractionCount(label: "Tap Gesture", a: 2, b: 4)])
+        let aTrace = try a.trace(), bTrace = try b.trace()
+        #expect(comparison.interactions == [InteractionCount(
+            label: "Tap Gesture", a: 2, b: 4, firstA: aTrace.updateGroups.start[0], firstB: bTrace.updateGroups.start[0]
+        )])
         let item = try row(comparison, "ItemRow")
         #expect(item.a.count == 24 && item.b.count == 4 && item.change == .improved && item.significant)
         #expect(!item.durations.tested)
@@ -184,6 +187,23 @@ private func spread(_ count: Int, from low: Nanoseconds, step: Nanoseconds) -> [
         let causes = TraceComparison(before: try a.trace(), after: try b.trace()).causes
         #expect(causes.map(\.change) == [.changed])
         #expect(causes[0].a?.fanOut == "×3" && causes[0].b?.fanOut == "×1")
+    }
+
+    @Test func causesMatchByNameWhateverOrderEachTraceInternedThem() throws {
+        var a = Recording(name: "a"), b = Recording(name: "b")
+        // B interns a name A never had first, and A's names in the other order.
+        b.updates("Unrelated", [100_000], cause: "@State other")
+        b.updates("Cell", [100_000, 100_000], cause: "@State selection", property: "id")
+        b.updates("Header", [100_000], cause: "@Observable Store", property: "title")
+        a.updates("Header", [100_000], cause: "@Observable Store", property: "title")
+        a.updates("Cell", [100_000, 100_000, 100_000], cause: "@State selection", property: "id")
+        let comparison = TraceComparison(before: try a.trace(), after: try b.trace())
+        // Changed rows first; equal changes (one update each) by name; the unchanged row last.
+        #expect(comparison.causes.map(\.source) == ["@State other", "@State selection", "@Observable Store"])
+        #expect(comparison.causes.map(\.change) == [.appeared, .changed, .unchanged])
+        #expect(comparison.causes.map(\.target) == ["Unrelated.body", "Cell.body", "Header.body"])
+        #expect(comparison.causes[1].a?.fanOut == "×3" && comparison.causes[1].b?.fanOut == "×2" && comparison.causes[1].property == "id")
+        #expect(comparison.causesTotal == 3)
     }
 
     @Test func otherAppsAndShapesCompareByModuleViewAndCategory() throws {

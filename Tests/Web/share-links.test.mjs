@@ -14,7 +14,10 @@ const EVERY_KEY = {
   paneView: { module: 'M', view: 'V', category: 'C' }, filter: 'all', node: 'n1', graph: 'view',
   groups: ['g1'], search: 'q', mode: 'bottom-up', finding: 'long-body:M.V',
 };
-const EVERY_COMPARE_KEY = { rangeA: [1, 2], rangeB: [3, 4], rows: 'long', row: { module: 'M', view: 'V', category: 'C' } };
+const EVERY_COMPARE_KEY = {
+  rangeA: [1, 2], rangeB: [3, 4], rows: 'long', row: { module: 'M', view: 'V', category: 'C' },
+  anchor: { group: 'Tap' }, timeline: [-1, 2], lanes: ['swiftui'],
+};
 
 test('there is an upgrade for every version below the current one, and none beyond', () => {
   for (let v = 1; v < STATE_VERSION; v += 1) assert.equal(typeof UPGRADES[v], 'function', `no upgrade from v${v} to v${v + 1}`);

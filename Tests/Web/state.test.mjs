@@ -108,11 +108,21 @@ test('graphSubject names what a graph is of', () => {
 });
 
 test('a comparison link round-trips its ranges, filter and row, and ids are percent-encoded', () => {
-  const state = { rangeA: [0, 1_000_000_000], rangeB: [5, 2_000_000], rows: 'app', row: { module: 'My App', view: 'Row: "x"', category: 'View Body' } };
+  const state = { ...COMPARE_EMPTY_STATE, rangeA: [0, 1_000_000_000], rangeB: [5, 2_000_000], rows: 'app', row: { module: 'My App', view: 'Row: "x"', category: 'View Body' } };
   const path = buildComparePath('id a', 'b/2', state);
   assert.match(path, /^\/compare\/id%20a\/b%2F2\?v=\d+&ra=0,1000000000&rb=5,2000000&vf=app&pv=/);
   assert.deepEqual(at(path), { route: 'compare', a: 'id a', b: 'b/2', state });
   assert.deepEqual(at('/compare/x/y').state, COMPARE_EMPTY_STATE);
+});
+
+test('a comparison link round-trips the timelines: anchor, shared window (negative before the anchors), tracks', () => {
+  const state = { ...COMPARE_EMPTY_STATE, anchor: { group: 'Tap: "x" & y' }, timeline: [-250_000, 2_000_000], lanes: ['swiftui'] };
+  const path = buildComparePath('a', 'b', state);
+  assert.match(path, /&al=g:Tap%3A%20%22x%22%20%26%20y&tw=-250000,2000000&tx=swiftui$/);
+  assert.deepEqual(at(path).state, state);
+  assert.deepEqual(at(buildComparePath('a', 'b', { anchor: 'ranges' })).state.anchor, 'ranges');
+  // An anchor that does not parse reads as the default (both starts), never a guess.
+  for (const junk of ['al=g:', 'al=start', 'al=x']) assert.equal(at(`/compare/a/b?${junk}`).state.anchor, null, junk);
 });
 
 test('comparison links follow the version rules and drop values that do not parse', () => {

@@ -3,8 +3,9 @@
 // the row drilled into) lives in the URL like a trace page's (docs/share-links.md).
 import { getJSON, traceApi, ApiError } from './api.js';
 import { el } from './dom.js';
+import { mountAlignedTimelines } from './compare-timelines.js';
 import { copyText, navigate } from './shell.js';
-import { buildComparePath, buildPath, createViewState, COMPARE_EMPTY_STATE } from './state.js';
+import { buildComparePath, buildPath, createViewState, COMPARE_EMPTY_STATE, EMPTY_STATE } from './state.js';
 import { formatCount, formatDuration } from './format.js';
 
 const ROW_FILTERS = [[null, 'All views'], ['long', 'Long updates only'], ['app', 'App code only']];
@@ -50,12 +51,17 @@ export function mountCompare(root, header, { a, b, state: initial }) {
       navigate(buildComparePath(b, a, { ...s, rangeA: s.rangeB, rangeB: s.rangeA }));
     } }, 'Swap A and B');
   const copy = el('button', { type: 'button', id: 'copy-link', 'aria-label': 'Copy link to this comparison',
-    onclick: () => copyText(state.link(), 'Link to this comparison') }, el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Copy link');
+    onclick: () => { timelines.flush(); copyText(state.link(), 'Link to this comparison'); } }, el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Copy link');
   header.trace.append(el('h1', { text: 'Compare' }), el('span', { class: 'meta', id: 'compare-title', text: 'Loading…' }));
   header.actions.append(swap, copy);
 
   const body = el('div', { class: 'compare', id: 'compare', 'aria-busy': 'true' }, el('p', { class: 'page-loading', text: 'Comparing…' }));
   root.append(body);
+  // Kept across renders (a table filter must not rebuild the timelines); `tables` is rebuilt.
+  const timelineSection = el('section', { class: 'compare-section', id: 'compare-timelines-section', 'aria-label': 'Timelines' });
+  const timelines = mountAlignedTimelines(timelineSection, { a, b, state });
+  const tables = el('div', { class: 'compare-tables' });
+  let headerNode = null;
 
   async function load() {
     const token = ++loadToken;
@@ -69,6 +75,7 @@ export function mountCompare(root, header, { a, b, state: initial }) {
       if (!alive || token !== loadToken) return;
       comparison = result;
       render();
+      timelines.update(comparison);
     } catch (error) {
       if (!alive || token !== loadToken) return;
       const missing = error instanceof ApiError && error.status === 404;
@@ -85,10 +92,14 @@ export function mountCompare(root, header, { a, b, state: initial }) {
     const c = comparison;
     header.trace.querySelector('#compare-title').textContent = `${c.a.name} → ${c.b.name}`;
     document.title = `Compare ${c.a.name} → ${c.b.name} – tracesvc`;
+    const nextHeader = headerSection(c);
+    if (timelineSection.parentNode === body) headerNode.replaceWith(nextHeader);
+    else body.replaceChildren(nextHeader, timelineSection, tables);
+    headerNode = nextHeader;
+    for (const graph of drillGraphs) graph.destroy();
+    drillGraphs = [];
     // replaceChildren would write a null (no row drilled into) as the text "null".
-    body.replaceChildren(...[
-      headerSection(c), viewsSection(c), drillSection(c),
-      causesSection(c), totalsSection(c), functionsSection(c)].filter(Boolean));
+    tables.replaceChildren(...[viewsSection(c), drillSection(c), causesSection(c), totalsSection(c), functionsSection(c)].filter(Boolean));
   }
 
   function sideLink(id, range, extra = {}) {
@@ -159,6 +170,45 @@ export function mountCompare(root, header, { a, b, state: initial }) {
     }, ...cells);
   }
 
+  // The drill-down's graphs, destroyed when the tables are rebuilt.
+  let drillGraphs = [];
+
+  /**
+   * The merged cause graph of `view` in one trace (the trace page's graph module), with a view
+   * state of its own: opening groups or selecting nodes stays in the drill-down; the node card's
+   * "Copy link" gives that trace's page with the node selected.
+   */
+  function mountDrillGraph(container, id, range, view) {
+    let local = { ...EMPTY_STATE, range, pane: 'graph', graph: 'view', paneView: view };
+    let instance = null;
+    const ctx = {
+      traceId: id,
+      api: traceApi(id),
+      state: {
+        get: () => local,
+        set(patch) {
+          local = { ...local, ...patch };
+          instance?.update(local, new Set(Object.keys(patch)));
+        },
+        link: () => new URL(buildPath(id, local), window.location.origin).href,
+      },
+      selectUpdate: (update) => ctx.state.set({ update }),
+      copyLink: (text, what) => copyText(text, what),
+    };
+    const entry = { destroy: () => instance?.destroy(), destroyed: false };
+    import('./graph/index.js')
+      .then(({ mountCauseGraph }) => (entry.destroyed ? null : mountCauseGraph(container, ctx, view)))
+      .then((mounted) => {
+        if (entry.destroyed) { mounted?.destroy(); return; }
+        instance = mounted;
+        // Two graphs side by side are small: show each whole (its own Fit button) rather than
+        // the trace page's readable-scale start at the view.
+        container.querySelector('.cg-toolbar [aria-label="Fit graph to pane"]')?.click();
+      })
+      .catch((error) => { container.replaceChildren(el('p', { class: 'error-box', text: `Could not show the graph: ${error.message}` })); });
+    return { destroy() { entry.destroyed = true; instance?.destroy(); } };
+  }
+
   function drillSection(c) {
     const s = state.get();
     if (!s.row) return null;
@@ -182,6 +232,9 @@ export function mountCompare(root, header, { a, b, state: initial }) {
         list.replaceWith(el('p', { class: 'empty', text: 'No updates of this view.' }));
         return column;
       }
+      const graph = el('div', { class: 'drill-graph', 'data-graph': name });
+      column.append(graph);
+      drillGraphs.push(mountDrillGraph(graph, id, range, { view: v.view, module: v.module, category: v.category }));
       traceApi(id).get('updates', { view: v.view, module: v.module, category: v.category, sort: 'duration', order: 'desc', limit: 5, ...rangeParams(range) })
         .then((page) => {
           list.replaceChildren(...page.updates.map((u) => el('li', {},
@@ -192,7 +245,7 @@ export function mountCompare(root, header, { a, b, state: initial }) {
         .catch((error) => { list.replaceChildren(el('li', { class: 'error-box', text: error.message })); });
       return column;
     };
-    section.append(el('h2', { text: `${v.view}: longest updates` }),
+    section.append(el('h2', { text: `${v.view}: longest updates and merged cause graph` }),
       el('div', { class: 'drill-columns' }, side('A', a, s.rangeA, v.a), side('B', b, s.rangeB, v.b)));
     return section;
   }
@@ -243,7 +296,9 @@ export function mountCompare(root, header, { a, b, state: initial }) {
 
   const unsubscribe = state.subscribe((_, changed) => {
     if (changed.includes('rangeA') || changed.includes('rangeB')) load();
-    else if (comparison) render();
+    else if (comparison && (changed.includes('rows') || changed.includes('row'))) render();
+    // The timelines follow the window and tracks themselves.
+    if (comparison && changed.includes('anchor')) timelines.update(comparison);
   });
   load();
 
@@ -253,6 +308,8 @@ export function mountCompare(root, header, { a, b, state: initial }) {
     teardown() {
       alive = false;
       unsubscribe();
+      timelines.destroy();
+      for (const graph of drillGraphs) graph.destroy();
     },
   };
 }

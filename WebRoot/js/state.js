@@ -1,6 +1,7 @@
 // The shareable view state and its URL form, specified in docs/share-links.md.
 // One place reads and writes the URL; everything else subscribes. Parsing, formatting and
 // upgrading are pure (no window, no history) so `node --test` checks them (Tests/Web).
+import { formatAnchor, parseAnchor } from './compare-align.js';
 
 // v2: an update path without p= opens the Cause & Effect graph (v1 opened the Summary).
 export const STATE_VERSION = 2;
@@ -108,6 +109,9 @@ export const COMPARE_EMPTY_STATE = Object.freeze({
   rangeB: null,    // compared range of trace B [start, end] ns (rb=)
   rows: null,      // views table filter: 'long' | 'app' (vf=); null: all rows
   row: null,       // the view row drilled into: {module, view, category} (pv=Module:View, pc=Category)
+  anchor: null,    // where the timelines align: null (both starts) | 'ranges' | {group: label} (al=)
+  timeline: null,  // the timelines' window [start, end] on the shared axis, ns from the anchors (tw=)
+  lanes: [],       // expanded timeline tracks of both timelines, e.g. ['swiftui'] (tx=)
 });
 
 const ROW_FILTERS = ['long', 'app'];
@@ -129,6 +133,9 @@ function parseCompareLocation(path, search) {
     rangeB: parseSpan(params.get('rb')),
     rows: ROW_FILTERS.includes(params.get('vf')) ? params.get('vf') : null,
     row: parsePaneView(params.get('pv'), params.get('pc')),
+    anchor: parseAnchor(params.get('al')),
+    timeline: parseSpan(params.get('tw')),
+    lanes: (params.get('tx') ?? '').split(',').filter(Boolean),
   };
   return { route: 'compare', a, b, state };
 }
@@ -142,6 +149,10 @@ export function buildComparePath(a, b, state) {
   if (s.rows && ROW_FILTERS.includes(s.rows)) query.push(`vf=${s.rows}`);
   if (s.row) query.push(`pv=${encodeURIComponent(`${s.row.module ?? ''}:${s.row.view ?? ''}`)}`);
   if (s.row?.category) query.push(`pc=${encodeURIComponent(s.row.category)}`);
+  const anchor = formatAnchor(s.anchor);
+  if (anchor) query.push(`al=${anchor.startsWith('g:') ? `g:${encodeURIComponent(anchor.slice(2))}` : anchor}`);
+  if (s.timeline) query.push(`tw=${Math.round(s.timeline[0])},${Math.round(s.timeline[1])}`);
+  if (s.lanes?.length) query.push(`tx=${s.lanes.map(encodeURIComponent).join(',')}`);
   return `/compare/${encodeURIComponent(a)}/${encodeURIComponent(b)}?${query.join('&')}`;
 }
 

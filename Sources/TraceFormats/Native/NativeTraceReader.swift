@@ -140,10 +140,18 @@ struct NativeTraceParser: ~Copyable {
                 case "osVersion": builder.metadata.osVersion = try scanner.readString(field: field)
                 case "refreshRate":
                     let offset = try tokenOffset()
-                    builder.metadata.refreshRate = try scanner.readDouble(field: field)
-                    if builder.metadata.refreshRate <= 0 {
-                        throw OffsetError(offset: offset, message: "must be a positive number of Hz", field: field)
+                    let rate = try scanner.readNull() ? nil : try scanner.readDouble(field: field)
+                    if let rate, rate <= 0 {
+                        throw OffsetError(offset: offset, message: "must be a positive number of Hz, or null", field: field)
                     }
+                    builder.metadata.refreshRate = rate
+                case "cpuWeightUnit":
+                    let offset = try tokenOffset()
+                    let text = try scanner.readString(field: field)
+                    guard let unit = CPUWeightUnit(rawValue: text) else {
+                        throw OffsetError(offset: offset, message: "is \"\(text)\"; expected \"ns\" or \"cycles\"", field: field)
+                    }
+                    builder.metadata.cpuWeightUnit = unit
                 case "recordedAt": builder.metadata.recordedAt = try scanner.readNull() ? nil : try scanner.readString(field: field)
                 case "start": builder.metadata.start = try time(field: field)
                 case "end": builder.metadata.end = try time(field: field)
@@ -157,7 +165,7 @@ struct NativeTraceParser: ~Copyable {
                 default:
                     throw OffsetError(
                         offset: keyOffset,
-                        message: "unknown key \"\(key)\"; metadata has: app, device, osVersion, refreshRate, recordedAt, start, end, importNotes"
+                        message: "unknown key \"\(key)\"; metadata has: app, device, osVersion, refreshRate, recordedAt, start, end, importNotes, cpuWeightUnit"
                     )
                 }
             } catch {

@@ -54,8 +54,10 @@ public enum NativeTraceWriter {
         out.string(metadata.device)
         out.raw(",\n    \"osVersion\": ")
         out.string(metadata.osVersion)
-        out.raw(",\n    \"refreshRate\": ")
-        out.double(metadata.refreshRate)
+        if let refreshRate = metadata.refreshRate {
+            out.raw(",\n    \"refreshRate\": ")
+            out.double(refreshRate)
+        }
         out.raw(",\n    \"recordedAt\": ")
         if let recordedAt = metadata.recordedAt { out.string(recordedAt) } else { out.raw("null") }
         out.raw(",\n    \"start\": ")
@@ -67,7 +69,13 @@ public enum NativeTraceWriter {
             if i > 0 { out.raw(", ") }
             out.string(note)
         }
-        out.raw("]\n  }")
+        out.raw("]")
+        // Written only for cycles: a trace in CPU time reads the same in every version.
+        if metadata.cpuWeightUnit != .nanoseconds {
+            out.raw(",\n    \"cpuWeightUnit\": ")
+            out.string(metadata.cpuWeightUnit.rawValue)
+        }
+        out.raw("\n  }")
 
         func table(_ name: NativeTraceFormat.Table, count: Int, row: (inout JSONOutput, Int) -> Void) {
             out.raw(",\n  \"\(name.rawValue)\": [")

@@ -9,7 +9,10 @@ final class XCTraceAssembler: XCTraceTableSink {
     @exclusivity(unchecked) private var tablesRead: [String: Int] = [:]
     @exclusivity(unchecked) private var tablesSkipped: [String: Int] = [:]
     private var repeatedTables: Set<String> = []
-    @exclusivity(unchecked) private var toc: TableOfContents?
+    /// Tables of contents by run (a several-run export has one per run).
+    @exclusivity(unchecked) private var tocByRun: [Int: TableOfContents] = [:]
+    /// The chosen run's table of contents.
+    private var toc: TableOfContents? { tocByRun[wantedRun] }
 
     @exclusivity(unchecked) private var table: TableKind?
     /// Column index of each `Field` in the current table, or -1.
@@ -37,18 +40,38 @@ final class XCTraceAssembler: XCTraceTableSink {
     @exclusivity(unchecked) private var threadProcesses: [UInt32] = []
     @exclusivity(unchecked) private var latestEnd: Nanoseconds = 0
     @exclusivity(unchecked) private var updatesPerProcess: [UInt32: Int] = [:]
+    /// CPU samples per thread row (to name the app of an export without updates or toc).
+    @exclusivity(unchecked) private var samplesPerThread: [Int] = []
 
     @exclusivity(unchecked) private var groups: [(start: Nanoseconds, end: Nanoseconds, thread: Int32)] = []
     @exclusivity(unchecked) private var updates: [PendingUpdate] = []
     @exclusivity(unchecked) private var graphs = [GraphBuffer(), GraphBuffer()]
     @exclusivity(unchecked) private var changes: [PendingChange] = []
     @exclusivity(unchecked) private var samplesWithoutStack = 0
+    /// Samples weighted in cycles (the CPU Profiler's `cpu-profile`): used only when no table
+    /// weighted in time was read, so that the two units are never added together.
+    @exclusivity(unchecked) private var cycleSamples: [(time: Nanoseconds, thread: Int32, weight: Int64, stack: UInt32)] = []
+    /// The sample table read in each unit (one each: two tables of a unit sample the same CPU).
+    @exclusivity(unchecked) private var timeSampleTable: String?
+    @exclusivity(unchecked) private var cycleSampleTable: String?
+    /// True while reading a sample table whose weight column counts cycles.
+    @exclusivity(unchecked) private var weightIsCycles = false
+
+    /// The run to read (`?run=N`, `--run N`); nil reads the run of the first table, run 1 in an
+    /// export of several runs (a bundle of run 2 alone, as the export script makes it, reads run 2).
+    private let requestedRun: Int?
+    @exclusivity(unchecked) private var firstTableRun: Int?
+    private var wantedRun: Int { requestedRun ?? firstTableRun ?? 1 }
+    /// Runs the export holds tables of.
+    @exclusivity(unchecked) private var runsSeen: Set<Int> = []
 
     private enum TableKind { case updates, updateGroups, causes, fullCauses, changes, timeProfile, hangs, hitches, taskStates, taskInfo, taskLifetime }
 
     private static let tableKinds: [String: TableKind] = [
         "swiftui-updates": .updates, "swiftui-update-groups": .updateGroups, "swiftui-causes": .causes,
         "swiftui-full-causes": .fullCauses, "swiftui-changes": .changes, "time-profile": .timeProfile,
+        // The CPU Profiler's table: the same columns as time-profile, its weight in cycles.
+        "cpu-profile": .timeProfile,
         "potential-hangs": .hangs, "hitches": .hitches,
         "SwiftTaskStateTable": .taskStates, "SwiftTasksInfoTable": .taskInfo, "SwiftTaskLifetime": .taskLifetime,
     ]
@@ -129,14 +152,15 @@ final class XCTraceAssembler: XCTraceTableSink {
         }
     }
 
-    init(metadata: TraceMetadata) {
+    init(metadata: TraceMetadata, run: Int? = nil) {
         builder = TraceBuilder(metadata: metadata)
+        requestedRun = run
     }
 
     // MARK: Tables
 
     func tableOfContents(_ toc: TableOfContents) throws {
-        self.toc = toc
+        tocByRun[toc.run ?? 1] = toc
     }
 
     func beginTable(_ schema: TableSchema, reader: XCTraceReader) throws -> Bool {
@@ -151,16 +175,24 @@ final class XCTraceAssembler: XCTraceTableSink {
         nodeOfValue.removeAll(keepingCapacity: true)
         taskOfValue.removeAll(keepingCapacity: true)
         fmtOfValue.removeAll(keepingCapacity: true)
+        // Runs are separate recordings: only the chosen one is read (a node without a run is run 1).
+        let run = schema.run ?? 1
+        runsSeen.insert(run)
+        if firstTableRun == nil { firstTableRun = run }
+        guard run == wantedRun else {
+            table = nil
+            return false
+        }
         guard let kind = Self.tableKinds[schema.name] else {
             tablesSkipped[schema.name, default: 0] += 1
             table = nil
             return false
         }
-        // A second copy (another run of the recording, or a file joined with itself) would
-        // double every count: the first is read, the note says so.
+        // A second copy of a table of the same run (a file joined with itself) would double
+        // every count: the first is read, the note says so.
         guard tablesRead[schema.name] == nil else {
             if repeatedTables.insert(schema.name).inserted {
-                notes.append("The export holds table \(schema.name) more than once (several runs, or a file joined with itself): only the first was read.")
+                notes.append("The export holds table \(schema.name) more than once in run \(run) (a file joined with itself?): only the first was read.")
             }
             table = nil
             return false
@@ -171,6 +203,18 @@ final class XCTraceAssembler: XCTraceTableSink {
             notes.append("Skipped table \(schema.name): it has no \(missing.map(\.mnemonic).joined(separator: ", ")) column.")
             table = nil
             return false
+        }
+        if kind == .timeProfile {
+            // The column's engineering type says what a weight counts, whatever the table's name.
+            let weightColumn = columnOfField[Field.weight.rawValue]
+            weightIsCycles = weightColumn >= 0 && schema.columns[weightColumn].engineeringType == "cycle-weight"
+            // Two sample tables of the same recording sample the same CPU: one of them is read.
+            if let first = weightIsCycles ? cycleSampleTable : timeSampleTable {
+                notes.append("Skipped table \(schema.name): its CPU samples are those of \(first), already read.")
+                table = nil
+                return false
+            }
+            if weightIsCycles { cycleSampleTable = schema.name } else { timeSampleTable = schema.name }
         }
         table = kind
         tableName = schema.name
@@ -340,8 +384,18 @@ final class XCTraceAssembler: XCTraceTableSink {
         }
         let time = try time(.time)
         latestEnd = max(latestEnd, time)
+        let thread = thread(cell(.thread))
+        if thread != noRow {
+            if Int(thread) >= samplesPerThread.count { samplesPerThread += repeatElement(0, count: Int(thread) + 1 - samplesPerThread.count) }
+            samplesPerThread[Int(thread)] += 1
+        }
+        if weightIsCycles {
+            guard let cycles = try optionalNumber(.weight) else { throw fail(.weight, "weight is empty; every cycle sample needs one") }
+            cycleSamples.append((time, thread, try checkedDuration(.weight, cycles), UInt32(stack)))
+            return
+        }
         builder.addSample(
-            time: time, thread: thread(cell(.thread)),
+            time: time, thread: thread,
             weight: try checkedDuration(.weight, optionalNumber(.weight) ?? 1_000_000), stack: UInt32(stack)
         )
     }
@@ -484,7 +538,12 @@ final class XCTraceAssembler: XCTraceTableSink {
         }
         while parts.count < 3 { parts.append("") }
         let name = parts[0], color = parts[1], symbol = parts[2]
-        let (kind, owner) = XCTraceVocabulary.nodeKind(name: name, symbol: symbol)
+        // The full shape (name, color, symbol, …, event id, value time, update start, update
+        // duration) tells a value that changed (a value time, no update) from an update; the
+        // short one does not. A body that was notified but did not run has neither.
+        func given(_ index: Int) -> Bool { index < parts.count && !parts[index].isEmpty && parts[index] != "n/a" }
+        let isValue = parts.count >= 9 && given(6) && !given(7) && !given(8)
+        let (kind, owner) = XCTraceVocabulary.nodeKind(name: name, symbol: symbol, isValue: isValue)
         let text = GraphNodeText(kind: kind, name: builder.intern(name), owner: builder.intern(owner), isAppCode: color == "blue")
         if value >= 0 {
             if Int(value) >= nodeOfValue.count { nodeOfValue += repeatElement(nil, count: max(Int(value) + 1, 2 * nodeOfValue.count) - nodeOfValue.count) }
@@ -545,6 +604,7 @@ final class XCTraceAssembler: XCTraceTableSink {
 
     /// Links what refers across tables, writes the import notes and builds the trace.
     func finish() throws -> Trace {
+        try checkRuns()
         guard !tablesRead.isEmpty else {
             let seen = tablesSkipped.keys.sorted()
             throw XCTraceValueError(
@@ -629,8 +689,9 @@ final class XCTraceAssembler: XCTraceTableSink {
             notes.append("swiftui-changes: \(unmatchedChanges) changes whose id is no cause-graph node were left out.")
         }
         if samplesWithoutStack > 0 {
-            notes.append("time-profile: \(samplesWithoutStack) samples without a backtrace were left out.")
+            notes.append("CPU samples: \(samplesWithoutStack) samples without a backtrace were left out.")
         }
+        addCycleSamples()
         writeTableNotes()
         fillMetadata()
         do {
@@ -640,12 +701,48 @@ final class XCTraceAssembler: XCTraceTableSink {
         }
     }
 
+    /// A run that is not in the export is an error; other runs are named, never added in.
+    private func checkRuns() throws {
+        guard !runsSeen.isEmpty else { return }
+        let others = runsSeen.subtracting([wantedRun]).sorted()
+        guard runsSeen.contains(wantedRun) else {
+            let runs = runsSeen.sorted().map(String.init).joined(separator: ", ")
+            throw XCTraceValueError(
+                offset: 0, table: nil, field: "run",
+                message: "the export has no tables of run \(wantedRun); it holds run\(runsSeen.count == 1 ? "" : "s") \(runs): choose one with ?run=N (upload) or --run N (inspect)"
+            )
+        }
+        if !others.isEmpty {
+            notes.append(
+                "This export holds \(runsSeen.count) runs (\(runsSeen.sorted().map(String.init).joined(separator: ", "))): run \(wantedRun) was read; "
+                    + "run\(others.count == 1 ? "" : "s") \(others.map(String.init).joined(separator: ", ")) \(others.count == 1 ? "is a separate recording" : "are separate recordings"), never added in. "
+                    + "Read another with ?run=N on upload or --run N on inspect."
+            )
+        }
+    }
+
+    /// Cycle samples become the CPU lane only when no table weighted in time was read.
+    private func addCycleSamples() {
+        guard !cycleSamples.isEmpty else { return }
+        if let timeTable = timeSampleTable {
+            notes.append("\(cycleSampleTable ?? "cpu-profile"): \(cycleSamples.count) samples weighted in cycles were not used; the CPU lane and call tree show \(timeTable)'s CPU time (cycles and time are never added together).")
+        } else {
+            builder.metadata.cpuWeightUnit = .cycles
+            for sample in cycleSamples {
+                builder.addSample(time: sample.time, thread: sample.thread, weight: sample.weight, stack: sample.stack)
+            }
+            notes.append("CPU weights are cycles (CPU Profiler, cpu-profile), not time: the CPU lane shows load at the clock rate the samples show.")
+        }
+        cycleSamples = []
+    }
+
     private func writeTableNotes() {
         for (name, count) in tablesSkipped.sorted(by: { $0.key < $1.key }) {
             notes.append("Skipped table \(name)\(count > 1 ? " (\(count)×)" : ""): tracesvc does not read it.")
         }
         for (name, without) in XCTraceVocabulary.tables {
             let read = tablesRead[name] != nil || name == "swiftui-causes" && tablesRead["swiftui-full-causes"] != nil
+                || name == "time-profile" && tablesRead["cpu-profile"] != nil
             if !read { notes.append("No \(name) table in the export: \(without).") }
         }
     }
@@ -663,8 +760,11 @@ final class XCTraceAssembler: XCTraceTableSink {
                 metadata.end = max(Nanoseconds(seconds * 1e9), latestEnd)
             }
         }
-        if metadata.app.isEmpty, let busiest = updatesPerProcess.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) {
-            metadata.app = processNames[busiest.key] ?? ""
+        // Without a table of contents the app is the process that ran the updates, else the one sampled most.
+        var samplesPerProcess: [UInt32: Int] = [:]
+        for (thread, count) in samplesPerThread.enumerated() { samplesPerProcess[threadProcesses[thread], default: 0] += count }
+        for counts in [updatesPerProcess, samplesPerProcess] where metadata.app.isEmpty {
+            if let busiest = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) { metadata.app = processNames[busiest.key] ?? "" }
         }
         metadata.importNotes += notes
         builder.metadata = metadata

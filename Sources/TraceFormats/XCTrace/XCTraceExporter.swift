@@ -109,7 +109,8 @@ public enum XCTraceExporter {
             Table(schema: "swiftui-update-groups") { try context.writeGroups(&$0) },
             Table(schema: "swiftui-causes") { try context.writeCauses(&$0) },
             Table(schema: "swiftui-changes") { try context.writeChanges(&$0) },
-            Table(schema: "time-profile") { try context.writeSamples(&$0) },
+            // Cycles go out as the CPU Profiler writes them, so that they come back as cycles.
+            Table(schema: trace.metadata.cpuWeightUnit == .cycles ? "cpu-profile" : "time-profile") { try context.writeSamples(&$0) },
             Table(schema: "potential-hangs") { try context.writeHangs(&$0) },
             Table(schema: "hitches") { try context.writeHitches(&$0) },
         ] + (trace.tasks.count == 0 ? [] : [
@@ -302,8 +303,11 @@ public enum XCTraceExporter {
 
         func writeSamples(_ w: inout XCTraceWriter) throws {
             let samples = trace.cpu.samples
+            let cycles = trace.metadata.cpuWeightUnit == .cycles
+            var columns = XCTraceExporter.sampleColumns
+            if cycles { columns[5] = ("weight", "Cycles", "cycle-weight") }
             w.beginDocument()
-            w.beginNode(schema: "time-profile", tableIndex: 13, columns: XCTraceExporter.sampleColumns)
+            w.beginNode(schema: cycles ? "cpu-profile" : "time-profile", tableIndex: 13, columns: columns)
             for row in 0..<samples.count {
                 w.beginRow()
                 w.time("sample-time", samples.time[row])
@@ -311,7 +315,11 @@ public enum XCTraceExporter {
                 process(ofThread: samples.thread[row], &w)
                 w.leaf("core", "0", fmt: "CPU 0 (P Core)")
                 w.leaf("thread-state", "Running")
-                w.leaf("weight", String(samples.weight[row]), fmt: XCTraceWriter.duration(samples.weight[row]))
+                if cycles {
+                    w.leaf("cycle-weight", String(samples.weight[row]))
+                } else {
+                    w.leaf("weight", String(samples.weight[row]), fmt: XCTraceWriter.duration(samples.weight[row]))
+                }
                 stack(Int32(samples.stack[row]), &w)
                 try w.endRow()
             }

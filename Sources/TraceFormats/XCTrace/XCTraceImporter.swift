@@ -4,14 +4,15 @@ import TraceModel
 /// Reads `xctrace export` XML (one table, several concatenated, or a tar bundle of them as
 /// `scripts/export-instruments-trace.sh` makes it), plain or gzip-compressed.
 public enum XCTraceImporter {
-    public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max) throws(TraceFormatError) -> Trace {
+    /// - Parameter run: the recording run to read when the export holds several; nil reads run 1.
+    public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max, run: Int? = nil) throws(TraceFormatError) -> Trace {
         let source = try ByteSource(url: url, displayName: displayName, maxBytes: maxBytes)
-        return try importTrace(from: ByteChunks(source), displayName: displayName)
+        return try importTrace(from: ByteChunks(source), displayName: displayName, run: run)
     }
 
     /// Reads from any byte stream (already decompressed).
-    static func importTrace(from chunks: ByteChunks, displayName: String) throws(TraceFormatError) -> Trace {
-        let assembler = XCTraceAssembler(metadata: TraceMetadata(name: traceName(displayName), sourceFormat: "xctrace-export"))
+    static func importTrace(from chunks: ByteChunks, displayName: String, run: Int? = nil) throws(TraceFormatError) -> Trace {
+        let assembler = XCTraceAssembler(metadata: TraceMetadata(name: traceName(displayName), sourceFormat: "xctrace-export"), run: run)
         let stream = ByteStream(chunks)
         var location = displayName
         var reader: XCTraceReader?

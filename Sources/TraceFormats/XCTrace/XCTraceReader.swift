@@ -47,12 +47,16 @@ struct TableSchema {
     var columns: [TableColumn]
     /// Absolute stream offset of `<schema>`, for errors about the table as a whole.
     var offset: Int
+    /// The recording run the `<node xpath='…/run[N]/…'>` says the table is from; nil when it does not say.
+    var run: Int? = nil
 
     func column(_ mnemonic: String) -> Int? { columns.firstIndex { $0.mnemonic == mnemonic } }
 }
 
 /// What the table of contents (`xctrace export --toc`) says about the recording.
 struct TableOfContents {
+    /// `<run number="N">`: a file of several runs has one table of contents per run.
+    var run: Int?
     var deviceModel = ""
     var deviceName = ""
     var osVersion = ""
@@ -110,6 +114,8 @@ final class XCTraceReader {
     @exclusivity(unchecked) private(set) var rowOffset = 0
     @exclusivity(unchecked) private var rowDepth = 0
     @exclusivity(unchecked) private(set) var rowCount = 0
+    /// Run of the current `<node>`, from its xpath.
+    @exclusivity(unchecked) private var nodeRun: Int?
 
     private struct OpenValue {
         var tag: UInt16
@@ -222,9 +228,10 @@ final class XCTraceReader {
                 switch XMLName(rawValue: name) {
                 case .node:
                     beginNode()
+                    nodeRun = try tokenizer.attribute(XMLName.xpath.rawValue).map(tokenizer.string).flatMap(Self.run(inXPath:))
                 case .schema:
                     let tableName = try tokenizer.attribute(XMLName.name.rawValue).map(tokenizer.string) ?? ""
-                    schema = TableSchema(name: tableName, columns: [], offset: tokenizer.tokenOffset)
+                    schema = TableSchema(name: tableName, columns: [], offset: tokenizer.tokenOffset, run: nodeRun)
                     if selfClosing { skippingRows = try !sink.beginTable(schema!, reader: self) }
                 case .col:
                     column = TableColumn(mnemonic: "", name: "", engineeringType: "")
@@ -258,6 +265,14 @@ final class XCTraceReader {
                     }
                 case .process where toc != nil && inTOCTarget && toc!.processName.isEmpty:
                     toc!.processName = try tokenizer.attribute(XMLName.name.rawValue).map(tokenizer.string) ?? ""
+                case .none where toc != nil && tokenizer.names.name(name) == "run":
+                    // Each <run> of a recording has its own target and summary: one table of contents each.
+                    if toc!.run != nil {
+                        try sink.tableOfContents(toc!)
+                        toc = TableOfContents()
+                    }
+                    let number = tokenizer.attributes.first { tokenizer.names.name($0.name) == "number" }
+                    toc!.run = try number.map(tokenizer.string).flatMap { Int($0) } ?? 1
                 case .table where toc != nil:
                     if let schemaName = tokenizer.attributes.first(where: { tokenizer.names.name($0.name) == "schema" }) {
                         toc!.tables.append(try tokenizer.string(schemaName))
@@ -305,7 +320,14 @@ final class XCTraceReader {
         }
     }
 
+    /// "//trace-toc[1]/run[2]/data[1]/table[35]" -> 2.
+    static func run(inXPath xpath: String) -> Int? {
+        guard let open = xpath.range(of: "/run[") else { return nil }
+        return Int(xpath[open.upperBound...].prefix { $0 != "]" })
+    }
+
     private func beginNode() {
+        nodeRun = nil
         kept.removeAll(keepingCapacity: false)
         keptChildren.removeAll(keepingCapacity: false)
         keptAttributes.removeAll(keepingCapacity: false)

@@ -10,7 +10,7 @@ enum XCTraceVocabulary {
         ("swiftui-update-groups", "the Update Groups lane is empty"),
         ("swiftui-causes", "the cause & effect graph is empty"),
         ("swiftui-changes", "state changes have no backtraces"),
-        ("time-profile", "there is no CPU lane or call tree"),
+        ("time-profile", "there is no CPU lane or call tree (the CPU Profiler's cpu-profile serves too)"),
         ("potential-hangs", "the Hangs lane is empty"),
         ("hitches", "the Hitches lane is empty"),
     ]
@@ -57,8 +57,10 @@ enum XCTraceVocabulary {
     // MARK: Cause graph nodes
 
     /// What a graph node is, from its title and SF Symbol. Names decide first (they are what
-    /// Instruments prints); the symbol only tells apart what the name cannot.
-    static func nodeKind(name: String, symbol: String) -> (kind: NodeKind, owner: String) {
+    /// Instruments prints); the symbol only tells apart what the name cannot. `isValue` is what
+    /// the export's own columns say (a value-change time and no update): such a node named like a
+    /// type is an attribute, environment or property value (`ForegroundStyleEnvironment`), no body.
+    static func nodeKind(name: String, symbol: String, isValue: Bool = false) -> (kind: NodeKind, owner: String) {
         if name.hasPrefix("@State") || name.hasPrefix("@AppStorage") || name.hasPrefix("@SceneStorage") {
             return (.state, "")
         }
@@ -70,10 +72,10 @@ enum XCTraceVocabulary {
         }
         if symbol == observableSymbol { return (.observable, "") }
         if name.hasPrefix("Gesture") || symbol == gestureSymbol { return (.gesture, "") }
-        if name == "External Environment" { return (.externalEnvironment, "") }
+        if name == "External Environment" || name.hasPrefix("External: ") { return (.externalEnvironment, "") }
         if name.hasPrefix("EnvironmentWriter:") { return (.environmentWriter, "") }
         if name == "View Creation / Reuse" { return (.viewCreation, "") }
-        if isTypeName(name) { return (.viewBody, "") }
+        if isTypeName(name) { return (isValue ? .other : .viewBody, "") }
         return (.other, "")
     }
 

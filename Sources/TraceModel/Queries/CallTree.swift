@@ -35,7 +35,7 @@ public struct CallTreeNode: Sendable, Equatable {
     public var name: String
     public var binary: String
     public var isAppCode: Bool
-    /// Weight (ns of CPU) of samples in this node and below.
+    /// Weight (ns of CPU, or cycles: `CallTree.unit`) of samples in this node and below.
     public var total: Nanoseconds
     /// Weight of samples that stopped here, plus folded light children (JSON key "self").
     public var selfWeight: Nanoseconds
@@ -50,6 +50,8 @@ public struct CallTree: Sendable, Equatable {
     public var mode: String
     public var totalWeight: Nanoseconds
     public var sampleCount: Int
+    /// What `total` and `self` count: CPU time ("ns") or cycles.
+    public var unit: CPUWeightUnit = .nanoseconds
     public var roots: [CallTreeNode]
 }
 
@@ -104,7 +106,10 @@ extension Trace {
         } else {
             roots.sort { ($0.node.total, $1.node.name) > ($1.node.total, $0.node.name) }
         }
-        return CallTree(start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount, roots: roots.map(\.node))
+        return CallTree(
+            start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount,
+            unit: metadata.cpuWeightUnit, roots: roots.map(\.node)
+        )
     }
 
     private func isMainThread(_ index: Int) -> Bool { index >= 0 && index < threads.count && threads[index].isMain }
@@ -202,6 +207,7 @@ extension CallTree {
         out.raw(",\"mode\":"); out.string(mode)
         out.raw(",\"totalWeight\":"); out.int(totalWeight)
         out.raw(",\"sampleCount\":"); out.int(Int64(sampleCount))
+        out.raw(",\"unit\":"); out.string(unit.rawValue)
         out.raw(",\"maxDepth\":"); out.int(Int64(CallTreeQuery.maxDepth))
         out.raw(",\"roots\":")
         CallTreeNode.write(roots, to: &out)

@@ -33,12 +33,13 @@ public struct TraceComparison: Sendable, Encodable {
             a.header[keyPath: field] == b.header[keyPath: field] ? nil : "\(name): \(a.header[keyPath: field]) vs \(b.header[keyPath: field])"
         }
         interactions = Set(a.interactions.keys).union(b.interactions.keys).map { label in
-            InteractionCount(label: label, a: a.interactions[label] ?? 0, b: b.interactions[label] ?? 0)
+            InteractionCount(
+                label: label, a: a.interactions[label] ?? 0, b: b.interactions[label] ?? 0,
+                firstA: a.firstInteraction[label], firstB: b.firstInteraction[label]
+            )
         }.sorted { ($0.a + $0.b, $1.label) > ($1.a + $1.b, $0.label) }
         views = Self.compareViews(a, b, interactions: interactions)
-        let causes = Self.compareCauses(a.fanOuts, b.fanOuts)
-        self.causes = Array(causes.prefix(max(0, causeLimit)))
-        causesTotal = causes.count
+        (causes, causesTotal) = Self.compareCauses(a, b, limit: max(0, causeLimit))
         totals = ["updates", "hitches", "hangs", "cpu"].map { name in
             TotalComparison(name: name, a: a.totals[name] ?? ComparedTotal(), b: b.totals[name] ?? ComparedTotal())
         }
@@ -78,19 +79,121 @@ public struct TraceComparison: Sendable, Encodable {
         }
     }
 
-    private static func compareCauses(_ a: [CauseFanOut], _ b: [CauseFanOut]) -> [CauseComparison] {
-        var before: [CauseFanOut.Key: CauseFanOut] = [:], after: [CauseFanOut.Key: CauseFanOut] = [:]
-        for fanOut in a { before[fanOut.key] = fanOut }
-        for fanOut in b { after[fanOut.key] = fanOut }
-        let rows = Set(before.keys).union(after.keys).map { CauseComparison(key: $0, a: before[$0], b: after[$0]) }
-        // Tens of thousands of rows of several strings each: sort their indices (moving the rows
-        // themselves costs a retain per string per move), by a number first, names on ties.
-        let rank = rows.map { ($0.change != .unchanged ? 1 : 0, abs($0.updatesDelta)) }
-        let order = rows.indices.sorted { i, j in
-            if rank[i] != rank[j] { return rank[i] > rank[j] }
-            return (rows[i].source, rows[i].target, rows[i].property) < (rows[j].source, rows[j].target, rows[j].property)
+    /// Matches fan-outs by key with B's names translated into A's string table, ranks the pairs by
+    /// numbers (names only on ties, by rank), and builds Strings only for the `limit` rows kept: a
+    /// trace may have a hundred thousand fan-outs. Returns the rows and how many pairs there were.
+    private static func compareCauses(_ a: ComparisonSide, _ b: ComparisonSide, limit: Int) -> ([CauseComparison], Int) {
+        // A's refs of the names its fan-outs use (not its whole string table), by text.
+        var refInA: [String: StringRef] = [:]
+        var noted = [Bool](repeating: false, count: a.strings.count)
+        func note(_ ref: StringRef) {
+            if !noted[Int(ref)] {
+                noted[Int(ref)] = true
+                refInA[a.strings[Int(ref)]] = ref
+            }
         }
-        return order.map { rows[$0] }
+        for key in a.fanOutKeys {
+            note(key.sourceName)
+            note(key.targetName)
+            note(key.property)
+        }
+        // A B name A does not have gets a ref past A's table: it matches nothing of A.
+        let unknown = StringRef.max
+        var translated = [StringRef](repeating: unknown, count: b.strings.count)
+        func inA(_ ref: StringRef) -> StringRef {
+            if translated[Int(ref)] == unknown {
+                translated[Int(ref)] = refInA[b.strings[Int(ref)]] ?? StringRef(truncatingIfNeeded: a.strings.count &+ Int(ref))
+            }
+            return translated[Int(ref)]
+        }
+        // A's keys first, so an id below A's count is A's fan-out of that index.
+        var table = FanOutKeyTable()
+        for key in a.fanOutKeys { _ = table.id(of: key) }
+        var pairs: [(a: Int32, b: Int32)] = a.fanOutKeys.indices.map { (Int32($0), -1) }
+        for (index, key) in b.fanOutKeys.enumerated() {
+            var key = key
+            key.sourceName = inA(key.sourceName)
+            key.targetName = inA(key.targetName)
+            key.property = inA(key.property)
+            let id = table.id(of: key)
+            if id < pairs.count { pairs[id].b = Int32(index) } else { pairs.append((-1, Int32(index))) }
+        }
+
+        // Changed first, then by the absolute change of updates; ties by names (ranked once per
+        // distinct name), label, and order met.
+        var names = NameRanks(a, b)
+        let rank = pairs.map { pair -> (changed: Bool, delta: Int, source: Int32, target: Int32, property: Int32, label: UInt8) in
+            let before = pair.a >= 0 ? a.fanOuts[Int(pair.a)] : nil, after = pair.b >= 0 ? b.fanOuts[Int(pair.b)] : nil
+            var changed = true
+            if let before, let after { changed = (before.minPerEvent, before.maxPerEvent) != (after.minPerEvent, after.maxPerEvent) }
+            let inA = pair.a >= 0
+            let key = inA ? a.fanOutKeys[Int(pair.a)] : b.fanOutKeys[Int(pair.b)]
+            return (
+                changed, abs((after?.updates ?? 0) - (before?.updates ?? 0)),
+                names.id(key.sourceName, isBody: key.sourceKind == .viewBody, inA: inA),
+                names.id(key.targetName, isBody: key.targetKind == .viewBody, inA: inA),
+                names.id(key.property, isBody: false, inA: inA), key.label.rawValue
+            )
+        }
+        let nameRank = names.ranks()
+        let order = pairs.indices.sorted { i, j in
+            let x = rank[i], y = rank[j]
+            if x.changed != y.changed { return x.changed }
+            if x.delta != y.delta { return x.delta > y.delta }
+            let xNames = (nameRank[Int(x.source)], nameRank[Int(x.target)], nameRank[Int(x.property)], x.label)
+            let yNames = (nameRank[Int(y.source)], nameRank[Int(y.target)], nameRank[Int(y.property)], y.label)
+            return xNames != yNames ? xNames < yNames : i < j
+        }
+        let rows = order.prefix(limit).map { position -> CauseComparison in
+            let pair = pairs[position]
+            let (side, fanOut) = pair.a >= 0 ? (a, Int(pair.a)) : (b, Int(pair.b))
+            let key = side.fanOutKeys[fanOut]
+            return CauseComparison(
+                source: CauseFanOut.title(name: side.strings[Int(key.sourceName)], kind: key.sourceKind),
+                target: CauseFanOut.title(name: side.strings[Int(key.targetName)], kind: key.targetKind),
+                label: key.label.wireName, property: side.strings[Int(key.property)],
+                a: pair.a >= 0 ? CauseFanOutSide(a.fanOuts[Int(pair.a)]) : nil,
+                b: pair.b >= 0 ? CauseFanOutSide(b.fanOuts[Int(pair.b)]) : nil
+            )
+        }
+        return (rows, pairs.count)
+    }
+
+    /// Fan-out names of both sides as ids of distinct texts ("Row.body" is a text of its own),
+    /// ranked alphabetically: each distinct name is built and compared once, not once per row.
+    private struct NameRanks {
+        private let strings: (a: [String], b: [String])
+        private var idOfText: [String: Int32] = [:]
+        private var texts: [String] = []
+        /// The id of each (ref, isBody) of each side, -1 until seen.
+        private var ids: (a: [Int32], b: [Int32])
+
+        init(_ a: ComparisonSide, _ b: ComparisonSide) {
+            strings = (a.strings, b.strings)
+            ids = ([Int32](repeating: -1, count: a.strings.count * 2), [Int32](repeating: -1, count: b.strings.count * 2))
+        }
+
+        mutating func id(_ ref: StringRef, isBody: Bool, inA: Bool) -> Int32 {
+            let slot = Int(ref) * 2 + (isBody ? 1 : 0)
+            let known = inA ? ids.a[slot] : ids.b[slot]
+            if known >= 0 { return known }
+            let name = inA ? strings.a[Int(ref)] : strings.b[Int(ref)]
+            let text = isBody ? "\(name).body" : name
+            let id = idOfText[text] ?? Int32(texts.count)
+            if id == texts.count {
+                idOfText[text] = id
+                texts.append(text)
+            }
+            if inA { ids.a[slot] = id } else { ids.b[slot] = id }
+            return id
+        }
+
+        /// Alphabetical rank of each id.
+        func ranks() -> [Int32] {
+            var rank = [Int32](repeating: 0, count: texts.count)
+            for (position, id) in texts.indices.sorted(by: { texts[$0] < texts[$1] }).enumerated() { rank[id] = Int32(position) }
+            return rank
+        }
     }
 
     private static func compareFunctions(
@@ -110,6 +213,9 @@ public struct InteractionCount: Sendable, Equatable, Encodable {
     public var label: String
     public var a: Int
     public var b: Int
+    /// Start of the first group of the label on each side's clock; nil on a side without one.
+    @NullWhenAbsent public var firstA: Nanoseconds?
+    @NullWhenAbsent public var firstB: Nanoseconds?
 }
 
 /// A view's updates per update group of one label; nil on a side with no such groups.
@@ -259,16 +365,15 @@ public struct CauseComparison: Sendable, Equatable, Encodable {
         try container.encode(updatesDelta, forKey: .updatesDelta)
     }
 
-    init(key: CauseFanOut.Key, a: CauseFanOut?, b: CauseFanOut?) {
-        source = key.source
-        target = key.target
-        label = key.label
-        property = key.property
-        let sideA = a.map(CauseFanOutSide.init), sideB = b.map(CauseFanOutSide.init)
-        self.a = sideA
-        self.b = sideB
-        updatesDelta = (sideB?.updates ?? 0) - (sideA?.updates ?? 0)
-        switch (sideA, sideB) {
+    init(source: String, target: String, label: String, property: String, a: CauseFanOutSide?, b: CauseFanOutSide?) {
+        self.source = source
+        self.target = target
+        self.label = label
+        self.property = property
+        self.a = a
+        self.b = b
+        updatesDelta = (b?.updates ?? 0) - (a?.updates ?? 0)
+        switch (a, b) {
         case (nil, _): change = .appeared
         case (_, nil): change = .disappeared
         case let (a?, b?): change = (a.minPerEvent, a.maxPerEvent) == (b.minPerEvent, b.maxPerEvent) ? .unchanged : .changed
@@ -284,9 +389,9 @@ public struct CauseFanOutSide: Sendable, Equatable, Encodable {
     /// "×12" or "×1–3".
     public var fanOut: String
 
-    init(_ fanOut: CauseFanOut) {
-        events = fanOut.events.count
-        updates = fanOut.updateCount
+    init(_ fanOut: FanOutCount) {
+        events = fanOut.events
+        updates = fanOut.updates
         minPerEvent = fanOut.minPerEvent
         maxPerEvent = fanOut.maxPerEvent
         self.fanOut = CauseFanOut.fanOutText(min: minPerEvent, max: maxPerEvent)

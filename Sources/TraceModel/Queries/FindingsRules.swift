@@ -7,6 +7,9 @@ struct FindingsContext {
     let options: FindingsOptions
     /// Threads marked main; CPU readings of the UI use them.
     let mainThreads: Set<Int32>
+    /// Sample weight per ns of CPU time: 1, or for the CPU Profiler's cycles the clock rate the
+    /// samples show, so that findings speak of (estimated) time either way.
+    let weightPerNanosecond: Double
     /// Per stack: the frame the app called (see `FindingFrame`) and the app frame that called it.
     private var attribution: [UInt32: (frame: UInt32, caller: Int32)] = [:]
     /// Per update group: time of its updates (the rest of a transaction is SwiftUI's own bookkeeping).
@@ -16,6 +19,7 @@ struct FindingsContext {
         self.trace = trace
         self.options = options
         mainThreads = Set(trace.threads.indices.filter { trace.threads[$0].isMain }.map(Int32.init))
+        weightPerNanosecond = trace.metadata.cpuWeightUnit == .cycles ? CPUPrefixSums.cyclesPerNanosecond(trace.cpu.samples) : 1
     }
 
     /// Heaviest attributed frames of the samples on `threads` (empty = any thread) in `ranges`.
@@ -39,7 +43,7 @@ struct FindingsContext {
             return FindingFrame(
                 name: trace.string(frames.name[frame]), binary: trace.string(frames.binary[frame]),
                 isAppCode: frames.isAppCode[frame], caller: caller == noRow ? "" : trace.string(frames.name[Int(caller)]),
-                weightNs: weight
+                weightNs: Nanoseconds(Double(weight) / weightPerNanosecond)
             )
         }
     }
@@ -53,7 +57,7 @@ struct FindingsContext {
             if threads.isEmpty || threads.contains(samples.thread[index]) { total.addSaturating(samples.weight[index]) }
             index += 1
         }
-        return total
+        return weightPerNanosecond == 1 ? total : Nanoseconds(Double(total) / weightPerNanosecond)
     }
 
     /// The frame below the deepest app frame (what the app's code called), else the leaf.
@@ -107,7 +111,7 @@ struct FindingsContext {
 
     /// High: costs a frame at once or 50 ms in all; medium: 1 ms at once or 5 ms in all; else low.
     func severity(cost: Nanoseconds, worst: Nanoseconds) -> FindingSeverity {
-        let frame = Nanoseconds(1e9 / max(trace.metadata.refreshRate, 1))
+        let frame = trace.metadata.frameDuration
         if worst >= frame || cost >= 50_000_000 { return .high }
         if worst >= 1_000_000 || cost >= 5_000_000 { return .medium }
         return .low
@@ -320,7 +324,7 @@ extension Trace {
         for index in kept.sorted() {
             let interval = intervals[index]
             // A hitch is a frame shown late: the work that made it late ran one frame earlier.
-            let lead = kind == .hitchExplained ? Nanoseconds(1e9 / max(metadata.refreshRate, 1)) : 0
+            let lead = kind == .hitchExplained ? metadata.frameDuration : 0
             let range = TimeRange(start: interval.start - lead, end: interval.end - lead)
             var threads = context.mainThreads
             if threads.isEmpty, interval.thread != noRow { threads = [interval.thread] }

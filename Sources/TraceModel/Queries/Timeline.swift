@@ -287,7 +287,7 @@ extension Trace {
             let end = Nanoseconds(min(bucketStart + bucket, windowEnd).rounded(.up))
             let to = sums.lowerBound(end, from: from)
             if to > from {
-                let span = Double(end - start)
+                let span = Double(end - start) * sums.weightPerNanosecond
                 let all = Double(sums.all[to] - sums.all[from]) / span
                 let main = Double(sums.main[to] - sums.main[from]) / span
                 events.append(TimelineEvent(
@@ -556,6 +556,9 @@ struct CPUPrefixSums: Sendable {
     let times: [Nanoseconds]
     let all: [Nanoseconds]
     let main: [Nanoseconds]
+    /// Weight a thread busy for a nanosecond carries: 1 for CPU time; for cycles the clock
+    /// rate the samples show (median cycles per nanosecond between a thread's consecutive samples).
+    let weightPerNanosecond: Double
 
     init(_ trace: Trace) {
         let samples = trace.cpu.samples
@@ -571,6 +574,23 @@ struct CPUPrefixSums: Sendable {
         times = samples.time
         self.all = all
         self.main = main
+        weightPerNanosecond = trace.metadata.cpuWeightUnit == .cycles ? Self.cyclesPerNanosecond(samples) : 1
+    }
+
+    static func cyclesPerNanosecond(_ samples: SampleTable) -> Double {
+        var previous: [Int32: Nanoseconds] = [:]
+        var rates: [Double] = []
+        for i in 0..<samples.count {
+            let thread = samples.thread[i]
+            // A gap over 10 ms is a thread that slept, not one that ran at some clock rate.
+            if let last = previous[thread], case let gap = samples.time[i] - last, gap > 0, gap <= 10_000_000 {
+                rates.append(Double(samples.weight[i]) / Double(gap))
+            }
+            previous[thread] = samples.time[i]
+        }
+        guard !rates.isEmpty else { return 1 }
+        rates.sort()
+        return max(rates[rates.count / 2], 1e-9)
     }
 
     func lowerBound(_ time: Nanoseconds, from: Int = 0) -> Int {

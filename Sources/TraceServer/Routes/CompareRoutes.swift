@@ -11,9 +11,9 @@ func addCompareRoutes(to router: some RouterMethods<BasicRequestContext>, store:
         let rangeA = try query.timeRange("aStart", "aEnd"), rangeB = try query.timeRange("bStart", "bEnd")
         let causeLimit = Int(try query.int("causes", in: 0...100_000) ?? Int64(TraceComparison.defaultCauseLimit))
         let functionLimit = Int(try query.int("functions", in: 0...100_000) ?? Int64(TraceComparison.defaultFunctionLimit))
-        let traceA = try await store.trace(id: idA), traceB = try await store.trace(id: idB)
-        // Each side is a pass over a whole trace (a second for millions of updates): both go
-        // through the query gate at once, off the cooperative pool that serves other requests.
+        let traceA = try await store.loaded(id: idA), traceB = try await store.loaded(id: idB)
+        // Each side is a pass over a whole trace (kept after the first compare of the whole
+        // trace): both go through the query gate at once, off the cooperative pool.
         async let sideA = queries.run { traceA.comparisonSide(in: rangeA) }
         async let sideB = queries.run { traceB.comparisonSide(in: rangeB) }
         let (a, b) = (try await sideA, try await sideB)

@@ -8,10 +8,12 @@ func addTraceRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
     }
 
     router.post("/api/traces") { request, _ in
+        // ?run=N: which run of a several-run xctrace export to read (checked before the body is received).
+        let run = try QueryParameters(request: request).int("run", in: 1...1_000_000).map(Int.init)
         // The upload may not pass the size limit, the storage quota or the disk's reserve.
         let limit = min(maxUploadBytes, await store.uploadAllowance())
         let upload = try await UploadReceiver.receive(request, into: store.incomingDirectory, limit: limit, sizeLimit: maxUploadBytes)
-        let added = try await store.add(upload)
+        let added = try await store.add(upload, run: run)
         var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info), status: added.isNew ? .created : .ok)
         response.headers[.location] = "/api/traces/\(added.record.id)"
         return response

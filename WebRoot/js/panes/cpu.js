@@ -1,5 +1,5 @@
-// CPU pane (Time Profiler): the call tree of the samples in the inspection range, main thread
-// first, with total and self time. Opens with the heaviest path expanded; "Invert call tree"
+// CPU pane (Time Profiler, or the CPU Profiler in cycles): the call tree of the samples in the
+// inspection range, main thread first, with total and self weight in the unit the trace has. Opens with the heaviest path expanded; "Invert call tree"
 // shows it bottom-up; the search box (Ctrl/Cmd+F) keeps and highlights frames whose name matches.
 // Keyboard: arrows move/expand/collapse, `h` expands the heaviest path below the selected row,
 // `*` expands everything below it.
@@ -9,6 +9,15 @@ import {
 } from './common.js';
 import { el } from '../dom.js';
 import { handleTreeKey, markSelectedRow, scrollRowIntoView } from './tree.js';
+
+/** A call tree weight in its unit: CPU time ("ns", Time Profiler) or cycles (CPU Profiler). */
+export function formatWeight(value, unit) {
+  if (unit !== 'cycles') return formatMs(value);
+  const n = Number(value);
+  const [scale, suffix] = n >= 1e9 ? [1e9, ' G'] : n >= 1e6 ? [1e6, ' M'] : n >= 1e3 ? [1e3, ' k'] : [1, ''];
+  const x = n / scale;
+  return `${scale === 1 ? String(n) : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)}${suffix} cycles`;
+}
 
 /** The URL keeps the mode as m=td / m=bu; accept either spelling from the state. */
 export function isBottomUp(mode) {
@@ -54,14 +63,16 @@ export function mountCallTree(root, ctx) {
   }, 'Expand Heaviest Path');
   const scope = el('span', { class: 'pane-scope' });
   const totals = el('span', { class: 'pane-totals', 'data-testid': 'cpu-total' });
+  // What the weights count: the CPU Profiler's cycles are no time, and the pane says so.
+  const unitLabel = el('span', { class: 'pane-unit', 'data-testid': 'cpu-unit' });
   const toolbar = el('div', { class: 'pane-toolbar' }, search,
     el('label', { class: 'pane-check', for: 'cpu-invert' }, invert, 'Invert call tree'),
-    threadSelect, heaviest, scope, totals);
+    threadSelect, heaviest, scope, unitLabel, totals);
+  const weightHeader = el('th', { scope: 'col', class: 'num' }, 'Weight');
+  const selfHeader = el('th', { scope: 'col', class: 'num' }, 'Self Weight');
   const tbody = el('tbody');
   const table = el('table', { class: 'pane-table cpu-table', role: 'treegrid', 'aria-label': 'CPU call tree' },
-    el('thead', {}, el('tr', {},
-      el('th', { scope: 'col', class: 'num' }, 'Weight'),
-      el('th', { scope: 'col', class: 'num' }, 'Self Weight'),
+    el('thead', {}, el('tr', {}, weightHeader, selfHeader,
       el('th', { scope: 'col', class: 'name-col' }, 'Symbol Name'))),
     tbody);
   const viewport = el('div', { class: 'pane-scroll' }, table);
@@ -118,8 +129,12 @@ export function mountCallTree(root, ctx) {
     data = result ? prepare(result) : null;
     expanded = new Set();
     selectedId = null;
+    const cycles = data?.unit === 'cycles';
+    unitLabel.textContent = !data ? '' : cycles ? 'Weights: CPU cycles (CPU Profiler), not time' : 'Weights: CPU time';
+    weightHeader.textContent = cycles ? 'Cycles' : 'Weight';
+    selfHeader.textContent = cycles ? 'Self Cycles' : 'Self Weight';
     totals.textContent = data
-      ? `${formatCount(data.sampleCount)} samples · ${formatMs(data.totalWeight)} of CPU` : '';
+      ? `${formatCount(data.sampleCount)} samples · ${formatWeight(data.totalWeight, data.unit)}${cycles ? '' : ' of CPU'}` : '';
     if (data && searchText) applySearch();
     else if (data?.roots.length) expandHeaviest(data.roots[0].id, false);
     else render();
@@ -141,6 +156,7 @@ export function mountCallTree(root, ctx) {
     return {
       totalWeight: result.totalWeight ?? roots.reduce((s, r) => s + r.total, 0),
       sampleCount: result.sampleCount ?? 0,
+      unit: result.unit ?? 'ns',
       roots: roots.map((r, i) => visit(r, null, String(i), 0)),
     };
   }
@@ -228,6 +244,7 @@ export function mountCallTree(root, ctx) {
       return;
     }
     const total = data?.totalWeight ?? 0;
+    const unit = data?.unit;
     const q = searchText.trim().toLowerCase();
     tbody.replaceChildren(...rows.map((row) => {
       const n = row.node;
@@ -240,8 +257,8 @@ export function mountCallTree(root, ctx) {
         onclick: () => select(row.id, true),
         ondblclick: () => setExpanded(row.id, !row.expanded),
       },
-      el('td', { role: 'gridcell', class: 'num' }, el('span', { class: 'cpu-ms' }, formatMs(n.total)), el('span', { class: 'cpu-pct' }, formatPercent(n.total, total))),
-      el('td', { role: 'gridcell', class: 'num' }, el('span', { class: 'cpu-ms' }, formatMs(n.self)), el('span', { class: 'cpu-pct' }, formatPercent(n.self, total))),
+      el('td', { role: 'gridcell', class: 'num' }, el('span', { class: 'cpu-ms' }, formatWeight(n.total, unit)), el('span', { class: 'cpu-pct' }, formatPercent(n.total, total))),
+      el('td', { role: 'gridcell', class: 'num' }, el('span', { class: 'cpu-ms' }, formatWeight(n.self, unit)), el('span', { class: 'cpu-pct' }, formatPercent(n.self, total))),
       el('td', { role: 'gridcell', class: 'name-col', style: { 'padding-left': `${6 + row.depth * 14}px` } },
         row.hasChildren
           ? el('button', {

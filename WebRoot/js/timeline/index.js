@@ -20,8 +20,11 @@ const SELECTED_LANES = {
   other: ['other', 'long-other'],
 };
 
-/** `findings`: a promise of the trace's findings, marked on the ruler when it resolves. */
-export function createTimeline(section, ctx, { windowLabel, findings } = {}) {
+/**
+ * `findings`: a promise of the trace's findings, marked on the ruler when it resolves.
+ * `focusedKeysOnly`: keys move this timeline only while its canvas has focus (a page with two).
+ */
+export function createTimeline(section, ctx, { windowLabel, findings, focusedKeysOnly = false } = {}) {
   const { trace, state } = ctx;
   const bounds = traceBounds(trace);
   const wholeTrace = [bounds.start, bounds.end];
@@ -348,6 +351,7 @@ export function createTimeline(section, ctx, { windowLabel, findings } = {}) {
   }
   function onKeyDown(event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typingTarget(event.target)) return;
+    if (focusedKeysOnly && event.target !== canvas) return;
     const key = event.key.toLowerCase();
     // Arrows belong to whatever has focus (trees, lists); on the timeline or the page they move it.
     if (key.startsWith('arrow') && !(event.target === canvas || event.target === document.body || event.target === document.documentElement)) return;
