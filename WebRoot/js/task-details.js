@@ -25,6 +25,8 @@ export function createTaskDetails(root, ctx) {
     // The panel is shared with the selected update: clear that selection first.
     if (ctx.state.get().update !== null) ctx.selectUpdate(null);
     controller = new AbortController();
+    // details.js hides the shared panel when no update is selected.
+    root.hidden = false;
     root.setAttribute('aria-busy', 'true');
     try {
       render(await ctx.api.get(`task-states/${row}`, null, { signal: controller.signal }), overlapping);
