@@ -53,6 +53,13 @@ for schema in swiftui-updates swiftui-update-groups "$causes" swiftui-changes "$
         --xpath "/trace-toc/run[@number=\"$run\"]/data/table[@schema=\"$schema\"]"
     exported=$((exported + 1))
 done
+# The Swift Tasks instrument's tables (Main Actor lanes), when the recording has them.
+for schema in SwiftTaskStateTable SwiftTasksInfoTable SwiftTaskLifetime; do
+    has_table "$schema" || continue
+    echo "  exporting $schema"
+    xcrun xctrace export --input "$trace" --output "$work/$name/$schema.xml" \
+        --xpath "/trace-toc/run[@number=\"$run\"]/data/table[@schema=\"$schema\"]"
+done
 [ "$exported" -gt 0 ] || { echo "run $run of $trace has none of the tables tracesvc reads (record with the SwiftUI template)" >&2; exit 1; }
 
 # COPYFILE_DISABLE: no AppleDouble "._*" files for extended attributes in the archive.

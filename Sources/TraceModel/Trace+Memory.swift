@@ -28,6 +28,12 @@ extension Trace {
             + bytes(cpu.samples.time) + bytes(cpu.samples.thread) + bytes(cpu.samples.weight) + bytes(cpu.samples.stack)
         let intervalBytes = (hitches.capacity + hangs.capacity) * MemoryLayout<TimelineInterval>.stride
             + (hitches + hangs).reduce(0) { $0 + $1.kind.utf8.count + $1.detail.utf8.count }
+        let t = taskStates
+        let taskBytes = bytes(tasks.taskID) + bytes(tasks.name) + bytes(tasks.creationBacktrace) + bytes(tasks.start) + bytes(tasks.end)
+            + bytes(t.start) + bytes(t.duration) + bytes(t.task) + bytes(t.state) + bytes(t.actor) + bytes(t.isMainActor)
+            + bytes(t.priority) + bytes(t.resumeFunction) + bytes(t.waitingFor) + bytes(t.suspendBacktrace) + bytes(t.thread)
+            + bytes(t.narrative) + bytes(indexes.mainActorRuns) + bytes(indexes.mainActorWaits)
+            + bytes(indexes.taskStateOffsets) + bytes(indexes.taskStateRows)
         let stringBytes = strings.capacity * MemoryLayout<String>.stride + strings.reduce(0) { $0 + $1.utf8.count }
         return [
             ("updates", updateBytes),
@@ -39,6 +45,7 @@ extension Trace {
             ("state changes", changeBytes),
             ("cpu samples", cpuBytes),
             ("hitches and hangs", intervalBytes),
+            ("swift tasks", taskBytes),
             ("strings", stringBytes),
         ]
     }

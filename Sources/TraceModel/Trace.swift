@@ -15,6 +15,8 @@ public struct Trace: Sendable {
     public internal(set) var hitches: [TimelineInterval]
     public internal(set) var hangs: [TimelineInterval]
     public internal(set) var cpu: CPUProfile
+    public internal(set) var tasks = SwiftTaskTable()
+    public internal(set) var taskStates = SwiftTaskStateTable()
     public internal(set) var indexes: TraceIndexes
 
     public func string(_ ref: StringRef) -> String { strings[Int(ref)] }
@@ -266,6 +268,17 @@ public struct TraceIndexes: Sendable {
     public internal(set) var updateNodes: [UInt32] = []
     /// Summary rows and per-view update lists, built on first use.
     public let lists = UpdateListIndex()
+    /// Task-state rows (sorted by start) when a task ran on the main actor or main thread.
+    public internal(set) var mainActorRuns: [UInt32] = []
+    /// Task-state rows (sorted by start) when a task was enqueued on the main actor.
+    public internal(set) var mainActorWaits: [UInt32] = []
+    /// Task-state rows of each task, as compressed sparse rows over task rows, in start order.
+    public internal(set) var taskStateOffsets: [UInt32] = [0]
+    public internal(set) var taskStateRows: [UInt32] = []
+
+    public func states(ofTask task: Int) -> ArraySlice<UInt32> {
+        taskStateRows[Int(taskStateOffsets[task])..<Int(taskStateOffsets[task + 1])]
+    }
 
     public func nodes(ofUpdate update: Int) -> ArraySlice<UInt32> {
         updateNodes[Int(updateNodeOffsets[update])..<Int(updateNodeOffsets[update + 1])]

@@ -15,6 +15,8 @@ public struct TraceBuilder: Sendable {
     private var hitches: [TimelineInterval] = []
     private var hangs: [TimelineInterval] = []
     private var cpu = CPUProfile()
+    private var tasks = SwiftTaskTable()
+    private var taskStates = SwiftTaskStateTable()
     private var frameIndex: [FrameKey: UInt32] = [:]
     private var stackIndex: [StackKey: UInt32] = [:]
 
@@ -30,6 +32,8 @@ public struct TraceBuilder: Sendable {
     public var nodeCount: Int { graph.nodes.count }
     public var threadCount: Int { threads.count }
     public var stackCount: Int { cpu.stacks.count }
+    public var taskCount: Int { tasks.count }
+    public func taskID(_ row: UInt32) -> Int64 { tasks.taskID[Int(row)] }
 
     // MARK: Strings, processes, threads
 
@@ -46,6 +50,17 @@ public struct TraceBuilder: Sendable {
         processes.append(process)
         return UInt32(processes.count - 1)
     }
+
+    public func stringOf(_ ref: StringRef) -> String { strings[Int(ref)] }
+
+    /// Name, tid and pid of a thread added before, or nil for `noRow`.
+    public func threadDescription(_ thread: Int32) -> (name: String, tid: Int64, pid: Int32)? {
+        guard thread >= 0, Int(thread) < threads.count else { return nil }
+        let described = threads[Int(thread)]
+        return (described.name, described.tid, processes[Int(described.process)].pid)
+    }
+
+    public func threadProcess(_ thread: Int32) -> UInt32 { threads[Int(thread)].process }
 
     public mutating func addThread(_ thread: TraceThread) -> Int32 {
         threads.append(thread)
@@ -168,6 +183,44 @@ public struct TraceBuilder: Sendable {
         cpu.samples.stack.append(stack)
     }
 
+    // MARK: Swift tasks
+
+    /// A task; its lifetime is `start...end` (equal when unknown). Returns its row.
+    @discardableResult
+    public mutating func addTask(
+        taskID: Int64, name: StringRef = 0, creationBacktrace: Int32 = noRow, start: Nanoseconds = 0, end: Nanoseconds = 0
+    ) -> UInt32 {
+        tasks.taskID.append(taskID)
+        tasks.name.append(name)
+        tasks.creationBacktrace.append(creationBacktrace)
+        tasks.start.append(start)
+        tasks.end.append(max(start, end))
+        return UInt32(tasks.count - 1)
+    }
+
+    /// Fills in what a later table knows about task `row` (name, creation backtrace, lifetime).
+    public mutating func describeTask(_ row: UInt32, name: StringRef? = nil, creationBacktrace: Int32? = nil, lifetime: (Nanoseconds, Nanoseconds)? = nil) {
+        let row = Int(row)
+        if let name, name != 0 { tasks.name[row] = name }
+        if let creationBacktrace, creationBacktrace != noRow { tasks.creationBacktrace[row] = creationBacktrace }
+        if let lifetime { (tasks.start[row], tasks.end[row]) = (lifetime.0, max(lifetime.0, lifetime.1)) }
+    }
+
+    public mutating func addTaskState(_ row: SwiftTaskStateRow) {
+        taskStates.start.append(row.start)
+        taskStates.duration.append(row.duration)
+        taskStates.task.append(row.task)
+        taskStates.state.append(row.state)
+        taskStates.actor.append(row.actor)
+        taskStates.isMainActor.append(row.isMainActor)
+        taskStates.priority.append(row.priority)
+        taskStates.resumeFunction.append(row.resumeFunction)
+        taskStates.waitingFor.append(row.waitingFor)
+        taskStates.suspendBacktrace.append(row.suspendBacktrace)
+        taskStates.thread.append(row.thread)
+        taskStates.narrative.append(row.narrative)
+    }
+
     // MARK: Build
 
     /// Checks the references between rows; the message names the table, row and field.
@@ -216,6 +269,19 @@ public struct TraceBuilder: Sendable {
             try check(Int32(truncatingIfNeeded: stateChanges.node[row]), graph.nodes.count, allowNone: false, "stateChanges", row, "node")
             try check(stateChanges.backtrace[row], cpu.stacks.count, "stateChanges", row, "backtrace")
         }
+        for row in 0..<tasks.count {
+            try check(tasks.creationBacktrace[row], cpu.stacks.count, "tasks", row, "creationBacktrace")
+            try bound(tasks.start[row], TraceLimits.times, "tasks", row, "start")
+            try bound(tasks.end[row], TraceLimits.times, "tasks", row, "end")
+        }
+        for row in 0..<taskStates.count {
+            try bound(taskStates.start[row], TraceLimits.times, "taskStates", row, "start")
+            try bound(taskStates.duration[row], TraceLimits.durations, "taskStates", row, "duration")
+            try check(Int32(truncatingIfNeeded: taskStates.task[row]), tasks.count, allowNone: false, "taskStates", row, "task")
+            try check(taskStates.waitingFor[row], tasks.count, "taskStates", row, "waitingFor")
+            try check(taskStates.suspendBacktrace[row], cpu.stacks.count, "taskStates", row, "suspendBacktrace")
+            try check(taskStates.thread[row], threads.count, "taskStates", row, "thread")
+        }
         for row in 0..<cpu.samples.count {
             try bound(cpu.samples.time[row], TraceLimits.times, "samples", row, "time")
             try bound(cpu.samples.weight[row], TraceLimits.durations, "samples", row, "weight")
@@ -244,6 +310,7 @@ public struct TraceBuilder: Sendable {
         cpu.samples = cpu.samples.permuted(by: sampleOrder)
         hitches.sort { ($0.start, $0.duration) < ($1.start, $1.duration) }
         hangs.sort { ($0.start, $0.duration) < ($1.start, $1.duration) }
+        taskStates = taskStates.permuted(by: Self.order(taskStates.start))
 
         // A source that does not state its span gets the span of its events.
         if metadata.end <= metadata.start {
@@ -253,7 +320,7 @@ public struct TraceBuilder: Sendable {
         var trace = Trace(
             metadata: metadata, strings: strings, processes: processes, threads: threads,
             updateGroups: groups, updates: updates, graph: graph, stateChanges: stateChanges,
-            hitches: hitches, hangs: hangs, cpu: cpu, indexes: TraceIndexes()
+            hitches: hitches, hangs: hangs, cpu: cpu, tasks: tasks, taskStates: taskStates, indexes: TraceIndexes()
         )
         trace.indexes = TraceIndexes(trace)
         return trace
@@ -278,6 +345,7 @@ public struct TraceBuilder: Sendable {
         // Cause edges and state changes are events too (an export of causes alone has a span).
         for time in graph.edges.timestamp { include(time, time) }
         for time in stateChanges.timestamp { include(time, time) }
+        for row in 0..<taskStates.count { include(taskStates.start[row], taskStates.end(row)) }
         return first <= last ? (first, last) : (0, 0)
     }
 
@@ -393,6 +461,20 @@ extension TraceIndexes {
         maxDuration[.updateGroups] = trace.updateGroups.duration.max() ?? 0
         maxDuration[.hitches] = trace.hitches.map(\.duration).max() ?? 0
         maxDuration[.hangs] = trace.hangs.map(\.duration).max() ?? 0
+        let states = trace.taskStates
+        let mainThreads = trace.threads.map(\.isMain)
+        for row in 0..<states.count {
+            let thread = Int(states.thread[row])
+            let onMainThread = thread >= 0 && thread < mainThreads.count && mainThreads[thread]
+            if states.state[row] == .running, states.isMainActor[row] || onMainThread {
+                mainActorRuns.append(UInt32(row))
+                maxDuration[.mainActor] = Swift.max(maxDuration[.mainActor] ?? 0, states.duration[row])
+            } else if states.state[row] == .enqueued, states.isMainActor[row] {
+                mainActorWaits.append(UInt32(row))
+                maxDuration[.mainActorWaits] = Swift.max(maxDuration[.mainActorWaits] ?? 0, states.duration[row])
+            }
+        }
+        (taskStateOffsets, taskStateRows) = CauseGraph.compressedRows(keys: states.task, keyCount: trace.tasks.count)
         updatesByLane = byLane
         maxDurationByLane = maxDuration
 

@@ -185,6 +185,9 @@ public enum Lane: String, Sendable, CaseIterable, Codable {
     case hitches = "hitches"
     case hangs = "hangs"
     case cpu = "cpu"
+    /// Swift concurrency: when tasks ran on the main actor, and when they waited for it.
+    case mainActor = "main-actor"
+    case mainActorWaits = "main-actor-waits"
 
     public var title: String {
         switch self {
@@ -198,6 +201,8 @@ public enum Lane: String, Sendable, CaseIterable, Codable {
         case .hitches: "Hitches"
         case .hangs: "Hangs"
         case .cpu: "CPU"
+        case .mainActor: "Main Actor"
+        case .mainActorWaits: "Main Actor Waits"
         }
     }
 

@@ -42,7 +42,7 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     }
 
     public struct Counts: Sendable, Encodable, Equatable {
-        public var updates, updateGroups, nodes, edges, stateChanges, samples, hitches, hangs: Int
+        public var updates, updateGroups, nodes, edges, stateChanges, samples, hitches, hangs, tasks, taskStates: Int
     }
 
     public struct ThreadInfo: Sendable, Encodable, Equatable {
@@ -96,6 +96,16 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
             case .hitches: (info.count, info.orange) = (trace.hitches.count, trace.hitches.count)
             case .hangs: (info.count, info.red) = (trace.hangs.count, trace.hangs.count)
             case .cpu: info.count = trace.cpu.samples.count
+            case .mainActor, .mainActorWaits:
+                let rows = lane == .mainActor ? trace.indexes.mainActorRuns : trace.indexes.mainActorWaits
+                info.count = rows.count
+                for row in rows {
+                    switch trace.taskSeverity(Int(row)) {
+                    case .orange: info.orange += 1
+                    case .red: info.red += 1
+                    case .normal: break
+                    }
+                }
             default:
                 let rows = trace.indexes.updatesByLane[lane] ?? []
                 info.count = rows.count
@@ -112,7 +122,7 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         counts = Counts(
             updates: trace.updates.count, updateGroups: trace.updateGroups.count, nodes: trace.graph.nodes.count,
             edges: trace.graph.edges.count, stateChanges: trace.stateChanges.count, samples: trace.cpu.samples.count,
-            hitches: trace.hitches.count, hangs: trace.hangs.count
+            hitches: trace.hitches.count, hangs: trace.hangs.count, tasks: trace.tasks.count, taskStates: trace.taskStates.count
         )
         processes = trace.processes
         threads = trace.threads.enumerated().map { index, thread in

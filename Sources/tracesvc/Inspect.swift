@@ -135,6 +135,8 @@ struct InspectResult: Encodable {
     var stateChanges: [StateChange]
     var hitches: [TimelineInterval]
     var hangs: [TimelineInterval]
+    /// Swift concurrency: running and waiting time per resume function and actor.
+    var tasks: [TaskSummaryRow]
     /// For the whole recording (not only the range), costliest first.
     var findings: [Finding]
 
@@ -153,6 +155,16 @@ struct InspectResult: Encodable {
                 counts.count = (0..<groups.count).filter { inRange(groups.start[$0], groups.duration[$0]) }.count
             case .hitches: counts.count = trace.hitches.filter { inRange($0.start, $0.duration) }.count
             case .hangs: counts.count = trace.hangs.filter { inRange($0.start, $0.duration) }.count
+            case .mainActor, .mainActorWaits:
+                for row in lane == .mainActor ? trace.indexes.mainActorRuns : trace.indexes.mainActorWaits {
+                    guard inRange(trace.taskStates.start[Int(row)], trace.taskStates.duration[Int(row)]) else { continue }
+                    counts.count += 1
+                    switch trace.taskSeverity(Int(row)) {
+                    case .normal: break
+                    case .orange: counts.orange += 1
+                    case .red: counts.red += 1
+                    }
+                }
             default:
                 for row in trace.indexes.updatesByLane[lane] ?? [] {
                     let start = trace.updates.start[Int(row)], length = trace.updates.duration[Int(row)]
@@ -167,6 +179,7 @@ struct InspectResult: Encodable {
             }
             return counts
         }
+        tasks = trace.taskSummary(in: range)
         let samples = trace.cpu.samples
         let sampleRows = samples.time.indices.filter { inRange(instant: samples.time[$0]) }
         cpu = CPU(samples: sampleRows.count, weightNs: sampleRows.reduce(0) { $0 + samples.weight[$1] }, unit: trace.metadata.cpuWeightUnit.rawValue)
@@ -225,12 +238,23 @@ struct TraceReport {
         lines.append(bold("Lanes") + pad("count", 29) + pad("orange", 8) + pad("red", 6))
         for lane in result.lanes {
             var line = "  " + lane.title.padding(toLength: 26, withPad: " ", startingAt: 0) + pad("\(lane.count)", 6)
-            if Lane(rawValue: lane.lane)?.isUpdateLane == true {
+            if let kind = Lane(rawValue: lane.lane), kind.isUpdateLane || kind == .mainActor || kind == .mainActorWaits {
                 line += pad(paint("\(lane.orange)", lane.orange > 0 ? .orange : nil), 8) + pad(paint("\(lane.red)", lane.red > 0 ? .red : nil), 6)
             }
             lines.append(line)
         }
         lines.append("  " + "CPU samples".padding(toLength: 26, withPad: " ", startingAt: 0) + pad("\(result.cpu.samples)", 6) + "   " + cpuWeightText(result.cpu.weightNs))
+
+        if !result.tasks.isEmpty {
+            lines.append("")
+            lines.append(bold("Swift tasks") + " by resume function and actor (waits: orange > 16 ms, red > 100 ms on the main actor)")
+            for row in result.tasks.prefix(8) {
+                let function = row.resumeFunction.isEmpty ? "(never resumed)" : row.resumeFunction
+                let wait = row.isMainActor ? MainActorWait.severity(row.longestWait) : .normal
+                let waiting = paint("waiting \(duration(row.waiting))", wait == .red ? .red : wait == .orange ? .orange : nil)
+                lines.append("  \(duration(row.running)) running, \(waiting)  \(function) on \(row.actor.isEmpty ? "?" : row.actor)")
+            }
+        }
 
         let total = result.summary.total
         lines.append("")

@@ -6,7 +6,7 @@ from test_newcomer import SAMPLES, long_updates_of
 
 SAMPLE = "landmarks-scroll-slow"
 LANE_TITLES = ["Update Groups", "Long View Body Updates", "Long Representable Updates", "Other Long Updates",
-               "SwiftUI", "Hitches", "Hangs", "CPU"]
+               "SwiftUI", "Hitches", "Hangs", "Main Actor", "Main Actor Waits", "CPU"]
 SUB_TRACKS = ["View Body Updates", "Representable Updates", "Other Updates"]
 COLOURED_LANES = ["long-view-body", "long-representable", "long-other", "view-body", "representable", "other"]
 

@@ -21,6 +21,11 @@ import TraceFormats
             ("sample.xml", xml),
             ("deep.json", Array(HostileTraces.deepNativeStack(depth: 3000).utf8)),
             ("deep-backtrace.xml", Array(HostileTraces.deepXCTraceBacktrace(repeats: 3000).utf8)),
+            ("swift-tasks.json", NativeTraceWriter.encode(try SwiftTasksTests.recipes())),
+            ("swift-tasks.xml", try SwiftTasksTests.tables.flatMap { table in
+                let url = try #require(Bundle.module.url(forResource: "Fixtures/xctrace-concurrency/\(table)", withExtension: "xml"))
+                return [UInt8](try Data(contentsOf: url))
+            }),
         ]
     }
 
@@ -122,6 +127,10 @@ import TraceFormats
                     _ = trace.causeGraph(ofView: row.name, module: module, in: range, expand: [])
                 }
             }
+        }
+        for range in [nil, middle] { _ = trace.taskSummary(in: range) }
+        for lane in [Lane.mainActor, .mainActorWaits] {
+            for row in trace.taskStates(on: lane, in: middle, limit: 5).rows { _ = trace.taskStateDetail(row) }
         }
         for mode in CallTreeQuery.Mode.allCases {
             for range in [nil, middle] {

@@ -197,8 +197,8 @@ let minimalTrace = """
     }
 
     @Test func unknownVersionIsRejectedBeforeAnyTable() throws {
-        let text = minimalTrace.replacingOccurrences(of: #""version": 1"#, with: #""version": 2"#)
-        #expect(try importError(text) == "bad.json:1:41: unsupported version 2; this tracesvc reads version 1")
+        let text = minimalTrace.replacingOccurrences(of: #""version": 1"#, with: #""version": 3"#)
+        #expect(try importError(text) == "bad.json:1:41: unsupported version 3; this tracesvc reads versions 1 to 2")
     }
 
     @Test func truncatedFileSaysWhereItEnds() throws {

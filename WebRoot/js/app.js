@@ -8,6 +8,7 @@ import { mountCompare } from './compare.js';
 import { createTimeline } from './timeline/index.js';
 import { contextWindow } from './timeline/viewport.js';
 import { createDetails } from './details.js';
+import { createTaskDetails } from './task-details.js';
 import { traceFindings } from './panes/findings.js';
 import { formatDuration, formatCount } from './format.js';
 
@@ -174,7 +175,8 @@ function renderTraceView(trace, api, initial) {
     ...[['--orange', 'Long update (> 500 us)'], ['--red', 'Very long update (> 1 ms)'], ['--gray-event', 'Update'],
       ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang (striped)'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
       .map(([color, label]) => el('span', {}, el('span', { class: `swatch swatch${color}`, style: { 'background-color': `var(${color})` }, 'aria-hidden': 'true' }), label)),
-    el('span', {}, el('span', { class: 'swatch swatch-finding', 'aria-hidden': 'true' }), 'Finding (bar under the ruler, by severity)'));
+    el('span', {}, el('span', { class: 'swatch swatch-finding', 'aria-hidden': 'true' }), 'Finding (bar under the ruler, by severity)'),
+    el('span', { id: 'legend-main-actor-waits' }, 'Main Actor Waits: orange > 16 ms, red > 100 ms'));
   const timelineSection = el('section', { id: 'timeline', 'aria-label': 'Timeline lanes' });
   const help = el('div', { class: 'tl-help', id: 'timeline-help',
     text: 'Wheel: zoom · drag: pan · W/S zoom, A/D or ←/→ pan · drag on the ruler: inspection range · click an update or press [ ] to select long updates · Esc clears the selection' });
@@ -226,11 +228,16 @@ function renderTraceView(trace, api, initial) {
       state.set(patch, { push: true });
     },
     copyLink: (text, what) => copyText(text, what),
+    /** A Swift task's state interval (Main Actor lanes) in the side panel, in place of an update. */
+    selectTaskState: (row) => taskDetails.show(row),
+    /** A merged Main Actor lane mark: the longest interval in it, with the others listed. */
+    selectTaskStates: (lane, start, end) => taskDetails.showSpan(lane, start, end),
     zoomToUpdate: (id) => ctx.selectUpdate(id, { zoom: true }),
   };
 
   const timeline = createTimeline(timelineSection, ctx, { windowLabel, findings: traceFindings(ctx) });
   const details = createDetails(updateDetails, ctx);
+  const taskDetails = createTaskDetails(updateDetails, ctx);
   zoomFit.addEventListener('click', () => timeline.zoomToFit());
   zoomRange.addEventListener('click', () => { const r = state.get().range; if (r) state.set({ window: [...r] }, { push: true }); });
   clearRange.addEventListener('click', () => ctx.setRange(null, null, { zoom: false }));
@@ -270,6 +277,7 @@ function renderTraceView(trace, api, initial) {
       unsubscribe();
       timeline.destroy();
       details.destroy();
+      taskDetails.destroy();
       if (typeof panes === 'function') panes();
       else panes?.destroy?.();
     },

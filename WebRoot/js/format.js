@@ -76,6 +76,9 @@ export function formatDate(iso) {
   return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** Main-actor waits have their own thresholds (MainActorWait in the model). */
+export const waitSeverityLabel = { normal: 'Short wait (≤ 16 ms)', orange: 'Long wait (> 16 ms)', red: 'Very long wait (> 100 ms)' };
+
 export const severityLabel = { normal: 'Normal', orange: 'Long (> 500 us)', red: 'Very long (> 1 ms)' };
 
 export const kindLabel = {

@@ -46,6 +46,7 @@ struct NativeTraceParser: ~Copyable {
     private var table = Table.processes
     private var row = 0
     private var column = 0
+    private var version: Int64 = Int64(NativeTraceFormat.version)
 
     init(scanner: consuming JSONScanner, traceName: String) {
         self.scanner = scanner
@@ -64,13 +65,13 @@ struct NativeTraceParser: ~Copyable {
                 if hasMetadata { throw OffsetError(offset: keyOffset, message: "\"metadata\" appears twice") }
                 hasMetadata = true
                 try readMetadata()
-            } else if let table = Table(rawValue: key) {
+            } else if let table = Table(rawValue: key), table.sinceVersion <= version {
                 if tableOffsets[table] != nil { throw OffsetError(offset: keyOffset, message: "table \"\(key)\" appears twice") }
                 tableOffsets[table] = keyOffset
                 try readTable(table)
             } else {
-                let known = (["metadata"] + Table.allCases.map(\.rawValue)).joined(separator: ", ")
-                throw OffsetError(offset: keyOffset, message: "unknown key \"\(key)\"; a version 1 trace has: \(known)")
+                let known = (["metadata"] + Table.allCases.filter { $0.sinceVersion <= version }.map(\.rawValue)).joined(separator: ", ")
+                throw OffsetError(offset: keyOffset, message: "unknown key \"\(key)\"; a version \(version) trace has: \(known)")
             }
         }
         try scanner.expect(UInt8(ascii: "}"), "',' or '}'")
@@ -113,12 +114,15 @@ struct NativeTraceParser: ~Copyable {
         try scanner.expect(UInt8(ascii: ":"), "':'")
         let versionOffset = try tokenOffset()
         let version = try scanner.readInt64(field: "version")
-        guard version == NativeTraceFormat.version else {
+        guard NativeTraceFormat.readableVersions.contains(version) else {
+            let readable = NativeTraceFormat.readableVersions
             throw OffsetError(
                 offset: versionOffset,
-                message: "unsupported version \(version); this tracesvc reads version \(NativeTraceFormat.version)", field: "version"
+                message: "unsupported version \(version); this tracesvc reads versions \(readable.lowerBound) to \(readable.upperBound)", field: "version"
             )
         }
+        self.version = version
+        builder.metadata.sourceFormat = NativeTraceFormat.sourceFormat(version: version)
     }
 
     private mutating func readMetadata() throws(OffsetError) {
@@ -198,6 +202,8 @@ struct NativeTraceParser: ~Copyable {
                 case .stateChanges: try readStateChange()
                 case .samples: try readSample()
                 case .hitches, .hangs: try readInterval()
+                case .tasks: try readTask()
+                case .taskStates: try readTaskState()
                 }
                 column = -1
                 try endRow()
@@ -449,6 +455,52 @@ struct NativeTraceParser: ~Copyable {
         if table == .hitches { builder.addHitch(interval) } else { builder.addHang(interval) }
     }
 
+    private mutating func readTask() throws(OffsetError) {
+        let taskID = try scanner.readInt64()
+        try next(1)
+        let name = try string()
+        try next(2)
+        let backtrace = try reference(.stacks)
+        try next(3)
+        let start = try time()
+        try next(4)
+        let endOffset = try tokenOffset()
+        let end = try time()
+        if end < start { throw OffsetError(offset: endOffset, message: "is before start (\(end) < \(start))") }
+        builder.addTask(
+            taskID: taskID, name: name, creationBacktrace: backtrace == noRow ? noRow : Int32(stackRows[Int(backtrace)]),
+            start: start, end: end
+        )
+    }
+
+    private mutating func readTaskState() throws(OffsetError) {
+        let start = try time()
+        try next(1)
+        let duration = try duration()
+        try next(2)
+        let task = try reference(.tasks, nullable: false)
+        try next(3)
+        var row = SwiftTaskStateRow(start: start, duration: duration, task: UInt32(task), state: try enumValue(Self.taskStates, "task state"))
+        try next(4)
+        row.actor = try string()
+        try next(5)
+        row.isMainActor = try scanner.readBool()
+        try next(6)
+        row.priority = try string()
+        try next(7)
+        row.resumeFunction = try string()
+        try next(8)
+        row.waitingFor = try reference(.tasks)
+        try next(9)
+        let suspend = try reference(.stacks)
+        row.suspendBacktrace = suspend == noRow ? noRow : Int32(stackRows[Int(suspend)])
+        try next(10)
+        row.thread = try reference(.threads)
+        try next(11)
+        row.narrative = try string()
+        builder.addTaskState(row)
+    }
+
     private static func wireNames<Value>(_ values: [Value], _ name: (Value) -> String) -> [(bytes: [UInt8], value: Value)] {
         values.map { (Array(name($0).utf8), $0) }
     }
@@ -457,6 +509,7 @@ struct NativeTraceParser: ~Copyable {
     private static let sourceSeverities = wireNames(SourceSeverity.allCases, \.wireName)
     private static let nodeKinds = wireNames(NodeKind.allCases, \.wireName)
     private static let edgeLabels = wireNames(EdgeLabel.allCases, \.wireName)
+    private static let taskStates = wireNames(SwiftTaskState.allCases, \.wireName)
 }
 
 extension NativeTraceFormat.Table {
@@ -474,6 +527,8 @@ extension NativeTraceFormat.Table {
         case .samples: 9
         case .hitches: 10
         case .hangs: 11
+        case .tasks: 12
+        case .taskStates: 13
         }
     }
 
@@ -492,6 +547,8 @@ extension NativeTraceFormat.Table {
         case .samples: "sample"
         case .hitches: "hitch"
         case .hangs: "hang"
+        case .tasks: "task"
+        case .taskStates: "task state"
         }
     }
 }

@@ -147,6 +147,20 @@ public enum NativeTraceWriter {
                 out.string(interval.kind); out.comma(); out.string(interval.detail); out.comma(); out.reference(interval.thread)
             }
         }
+        let tasks = trace.tasks
+        table(.tasks, count: tasks.count) { out, i in
+            out.int(tasks.taskID[i]); out.comma(); out.string(s[Int(tasks.name[i])]); out.comma()
+            out.reference(tasks.creationBacktrace[i]); out.comma(); out.int(tasks.start[i]); out.comma(); out.int(tasks.end[i])
+        }
+        let states = trace.taskStates
+        table(.taskStates, count: states.count) { out, i in
+            out.int(states.start[i]); out.comma(); out.int(states.duration[i]); out.comma()
+            out.int(Int64(states.task[i])); out.comma(); out.string(states.state[i].wireName); out.comma()
+            out.string(s[Int(states.actor[i])]); out.comma(); out.bool(states.isMainActor[i]); out.comma()
+            out.string(s[Int(states.priority[i])]); out.comma(); out.string(s[Int(states.resumeFunction[i])]); out.comma()
+            out.reference(states.waitingFor[i]); out.comma(); out.reference(states.suspendBacktrace[i]); out.comma()
+            out.reference(states.thread[i]); out.comma(); out.string(s[Int(states.narrative[i])])
+        }
         out.raw("\n}\n")
         out.flush()
     }

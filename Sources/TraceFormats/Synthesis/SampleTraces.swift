@@ -6,7 +6,7 @@ import TraceModel
 public enum SampleTraces {
     public static let names = [
         "landmarks-scroll-slow", "landmarks-scroll-fixed", "landmarks-favorites-slow", "landmarks-favorites-fixed",
-        "environment-color-scheme",
+        "environment-color-scheme", "landmarks-concurrency-slow", "landmarks-concurrency-fixed",
     ]
 
     /// One line per sample for listings.
@@ -16,6 +16,8 @@ public enum SampleTraces {
         "landmarks-favorites-slow": "Two favorite taps: one @Observable collection makes all 12 visible rows re-run their body",
         "landmarks-favorites-fixed": "The same taps with per-landmark view models: one row body per tap",
         "environment-color-scheme": "Dark mode switch: View1 reads colorScheme and re-runs, View2 is notified but does not run; one External Environment change drawn twice",
+        "landmarks-concurrency-slow": "Opening a landmark: images load on the main actor for 120 ms, MapView's task waits 120 ms for it and frames hitch",
+        "landmarks-concurrency-fixed": "The same with image loading moved off the main actor: the map's task waits under a millisecond",
     ]
 
     public static func trace(named name: String) -> Trace {
@@ -25,6 +27,8 @@ public enum SampleTraces {
         case "landmarks-favorites-slow": favorites(name: name, perLandmarkModels: false)
         case "landmarks-favorites-fixed": favorites(name: name, perLandmarkModels: true)
         case "environment-color-scheme": environment(name: name)
+        case "landmarks-concurrency-slow": concurrency(name: name, loadOnMainActor: true)
+        case "landmarks-concurrency-fixed": concurrency(name: name, loadOnMainActor: false)
         default: preconditionFailure("unknown sample \(name); samples: \(names.joined(separator: ", "))")
         }
     }

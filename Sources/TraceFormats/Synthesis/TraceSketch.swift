@@ -113,12 +113,12 @@ struct TraceSketch {
 
     /// Time Profiler's 1 ms samples over [start, start + duration) on the main thread, each
     /// taking its stack from `stacks` (weighted by how often each appears in the list).
-    mutating func sample(start: Nanoseconds, duration: Nanoseconds, stacks: [Int32]) {
+    mutating func sample(start: Nanoseconds, duration: Nanoseconds, stacks: [Int32], thread: Int32? = nil) {
         let interval: Nanoseconds = 1_000_000
         // The sampling clock ticks on whole milliseconds; a short span may catch no tick at all.
         var time = (start / interval + 1) * interval
         while time < start + duration {
-            builder.addSample(time: time, thread: mainThread, weight: interval, stack: UInt32(random.pick(stacks)))
+            builder.addSample(time: time, thread: thread ?? mainThread, weight: interval, stack: UInt32(random.pick(stacks)))
             time += interval
         }
     }

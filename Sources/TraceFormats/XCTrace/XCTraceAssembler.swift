@@ -27,6 +27,10 @@ final class XCTraceAssembler: XCTraceTableSink {
     @exclusivity(unchecked) private var stackOfValue: [Int32] = []
     @exclusivity(unchecked) private var frameOfValue: [Int32] = []
     @exclusivity(unchecked) private var nodeOfValue: [GraphNodeText?] = []
+    @exclusivity(unchecked) private var taskOfValue: [Int32] = []
+    @exclusivity(unchecked) private var fmtOfValue: [Int32] = []
+    /// Builder task row of each runtime task id, for the whole import.
+    @exclusivity(unchecked) private var taskByID: [Int64: UInt32] = [:]
     // ...and per text and thread for the whole import.
     @exclusivity(unchecked) private var stringOfText: [StringRef] = []
     @exclusivity(unchecked) private var updateKindOfText: [Int32: UpdateKind] = [:]
@@ -64,7 +68,7 @@ final class XCTraceAssembler: XCTraceTableSink {
     /// Runs the export holds tables of.
     @exclusivity(unchecked) private var runsSeen: Set<Int> = []
 
-    private enum TableKind { case updates, updateGroups, causes, fullCauses, changes, timeProfile, hangs, hitches }
+    private enum TableKind { case updates, updateGroups, causes, fullCauses, changes, timeProfile, hangs, hitches, taskStates, taskInfo, taskLifetime }
 
     private static let tableKinds: [String: TableKind] = [
         "swiftui-updates": .updates, "swiftui-update-groups": .updateGroups, "swiftui-causes": .causes,
@@ -72,6 +76,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         // The CPU Profiler's table: the same columns as time-profile, its weight in cycles.
         "cpu-profile": .timeProfile,
         "potential-hangs": .hangs, "hitches": .hitches,
+        "SwiftTaskStateTable": .taskStates, "SwiftTasksInfoTable": .taskInfo, "SwiftTaskLifetime": .taskLifetime,
     ]
 
     /// Columns without which a table's rows mean nothing.
@@ -79,6 +84,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         .updates: [.start, .duration], .updateGroups: [.start, .duration],
         .causes: [.sourceEvent, .destinationEvent], .fullCauses: [.sourceEvent, .destinationEvent],
         .changes: [.timestamp], .timeProfile: [.time, .stack], .hangs: [.start, .duration], .hitches: [.start, .duration],
+        .taskStates: [.start, .duration, .task, .state], .taskInfo: [.swiftTask], .taskLifetime: [.start, .duration, .task],
     ]
 
     /// The columns the importer reads; `rawValue` indexes `columnOfField`.
@@ -86,6 +92,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         case start, duration, id, allocations, description, category, module, thread, severity, label, timestamp
         case backtrace, time, weight, stack, updateType, viewName, hangType, isSystem
         case sourceEvent, sourceNode, destinationEvent, destinationNode, changedProperties, narrativeDescription
+        case task, enqueuedActor, actor, state, priority, resumeFunction, waitingFor, suspendBacktrace, narrative, swiftTask
 
         var mnemonic: String {
             switch self {
@@ -99,6 +106,12 @@ final class XCTraceAssembler: XCTraceTableSink {
             case .destinationNode: "destination-node"
             case .changedProperties: "changed-properties"
             case .narrativeDescription: "narrative-description"
+            case .enqueuedActor: "enqueued-actor"
+            case .resumeFunction: "resume-function"
+            case .waitingFor: "waiting-for"
+            case .suspendBacktrace: "suspend-backtrace"
+            // SwiftTasksInfoTable's `task` column is a `swift-task` with the name and creation backtrace.
+            case .swiftTask: "task"
             default: "\(self)"
             }
         }
@@ -166,6 +179,8 @@ final class XCTraceAssembler: XCTraceTableSink {
         stackOfValue.removeAll(keepingCapacity: true)
         frameOfValue.removeAll(keepingCapacity: true)
         nodeOfValue.removeAll(keepingCapacity: true)
+        taskOfValue.removeAll(keepingCapacity: true)
+        fmtOfValue.removeAll(keepingCapacity: true)
         // Runs are separate recordings: only the chosen one is read (a node without a run is run 1).
         let run = schema.run ?? 1
         runsSeen.insert(run)
@@ -229,7 +244,93 @@ final class XCTraceAssembler: XCTraceTableSink {
         case .timeProfile: try readSample()
         case .hangs: try readHang()
         case .hitches: try readHitch()
+        case .taskStates: try readTaskState()
+        case .taskInfo: readTaskInfo()
+        case .taskLifetime: try readTaskLifetime()
         }
+    }
+
+    // MARK: Swift tasks
+
+    private func readTaskState() throws {
+        let start = try time(.start)
+        let duration = try duration(.duration)
+        guard let task = task(cell(.task)) else { return }
+        latestEnd = max(latestEnd, start + duration)
+        var row = SwiftTaskStateRow(
+            start: start, duration: duration, task: task,
+            state: SwiftTaskState(title: reader.string(cell(.state)) ?? reader.fmt(cell(.state)) ?? "")
+        )
+        // The acquired actor for running intervals, the one enqueued on for waits.
+        let acquired = cell(.actor)
+        let actorValue = reader.value(acquired) == nil ? cell(.enqueuedActor) : acquired
+        row.actor = formatted(actorValue)
+        row.isMainActor = reader.fmt(actorValue).map(TraceBuilder.isMainActorName) ?? false
+        row.priority = formatted(cell(.priority))
+        row.resumeFunction = formatted(cell(.resumeFunction))
+        row.waitingFor = self.task(cell(.waitingFor)).map { Int32($0) } ?? noRow
+        row.suspendBacktrace = stack(cell(.suspendBacktrace))
+        row.thread = thread(cell(.thread))
+        row.narrative = formatted(cell(.narrative))
+        builder.describeTask(task, creationBacktrace: stack(cell(.backtrace)))
+        builder.addTaskState(row)
+    }
+
+    /// SwiftTasksInfoTable: a task's name (a `.task` modifier's "View.task @ File.swift:41") and creation backtrace.
+    private func readTaskInfo() {
+        let value = cell(.swiftTask)
+        guard let task = task(value) else { return }
+        let children = reader.children(value)
+        let name = children.first { reader.tagName($0) == "string" }.map(stringRef) ?? 0
+        let backtrace = children.first { reader.tagName($0) == "text-backtrace" }.map(stack) ?? noRow
+        builder.describeTask(task, name: name, creationBacktrace: backtrace)
+    }
+
+    private func readTaskLifetime() throws {
+        let start = try time(.start)
+        let duration = try duration(.duration)
+        guard let task = task(cell(.task)) else { return }
+        latestEnd = max(latestEnd, start + duration)
+        builder.describeTask(task, lifetime: (start, start + duration))
+    }
+
+    /// The builder row of an `analysis-core-swift-task` / `swift-task` value (added when new), or nil for an empty cell.
+    private func task(_ value: ValueRef) -> UInt32? {
+        if let known = recalled(taskOfValue, value) { return known == noRow ? nil : UInt32(known) }
+        guard reader.value(value) != nil else { return nil }
+        let formattedText = reader.fmt(value) ?? ""
+        let idValue = reader.children(value).first { reader.tagName($0) == "swift-task-id" }
+        // "View.task @ Landmarks/DetailView.swift:41 (412)": the id in parentheses, the name before it.
+        var name = Substring(formattedText)
+        var parsedID: Int64?
+        if name.hasSuffix(")"), let open = name.range(of: " (", options: .backwards) {
+            parsedID = Int64(name[open.upperBound...].dropLast())
+            name = name[..<open.lowerBound]
+        }
+        guard let taskID = idValue.flatMap(reader.number) ?? parsedID ?? reader.number(value) else {
+            remember(&taskOfValue, value, noRow)
+            return nil
+        }
+        let row: UInt32
+        if let known = taskByID[taskID] {
+            row = known
+        } else {
+            // An address ("0x233900c80") is no name.
+            let title = name.hasPrefix("0x") ? "" : String(name)
+            row = builder.addTask(taskID: taskID, name: builder.intern(title))
+            taskByID[taskID] = row
+        }
+        remember(&taskOfValue, value, Int32(row))
+        return row
+    }
+
+    /// The builder string of a value's `fmt` (what Instruments displays), or 0 for an empty cell.
+    private func formatted(_ value: ValueRef) -> StringRef {
+        if let known = recalled(fmtOfValue, value) { return StringRef(known) }
+        guard let text = reader.fmt(value) else { return 0 }
+        let ref = builder.intern(text)
+        remember(&fmtOfValue, value, Int32(clamping: ref))
+        return ref
     }
 
     private func readUpdate() throws {
@@ -471,7 +572,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         if let known = recalled(stackOfValue, value) { return known }
         guard let tag = reader.tag(value) else { return noRow }
         var frames: ArraySlice<ValueRef> = []
-        if tag == XMLName.backtrace.rawValue {
+        if tag == XMLName.backtrace.rawValue || reader.tagName(value) == "text-backtrace" {
             frames = reader.children(value)
         } else if tag == XMLName.taggedBacktrace.rawValue {
             frames = reader.child(value, tag: .backtrace).map(reader.children) ?? reader.children(value)

@@ -53,6 +53,23 @@ public enum XCTraceExporter {
         ("display", "Display", "display-name"), ("narrative-description", "Potential Issue", "string"),
     ]
 
+    static let taskStateColumns: [XCTraceWriter.Column] = [
+        ("start", "Start", "start-time"), ("duration", "Duration", "duration"), ("task", "Swift Task", "analysis-core-swift-task"),
+        ("enqueued-actor", "Enqueued on Actor", "swift-actor"), ("actor", "Acquired Actor", "swift-actor"),
+        ("state", "Task State", "swift-task-state"), ("priority", "Task Priority", "swift-task-priority"),
+        ("resume-function", "Resume Function", "text-symbol"), ("waiting-for", "Waiting For", "analysis-core-swift-task"),
+        ("backtrace", "Creation Backtrace", "text-backtrace"), ("suspend-backtrace", "Suspend Backtrace", "text-backtrace"),
+        ("process", "Process", "process"), ("thread", "Thread", "thread"), ("narrative", "Narrative", "narrative"),
+    ]
+    static let taskInfoColumns: [XCTraceWriter.Column] = [
+        ("time", "Timestamp", "event-time"), ("pid", "Process ID", "pid"), ("process", "Process", "process"),
+        ("swift-task-id", "Swift Task ID", "swift-task-id"), ("task", "Task", "swift-task"),
+    ]
+    static let taskLifetimeColumns: [XCTraceWriter.Column] = [
+        ("start", "Start", "start-time"), ("duration", "Duration", "duration"), ("task", "Swift Task", "analysis-core-swift-task"),
+        ("process", "Process", "process"),
+    ]
+
     /// Writes `trace` to `url`.
     public static func export(_ trace: Trace, to url: URL, layout: Layout) throws {
         let handle = try FileHandle.creatingForWriting(at: url)
@@ -96,7 +113,12 @@ public enum XCTraceExporter {
             Table(schema: trace.metadata.cpuWeightUnit == .cycles ? "cpu-profile" : "time-profile") { try context.writeSamples(&$0) },
             Table(schema: "potential-hangs") { try context.writeHangs(&$0) },
             Table(schema: "hitches") { try context.writeHitches(&$0) },
-        ]
+        ] + (trace.tasks.count == 0 ? [] : [
+            // Only with tasks: a recording without the Swift Tasks instrument has none of these.
+            Table(schema: "SwiftTaskStateTable") { try context.writeTaskStates(&$0) },
+            Table(schema: "SwiftTasksInfoTable") { try context.writeTaskInfo(&$0) },
+            Table(schema: "SwiftTaskLifetime") { try context.writeTaskLifetimes(&$0) },
+        ])
     }
 
     static func tableOfContents(_ trace: Trace) -> [UInt8] {
@@ -154,7 +176,7 @@ public enum XCTraceExporter {
             }
         }
 
-        func stack(_ stack: Int32, _ writer: inout XCTraceWriter) {
+        func stack(_ stack: Int32, _ writer: inout XCTraceWriter, tag: String = "backtrace") {
             guard stack != noRow else { return writer.sentinel() }
             let frames = trace.cpu.frames
             let leafFirst = trace.cpu.stacks.frames(of: Int(stack)).reversed().map { frame in
@@ -164,7 +186,7 @@ public enum XCTraceExporter {
                     : "/System/Library/Frameworks/\(binary).framework/\(binary)"
                 return (name: trace.string(frames.name[Int(frame)]), binary: binary, path: path)
             }
-            writer.backtrace(key: String(stack), leafFirst: leafFirst)
+            writer.backtrace(key: String(stack), leafFirst: leafFirst, tag: tag)
         }
 
         func node(_ node: Int, _ writer: inout XCTraceWriter) {
@@ -319,6 +341,94 @@ public enum XCTraceExporter {
             }
             try w.endNode()
             try w.endDocument()
+        }
+
+        // MARK: Swift tasks
+
+        /// One table's document: schema, then `count` rows written by `row`.
+        func writeTable(
+            _ w: inout XCTraceWriter, schema: String, tableIndex: Int, columns: [XCTraceWriter.Column], count: Int,
+            row: (Int, inout XCTraceWriter) throws -> Void
+        ) throws {
+            w.beginDocument()
+            w.beginNode(schema: schema, tableIndex: tableIndex, columns: columns)
+            for index in 0..<count {
+                w.beginRow()
+                try row(index, &w)
+                try w.endRow()
+            }
+            try w.endNode()
+            try w.endDocument()
+        }
+
+        /// An `analysis-core-swift-task` (or `swift-task` with name and backtrace): "NAME (ID)".
+        func task(_ row: Int, _ w: inout XCTraceWriter, tag: String = "analysis-core-swift-task") {
+            let tasks = trace.tasks
+            let id = tasks.taskID[row]
+            let name = trace.string(tasks.name[row])
+            let fmt = "\(name.isEmpty ? "0x0" : name) (\(id))"
+            w.composite(tag, key: String(id), fmt: fmt) { w in
+                w.number("swift-task-id", id)
+                if tag == "swift-task" {
+                    self.stack(tasks.creationBacktrace[row], &w, tag: "text-backtrace")
+                    w.string(name)
+                } else {
+                    self.process(ofThread: noRow, &w)
+                }
+            }
+        }
+
+        func actor(_ text: StringRef, _ w: inout XCTraceWriter) {
+            guard text != 0 else { return w.sentinel() }
+            w.composite("swift-actor", key: trace.string(text), fmt: trace.string(text)) { w in w.sentinel() }
+        }
+
+        func writeTaskStates(_ w: inout XCTraceWriter) throws {
+            let states = trace.taskStates
+            try writeTable(&w, schema: "SwiftTaskStateTable", tableIndex: 21, columns: XCTraceExporter.taskStateColumns, count: states.count) { row, w in
+                let task = Int(states.task[row])
+                let enqueued = states.state[row] == .enqueued
+                w.time("start-time", states.start[row])
+                w.duration(states.duration[row])
+                self.task(task, &w)
+                actor(enqueued ? states.actor[row] : 0, &w)
+                actor(enqueued ? 0 : states.actor[row], &w)
+                w.leaf("swift-task-state", states.state[row].title)
+                let priority = states.priority[row]
+                if priority == 0 { w.sentinel() } else {
+                    w.composite("swift-task-priority", key: trace.string(priority), fmt: trace.string(priority)) { w in w.sentinel() }
+                }
+                let resume = states.resumeFunction[row]
+                if resume == 0 { w.sentinel() } else {
+                    w.composite("text-symbol", key: trace.string(resume), fmt: trace.string(resume)) { w in self.process(ofThread: noRow, &w) }
+                }
+                if states.waitingFor[row] == noRow { w.sentinel() } else { self.task(Int(states.waitingFor[row]), &w) }
+                stack(trace.tasks.creationBacktrace[task], &w, tag: "text-backtrace")
+                stack(states.suspendBacktrace[row], &w, tag: "text-backtrace")
+                process(ofThread: states.thread[row], &w)
+                thread(states.thread[row], &w)
+                w.composite("narrative", key: String(row), fmt: trace.string(states.narrative[row])) { w in w.sentinel() }
+            }
+        }
+
+        func writeTaskInfo(_ w: inout XCTraceWriter) throws {
+            try writeTable(&w, schema: "SwiftTasksInfoTable", tableIndex: 8, columns: XCTraceExporter.taskInfoColumns, count: trace.tasks.count) { row, w in
+                w.time("event-time", 0)
+                w.number("pid", Int64(appProcess?.pid ?? -1))
+                process(ofThread: noRow, &w)
+                w.number("swift-task-id", trace.tasks.taskID[row])
+                task(row, &w, tag: "swift-task")
+            }
+        }
+
+        func writeTaskLifetimes(_ w: inout XCTraceWriter) throws {
+            let tasks = trace.tasks
+            try writeTable(&w, schema: "SwiftTaskLifetime", tableIndex: 13, columns: XCTraceExporter.taskLifetimeColumns, count: tasks.count) { row, w in
+                w.time("start-time", tasks.start[row])
+                w.duration(tasks.end[row] - tasks.start[row])
+                task(row, &w)
+                process(ofThread: noRow, &w)
+            }
         }
 
         func writeHitches(_ w: inout XCTraceWriter) throws {

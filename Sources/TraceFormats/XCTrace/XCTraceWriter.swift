@@ -117,11 +117,23 @@ struct XCTraceWriter {
         write("<sentinel/><sentinel/></typed-array>")
     }
 
-    /// A backtrace, frames leaf first; `key` identifies the whole stack for reuse.
-    mutating func backtrace(key: String, leafFirst frames: [(name: String, binary: String, path: String)]) {
-        let backtraceKey = "backtrace\u{1}" + key
-        if let id = ids[backtraceKey] { return reference("backtrace", id) }
-        write("<backtrace id=\"\(newID(backtraceKey))\">")
+    /// A value with children and a display text, written once per `key` and referred to after.
+    mutating func composite(_ tag: String, key: String, fmt: String, children: (inout XCTraceWriter) -> Void) {
+        let fullKey = tag + "\u{1}" + key
+        if let id = ids[fullKey] { return reference(tag, id) }
+        write("<\(tag) id=\"\(newID(fullKey))\" fmt=\"")
+        escaped(fmt)
+        write("\">")
+        children(&self)
+        write("</\(tag)>")
+    }
+
+    /// A backtrace, frames leaf first; `key` identifies the whole stack for reuse. `tag` is
+    /// `backtrace` (Time Profiler, SwiftUI) or `text-backtrace` (Swift Tasks).
+    mutating func backtrace(key: String, leafFirst frames: [(name: String, binary: String, path: String)], tag: String = "backtrace") {
+        let backtraceKey = tag + "\u{1}" + key
+        if let id = ids[backtraceKey] { return reference(tag, id) }
+        write("<\(tag) id=\"\(newID(backtraceKey))\">")
         for frame in frames {
             let frameKey = "frame\u{1}\(frame.name)\u{1}\(frame.binary)"
             if let id = ids[frameKey] {
@@ -144,7 +156,7 @@ struct XCTraceWriter {
             }
             write("</frame>")
         }
-        write("</backtrace>")
+        write("</\(tag)>")
     }
 
     // MARK: Bytes

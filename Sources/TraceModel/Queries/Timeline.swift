@@ -17,6 +17,8 @@ public struct TimelineEvent: Sendable, Equatable {
     public var severity: LongUpdateSeverity
     /// Update row (update lanes, `count == 1`).
     public var update: Int?
+    /// Task-state row (main-actor lanes, `count == 1`).
+    public var taskState: Int?
     /// View name, group label or hitch kind (`count == 1`).
     public var label: String?
     /// Update kind wire name (update lanes, `count == 1`).
@@ -60,6 +62,7 @@ public struct Timeline: Sendable, Equatable {
                 out.raw(",\"count\":"); out.int(Int64(event.count))
                 out.raw(",\"severity\":"); out.string(event.severity.wireName)
                 if let update = event.update { out.raw(",\"update\":"); out.int(Int64(update)) }
+                if let taskState = event.taskState { out.raw(",\"taskState\":"); out.int(Int64(taskState)) }
                 if let label = event.label { out.raw(",\"label\":"); out.string(label) }
                 if let kind = event.kind { out.raw(",\"kind\":"); out.string(kind) }
                 if let load = event.load { out.raw(",\"load\":"); out.fraction(load) }
@@ -157,6 +160,7 @@ public final class TimelineIndex: Sendable {
     public static func expectedFootprint(of trace: Trace) -> Int {
         let laneEvents = trace.indexes.updatesByLane.values.reduce(0) { $0 + $1.count }
             + trace.updateGroups.count + trace.hitches.count + trace.hangs.count
+            + trace.indexes.mainActorRuns.count + trace.indexes.mainActorWaits.count
         // starts + ends (16 bytes) and ~1/15 of a 16-byte block summary per event; CPU prefix sums.
         return laneEvents * 17 + (trace.cpu.samples.count + 1) * 24
     }
@@ -316,6 +320,23 @@ struct PixelColumns {
     }
 }
 
+/// How a lane colours its events: one colour for all, or by duration with a lane's thresholds.
+enum SeverityRule: Sendable {
+    case fixed(LongUpdateSeverity)
+    /// Apple's long-update thresholds (500 µs, 1 ms): updates and main-actor work.
+    case longUpdate
+    /// `MainActorWait` thresholds (16 ms, 100 ms).
+    case mainActorWait
+
+    @inline(__always) func severity(_ duration: Nanoseconds) -> LongUpdateSeverity {
+        switch self {
+        case .fixed(let severity): severity
+        case .longUpdate: LongUpdateSeverity(duration: duration)
+        case .mainActorWait: MainActorWait.severity(duration)
+        }
+    }
+}
+
 struct EventGroup {
     var first: Int
     var start: Nanoseconds
@@ -346,25 +367,32 @@ struct LaneSeries: Sendable {
     let usesRows: Bool
     let starts: [Nanoseconds]
     let durations: [Nanoseconds]
-    /// Severity of every event of lanes not coloured by duration.
-    let fixedSeverity: LongUpdateSeverity?
+    let severityRule: SeverityRule
     let count: Int
 
     init(_ trace: Trace, _ lane: Lane) {
         self.lane = lane
-        usesRows = lane.isUpdateLane
-        rows = usesRows ? trace.indexes.updatesByLane[lane] ?? [] : []
+        usesRows = lane.isUpdateLane || lane == .mainActor || lane == .mainActorWaits
+        switch lane {
+        case .mainActor: rows = trace.indexes.mainActorRuns
+        case .mainActorWaits: rows = trace.indexes.mainActorWaits
+        default: rows = usesRows ? trace.indexes.updatesByLane[lane] ?? [] : []
+        }
         switch lane {
         case .updateGroups:
-            (starts, durations, fixedSeverity) = (trace.updateGroups.start, trace.updateGroups.duration, .normal)
+            (starts, durations, severityRule) = (trace.updateGroups.start, trace.updateGroups.duration, .fixed(.normal))
         case .hitches:
-            (starts, durations, fixedSeverity) = (trace.hitches.map(\.start), trace.hitches.map(\.duration), .orange)
+            (starts, durations, severityRule) = (trace.hitches.map(\.start), trace.hitches.map(\.duration), .fixed(.orange))
         case .hangs:
-            (starts, durations, fixedSeverity) = (trace.hangs.map(\.start), trace.hangs.map(\.duration), .red)
+            (starts, durations, severityRule) = (trace.hangs.map(\.start), trace.hangs.map(\.duration), .fixed(.red))
         case .cpu:
-            (starts, durations, fixedSeverity) = ([], [], .normal)
+            (starts, durations, severityRule) = ([], [], .fixed(.normal))
+        case .mainActor:
+            (starts, durations, severityRule) = (trace.taskStates.start, trace.taskStates.duration, .longUpdate)
+        case .mainActorWaits:
+            (starts, durations, severityRule) = (trace.taskStates.start, trace.taskStates.duration, .mainActorWait)
         default:
-            (starts, durations, fixedSeverity) = (trace.updates.start, trace.updates.duration, nil)
+            (starts, durations, severityRule) = (trace.updates.start, trace.updates.duration, .longUpdate)
         }
         count = usesRows ? rows.count : starts.count
     }
@@ -379,7 +407,7 @@ struct LaneSeries: Sendable {
     }
 
     @inline(__always) func severity(_ i: Int) -> LongUpdateSeverity {
-        fixedSeverity ?? LongUpdateSeverity(duration: durations[row(i)])
+        severityRule.severity(durations[row(i)])
     }
 
     func describe(_ i: Int, in trace: Trace, into event: inout TimelineEvent) {
@@ -393,6 +421,11 @@ struct LaneSeries: Sendable {
             event.label = trace.hangs[row].kind
         case .cpu:
             break
+        case .mainActor, .mainActorWaits:
+            let states = trace.taskStates
+            event.taskState = row
+            let resume = trace.string(states.resumeFunction[row])
+            event.label = resume.isEmpty ? trace.taskTitle(Int(states.task[row])) : resume
         default:
             event.update = row
             event.label = trace.string(trace.updates.viewName[row])
@@ -408,7 +441,7 @@ struct EventPyramid: Sendable {
     static let fanout = 16
     let starts: [Nanoseconds]
     let ends: [Nanoseconds]
-    let fixedSeverity: LongUpdateSeverity?
+    let severityRule: SeverityRule
     /// levels[k][b] summarises events [b * 16^(k+1), (b+1) * 16^(k+1)).
     let levels: [[BlockSummary]]
 
@@ -424,7 +457,7 @@ struct EventPyramid: Sendable {
     init(_ series: LaneSeries) {
         starts = (0..<series.count).map(series.start)
         ends = (0..<series.count).map(series.end)
-        fixedSeverity = series.fixedSeverity
+        severityRule = series.severityRule
         var levels: [[BlockSummary]] = []
         var below = (0..<series.count).map { BlockSummary(maxEnd: series.end($0), severity: series.severity($0)) }
         while below.count > Self.fanout {
@@ -446,7 +479,7 @@ struct EventPyramid: Sendable {
     var memoryFootprint: Int { starts.count * 16 + levels.reduce(0) { $0 + $1.count * 16 } }
 
     @inline(__always) func severity(_ i: Int) -> LongUpdateSeverity {
-        fixedSeverity ?? LongUpdateSeverity(duration: ends[i] - starts[i])
+        severityRule.severity(ends[i] - starts[i])
     }
 
     @inline(__always) func summary(_ i: Int) -> BlockSummary {

@@ -56,12 +56,40 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
 
     router.get("/api/traces/:id/updates/:updateId") { _, context in
         let trace = try await store.trace(id: context.traceID())
-        let text = context.parameters.get("updateId") ?? ""
-        guard let id = Int(text) else { throw APIError.badParameter("updateId", "'\(text)' is not an update id") }
-        guard let detail = trace.updateDetail(id) else {
-            throw APIError(.notFound, "unknown update", detail: "The trace has \(trace.updates.count) updates; there is no update \(id).")
+        let id = try context.rowParameter("updateId", noun: "update", count: trace.updates.count)
+        return try jsonResponse(trace.updateDetail(id))
+    }
+
+    router.get("/api/traces/:id/task-states/:row") { _, context in
+        let trace = try await store.trace(id: context.traceID())
+        let row = try context.rowParameter("row", noun: "task state", count: trace.taskStates.count)
+        return try jsonResponse(trace.taskStateDetail(row))
+    }
+
+    router.get("/api/traces/:id/task-states") { request, context in
+        let trace = try await store.trace(id: context.traceID())
+        let query = QueryParameters(request: request)
+        let laneName = query.string("lane") ?? ""
+        guard let lane = Lane(rawValue: laneName), lane == .mainActor || lane == .mainActorWaits else {
+            throw APIError.badParameter("lane", "'\(laneName)' is not a task lane; use main-actor or main-actor-waits")
         }
-        return try jsonResponse(detail)
+        guard let range = try query.timeRange() else { throw APIError.badParameter("start", "start and end are required") }
+        let limit = Int(try query.int("limit", in: 1...1000) ?? 50)
+        let found = trace.taskStates(on: lane, in: range, limit: limit)
+        let rows = found.rows.map { row in
+            TaskStateListRow(
+                row: row, start: trace.taskStates.start[row], duration: trace.taskStates.duration[row],
+                severity: trace.taskSeverity(row).wireName, task: trace.taskTitle(Int(trace.taskStates.task[row])),
+                resumeFunction: trace.string(trace.taskStates.resumeFunction[row])
+            )
+        }
+        return try jsonResponse(TaskStateList(rows: rows, count: found.count))
+    }
+
+    router.get("/api/traces/:id/tasks/summary") { request, context in
+        let trace = try await store.trace(id: context.traceID())
+        let range = try QueryParameters(request: request).timeRange()
+        return jsonResponse(bytes: try await queries.run { try encodeJSON(TaskSummaryResponse(rows: trace.taskSummary(in: range))) })
     }
 
     // `]` / `[` on the timeline: the next or previous long update, found in the model, not in the drawn marks.
@@ -113,6 +141,24 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         if options == FindingsOptions() { return try jsonResponse(FindingsResponse(findings: loaded.findings)) }
         return jsonResponse(bytes: try await queries.run { try encodeJSON(FindingsResponse(findings: trace.findings(thresholds))) })
     }
+}
+
+private struct TaskStateList: Encodable {
+    var rows: [TaskStateListRow]
+    var count: Int
+}
+
+private struct TaskStateListRow: Encodable {
+    var row: Int
+    var start: Nanoseconds
+    var duration: Nanoseconds
+    var severity: String
+    var task: String
+    var resumeFunction: String
+}
+
+private struct TaskSummaryResponse: Encodable {
+    var rows: [TaskSummaryRow]
 }
 
 private struct FindingsResponse: Encodable {

@@ -37,4 +37,15 @@ extension RequestContext {
         guard let id = parameters.get("id") else { throw APIError(.notFound, "unknown trace", detail: "No trace id in the path.") }
         return id
     }
+
+    /// A row number from the path (`/updates/{updateId}`, `/task-states/{row}`): 400 when it is
+    /// not a number, 404 when the trace has no such `noun` among its `count`.
+    func rowParameter(_ name: String, noun: String, count: Int) throws(APIError) -> Int {
+        let text = parameters.get(name) ?? ""
+        guard let row = Int(text) else { throw APIError.badParameter(name, "'\(text)' is not \(noun == "update" ? "an" : "a") \(noun) id") }
+        guard row >= 0, row < count else {
+            throw APIError(.notFound, "unknown \(noun)", detail: "The trace has \(count) \(noun)s; there is no \(noun) \(row).")
+        }
+        return row
+    }
 }

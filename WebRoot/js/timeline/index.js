@@ -2,7 +2,7 @@
 // Draws only what the server's level-of-detail query returns for the visible window.
 import { el } from '../dom.js';
 import { toast } from '../shell.js';
-import { formatDuration, formatTimestamp, kindLabel, severityLabel } from '../format.js';
+import { formatDuration, formatTimestamp, kindLabel, severityLabel as updateSeverityLabel, waitSeverityLabel } from '../format.js';
 import { countLabel, eventOf, findingMarks, layoutRows, nearestEvent, queriedLanes, RULER_HEIGHT } from './lanes.js';
 import { TimelineLoader } from './loader.js';
 import { drawTimeline, readColors } from './render.js';
@@ -204,6 +204,7 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
 
   function showTooltip(row, e, x, y) {
     const rows = [];
+    const severityLabel = row.id === 'main-actor-waits' ? waitSeverityLabel : updateSeverityLabel;
     let title;
     if (row.cpu) {
       title = 'CPU';
@@ -240,7 +241,7 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
     hover = e ? { row, event: e } : null;
     if (e) showTooltip(row, e, x, y);
     else tooltip.hidden = true;
-    canvas.style.cursor = e && (e.update !== undefined || e.count > 1) ? 'pointer' : '';
+    canvas.style.cursor = e && (e.update !== undefined || e.taskState !== undefined || e.count > 1 || row.tasks) ? 'pointer' : '';
     if (changed) requestDraw();
   }
 
@@ -254,6 +255,9 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
   function activate(row, e) {
     if (!e || row.cpu) return;
     if (e.update !== undefined && e.count <= 1) { ctx.selectUpdate(e.update); return; }
+    if (e.taskState !== undefined && e.count <= 1) { ctx.selectTaskState(e.taskState); return; }
+    // Task intervals overlap (several tasks wait for the main actor at once): list what the mark holds.
+    if (row.tasks) { ctx.selectTaskStates(row.id, e.start, e.start + Math.max(e.duration, 1)); return; }
     if (e.count > 1) {
       // A merged mark: zoom into it so its events separate.
       setView(markWindow(e), 'jump');

@@ -15,6 +15,9 @@ export const ROWS = [
   { id: 'other', title: 'Other Updates', height: 20, parent: 'swiftui', long: true, nouns: UPDATES },
   { id: 'hitches', title: 'Hitches', height: 22, color: 'hitch', nouns: ['hitch', 'hitches'] },
   { id: 'hangs', title: 'Hangs', height: 22, color: 'hang', nouns: ['hang', 'hangs'] },
+  // Swift concurrency: coloured by severity (main-actor work like updates; waits orange > 16 ms, red > 100 ms).
+  { id: 'main-actor', title: 'Main Actor', height: 22, long: true, tasks: true, nouns: ['interval', 'intervals'] },
+  { id: 'main-actor-waits', title: 'Main Actor Waits', height: 22, long: true, tasks: true, nouns: ['wait', 'waits'] },
   { id: 'cpu', title: 'CPU', height: 44, cpu: true },
 ];
 
@@ -53,6 +56,7 @@ export function eventOf(lane, i) {
     severity: SEVERITIES[lane.severity[i]],
   };
   if (lane.update[i] >= 0) event.update = lane.update[i];
+  if (lane.taskState && lane.taskState[i] >= 0) event.taskState = lane.taskState[i];
   if (lane.kind[i]) event.kind = KINDS[lane.kind[i]];
   if (lane.label[i] >= 0) event.label = lane.labels[lane.label[i]];
   if (lane.load) { event.load = lane.load[i]; event.mainLoad = lane.mainLoad[i]; }

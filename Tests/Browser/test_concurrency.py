@@ -1,0 +1,95 @@
+"""Swift concurrency on the timeline: the Main Actor lane, main-actor waits coloured by how long
+they waited, the task's detail on click, and an interval made the inspection range."""
+import pytest
+
+SLOW = "landmarks-concurrency-slow"
+FIXED = "landmarks-concurrency-fixed"
+
+
+def lane_events(server_control, trace_id, lane, start, end):
+    status, data = server_control.api(f"/api/traces/{trace_id}/timeline?start={start}&end={end}&width=4000&lanes={lane}")
+    assert status == 200, data
+    return data["lanes"][lane]["events"]
+
+
+def open_around(page, timeline, trace_id, event, pad):
+    w0, w1 = event["start"] - pad, event["start"] + event["duration"] + pad
+    timeline.open(page, trace_id, f"w={w0},{w1}")
+    return timeline.window(page)
+
+
+def test_a_long_main_actor_wait_is_red_and_opens_its_task(page, server_control, sample_id, timeline, shot):
+    trace_id = sample_id(SLOW)
+    status, info = server_control.api(f"/api/traces/{trace_id}")
+    # The landmark opens at 1 s; its tasks run within the next 130 ms.
+    waits = lane_events(server_control, trace_id, "main-actor-waits", 990_000_000, 1_140_000_000)
+    # The loader's own short wait overlaps the map task's 120 ms one: one mark may hold both.
+    wait = max(waits, key=lambda e: e["duration"])
+    assert wait["severity"] == "red" and wait["duration"] > 100_000_000
+    status, held = server_control.api(f"/api/traces/{trace_id}/task-states?lane=main-actor-waits"
+                                      f"&start={wait['start']}&end={wait['start'] + wait['duration']}")
+    assert status == 200 and held["rows"][0]["task"] == "View.task @ Landmarks/MapView.swift:31", held
+
+    w0, w1 = open_around(page, timeline, trace_id, wait, 40_000_000)
+    titles = page.locator("#timeline .tl-header[data-lane] .title").all_inner_texts()
+    assert "Main Actor" in titles and "Main Actor Waits" in titles
+    assert "Main Actor Waits: orange > 16 ms, red > 100 ms" in page.get_by_label("Legend").inner_text()
+    assert timeline.lane(page, "main-actor-waits")["red"] == 1
+    assert timeline.lane(page, "main-actor")["red"] >= 1, "the 120 ms of image decoding on the main actor"
+    # What the eye sees: red pixels in the waits lane, over the wait's span.
+    x, y, width, height = timeline.lane_box(page, "main-actor-waits")
+    red = timeline.colour_columns(page, "main-actor-waits", "red")
+    x0, x1 = (wait["start"] - w0) / (w1 - w0) * width, (wait["start"] + wait["duration"] - w0) / (w1 - w0) * width
+    assert red and min(red) <= x0 + 3 and max(red) >= x1 - 3, (red[:3], red[-3:], x0, x1)
+
+    page.mouse.move(x + (x0 + x1) / 2, y + height / 2)
+    tooltip = page.locator("#timeline-tooltip")
+    tooltip.wait_for(state="visible")
+    assert "Very long wait (> 100 ms)" in tooltip.inner_text()
+    page.mouse.click(x + (x0 + x1) / 2, y + height / 2)
+    details = page.locator("#update-details")
+    details.locator("#task-details-title", has_text="View.task @ Landmarks/MapView.swift:31").wait_for()
+    text = details.inner_text()
+    for expected in ["Very long wait (> 100 ms)", f"{held['count']} intervals overlap here", "Enqueued", "Main Actor (0x600001f04000)", "Medium (21)",
+                     "Was enqueued on actor Main Actor", "States of this task", "Running", "Creation backtrace"]:
+        assert expected in text, expected
+    shot(page, "concurrency-01-wait-detail")
+
+    # The task's running state, from the states table: its resume function.
+    details.get_by_role("button", name="Running").click()
+    details.get_by_text("MapView.updateRegion()", exact=True).wait_for()
+
+    # The interval becomes the inspection range.
+    page.get_by_role("button", name="Set inspection range to the whole task").click()
+    page.wait_for_function("() => location.search.includes('r=')")
+    r0, r1 = (int(v) for v in timeline.query(page)["r"].split(","))
+    map_wait = held["rows"][0]
+    assert r0 <= map_wait["start"] and r1 >= map_wait["start"] + map_wait["duration"]
+    timeline.wait_idle(page)
+    shot(page, "concurrency-02-task-range")
+    assert not page.errors
+
+
+def test_clicking_main_actor_work_shows_what_ran(page, server_control, sample_id, timeline, shot):
+    trace_id = sample_id(SLOW)
+    status, info = server_control.api(f"/api/traces/{trace_id}")
+    runs = lane_events(server_control, trace_id, "main-actor", 990_000_000, 1_140_000_000)
+    run = max(runs, key=lambda e: e["duration"])
+    assert run["severity"] == "red" and run["duration"] >= 120_000_000
+    w0, w1 = open_around(page, timeline, trace_id, run, 20_000_000)
+    x, y, width, height = timeline.lane_box(page, "main-actor")
+    page.mouse.click(x + (run["start"] + run["duration"] / 2 - w0) / (w1 - w0) * width, y + height / 2)
+    details = page.locator("#update-details")
+    details.get_by_text("LandmarkImageLoader.loadImages(for:)", exact=True).wait_for()
+    text = details.inner_text()
+    assert "Main Thread" in text and "120.00 ms" in text and "Main Actor (0x600001f04000)" in text
+    assert not page.errors
+
+
+def test_the_fixed_twin_has_no_long_waits(page, server_control, sample_id, timeline):
+    trace_id = sample_id(FIXED)
+    timeline.open(page, trace_id, "w=990000000,1140000000")
+    waits = timeline.lane(page, "main-actor-waits")
+    assert waits["marks"] >= 1 and waits["red"] == 0 and waits["orange"] == 0
+    assert timeline.lane(page, "main-actor")["red"] == 0
+    assert not timeline.colour_columns(page, "main-actor-waits", "red")

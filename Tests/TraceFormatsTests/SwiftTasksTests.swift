@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+@testable import TraceFormats
+import TraceModel
+
+/// The Swift Tasks instrument's tables (Fixtures/xctrace-concurrency: a "Recipes" app, written in
+/// the exact shape `xctrace export` gives them), the native format's version 2, and the samples.
+@Suite struct SwiftTasksTests {
+    static let tables = ["SwiftTaskStateTable", "SwiftTasksInfoTable", "SwiftTaskLifetime"]
+
+    static func recipes(_ tables: [String] = tables) throws -> Trace {
+        var bytes: [UInt8] = []
+        for table in tables {
+            let url = try #require(Bundle.module.url(forResource: "Fixtures/xctrace-concurrency/\(table)", withExtension: "xml"))
+            bytes += try Data(contentsOf: url)
+        }
+        return try XCTraceImporter.importTrace(from: .memory(bytes, chunkSize: 997), displayName: "recipes.xml")
+    }
+
+    static func row(_ trace: Trace, task id: Int64, _ state: SwiftTaskState, _ nth: Int = 0) throws -> Int {
+        let task = try #require(trace.tasks.taskID.firstIndex(of: id))
+        let rows = trace.indexes.states(ofTask: task).map(Int.init).filter { trace.taskStates.state[$0] == state }
+        return try #require(rows.dropFirst(nth).first)
+    }
+
+    @Test func mainActorRunsAndWaitsComeFromTheStateTable() throws {
+        let trace = try Self.recipes()
+        #expect(trace.tasks.count == 3, "tasks 7 (unknown state only), 90 and 91")
+        #expect(trace.taskStates.count == 9)
+        let states = trace.taskStates
+        // Running on the main actor (main thread) twice; on the global executor it is not main-actor work.
+        #expect(trace.indexes.mainActorRuns.map { states.duration[Int($0)] } == [2_500_000, 400_000])
+        #expect(trace.indexes.mainActorWaits.map { states.duration[Int($0)] } == [150_000_000, 8_000_000])
+        let window = TimeRange(start: 0, end: 4_000_000_000)
+        let timeline = trace.timeline(window: window, width: 4000, lanes: [.mainActor, .mainActorWaits], index: TimelineIndex())
+        // Waits use their own thresholds (150 ms red, 8 ms normal); main-actor work the update ones (2.5 ms red).
+        #expect(timeline.lanes["main-actor-waits"]?.events.map(\.severity) == [.red, .normal])
+        #expect(timeline.lanes["main-actor"]?.events.map(\.severity) == [.red, .normal])
+        #expect(timeline.lanes["main-actor"]?.events.first?.label == "RecipeStore.refresh() Recipes")
+        #expect(timeline.lanes["main-actor-waits"]?.events.first?.taskState == Int(trace.indexes.mainActorWaits[0]))
+        #expect(trace.timelineByFullScan(window: window, width: 4000, lanes: [.mainActor, .mainActorWaits]) == timeline)
+    }
+
+    @Test func aClickedIntervalShowsTheTaskAroundIt() throws {
+        let trace = try Self.recipes()
+        let wait = try #require(trace.taskStateDetail(try Self.row(trace, task: 90, .enqueued)))
+        #expect(wait.task.title == "View.task @ Recipes/RecipeView.swift:27")
+        #expect(wait.task.id == 90)
+        #expect(wait.actor == "Main Actor (0x6000017c0a80)")
+        #expect(wait.isMainActor)
+        #expect(wait.severity == "red")
+        #expect(wait.priority == "High/User Initiated (25)")
+        #expect(wait.narrative == "Was enqueued on actor Main Actor (0x6000017c0a80) for 150.00 ms")
+        #expect(wait.creationBacktrace.map(\.name) == ["RecipeView.body.getter", "+ 0x5b7333"])
+        #expect(wait.creationBacktrace.first?.isAppCode == true)
+        #expect(wait.states.map(\.state) == ["creating", "enqueued", "running", "suspended", "enqueued", "running"])
+        #expect((wait.task.start, wait.task.end) == (1_500_000_000, 1_680_930_000), "lifetime from SwiftTaskLifetime")
+
+        let running = try #require(trace.taskStateDetail(try Self.row(trace, task: 90, .running)))
+        #expect(running.resumeFunction == "RecipeStore.refresh() Recipes")
+        #expect(running.thread?.name == "Main Thread")
+
+        let suspended = try #require(trace.taskStateDetail(try Self.row(trace, task: 90, .suspended)))
+        #expect(suspended.waitingFor?.title == "Task 91", "an address is no name")
+        #expect(suspended.suspendBacktrace.map(\.name) == ["swift_task_switch", "RecipeView.body.getter"])
+        #expect(suspended.suspendBacktrace.first?.isAppCode == false)
+
+        let background = try #require(trace.taskStateDetail(try Self.row(trace, task: 91, .running)))
+        #expect(background.actor == "Global Concurrent Executor")
+        #expect(!background.isMainActor)
+        #expect(background.severity == "normal")
+        #expect(try Self.row(trace, task: 91, .continuation) >= 0)
+        #expect(trace.taskStateDetail(trace.taskStates.count) == nil)
+    }
+
+    @Test func aMarkOfOverlappingIntervalsListsThemLongestFirst() throws {
+        let trace = try Self.recipes()
+        let states = trace.taskStates
+        let all = trace.taskStates(on: .mainActorWaits, in: TimeRange(start: 0, end: 4_000_000_000))
+        #expect(all.count == 2)
+        #expect(all.rows.map { states.duration[$0] } == [150_000_000, 8_000_000])
+        let limited = trace.taskStates(on: .mainActorWaits, in: TimeRange(start: 0, end: 4_000_000_000), limit: 1)
+        #expect(limited.rows.count == 1 && limited.count == 2)
+        #expect(trace.taskStates(on: .mainActor, in: TimeRange(start: 1_651_000_000, end: 1_652_000_000)).rows.map { states.duration[$0] } == [2_500_000])
+        #expect(trace.taskStates(on: .hangs, in: TimeRange(start: 0, end: 1)).count == 0)
+    }
+
+    @Test func summaryChargesEachWaitToTheFunctionItDelayed() throws {
+        let trace = try Self.recipes()
+        let rows = trace.taskSummary()
+        let refresh = try #require(rows.first { $0.resumeFunction == "RecipeStore.refresh() Recipes" })
+        #expect(refresh.isMainActor)
+        #expect(refresh.running == 2_900_000)
+        #expect(refresh.waiting == 158_000_000)
+        #expect(refresh.longestWait == 150_000_000)
+        #expect(refresh.runs == 2)
+        let background = try #require(rows.first { $0.actor == "Global Concurrent Executor" })
+        #expect(background.running == 19_000_000)
+        // Clipped to a range: only the part of the 150 ms wait inside it.
+        let ranged = trace.taskSummary(in: TimeRange(start: 1_600_000_000, end: 1_651_000_000))
+        #expect(ranged.first { $0.resumeFunction == "RecipeStore.refresh() Recipes" }?.waiting == 50_030_000)
+    }
+
+    @Test func theStateTableAloneStillNamesTasks() throws {
+        let trace = try Self.recipes(["SwiftTaskStateTable"])
+        #expect(trace.taskTitle(try #require(trace.tasks.taskID.firstIndex(of: 90))) == "View.task @ Recipes/RecipeView.swift:27")
+        #expect(trace.indexes.mainActorWaits.count == 2)
+        #expect(trace.metadata.importNotes.allSatisfy { !$0.contains("SwiftTask") }, "tables read are not skipped")
+    }
+
+    // MARK: Native format version 2
+
+    /// The last table of `minimalTrace`, to append tables after.
+    static let lastTable = #""edges": [[1, 0, "update", "isFavorite", 1000, 0]]"#
+
+    @Test func version2CarriesTasksAndStates() throws {
+        let original = try Self.recipes()
+        let bytes = NativeTraceWriter.encode(original)
+        #expect(String(decoding: bytes.prefix(60), as: UTF8.self).contains("\"version\": 2"))
+        let trace = try TraceImporter.importTrace(at: try temporaryFile(bytes), displayName: "recipes.json")
+        #expect(trace.metadata.sourceFormat == "tracesvc-json/2")
+        #expect(trace.tasks.taskID == original.tasks.taskID)
+        #expect(trace.taskStates.start == original.taskStates.start)
+        #expect(trace.taskStates.state == original.taskStates.state)
+        #expect(trace.indexes.mainActorWaits == original.indexes.mainActorWaits)
+        for row in 0..<original.taskStates.count {
+            #expect(trace.taskStateDetail(row) == original.taskStateDetail(row))
+        }
+        #expect(NativeTraceWriter.encode(trace) == bytes, "reading and writing again gives the same bytes")
+    }
+
+    @Test func version1FilesStillReadAndCannotHoldTasks() throws {
+        // A version 1 file is a version 2 file without the task tables (the upgrade path).
+        let sample = SampleTraces.trace(named: "landmarks-favorites-slow")
+        var text = String(decoding: NativeTraceWriter.encode(sample), as: UTF8.self)
+        text = text.replacingOccurrences(of: "\"version\": 2", with: "\"version\": 1")
+            .replacingOccurrences(of: ",\n  \"tasks\": []", with: "").replacingOccurrences(of: ",\n  \"taskStates\": []", with: "")
+        #expect(!text.contains("\"tasks\""))
+        let old = try TraceImporter.importTrace(at: try temporaryFile(text), displayName: "old.json")
+        #expect(old.metadata.sourceFormat == "tracesvc-json/1")
+        #expect(old.updates.start == sample.updates.start)
+        #expect(old.graph.edges.count == sample.graph.edges.count)
+        #expect(old.tasks.count == 0)
+
+        let withTasks = minimalTrace.replacingOccurrences(of: Self.lastTable, with: Self.lastTable + ", \"tasks\": []")
+        #expect(withTasks != minimalTrace)
+        #expect(try importError(withTasks).contains("unknown key \"tasks\"; a version 1 trace has:"))
+        #expect(try importError(minimalTrace.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 3"))
+            .contains("unsupported version 3; this tracesvc reads versions 1 to 2"))
+    }
+
+    @Test func badTaskRowsAreNamed() throws {
+        let v2 = minimalTrace.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2")
+        let bad = v2.replacingOccurrences(of: Self.lastTable, with: Self.lastTable + """
+            , "tasks": [[7, "", null, 10, 20]],
+            "taskStates": [[10, 5, 1, "running", "Main Actor", true, "", "", null, null, null, ""]]
+            """)
+        #expect(try importError(bad).contains("taskStates[0].task: refers to task 1, but only 1 task (0...0) come before it"))
+        let badState = bad.replacingOccurrences(of: "[[10, 5, 1, \"running\"", with: "[[10, 5, 0, \"sleeping\"")
+        #expect(try importError(badState).contains("taskStates[0].state: unknown task state \"sleeping\""))
+    }
+
+    // MARK: export-xctrace
+
+    @Test(arguments: ["landmarks-concurrency-slow", "landmarks-concurrency-fixed"])
+    func tasksSurviveExportAndImport(name: String) throws {
+        let original = SampleTraces.trace(named: name)
+        var bytes: [UInt8] = []
+        try XCTraceExporter.export(original, layout: .tarBundle) { bytes += $0 }
+        let xml = String(decoding: bytes, as: UTF8.self)
+        #expect(xml.contains("<analysis-core-swift-task ref="), "repeated tasks are refs, as Instruments writes them")
+        #expect(xml.contains("<schema name=\"SwiftTasksInfoTable\">"))
+        let imported = try XCTraceImporter.importTrace(from: .memory(bytes), displayName: name + ".tar")
+        #expect(Set(imported.tasks.taskID) == Set(original.tasks.taskID))
+        #expect(imported.indexes.mainActorRuns == original.indexes.mainActorRuns)
+        #expect(imported.indexes.mainActorWaits == original.indexes.mainActorWaits)
+        for row in 0..<original.taskStates.count {
+            var before = try #require(original.taskStateDetail(row))
+            var after = try #require(imported.taskStateDetail(row))
+            // Thread rows may be numbered differently; names and tids are compared.
+            #expect(after.thread?.name == before.thread?.name && after.thread?.tid == before.thread?.tid)
+            (before.thread, after.thread) = (nil, nil)
+            // Task rows are numbered in the order the importer meets them; ids are compared.
+            (before.task.row, after.task.row) = (0, 0)
+            before.waitingFor?.row = 0
+            after.waitingFor?.row = 0
+            #expect(after == before)
+        }
+        #expect(imported.taskSummary() == original.taskSummary())
+    }
+
+    // MARK: The concurrency samples
+
+    @Test func slowSampleWaitsOnTheMainActorAndHitchesFixedDoesNot() throws {
+        let slow = SampleTraces.trace(named: "landmarks-concurrency-slow")
+        let fixed = SampleTraces.trace(named: "landmarks-concurrency-fixed")
+        func longestWait(_ trace: Trace) -> Nanoseconds {
+            trace.indexes.mainActorWaits.map { trace.taskStates.duration[Int($0)] }.max() ?? 0
+        }
+        #expect(longestWait(slow) > MainActorWait.redThreshold)
+        #expect(longestWait(fixed) < MainActorWait.orangeThreshold)
+        let slowWait = try #require(slow.indexes.mainActorWaits.max { slow.taskStates.duration[Int($0)] < slow.taskStates.duration[Int($1)] })
+        #expect(slow.taskStateDetail(Int(slowWait))?.task.title == "View.task @ Landmarks/MapView.swift:31")
+        let loader = try #require(slow.taskSummary().first)
+        #expect(loader.resumeFunction == "LandmarkImageLoader.loadImages(for:)")
+        #expect(loader.isMainActor && loader.running == 120_000_000)
+        #expect(!slow.hitches.isEmpty && slow.hitches.allSatisfy { $0.start > 1_000_000_000 })
+        #expect(fixed.hitches.isEmpty)
+        #expect(fixed.taskSummary().first { $0.resumeFunction == "LandmarkImageLoader.loadImages(for:)" }?.isMainActor == false)
+    }
+}
