@@ -52,7 +52,7 @@ def test_every_page_and_pane_runs_without_policy_violations(page, server, sample
     page.goto(f'{server}/traces/{trace_id}/updates/{update}')
     page.locator('.cg-node, .cg-empty').first.wait_for()
     if page.locator('.cg-node').count():
-        page.get_by_role('button', name='Fit', exact=True).click()  # the whole graph in view, so any node can be clicked
+        page.get_by_role('button', name='Fit graph to pane').click()  # the whole graph in view, so any node can be clicked
         page.locator('.cg-node').first.click()
     page.locator('#copy-link').click()
     page.goto(f'{server}/traces/{trace_id}?v=99')

@@ -206,6 +206,17 @@ private func spread(_ count: Int, from low: Nanoseconds, step: Nanoseconds) -> [
         #expect(comparison.causesTotal == 3)
     }
 
+    @Test func cpuCyclesAgainstCPUTimeIsSaidToDiffer() throws {
+        // A CPU Profiler recording (cycles) against a Time Profiler one (ns): their CPU columns do not subtract.
+        var timed = Recording(name: "render-time", app: "Sketchbook")
+        timed.samples("Brush.stroke", binary: "Sketchbook", milliseconds: 3)
+        var cycles = Recording(name: "render-cycles", app: "Sketchbook")
+        cycles.builder.metadata.cpuWeightUnit = .cycles
+        cycles.samples("Brush.stroke", binary: "Sketchbook", milliseconds: 3)
+        #expect(TraceComparison(before: try timed.trace(), after: try cycles.trace()).differences == ["CPU weights: CPU time vs CPU cycles"])
+        #expect(TraceComparison(before: try timed.trace(), after: try timed.trace()).differences.isEmpty)
+    }
+
     @Test func otherAppsAndShapesCompareByModuleViewAndCategory() throws {
         // A photo editor, not Landmarks: two modules share a view name, one view has two categories.
         var a = Recording(name: "editor-1", app: "PhotoEditor", device: "iPad Pro", os: "iPadOS 18.0")

@@ -164,9 +164,12 @@ extension Trace {
         var merged: [(start: Nanoseconds, end: Nanoseconds, thread: Int32)] = []
         var lastOfThread: [Int32: Int] = [:]
         var count = 0
+        // Strings are interned: compare references per row, not text.
+        guard let viewRef = strings.firstIndex(of: view.name).map(StringRef.init) else { return (merged, 0) }
+        let moduleRef = view.module.map { module in strings.firstIndex(of: module).map(StringRef.init) ?? StringRef.max }
         // Rows are sorted by start, so an update overlaps only the latest span of its thread.
         for row in 0..<updates.count
-        where string(updates.viewName[row]) == view.name && (view.module.map { string(updates.module[row]) == $0 } ?? true)
+        where updates.viewName[row] == viewRef && (moduleRef.map { updates.module[row] == $0 } ?? true)
             && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true) {
             count += 1
             let thread = updates.thread[row]

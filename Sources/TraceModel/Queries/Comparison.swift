@@ -28,7 +28,10 @@ public struct TraceComparison: Sendable, Encodable {
     public init(_ a: ComparisonSide, _ b: ComparisonSide, causeLimit: Int = defaultCauseLimit, functionLimit: Int = defaultFunctionLimit) {
         self.a = a.header
         self.b = b.header
-        let fields: [(String, KeyPath<ComparedTrace, String>)] = [("app", \.app), ("device", \.device), ("OS", \.osVersion)]
+        // Cycles and time never subtract: a unit mismatch is said like another app or device.
+        let fields: [(String, KeyPath<ComparedTrace, String>)] = [
+            ("app", \.app), ("device", \.device), ("OS", \.osVersion), ("CPU weights", \.cpuWeights),
+        ]
         differences = fields.compactMap { name, field in
             a.header[keyPath: field] == b.header[keyPath: field] ? nil : "\(name): \(a.header[keyPath: field]) vs \(b.header[keyPath: field])"
         }

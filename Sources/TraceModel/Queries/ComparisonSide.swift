@@ -53,6 +53,8 @@ public struct ComparedTrace: Sendable, Equatable, Encodable {
     public var end: Nanoseconds
     /// Updates that overlap the span.
     public var updates: Int
+    /// What CPU weights count: "CPU time" (Time Profiler) or "CPU cycles" (CPU Profiler).
+    public var cpuWeights: String
 }
 
 /// Count and total time of one kind of event (hitches, hangs, CPU samples, updates).
@@ -127,7 +129,8 @@ extension Trace {
         return ComparisonSide(
             header: ComparedTrace(
                 name: metadata.name, app: metadata.app, device: metadata.device, osVersion: metadata.osVersion,
-                durationNs: metadata.duration, start: span.start, end: span.end, updates: updateTotal.count
+                durationNs: metadata.duration, start: span.start, end: span.end, updates: updateTotal.count,
+                cpuWeights: metadata.cpuWeightUnit == .cycles ? "CPU cycles" : "CPU time"
             ),
             views: views, interactions: interactions, firstInteraction: firstInteraction, fanOutKeys: fanOutKeys, fanOuts: fanOuts, strings: strings,
             totals: ["updates": updateTotal, "hitches": total(hitches), "hangs": total(hangs), "cpu": cpuTotal],
