@@ -38,7 +38,7 @@ public struct CauseGraphDocument: Sendable, Equatable, Encodable {
         public var height: Double
         @NullWhenAbsent public var collapsed: Collapsed?
         /// Where a State / @Observable value was written, leaf frame first.
-        @NullWhenAbsent public var backtrace: [Frame]?
+        @NullWhenAbsent public var backtrace: [BacktraceFrame]?
     }
 
     public struct Collapsed: Sendable, Equatable, Encodable {
@@ -53,12 +53,6 @@ public struct CauseGraphDocument: Sendable, Equatable, Encodable {
         public var title: String
         public var updates: [Int]
         public var dimmed: Bool
-    }
-
-    public struct Frame: Sendable, Equatable, Encodable {
-        public var name: String
-        public var binary: String
-        public var isAppCode: Bool
     }
 
     public struct Edge: Sendable, Equatable, Encodable {
@@ -401,15 +395,10 @@ extension Trace {
     }
 
     /// The first recorded write (with a backtrace) to any of `rawNodes`, leaf frame first.
-    private func backtrace(ofAny rawNodes: [UInt32]) -> [CauseGraphDocument.Frame]? {
+    private func backtrace(ofAny rawNodes: [UInt32]) -> [BacktraceFrame]? {
         let wanted = Set(rawNodes)
         for row in 0..<stateChanges.count where stateChanges.backtrace[row] != noRow && wanted.contains(stateChanges.node[row]) {
-            return cpu.stacks.frames(of: Int(stateChanges.backtrace[row])).reversed().map { frame in
-                CauseGraphDocument.Frame(
-                    name: string(cpu.frames.name[Int(frame)]), binary: string(cpu.frames.binary[Int(frame)]),
-                    isAppCode: cpu.frames.isAppCode[Int(frame)]
-                )
-            }
+            return backtrace(stateChanges.backtrace[row])
         }
         return nil
     }
@@ -643,7 +632,7 @@ private struct DrawnNode {
     var updates: [Int]
     var eventIDs: Set<Int64>
     var identity: MergedIdentity
-    var backtrace: [CauseGraphDocument.Frame]?
+    var backtrace: [BacktraceFrame]?
     var collapsed: CauseGraphDocument.Collapsed? = nil
     var sameUpdateKey: String? = nil
 }

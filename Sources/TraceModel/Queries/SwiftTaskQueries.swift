@@ -1,12 +1,5 @@
 // What the side panel and the concurrency summary show about Swift tasks.
 
-/// One frame of a backtrace, leaf first.
-public struct BacktraceFrame: Sendable, Equatable, Encodable {
-    public var name: String
-    public var binary: String
-    public var isAppCode: Bool
-}
-
 /// One state interval of a task, with the task around it (the panel shown on a click).
 public struct TaskStateDetail: Sendable, Equatable, Encodable {
     public struct Task: Sendable, Equatable, Encodable {
@@ -84,20 +77,6 @@ extension Trace {
         }
     }
 
-    /// Leaf-first frames of a stack, at most `TaskStateDetail.maxFrames`.
-    func backtrace(_ stack: Int32) -> [BacktraceFrame] {
-        var frames: [BacktraceFrame] = []
-        var current = stack
-        while current != noRow, frames.count < TaskStateDetail.maxFrames {
-            let frame = Int(cpu.stacks.frame[Int(current)])
-            frames.append(BacktraceFrame(
-                name: string(cpu.frames.name[frame]), binary: string(cpu.frames.binary[frame]), isAppCode: cpu.frames.isAppCode[frame]
-            ))
-            current = cpu.stacks.parent[Int(current)]
-        }
-        return frames
-    }
-
     private func taskReference(_ task: Int) -> TaskStateDetail.Task {
         TaskStateDetail.Task(row: task, id: tasks.taskID[task], title: taskTitle(task), start: tasks.start[task], end: tasks.end[task])
     }
@@ -124,7 +103,8 @@ extension Trace {
             priority: string(states.priority[row]), resumeFunction: string(states.resumeFunction[row]),
             waitingFor: waitingFor == noRow ? nil : taskReference(Int(waitingFor)), thread: thread,
             narrative: string(states.narrative[row]), task: taskReference(task),
-            creationBacktrace: backtrace(tasks.creationBacktrace[task]), suspendBacktrace: backtrace(states.suspendBacktrace[row]),
+            creationBacktrace: backtrace(tasks.creationBacktrace[task], limit: TaskStateDetail.maxFrames),
+            suspendBacktrace: backtrace(states.suspendBacktrace[row], limit: TaskStateDetail.maxFrames),
             states: listed, stateCount: rows.count
         )
     }
