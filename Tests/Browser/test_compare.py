@@ -41,6 +41,9 @@ def test_favorites_fix_shows_one_row_body_per_tap_and_the_shared_fan_out_gone(pa
     expect(gone).to_contain_text("×12 per event")
     appeared = page.locator('#compare-causes tr[data-change="appeared"]', has_text="LandmarkViewModel")
     expect(appeared).to_contain_text("×1 per event")
+    # Counts of one read in the singular ("1 event", not "1 events").
+    unchanged = page.locator('#compare-causes tr[data-change="unchanged"]', has_text="LandmarksApp.body")
+    expect(unchanged).to_contain_text("×1 per event · 1 event · 1 update")
     # The improvement is coloured as one (green), the unchanged rows are not.
     better = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--better').trim()")
     colour = row.locator("td.delta").evaluate("cell => getComputedStyle(cell).color")

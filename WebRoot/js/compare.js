@@ -6,7 +6,7 @@ import { el } from './dom.js';
 import { mountAlignedTimelines } from './compare-timelines.js';
 import { copyText, navigate } from './shell.js';
 import { buildComparePath, buildPath, createViewState, COMPARE_EMPTY_STATE, EMPTY_STATE } from './state.js';
-import { formatCount, formatDuration } from './format.js';
+import { formatDuration, plural } from './format.js';
 
 const ROW_FILTERS = [[null, 'All views'], ['long', 'Long updates only'], ['app', 'App code only']];
 
@@ -112,7 +112,7 @@ export function mountCompare(root, header, { a, b, state: initial }) {
       el('div', { class: 'compare-side', text: side === 'A' ? 'A · before' : 'B · after' }),
       el('a', { href: sideLink(id, range), class: 'compare-name', text: trace.name }),
       el('div', { class: 'meta', text: [trace.app, trace.device, trace.osVersion].filter(Boolean).join(' · ') }),
-      el('div', { class: 'meta', text: `${formatDuration(trace.durationNs)} · ${formatCount(trace.updates)} updates`
+      el('div', { class: 'meta', text: `${formatDuration(trace.durationNs)} · ${plural(trace.updates, 'update')}`
         + (range ? ` in ${formatDuration(range[0])}–${formatDuration(range[1])}` : '') }));
     return el('section', { class: 'compare-header', 'aria-label': 'Compared traces' },
       el('div', { class: 'compare-cards' }, card('A', c.a, a, s.rangeA), card('B', c.b, b, s.rangeB)),
@@ -251,7 +251,7 @@ export function mountCompare(root, header, { a, b, state: initial }) {
   }
 
   function causesSection(c) {
-    const fanOut = (side) => (side ? `${side.fanOut} per event · ${side.events} events · ${side.updates} updates` : '–');
+    const fanOut = (side) => (side ? `${side.fanOut} per event · ${plural(side.events, 'event')} · ${plural(side.updates, 'update')}` : '–');
     const table = el('table', { class: 'compare-table', id: 'compare-causes', 'aria-label': 'Cause fan-outs, A against B' },
       el('thead', {}, el('tr', {}, ...['Change', 'Cause → target', 'A', 'B'].map((h) => el('th', { scope: 'col', text: h })))),
       el('tbody', {}, ...c.causes.map((cause) => el('tr', { class: `change-${cause.change}`, 'data-change': cause.change },
