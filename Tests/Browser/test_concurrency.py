@@ -51,7 +51,8 @@ def test_a_long_main_actor_wait_is_red_and_opens_its_task(page, server_control, 
     details.locator("#task-details-title", has_text="View.task @ Landmarks/MapView.swift:31").wait_for()
     text = details.inner_text()
     for expected in ["Very long wait (> 100 ms)", f"{held['count']} intervals overlap here", "Enqueued", "Main Actor (0x600001f04000)", "Medium (21)",
-                     "Was enqueued on actor Main Actor", "States of this task", "Running", "Creation backtrace"]:
+                     "Was enqueued on actor Main Actor", "States of this task", "Running", "Creation backtrace",
+                     "503 in Landmarks (2741)"]:  # task ids are per process: the panel names both
         assert expected in text, expected
     shot(page, "concurrency-01-wait-detail")
 

@@ -8,6 +8,7 @@ import { mountCompare } from './compare.js';
 import { createTimeline } from './timeline/index.js';
 import { contextWindow } from './timeline/viewport.js';
 import { hasTaskData } from './timeline/lanes.js';
+import { runPicker } from './runs.js';
 import { createDetails } from './details.js';
 import { createTaskDetails } from './task-details.js';
 import { traceFindings } from './panes/findings.js';
@@ -183,7 +184,7 @@ function renderTraceView(trace, api, initial) {
     text: 'Wheel: zoom · drag: pan · W/S zoom, A/D or ←/→ pan · drag on the ruler: inspection range · click an update or press [ ] to select long updates · Esc clears the selection' });
   const detailPane = el('div', { id: 'detail-pane' }, el('p', { class: 'pane-placeholder', role: 'status', text: 'Loading detail panes…' }));
   const updateDetails = el('aside', { id: 'update-details', 'aria-label': 'Selected update' });
-  const view = el('div', { class: 'trace-view' }, toolbar, legend, timelineSection, help,
+  const view = el('div', { class: 'trace-view' }, toolbar, runPicker(trace), legend, timelineSection, help,
     el('section', { id: 'detail-area', 'aria-label': 'Details' }, detailPane, updateDetails));
   app.append(view);
 
