@@ -215,6 +215,9 @@ import TraceModel
         let trace = try Self.read(try Self.fixture("swiftui-causes"), name: "causes.xml")
         #expect(trace.graph.edges.count > 0)
         #expect(trace.metadata.end > trace.metadata.start, "span \(trace.metadata.start)..\(trace.metadata.end)")
+        // The span holds every edge (it was 0..0: only update, sample and interval times counted).
+        let times = trace.graph.edges.timestamp
+        #expect(times.allSatisfy { (trace.metadata.start...trace.metadata.end).contains($0) })
     }
 
     @Test func aTrackDetailExportSaysWhatItIs() throws {
