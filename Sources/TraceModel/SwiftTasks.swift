@@ -51,10 +51,14 @@ public enum MainActorWait {
     }
 }
 
-/// One row per Swift task (`SwiftTasksInfoTable`, `SwiftTaskLifetime`).
+/// One row per Swift task (`SwiftTasksInfoTable`, `SwiftTaskLifetime`). A task is its
+/// (process, task id): the runtime numbers tasks per process, so two apps recorded together
+/// both have a task 7.
 public struct SwiftTaskTable: Sendable {
-    /// The runtime's task id (`swift-task-id`).
+    /// The runtime's task id (`swift-task-id`), unique within `process` only.
     public internal(set) var taskID: [Int64] = []
+    /// Index into `Trace.processes` of the task's process, or `noRow` when the export names none.
+    public internal(set) var process: [Int32] = []
     /// "View.task @ Landmarks/DetailView.swift:41", or "" when the runtime gave no name.
     public internal(set) var name: [StringRef] = []
     /// Stack id in `Trace.cpu.stacks` (leaf frame) where the task was created, or `noRow`.

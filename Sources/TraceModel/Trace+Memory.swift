@@ -29,7 +29,7 @@ extension Trace {
         let intervalBytes = (hitches.capacity + hangs.capacity) * MemoryLayout<TimelineInterval>.stride
             + (hitches + hangs).reduce(0) { $0 + $1.kind.utf8.count + $1.detail.utf8.count }
         let t = taskStates
-        let taskBytes = bytes(tasks.taskID) + bytes(tasks.name) + bytes(tasks.creationBacktrace) + bytes(tasks.start) + bytes(tasks.end)
+        let taskBytes = bytes(tasks.taskID) + bytes(tasks.process) + bytes(tasks.name) + bytes(tasks.creationBacktrace) + bytes(tasks.start) + bytes(tasks.end)
             + bytes(t.start) + bytes(t.duration) + bytes(t.task) + bytes(t.state) + bytes(t.actor) + bytes(t.isMainActor)
             + bytes(t.priority) + bytes(t.resumeFunction) + bytes(t.waitingFor) + bytes(t.suspendBacktrace) + bytes(t.thread)
             + bytes(t.narrative) + bytes(indexes.mainActorRuns) + bytes(indexes.mainActorWaits)

@@ -41,6 +41,10 @@ public struct TraceMetadata: Sendable, Codable, Equatable {
     public var importNotes: [String]
     /// What CPU sample weights count: CPU time (Time Profiler) or cycles (CPU Profiler).
     public var cpuWeightUnit: CPUWeightUnit = .nanoseconds
+    /// The runs an xctrace export holds when it holds several (each a separate recording), and
+    /// the one read; `[]` and nil for a source of one run. Lets the browser offer the others.
+    public var runs: [Int] = []
+    public var run: Int?
 
     public init(
         name: String, app: String = "", device: String = "", osVersion: String = "",

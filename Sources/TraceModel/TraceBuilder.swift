@@ -34,6 +34,7 @@ public struct TraceBuilder: Sendable {
     public var stackCount: Int { cpu.stacks.count }
     public var taskCount: Int { tasks.count }
     public func taskID(_ row: UInt32) -> Int64 { tasks.taskID[Int(row)] }
+    public func taskProcess(_ row: UInt32) -> Int32 { tasks.process[Int(row)] }
 
     // MARK: Strings, processes, threads
 
@@ -185,12 +186,15 @@ public struct TraceBuilder: Sendable {
 
     // MARK: Swift tasks
 
-    /// A task; its lifetime is `start...end` (equal when unknown). Returns its row.
+    /// A task of `process` (row of `processes`, or `noRow`); its lifetime is `start...end`
+    /// (equal when unknown). Returns its row.
     @discardableResult
     public mutating func addTask(
-        taskID: Int64, name: StringRef = 0, creationBacktrace: Int32 = noRow, start: Nanoseconds = 0, end: Nanoseconds = 0
+        taskID: Int64, process: Int32 = noRow, name: StringRef = 0, creationBacktrace: Int32 = noRow,
+        start: Nanoseconds = 0, end: Nanoseconds = 0
     ) -> UInt32 {
         tasks.taskID.append(taskID)
+        tasks.process.append(process)
         tasks.name.append(name)
         tasks.creationBacktrace.append(creationBacktrace)
         tasks.start.append(start)
@@ -270,6 +274,7 @@ public struct TraceBuilder: Sendable {
             try check(stateChanges.backtrace[row], cpu.stacks.count, "stateChanges", row, "backtrace")
         }
         for row in 0..<tasks.count {
+            try check(tasks.process[row], processes.count, "tasks", row, "process")
             try check(tasks.creationBacktrace[row], cpu.stacks.count, "tasks", row, "creationBacktrace")
             try bound(tasks.start[row], TraceLimits.times, "tasks", row, "start")
             try bound(tasks.end[row], TraceLimits.times, "tasks", row, "end")

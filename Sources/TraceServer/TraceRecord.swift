@@ -68,6 +68,10 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     public var importNotes: [String]
     /// "ns" (CPU time, Time Profiler) or "cycles" (CPU Profiler): what CPU weights count.
     public var cpuWeightUnit: String
+    /// The runs of a several-run xctrace export (`[]` otherwise) and the one this trace read
+    /// (null with `[]`): another run is read by uploading the same file with `?run=N`.
+    public var runs: [Int]
+    @NullWhenAbsent public var run: Int?
     public var lanes: [LaneInfo]
     public var counts: Counts
     public var processes: [TraceProcess]
@@ -87,6 +91,8 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         sourceFormat = meta.sourceFormat
         importNotes = meta.importNotes
         cpuWeightUnit = meta.cpuWeightUnit.rawValue
+        runs = meta.runs
+        run = meta.run
         lanes = Lane.allCases.map { lane in
             let title = lane == .cpu && meta.cpuWeightUnit == .cycles ? "CPU (cycles)" : lane.title
             var info = LaneInfo(id: lane.rawValue, title: title, count: 0, orange: 0, red: 0)

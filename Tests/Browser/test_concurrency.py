@@ -51,7 +51,8 @@ def test_a_long_main_actor_wait_is_red_and_opens_its_task(page, server_control, 
     details.locator("#task-details-title", has_text="View.task @ Landmarks/MapView.swift:31").wait_for()
     text = details.inner_text()
     for expected in ["Very long wait (> 100 ms)", f"{held['count']} intervals overlap here", "Enqueued", "Main Actor (0x600001f04000)", "Medium (21)",
-                     "Was enqueued on actor Main Actor", "States of this task", "Running", "Creation backtrace"]:
+                     "Was enqueued on actor Main Actor", "States of this task", "Running", "Creation backtrace",
+                     "503 in Landmarks (2741)"]:  # task ids are per process: the panel names both
         assert expected in text, expected
     shot(page, "concurrency-01-wait-detail")
 
@@ -93,3 +94,34 @@ def test_the_fixed_twin_has_no_long_waits(page, server_control, sample_id, timel
     assert waits["marks"] >= 1 and waits["red"] == 0 and waits["orange"] == 0
     assert timeline.lane(page, "main-actor")["red"] == 0
     assert not timeline.colour_columns(page, "main-actor-waits", "red")
+
+
+def lane_titles(page, scope="#timeline"):
+    return page.locator(f"{scope} .tl-header[data-lane] .title").all_inner_texts()
+
+
+def test_main_actor_lanes_only_on_traces_with_swift_task_data(page, server, server_control, sample_id, timeline):
+    """A trace without Swift task tables would show two lanes saying 0: they are left out, on the
+    trace page (lanes, headers, legend) and on each side of the compare page."""
+    plain, slow = sample_id("landmarks-scroll-slow"), sample_id(SLOW)
+    status, info = server_control.api(f"/api/traces/{plain}")
+    assert status == 200 and info["counts"]["taskStates"] == 0, info
+    timeline.open(page, plain)
+    titles = lane_titles(page)
+    assert "Main Actor" not in titles and "Main Actor Waits" not in titles and "CPU" in titles, titles
+    assert page.locator('#timeline .tl-header[data-lane^="main-actor"]').count() == 0
+    assert "Main Actor Waits" not in page.get_by_label("Legend").inner_text()
+    assert "main-actor" not in page.locator("#timeline-canvas").get_attribute("data-query")
+
+    timeline.open(page, slow)
+    titles = lane_titles(page)
+    assert titles.index("Hangs") < titles.index("Main Actor") < titles.index("Main Actor Waits") < titles.index("CPU"), titles
+    assert "Main Actor Waits" in page.get_by_label("Legend").inner_text()
+
+    page.goto(f"{server}/compare/{slow}/{plain}")
+    for side in "ab":
+        page.wait_for_selector(f'.compare-timeline.side-{side} .tl-header[data-marks]', timeout=30_000)
+    assert "Main Actor" in lane_titles(page, ".compare-timeline.side-a")
+    b_titles = lane_titles(page, ".compare-timeline.side-b")
+    assert "Main Actor" not in b_titles and "Main Actor Waits" not in b_titles and "CPU" in b_titles, b_titles
+    assert not page.errors

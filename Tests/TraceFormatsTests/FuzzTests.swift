@@ -26,6 +26,12 @@ import TraceFormats
                 let url = try #require(Bundle.module.url(forResource: "Fixtures/xctrace-concurrency/\(table)", withExtension: "xml"))
                 return [UInt8](try Data(contentsOf: url))
             }),
+            // Tasks keyed by (process, id): two processes with the same task ids.
+            ("two-processes.json", NativeTraceWriter.encode(try SwiftTasksTests.twoProcesses())),
+            ("two-processes.xml", try SwiftTasksTests.tables.flatMap { table in
+                let url = try #require(Bundle.module.url(forResource: "Fixtures/xctrace-two-processes/\(table)", withExtension: "xml"))
+                return [UInt8](try Data(contentsOf: url))
+            }),
         ]
     }
 

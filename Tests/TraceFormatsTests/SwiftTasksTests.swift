@@ -108,6 +108,86 @@ import TraceModel
         #expect(trace.metadata.importNotes.allSatisfy { !$0.contains("SwiftTask") }, "tables read are not skipped")
     }
 
+    // MARK: Two processes
+
+    /// Fixtures/xctrace-two-processes: an app (Recipes, 4411) and its widget (RecipesWidget,
+    /// 4520) recorded together, each with a task 90 (one interned `swift-task-id` value, as
+    /// xctrace writes it); the widget's task 91 awaits the widget's task 90.
+    static func twoProcesses() throws -> Trace {
+        var bytes: [UInt8] = []
+        for table in tables {
+            let url = try #require(Bundle.module.url(forResource: "Fixtures/xctrace-two-processes/\(table)", withExtension: "xml"))
+            bytes += try Data(contentsOf: url)
+        }
+        return try XCTraceImporter.importTrace(from: .memory(bytes, chunkSize: 991), displayName: "two-processes.xml")
+    }
+
+    /// (pid, task id, title) of every task, in row order.
+    static func taskKeys(_ trace: Trace) -> [String] {
+        (0..<trace.tasks.count).map { task in
+            let process = Int(trace.tasks.process[task])
+            let pid = process == Int(noRow) ? -1 : trace.processes[process].pid
+            return "\(pid):\(trace.tasks.taskID[task]) \(trace.taskTitle(task))"
+        }.sorted()
+    }
+
+    @Test func tasksOfTwoProcessesWithTheSameIDStayApart() throws {
+        let trace = try Self.twoProcesses()
+        #expect(Self.taskKeys(trace) == [
+            "4411:90 View.task @ Recipes/RecipeView.swift:27",
+            "4520:90 Provider.task @ RecipesWidget/Provider.swift:12",
+            "4520:91 Task 91",
+        ])
+        func task(_ pid: Int32, _ id: Int64) throws -> Int {
+            try #require((0..<trace.tasks.count).first { row in
+                trace.tasks.taskID[row] == id && trace.processes[Int(trace.tasks.process[row])].pid == pid
+            })
+        }
+        let app = try task(4411, 90), widget = try task(4520, 90), awaiting = try task(4520, 91)
+        // Each task has its own states and lifetime (SwiftTaskLifetime), not the other's.
+        let states = { (task: Int) in trace.indexes.states(ofTask: task).map { trace.taskStates.state[Int($0)] } }
+        #expect(states(app) == [.enqueued, .running])
+        #expect(states(widget) == [.enqueued, .running])
+        #expect((trace.tasks.start[app], trace.tasks.end[app]) == (1_500_000_000, 1_652_500_000))
+        #expect((trace.tasks.start[widget], trace.tasks.end[widget]) == (1_519_000_000, 1_541_000_000))
+        // The widget's task 91 awaits the widget's task 90, not the app's.
+        let suspended = try #require(trace.indexes.states(ofTask: awaiting).first)
+        let detail = try #require(trace.taskStateDetail(Int(suspended)))
+        #expect(detail.waitingFor?.row == widget)
+        #expect(detail.waitingFor?.process?.pid == 4520)
+        let process = try #require(detail.task.process)
+        #expect((process.index, process.pid, process.name) == (Int(trace.tasks.process[awaiting]), 4520, "RecipesWidget"))
+        // The creation backtrace comes from the widget's own SwiftTasksInfoTable row.
+        let widgetRun = try #require(trace.indexes.states(ofTask: widget).last)
+        #expect(try #require(trace.taskStateDetail(Int(widgetRun))).creationBacktrace.map(\.name) == ["Provider.getTimeline(in:completion:)"])
+        let appRun = try #require(trace.indexes.states(ofTask: app).last)
+        #expect(try #require(trace.taskStateDetail(Int(appRun))).creationBacktrace.map(\.name) == ["RecipeView.body.getter"])
+    }
+
+    @Test func tasksOfTwoProcessesSurviveTheNativeFormatAndExport() throws {
+        let original = try Self.twoProcesses()
+        let bytes = NativeTraceWriter.encode(original)
+        let native = try TraceImporter.importTrace(at: try temporaryFile(bytes), displayName: "two.json")
+        #expect(Self.taskKeys(native) == Self.taskKeys(original))
+        for row in 0..<original.taskStates.count {
+            #expect(native.taskStateDetail(row) == original.taskStateDetail(row))
+        }
+        var exported: [UInt8] = []
+        try XCTraceExporter.export(original, layout: .tarBundle) { exported += $0 }
+        let again = try XCTraceImporter.importTrace(from: .memory(exported), displayName: "two.tar")
+        #expect(Self.taskKeys(again) == Self.taskKeys(original))
+    }
+
+    @Test func aTaskListedTwiceForOneProcessIsNamed() throws {
+        let v2 = minimalTrace.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2")
+        let twice = v2.replacingOccurrences(of: Self.lastTable, with: Self.lastTable + """
+            , "tasks": [[7, 0, "", null, 10, 20], [7, null, "", null, 10, 20], [7, 0, "", null, 10, 20]]
+            """)
+        #expect(try importError(twice).contains("tasks[2].taskID: task 7 of process 0 is listed twice (tasks[0] and tasks[2])"))
+        let processes = twice.replacingOccurrences(of: "[7, 0, \"\", null, 10, 20]]", with: "[7, 1, \"\", null, 10, 20]]")
+        #expect(try importError(processes).contains("tasks[2].process: refers to process 1"))
+    }
+
     // MARK: Native format version 2
 
     /// The last table of `minimalTrace`, to append tables after.
@@ -152,7 +232,7 @@ import TraceModel
     @Test func badTaskRowsAreNamed() throws {
         let v2 = minimalTrace.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2")
         let bad = v2.replacingOccurrences(of: Self.lastTable, with: Self.lastTable + """
-            , "tasks": [[7, "", null, 10, 20]],
+            , "tasks": [[7, null, "", null, 10, 20]],
             "taskStates": [[10, 5, 1, "running", "Main Actor", true, "", "", null, null, null, ""]]
             """)
         #expect(try importError(bad).contains("taskStates[0].task: refers to task 1, but only 1 task (0...0) come before it"))
@@ -182,6 +262,8 @@ import TraceModel
             (before.thread, after.thread) = (nil, nil)
             // Task rows are numbered in the order the importer meets them; ids are compared.
             (before.task.row, after.task.row) = (0, 0)
+            before.task.process?.index = 0
+            after.task.process?.index = 0
             before.waitingFor?.row = 0
             after.waitingFor?.row = 0
             #expect(after == before)

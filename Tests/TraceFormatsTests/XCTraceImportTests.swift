@@ -215,6 +215,9 @@ import TraceModel
         let trace = try Self.read(try Self.fixture("swiftui-causes"), name: "causes.xml")
         #expect(trace.graph.edges.count > 0)
         #expect(trace.metadata.end > trace.metadata.start, "span \(trace.metadata.start)..\(trace.metadata.end)")
+        // The span holds every edge (it was 0..0: only update, sample and interval times counted).
+        let times = trace.graph.edges.timestamp
+        #expect(times.allSatisfy { (trace.metadata.start...trace.metadata.end).contains($0) })
     }
 
     @Test func aTrackDetailExportSaysWhatItIs() throws {
@@ -351,5 +354,25 @@ import TraceModel
         #expect(trace.metadata.name == "Run")
         #expect(trace.updates.count == 5)
         #expect(trace.graph.edges.count == 8)
+    }
+}
+
+/// docs/xctrace-import.md's "Tables read" names every table the importer reads, and no other.
+@Suite struct XCTraceDocsTests {
+    @Test func theImportDocumentListsEveryTableRead() throws {
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let doc = try String(contentsOf: packageRoot.appendingPathComponent("docs/xctrace-import.md"), encoding: .utf8)
+        let section = try #require(doc.components(separatedBy: "\n## Tables read\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        // Rows like: | `swiftui-full-causes`, else `swiftui-causes` | cause & effect graph… |
+        var documented = Set<String>()
+        for line in section.split(separator: "\n") where line.hasPrefix("| `") {
+            let firstCell = line.split(separator: "|").first ?? ""
+            for (index, part) in firstCell.split(separator: "`", omittingEmptySubsequences: false).enumerated() where index % 2 == 1 {
+                documented.insert(String(part))
+            }
+        }
+        let read = Set(XCTraceAssembler.tableKinds.keys)
+        #expect(read.subtracting(documented).isEmpty, "read but not documented: \(read.subtracting(documented).sorted())")
+        #expect(documented.subtracting(read) == ["toc.xml"], "documented but not read: \(documented.subtracting(read).sorted())")
     }
 }

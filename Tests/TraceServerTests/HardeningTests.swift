@@ -262,6 +262,7 @@ import TraceFormats
             for (name, text) in [
                 ("page.html", "<html><body>hi</body></html>"),
                 ("image.svg", "<svg xmlns='http://www.w3.org/2000/svg'/>"),
+                ("Info.plist", "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>CFBundleName</key><string>Orchard</string></dict></plist>"),
                 ("toc.xml", "<?xml version=\"1.0\"?><trace-toc/>"),
             ] {
                 let response = try await client.upload(text, name: name)

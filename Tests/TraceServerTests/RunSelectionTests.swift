@@ -55,10 +55,18 @@ func twoRunExport(app: String = "Orchard") -> String {
             // An xctrace export has no refresh rate: null, not an invented 60.
             #expect(summary["refreshRate"] is NSNull)
             #expect(summary["cpuWeightUnit"] as? String == "ns")
+            // The runs, for the browser's run picker ("Run 2 of 2").
+            #expect(summary["runs"] as? [Int] == [1, 2])
+            #expect(summary["run"] as? Int == 1)
 
             let second = try await upload(client, query: "&run=2")
             #expect(second.status == .created, "another run of the same file is another trace: \(second.text)")
             #expect(try hangs(second) == 2, "run 2 alone, never added to run 1")
+            // The hangs lane counts its events red, as it draws them (it said `red: 0`).
+            let secondSummary = try #require(try second.json()["summary"] as? [String: Any])
+            let hangLane = try #require((secondSummary["lanes"] as? [[String: Any]])?.first { $0["id"] as? String == "hangs" })
+            #expect(hangLane["count"] as? Int == 2 && hangLane["red"] as? Int == 2 && hangLane["orange"] as? Int == 0)
+            #expect(secondSummary["runs"] as? [Int] == [1, 2] && secondSummary["run"] as? Int == 2)
             let firstTrace = try #require(try first.json()["trace"] as? [String: Any])
             let secondTrace = try #require(try second.json()["trace"] as? [String: Any])
             #expect(firstTrace["id"] as? String != secondTrace["id"] as? String)

@@ -1,7 +1,7 @@
 // What the pointer picks on the timeline and how lanes label and layer their marks (WebRoot/js/timeline/lanes.js, render.js).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { countLabel, nearestEvent, layoutRows, RULER_HEIGHT } from '../../WebRoot/js/timeline/lanes.js';
+import { countLabel, hasTaskData, nearestEvent, layoutRows, RULER_HEIGHT } from '../../WebRoot/js/timeline/lanes.js';
 import { overlaps } from '../../WebRoot/js/timeline/render.js';
 
 const lane = (events) => ({
@@ -53,4 +53,16 @@ test('orange runs under red runs: the overlapping pixel spans', () => {
   assert.deepEqual(overlaps([0, 2, 5, 9, 20, 21], [1, 6, 8, 30]), [[1, 2], [5, 6], [8, 9], [20, 21]]);
   assert.deepEqual(overlaps([0, 2], [2, 4]), []);
   assert.deepEqual(overlaps([], [0, 1]), []);
+});
+
+test('the Main Actor lanes are laid out only for a trace with Swift task data', () => {
+  const ids = (layout) => layout.rows.map((row) => row.id);
+  const withTasks = layoutRows([], { hasTasks: hasTaskData({ counts: { taskStates: 12 } }) });
+  const without = layoutRows([], { hasTasks: hasTaskData({ counts: { taskStates: 0 } }) });
+  assert.ok(ids(withTasks).includes('main-actor') && ids(withTasks).includes('main-actor-waits'));
+  assert.deepEqual(ids(without), ids(withTasks).filter((id) => !id.startsWith('main-actor')));
+  // The CPU lane moves up: no gap where the lanes were.
+  assert.equal(without.height, withTasks.height - 44);
+  // Counts unknown (an older server): the lanes stay.
+  assert.ok(ids(layoutRows([], { hasTasks: hasTaskData({}) })).includes('main-actor'));
 });

@@ -67,12 +67,13 @@ export function traceApi(traceId) {
 /**
  * Uploads a file as a raw body. XMLHttpRequest (not fetch) because only it reports upload
  * progress. `onProgress(fraction)` while sending, `onParsing()` once the body is sent and the
- * server is reading the trace. Resolves to `{trace, summary, alreadyStored}`, rejects with ApiError.
+ * server is reading the trace. `run`: which run of a several-run xctrace export to read (?run=N).
+ * Resolves to `{trace, summary, alreadyStored}`, rejects with ApiError.
  */
-export function uploadTrace(file, { onProgress, onParsing } = {}) {
+export function uploadTrace(file, { onProgress, onParsing, run } = {}) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', `/api/traces?name=${encodeURIComponent(file.name)}`);
+    xhr.open('POST', `/api/traces?name=${encodeURIComponent(file.name)}${run ? `&run=${run}` : ''}`);
     xhr.setRequestHeader('Content-Type', 'application/octet-stream');
     for (const [name, value] of Object.entries(authorization())) xhr.setRequestHeader(name, value);
     xhr.responseType = 'json';

@@ -7,6 +7,8 @@ import { renderHome } from './home.js';
 import { mountCompare } from './compare.js';
 import { createTimeline } from './timeline/index.js';
 import { contextWindow } from './timeline/viewport.js';
+import { hasTaskData } from './timeline/lanes.js';
+import { runPicker } from './runs.js';
 import { createDetails } from './details.js';
 import { createTaskDetails } from './task-details.js';
 import { traceFindings } from './panes/findings.js';
@@ -176,13 +178,13 @@ function renderTraceView(trace, api, initial) {
       ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang (striped)'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
       .map(([color, label]) => el('span', {}, el('span', { class: `swatch swatch${color}`, style: { 'background-color': `var(${color})` }, 'aria-hidden': 'true' }), label)),
     el('span', {}, el('span', { class: 'swatch swatch-finding', 'aria-hidden': 'true' }), 'Finding (bar under the ruler, by severity)'),
-    el('span', { id: 'legend-main-actor-waits' }, 'Main Actor Waits: orange > 16 ms, red > 100 ms'));
+    hasTaskData(trace) ? el('span', { id: 'legend-main-actor-waits' }, 'Main Actor Waits: orange > 16 ms, red > 100 ms') : null);
   const timelineSection = el('section', { id: 'timeline', 'aria-label': 'Timeline lanes' });
   const help = el('div', { class: 'tl-help', id: 'timeline-help',
     text: 'Wheel: zoom · drag: pan · W/S zoom, A/D or ←/→ pan · drag on the ruler: inspection range · click an update or press [ ] to select long updates · Esc clears the selection' });
   const detailPane = el('div', { id: 'detail-pane' }, el('p', { class: 'pane-placeholder', role: 'status', text: 'Loading detail panes…' }));
   const updateDetails = el('aside', { id: 'update-details', 'aria-label': 'Selected update' });
-  const view = el('div', { class: 'trace-view' }, toolbar, legend, timelineSection, help,
+  const view = el('div', { class: 'trace-view' }, toolbar, runPicker(trace), legend, timelineSection, help,
     el('section', { id: 'detail-area', 'aria-label': 'Details' }, detailPane, updateDetails));
   app.append(view);
 

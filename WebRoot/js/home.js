@@ -3,6 +3,7 @@ import { listTraces, uploadTrace, deleteTrace, writeToken } from './api.js';
 import { el } from './dom.js';
 import { navigate, toast } from './shell.js';
 import { buildComparePath, buildPath } from './state.js';
+import { rememberUpload } from './runs.js';
 
 /** Opening a trace from the list or after an upload shows its findings first. */
 const openTracePath = (id) => buildPath(id, { pane: 'findings' });
@@ -130,6 +131,8 @@ export function renderHome(root) {
           label.textContent = `Parsing ${file.name} on the server…`;
         },
       });
+      // A several-run export: the trace page offers the other runs, re-sending this file.
+      rememberUpload(result.trace.id, file);
       if (!alive) return;
       if (result.alreadyStored) {
         showDuplicate(file.name, result.trace);

@@ -4,6 +4,12 @@ import { el } from './dom.js';
 import { formatDuration, formatTimestamp, severityLabel, waitSeverityLabel } from './format.js';
 const stateLabel = { creating: 'Creating', enqueued: 'Enqueued', running: 'Running', suspended: 'Suspended', continuation: 'Continuation', unknown: 'Unknown' };
 
+/** "503 in Landmarks (2741)": task ids are per process, so the process is part of the name. */
+function taskKey(task) {
+  const process = task.process;
+  return process ? `${task.id} in ${process.name || 'process'} (${process.pid})` : `${task.id}`;
+}
+
 export function createTaskDetails(root, ctx) {
   let controller = null;
 
@@ -63,14 +69,14 @@ export function createTaskDetails(root, ctx) {
       el('div', {}, el('span', { class: `sev sev-${s.severity}`, text: label ?? s.severity }), ' ',
         el('strong', { text: `${stateLabel[s.state] ?? s.state} ${formatDuration(s.duration)}` })),
       el('dl', { id: 'task-details-fields' },
-        ...field('Task', `${s.task.id}`),
+        ...field('Task', taskKey(s.task)),
         ...field('State', stateLabel[s.state] ?? s.state),
         ...field('Start', formatTimestamp(s.start)),
         ...field('Duration', formatDuration(s.duration)),
         ...field('Actor', s.actor),
         ...field('Priority', s.priority),
         ...field('Resume function', s.resumeFunction),
-        ...field('Waiting for', s.waitingFor ? `${s.waitingFor.title} (task ${s.waitingFor.id})` : null),
+        ...field('Waiting for', s.waitingFor ? `${s.waitingFor.title} (task ${taskKey(s.waitingFor)})` : null),
         ...field('Thread', s.thread ? `${s.thread.name || 'Thread'} (${s.thread.tid})` : null),
         ...field('Narrative', s.narrative)),
       el('div', { class: 'actions' },

@@ -38,7 +38,7 @@ public enum NativeTraceFormat {
             case .stateChanges: ["timestamp", "node", "description", "backtrace", "thread"]
             case .samples: ["time", "thread", "weight", "stack"]
             case .hitches, .hangs: ["start", "duration", "kind", "detail", "thread"]
-            case .tasks: ["taskID", "name", "creationBacktrace", "start", "end"]
+            case .tasks: ["taskID", "process", "name", "creationBacktrace", "start", "end"]
             case .taskStates:
                 ["start", "duration", "task", "state", "actor", "isMainActor", "priority", "resumeFunction", "waitingFor",
                  "suspendBacktrace", "thread", "narrative"]

@@ -40,6 +40,9 @@ struct NativeTraceParser: ~Copyable {
     /// File row -> builder row for frames and stacks (the builder merges duplicates).
     private var frameRows: [UInt32] = []
     private var stackRows: [UInt32] = []
+    /// Row of each task by (process row, task id): a key listed twice is an error.
+    private var taskRowByKey: [TaskKey: Int] = [:]
+    private struct TaskKey: Hashable { var process: Int32, taskID: Int64 }
     /// Where each table's key is, for errors found only when the whole trace is built.
     private var tableOffsets: [Table: Int] = [:]
     /// The table, row and column being read, for error messages.
@@ -456,19 +459,28 @@ struct NativeTraceParser: ~Copyable {
     }
 
     private mutating func readTask() throws(OffsetError) {
+        let idOffset = try tokenOffset()
         let taskID = try scanner.readInt64()
         try next(1)
-        let name = try string()
+        let process = try reference(.processes)
+        // Task ids are per process: (process, taskID) names one task.
+        if let earlier = taskRowByKey.updateValue(row, forKey: TaskKey(process: process, taskID: taskID)) {
+            let whose = process == noRow ? "no process" : "process \(process)"
+            column = 0
+            throw OffsetError(offset: idOffset, message: "task \(taskID) of \(whose) is listed twice (tasks[\(earlier)] and tasks[\(row)])")
+        }
         try next(2)
-        let backtrace = try reference(.stacks)
+        let name = try string()
         try next(3)
-        let start = try time()
+        let backtrace = try reference(.stacks)
         try next(4)
+        let start = try time()
+        try next(5)
         let endOffset = try tokenOffset()
         let end = try time()
         if end < start { throw OffsetError(offset: endOffset, message: "is before start (\(end) < \(start))") }
         builder.addTask(
-            taskID: taskID, name: name, creationBacktrace: backtrace == noRow ? noRow : Int32(stackRows[Int(backtrace)]),
+            taskID: taskID, process: process, name: name, creationBacktrace: backtrace == noRow ? noRow : Int32(stackRows[Int(backtrace)]),
             start: start, end: end
         )
     }

@@ -149,7 +149,7 @@ public enum NativeTraceWriter {
         }
         let tasks = trace.tasks
         table(.tasks, count: tasks.count) { out, i in
-            out.int(tasks.taskID[i]); out.comma(); out.string(s[Int(tasks.name[i])]); out.comma()
+            out.int(tasks.taskID[i]); out.comma(); out.reference(tasks.process[i]); out.comma(); out.string(s[Int(tasks.name[i])]); out.comma()
             out.reference(tasks.creationBacktrace[i]); out.comma(); out.int(tasks.start[i]); out.comma(); out.int(tasks.end[i])
         }
         let states = trace.taskStates

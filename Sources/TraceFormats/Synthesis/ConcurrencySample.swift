@@ -93,12 +93,12 @@ extension SampleTraces {
         sketch.addGroup(group, start: open, end: open + 620_000, label: "Navigation Push")
 
         let detailTaskRow = sketch.builder.addTask(
-            taskID: 501, name: sketch.builder.intern("View.task @ Landmarks/LandmarkDetail.swift:58"),
+            taskID: 501, process: Int32(process), name: sketch.builder.intern("View.task @ Landmarks/LandmarkDetail.swift:58"),
             creationBacktrace: detailStack, start: open + 300_000, end: open + 300_000
         )
-        let loaderRow = sketch.builder.addTask(taskID: 502, creationBacktrace: loaderStack)
+        let loaderRow = sketch.builder.addTask(taskID: 502, process: Int32(process), creationBacktrace: loaderStack)
         let mapRow = sketch.builder.addTask(
-            taskID: 503, name: sketch.builder.intern("View.task @ Landmarks/MapView.swift:31"), creationBacktrace: mapStack
+            taskID: 503, process: Int32(process), name: sketch.builder.intern("View.task @ Landmarks/MapView.swift:31"), creationBacktrace: mapStack
         )
         var detailTask = TaskSketch(row: detailTaskRow, time: open + 300_000, priority: high)
         detailTask.state(.creating, for: 26_000, in: &sketch)

@@ -29,8 +29,9 @@ final class XCTraceAssembler: XCTraceTableSink {
     @exclusivity(unchecked) private var nodeOfValue: [GraphNodeText?] = []
     @exclusivity(unchecked) private var taskOfValue: [Int32] = []
     @exclusivity(unchecked) private var fmtOfValue: [Int32] = []
-    /// Builder task row of each runtime task id, for the whole import.
-    @exclusivity(unchecked) private var taskByID: [Int64: UInt32] = [:]
+    /// Builder task row of each (process, runtime task id), for the whole import: the runtime
+    /// numbers tasks per process, so two processes of one recording can both have a task 7.
+    @exclusivity(unchecked) private var taskByKey: [TaskKey: UInt32] = [:]
     // ...and per text and thread for the whole import.
     @exclusivity(unchecked) private var stringOfText: [StringRef] = []
     @exclusivity(unchecked) private var updateKindOfText: [Int32: UpdateKind] = [:]
@@ -68,9 +69,10 @@ final class XCTraceAssembler: XCTraceTableSink {
     /// Runs the export holds tables of.
     @exclusivity(unchecked) private var runsSeen: Set<Int> = []
 
-    private enum TableKind { case updates, updateGroups, causes, fullCauses, changes, timeProfile, hangs, hitches, taskStates, taskInfo, taskLifetime }
+    enum TableKind { case updates, updateGroups, causes, fullCauses, changes, timeProfile, hangs, hitches, taskStates, taskInfo, taskLifetime }
 
-    private static let tableKinds: [String: TableKind] = [
+    /// The tables read, by schema name (docs/xctrace-import.md lists them: a test checks it).
+    static let tableKinds: [String: TableKind] = [
         "swiftui-updates": .updates, "swiftui-update-groups": .updateGroups, "swiftui-causes": .causes,
         "swiftui-full-causes": .fullCauses, "swiftui-changes": .changes, "time-profile": .timeProfile,
         // The CPU Profiler's table: the same columns as time-profile, its weight in cycles.
@@ -93,6 +95,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         case backtrace, time, weight, stack, updateType, viewName, hangType, isSystem
         case sourceEvent, sourceNode, destinationEvent, destinationNode, changedProperties, narrativeDescription
         case task, enqueuedActor, actor, state, priority, resumeFunction, waitingFor, suspendBacktrace, narrative, swiftTask
+        case process, pid
 
         var mnemonic: String {
             switch self {
@@ -118,6 +121,7 @@ final class XCTraceAssembler: XCTraceTableSink {
     }
 
     private struct ThreadKey: Hashable { var pid: Int32, tid: Int64 }
+    private struct TaskKey: Hashable { var pid: Int32, taskID: Int64 }
 
     private struct GraphNodeText {
         var kind: NodeKind
@@ -295,9 +299,13 @@ final class XCTraceAssembler: XCTraceTableSink {
     }
 
     /// The builder row of an `analysis-core-swift-task` / `swift-task` value (added when new), or nil for an empty cell.
+    /// The task's process is the value's own `process` (SwiftTaskStateTable, SwiftTaskLifetime),
+    /// else the row's `process` or `pid` column (SwiftTasksInfoTable's `swift-task` has none).
     private func task(_ value: ValueRef) -> UInt32? {
         if let known = recalled(taskOfValue, value) { return known == noRow ? nil : UInt32(known) }
         guard reader.value(value) != nil else { return nil }
+        let ownProcess = reader.child(value, tag: .process)
+        let owner = ownProcess.map { process($0) } ?? rowProcess()
         let formattedText = reader.fmt(value) ?? ""
         let idValue = reader.children(value).first { reader.tagName($0) == "swift-task-id" }
         // "View.task @ Landmarks/DetailView.swift:41 (412)": the id in parentheses, the name before it.
@@ -311,17 +319,28 @@ final class XCTraceAssembler: XCTraceTableSink {
             remember(&taskOfValue, value, noRow)
             return nil
         }
+        let key = TaskKey(pid: owner == noProcess ? -1 : processPIDs[Int(owner)], taskID: taskID)
         let row: UInt32
-        if let known = taskByID[taskID] {
+        if let known = taskByKey[key] {
             row = known
         } else {
             // An address ("0x233900c80") is no name.
             let title = name.hasPrefix("0x") ? "" : String(name)
-            row = builder.addTask(taskID: taskID, name: builder.intern(title))
-            taskByID[taskID] = row
+            row = builder.addTask(taskID: taskID, process: owner == noProcess ? noRow : Int32(owner), name: builder.intern(title))
+            taskByKey[key] = row
         }
-        remember(&taskOfValue, value, Int32(row))
+        // A value without its own process may recur in a row of another process: not remembered.
+        if ownProcess != nil { remember(&taskOfValue, value, Int32(row)) }
         return row
+    }
+
+    /// The process of the current row (its `process` column, else its `pid`), or `noProcess`.
+    private func rowProcess() -> UInt32 {
+        for field in [Field.process, .pid] {
+            let value = cell(field)
+            if reader.value(value) != nil { return process(value) }
+        }
+        return noProcess
     }
 
     /// The builder string of a value's `fmt` (what Instruments displays), or 0 for an empty cell.
@@ -728,6 +747,8 @@ final class XCTraceAssembler: XCTraceTableSink {
             )
         }
         if !others.isEmpty {
+            builder.metadata.runs = runsSeen.sorted()
+            builder.metadata.run = wantedRun
             notes.append(
                 "This export holds \(runsSeen.count) runs (\(runsSeen.sorted().map(String.init).joined(separator: ", "))): run \(wantedRun) was read; "
                     + "run\(others.count == 1 ? "" : "s") \(others.map(String.init).joined(separator: ", ")) \(others.count == 1 ? "is a separate recording" : "are separate recordings"), never added in. "

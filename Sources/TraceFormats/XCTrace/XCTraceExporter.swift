@@ -361,19 +361,30 @@ public enum XCTraceExporter {
             try w.endDocument()
         }
 
+        /// The process of task `row` (the app's when the task names none).
+        func taskProcess(_ row: Int) -> TraceProcess? {
+            let process = trace.tasks.process[row]
+            return process == noRow ? appProcess : trace.processes[Int(process)]
+        }
+
+        func process(ofTask row: Int, _ writer: inout XCTraceWriter) {
+            if let process = taskProcess(row) { writer.process(pid: process.pid, name: process.name) } else { writer.sentinel() }
+        }
+
         /// An `analysis-core-swift-task` (or `swift-task` with name and backtrace): "NAME (ID)".
+        /// Ids are per process, as in a real export: the key (the value's identity) holds both.
         func task(_ row: Int, _ w: inout XCTraceWriter, tag: String = "analysis-core-swift-task") {
             let tasks = trace.tasks
             let id = tasks.taskID[row]
             let name = trace.string(tasks.name[row])
             let fmt = "\(name.isEmpty ? "0x0" : name) (\(id))"
-            w.composite(tag, key: String(id), fmt: fmt) { w in
+            w.composite(tag, key: "\(tasks.process[row]):\(id)", fmt: fmt) { w in
                 w.number("swift-task-id", id)
                 if tag == "swift-task" {
                     self.stack(tasks.creationBacktrace[row], &w, tag: "text-backtrace")
                     w.string(name)
                 } else {
-                    self.process(ofThread: noRow, &w)
+                    self.process(ofTask: row, &w)
                 }
             }
         }
@@ -405,7 +416,7 @@ public enum XCTraceExporter {
                 if states.waitingFor[row] == noRow { w.sentinel() } else { self.task(Int(states.waitingFor[row]), &w) }
                 stack(trace.tasks.creationBacktrace[task], &w, tag: "text-backtrace")
                 stack(states.suspendBacktrace[row], &w, tag: "text-backtrace")
-                process(ofThread: states.thread[row], &w)
+                process(ofTask: task, &w)
                 thread(states.thread[row], &w)
                 w.composite("narrative", key: String(row), fmt: trace.string(states.narrative[row])) { w in w.sentinel() }
             }
@@ -414,8 +425,8 @@ public enum XCTraceExporter {
         func writeTaskInfo(_ w: inout XCTraceWriter) throws {
             try writeTable(&w, schema: "SwiftTasksInfoTable", tableIndex: 8, columns: XCTraceExporter.taskInfoColumns, count: trace.tasks.count) { row, w in
                 w.time("event-time", 0)
-                w.number("pid", Int64(appProcess?.pid ?? -1))
-                process(ofThread: noRow, &w)
+                w.number("pid", Int64(taskProcess(row)?.pid ?? -1))
+                process(ofTask: row, &w)
                 w.number("swift-task-id", trace.tasks.taskID[row])
                 task(row, &w, tag: "swift-task")
             }
@@ -427,7 +438,7 @@ public enum XCTraceExporter {
                 w.time("start-time", tasks.start[row])
                 w.duration(tasks.end[row] - tasks.start[row])
                 task(row, &w)
-                process(ofThread: noRow, &w)
+                process(ofTask: row, &w)
             }
         }
 

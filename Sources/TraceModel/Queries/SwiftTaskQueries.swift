@@ -4,10 +4,19 @@
 public struct TaskStateDetail: Sendable, Equatable, Encodable {
     public struct Task: Sendable, Equatable, Encodable {
         public var row: Int
+        /// The runtime's id, unique within `process` only.
         public var id: Int64
+        @NullWhenAbsent public var process: Process?
         public var title: String
         public var start: Nanoseconds
         public var end: Nanoseconds
+    }
+
+    public struct Process: Sendable, Equatable, Encodable {
+        /// Index into the trace's processes.
+        public var index: Int
+        public var pid: Int32
+        public var name: String
     }
 
     public struct State: Sendable, Equatable, Encodable {
@@ -78,7 +87,12 @@ extension Trace {
     }
 
     private func taskReference(_ task: Int) -> TaskStateDetail.Task {
-        TaskStateDetail.Task(row: task, id: tasks.taskID[task], title: taskTitle(task), start: tasks.start[task], end: tasks.end[task])
+        let process = Int(tasks.process[task])
+        return TaskStateDetail.Task(
+            row: task, id: tasks.taskID[task],
+            process: process == Int(noRow) ? nil : TaskStateDetail.Process(index: process, pid: processes[process].pid, name: processes[process].name),
+            title: taskTitle(task), start: tasks.start[task], end: tasks.end[task]
+        )
     }
 
     /// The state interval at row `row` of `taskStates`, or nil when there is no such row.

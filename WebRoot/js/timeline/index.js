@@ -3,7 +3,7 @@
 import { el } from '../dom.js';
 import { toast } from '../shell.js';
 import { formatDuration, formatTimestamp, kindLabel, severityLabel as updateSeverityLabel, waitSeverityLabel } from '../format.js';
-import { countLabel, eventOf, findingMarks, layoutRows, nearestEvent, queriedLanes, RULER_HEIGHT } from './lanes.js';
+import { countLabel, eventOf, findingMarks, hasTaskData, layoutRows, nearestEvent, queriedLanes, RULER_HEIGHT } from './lanes.js';
 import { TimelineLoader } from './loader.js';
 import { drawTimeline, readColors } from './render.js';
 import { clampWindow, historyStep, markWindow, panBy, pixelsToTime, timeAt, traceBounds, zoomAround } from './viewport.js';
@@ -44,7 +44,8 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
 
   let colors = readColors(document.documentElement);
   let view = clampWindow(state.get().window ?? wholeTrace, bounds);
-  let layout = layoutRows(state.get().expanded ?? []);
+  const laneOptions = { hasTasks: hasTaskData(trace) };
+  let layout = layoutRows(state.get().expanded ?? [], laneOptions);
   let width = 0;
   let dpr = window.devicePixelRatio || 1;
   let selected = null;      // {id, start, duration, lanes}
@@ -437,7 +438,7 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
     }
     if (changed.includes('window') && !next.window) { view = clampWindow(wholeTrace, bounds); requestDraw(); }
     if (changed.includes('expanded')) {
-      layout = layoutRows(next.expanded ?? []);
+      layout = layoutRows(next.expanded ?? [], laneOptions);
       buildHeaders();
       resize();
     }

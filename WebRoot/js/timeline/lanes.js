@@ -27,17 +27,24 @@ export function countLabel(row, count) {
   return `${Number(count).toLocaleString('en-US')} ${count === 1 ? one : many}`;
 }
 
-/** Visible rows for the expanded tracks, with their y offset below the ruler. */
-export function layoutRows(expanded) {
+/**
+ * Visible rows for the expanded tracks, with their y offset below the ruler. `hasTasks`: whether
+ * the trace holds Swift task data; without it the Main Actor lanes would only say 0, so they go.
+ */
+export function layoutRows(expanded, { hasTasks = true } = {}) {
   let y = RULER_HEIGHT;
   const rows = [];
   for (const row of ROWS) {
     if (row.parent && !expanded.includes(row.parent)) continue;
+    if (row.tasks && !hasTasks) continue;
     rows.push({ ...row, y, expanded: expanded.includes(row.id) });
     y += row.height;
   }
   return { rows, height: y };
 }
+
+/** Whether a trace (its /api/traces/{id} info) holds Swift task data; unknown counts count as yes. */
+export const hasTaskData = (trace) => (trace?.counts?.taskStates ?? 1) > 0;
 
 /** Lanes the server is asked for: every visible row except track headers. */
 export const queriedLanes = (rows) => rows.filter((row) => !row.track).map((row) => row.id);
