@@ -14,8 +14,8 @@ export function createSignpostDetails(root, ctx) {
     if (row === showing) return;
     controller?.abort();
     if (row === null || row === undefined) {
-      // Hide only what this panel put there: the task panel may own it now.
-      if (showing !== null) root.hidden = true;
+      // Hide only what this panel put there: an update or a task interval may own it now.
+      if (showing !== null && ctx.state.get().update === null) root.hidden = true;
       showing = null;
       return;
     }
