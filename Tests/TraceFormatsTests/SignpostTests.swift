@@ -63,8 +63,13 @@ import Testing
         let window = TimeRange(start: trace.metadata.start, end: trace.metadata.end)
         let lanes = trace.allTimelineLanes.filter { if case .signposts = $0 { true } else { false } }
         let timeline = trace.timeline(window: window, width: 2000, laneIDs: lanes, index: TimelineIndex())
-        #expect(timeline.lanes["signposts-1"]?.events.map(\.label) == ["Sync Inbox: account=work", "Sync Inbox: account=widget"])
+        // The app's and the widget's syncs overlap: one mark holds both, as overlapping updates merge.
+        #expect(timeline.lanes["signposts-1"]?.events.map(\.count) == [2])
+        #expect(timeline.lanes["signposts-2"]?.events.map(\.label) == ["Fetch Attachments"])
+        #expect(timeline.lanes["signposts-0"]?.events.map(\.label) == ["Compose Tapped: new message"])
         #expect(timeline.lanes["signposts-0"]?.events.map(\.duration) == [0])
+        let zoomed = trace.timeline(window: TimeRange(start: 1_000_000_000, end: 1_050_000_000), width: 500, laneIDs: [.signposts(1)], index: TimelineIndex())
+        #expect(zoomed.lanes["signposts-1"]?.events.map(\.label) == ["Sync Inbox: account=work"])
         let rowOfTap = try #require(Self.rows(trace, named: "Compose Tapped").first)
         #expect(timeline.lanes["signposts-0"]?.events.first?.signpost == rowOfTap)
         #expect(trace.timelineByFullScan(window: window, width: 2000, laneIDs: lanes) == timeline)
@@ -90,7 +95,7 @@ import Testing
             try XCTraceImporter.importTrace(from: .memory(Array(xml.utf8), chunkSize: 1 << 16), displayName: "mail.xml")
         }
         #expect(error.file == "mail.xml" && error.table == "os-signpost" && error.field == "event-type")
-        #expect(error.line == 5, "the third row")
+        #expect(error.line == 6, "the third row")
         #expect(error.message.contains("\"sometimes\""))
     }
 
@@ -131,7 +136,8 @@ import Testing
         #expect(lanes.count == SignpostLane.maxLanes)
         #expect(lanes.first?.title == "org.acme.reader.part14 · Work", "the largest group first")
         #expect(lanes.last?.title == "Other signposts (4 groups)")
-        #expect(lanes.last?.rows.count == 1 + 2 + 3 + 4, "the four smallest groups")
+        let otherCount: Int? = 10
+        #expect(lanes.last?.rows.count == otherCount, "the four smallest groups: 1 + 2 + 3 + 4")
         #expect(lanes.reduce(0) { $0 + $1.rows.count } == trace.signposts.count)
         let other = try #require(lanes.last?.rows.map { trace.signposts.start[Int($0)] })
         #expect(other == other.sorted())
