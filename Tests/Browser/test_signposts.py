@@ -44,7 +44,7 @@ def test_a_points_of_interest_interval_becomes_the_inspection_range(page, server
     assert "sp=" in page.url
     shot(page, "signposts-01-detail")
 
-    details.get_by_role("button", name="Set Inspection Range to this signpost").click()
+    details.get_by_role("button", name="Set Inspection Range", exact=True).click()
     page.wait_for_function("() => location.search.includes('r=')")
     r0, r1 = (int(v) for v in timeline.query(page)["r"].split(","))
     assert (r0, r1) == (tap["start"], tap["start"] + tap["duration"])

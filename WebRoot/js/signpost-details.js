@@ -41,7 +41,7 @@ export function createSignpostDetails(root, ctx) {
       el('div', {}, el('strong', { text: s.kind === 'event' ? 'Event' : formatDuration(s.duration) }), ' · ', el('span', { text: s.laneTitle })),
       el('div', { class: 'signpost-actions' },
         el('button', { type: 'button', id: 'signpost-set-range', class: 'primary',
-          'aria-label': 'Set Inspection Range to this signpost', title: 'The summary, updates and CPU panes then cover only this interval',
+          title: 'Make this interval the inspection range: the summary, updates and CPU panes then cover only it',
           onclick: () => ctx.setRange(s.start, end, { zoom: false }), text: 'Set Inspection Range' }),
         el('button', { type: 'button', 'aria-label': 'Set inspection range to this signpost and zoom to it',
           onclick: () => ctx.setRange(s.start, end, { zoom: true }), text: 'Set range & zoom' })),
