@@ -6,7 +6,10 @@ from test_newcomer import SAMPLES, long_updates_of
 
 SAMPLE = "landmarks-scroll-slow"
 LANE_TITLES = ["Update Groups", "Long View Body Updates", "Long Representable Updates", "Other Long Updates",
-               "SwiftUI", "Hitches", "Hangs", "Main Actor", "Main Actor Waits", "CPU"]
+               "SwiftUI", "Hitches", "Hangs", "Main Actor", "Main Actor Waits",
+               # The sample's own signpost lanes (one per subsystem and category), above CPU.
+               "Points of Interest · com.example.apple-samplecode.Landmarks", "com.example.apple-samplecode.Landmarks · Images",
+               "CPU"]
 SUB_TRACKS = ["View Body Updates", "Representable Updates", "Other Updates"]
 COLOURED_LANES = ["long-view-body", "long-representable", "long-other", "view-body", "representable", "other"]
 
@@ -57,7 +60,7 @@ def test_lanes_in_the_instruments_order_with_a_legend(page, trace_info, timeline
     titles = page.locator("#timeline .tl-header[data-lane] .title").all_inner_texts()
     assert titles == LANE_TITLES
     legend = page.get_by_label("Legend").inner_text()
-    for text in ["> 500 us", "> 1 ms", "Hitch", "Hang", "CPU"]:
+    for text in ["> 500 us", "> 1 ms", "Hitch", "Hang", "CPU", "Signposts"]:
         assert text in legend
     shot(page, "timeline-01-lanes")
     page.get_by_role("button", name="Expand the SwiftUI track").click()
