@@ -287,7 +287,14 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
     if (!e || row.cpu) return;
     if (e.update !== undefined && e.count <= 1) { ctx.selectUpdate(e.update); return; }
     if (e.taskState !== undefined && e.count <= 1) { ctx.selectTaskState(e.taskState); return; }
-    if (e.signpost !== undefined && e.count <= 1) { ctx.selectSignpost(e.signpost); return; }
+    if (e.signpost !== undefined && e.count <= 1) {
+      // The trace page shows the signpost with its "Set Inspection Range"; a page without a
+      // details panel (the comparison's timelines) makes it the range at once, so each trace's
+      // compared range, and the "ranges" alignment, can be a signpost interval.
+      if (ctx.selectSignpost) ctx.selectSignpost(e.signpost);
+      else ctx.setRange(e.start, e.start + Math.max(e.duration, 1), { zoom: false });
+      return;
+    }
     // Task intervals overlap (several tasks wait for the main actor at once): list what the mark holds.
     if (row.tasks) { ctx.selectTaskStates(row.id, e.start, e.start + Math.max(e.duration, 1)); return; }
     if (e.count > 1) {
