@@ -60,6 +60,14 @@ for schema in SwiftTaskStateTable SwiftTasksInfoTable SwiftTaskLifetime; do
     xcrun xctrace export --input "$trace" --output "$work/$name/$schema.xml" \
         --xpath "/trace-toc/run[@number=\"$run\"]/data/table[@schema=\"$schema\"]"
 done
+# os_signpost intervals and events, Points of Interest included (the signpost lanes), when recorded.
+# os-signpost holds every begin, end and event; tracesvc pairs them into intervals.
+for schema in os-signpost; do
+    has_table "$schema" || continue
+    echo "  exporting $schema"
+    xcrun xctrace export --input "$trace" --output "$work/$name/$schema.xml" \
+        --xpath "/trace-toc/run[@number=\"$run\"]/data/table[@schema=\"$schema\"]"
+done
 [ "$exported" -gt 0 ] || { echo "run $run of $trace has none of the tables tracesvc reads (record with the SwiftUI template)" >&2; exit 1; }
 
 # COPYFILE_DISABLE: no AppleDouble "._*" files for extended attributes in the archive.

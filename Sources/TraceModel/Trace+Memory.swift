@@ -34,6 +34,10 @@ extension Trace {
             + bytes(t.priority) + bytes(t.resumeFunction) + bytes(t.waitingFor) + bytes(t.suspendBacktrace) + bytes(t.thread)
             + bytes(t.narrative) + bytes(indexes.mainActorRuns) + bytes(indexes.mainActorWaits)
             + bytes(indexes.taskStateOffsets) + bytes(indexes.taskStateRows)
+        let s = signposts
+        let signpostBytes = bytes(s.start) + bytes(s.duration) + bytes(s.kind) + bytes(s.process) + bytes(s.thread)
+            + bytes(s.subsystem) + bytes(s.category) + bytes(s.name) + bytes(s.beginMessage) + bytes(s.endMessage)
+            + bytes(s.signpostID) + indexes.signpostLanes.reduce(0) { $0 + bytes($1.rows) }
         let stringBytes = strings.capacity * MemoryLayout<String>.stride + strings.reduce(0) { $0 + $1.utf8.count }
         return [
             ("updates", updateBytes),
@@ -46,6 +50,7 @@ extension Trace {
             ("cpu samples", cpuBytes),
             ("hitches and hangs", intervalBytes),
             ("swift tasks", taskBytes),
+            ("signposts", signpostBytes),
             ("strings", stringBytes),
         ]
     }

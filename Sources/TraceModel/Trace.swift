@@ -17,6 +17,7 @@ public struct Trace: Sendable {
     public internal(set) var cpu: CPUProfile
     public internal(set) var tasks = SwiftTaskTable()
     public internal(set) var taskStates = SwiftTaskStateTable()
+    public internal(set) var signposts = SignpostTable()
     public internal(set) var indexes: TraceIndexes
 
     public func string(_ ref: StringRef) -> String { strings[Int(ref)] }
@@ -279,6 +280,8 @@ public struct TraceIndexes: Sendable {
     /// Task-state rows of each task, as compressed sparse rows over task rows, in start order.
     public internal(set) var taskStateOffsets: [UInt32] = [0]
     public internal(set) var taskStateRows: [UInt32] = []
+    /// The trace's signpost lanes (none without signposts), at most `SignpostLane.maxLanes`.
+    public internal(set) var signpostLanes: [SignpostLane] = []
 
     public func states(ofTask task: Int) -> ArraySlice<UInt32> {
         taskStateRows[Int(taskStateOffsets[task])..<Int(taskStateOffsets[task + 1])]

@@ -17,6 +17,7 @@ public struct TraceBuilder: Sendable {
     private var cpu = CPUProfile()
     private var tasks = SwiftTaskTable()
     private var taskStates = SwiftTaskStateTable()
+    private var signposts = SignpostTable()
     private var frameIndex: [FrameKey: UInt32] = [:]
     private var stackIndex: [StackKey: UInt32] = [:]
 
@@ -33,6 +34,7 @@ public struct TraceBuilder: Sendable {
     public var threadCount: Int { threads.count }
     public var stackCount: Int { cpu.stacks.count }
     public var taskCount: Int { tasks.count }
+    public var signpostCount: Int { signposts.count }
     public func taskID(_ row: UInt32) -> Int64 { tasks.taskID[Int(row)] }
     public func taskProcess(_ row: UInt32) -> Int32 { tasks.process[Int(row)] }
 
@@ -228,6 +230,20 @@ public struct TraceBuilder: Sendable {
     // MARK: Build
 
     /// Checks the references between rows; the message names the table, row and field.
+    public mutating func addSignpost(_ row: SignpostRow) {
+        signposts.start.append(row.start)
+        signposts.duration.append(row.duration)
+        signposts.kind.append(row.kind)
+        signposts.process.append(row.process)
+        signposts.thread.append(row.thread)
+        signposts.subsystem.append(row.subsystem)
+        signposts.category.append(row.category)
+        signposts.name.append(row.name)
+        signposts.beginMessage.append(row.beginMessage)
+        signposts.endMessage.append(row.endMessage)
+        signposts.signpostID.append(row.signpostID)
+    }
+
     public func validate() throws(TraceModelError) {
         func check(_ value: Int32, _ count: Int, allowNone: Bool = true, _ table: String, _ row: Int, _ field: String) throws(TraceModelError) {
             if value == noRow && allowNone { return }
@@ -287,6 +303,16 @@ public struct TraceBuilder: Sendable {
             try check(taskStates.suspendBacktrace[row], cpu.stacks.count, "taskStates", row, "suspendBacktrace")
             try check(taskStates.thread[row], threads.count, "taskStates", row, "thread")
         }
+        for row in 0..<signposts.count {
+            try bound(signposts.start[row], TraceLimits.times, "signposts", row, "start")
+            try bound(signposts.duration[row], TraceLimits.durations, "signposts", row, "duration")
+            try check(signposts.process[row], processes.count, "signposts", row, "process")
+            try check(signposts.thread[row], threads.count, "signposts", row, "thread")
+            for (field, ref) in [("subsystem", signposts.subsystem[row]), ("category", signposts.category[row]), ("name", signposts.name[row]),
+                                 ("beginMessage", signposts.beginMessage[row]), ("endMessage", signposts.endMessage[row])] {
+                try check(Int32(truncatingIfNeeded: ref), strings.count, allowNone: false, "signposts", row, field)
+            }
+        }
         for row in 0..<cpu.samples.count {
             try bound(cpu.samples.time[row], TraceLimits.times, "samples", row, "time")
             try bound(cpu.samples.weight[row], TraceLimits.durations, "samples", row, "weight")
@@ -316,6 +342,7 @@ public struct TraceBuilder: Sendable {
         hitches.sort { ($0.start, $0.duration) < ($1.start, $1.duration) }
         hangs.sort { ($0.start, $0.duration) < ($1.start, $1.duration) }
         taskStates = taskStates.permuted(by: Self.order(taskStates.start))
+        signposts = signposts.permuted(by: Self.order(signposts.start))
 
         // A source that does not state its span gets the span of its events.
         if metadata.end <= metadata.start {
@@ -325,7 +352,8 @@ public struct TraceBuilder: Sendable {
         var trace = Trace(
             metadata: metadata, strings: strings, processes: processes, threads: threads,
             updateGroups: groups, updates: updates, graph: graph, stateChanges: stateChanges,
-            hitches: hitches, hangs: hangs, cpu: cpu, tasks: tasks, taskStates: taskStates, indexes: TraceIndexes()
+            hitches: hitches, hangs: hangs, cpu: cpu, tasks: tasks, taskStates: taskStates, signposts: signposts,
+            indexes: TraceIndexes()
         )
         trace.indexes = TraceIndexes(trace)
         return trace
@@ -351,6 +379,7 @@ public struct TraceBuilder: Sendable {
         for time in graph.edges.timestamp { include(time, time) }
         for time in stateChanges.timestamp { include(time, time) }
         for row in 0..<taskStates.count { include(taskStates.start[row], taskStates.end(row)) }
+        for row in 0..<signposts.count { include(signposts.start[row], signposts.end(row)) }
         return first <= last ? (first, last) : (0, 0)
     }
 
@@ -479,6 +508,7 @@ extension TraceIndexes {
                 maxDuration[.mainActorWaits] = Swift.max(maxDuration[.mainActorWaits] ?? 0, states.duration[row])
             }
         }
+        signpostLanes = SignpostLane.lanes(of: trace.signposts, strings: trace.strings)
         (taskStateOffsets, taskStateRows) = CauseGraph.compressedRows(keys: states.task, keyCount: trace.tasks.count)
         updatesByLane = byLane
         maxDurationByLane = maxDuration

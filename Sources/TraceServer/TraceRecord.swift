@@ -39,10 +39,12 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         public var count: Int
         public var orange: Int
         public var red: Int
+        /// True on a signpost lane (`signposts-N`: one per subsystem and category, at most `SignpostLane.maxLanes`).
+        public var signposts: Bool?
     }
 
     public struct Counts: Sendable, Encodable, Equatable {
-        public var updates, updateGroups, nodes, edges, stateChanges, samples, hitches, hangs, tasks, taskStates: Int
+        public var updates, updateGroups, nodes, edges, stateChanges, samples, hitches, hangs, tasks, taskStates, signposts: Int
     }
 
     public struct ThreadInfo: Sendable, Encodable, Equatable {
@@ -124,11 +126,14 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
                 }
             }
             return info
+        } + trace.indexes.signpostLanes.map { lane in
+            LaneInfo(id: lane.id, title: lane.title, count: lane.rows.count, orange: 0, red: 0, signposts: true)
         }
         counts = Counts(
             updates: trace.updates.count, updateGroups: trace.updateGroups.count, nodes: trace.graph.nodes.count,
             edges: trace.graph.edges.count, stateChanges: trace.stateChanges.count, samples: trace.cpu.samples.count,
-            hitches: trace.hitches.count, hangs: trace.hangs.count, tasks: trace.tasks.count, taskStates: trace.taskStates.count
+            hitches: trace.hitches.count, hangs: trace.hangs.count, tasks: trace.tasks.count, taskStates: trace.taskStates.count,
+            signposts: trace.signposts.count
         )
         processes = trace.processes
         threads = trace.threads.enumerated().map { index, thread in
@@ -155,8 +160,8 @@ public struct LoadedTrace: Sendable {
         findings = trace.findings()
     }
 
-    public func timeline(window: TimeRange, width: Int, lanes: [Lane]) -> Timeline {
-        trace.timeline(window: window, width: width, lanes: lanes, index: timelineIndex)
+    public func timeline(window: TimeRange, width: Int, lanes: [TimelineLaneID]) -> Timeline {
+        trace.timeline(window: window, width: width, laneIDs: lanes, index: timelineIndex)
     }
 
     public func comparisonSide(in range: TimeRange?) -> ComparisonSide {

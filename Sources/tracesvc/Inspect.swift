@@ -178,6 +178,10 @@ struct InspectResult: Encodable {
                 }
             }
             return counts
+        } + trace.indexes.signpostLanes.map { lane in
+            // Signpost lanes (one per subsystem and category): how many intervals and events fall in the range.
+            let rows = lane.rows.filter { inRange(trace.signposts.start[Int($0)], trace.signposts.duration[Int($0)]) }
+            return LaneCount(lane: lane.id, title: lane.title, count: rows.count, orange: 0, red: 0)
         }
         tasks = trace.taskSummary(in: range)
         let samples = trace.cpu.samples
@@ -237,7 +241,9 @@ struct TraceReport {
         lines.append("")
         lines.append(bold("Lanes") + pad("count", 29) + pad("orange", 8) + pad("red", 6))
         for lane in result.lanes {
-            var line = "  " + lane.title.padding(toLength: 26, withPad: " ", startingAt: 0) + pad("\(lane.count)", 6)
+            // A signpost lane's title ("Points of Interest · com.example.app") is shown whole.
+            let title = lane.title.count > 26 ? lane.title + " " : lane.title.padding(toLength: 26, withPad: " ", startingAt: 0)
+            var line = "  " + title + pad("\(lane.count)", 6)
             if let kind = Lane(rawValue: lane.lane), kind.isUpdateLane || kind == .mainActor || kind == .mainActorWaits {
                 line += pad(paint("\(lane.orange)", lane.orange > 0 ? .orange : nil), 8) + pad(paint("\(lane.red)", lane.red > 0 ? .red : nil), 6)
             }

@@ -171,3 +171,42 @@ def test_dragging_on_a_ruler_picks_that_traces_range_and_the_ranges_anchor_align
     # B is now anchored at its range's start; A (no range) at its start.
     expect(page.locator("#align-note")).to_contain_text("Trace A has no compared range")
     assert not page.errors
+
+
+def test_clicking_a_signpost_makes_it_that_traces_range_and_the_ranges_anchor_aligns_on_it(page, server, server_control, sample_id):
+    """Each trace's "Favorite Tap" Point of Interest, clicked on its own signpost lane, becomes its
+    compared range, so `al=ranges` lines the two taps up."""
+    a, b = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
+    taps = {}
+    for side, trace_id in (("a", a), ("b", b)):
+        status, data = server_control.api(f"/api/traces/{trace_id}/timeline?width=4000&lanes=signposts-0")
+        taps[side] = next(e for e in data["lanes"]["signposts-0"]["events"] if e["label"].startswith("Favorite Tap: Muir Woods"))
+    open_compare(page, server, a, b, "al=ranges")
+    status, info_a = server_control.api(f"/api/traces/{a}")
+    status, info_b = server_control.api(f"/api/traces/{b}")
+
+    def click_tap(side, view):
+        lane = page.locator(f'.compare-timeline.side-{side} .tl-header[data-lane="signposts-0"]')
+        lane.scroll_into_view_if_needed()
+        header = lane.bounding_box()
+        box = page.locator(f"#timeline-canvas-{side}").bounding_box()
+        tap = taps[side]
+        t = tap["start"] + tap["duration"] / 2
+        page.mouse.click(box["x"] + (t - view[0]) / (view[1] - view[0]) * box["width"], header["y"] + header["height"] / 2)
+
+    # No range yet: both anchored at their starts, the whole shared axis in view.
+    click_tap("a", (min(info_a["start"], info_b["start"]), max(info_a["end"], info_b["end"])))
+    page.wait_for_function("() => new URLSearchParams(location.search).has('ra')")
+    assert [int(x) for x in query_of(page)["ra"].split(",")] == [taps["a"]["start"], taps["a"]["start"] + taps["a"]["duration"]]
+    expect(page.locator("#compare")).to_have_attribute("aria-busy", "false")
+    expect(page.locator("#align-note")).to_contain_text("Trace B has no compared range")
+    wait_drawn(page)
+    # A is anchored at its tap now, B still at its start: B's clock shows the shared axis as is.
+    shared = (min(info_a["start"] - taps["a"]["start"], info_b["start"]), max(info_a["end"] - taps["a"]["start"], info_b["end"]))
+    window = query_of(page).get("tw")
+    view = tuple(int(x) for x in window.split(",")) if window else shared
+    click_tap("b", view)
+    page.wait_for_function("() => new URLSearchParams(location.search).has('rb')")
+    assert [int(x) for x in query_of(page)["rb"].split(",")] == [taps["b"]["start"], taps["b"]["start"] + taps["b"]["duration"]]
+    expect(page.locator("#align-note")).not_to_contain_text("has no compared range")
+    assert not page.errors

@@ -7,7 +7,11 @@ from test_newcomer import SAMPLES, long_updates_of
 SAMPLE = "landmarks-scroll-slow"
 # The sample has no Swift task data: no Main Actor lanes (test_concurrency checks a trace with them).
 LANE_TITLES = ["Update Groups", "Long View Body Updates", "Long Representable Updates", "Other Long Updates",
-               "SwiftUI", "Hitches", "Hangs", "CPU"]
+               "SwiftUI", "Hitches", "Hangs",
+               # The sample's own signpost lanes (one per subsystem and category), above CPU; no
+               # Main Actor lanes: it has no Swift task data.
+               "Points of Interest · com.example.apple-samplecode.Landmarks", "com.example.apple-samplecode.Landmarks · Images",
+               "CPU"]
 SUB_TRACKS = ["View Body Updates", "Representable Updates", "Other Updates"]
 COLOURED_LANES = ["long-view-body", "long-representable", "long-other", "view-body", "representable", "other"]
 
@@ -58,7 +62,7 @@ def test_lanes_in_the_instruments_order_with_a_legend(page, trace_info, timeline
     titles = page.locator("#timeline .tl-header[data-lane] .title").all_inner_texts()
     assert titles == LANE_TITLES
     legend = page.get_by_label("Legend").inner_text()
-    for text in ["> 500 us", "> 1 ms", "Hitch", "Hang", "CPU"]:
+    for text in ["> 500 us", "> 1 ms", "Hitch", "Hang", "CPU", "Signposts"]:
         assert text in legend
     shot(page, "timeline-01-lanes")
     page.get_by_role("button", name="Expand the SwiftUI track").click()

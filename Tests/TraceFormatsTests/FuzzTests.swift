@@ -32,6 +32,11 @@ import TraceFormats
                 let url = try #require(Bundle.module.url(forResource: "Fixtures/xctrace-two-processes/\(table)", withExtension: "xml"))
                 return [UInt8](try Data(contentsOf: url))
             }),
+            ("signposts.json", NativeTraceWriter.encode(try SignpostTests.mail())),
+            ("signposts.xml", try SignpostTests.tables.flatMap { table in
+                let url = try #require(Bundle.module.url(forResource: "Fixtures/xctrace-signposts/\(table)", withExtension: "xml"))
+                return [UInt8](try Data(contentsOf: url))
+            }),
         ]
     }
 
@@ -121,7 +126,8 @@ import TraceFormats
         let index = TimelineIndex()
         for window in [whole, middle] {
             for width in [1, 1000] {
-                _ = trace.timeline(window: window, width: width, lanes: Lane.allCases, index: index).json()
+                _ = trace.timeline(window: window, width: width, laneIDs: trace.allTimelineLanes, index: index).json()
+                _ = trace.timeline(window: window, width: width, laneIDs: trace.allTimelineLanes, index: index).binary()
             }
         }
         for filter in SummaryFilter.allCases {
@@ -135,6 +141,7 @@ import TraceFormats
             }
         }
         for range in [nil, middle] { _ = trace.taskSummary(in: range) }
+        for row in 0..<min(trace.signposts.count, 5) { _ = trace.signpostDetail(row) }
         for lane in [Lane.mainActor, .mainActorWaits] {
             for row in trace.taskStates(on: lane, in: middle, limit: 5).rows { _ = trace.taskStateDetail(row) }
         }

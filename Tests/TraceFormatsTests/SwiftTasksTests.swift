@@ -210,8 +210,9 @@ import TraceModel
     }
 
     @Test func version1FilesStillReadAndCannotHoldTasks() throws {
-        // A version 1 file is a version 2 file without the task tables (the upgrade path).
-        let sample = SampleTraces.trace(named: "landmarks-favorites-slow")
+        // A version 1 file is a version 2 file without the task tables (the upgrade path); a sample
+        // without signposts, whose optional table version 1 never had.
+        let sample = SampleTraces.trace(named: "environment-color-scheme")
         var text = String(decoding: NativeTraceWriter.encode(sample), as: UTF8.self)
         text = text.replacingOccurrences(of: "\"version\": 2", with: "\"version\": 1")
             .replacingOccurrences(of: ",\n  \"tasks\": []", with: "").replacingOccurrences(of: ",\n  \"taskStates\": []", with: "")

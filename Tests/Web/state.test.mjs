@@ -25,6 +25,7 @@ const SAMPLES = {
   mode: 'bottom-up',
   finding: 'collection-fan-out:@Observable Store.items>Row<Item>',
   cpu: 'view',
+  signpost: 7,
 };
 
 test('every key of the view state has a round-trip sample', () => {

@@ -111,3 +111,26 @@ test('a cut or foreign answer is an error naming what is wrong, not a half-drawn
   writeLane(badWidth, { id: 'hitches', flags: 0, n: 1, firstStart: 5, updateBase: 0, labels: [], columns: { startGap: [5, 0, [0]] } });
   assert.throws(() => decodeTimeline(badWidth.buffer()), /width 5/);
 });
+
+test('a signpost lane carries signpost rows, never update ids, so a click opens the signpost', async () => {
+  const w = new Writer();
+  header(w, 1);
+  writeLane(w, {
+    id: 'signposts-0', flags: 0, n: 2, firstStart: 150_000_000, updateBase: 4, labels: ['Load Landmarks: 12 of 15 landmarks visible', 'Scroll Began'],
+    columns: {
+      startGap: [4, 0, [0, 850_000_000]],
+      duration: [4, 0, [50_000_000, 0]],
+      update: [1, 0, [1, 3]],
+      label: [1, 0, [1, 2]],
+    },
+  });
+  const lane = decodeTimeline(w.buffer()).lanes['signposts-0'];
+  assert.deepEqual([...lane.signpost], [5, 7]);
+  assert.deepEqual([...lane.update], [-1, -1]);
+  const { eventOf } = await import('../../WebRoot/js/timeline/lanes.js');
+  const event = eventOf(lane, 1);
+  assert.equal(event.signpost, 7);
+  assert.equal(event.update, undefined);
+  assert.equal(event.label, 'Scroll Began');
+  assert.equal(event.duration, 0);
+});

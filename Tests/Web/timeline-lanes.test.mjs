@@ -66,3 +66,22 @@ test('the Main Actor lanes are laid out only for a trace with Swift task data', 
   // Counts unknown (an older server): the lanes stay.
   assert.ok(ids(layoutRows([], { hasTasks: hasTaskData({}) })).includes('main-actor'));
 });
+
+test('signpost lanes of the trace come before CPU, only those with signposts, with their titles', async () => {
+  const { signpostRows } = await import('../../WebRoot/js/timeline/lanes.js');
+  const infos = [
+    { id: 'hangs', title: 'Hangs', count: 0 },
+    { id: 'signposts-0', title: 'Points of Interest · com.acme.mail', count: 4, signposts: true },
+    { id: 'signposts-1', title: 'com.acme.mail · Sync', count: 0, signposts: true },
+    { id: 'signposts-2', title: 'Other signposts (3 groups)', count: 9, signposts: true },
+  ];
+  const extra = signpostRows(infos);
+  assert.deepEqual(extra.map((row) => row.id), ['signposts-0', 'signposts-2']);
+  const { rows } = layoutRows([], { extra });
+  const ids = rows.map((row) => row.id);
+  assert.equal(ids.indexOf('signposts-0'), ids.indexOf('cpu') - 2);
+  assert.equal(ids.at(-1), 'cpu');
+  assert.equal(rows.find((row) => row.id === 'signposts-2').title, 'Other signposts (3 groups)');
+  // A trace without signposts lays out exactly as before.
+  assert.deepEqual(layoutRows([], { extra: signpostRows([{ id: 'cpu', title: 'CPU', count: 5 }]) }).rows.map((r) => r.id), layoutRows([]).rows.map((r) => r.id));
+});

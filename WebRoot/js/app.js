@@ -11,6 +11,7 @@ import { hasTaskData } from './timeline/lanes.js';
 import { runPicker } from './runs.js';
 import { createDetails } from './details.js';
 import { createTaskDetails } from './task-details.js';
+import { createSignpostDetails } from './signpost-details.js';
 import { traceFindings } from './panes/findings.js';
 import { formatDuration, formatCount } from './format.js';
 
@@ -178,7 +179,11 @@ function renderTraceView(trace, api, initial) {
       ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang (striped)'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
       .map(([color, label]) => el('span', {}, el('span', { class: `swatch swatch${color}`, style: { 'background-color': `var(${color})` }, 'aria-hidden': 'true' }), label)),
     el('span', {}, el('span', { class: 'swatch swatch-finding', 'aria-hidden': 'true' }), 'Finding (bar under the ruler, by severity)'),
-    hasTaskData(trace) ? el('span', { id: 'legend-main-actor-waits' }, 'Main Actor Waits: orange > 16 ms, red > 100 ms') : null);
+    hasTaskData(trace) ? el('span', { id: 'legend-main-actor-waits' }, 'Main Actor Waits: orange > 16 ms, red > 100 ms') : null,
+    (trace.lanes ?? []).some((lane) => lane.signposts)
+      ? el('span', { id: 'legend-signposts' }, el('span', { class: 'swatch swatch--signpost', style: { 'background-color': 'var(--signpost)' }, 'aria-hidden': 'true' }),
+        'Signposts: one lane per subsystem · category, at most 12 (the rest share “Other signposts”)')
+      : null);
   const timelineSection = el('section', { id: 'timeline', 'aria-label': 'Timeline lanes' });
   const help = el('div', { class: 'tl-help', id: 'timeline-help',
     text: 'Wheel: zoom · drag: pan · W/S zoom, A/D or ←/→ pan · drag on the ruler: inspection range · click an update or press [ ] to select long updates · Esc clears the selection' });
@@ -188,6 +193,7 @@ function renderTraceView(trace, api, initial) {
     el('section', { id: 'detail-area', 'aria-label': 'Details' }, detailPane, updateDetails));
   app.append(view);
 
+  const clearSignpost = () => { if (state.get().signpost !== null) state.set({ signpost: null }); };
   const ctx = {
     traceId: trace.id,
     trace,
@@ -197,6 +203,7 @@ function renderTraceView(trace, api, initial) {
      *  otherwise an update's graph follows the selection. */
     async selectUpdate(id, { zoom = false, graph = null } = {}) {
       const patch = { update: id };
+      if (id !== null) patch.signpost = null;
       if (graph) patch.graph = graph;
       else if (id !== null && /^u\d+$/.test(state.get().graph ?? '') && state.get().graph !== `u${id}`) {
         patch.graph = `u${id}`;
@@ -231,15 +238,19 @@ function renderTraceView(trace, api, initial) {
     },
     copyLink: (text, what) => copyText(text, what),
     /** A Swift task's state interval (Main Actor lanes) in the side panel, in place of an update. */
-    selectTaskState: (row) => taskDetails.show(row),
+    selectTaskState: (row) => { clearSignpost(); taskDetails.show(row); },
+    /** A signpost (signpost lanes) in the side panel: `sp=` in the URL, so links keep it. */
+    selectSignpost: (row) => state.set({ signpost: row, update: null }, { push: true }),
     /** A merged Main Actor lane mark: the longest interval in it, with the others listed. */
-    selectTaskStates: (lane, start, end) => taskDetails.showSpan(lane, start, end),
+    selectTaskStates: (lane, start, end) => { clearSignpost(); taskDetails.showSpan(lane, start, end); },
     zoomToUpdate: (id) => ctx.selectUpdate(id, { zoom: true }),
   };
 
   const timeline = createTimeline(timelineSection, ctx, { windowLabel, findings: traceFindings(ctx) });
   const details = createDetails(updateDetails, ctx);
   const taskDetails = createTaskDetails(updateDetails, ctx);
+  // After the update panel: selecting a signpost clears the update, then this panel fills the space.
+  const signpostDetails = createSignpostDetails(updateDetails, ctx);
   zoomFit.addEventListener('click', () => timeline.zoomToFit());
   zoomRange.addEventListener('click', () => { const r = state.get().range; if (r) state.set({ window: [...r] }, { push: true }); });
   clearRange.addEventListener('click', () => ctx.setRange(null, null, { zoom: false }));
@@ -280,6 +291,7 @@ function renderTraceView(trace, api, initial) {
       timeline.destroy();
       details.destroy();
       taskDetails.destroy();
+      signpostDetails.destroy();
       if (typeof panes === 'function') panes();
       else panes?.destroy?.();
     },

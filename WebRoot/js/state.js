@@ -37,6 +37,7 @@ export const EMPTY_STATE = Object.freeze({
   mode: null,      // 'top-down' | 'bottom-up' (m=td / m=bu)
   finding: null,   // id of the finding expanded in the Findings pane (fd=)
   cpu: null,       // what the CPU pane is of: 'view' = all updates of the paneView (c=); null: the range
+  signpost: null,  // selected signpost row, shown in the side panel (sp=)
 });
 
 const MODE_TO_URL = { 'top-down': 'td', 'bottom-up': 'bu' };
@@ -98,6 +99,7 @@ export function parseLocation(location = window.location) {
     mode,
     finding: params.get('fd') || null,
     cpu: params.get('c') === 'view' ? 'view' : null,
+    signpost: /^\d+$/.test(params.get('sp') ?? '') ? Number(params.get('sp')) : null,
   };
   return { route: 'trace', traceId, state };
 }
@@ -182,6 +184,7 @@ export function buildPath(traceId, state) {
   if (s.mode && MODE_TO_URL[s.mode]) query.push(`m=${MODE_TO_URL[s.mode]}`);
   if (s.finding) query.push(`fd=${encodeURIComponent(s.finding)}`);
   if (s.cpu === 'view') query.push('c=view');
+  if (s.signpost !== null && s.signpost !== undefined) query.push(`sp=${Math.round(s.signpost)}`);
   return `${path}?${query.join('&')}`;
 }
 

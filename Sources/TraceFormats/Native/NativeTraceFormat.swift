@@ -1,6 +1,7 @@
 /// The native trace format, version 2 (docs/trace-format.md): one JSON object whose tables
 /// are arrays of rows, each row an array of values in a fixed column order. Version 2 adds the
-/// Swift concurrency tables (`tasks`, `taskStates`); version 1 files (without them) still read.
+/// Swift concurrency tables (`tasks`, `taskStates`) and the optional `signposts`; version 1
+/// files (without them) still read.
 public enum NativeTraceFormat {
     public static let formatName = "tracesvc-trace"
     /// The version written.
@@ -15,12 +16,12 @@ public enum NativeTraceFormat {
     /// every reference where it stands.
     enum Table: String, CaseIterable {
         case processes, threads, updateGroups, updates, nodes, edges, frames, stacks, stateChanges, samples, hitches, hangs
-        case tasks, taskStates
+        case tasks, taskStates, signposts
 
         /// The first format version that has this table.
         var sinceVersion: Int64 {
             switch self {
-            case .tasks, .taskStates: 2
+            case .tasks, .taskStates, .signposts: 2
             default: 1
             }
         }
@@ -42,6 +43,8 @@ public enum NativeTraceFormat {
             case .taskStates:
                 ["start", "duration", "task", "state", "actor", "isMainActor", "priority", "resumeFunction", "waitingFor",
                  "suspendBacktrace", "thread", "narrative"]
+            case .signposts:
+                ["start", "duration", "kind", "process", "thread", "subsystem", "category", "name", "beginMessage", "endMessage", "signpostID"]
             }
         }
     }

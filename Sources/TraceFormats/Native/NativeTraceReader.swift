@@ -207,6 +207,7 @@ struct NativeTraceParser: ~Copyable {
                 case .hitches, .hangs: try readInterval()
                 case .tasks: try readTask()
                 case .taskStates: try readTaskState()
+                case .signposts: try readSignpost()
                 }
                 column = -1
                 try endRow()
@@ -513,6 +514,39 @@ struct NativeTraceParser: ~Copyable {
         builder.addTaskState(row)
     }
 
+    private mutating func readSignpost() throws(OffsetError) {
+        let start = try time()
+        try next(1)
+        let duration = try duration()
+        try next(2)
+        let kind = try enumValue(Self.signpostKinds, "signpost kind")
+        try next(3)
+        let process = try reference(.processes)
+        try next(4)
+        let thread = try reference(.threads)
+        try next(5)
+        let subsystem = try string()
+        try next(6)
+        let category = try string()
+        try next(7)
+        var row = SignpostRow(start: start, duration: duration, kind: kind, name: try string())
+        (row.process, row.thread, row.subsystem, row.category) = (process, thread, subsystem, category)
+        if kind == .event && duration != 0 { throw scanner.error("an event signpost has duration 0, this one \(duration)") }
+        try next(8)
+        row.beginMessage = try string()
+        try next(9)
+        row.endMessage = try string()
+        try next(10)
+        // A hex string: os_signpost_id_t is 64 bits unsigned, more than a JSON integer safely holds.
+        let idOffset = try tokenOffset()
+        let idText = String(decoding: try scanner.readStringBytes(), as: UTF8.self)
+        guard idText.hasPrefix("0x"), let id = UInt64(idText.dropFirst(2), radix: 16) else {
+            throw OffsetError(offset: idOffset, message: "signpostID should be a hex string like \"0x1f\", found \"\(idText)\"")
+        }
+        row.signpostID = id
+        builder.addSignpost(row)
+    }
+
     private static func wireNames<Value>(_ values: [Value], _ name: (Value) -> String) -> [(bytes: [UInt8], value: Value)] {
         values.map { (Array(name($0).utf8), $0) }
     }
@@ -522,6 +556,7 @@ struct NativeTraceParser: ~Copyable {
     private static let nodeKinds = wireNames(NodeKind.allCases, \.wireName)
     private static let edgeLabels = wireNames(EdgeLabel.allCases, \.wireName)
     private static let taskStates = wireNames(SwiftTaskState.allCases, \.wireName)
+    private static let signpostKinds = wireNames(SignpostKind.allCases, \.wireName)
 }
 
 extension NativeTraceFormat.Table {
@@ -541,6 +576,7 @@ extension NativeTraceFormat.Table {
         case .hangs: 11
         case .tasks: 12
         case .taskStates: 13
+        case .signposts: 14
         }
     }
 
@@ -561,6 +597,7 @@ extension NativeTraceFormat.Table {
         case .hangs: "hang"
         case .tasks: "task"
         case .taskStates: "task state"
+        case .signposts: "signpost"
         }
     }
 }

@@ -161,6 +161,19 @@ public enum NativeTraceWriter {
             out.reference(states.waitingFor[i]); out.comma(); out.reference(states.suspendBacktrace[i]); out.comma()
             out.reference(states.thread[i]); out.comma(); out.string(s[Int(states.narrative[i])])
         }
+        // Optional: written only when the trace has signposts, so other traces read as before.
+        let signposts = trace.signposts
+        if signposts.count > 0 {
+            table(.signposts, count: signposts.count) { out, i in
+                out.int(signposts.start[i]); out.comma(); out.int(signposts.duration[i]); out.comma()
+                out.string(signposts.kind[i].wireName); out.comma()
+                out.reference(signposts.process[i]); out.comma(); out.reference(signposts.thread[i]); out.comma()
+                out.string(s[Int(signposts.subsystem[i])]); out.comma(); out.string(s[Int(signposts.category[i])]); out.comma()
+                out.string(s[Int(signposts.name[i])]); out.comma()
+                out.string(s[Int(signposts.beginMessage[i])]); out.comma(); out.string(s[Int(signposts.endMessage[i])]); out.comma()
+                out.string("0x" + String(signposts.signpostID[i], radix: 16))
+            }
+        }
         out.raw("\n}\n")
         out.flush()
     }

@@ -114,12 +114,20 @@ extension SampleTraces {
             let row = sketch.update(.viewBody, view: "LandmarkListItemView", start: time, duration: duration, group: group, allocations: 42)
             sketch.edge(creation, row.node!, .creation, at: time, group: group)
             sketch.sample(start: time, duration: duration, stacks: rowStacks)
+            if index < 2 {
+                // The app's own signposts around its image decoding (category "Images", not Points of Interest).
+                sketch.signpost("Decode Image", start: time + 40_000, end: time + duration - 40_000, id: UInt64(100 + index),
+                                category: "Images", message: visibleLandmarks[index])
+            }
             time += duration + 25_000
         }
         sketch.update(.other, view: "List", module: "SwiftUI", start: time, duration: 420_000, group: group, nodeKind: nil)
         time += 440_000
         sketch.addGroup(group, start: 180_000_000, end: time, label: "App Launch")
         sketch.sample(start: time, duration: 1_600_000, stacks: [sketch.commitStack])
+        // Points of Interest: the app marks loading its landmarks, from reading the JSON to the first frame.
+        sketch.signpost("Load Landmarks", start: 150_000_000, end: time + 1_600_000, id: 1,
+                        message: "\(visibleLandmarks.count) of 15 landmarks visible", endMessage: "first frame committed")
         return time + 1_600_000
     }
 
@@ -131,6 +139,7 @@ extension SampleTraces {
         _ = launch(&sketch, stacks: stacks, formattingInBody: !cachedDistance)
         let frames = 360
         let scrollStart: Nanoseconds = 1_000_000_000
+        sketch.signpost("Scroll Began", start: scrollStart, id: 2, message: "flick down the list")
         for frame in 0..<frames {
             let frameStart = scrollStart + Nanoseconds(frame) * TraceSketch.frameInterval
             var time = frameStart + sketch.random.int(300_000...600_000)
@@ -231,6 +240,8 @@ extension SampleTraces {
             time += layoutDuration
             sketch.addGroup(group, start: groupStart, end: time, label: "Tap Gesture")
             sketch.sample(start: time, duration: 600_000, stacks: [sketch.commitStack])
+            sketch.signpost("Favorite Tap", start: tapTime - 400_000, end: time + 600_000, id: UInt64(10 + row),
+                            message: landmark, endMessage: perLandmarkModels ? "1 row updated" : "\(rows.count) rows updated")
         }
         return sketch.build()
     }

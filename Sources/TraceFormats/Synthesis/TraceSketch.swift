@@ -41,6 +41,26 @@ struct TraceSketch {
 
     func isApp(_ binary: String) -> Bool { binary == builder.metadata.app }
 
+    /// The Landmarks sample's os_log subsystem.
+    static let landmarksSubsystem = "com.example.apple-samplecode.Landmarks"
+
+    /// An os_signpost interval (`end` given) or event of the app's process on the main thread.
+    mutating func signpost(
+        _ name: String, start: Nanoseconds, end: Nanoseconds? = nil, id: UInt64,
+        subsystem: String = landmarksSubsystem, category: String = SignpostLane.pointsOfInterestCategory,
+        message: String = "", endMessage: String = ""
+    ) {
+        var row = SignpostRow(start: start, duration: end.map { $0 - start } ?? 0, kind: end == nil ? .event : .interval, name: builder.intern(name))
+        row.process = 0
+        row.thread = mainThread
+        row.subsystem = builder.intern(subsystem)
+        row.category = builder.intern(category)
+        row.beginMessage = builder.intern(message)
+        row.endMessage = builder.intern(endMessage)
+        row.signpostID = id
+        builder.addSignpost(row)
+    }
+
     /// Appends frames (root first, as (symbol, binary)) below `parent`; returns the leaf stack.
     mutating func stack(parent: Int32, _ frames: [(String, String)]) -> Int32 {
         var stack = parent

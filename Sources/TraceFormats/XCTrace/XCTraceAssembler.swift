@@ -69,7 +69,10 @@ final class XCTraceAssembler: XCTraceTableSink {
     /// Runs the export holds tables of.
     @exclusivity(unchecked) private var runsSeen: Set<Int> = []
 
-    enum TableKind { case updates, updateGroups, causes, fullCauses, changes, timeProfile, hangs, hitches, taskStates, taskInfo, taskLifetime }
+    enum TableKind {
+        case updates, updateGroups, causes, fullCauses, changes, timeProfile, hangs, hitches, taskStates, taskInfo, taskLifetime
+        case signpostEvents, signpostIntervals, pointsOfInterest
+    }
 
     /// The tables read, by schema name (docs/xctrace-import.md lists them: a test checks it).
     static let tableKinds: [String: TableKind] = [
@@ -79,6 +82,9 @@ final class XCTraceAssembler: XCTraceTableSink {
         "cpu-profile": .timeProfile,
         "potential-hangs": .hangs, "hitches": .hitches,
         "SwiftTaskStateTable": .taskStates, "SwiftTasksInfoTable": .taskInfo, "SwiftTaskLifetime": .taskLifetime,
+        // os_signpost: the raw begin / end / event rows, the intervals Instruments paired, and Points of Interest events.
+        "os-signpost": .signpostEvents, "os-signpost-interval": .signpostIntervals, "OSSignpostIntervals": .signpostIntervals,
+        "PointsOfInterestEvents": .pointsOfInterest,
     ]
 
     /// Columns without which a table's rows mean nothing.
@@ -87,6 +93,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         .causes: [.sourceEvent, .destinationEvent], .fullCauses: [.sourceEvent, .destinationEvent],
         .changes: [.timestamp], .timeProfile: [.time, .stack], .hangs: [.start, .duration], .hitches: [.start, .duration],
         .taskStates: [.start, .duration, .task, .state], .taskInfo: [.swiftTask], .taskLifetime: [.start, .duration, .task],
+        .signpostEvents: [.time, .eventType, .name], .signpostIntervals: [.start, .duration, .name], .pointsOfInterest: [.time, .name],
     ]
 
     /// The columns the importer reads; `rawValue` indexes `columnOfField`.
@@ -95,7 +102,8 @@ final class XCTraceAssembler: XCTraceTableSink {
         case backtrace, time, weight, stack, updateType, viewName, hangType, isSystem
         case sourceEvent, sourceNode, destinationEvent, destinationNode, changedProperties, narrativeDescription
         case task, enqueuedActor, actor, state, priority, resumeFunction, waitingFor, suspendBacktrace, narrative, swiftTask
-        case process, pid
+        case pid
+        case eventType, identifier, name, subsystem, message, startMessage, endMessage, process, startThread
 
         var mnemonic: String {
             switch self {
@@ -115,6 +123,10 @@ final class XCTraceAssembler: XCTraceTableSink {
             case .suspendBacktrace: "suspend-backtrace"
             // SwiftTasksInfoTable's `task` column is a `swift-task` with the name and creation backtrace.
             case .swiftTask: "task"
+            case .eventType: "event-type"
+            case .startMessage: "start-message"
+            case .endMessage: "end-message"
+            case .startThread: "start-thread"
             default: "\(self)"
             }
         }
@@ -251,7 +263,166 @@ final class XCTraceAssembler: XCTraceTableSink {
         case .taskStates: try readTaskState()
         case .taskInfo: readTaskInfo()
         case .taskLifetime: try readTaskLifetime()
+        case .signpostEvents: try readSignpostEvent()
+        case .signpostIntervals: try readSignpostInterval()
+        case .pointsOfInterest: try readPointOfInterest()
         }
+    }
+
+    // MARK: Signposts
+
+    private enum SignpostEventType { case begin, end, event }
+
+    /// A row of `os-signpost`: paired into intervals in `finish()`, once every row is known.
+    private struct PendingSignpost {
+        var time: Nanoseconds
+        var type: SignpostEventType
+        var process: Int32, thread: Int32
+        var subsystem: StringRef, category: StringRef, name: StringRef, message: StringRef
+        var id: UInt64
+    }
+
+    @exclusivity(unchecked) private var pendingSignposts: [PendingSignpost] = []
+    @exclusivity(unchecked) private var pairedSignpostIntervals = 0
+    @exclusivity(unchecked) private var pointsOfInterest: [SignpostRow] = []
+
+    private func readSignpostEvent() throws {
+        let time = try time(.time)
+        latestEnd = max(latestEnd, time)
+        let typeText = (reader.fmt(cell(.eventType)) ?? reader.string(cell(.eventType)) ?? "").lowercased()
+        let type: SignpostEventType
+        if typeText.hasPrefix("begin") || typeText.hasPrefix("interval begin") || typeText.hasPrefix("start") {
+            type = .begin
+        } else if typeText.hasPrefix("end") || typeText.hasPrefix("interval end") {
+            type = .end
+        } else if typeText.hasPrefix("event") || typeText.isEmpty {
+            type = .event
+        } else {
+            throw fail(.eventType, "event-type should be Begin, End or Event, found \"\(typeText)\"")
+        }
+        let thread = thread(cell(.thread))
+        pendingSignposts.append(PendingSignpost(
+            time: time, type: type, process: signpostProcess(cell(.process), thread: thread), thread: thread,
+            subsystem: formatted(cell(.subsystem)), category: formatted(cell(.category)), name: formatted(cell(.name)),
+            message: formatted(cell(.message)), id: signpostID(cell(.identifier))
+        ))
+    }
+
+    private func readSignpostInterval() throws {
+        let start = try time(.start)
+        let duration = try duration(.duration)
+        latestEnd = max(latestEnd, start + duration)
+        let startThread = cell(.startThread)
+        let thread = thread(reader.value(startThread) == nil ? cell(.thread) : startThread)
+        var row = SignpostRow(start: start, duration: duration, kind: .interval, name: formatted(cell(.name)))
+        row.process = signpostProcess(cell(.process), thread: thread)
+        row.thread = thread
+        row.subsystem = formatted(cell(.subsystem))
+        row.category = formatted(cell(.category))
+        row.beginMessage = formatted(cell(.startMessage))
+        row.endMessage = formatted(cell(.endMessage))
+        row.signpostID = signpostID(cell(.identifier))
+        builder.addSignpost(row)
+        pairedSignpostIntervals += 1
+    }
+
+    /// `PointsOfInterestEvents`: instants of the Points of Interest category (the table has no category column).
+    private func readPointOfInterest() throws {
+        let time = try time(.time)
+        latestEnd = max(latestEnd, time)
+        let thread = thread(cell(.thread))
+        var row = SignpostRow(start: time, duration: 0, kind: .event, name: formatted(cell(.name)))
+        row.process = signpostProcess(cell(.process), thread: thread)
+        row.thread = thread
+        row.subsystem = formatted(cell(.subsystem))
+        row.category = builder.intern(SignpostLane.pointsOfInterestCategory)
+        row.beginMessage = formatted(cell(.message))
+        row.signpostID = signpostID(cell(.identifier))
+        pointsOfInterest.append(row)
+    }
+
+    /// The process of a signpost: its own column, else its thread's.
+    private func signpostProcess(_ value: ValueRef, thread: Int32) -> Int32 {
+        if reader.tag(value) == XMLName.process.rawValue { return Int32(process(value)) }
+        return thread == noRow ? noRow : Int32(threadProcesses[Int(thread)])
+    }
+
+    /// An `os-signpost-identifier`: a number, a hex text ("0xeeeeb0b5b2b00000"), or any other text (hashed, stable).
+    private func signpostID(_ value: ValueRef) -> UInt64 {
+        if let number = reader.number(value) { return UInt64(bitPattern: number) }
+        guard let text = reader.string(value) ?? reader.fmt(value), !text.isEmpty else { return 0 }
+        if text.hasPrefix("0x"), let hex = UInt64(text.dropFirst(2), radix: 16) { return hex }
+        if let decimal = UInt64(text) { return decimal }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+
+    /// Pairs `os-signpost` begins with ends by (process, signpost id, name), in time order; a
+    /// begin without an end runs to `traceEnd`. Intervals already paired by Instruments
+    /// (`os-signpost-interval`) win over pairing here; `os-signpost` events win over Points of Interest.
+    private func addPendingSignposts() {
+        struct Key: Hashable { var process: Int32, id: UInt64, name: StringRef }
+        let pairHere = pairedSignpostIntervals == 0
+        if !pairHere, pendingSignposts.contains(where: { $0.type != .event }) {
+            notes.append("os-signpost: intervals were read from the paired interval table; its begin and end rows were not paired again.")
+        }
+        if !pendingSignposts.isEmpty, !pointsOfInterest.isEmpty {
+            notes.append("PointsOfInterestEvents: not read, its events are os-signpost events already read.")
+            pointsOfInterest = []
+        }
+        for row in pointsOfInterest { builder.addSignpost(row) }
+        pointsOfInterest = []
+        let order = pendingSignposts.indices.sorted { (pendingSignposts[$0].time, $0) < (pendingSignposts[$1].time, $1) }
+        var open: [Key: [Int]] = [:]
+        var endsWithoutBegin = 0
+        var traceEnd = latestEnd
+        if builder.metadata.end > builder.metadata.start { traceEnd = max(traceEnd, builder.metadata.end) }
+        func row(_ pending: PendingSignpost, duration: Nanoseconds, kind: SignpostKind) -> SignpostRow {
+            var row = SignpostRow(start: pending.time, duration: duration, kind: kind, name: pending.name)
+            row.process = pending.process
+            row.thread = pending.thread
+            row.subsystem = pending.subsystem
+            row.category = pending.category
+            row.beginMessage = pending.message
+            row.signpostID = pending.id
+            return row
+        }
+        for index in order {
+            let pending = pendingSignposts[index]
+            let key = Key(process: pending.process, id: pending.id, name: pending.name)
+            switch pending.type {
+            case .event:
+                builder.addSignpost(row(pending, duration: 0, kind: .event))
+            case .begin where pairHere:
+                open[key, default: []].append(index)
+            case .end where pairHere:
+                guard let begin = open[key]?.popLast() else {
+                    endsWithoutBegin += 1
+                    continue
+                }
+                let beginRow = pendingSignposts[begin]
+                var interval = row(beginRow, duration: pending.time - beginRow.time, kind: .interval)
+                interval.endMessage = pending.message
+                builder.addSignpost(interval)
+            default:
+                break
+            }
+        }
+        var unended: [String] = []
+        for begin in open.values.flatMap({ $0 }).sorted() {
+            let beginRow = pendingSignposts[begin]
+            builder.addSignpost(row(beginRow, duration: max(0, traceEnd - beginRow.time), kind: .unended))
+            unended.append(builder.stringOf(beginRow.name))
+        }
+        if !unended.isEmpty {
+            let names = Array(Set(unended)).sorted()
+            notes.append("os-signpost: \(unended.count) interval\(unended.count == 1 ? "" : "s") began but never ended (\(names.prefix(5).joined(separator: ", "))\(names.count > 5 ? ", …" : "")): drawn to the end of the recording.")
+        }
+        if endsWithoutBegin > 0 {
+            notes.append("os-signpost: \(endsWithoutBegin) interval end\(endsWithoutBegin == 1 ? "" : "s") without a begin (begun before the recording started) left out.")
+        }
+        pendingSignposts = []
     }
 
     // MARK: Swift tasks
@@ -728,6 +899,8 @@ final class XCTraceAssembler: XCTraceTableSink {
         addCycleSamples()
         writeTableNotes()
         fillMetadata()
+        addPendingSignposts()
+        builder.metadata.importNotes += notes
         do {
             return try builder.build()
         } catch {
@@ -802,7 +975,6 @@ final class XCTraceAssembler: XCTraceTableSink {
         for counts in [updatesPerProcess, samplesPerProcess] where metadata.app.isEmpty {
             if let busiest = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) { metadata.app = processNames[busiest.key] ?? "" }
         }
-        metadata.importNotes += notes
         builder.metadata = metadata
     }
 }

@@ -70,6 +70,14 @@ public enum XCTraceExporter {
         ("process", "Process", "process"),
     ]
 
+    /// `os-signpost` as Instruments exports it: one row per begin, end or event (paired again on import).
+    static let signpostColumns: [XCTraceWriter.Column] = [
+        ("time", "Time", "event-time"), ("thread", "Thread", "thread"), ("process", "Process", "process"),
+        ("event-type", "Event Type", "event-type"), ("identifier", "Signpost ID", "os-signpost-identifier"),
+        ("name", "Name", "signpost-name"), ("subsystem", "Subsystem", "subsystem"), ("category", "Category", "category"),
+        ("message", "Message", "os-log-metadata"),
+    ]
+
     /// Writes `trace` to `url`.
     public static func export(_ trace: Trace, to url: URL, layout: Layout) throws {
         let handle = try FileHandle.creatingForWriting(at: url)
@@ -118,6 +126,8 @@ public enum XCTraceExporter {
             Table(schema: "SwiftTaskStateTable") { try context.writeTaskStates(&$0) },
             Table(schema: "SwiftTasksInfoTable") { try context.writeTaskInfo(&$0) },
             Table(schema: "SwiftTaskLifetime") { try context.writeTaskLifetimes(&$0) },
+        ]) + (trace.signposts.count == 0 ? [] : [
+            Table(schema: "os-signpost") { try context.writeSignposts(&$0) },
         ])
     }
 
@@ -439,6 +449,40 @@ public enum XCTraceExporter {
                 w.duration(tasks.end[row] - tasks.start[row])
                 task(row, &w)
                 process(ofTask: row, &w)
+            }
+        }
+
+        // MARK: Signposts
+
+        func writeSignposts(_ w: inout XCTraceWriter) throws {
+            let signposts = trace.signposts
+            // Begins, ends and events in time order, as the instrument records them; an unended interval has no end row.
+            var rows: [(time: Nanoseconds, type: String, row: Int)] = []
+            for row in 0..<signposts.count {
+                switch signposts.kind[row] {
+                case .event: rows.append((signposts.start[row], "Event", row))
+                case .unended: rows.append((signposts.start[row], "Begin", row))
+                case .interval:
+                    rows.append((signposts.start[row], "Begin", row))
+                    rows.append((signposts.end(row), "End", row))
+                }
+            }
+            rows.sort { ($0.time, $0.type == "End" ? 0 : 1, $0.row) < ($1.time, $1.type == "End" ? 0 : 1, $1.row) }
+            try writeTable(&w, schema: "os-signpost", tableIndex: 30, columns: XCTraceExporter.signpostColumns, count: rows.count) { index, w in
+                let (time, type, row) = rows[index]
+                w.time("event-time", time)
+                thread(signposts.thread[row], &w)
+                let process = signposts.process[row]
+                if process == noRow { self.process(ofThread: signposts.thread[row], &w) } else {
+                    w.process(pid: trace.processes[Int(process)].pid, name: trace.processes[Int(process)].name)
+                }
+                w.leaf("event-type", type)
+                w.leaf("os-signpost-identifier", String(signposts.signpostID[row]))
+                w.leaf("signpost-name", trace.string(signposts.name[row]))
+                w.leaf("subsystem", trace.string(signposts.subsystem[row]))
+                w.leaf("category", trace.string(signposts.category[row]))
+                let message = type == "End" ? signposts.endMessage[row] : signposts.beginMessage[row]
+                if message == 0 { w.sentinel() } else { w.leaf("os-log-metadata", trace.string(message)) }
             }
         }
 

@@ -19,6 +19,8 @@ public struct TimelineEvent: Sendable, Equatable {
     public var update: Int?
     /// Task-state row (main-actor lanes, `count == 1`).
     public var taskState: Int?
+    /// Signpost row (signpost lanes, `count == 1`).
+    public var signpost: Int?
     /// View name, group label or hitch kind (`count == 1`).
     public var label: String?
     /// Update kind wire name (update lanes, `count == 1`).
@@ -63,6 +65,7 @@ public struct Timeline: Sendable, Equatable {
                 out.raw(",\"severity\":"); out.string(event.severity.wireName)
                 if let update = event.update { out.raw(",\"update\":"); out.int(Int64(update)) }
                 if let taskState = event.taskState { out.raw(",\"taskState\":"); out.int(Int64(taskState)) }
+                if let signpost = event.signpost { out.raw(",\"signpost\":"); out.int(Int64(signpost)) }
                 if let label = event.label { out.raw(",\"label\":"); out.string(label) }
                 if let kind = event.kind { out.raw(",\"kind\":"); out.string(kind) }
                 if let load = event.load { out.raw(",\"load\":"); out.fraction(load) }
@@ -132,12 +135,12 @@ struct JSONWriter {
 /// Per-trace summaries the timeline query builds lazily, once per lane, and then reuses.
 /// Keep one per loaded trace (the server keeps it next to the trace in its cache).
 public final class TimelineIndex: Sendable {
-    private let pyramids = Mutex<[Lane: EventPyramid]>([:])
+    private let pyramids = Mutex<[TimelineLaneID: EventPyramid]>([:])
     private let cpuSums = Mutex<CPUPrefixSums?>(nil)
 
     public init() {}
 
-    func pyramid(_ lane: Lane, _ series: LaneSeries) -> EventPyramid {
+    func pyramid(_ lane: TimelineLaneID, _ series: LaneSeries) -> EventPyramid {
         pyramids.withLock { built in
             if let pyramid = built[lane] { return pyramid }
             let pyramid = EventPyramid(series)
@@ -161,6 +164,7 @@ public final class TimelineIndex: Sendable {
         let laneEvents = trace.indexes.updatesByLane.values.reduce(0) { $0 + $1.count }
             + trace.updateGroups.count + trace.hitches.count + trace.hangs.count
             + trace.indexes.mainActorRuns.count + trace.indexes.mainActorWaits.count
+            + trace.indexes.signpostLanes.reduce(0) { $0 + $1.rows.count }
         // starts + ends (16 bytes) and ~1/15 of a 16-byte block summary per event; CPU prefix sums.
         return laneEvents * 17 + (trace.cpu.samples.count + 1) * 24
     }
@@ -179,15 +183,24 @@ extension Trace {
     /// The timeline of `lanes` inside `window`, at most about `width` events per lane.
     /// `index` must belong to this trace; it makes wide windows over millions of events cheap.
     public func timeline(window: TimeRange, width: Int, lanes: [Lane], index: TimelineIndex) -> Timeline {
+        timeline(window: window, width: width, laneIDs: lanes.map(TimelineLaneID.fixed), index: index)
+    }
+
+    /// Every lane the trace has: the fixed ones and its signpost lanes.
+    public var allTimelineLanes: [TimelineLaneID] {
+        Lane.allCases.map(TimelineLaneID.fixed) + indexes.signpostLanes.map { .signposts($0.index) }
+    }
+
+    /// The timeline of fixed and signpost lanes; a signpost lane the trace does not have is left out.
+    public func timeline(window: TimeRange, width: Int, laneIDs: [TimelineLaneID], index: TimelineIndex) -> Timeline {
         var result = Timeline(start: window.start, end: window.end, width: width, lanes: [:])
         let columns = PixelColumns(window: window, width: width)
-        for lane in lanes {
-            if lane == .cpu {
-                result.lanes[lane.rawValue] = cpuLane(columns: columns, sums: index.cpu(self))
-            } else {
-                let series = LaneSeries(self, lane)
-                let groups = Self.fastGroups(index.pyramid(lane, series), columns, maxDuration: indexes.maxDurationByLane[lane] ?? 0)
-                result.lanes[lane.rawValue] = laneResult(series, groups)
+        for lane in laneIDs {
+            if lane == .fixed(.cpu) {
+                result.lanes[lane.wireName] = cpuLane(columns: columns, sums: index.cpu(self))
+            } else if let series = LaneSeries(self, lane) {
+                let groups = Self.fastGroups(index.pyramid(lane, series), columns, maxDuration: series.maxDuration)
+                result.lanes[lane.wireName] = laneResult(series, groups)
             }
         }
         return result
@@ -196,14 +209,18 @@ extension Trace {
     /// The same answer computed by looking at every event of each lane: the baseline the
     /// benchmark compares against, and the reference the tests check the fast query with.
     public func timelineByFullScan(window: TimeRange, width: Int, lanes: [Lane]) -> Timeline {
+        timelineByFullScan(window: window, width: width, laneIDs: lanes.map(TimelineLaneID.fixed))
+    }
+
+    public func timelineByFullScan(window: TimeRange, width: Int, laneIDs: [TimelineLaneID]) -> Timeline {
         var result = Timeline(start: window.start, end: window.end, width: width, lanes: [:])
         let columns = PixelColumns(window: window, width: width)
-        for lane in lanes {
-            if lane == .cpu {
-                result.lanes[lane.rawValue] = cpuLane(columns: columns, sums: CPUPrefixSums(self))
+        for lane in laneIDs {
+            if lane == .fixed(.cpu) {
+                result.lanes[lane.wireName] = cpuLane(columns: columns, sums: CPUPrefixSums(self))
                 continue
             }
-            let series = LaneSeries(self, lane)
+            guard let series = LaneSeries(self, lane) else { continue }
             var groups: [EventGroup] = []
             for i in 0..<series.count {
                 let start = series.start(i), end = series.end(i)
@@ -215,7 +232,7 @@ extension Trace {
                     groups.append(EventGroup(first: i, start: start, end: end, severity: series.severity(i)))
                 }
             }
-            result.lanes[lane.rawValue] = laneResult(series, groups)
+            result.lanes[lane.wireName] = laneResult(series, groups)
         }
         return result
     }
@@ -361,17 +378,29 @@ struct EventGroup {
 /// One lane's events in start order, read in place from the trace's columns (no copies:
 /// the arrays are shared with the trace).
 struct LaneSeries: Sendable {
-    let lane: Lane
-    /// Update rows of the lane (update lanes); other lanes use their own row order.
+    let lane: TimelineLaneID
+    /// Rows of the lane (update, task-state and signpost lanes); other lanes use their own row order.
     let rows: [UInt32]
     let usesRows: Bool
     let starts: [Nanoseconds]
     let durations: [Nanoseconds]
     let severityRule: SeverityRule
     let count: Int
+    /// Longest event, so a window query looks back far enough for events that began before it.
+    let maxDuration: Nanoseconds
 
-    init(_ trace: Trace, _ lane: Lane) {
-        self.lane = lane
+    /// nil for a signpost lane the trace does not have.
+    init?(_ trace: Trace, _ id: TimelineLaneID) {
+        self.lane = id
+        guard case .fixed(let lane) = id else {
+            guard case .signposts(let index) = id, index < trace.indexes.signpostLanes.count else { return nil }
+            let signpostLane = trace.indexes.signpostLanes[index]
+            (rows, usesRows, maxDuration) = (signpostLane.rows, true, signpostLane.maxDuration)
+            (starts, durations, severityRule) = (trace.signposts.start, trace.signposts.duration, .fixed(.normal))
+            count = rows.count
+            return
+        }
+        maxDuration = trace.indexes.maxDurationByLane[lane] ?? 0
         usesRows = lane.isUpdateLane || lane == .mainActor || lane == .mainActorWaits
         switch lane {
         case .mainActor: rows = trace.indexes.mainActorRuns
@@ -412,6 +441,11 @@ struct LaneSeries: Sendable {
 
     func describe(_ i: Int, in trace: Trace, into event: inout TimelineEvent) {
         let row = row(i)
+        guard case .fixed(let lane) = lane else {
+            event.signpost = row
+            event.label = trace.signpostLabel(row)
+            return
+        }
         switch lane {
         case .updateGroups:
             event.label = trace.string(trace.updateGroups.label[row])

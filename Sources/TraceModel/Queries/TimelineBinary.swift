@@ -13,7 +13,7 @@ extension Timeline {
         /// Gap to the previous event's start (the lane header holds the first start).
         case startGap
         case duration, count
-        /// Update row + 1 - base; 0 = none.
+        /// Update row (signpost row on signpost lanes) + 1 - base; 0 = none.
         case update
         /// Index into the lane's labels + 1; 0 = none.
         case label
@@ -44,7 +44,7 @@ extension Timeline {
         let hasLoad = events.contains { $0.load != nil || $0.mainLoad != nil }
         var firstUpdate = Int64.max
         for event in events {
-            if let update = event.update { firstUpdate = min(firstUpdate, Int64(update)) }
+            if let update = event.update ?? event.signpost { firstUpdate = min(firstUpdate, Int64(update)) }
             if let label = event.label, labelIndex[label] == nil {
                 labelIndex[label] = Int64(labels.count + 1)
                 labels.append(label)
@@ -58,7 +58,7 @@ extension Timeline {
             previousStart = event.start
             columns[BinaryColumn.duration.rawValue].append(event.duration)
             columns[BinaryColumn.count.rawValue].append(Int64(event.count))
-            columns[BinaryColumn.update.rawValue].append(event.update.map { Int64($0) - firstUpdate + 1 } ?? 0)
+            columns[BinaryColumn.update.rawValue].append((event.update ?? event.signpost).map { Int64($0) - firstUpdate + 1 } ?? 0)
             columns[BinaryColumn.label.rawValue].append(event.label.flatMap { labelIndex[$0] } ?? 0)
             let kind = event.kind.flatMap { wire in UpdateKind.allCases.first { $0.wireName == wire } }
             columns[BinaryColumn.code.rawValue].append(Int64(event.severity.rawValue) | Int64(kind.map { $0.rawValue + 1 } ?? 0) << 2)

@@ -10,14 +10,16 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         let meta = loaded.trace.metadata
         let window = try query.timeRange() ?? TimeRange(start: meta.start, end: max(meta.end, meta.start + 1))
         let width = Int(try query.int("width", in: 1...10_000) ?? 1000)
-        let lanes = try query.string("lanes").map { text throws(APIError) -> [Lane] in
-            try text.split(separator: ",").map { name throws(APIError) -> Lane in
-                guard let lane = Lane(rawValue: String(name)) else {
-                    throw .badParameter("lanes", "unknown lane '\(name)'; lanes are \(Lane.allCases.map(\.rawValue).joined(separator: ", "))")
+        let allLanes = loaded.trace.allTimelineLanes
+        let lanes = try query.string("lanes").map { text throws(APIError) -> [TimelineLaneID] in
+            try text.split(separator: ",").map { name throws(APIError) -> TimelineLaneID in
+                // A signpost lane the trace does not have is an error too: its ids are in GET /api/traces/{id}.
+                guard let lane = TimelineLaneID(wireName: String(name)), allLanes.contains(lane) else {
+                    throw .badParameter("lanes", "unknown lane '\(name)'; this trace's lanes are \(allLanes.map(\.wireName).joined(separator: ", "))")
                 }
                 return lane
             }
-        } ?? Lane.allCases
+        } ?? allLanes
         // The browser asks for the compact columns (docs/api.md, "Binary timeline"); API users get JSON.
         if request.headers[.accept]?.contains("application/octet-stream") == true {
             let bytes = try await queries.run { loaded.timeline(window: window, width: width, lanes: lanes).binary() }
@@ -58,6 +60,12 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         let trace = try await store.trace(id: context.traceID())
         let id = try context.rowParameter("updateId", noun: "update", count: trace.updates.count)
         return try jsonResponse(trace.updateDetail(id))
+    }
+
+    router.get("/api/traces/:id/signposts/:row") { _, context in
+        let trace = try await store.trace(id: context.traceID())
+        let row = try context.rowParameter("row", noun: "signpost", count: trace.signposts.count)
+        return try jsonResponse(trace.signpostDetail(row))
     }
 
     router.get("/api/traces/:id/task-states/:row") { _, context in

@@ -76,9 +76,9 @@ function decodeLane(r) {
   let maxDuration = 0;
   for (let i = 0; i < n; i++) if (duration[i] > maxDuration) maxDuration = duration[i];
   const count = read('count', new Uint32Array(n));
-  const update = read('update', new Float64Array(n));
+  const updateColumn = read('update', new Float64Array(n));
   const updateRows = new Int32Array(n);
-  for (let i = 0; i < n; i++) updateRows[i] = update[i] === 0 ? -1 : updateBase + update[i];
+  for (let i = 0; i < n; i++) updateRows[i] = updateColumn[i] === 0 ? -1 : updateBase + updateColumn[i];
   const label = read('label', new Int32Array(n));
   for (let i = 0; i < n; i++) label[i] -= 1;
   const code = read('code', new Uint8Array(n));
@@ -92,7 +92,11 @@ function decodeLane(r) {
     mainLoad = read('mainLoad', new Float32Array(n));
     for (let i = 0; i < n; i++) { load[i] /= 65535; mainLoad[i] /= 65535; }
   }
-  return { id, lane: { length: n, maxDuration, merged, start, duration, count, severity, update: updateRows, kind, label, labels, load, mainLoad } };
+  // Signpost lanes carry signpost rows in the update column.
+  const isSignposts = id.startsWith('signposts-');
+  const signpost = isSignposts ? updateRows : null;
+  const update = isSignposts ? new Int32Array(n).fill(-1) : updateRows;
+  return { id, lane: { length: n, maxDuration, merged, start, duration, count, severity, update, signpost, kind, label, labels, load, mainLoad } };
 }
 
 /**
@@ -116,6 +120,7 @@ export function decodeTimeline(buffer) {
 /** The transferable buffers of a decoded lane. */
 export function laneBuffers(lane) {
   const arrays = [lane.start, lane.duration, lane.count, lane.severity, lane.update, lane.kind, lane.label];
+  if (lane.signpost) arrays.push(lane.signpost);
   if (lane.load) arrays.push(lane.load, lane.mainLoad);
   return arrays.map((a) => a.buffer);
 }

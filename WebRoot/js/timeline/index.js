@@ -3,7 +3,7 @@
 import { el } from '../dom.js';
 import { toast } from '../shell.js';
 import { formatDuration, formatTimestamp, kindLabel, severityLabel as updateSeverityLabel, waitSeverityLabel } from '../format.js';
-import { countLabel, eventOf, findingMarks, hasTaskData, layoutRows, nearestEvent, queriedLanes, RULER_HEIGHT } from './lanes.js';
+import { countLabel, eventOf, findingMarks, hasTaskData, layoutRows, nearestEvent, queriedLanes, RULER_HEIGHT, signpostRows } from './lanes.js';
 import { TimelineLoader } from './loader.js';
 import { drawTimeline, readColors } from './render.js';
 import { clampWindow, historyStep, markWindow, panBy, pixelsToTime, timeAt, traceBounds, zoomAround } from './viewport.js';
@@ -44,7 +44,9 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
 
   let colors = readColors(document.documentElement);
   let view = clampWindow(state.get().window ?? wholeTrace, bounds);
-  const laneOptions = { hasTasks: hasTaskData(trace) };
+  // The trace's own lanes (signposts by subsystem and category) go before CPU; the Main Actor
+  // lanes only when it has Swift task data.
+  const laneOptions = { hasTasks: hasTaskData(trace), extra: signpostRows(trace.lanes) };
   let layout = layoutRows(state.get().expanded ?? [], laneOptions);
   let width = 0;
   let dpr = window.devicePixelRatio || 1;
@@ -76,13 +78,15 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
         }, expanded ? '▾' : '▸'));
       }
       children.push(el('span', { class: 'title', text: title }));
-      if (info && !row.cpu) {
+      if (row.signposts) {
+        children.push(el('span', { class: 'count', title: `${info.count} signposts: ${info.title}`, text: info.count.toLocaleString('en-US') }));
+      } else if (info && !row.cpu) {
         const long = info.orange + info.red;
         children.push(el('span', { class: 'count', title: `${info.count} in the trace${long ? `, ${info.orange} orange, ${info.red} red` : ''}`, text: info.count.toLocaleString('en-US') }));
       }
       items.push(el('div', {
-        class: `tl-header${row.parent ? ' sub' : ''}${row.track ? ' track' : ''}`, role: 'listitem',
-        style: { height: `${row.height}px` }, 'data-lane': row.id, 'aria-label': title,
+        class: `tl-header${row.parent ? ' sub' : ''}${row.track ? ' track' : ''}${row.signposts ? ' signposts' : ''}`, role: 'listitem',
+        style: { height: `${row.height}px` }, 'data-lane': row.id, 'aria-label': title, title: row.signposts ? title : null,
       }, ...children));
     }
     headers.replaceChildren(...items);
@@ -154,7 +158,7 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
     const marks = findingMarks(findingList, view, width, state.get().finding);
     const counts = drawTimeline(g, {
       width, height: layout.height, dpr, view, rows: layout.rows, data: loader.current, colors,
-      range: state.get().range, selected, hover, rangeDrag, findingMarks: marks,
+      range: state.get().range, selected: selected ?? selectedSignpost, hover, rangeDrag, findingMarks: marks,
     });
     // How many findings are marked in this window (the browser tests and the ruler's header read it).
     if (canvas.dataset.findings !== String(marks.length)) canvas.dataset.findings = String(marks.length);
@@ -210,6 +214,19 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
     if (row.cpu) {
       title = 'CPU';
       rows.push(['Load', `${Math.round((e.load ?? 0) * 100)} %`], ['Main thread', `${Math.round((e.mainLoad ?? 0) * 100)} %`], ['At', formatTimestamp(e.start)]);
+    } else if (row.signposts && e.count <= 1) {
+      title = e.label || row.title;
+      const detail = e.signpost !== undefined ? signpostCache.get(e.signpost) : null;
+      if (detail) {
+        rows.push(['Subsystem', detail.subsystem || '—'], ['Category', detail.category || '—'], ['Name', detail.name]);
+        rows.push(['Duration', detail.kind === 'event' ? 'event (instant)' : `${formatDuration(detail.duration)}${detail.kind === 'unended' ? ' (never ended)' : ''}`]);
+        if (detail.beginMessage) rows.push([detail.kind === 'event' ? 'Message' : 'Begin message', detail.beginMessage]);
+        if (detail.endMessage) rows.push(['End message', detail.endMessage]);
+      } else {
+        rows.push(['Lane', row.title], ['Duration', formatDuration(e.duration)]);
+        if (e.signpost !== undefined) loadSignpost(e.signpost);
+      }
+      rows.push(['Start', formatTimestamp(e.start)]);
     } else if (e.count > 1) {
       title = `${countLabel(row, e.count)} (click or zoom in to separate them)`;
       rows.push(['Lane', row.title], ['Span', formatDuration(e.duration)]);
@@ -239,12 +256,26 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
     const row = rowAt(y);
     const e = row && x >= 0 && x <= width ? eventAt(row, x) : null;
     const changed = hover?.event?.index !== e?.index || hover?.row !== row;
+    lastPointer = { x, y };
     hover = e ? { row, event: e } : null;
     if (e) showTooltip(row, e, x, y);
     else tooltip.hidden = true;
-    canvas.style.cursor = e && (e.update !== undefined || e.taskState !== undefined || e.count > 1 || row.tasks) ? 'pointer' : '';
+    canvas.style.cursor = e && (e.update !== undefined || e.taskState !== undefined || e.signpost !== undefined || e.count > 1 || row.tasks) ? 'pointer' : '';
     if (changed) requestDraw();
   }
+
+  // Signpost details for the tooltip (subsystem, category, messages), fetched once per row on hover.
+  const signpostCache = new Map();
+  const signpostLoading = new Set();
+  function loadSignpost(row) {
+    if (signpostLoading.has(row)) return;
+    signpostLoading.add(row);
+    ctx.api.get(`signposts/${row}`).then((detail) => {
+      signpostCache.set(row, detail);
+      if (hover?.event?.signpost === row && lastPointer) showTooltip(hover.row, hover.event, lastPointer.x, lastPointer.y);
+    }).catch(() => {});
+  }
+  let lastPointer = null;
 
   function clearHover() {
     if (!hover && tooltip.hidden) return;
@@ -257,6 +288,14 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
     if (!e || row.cpu) return;
     if (e.update !== undefined && e.count <= 1) { ctx.selectUpdate(e.update); return; }
     if (e.taskState !== undefined && e.count <= 1) { ctx.selectTaskState(e.taskState); return; }
+    if (e.signpost !== undefined && e.count <= 1) {
+      // The trace page shows the signpost with its "Set Inspection Range"; a page without a
+      // details panel (the comparison's timelines) makes it the range at once, so each trace's
+      // compared range, and the "ranges" alignment, can be a signpost interval.
+      if (ctx.selectSignpost) ctx.selectSignpost(e.signpost);
+      else ctx.setRange(e.start, e.start + Math.max(e.duration, 1), { zoom: false });
+      return;
+    }
     // Task intervals overlap (several tasks wait for the main actor at once): list what the mark holds.
     if (row.tasks) { ctx.selectTaskStates(row.id, e.start, e.start + Math.max(e.duration, 1)); return; }
     if (e.count > 1) {
@@ -431,6 +470,20 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
     requestDraw();
   }
 
+  // The selected signpost is outlined on its lane like a selected update.
+  let selectedSignpost = null;
+  async function loadSelectedSignpost(row) {
+    if (row === null || row === undefined) { selectedSignpost = null; requestDraw(); return; }
+    try {
+      const s = await ctx.api.get(`signposts/${row}`);
+      if (state.get().signpost !== row) return;
+      selectedSignpost = { id: `signpost-${row}`, start: s.start, duration: s.duration, lanes: [s.lane] };
+    } catch {
+      selectedSignpost = null;
+    }
+    requestDraw();
+  }
+
   const unsubscribe = state.subscribe((next, changed) => {
     if (changed.includes('window') && !writingState && next.window) {
       view = clampWindow(next.window, bounds);
@@ -443,6 +496,7 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
       resize();
     }
     if (changed.includes('update')) loadSelected(next.update);
+    if (changed.includes('signpost')) loadSelectedSignpost(next.signpost);
     if (changed.includes('range') || changed.includes('finding')) requestDraw();
   });
 
@@ -457,6 +511,7 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
   buildHeaders();
   resize();
   loadSelected(state.get().update);
+  loadSelectedSignpost(state.get().signpost);
   if (!state.get().window) writeWindow(false);
 
   return {

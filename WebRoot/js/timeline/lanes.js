@@ -28,13 +28,25 @@ export function countLabel(row, count) {
 }
 
 /**
+/**
+ * The trace's signpost lanes (GET /api/traces/{id}: `lanes` with `signposts: true`, one per
+ * subsystem and category, at most 12: the rest share "Other signposts"), drawn above the CPU lane.
+ */
+export function signpostRows(laneInfos) {
+  return (laneInfos ?? []).filter((lane) => lane.signposts && lane.count > 0)
+    .map((lane) => ({ id: lane.id, title: lane.title, height: 22, color: 'signpost', signposts: true, nouns: ['signpost', 'signposts'] }));
+}
+
+/**
  * Visible rows for the expanded tracks, with their y offset below the ruler. `hasTasks`: whether
  * the trace holds Swift task data; without it the Main Actor lanes would only say 0, so they go.
+ * `extra` rows (the trace's signpost lanes) go before CPU.
  */
-export function layoutRows(expanded, { hasTasks = true } = {}) {
+export function layoutRows(expanded, { hasTasks = true, extra = [] } = {}) {
   let y = RULER_HEIGHT;
   const rows = [];
-  for (const row of ROWS) {
+  const cpuAt = ROWS.findIndex((row) => row.cpu);
+  for (const row of [...ROWS.slice(0, cpuAt), ...extra, ...ROWS.slice(cpuAt)]) {
     if (row.parent && !expanded.includes(row.parent)) continue;
     if (row.tasks && !hasTasks) continue;
     rows.push({ ...row, y, expanded: expanded.includes(row.id) });
@@ -64,6 +76,7 @@ export function eventOf(lane, i) {
   };
   if (lane.update[i] >= 0) event.update = lane.update[i];
   if (lane.taskState && lane.taskState[i] >= 0) event.taskState = lane.taskState[i];
+  if (lane.signpost && lane.signpost[i] >= 0) event.signpost = lane.signpost[i];
   if (lane.kind[i]) event.kind = KINDS[lane.kind[i]];
   if (lane.label[i] >= 0) event.label = lane.labels[lane.label[i]];
   if (lane.load) { event.load = lane.load[i]; event.mainLoad = lane.mainLoad[i]; }

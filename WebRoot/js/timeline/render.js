@@ -2,7 +2,7 @@
 import { formatDuration, tickLabel } from '../format.js';
 import { countLabel, RULER_HEIGHT, SEVERITIES, visibleSpan } from './lanes.js';
 
-const COLOR_NAMES = ['bg', 'bg-alt', 'fg', 'muted', 'border', 'accent', 'orange', 'red', 'gray-event', 'hitch', 'hang', 'cpu', 'cpu-main', 'range', 'range-edge', 'lane-alt'];
+const COLOR_NAMES = ['bg', 'bg-alt', 'fg', 'muted', 'border', 'accent', 'orange', 'red', 'gray-event', 'hitch', 'hang', 'signpost', 'cpu', 'cpu-main', 'range', 'range-edge', 'lane-alt'];
 
 export function readColors(element) {
   const style = getComputedStyle(element);
@@ -165,12 +165,14 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
         const x0 = Math.max((start[i] - view.start) * k, 0);
         const x1 = Math.min((start[i] + duration[i] - view.start) * k, width);
         const sev = severity[i];
-        const light = row.color === 'accent' || row.color === 'hitch' || sev === 2;
+        const light = row.color === 'accent' || row.color === 'hitch' || row.color === 'signpost' || sev === 2;
         // The hang colour is dark in light mode and light in dark mode: the page background reads on it.
         g.fillStyle = row.color === 'hang' ? colors.bg : light ? '#ffffff' : row.long && sev === 0 ? colors.fg : '#1d1f23';
         // A merged mark says how many it holds ("5 updates"), or just the number where that does not fit.
-        const text = label[i] >= 0 ? lane.labels[label[i]] : countLabel(row, count[i]);
+        let text = label[i] >= 0 ? lane.labels[label[i]] : countLabel(row, count[i]);
         const room = x1 - x0 - 8;
+        // A signpost's label is "Name: message": the message only where it fits, else the name alone.
+        if (row.signposts && label[i] >= 0 && text.includes(': ') && g.measureText(text).width > room) text = text.slice(0, text.indexOf(': '));
         const fitted = label[i] >= 0 || g.measureText(text).width <= room ? fitText(g, text, room) : fitText(g, String(count[i]), room);
         if (fitted) g.fillText(fitted, x0 + 4, row.y + row.height / 2);
       }

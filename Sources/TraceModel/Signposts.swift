@@ -1,0 +1,194 @@
+/// os_signpost intervals and events (the os_signpost and Points of Interest instruments): what an
+/// app marks itself ("Load Landmarks", "Favorite Tap"), shown on per-trace lanes grouped by
+/// subsystem and category, as Instruments' os_signpost track groups them.
+
+/// How a signpost row came to be.
+public enum SignpostKind: UInt8, Sendable, CaseIterable, Codable {
+    /// A begin paired with its end.
+    case interval
+    /// `os_signpost(.event, ...)`: an instant (duration 0).
+    case event
+    /// A begin without an end: it runs to the end of the recording.
+    case unended
+
+    public var wireName: String {
+        switch self {
+        case .interval: "interval"
+        case .event: "event"
+        case .unended: "unended"
+        }
+    }
+
+    public init?(wireName: String) {
+        guard let value = Self.allCases.first(where: { $0.wireName == wireName }) else { return nil }
+        self = value
+    }
+}
+
+/// One row per signpost interval or event, sorted by start.
+public struct SignpostTable: Sendable {
+    public internal(set) var start: [Nanoseconds] = []
+    /// 0 for an event.
+    public internal(set) var duration: [Nanoseconds] = []
+    public internal(set) var kind: [SignpostKind] = []
+    /// Index into `Trace.processes`, or `noRow`.
+    public internal(set) var process: [Int32] = []
+    /// Index into `Trace.threads` (the begin's thread), or `noRow`.
+    public internal(set) var thread: [Int32] = []
+    /// "com.example.landmarks"; "" when the log has none.
+    public internal(set) var subsystem: [StringRef] = []
+    /// "PointsOfInterest" for Points of Interest.
+    public internal(set) var category: [StringRef] = []
+    /// The signpost's name: "Load Landmarks".
+    public internal(set) var name: [StringRef] = []
+    /// The formatted message of the begin (or of the event), and of the end.
+    public internal(set) var beginMessage: [StringRef] = []
+    public internal(set) var endMessage: [StringRef] = []
+    /// `os_signpost_id_t`: pairs a begin with its end within a process.
+    public internal(set) var signpostID: [UInt64] = []
+
+    public var count: Int { start.count }
+    public func end(_ row: Int) -> Nanoseconds { start[row] + duration[row] }
+}
+
+extension SignpostTable {
+    func permuted(by order: [Int]) -> Self {
+        var table = Self()
+        table.start = start.permuted(by: order)
+        table.duration = duration.permuted(by: order)
+        table.kind = kind.permuted(by: order)
+        table.process = process.permuted(by: order)
+        table.thread = thread.permuted(by: order)
+        table.subsystem = subsystem.permuted(by: order)
+        table.category = category.permuted(by: order)
+        table.name = name.permuted(by: order)
+        table.beginMessage = beginMessage.permuted(by: order)
+        table.endMessage = endMessage.permuted(by: order)
+        table.signpostID = signpostID.permuted(by: order)
+        return table
+    }
+}
+
+/// What one `addSignpost` call describes.
+public struct SignpostRow: Sendable {
+    public var start: Nanoseconds
+    public var duration: Nanoseconds
+    public var kind: SignpostKind
+    public var process: Int32 = noRow
+    public var thread: Int32 = noRow
+    public var subsystem: StringRef = 0
+    public var category: StringRef = 0
+    public var name: StringRef = 0
+    public var beginMessage: StringRef = 0
+    public var endMessage: StringRef = 0
+    public var signpostID: UInt64 = 0
+
+    public init(start: Nanoseconds, duration: Nanoseconds, kind: SignpostKind, name: StringRef) {
+        self.start = start
+        self.duration = duration
+        self.kind = kind
+        self.name = name
+    }
+}
+
+/// One signpost lane of a trace: the rows of one subsystem and category, or "Other signposts".
+public struct SignpostLane: Sendable, Equatable {
+    /// "signposts-0": the lane's id in the timeline API (`TimelineLaneID.signposts`).
+    public var id: String { TimelineLaneID.signposts(index).wireName }
+    public var index: Int
+    /// "Points of Interest · com.example.landmarks", "com.example.net · Requests", "Other signposts".
+    public var title: String
+    /// nil on the "Other signposts" lane, which holds every group past the limit.
+    public var subsystem: String?
+    public var category: String?
+    /// Signpost rows, sorted by start.
+    public var rows: [UInt32]
+    public var maxDuration: Nanoseconds
+    /// How many subsystem/category groups the lane holds (more than 1 only on "Other signposts").
+    public var groupCount: Int
+
+    /// At most this many lanes per trace: the largest groups by count each get one (Points of
+    /// Interest first), the rest share the last, "Other signposts".
+    public static let maxLanes = 12
+    public static let pointsOfInterestCategory = "PointsOfInterest"
+
+    /// Lanes of `table`: only groups that have rows, so a trace without signposts has none.
+    static func lanes(of table: SignpostTable, strings: [String]) -> [SignpostLane] {
+        struct Key: Hashable { var subsystem: StringRef, category: StringRef }
+        var rowsOfGroup: [Key: [UInt32]] = [:]
+        var order: [Key] = []
+        for row in 0..<table.count {
+            let key = Key(subsystem: table.subsystem[row], category: table.category[row])
+            if rowsOfGroup[key] == nil { order.append(key) }
+            rowsOfGroup[key, default: []].append(UInt32(row))
+        }
+        func isPOI(_ key: Key) -> Bool { strings[Int(key.category)] == pointsOfInterestCategory }
+        func title(_ key: Key) -> String {
+            let subsystem = strings[Int(key.subsystem)], category = strings[Int(key.category)]
+            if isPOI(key) { return subsystem.isEmpty ? "Points of Interest" : "Points of Interest · \(subsystem)" }
+            return [subsystem, category].filter { !$0.isEmpty }.joined(separator: " · ").nonEmpty ?? "Signposts"
+        }
+        let ranked = order.sorted { a, b in
+            let (countA, countB) = (rowsOfGroup[a]!.count, rowsOfGroup[b]!.count)
+            if isPOI(a) != isPOI(b) { return isPOI(a) }
+            if countA != countB { return countA > countB }
+            return title(a) < title(b)
+        }
+        let named = ranked.count > maxLanes ? ranked.prefix(maxLanes - 1) : ranked[...]
+        var lanes: [SignpostLane] = named.enumerated().map { index, key in
+            let rows = rowsOfGroup[key]!
+            return SignpostLane(
+                index: index, title: title(key), subsystem: strings[Int(key.subsystem)], category: strings[Int(key.category)],
+                rows: rows, maxDuration: rows.map { table.duration[Int($0)] }.max() ?? 0, groupCount: 1
+            )
+        }
+        if ranked.count > maxLanes {
+            let rest = ranked.dropFirst(maxLanes - 1)
+            let rows = rest.flatMap { rowsOfGroup[$0]! }.sorted { (table.start[Int($0)], $0) < (table.start[Int($1)], $1) }
+            lanes.append(SignpostLane(
+                index: lanes.count, title: "Other signposts (\(rest.count) groups)", subsystem: nil, category: nil,
+                rows: rows, maxDuration: rows.map { table.duration[Int($0)] }.max() ?? 0, groupCount: rest.count
+            ))
+        }
+        return lanes
+    }
+}
+
+extension String {
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
+}
+
+/// A timeline lane: one of the fixed lanes, or a trace's signpost lane by index.
+public enum TimelineLaneID: Hashable, Sendable {
+    case fixed(Lane)
+    case signposts(Int)
+
+    public static let signpostPrefix = "signposts-"
+
+    public var wireName: String {
+        switch self {
+        case .fixed(let lane): lane.rawValue
+        case .signposts(let index): "\(Self.signpostPrefix)\(index)"
+        }
+    }
+
+    public init?(wireName: String) {
+        if let lane = Lane(rawValue: wireName) {
+            self = .fixed(lane)
+        } else if wireName.hasPrefix(Self.signpostPrefix), let index = Int(wireName.dropFirst(Self.signpostPrefix.count)),
+                  index >= 0, index < SignpostLane.maxLanes, String(index) == wireName.dropFirst(Self.signpostPrefix.count) {
+            self = .signposts(index)
+        } else {
+            return nil
+        }
+    }
+}
+
+extension Trace {
+    /// "Load Landmarks", or "Load Landmarks: 12 items" when the begin message says more.
+    public func signpostLabel(_ row: Int) -> String {
+        let name = string(signposts.name[row])
+        let message = string(signposts.beginMessage[row])
+        return message.isEmpty || message == name ? name : "\(name): \(message)"
+    }
+}
