@@ -197,8 +197,8 @@ let minimalTrace = """
     }
 
     @Test func unknownVersionIsRejectedBeforeAnyTable() throws {
-        let text = minimalTrace.replacingOccurrences(of: #""version": 1"#, with: #""version": 3"#)
-        #expect(try importError(text) == "bad.json:1:41: unsupported version 3; this tracesvc reads versions 1 to 2")
+        let text = minimalTrace.replacingOccurrences(of: #""version": 1"#, with: #""version": 4"#)
+        #expect(try importError(text) == "bad.json:1:41: unsupported version 4; this tracesvc reads versions 1 to 3")
     }
 
     @Test func truncatedFileSaysWhereItEnds() throws {

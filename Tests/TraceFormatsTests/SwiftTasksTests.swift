@@ -179,8 +179,8 @@ import TraceModel
     }
 
     @Test func aTaskListedTwiceForOneProcessIsNamed() throws {
-        let v2 = minimalTrace.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2")
-        let twice = v2.replacingOccurrences(of: Self.lastTable, with: Self.lastTable + """
+        let v3 = minimalTrace.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 3")
+        let twice = v3.replacingOccurrences(of: Self.lastTable, with: Self.lastTable + """
             , "tasks": [[7, 0, "", null, 10, 20], [7, null, "", null, 10, 20], [7, 0, "", null, 10, 20]]
             """)
         #expect(try importError(twice).contains("tasks[2].taskID: task 7 of process 0 is listed twice (tasks[0] and tasks[2])"))
@@ -188,17 +188,17 @@ import TraceModel
         #expect(try importError(processes).contains("tasks[2].process: refers to process 1"))
     }
 
-    // MARK: Native format version 2
+    // MARK: Native format versions 2 and 3
 
     /// The last table of `minimalTrace`, to append tables after.
     static let lastTable = #""edges": [[1, 0, "update", "isFavorite", 1000, 0]]"#
 
-    @Test func version2CarriesTasksAndStates() throws {
+    @Test func theNativeFormatCarriesTasksAndStates() throws {
         let original = try Self.recipes()
         let bytes = NativeTraceWriter.encode(original)
-        #expect(String(decoding: bytes.prefix(60), as: UTF8.self).contains("\"version\": 2"))
+        #expect(String(decoding: bytes.prefix(60), as: UTF8.self).contains("\"version\": 3"))
         let trace = try TraceImporter.importTrace(at: try temporaryFile(bytes), displayName: "recipes.json")
-        #expect(trace.metadata.sourceFormat == "tracesvc-json/2")
+        #expect(trace.metadata.sourceFormat == "tracesvc-json/3")
         #expect(trace.tasks.taskID == original.tasks.taskID)
         #expect(trace.taskStates.start == original.taskStates.start)
         #expect(trace.taskStates.state == original.taskStates.state)
@@ -209,12 +209,31 @@ import TraceModel
         #expect(NativeTraceWriter.encode(trace) == bytes, "reading and writing again gives the same bytes")
     }
 
+    /// A version 2 file as tracesvc eec7caa wrote it (tasks without a process column) reads as
+    /// the same trace as today's sample: its tasks of no known process, everything else equal.
+    @Test func version2FilesWithTasksOfNoProcessStillRead() throws {
+        let url = try #require(Bundle.module.url(forResource: "Fixtures/native/landmarks-concurrency-slow-v2", withExtension: "json"))
+        let old = try TraceImporter.importTrace(at: url, displayName: "landmarks-concurrency-slow-v2.json")
+        let sample = SampleTraces.trace(named: "landmarks-concurrency-slow")
+        #expect(old.metadata.sourceFormat == "tracesvc-json/2")
+        #expect(old.tasks.count == sample.tasks.count && old.tasks.count > 0)
+        #expect(old.tasks.taskID == sample.tasks.taskID)
+        #expect(old.tasks.process.allSatisfy { $0 == noRow })
+        #expect(old.taskStates.start == sample.taskStates.start && old.taskStates.state == sample.taskStates.state)
+        #expect(old.indexes.mainActorWaits == sample.indexes.mainActorWaits)
+        #expect(old.updates.start == sample.updates.start)
+        // A version 2 file whose rows carry version 3's process column is an error at that column.
+        let text = try String(contentsOf: url, encoding: .utf8)
+            .replacingOccurrences(of: "[501, \"View.task", with: "[501, 0, \"View.task")
+        #expect(try importError(text).contains(":361:11: tasks[0].name: expected a string, found a number"))
+    }
+
     @Test func version1FilesStillReadAndCannotHoldTasks() throws {
-        // A version 1 file is a version 2 file without the task tables (the upgrade path); a sample
-        // without signposts, whose optional table version 1 never had.
+        // A version 1 file is a version 3 file without the task tables (the upgrade path); a sample
+        // without signposts, which version 1 never had.
         let sample = SampleTraces.trace(named: "environment-color-scheme")
         var text = String(decoding: NativeTraceWriter.encode(sample), as: UTF8.self)
-        text = text.replacingOccurrences(of: "\"version\": 2", with: "\"version\": 1")
+        text = text.replacingOccurrences(of: "\"version\": 3", with: "\"version\": 1")
             .replacingOccurrences(of: ",\n  \"tasks\": []", with: "").replacingOccurrences(of: ",\n  \"taskStates\": []", with: "")
         #expect(!text.contains("\"tasks\""))
         let old = try TraceImporter.importTrace(at: try temporaryFile(text), displayName: "old.json")
@@ -226,13 +245,13 @@ import TraceModel
         let withTasks = minimalTrace.replacingOccurrences(of: Self.lastTable, with: Self.lastTable + ", \"tasks\": []")
         #expect(withTasks != minimalTrace)
         #expect(try importError(withTasks).contains("unknown key \"tasks\"; a version 1 trace has:"))
-        #expect(try importError(minimalTrace.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 3"))
-            .contains("unsupported version 3; this tracesvc reads versions 1 to 2"))
+        #expect(try importError(minimalTrace.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 4"))
+            .contains("unsupported version 4; this tracesvc reads versions 1 to 3"))
     }
 
     @Test func badTaskRowsAreNamed() throws {
-        let v2 = minimalTrace.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2")
-        let bad = v2.replacingOccurrences(of: Self.lastTable, with: Self.lastTable + """
+        let v3 = minimalTrace.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 3")
+        let bad = v3.replacingOccurrences(of: Self.lastTable, with: Self.lastTable + """
             , "tasks": [[7, null, "", null, 10, 20]],
             "taskStates": [[10, 5, 1, "running", "Main Actor", true, "", "", null, null, null, ""]]
             """)

@@ -1,13 +1,13 @@
-/// The native trace format, version 2 (docs/trace-format.md): one JSON object whose tables
-/// are arrays of rows, each row an array of values in a fixed column order. Version 2 adds the
-/// Swift concurrency tables (`tasks`, `taskStates`) and the optional `signposts`; version 1
-/// files (without them) still read.
+/// The native trace format, version 3 (docs/trace-format.md): one JSON object whose tables
+/// are arrays of rows, each row an array of values in a fixed column order. Version 2 added the
+/// Swift concurrency tables (`tasks`, `taskStates`); version 3 keys tasks by process (a `process`
+/// column in `tasks`) and adds the optional `signposts`. Versions 1 and 2 still read.
 public enum NativeTraceFormat {
     public static let formatName = "tracesvc-trace"
     /// The version written.
-    public static let version = 2
-    public static let readableVersions: ClosedRange<Int64> = 1...2
-    /// `TraceMetadata.sourceFormat` of traces read from this format: "tracesvc-json/2".
+    public static let version = 3
+    public static let readableVersions: ClosedRange<Int64> = 1...3
+    /// `TraceMetadata.sourceFormat` of traces read from this format: "tracesvc-json/3".
     public static func sourceFormat(version: Int64) -> String { "tracesvc-json/\(version)" }
     public static let sourceFormat = sourceFormat(version: Int64(version))
 
@@ -21,11 +21,20 @@ public enum NativeTraceFormat {
         /// The first format version that has this table.
         var sinceVersion: Int64 {
             switch self {
-            case .tasks, .taskStates, .signposts: 2
+            case .tasks, .taskStates: 2
+            case .signposts: 3
             default: 1
             }
         }
 
+        /// The columns of a row in a file of `version`: a version 2 task has no `process` (its
+        /// tasks are read as of no known process, as version 2 readers keyed them).
+        func columns(version: Int64) -> [String] {
+            if self == .tasks, version < 3 { return columns.filter { $0 != "process" } }
+            return columns
+        }
+
+        /// The columns written (the current version).
         var columns: [String] {
             switch self {
             case .processes: ["pid", "name"]

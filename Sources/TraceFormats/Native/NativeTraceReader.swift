@@ -47,6 +47,8 @@ struct NativeTraceParser: ~Copyable {
     private var tableOffsets: [Table: Int] = [:]
     /// The table, row and column being read, for error messages.
     private var table = Table.processes
+    /// The columns of `table` in this file's version.
+    private var columns = Table.processes.columns
     private var row = 0
     private var column = 0
     private var version: Int64 = Int64(NativeTraceFormat.version)
@@ -184,7 +186,7 @@ struct NativeTraceParser: ~Copyable {
 
     private mutating func readTable(_ table: Table) throws(OffsetError) {
         self.table = table
-        let columns = table.columns
+        columns = table.columns(version: version)
         try scanner.expect(UInt8(ascii: "["), "an array of rows for \"\(table.rawValue)\"")
         if try scanner.consume(UInt8(ascii: "]")) { return }
         row = 0
@@ -224,7 +226,6 @@ struct NativeTraceParser: ~Copyable {
     private mutating func next(_ index: Int) throws(OffsetError) {
         column = index
         if try scanner.consume(UInt8(ascii: ",")) { return }
-        let columns = table.columns
         if try scanner.peek() == UInt8(ascii: "]") {
             column = -1
             throw scanner.error("the row ends after \(index) value\(index == 1 ? "" : "s"); a row of \(table.rawValue) has \(columns.count): \(columns.joined(separator: ", "))")
@@ -236,7 +237,6 @@ struct NativeTraceParser: ~Copyable {
     @inline(__always)
     private mutating func endRow() throws(OffsetError) {
         if try scanner.consume(UInt8(ascii: "]")) { return }
-        let columns = table.columns
         if try scanner.peek() == UInt8(ascii: ",") {
             throw scanner.error("the row has more than \(columns.count) values (\(columns.joined(separator: ", ")))")
         }
@@ -462,21 +462,26 @@ struct NativeTraceParser: ~Copyable {
     private mutating func readTask() throws(OffsetError) {
         let idOffset = try tokenOffset()
         let taskID = try scanner.readInt64()
-        try next(1)
-        let process = try reference(.processes)
+        // Version 2 rows have no process column: the columns after it move one to the left.
+        let shift = version < 3 ? 1 : 0
+        var process = noRow
+        if shift == 0 {
+            try next(1)
+            process = try reference(.processes)
+        }
         // Task ids are per process: (process, taskID) names one task.
         if let earlier = taskRowByKey.updateValue(row, forKey: TaskKey(process: process, taskID: taskID)) {
             let whose = process == noRow ? "no process" : "process \(process)"
             column = 0
             throw OffsetError(offset: idOffset, message: "task \(taskID) of \(whose) is listed twice (tasks[\(earlier)] and tasks[\(row)])")
         }
-        try next(2)
+        try next(2 - shift)
         let name = try string()
-        try next(3)
+        try next(3 - shift)
         let backtrace = try reference(.stacks)
-        try next(4)
+        try next(4 - shift)
         let start = try time()
-        try next(5)
+        try next(5 - shift)
         let endOffset = try tokenOffset()
         let end = try time()
         if end < start { throw OffsetError(offset: endOffset, message: "is before start (\(end) < \(start))") }
