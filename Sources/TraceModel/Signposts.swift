@@ -96,7 +96,8 @@ public struct SignpostLane: Sendable, Equatable {
     /// "signposts-0": the lane's id in the timeline API (`TimelineLaneID.signposts`).
     public var id: String { TimelineLaneID.signposts(index).wireName }
     public var index: Int
-    /// "Points of Interest · com.example.landmarks", "com.example.net · Requests", "Other signposts".
+    /// "Points of Interest · com.example.landmarks", "Requests · com.example.net", "Other signposts":
+    /// the category first, so a narrow lane header still shows what tells lanes apart.
     public var title: String
     /// nil on the "Other signposts" lane, which holds every group past the limit.
     public var subsystem: String?
@@ -126,7 +127,7 @@ public struct SignpostLane: Sendable, Equatable {
         func title(_ key: Key) -> String {
             let subsystem = strings[Int(key.subsystem)], category = strings[Int(key.category)]
             if isPOI(key) { return subsystem.isEmpty ? "Points of Interest" : "Points of Interest · \(subsystem)" }
-            return [subsystem, category].filter { !$0.isEmpty }.joined(separator: " · ").nonEmpty ?? "Signposts"
+            return [category, subsystem].filter { !$0.isEmpty }.joined(separator: " · ").nonEmpty ?? "Signposts"
         }
         let ranked = order.sorted { a, b in
             let (countA, countB) = (rowsOfGroup[a]!.count, rowsOfGroup[b]!.count)

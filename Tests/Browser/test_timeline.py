@@ -10,7 +10,7 @@ LANE_TITLES = ["Update Groups", "Long View Body Updates", "Long Representable Up
                "SwiftUI", "Hitches", "Hangs",
                # The sample's own signpost lanes (one per subsystem and category), above CPU; no
                # Main Actor lanes: it has no Swift task data.
-               "Points of Interest · com.example.apple-samplecode.Landmarks", "com.example.apple-samplecode.Landmarks · Images",
+               "Points of Interest · com.example.apple-samplecode.Landmarks", "Images · com.example.apple-samplecode.Landmarks",
                "CPU"]
 SUB_TRACKS = ["View Body Updates", "Representable Updates", "Other Updates"]
 COLOURED_LANES = ["long-view-body", "long-representable", "long-other", "view-body", "representable", "other"]

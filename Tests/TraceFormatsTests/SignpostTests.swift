@@ -57,7 +57,7 @@ import Testing
     @Test func lanesGroupBySubsystemAndCategoryPointsOfInterestFirst() throws {
         let trace = try Self.mail()
         #expect(trace.indexes.signpostLanes.map(\.title) == [
-            "Points of Interest · com.acme.mail", "com.acme.mail · Sync", "com.acme.mail · Network",
+            "Points of Interest · com.acme.mail", "Sync · com.acme.mail", "Network · com.acme.mail",
         ])
         #expect(trace.indexes.signpostLanes.map(\.id) == ["signposts-0", "signposts-1", "signposts-2"])
         let window = TimeRange(start: trace.metadata.start, end: trace.metadata.end)

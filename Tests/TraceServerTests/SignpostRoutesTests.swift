@@ -19,7 +19,7 @@ import TraceFormats
             let signpostLanes = lanes.filter { $0["signposts"] as? Bool == true }
             #expect(signpostLanes.map { $0["id"] as? String } == ["signposts-0", "signposts-1"])
             #expect(signpostLanes.map { $0["title"] as? String } == [
-                "Points of Interest · com.example.apple-samplecode.Landmarks", "com.example.apple-samplecode.Landmarks · Images",
+                "Points of Interest · com.example.apple-samplecode.Landmarks", "Images · com.example.apple-samplecode.Landmarks",
             ])
             #expect(signpostLanes.first?["count"] as? Int == 3)
             #expect(lanes.first { $0["id"] as? String == "hangs" }?["signposts"] == nil, "fixed lanes keep their shape")

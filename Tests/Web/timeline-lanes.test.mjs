@@ -72,7 +72,7 @@ test('signpost lanes of the trace come before CPU, only those with signposts, wi
   const infos = [
     { id: 'hangs', title: 'Hangs', count: 0 },
     { id: 'signposts-0', title: 'Points of Interest · com.acme.mail', count: 4, signposts: true },
-    { id: 'signposts-1', title: 'com.acme.mail · Sync', count: 0, signposts: true },
+    { id: 'signposts-1', title: 'Sync · com.acme.mail', count: 0, signposts: true },
     { id: 'signposts-2', title: 'Other signposts (3 groups)', count: 9, signposts: true },
   ];
   const extra = signpostRows(infos);
