@@ -84,7 +84,7 @@ import Testing
         #expect((forecast.name, forecast.duration, forecast.kind) == ("Refresh Forecast", 250_000_000, "interval"))
         #expect((forecast.beginMessage, forecast.endMessage) == ("city=Lyon", "7 days"))
         #expect(forecast.process?.name == "Weather" && forecast.thread?.name == "Main Thread")
-        #expect(trace.indexes.signpostLanes.map(\.title) == ["Points of Interest · org.example.weather", "org.example.weather · Radar"])
+        #expect(trace.indexes.signpostLanes.map(\.title) == ["Points of Interest · org.example.weather", "Radar · org.example.weather"])
         #expect(trace.metadata.app == "", "no updates or samples: the export does not say which process is the app")
     }
 
@@ -134,7 +134,7 @@ import Testing
         let trace = try builder.build()
         let lanes = trace.indexes.signpostLanes
         #expect(lanes.count == SignpostLane.maxLanes)
-        #expect(lanes.first?.title == "org.acme.reader.part14 · Work", "the largest group first")
+        #expect(lanes.first?.title == "Work · org.acme.reader.part14", "the largest group first")
         #expect(lanes.last?.title == "Other signposts (4 groups)")
         let otherCount: Int? = 10
         #expect(lanes.last?.rows.count == otherCount, "the four smallest groups: 1 + 2 + 3 + 4")
