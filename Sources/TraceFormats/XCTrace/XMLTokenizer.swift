@@ -219,6 +219,14 @@ final class XMLTokenizer {
             // Values are short: one pass finds the closing quote and notes any '&' on the way.
             var close = p + 1
             var needsDecoding = false
+            // Eight bytes at a time while they hold neither the quote nor '&' (most of a `fmt`).
+            let quotes = 0x0101_0101_0101_0101 &* UInt64(quote)
+            let ampersands: UInt64 = 0x0101_0101_0101_0101 &* 0x26
+            while close + 8 <= end {
+                let word = UInt64(littleEndian: UnsafeRawPointer(bytes + close).loadUnaligned(as: UInt64.self))
+                if Self.zeroByte(word ^ quotes) | Self.zeroByte(word ^ ampersands) != 0 { break }
+                close += 8
+            }
             while close < end {
                 let v = bytes[close]
                 if v == quote { break }
@@ -238,6 +246,12 @@ final class XMLTokenizer {
             attributeStorage.append(attribute)
         }
         attributeCount += 1
+    }
+
+    /// High bit set in each byte of the result where `word` has a zero byte (the lowest such
+    /// bit is exact; higher ones may be false, which only ends the fast scan early).
+    @inline(__always) private static func zeroByte(_ word: UInt64) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
     }
 
     /// Whether `c` ends a tag or attribute name: space, '>' or `other` ('/' or '='). Name
@@ -448,12 +462,14 @@ final class XMLTokenizer {
 /// Element and attribute names interned to small ids; the ids of the names the importer
 /// looks for are fixed, so comparing a name is comparing two integers. Names are kept in one
 /// byte arena (no array per name) and found by open addressing; each slot also holds the
-/// name's first eight bytes, so short names (most of them) match without reading the arena.
+/// name's first sixteen bytes, so names up to that length (nearly all of them, "start-time",
+/// "typed-array") match without reading the arena.
 final class NameTable {
     private struct Slot {
         var id: Int32
         var length: Int32
         var prefix: UInt64
+        var prefix2: UInt64
     }
 
     @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
@@ -464,7 +480,7 @@ final class NameTable {
     init() {
         mask = 255
         slots = .allocate(capacity: mask + 1)
-        slots.initialize(repeating: Slot(id: -1, length: 0, prefix: 0), count: mask + 1)
+        slots.initialize(repeating: Slot(id: -1, length: 0, prefix: 0, prefix2: 0), count: mask + 1)
         for name in XMLName.allCases {
             let id = intern(Array(name.spelling.utf8))
             precondition(id == name.rawValue, "XMLName ids must follow declaration order")
@@ -490,26 +506,29 @@ final class NameTable {
         bytes.withUnsafeBufferPointer { intern(UnsafeMutablePointer(mutating: $0.baseAddress!), $0.count) }
     }
 
-    @inline(__always) private static func prefix(_ start: UnsafePointer<UInt8>, _ length: Int) -> UInt64 {
+    /// Bytes `from..<from+8` of the name (zeros past its end).
+    @inline(__always) private static func prefix(_ start: UnsafePointer<UInt8>, _ length: Int, from: Int) -> UInt64 {
+        if length >= from + 8 { return UnsafeRawPointer(start + from).loadUnaligned(as: UInt64.self) }
         var key: UInt64 = 0
-        memcpy(&key, start, min(length, 8))
+        if length > from { memcpy(&key, start + from, length - from) }
         return key
     }
 
-    @inline(__always) private static func hash(prefix: UInt64, length: Int) -> Int {
-        let mixed = (prefix ^ UInt64(length) &* 0x1000_0000_01B3) &* 0x9E37_79B9_7F4A_7C15
+    @inline(__always) private static func hash(prefix: UInt64, prefix2: UInt64, length: Int) -> Int {
+        let mixed = (prefix ^ (prefix2 &* 0xFF51_AFD7_ED55_8CCD) ^ UInt64(length) &* 0x1000_0000_01B3) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed >> 40)
     }
 
     /// The id of a name, nil when the ids are used up (a malformed or hostile document).
     func intern(_ start: UnsafeMutablePointer<UInt8>, _ length: Int) -> UInt16? {
-        let prefix = Self.prefix(start, length)
-        var slot = Self.hash(prefix: prefix, length: length) & mask
+        let prefix = Self.prefix(start, length, from: 0)
+        let prefix2 = Self.prefix(start, length, from: 8)
+        var slot = Self.hash(prefix: prefix, prefix2: prefix2, length: length) & mask
         while true {
             let candidate = slots[slot]
             if candidate.id < 0 { break }
-            if candidate.prefix == prefix, Int(candidate.length) == length,
-               length <= 8 || matches(UInt16(candidate.id), start, length) {
+            if candidate.prefix == prefix, candidate.prefix2 == prefix2, Int(candidate.length) == length,
+               length <= 16 || matches(UInt16(candidate.id), start, length) {
                 return UInt16(candidate.id)
             }
             slot = (slot + 1) & mask
@@ -518,7 +537,7 @@ final class NameTable {
         let id = Int32(count)
         arena.append(contentsOf: UnsafeBufferPointer(start: start, count: length))
         starts.append(arena.count)
-        slots[slot] = Slot(id: id, length: Int32(truncatingIfNeeded: length), prefix: prefix)
+        slots[slot] = Slot(id: id, length: Int32(truncatingIfNeeded: length), prefix: prefix, prefix2: prefix2)
         if count * 2 > mask + 1 { grow() }
         return UInt16(id)
     }
@@ -528,9 +547,9 @@ final class NameTable {
         let oldCapacity = mask + 1
         mask = oldCapacity * 2 - 1
         slots = .allocate(capacity: mask + 1)
-        slots.initialize(repeating: Slot(id: -1, length: 0, prefix: 0), count: mask + 1)
+        slots.initialize(repeating: Slot(id: -1, length: 0, prefix: 0, prefix2: 0), count: mask + 1)
         for i in 0..<oldCapacity where old[i].id >= 0 {
-            var slot = Self.hash(prefix: old[i].prefix, length: Int(old[i].length)) & mask
+            var slot = Self.hash(prefix: old[i].prefix, prefix2: old[i].prefix2, length: Int(old[i].length)) & mask
             while slots[slot].id >= 0 { slot = (slot + 1) & mask }
             slots[slot] = old[i]
         }
