@@ -1,6 +1,8 @@
-/// Int64 keys (event ids) to Int32 values, for the maps the importer fills once per row: open
-/// addressing with Fibonacci hashing, where `[Int64: Int]` spends most of its time in SipHash
-/// and in chasing a bucket array that is twice the size. Keys are never removed.
+/// Int64 keys (event ids) to Int32 values >= 0, for the maps the importer fills once per row.
+/// Event ids are dense and nearly sequential, so small ones index an array directly (no hash,
+/// and neighbouring ids share cache lines: a hashed table of millions of ids costs a cache
+/// miss per lookup). Others (a stray huge or negative id must not make the array gigabytes)
+/// go to open addressing with Fibonacci hashing. Keys are never removed.
 struct Int64Map {
     private struct Slot {
         var key: Int64 = 0
@@ -8,6 +10,9 @@ struct Int64Map {
         var used = false
     }
 
+    /// Value of key `i`, or -1.
+    private var dense: [Int32] = []
+    private var denseCount = 0
     private var slots: [Slot]
     private var shift: UInt64
     private(set) var count = 0
@@ -25,7 +30,12 @@ struct Int64Map {
 
     subscript(_ key: Int64) -> Int32? {
         get {
-            slots.withUnsafeBufferPointer { slots in
+            if key >= 0, key < Int64(dense.count) {
+                let value = dense[Int(key)]
+                if value >= 0 { return value }
+            }
+            if count == 0 { return nil }
+            return slots.withUnsafeBufferPointer { slots in
                 let mask = slots.count - 1
                 var slot = home(key)
                 while slots[slot].used {
@@ -39,6 +49,25 @@ struct Int64Map {
 
     /// Sets the value of `key` (replacing an earlier one, as a dictionary would).
     mutating func set(_ value: Int32, for key: Int64) {
+        precondition(value >= 0, "Int64Map holds indices")
+        if key >= 0, key < Int64(dense.count) {
+            if dense[Int(key)] < 0 { denseCount += 1 }
+            dense[Int(key)] = value
+            return
+        }
+        // Grow the array only while it stays within a few times the keys it holds, so that
+        // memory follows the number of keys, whatever their values.
+        if key >= 0, key < Int64(max(4096, denseCount * 4)) {
+            let newCount = max(4096, dense.count * 2, Int(key) + 1)
+            dense.append(contentsOf: repeatElement(-1, count: newCount - dense.count))
+            dense[Int(key)] = value
+            denseCount += 1
+            return
+        }
+        setHashed(value, for: key)
+    }
+
+    private mutating func setHashed(_ value: Int32, for key: Int64) {
         if (count + 1) * 2 > slots.count { grow() }
         let mask = slots.count - 1
         var slot = home(key)
@@ -58,6 +87,6 @@ struct Int64Map {
         slots = Array(repeating: Slot(), count: old.count * 2)
         shift -= 1
         count = 0
-        for slot in old where slot.used { set(slot.value, for: slot.key) }
+        for slot in old where slot.used { setHashed(slot.value, for: slot.key) }
     }
 }

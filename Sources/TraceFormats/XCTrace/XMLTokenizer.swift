@@ -62,10 +62,17 @@ final class XMLTokenizer {
     init(source: ByteChunks) {
         self.source = source
         capacity = 1 << 17
-        buffer = .allocate(capacity: capacity)
+        buffer = Self.allocateBuffer(capacity)
     }
 
     deinit { buffer.deallocate() }
+
+    /// `NameTable.padding` zero bytes past the end: names are read eight bytes at a time.
+    private static func allocateBuffer(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + NameTable.padding)
+        buffer.initialize(repeating: 0, count: capacity + NameTable.padding)
+        return buffer
+    }
 
     var depth: Int { openElements.count }
 
@@ -167,7 +174,7 @@ final class XMLTokenizer {
     }
 
     private func internName(_ start: UnsafeMutablePointer<UInt8>, _ length: Int) throws -> UInt16 {
-        guard let name = names.intern(start, length) else {
+        guard let name = names.intern(start, length, padded: true) else {
             throw XMLSyntaxError(offset: tokenOffset, message: "more than 65535 distinct element and attribute names")
         }
         return name
@@ -419,7 +426,7 @@ final class XMLTokenizer {
         }
         if count + chunk.count > capacity {
             let newCapacity = max(capacity * 2, count + chunk.count)
-            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            let grown = Self.allocateBuffer(newCapacity)
             grown.update(from: buffer, count: count)
             buffer.deallocate()
             buffer = grown
@@ -506,9 +513,20 @@ final class NameTable {
         bytes.withUnsafeBufferPointer { intern(UnsafeMutablePointer(mutating: $0.baseAddress!), $0.count) }
     }
 
+    /// Readable bytes a caller of `intern(_:_:padded: true)` guarantees past the name.
+    static let padding = 16
+
     /// Bytes `from..<from+8` of the name (zeros past its end).
-    @inline(__always) private static func prefix(_ start: UnsafePointer<UInt8>, _ length: Int, from: Int) -> UInt64 {
+    @inline(__always) private static func prefix(_ start: UnsafePointer<UInt8>, _ length: Int, from: Int, padded: Bool) -> UInt64 {
         if length >= from + 8 { return UnsafeRawPointer(start + from).loadUnaligned(as: UInt64.self) }
+        if length <= from { return 0 }
+        #if _endian(little)
+        if padded {
+            // One load and a mask instead of a memcpy call (the bytes after the name are readable).
+            let word = UnsafeRawPointer(start + from).loadUnaligned(as: UInt64.self)
+            return word & ((1 << (UInt64(length - from) &* 8)) &- 1)
+        }
+        #endif
         var key: UInt64 = 0
         if length > from { memcpy(&key, start + from, length - from) }
         return key
@@ -520,9 +538,10 @@ final class NameTable {
     }
 
     /// The id of a name, nil when the ids are used up (a malformed or hostile document).
-    func intern(_ start: UnsafeMutablePointer<UInt8>, _ length: Int) -> UInt16? {
-        let prefix = Self.prefix(start, length, from: 0)
-        let prefix2 = Self.prefix(start, length, from: 8)
+    /// `padded`: at least `padding` bytes after the name may be read.
+    func intern(_ start: UnsafeMutablePointer<UInt8>, _ length: Int, padded: Bool = false) -> UInt16? {
+        let prefix = Self.prefix(start, length, from: 0, padded: padded)
+        let prefix2 = Self.prefix(start, length, from: 8, padded: padded)
         var slot = Self.hash(prefix: prefix, prefix2: prefix2, length: length) & mask
         while true {
             let candidate = slots[slot]
