@@ -609,6 +609,16 @@ func parseCanonicalInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
     if digits > 1, bytes[i] == UInt8(ascii: "0") { return nil }
     if negative, digits == 1, bytes[i] == UInt8(ascii: "0") { return nil }
     var value: Int64 = 0
+    if digits <= 18 {
+        // Eighteen digits cannot overflow: no checks per digit (timestamps have ten).
+        while i < bytes.count {
+            let digit = bytes[i] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ Int64(digit)
+            i += 1
+        }
+        return negative ? -value : value
+    }
     while i < bytes.count {
         let digit = bytes[i] &- UInt8(ascii: "0")
         guard digit < 10 else { return nil }
