@@ -156,17 +156,17 @@ final class XCTraceAssembler: XCTraceTableSink {
     }
 
     private struct GraphBuffer {
-        var nodeOfEvent: [Int64: Int] = [:]
+        var nodeOfEvent = Int64Map()
         var nodes: [(text: GraphNodeText, eventID: Int64, timestamp: Nanoseconds)] = []
         var edges: [(source: Int, target: Int, label: EdgeLabel, changedProperty: StringRef, timestamp: Nanoseconds)] = []
 
         mutating func node(eventID: Int64, text: GraphNodeText, timestamp: Nanoseconds) -> Int {
-            if let node = nodeOfEvent[eventID] {
+            if let node = nodeOfEvent[eventID].map(Int.init) {
                 nodes[node].timestamp = min(nodes[node].timestamp, timestamp)
                 return node
             }
             nodes.append((text, eventID, timestamp))
-            nodeOfEvent[eventID] = nodes.count - 1
+            nodeOfEvent.set(Int32(nodes.count - 1), for: eventID)
             return nodes.count - 1
         }
     }
@@ -841,8 +841,10 @@ final class XCTraceAssembler: XCTraceTableSink {
             return noRow
         }
 
-        var updateOfEvent: [Int64: Int32] = [:]
-        var startOfEvent: [Int64: Nanoseconds] = [:]
+        // The last update of each event id (index into the two arrays below).
+        var updateOfEvent = Int64Map(capacity: updates.count)
+        var updateRows: [Int32] = []
+        var updateStarts: [Nanoseconds] = []
         for update in updates {
             let row = builder.addUpdate(
                 start: update.start, duration: update.duration, kind: update.kind, sourceSeverity: update.severity,
@@ -851,8 +853,9 @@ final class XCTraceAssembler: XCTraceTableSink {
                 group: group(at: update.start, thread: update.thread)
             )
             if let eventID = update.eventID {
-                updateOfEvent[eventID] = row
-                startOfEvent[eventID] = update.start
+                updateOfEvent.set(Int32(updateRows.count), for: eventID)
+                updateRows.append(row)
+                updateStarts.append(update.start)
             }
         }
         updates = []
@@ -867,10 +870,11 @@ final class XCTraceAssembler: XCTraceTableSink {
         builderNode.reserveCapacity(graph.nodes.count)
         for node in graph.nodes {
             // A node that ran happened when its update started; others when their first edge did.
+            let update = updateOfEvent[node.eventID].map(Int.init)
             builderNode.append(builder.addNode(
                 kind: node.text.kind, name: node.text.name, owner: node.text.owner, isAppCode: node.text.isAppCode,
-                eventID: node.eventID, timestamp: startOfEvent[node.eventID] ?? node.timestamp,
-                update: updateOfEvent[node.eventID] ?? noRow
+                eventID: node.eventID, timestamp: update.map { updateStarts[$0] } ?? node.timestamp,
+                update: update.map { updateRows[$0] } ?? noRow
             ))
         }
         for edge in graph.edges {
@@ -881,7 +885,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         }
         var unmatchedChanges = 0
         for change in changes {
-            guard let node = graph.nodeOfEvent[change.eventID] else {
+            guard let node = graph.nodeOfEvent[change.eventID].map(Int.init) else {
                 unmatchedChanges += 1
                 continue
             }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A cell value: an index into the value store (`>= 0` kept for the whole `<node>`, negative
 /// kept for the current row only), or one of the two markers below.
 typealias ValueRef = Int32
@@ -20,10 +22,26 @@ struct StoredValue {
     var hasNumber = false
 }
 
-/// Every distinct text of an import, once.
+/// Every distinct text of an import, once. Texts arrive as bytes and are looked up by their
+/// bytes (hashed in place, compared with memcmp), so a text already seen costs no allocation;
+/// only a new byte sequence makes a `String`, and that one is checked against the texts by
+/// `String` equality too, so that two spellings Swift calls equal (canonically equivalent
+/// Unicode, invalid UTF-8 repaired the same way) still share one id, as they did before.
 struct StringPool {
     private(set) var strings: [String] = []
     private var index: [String: Int32] = [:]
+    /// Byte sequences seen: where in `arena`, how long, their text's id, their hash.
+    private var keys: [ByteKey] = []
+    private var arena: [UInt8] = []
+    /// Open addressing over `keys` (index + 1, 0 = empty).
+    private var table = [Int32](repeating: 0, count: 1024)
+
+    private struct ByteKey {
+        var start: Int
+        var length: Int32
+        var id: Int32
+        var hash: UInt64
+    }
 
     mutating func intern(_ text: String) -> Int32 {
         if let id = index[text] { return id }
@@ -31,6 +49,70 @@ struct StringPool {
         strings.append(text)
         index[text] = id
         return id
+    }
+
+    /// The id of the text these UTF-8 bytes spell.
+    mutating func intern(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let hash = Self.hash(bytes)
+        let mask = table.count - 1
+        var slot = Int(truncatingIfNeeded: hash >> 32) & mask
+        let found: Int32? = arena.withUnsafeBufferPointer { arenaBytes in
+            table.withUnsafeBufferPointer { table in
+                keys.withUnsafeBufferPointer { keys in
+                    while true {
+                        let entry = table[slot]
+                        if entry == 0 { return nil }
+                        let key = keys[Int(entry) - 1]
+                        if key.hash == hash, Int(key.length) == bytes.count,
+                           bytes.count == 0 || memcmp(arenaBytes.baseAddress! + key.start, bytes.baseAddress!, bytes.count) == 0 {
+                            return key.id
+                        }
+                        slot = (slot + 1) & mask
+                    }
+                }
+            }
+        }
+        if let found { return found }
+        let id = intern(String(decoding: bytes, as: UTF8.self))
+        keys.append(ByteKey(start: arena.count, length: Int32(bytes.count), id: id, hash: hash))
+        arena.append(contentsOf: bytes)
+        table[slot] = Int32(keys.count)
+        if keys.count * 2 > table.count { growTable() }
+        return id
+    }
+
+    mutating func intern(_ bytes: ArraySlice<UInt8>) -> Int32 {
+        bytes.withUnsafeBufferPointer { intern($0) }
+    }
+
+    private mutating func growTable() {
+        table = [Int32](repeating: 0, count: table.count * 2)
+        let mask = table.count - 1
+        for (i, key) in keys.enumerated() {
+            var slot = Int(truncatingIfNeeded: key.hash >> 32) & mask
+            while table[slot] != 0 { slot = (slot + 1) & mask }
+            table[slot] = Int32(i + 1)
+        }
+    }
+
+    /// Eight bytes at a time: texts here are short, and this runs once per value.
+    @inline(__always) static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        guard let base = bytes.baseAddress else { return h }
+        let raw = UnsafeRawPointer(base)
+        var i = 0
+        while i + 8 <= bytes.count {
+            h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+            i += 8
+        }
+        if i < bytes.count {
+            var tail: UInt64 = 0
+            memcpy(&tail, raw + i, bytes.count - i)
+            h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
+        }
+        h ^= h >> 29
+        return h &* 0x9E37_79B9_7F4A_7C15
     }
 
     subscript(_ id: Int32) -> String { strings[Int(id)] }
@@ -463,11 +545,11 @@ final class XCTraceReader {
                 value.number = parsed
                 value.hasNumber = true
             } else if pendingChildren.count == item.childrenStart || !isWhitespace(textBytes[item.textStart...]) {
-                value.text = strings.intern(String(decoding: textBytes[item.textStart...], as: UTF8.self))
+                value.text = strings.intern(textBytes[item.textStart...])
             }
         }
         if item.hasFmt, !hasText || pendingChildren.count > item.childrenStart {
-            let fmt = strings.intern(String(decoding: fmtBytes[item.fmtStart..<item.fmtEnd], as: UTF8.self))
+            let fmt = strings.intern(fmtBytes[item.fmtStart..<item.fmtEnd])
             value.fmt = fmt
             if value.text < 0, !value.hasNumber { value.text = fmt }
         }

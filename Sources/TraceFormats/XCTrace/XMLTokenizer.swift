@@ -62,10 +62,17 @@ final class XMLTokenizer {
     init(source: ByteChunks) {
         self.source = source
         capacity = 1 << 17
-        buffer = .allocate(capacity: capacity)
+        buffer = Self.allocateBuffer(capacity)
     }
 
     deinit { buffer.deallocate() }
+
+    /// `NameTable.padding` zero bytes past the end: names are read eight bytes at a time.
+    private static func allocateBuffer(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + NameTable.padding)
+        buffer.initialize(repeating: 0, count: capacity + NameTable.padding)
+        return buffer
+    }
 
     var depth: Int { openElements.count }
 
@@ -167,7 +174,7 @@ final class XMLTokenizer {
     }
 
     private func internName(_ start: UnsafeMutablePointer<UInt8>, _ length: Int) throws -> UInt16 {
-        guard let name = names.intern(start, length) else {
+        guard let name = names.intern(start, length, padded: true) else {
             throw XMLSyntaxError(offset: tokenOffset, message: "more than 65535 distinct element and attribute names")
         }
         return name
@@ -219,6 +226,14 @@ final class XMLTokenizer {
             // Values are short: one pass finds the closing quote and notes any '&' on the way.
             var close = p + 1
             var needsDecoding = false
+            // Eight bytes at a time while they hold neither the quote nor '&' (most of a `fmt`).
+            let quotes = 0x0101_0101_0101_0101 &* UInt64(quote)
+            let ampersands: UInt64 = 0x0101_0101_0101_0101 &* 0x26
+            while close + 8 <= end {
+                let word = UInt64(littleEndian: UnsafeRawPointer(bytes + close).loadUnaligned(as: UInt64.self))
+                if Self.zeroByte(word ^ quotes) | Self.zeroByte(word ^ ampersands) != 0 { break }
+                close += 8
+            }
             while close < end {
                 let v = bytes[close]
                 if v == quote { break }
@@ -238,6 +253,12 @@ final class XMLTokenizer {
             attributeStorage.append(attribute)
         }
         attributeCount += 1
+    }
+
+    /// High bit set in each byte of the result where `word` has a zero byte (the lowest such
+    /// bit is exact; higher ones may be false, which only ends the fast scan early).
+    @inline(__always) private static func zeroByte(_ word: UInt64) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
     }
 
     /// Whether `c` ends a tag or attribute name: space, '>' or `other` ('/' or '='). Name
@@ -405,7 +426,7 @@ final class XMLTokenizer {
         }
         if count + chunk.count > capacity {
             let newCapacity = max(capacity * 2, count + chunk.count)
-            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            let grown = Self.allocateBuffer(newCapacity)
             grown.update(from: buffer, count: count)
             buffer.deallocate()
             buffer = grown
@@ -448,12 +469,14 @@ final class XMLTokenizer {
 /// Element and attribute names interned to small ids; the ids of the names the importer
 /// looks for are fixed, so comparing a name is comparing two integers. Names are kept in one
 /// byte arena (no array per name) and found by open addressing; each slot also holds the
-/// name's first eight bytes, so short names (most of them) match without reading the arena.
+/// name's first sixteen bytes, so names up to that length (nearly all of them, "start-time",
+/// "typed-array") match without reading the arena.
 final class NameTable {
     private struct Slot {
         var id: Int32
         var length: Int32
         var prefix: UInt64
+        var prefix2: UInt64
     }
 
     @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
@@ -464,7 +487,7 @@ final class NameTable {
     init() {
         mask = 255
         slots = .allocate(capacity: mask + 1)
-        slots.initialize(repeating: Slot(id: -1, length: 0, prefix: 0), count: mask + 1)
+        slots.initialize(repeating: Slot(id: -1, length: 0, prefix: 0, prefix2: 0), count: mask + 1)
         for name in XMLName.allCases {
             let id = intern(Array(name.spelling.utf8))
             precondition(id == name.rawValue, "XMLName ids must follow declaration order")
@@ -490,26 +513,41 @@ final class NameTable {
         bytes.withUnsafeBufferPointer { intern(UnsafeMutablePointer(mutating: $0.baseAddress!), $0.count) }
     }
 
-    @inline(__always) private static func prefix(_ start: UnsafePointer<UInt8>, _ length: Int) -> UInt64 {
+    /// Readable bytes a caller of `intern(_:_:padded: true)` guarantees past the name.
+    static let padding = 16
+
+    /// Bytes `from..<from+8` of the name (zeros past its end).
+    @inline(__always) private static func prefix(_ start: UnsafePointer<UInt8>, _ length: Int, from: Int, padded: Bool) -> UInt64 {
+        if length >= from + 8 { return UnsafeRawPointer(start + from).loadUnaligned(as: UInt64.self) }
+        if length <= from { return 0 }
+        #if _endian(little)
+        if padded {
+            // One load and a mask instead of a memcpy call (the bytes after the name are readable).
+            let word = UnsafeRawPointer(start + from).loadUnaligned(as: UInt64.self)
+            return word & ((1 << (UInt64(length - from) &* 8)) &- 1)
+        }
+        #endif
         var key: UInt64 = 0
-        memcpy(&key, start, min(length, 8))
+        if length > from { memcpy(&key, start + from, length - from) }
         return key
     }
 
-    @inline(__always) private static func hash(prefix: UInt64, length: Int) -> Int {
-        let mixed = (prefix ^ UInt64(length) &* 0x1000_0000_01B3) &* 0x9E37_79B9_7F4A_7C15
+    @inline(__always) private static func hash(prefix: UInt64, prefix2: UInt64, length: Int) -> Int {
+        let mixed = (prefix ^ (prefix2 &* 0xFF51_AFD7_ED55_8CCD) ^ UInt64(length) &* 0x1000_0000_01B3) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed >> 40)
     }
 
     /// The id of a name, nil when the ids are used up (a malformed or hostile document).
-    func intern(_ start: UnsafeMutablePointer<UInt8>, _ length: Int) -> UInt16? {
-        let prefix = Self.prefix(start, length)
-        var slot = Self.hash(prefix: prefix, length: length) & mask
+    /// `padded`: at least `padding` bytes after the name may be read.
+    func intern(_ start: UnsafeMutablePointer<UInt8>, _ length: Int, padded: Bool = false) -> UInt16? {
+        let prefix = Self.prefix(start, length, from: 0, padded: padded)
+        let prefix2 = Self.prefix(start, length, from: 8, padded: padded)
+        var slot = Self.hash(prefix: prefix, prefix2: prefix2, length: length) & mask
         while true {
             let candidate = slots[slot]
             if candidate.id < 0 { break }
-            if candidate.prefix == prefix, Int(candidate.length) == length,
-               length <= 8 || matches(UInt16(candidate.id), start, length) {
+            if candidate.prefix == prefix, candidate.prefix2 == prefix2, Int(candidate.length) == length,
+               length <= 16 || matches(UInt16(candidate.id), start, length) {
                 return UInt16(candidate.id)
             }
             slot = (slot + 1) & mask
@@ -518,7 +556,7 @@ final class NameTable {
         let id = Int32(count)
         arena.append(contentsOf: UnsafeBufferPointer(start: start, count: length))
         starts.append(arena.count)
-        slots[slot] = Slot(id: id, length: Int32(truncatingIfNeeded: length), prefix: prefix)
+        slots[slot] = Slot(id: id, length: Int32(truncatingIfNeeded: length), prefix: prefix, prefix2: prefix2)
         if count * 2 > mask + 1 { grow() }
         return UInt16(id)
     }
@@ -528,9 +566,9 @@ final class NameTable {
         let oldCapacity = mask + 1
         mask = oldCapacity * 2 - 1
         slots = .allocate(capacity: mask + 1)
-        slots.initialize(repeating: Slot(id: -1, length: 0, prefix: 0), count: mask + 1)
+        slots.initialize(repeating: Slot(id: -1, length: 0, prefix: 0, prefix2: 0), count: mask + 1)
         for i in 0..<oldCapacity where old[i].id >= 0 {
-            var slot = Self.hash(prefix: old[i].prefix, length: Int(old[i].length)) & mask
+            var slot = Self.hash(prefix: old[i].prefix, prefix2: old[i].prefix2, length: Int(old[i].length)) & mask
             while slots[slot].id >= 0 { slot = (slot + 1) & mask }
             slots[slot] = old[i]
         }
@@ -571,6 +609,16 @@ func parseCanonicalInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
     if digits > 1, bytes[i] == UInt8(ascii: "0") { return nil }
     if negative, digits == 1, bytes[i] == UInt8(ascii: "0") { return nil }
     var value: Int64 = 0
+    if digits <= 18 {
+        // Eighteen digits cannot overflow: no checks per digit (timestamps have ten).
+        while i < bytes.count {
+            let digit = bytes[i] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ Int64(digit)
+            i += 1
+        }
+        return negative ? -value : value
+    }
     while i < bytes.count {
         let digit = bytes[i] &- UInt8(ascii: "0")
         guard digit < 10 else { return nil }
