@@ -116,6 +116,7 @@ import TraceFormats
         for window in [whole, middle] {
             for width in [1, 1000] {
                 _ = trace.timeline(window: window, width: width, lanes: Lane.allCases, index: index).json()
+                _ = trace.timelineBinary(window: window, width: width, lanes: Lane.allCases, index: index)
             }
         }
         for filter in SummaryFilter.allCases {
