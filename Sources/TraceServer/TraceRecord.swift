@@ -143,13 +143,14 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
 }
 
 /// A trace in memory with what the server derived from it once. Build it off the cooperative
-/// pool (findings read every update).
+/// pool (findings read every update; the summary and timeline indexes are built here too, so
+/// that the first summary, view list or timeline request does not pay for them).
 public struct LoadedTrace: Sendable {
     public let trace: Trace
     public let info: TraceInfo
     /// Findings with the default thresholds (other thresholds are computed per request).
     public let findings: [Finding]
-    /// Built lazily by timeline queries and kept with the trace.
+    /// Built with the trace (see `init`) and kept with it.
     private let timelineIndex = TimelineIndex()
     /// The whole-trace comparison side, built by the first compare and kept with the trace.
     private let comparisonSides = ComparisonSideCache()
@@ -158,10 +159,17 @@ public struct LoadedTrace: Sendable {
         self.trace = trace
         info = TraceInfo(id: id, trace: trace)
         findings = trace.findings()
+        trace.indexes.lists.prepare(trace)
+        timelineIndex.prepare(trace)
     }
 
     public func timeline(window: TimeRange, width: Int, lanes: [TimelineLaneID]) -> Timeline {
         trace.timeline(window: window, width: width, laneIDs: lanes, index: timelineIndex)
+    }
+
+    /// `timeline(...)` in the browser's binary columns, written straight from the query.
+    public func timelineBinary(window: TimeRange, width: Int, lanes: [TimelineLaneID]) -> [UInt8] {
+        trace.timelineBinary(window: window, width: width, laneIDs: lanes, index: timelineIndex)
     }
 
     public func comparisonSide(in range: TimeRange?) -> ComparisonSide {

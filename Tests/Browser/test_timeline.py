@@ -337,6 +337,7 @@ def test_the_browser_reads_the_binary_timeline_and_it_says_what_the_json_says(pa
             lane.events.forEach((e, i) => {
                 const same = got.start[i] === e.start && got.duration[i] === e.duration && got.count[i] === e.count
                     && SEVERITIES[got.severity[i]] === e.severity && got.update[i] === (e.update ?? -1)
+                    && (got.taskState ? got.taskState[i] : -1) === (e.taskState ?? -1)
                     && (got.labels[got.label[i]] ?? null) === (e.label ?? null) && (KINDS[got.kind[i]] || null) === (e.kind ?? null)
                     && (e.load === undefined || Math.abs(got.load[i] - e.load) < 1e-4 && Math.abs(got.mainLoad[i] - e.mainLoad) < 1e-4);
                 if (!same) problems.push(`${id}[${i}]: ${JSON.stringify(e)}`);

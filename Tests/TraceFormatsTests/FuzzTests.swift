@@ -127,7 +127,7 @@ import TraceFormats
         for window in [whole, middle] {
             for width in [1, 1000] {
                 _ = trace.timeline(window: window, width: width, laneIDs: trace.allTimelineLanes, index: index).json()
-                _ = trace.timeline(window: window, width: width, laneIDs: trace.allTimelineLanes, index: index).binary()
+                _ = trace.timelineBinary(window: window, width: width, laneIDs: trace.allTimelineLanes, index: index)
             }
         }
         for filter in SummaryFilter.allCases {

@@ -135,3 +135,40 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(json == #"{"start":0,"end":10000000,"width":100,"lanes":{"cpu":{"merged":false,"events":[]},"view-body":{"merged":false,"events":[{"start":1000,"duration":600000,"count":1,"severity":"orange","update":0,"label":"Quote\"Back\\slash\u000aTab\u0009✓","kind":"view-body"}]}}}"#)
     }
 }
+
+@Suite struct EventPyramidTests {
+    /// The time-bucket shortcut of `lowerBound` gives the answer of a plain binary search, for
+    /// clustered and spread-out starts, any sub-range, and times before, inside and past the lane.
+    @Test func lowerBoundMatchesABinarySearch() throws {
+        var random = SplitMix64(seed: 7)
+        for shape in 0..<3 {
+            var builder = TraceBuilder(metadata: TraceMetadata(name: "p", start: 0, end: 1 << 40, sourceFormat: "test"))
+            let module = builder.intern("Shop")
+            var time: Nanoseconds = shape == 2 ? 123_456_789 : 0
+            for index in 0..<3_000 {
+                // Shape 0: even gaps; 1: bursts of equal starts and long pauses; 2: a late first start, uneven gaps.
+                let gap: Nanoseconds = switch shape {
+                case 1: index % 100 == 0 ? 1 << 32 : Nanoseconds(random.next() % 2)
+                case 2: Nanoseconds(random.next() % (index % 2 == 0 ? 90 : 90_000))
+                default: Nanoseconds(random.next() % 9_000)
+                }
+                time += gap
+                builder.addUpdate(start: time, duration: 100, kind: .viewBody, module: module, viewName: builder.intern("Cart\(index % 7)"))
+            }
+            let trace = try builder.build()
+            let pyramid = EventPyramid(try #require(LaneSeries(trace, .fixed(.viewBody))))
+            #expect(!pyramid.firstOfBucket.isEmpty)
+            let starts = pyramid.starts
+            for _ in 0..<400 {
+                let pick = Int(random.next() % UInt64(starts.count))
+                let times = [starts[pick], starts[pick] - 1, starts[pick] + 1, .min, .max, starts[0] - 1, starts[starts.count - 1] + 1]
+                let a = Int(random.next() % UInt64(starts.count + 1)), b = Int(random.next() % UInt64(starts.count + 1))
+                for time in times {
+                    let (from, to) = (min(a, b), max(a, b))
+                    let expected = (from..<to).first { starts[$0] >= time } ?? to
+                    #expect(pyramid.lowerBound(startAtLeast: time, from: from, to: to) == expected, "shape \(shape) time \(time) in \(from)..<\(to)")
+                }
+            }
+        }
+    }
+}

@@ -72,6 +72,26 @@ test('an update lane decodes to exact starts, durations, ids, labels, severities
   assert.equal(lane.load, null);
 });
 
+test('a main-actor lane carries task-state rows (flags bit 2), so its lone events open their task state', () => {
+  const w = new Writer();
+  header(w, 1);
+  writeLane(w, {
+    id: 'main-actor', flags: 1 | 4, n: 2, firstStart: 2_000_000, updateBase: 41, labels: ['CartStore.refresh()'],
+    columns: {
+      startGap: [4, 0, [0, 9_000_000]],
+      duration: [4, 0, [300_000, 8_000_000]],
+      count: [1, 1, [0, 11]],
+      update: [1, 0, [1, 0]],          // task-state row 42; 0 = none (the merged event)
+      label: [1, 0, [1, 0]],
+      code: [1, 0, [0, 2]],
+    },
+  });
+  const lane = decodeTimeline(w.buffer()).lanes['main-actor'];
+  assert.deepEqual([...lane.taskState], [42, -1]);
+  assert.deepEqual([...lane.update], [-1, -1]);
+  assert.deepEqual([...lane.label].map((i) => lane.labels[i] ?? null), ['CartStore.refresh()', null]);
+});
+
 test('a column of one repeated value takes no bytes, and the cpu lane carries its loads', () => {
   const w = new Writer();
   header(w, 2);
@@ -116,7 +136,8 @@ test('a signpost lane carries signpost rows, never update ids, so a click opens 
   const w = new Writer();
   header(w, 1);
   writeLane(w, {
-    id: 'signposts-0', flags: 0, n: 2, firstStart: 150_000_000, updateBase: 4, labels: ['Load Landmarks: 12 of 15 landmarks visible', 'Scroll Began'],
+    // flags bit 3: the row column holds signpost rows.
+    id: 'signposts-0', flags: 8, n: 2, firstStart: 150_000_000, updateBase: 4, labels: ['Load Landmarks: 12 of 15 landmarks visible', 'Scroll Began'],
     columns: {
       startGap: [4, 0, [0, 850_000_000]],
       duration: [4, 0, [50_000_000, 0]],

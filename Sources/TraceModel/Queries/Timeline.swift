@@ -158,6 +158,14 @@ public final class TimelineIndex: Sendable {
         }
     }
 
+    /// Builds every lane's summary of `trace` now (where the trace is loaded, off the request
+    /// path) rather than on the first timeline request.
+    public func prepare(_ trace: Trace) {
+        for lane in trace.allTimelineLanes {
+            if lane == .fixed(.cpu) { _ = cpu(trace) } else if let series = LaneSeries(trace, lane) { _ = pyramid(lane, series) }
+        }
+    }
+
     /// Bytes the summaries of every lane of `trace` take once built: what a memory budget
     /// should reserve for a trace that will be viewed.
     public static func expectedFootprint(of trace: Trace) -> Int {
@@ -165,8 +173,9 @@ public final class TimelineIndex: Sendable {
             + trace.updateGroups.count + trace.hitches.count + trace.hangs.count
             + trace.indexes.mainActorRuns.count + trace.indexes.mainActorWaits.count
             + trace.indexes.signpostLanes.reduce(0) { $0 + $1.rows.count }
-        // starts + ends (16 bytes) and ~1/15 of a 16-byte block summary per event; CPU prefix sums.
-        return laneEvents * 17 + (trace.cpu.samples.count + 1) * 24
+        // starts + ends (16 bytes), ~1/15 of a 16-byte block summary, up to half a 4-byte time
+        // bucket and a 16-byte prefix per event; CPU prefix sums.
+        return laneEvents * 35 + (trace.cpu.samples.count + 1) * 24
     }
 
     /// Approximate bytes held by the summaries built so far.
@@ -194,16 +203,25 @@ extension Trace {
     /// The timeline of fixed and signpost lanes; a signpost lane the trace does not have is left out.
     public func timeline(window: TimeRange, width: Int, laneIDs: [TimelineLaneID], index: TimelineIndex) -> Timeline {
         var result = Timeline(start: window.start, end: window.end, width: width, lanes: [:])
-        let columns = PixelColumns(window: window, width: width)
-        for lane in laneIDs {
-            if lane == .fixed(.cpu) {
-                result.lanes[lane.wireName] = cpuLane(columns: columns, sums: index.cpu(self))
-            } else if let series = LaneSeries(self, lane) {
-                let groups = Self.fastGroups(index.pyramid(lane, series), columns, maxDuration: series.maxDuration)
-                result.lanes[lane.wireName] = laneResult(series, groups)
+        for (lane, answer) in laneAnswers(window: window, width: width, lanes: laneIDs, index: index) {
+            switch answer {
+            case .groups(let series, let groups): result.lanes[lane.wireName] = laneResult(series, groups)
+            case .events(let events): result.lanes[lane.wireName] = events
             }
         }
         return result
+    }
+
+    /// What each requested lane holds in `window` before its events get labels: once per lane,
+    /// in lane id order (the order both wire formats write lanes in).
+    func laneAnswers(window: TimeRange, width: Int, lanes: [TimelineLaneID], index: TimelineIndex) -> [(TimelineLaneID, LaneAnswer)] {
+        let columns = PixelColumns(window: window, width: width)
+        return Set(lanes).sorted { $0.wireName < $1.wireName }.compactMap { lane -> (TimelineLaneID, LaneAnswer)? in
+            if lane == .fixed(.cpu) { return (lane, .events(cpuLane(columns: columns, sums: index.cpu(self)))) }
+            guard let series = LaneSeries(self, lane) else { return nil }
+            let groups = Self.fastGroups(index.pyramid(lane, series), columns, maxDuration: series.maxDuration)
+            return (lane, .groups(series, groups))
+        }
     }
 
     /// The same answer computed by looking at every event of each lane: the baseline the
@@ -262,9 +280,9 @@ extension Trace {
         while i < limit {
             if let group = current {
                 let columnEnd = columns.endOfColumn(containing: group.end)
-                let next = pyramid.gallop(startAtLeast: columnEnd, from: i, to: limit)
+                let next = pyramid.lowerBound(startAtLeast: columnEnd, from: i, to: limit)
                 if next > i {
-                    let (maxEnd, severity) = pyramid.aggregate(i, next)
+                    let (maxEnd, severity) = pyramid.aggregate(i, next, groupEnd: group.end)
                     current!.add(count: next - i, end: maxEnd, severity: severity)
                     i = next
                     continue
@@ -354,6 +372,12 @@ enum SeverityRule: Sendable {
     }
 }
 
+/// One lane of a timeline answer: groups of the lane's series (event lanes), or finished events (CPU).
+enum LaneAnswer {
+    case groups(LaneSeries, [EventGroup])
+    case events(TimelineLane)
+}
+
 struct EventGroup {
     var first: Int
     var start: Nanoseconds
@@ -439,6 +463,22 @@ struct LaneSeries: Sendable {
         severityRule.severity(durations[row(i)])
     }
 
+    /// Main-actor lanes: a lone event stands for a task-state row (`TimelineEvent.taskState`).
+    var rowsAreTaskStates: Bool { lane == .fixed(.mainActor) || lane == .fixed(.mainActorWaits) }
+    /// Signpost lanes: a lone event stands for a signpost row (`TimelineEvent.signpost`).
+    var rowsAreSignposts: Bool { if case .signposts = lane { true } else { false } }
+    /// Update lanes: a lone event stands for an update row (`TimelineEvent.update`).
+    var isUpdateLane: Bool { if case .fixed(let lane) = lane { lane.isUpdateLane } else { false } }
+
+    /// Each row's label as a trace string, for lanes whose labels are interned (nil: use `describe`).
+    func internedLabels(in trace: Trace) -> [StringRef]? {
+        switch lane {
+        case .fixed(.updateGroups): trace.updateGroups.label
+        case _ where isUpdateLane: trace.updates.viewName
+        default: nil
+        }
+    }
+
     func describe(_ i: Int, in trace: Trace, into event: inout TimelineEvent) {
         let row = row(i)
         guard case .fixed(let lane) = lane else {
@@ -478,6 +518,24 @@ struct EventPyramid: Sendable {
     let severityRule: SeverityRule
     /// levels[k][b] summarises events [b * 16^(k+1), (b+1) * 16^(k+1)).
     let levels: [[BlockSummary]]
+    /// Time buckets of 2^`bucketShift` ns from the first start, about 4 events each:
+    /// `firstOfBucket[b]` is the first event starting at or after bucket `b`'s start. Finding
+    /// where a pixel column ends is then a table read and a search among a few neighbours
+    /// (a wide window asks that once per column of every lane). Empty when the lane is too
+    /// short, or its times too far apart, to bucket.
+    let firstOfBucket: [UInt32]
+    let bucketShift: Int
+    /// `prefixes[k]`: max end and orange/red counts of events `0..<k`. Merging events `i..<j`
+    /// into a group then reads two entries instead of walking the block levels: the counts
+    /// subtract, and the max end of the prefix is the group's whenever nothing before `i` ended
+    /// later than the group (true of every group the merge rule forms; checked, not assumed).
+    let prefixes: [Prefix]
+
+    struct Prefix: Sendable {
+        var maxEnd: Nanoseconds
+        var orange: UInt32
+        var red: UInt32
+    }
 
     struct BlockSummary: Sendable {
         var maxEnd: Nanoseconds = .min
@@ -508,9 +566,50 @@ struct EventPyramid: Sendable {
             below = level
         }
         self.levels = levels
+        (firstOfBucket, bucketShift) = Self.buckets(starts)
+        var prefixes = [Prefix](repeating: Prefix(maxEnd: .min, orange: 0, red: 0), count: series.count + 1)
+        for i in 0..<series.count {
+            var next = prefixes[i]
+            next.maxEnd = max(next.maxEnd, ends[i])
+            switch series.severity(i) {
+            case .normal: break
+            case .orange: next.orange &+= 1
+            case .red: next.red &+= 1
+            }
+            prefixes[i + 1] = next
+        }
+        self.prefixes = prefixes
     }
 
-    var memoryFootprint: Int { starts.count * 16 + levels.reduce(0) { $0 + $1.count * 16 } }
+    /// Max end and worst severity of events `low..<high`, for merging them into a group whose
+    /// end so far is `groupEnd`: the returned end is exact whenever it is at least `groupEnd`.
+    @inline(__always) func aggregate(_ low: Int, _ high: Int, groupEnd: Nanoseconds) -> (Nanoseconds, LongUpdateSeverity) {
+        let (before, upTo) = (prefixes[low], prefixes[high])
+        let severity: LongUpdateSeverity = upTo.red != before.red ? .red : upTo.orange != before.orange ? .orange : .normal
+        guard before.maxEnd <= groupEnd else { return (aggregate(low, high).0, severity) }
+        return (upTo.maxEnd, severity)
+    }
+
+    private static func buckets(_ starts: [Nanoseconds]) -> ([UInt32], Int) {
+        guard starts.count >= 64, starts.count < Int(UInt32.max), let first = starts.first, let last = starts.last,
+              case let (span, overflow) = last.subtractingReportingOverflow(first), !overflow, span > 0 else { return ([], 0) }
+        let widthWanted = max(1, span / Nanoseconds(starts.count / 4))
+        let shift = Nanoseconds.bitWidth - 1 - widthWanted.leadingZeroBitCount
+        let bucketCount = Int(span >> shift) + 1
+        var firstOfBucket = [UInt32](repeating: UInt32(starts.count), count: bucketCount + 1)
+        // Walk buckets and events together: bucket b's first event is the first with start >= first + b << shift.
+        var event = 0
+        for bucket in 0..<bucketCount {
+            let bucketStart = first + Nanoseconds(bucket) << shift
+            while event < starts.count && starts[event] < bucketStart { event += 1 }
+            firstOfBucket[bucket] = UInt32(event)
+        }
+        return (firstOfBucket, shift)
+    }
+
+    var memoryFootprint: Int {
+        starts.count * 16 + levels.reduce(0) { $0 + $1.count * 16 } + firstOfBucket.count * 4 + prefixes.count * MemoryLayout<Prefix>.stride
+    }
 
     @inline(__always) func severity(_ i: Int) -> LongUpdateSeverity {
         severityRule.severity(ends[i] - starts[i])
@@ -523,6 +622,18 @@ struct EventPyramid: Sendable {
     /// First index in `from..<to` whose start is >= `time` (`to` if none).
     func lowerBound(startAtLeast time: Nanoseconds, from: Int = 0, to: Int? = nil) -> Int {
         var low = from, high = to ?? starts.count
+        if !firstOfBucket.isEmpty, low < high {
+            // Events of earlier buckets start before `time`; events of later ones at or after it.
+            if time <= starts[0] { return low }
+            let (offset, overflow) = time.subtractingReportingOverflow(starts[0])
+            let bucket = overflow ? Int.max : Int(offset >> bucketShift)
+            // Past the last bucket: after every start.
+            guard bucket < firstOfBucket.count - 1 else { return high }
+            let upTo = high
+            low = max(low, Int(firstOfBucket[bucket]))
+            high = min(high, Int(firstOfBucket[bucket + 1]))
+            if low >= high { return min(low, upTo) }
+        }
         while low < high {
             let mid = (low + high) / 2
             if starts[mid] < time { low = mid + 1 } else { high = mid }
@@ -629,6 +740,14 @@ struct CPUPrefixSums: Sendable {
 
     func lowerBound(_ time: Nanoseconds, from: Int = 0) -> Int {
         var low = from, high = times.count
+        // The answer is usually a column's worth of samples past `from`: doubling steps first,
+        // so a whole-trace answer reads nearby samples rather than bisecting all of them per column.
+        var step = 1
+        while low + step < high, times[low + step] < time {
+            low += step
+            step *= 2
+        }
+        high = min(high, low + step + 1)
         while low < high {
             let mid = (low + high) / 2
             if times[mid] < time { low = mid + 1 } else { high = mid }

@@ -7,13 +7,18 @@
 extension Timeline {
     /// "TLB1": the format's magic and version.
     public static let binaryMagic: [UInt8] = Array("TLB1".utf8)
+    /// Lane flag: the update column holds task-state rows.
+    static let taskStateRowsFlag: UInt8 = 4
+    /// Lane flag: the update column holds signpost rows.
+    static let signpostRowsFlag: UInt8 = 8
 
     /// Column order within a lane; `rawValue` is the column's position.
     enum BinaryColumn: Int, CaseIterable {
         /// Gap to the previous event's start (the lane header holds the first start).
         case startGap
         case duration, count
-        /// Update row (signpost row on signpost lanes) + 1 - base; 0 = none.
+        /// Update row + 1 - base; 0 = none. Task-state or signpost row instead when the lane's
+        /// flags say so (main-actor and signpost lanes), so the browser can open what an event stands for.
         case update
         /// Index into the lane's labels + 1; 0 = none.
         case label
@@ -37,14 +42,14 @@ extension Timeline {
         return out.bytes
     }
 
-    private static func write(id: String, lane: TimelineLane, to out: inout BinaryWriter) {
+    static func write(id: String, lane: TimelineLane, to out: inout BinaryWriter) {
         let events = lane.events
         var labels: [String] = []
         var labelIndex: [String: Int64] = [:]
         let hasLoad = events.contains { $0.load != nil || $0.mainLoad != nil }
         var firstUpdate = Int64.max
         for event in events {
-            if let update = event.update ?? event.signpost { firstUpdate = min(firstUpdate, Int64(update)) }
+            if let row = event.update ?? event.taskState ?? event.signpost { firstUpdate = min(firstUpdate, Int64(row)) }
             if let label = event.label, labelIndex[label] == nil {
                 labelIndex[label] = Int64(labels.count + 1)
                 labels.append(label)
@@ -58,7 +63,7 @@ extension Timeline {
             previousStart = event.start
             columns[BinaryColumn.duration.rawValue].append(event.duration)
             columns[BinaryColumn.count.rawValue].append(Int64(event.count))
-            columns[BinaryColumn.update.rawValue].append((event.update ?? event.signpost).map { Int64($0) - firstUpdate + 1 } ?? 0)
+            columns[BinaryColumn.update.rawValue].append((event.update ?? event.taskState ?? event.signpost).map { Int64($0) - firstUpdate + 1 } ?? 0)
             columns[BinaryColumn.label.rawValue].append(event.label.flatMap { labelIndex[$0] } ?? 0)
             let kind = event.kind.flatMap { wire in UpdateKind.allCases.first { $0.wireName == wire } }
             columns[BinaryColumn.code.rawValue].append(Int64(event.severity.rawValue) | Int64(kind.map { $0.rawValue + 1 } ?? 0) << 2)
@@ -70,7 +75,10 @@ extension Timeline {
         let idBytes = Array(id.utf8.prefix(255))
         out.bytes.append(UInt8(idBytes.count))
         out.bytes += idBytes
-        out.bytes.append((lane.merged ? 1 : 0) | (hasLoad ? 2 : 0))
+        let rowsAreTaskStates = events.contains { $0.taskState != nil }
+        let rowsAreSignposts = events.contains { $0.signpost != nil }
+        out.bytes.append((lane.merged ? 1 : 0) | (hasLoad ? 2 : 0) | (rowsAreTaskStates ? Self.taskStateRowsFlag : 0)
+            | (rowsAreSignposts ? Self.signpostRowsFlag : 0))
         out.uint32(UInt32(events.count))
         out.int64(events.first?.start ?? 0)
         out.int64(firstUpdate == .max ? 0 : firstUpdate - 1)
@@ -84,8 +92,7 @@ extension Timeline {
         var layout: [(width: Int, base: Int64)] = []
         for values in columns {
             let low = values.min() ?? 0
-            let range = UInt64(bitPattern: (values.max() ?? 0) &- low)
-            let width = range == 0 ? 0 : range <= 0xFF ? 1 : range <= 0xFFFF ? 2 : range <= 0xFF_FFFF ? 3 : range <= 0xFFFF_FFFF ? 4 : 8
+            let width = BinaryWriter.width(ofRange: UInt64(bitPattern: (values.max() ?? 0) &- low))
             layout.append((width, low))
             out.bytes.append(UInt8(width))
             out.int64(low)
@@ -118,5 +125,216 @@ struct BinaryWriter {
 
     mutating func column(_ values: [Int64], base: Int64, width: Int) {
         for value in values { append(UInt64(bitPattern: value &- base), width: width) }
+    }
+
+    /// `count` values of `width` bytes, each `value(i) - base`, written in place.
+    @inline(__always) mutating func column(width: Int, base: Int64, count: Int, _ value: (Int) -> Int64) {
+        let at = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: width * count))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            var o = at
+            for i in 0..<count {
+                var v = UInt64(bitPattern: value(i) &- base)
+                for k in 0..<width {
+                    buffer[o + k] = UInt8(truncatingIfNeeded: v)
+                    v >>= 8
+                }
+                o += width
+            }
+        }
+    }
+
+    /// Fewest bytes (0, 1, 2, 3, 4 or 8) that hold every value of a column spanning `range`.
+    static func width(ofRange range: UInt64) -> Int {
+        range == 0 ? 0 : range <= 0xFF ? 1 : range <= 0xFFFF ? 2 : range <= 0xFF_FFFF ? 3 : range <= 0xFFFF_FFFF ? 4 : 8
+    }
+}
+
+extension Trace {
+    /// The same bytes as `timeline(...).binary()`, written straight from the query's groups into
+    /// one buffer sized up front: no event values, label strings or per-column arrays in between
+    /// (the browser asks for this on every pan and zoom). Labels are looked up once per distinct
+    /// string, not once per event.
+    public func timelineBinary(window: TimeRange, width: Int, lanes: [Lane], index: TimelineIndex) -> [UInt8] {
+        timelineBinary(window: window, width: width, laneIDs: lanes.map(TimelineLaneID.fixed), index: index)
+    }
+
+    public func timelineBinary(window: TimeRange, width: Int, laneIDs: [TimelineLaneID], index: TimelineIndex) -> [UInt8] {
+        let answers = laneAnswers(window: window, width: width, lanes: laneIDs, index: index)
+        var plans: [BinaryLanePlan] = []
+        plans.reserveCapacity(answers.count)
+        var labelSlots: [Int32] = []
+        var size = 4 + 8 + 8 + 4 + 4
+        for (lane, answer) in answers {
+            let plan: BinaryLanePlan
+            switch answer {
+            case .groups(let series, let groups): plan = BinaryLanePlan(lane, series, groups, in: self, labelSlots: &labelSlots)
+            case .events(let events): plan = BinaryLanePlan(lane, events)
+            }
+            size += plan.byteCount
+            plans.append(plan)
+        }
+        var out = BinaryWriter()
+        out.bytes.reserveCapacity(size)
+        out.bytes += Timeline.binaryMagic
+        out.int64(window.start)
+        out.int64(window.end)
+        out.uint32(UInt32(clamping: width))
+        out.uint32(UInt32(plans.count))
+        for plan in plans { plan.write(to: &out, trace: self) }
+        return out.bytes
+    }
+}
+
+/// One lane of a binary timeline, measured before it is written: its labels, each column's
+/// base and width, and so its exact size.
+struct BinaryLanePlan {
+    let id: [UInt8]
+    let content: Content
+    var merged = false
+    var labels: [[UInt8]] = []
+    /// Label index + 1 of each event (0 = none), for lanes of groups.
+    var labelOfEvent: [Int32] = []
+    var firstUpdate = Int64.max
+    var layout: [(width: Int, base: Int64)] = []
+    var byteCount = 0
+
+    enum Content {
+        case groups(LaneSeries, [EventGroup])
+        /// Finished events (the CPU lane: a load per column), written as `Timeline.binary()` does.
+        case events(TimelineLane)
+    }
+
+    init(_ lane: TimelineLaneID, _ events: TimelineLane) {
+        id = Array(lane.wireName.utf8.prefix(255))
+        content = .events(events)
+        var probe = BinaryWriter()
+        Timeline.write(id: lane.wireName, lane: events, to: &probe)
+        byteCount = probe.bytes.count
+    }
+
+    init(_ lane: TimelineLaneID, _ series: LaneSeries, _ groups: [EventGroup], in trace: Trace, labelSlots: inout [Int32]) {
+        id = Array(lane.wireName.utf8.prefix(255))
+        content = .groups(series, groups)
+        let n = groups.count
+        labelOfEvent = [Int32](repeating: 0, count: n)
+        // Labels in order of first appearance, deduplicated by text as `Timeline.binary()` does;
+        // interned labels are found by their string ref first so most events cost an array read.
+        var indexOfText: [String: Int32] = [:]
+        var slotsUsed: [Int] = []
+        let interned = series.internedLabels(in: trace)
+        if interned != nil, labelSlots.count < trace.strings.count {
+            labelSlots = [Int32](repeating: 0, count: trace.strings.count)
+        }
+        func indexOf(_ text: String) -> Int32 {
+            if let known = indexOfText[text] { return known }
+            labels.append(Array(text.utf8.prefix(Int(UInt16.max))))
+            let index = Int32(labels.count)
+            indexOfText[text] = index
+            return index
+        }
+        var columns = [(low: Int64, high: Int64)](repeating: (.max, .min), count: Timeline.BinaryColumn.allCases.count)
+        @inline(__always) func include(_ column: Timeline.BinaryColumn, _ value: Int64) {
+            let c = column.rawValue
+            if value < columns[c].low { columns[c].low = value }
+            if value > columns[c].high { columns[c].high = value }
+        }
+        let isUpdateLane = series.isUpdateLane
+        let hasRows = isUpdateLane || series.rowsAreTaskStates || series.rowsAreSignposts
+        let kinds = trace.updates.kind
+        var previousStart = groups.first?.start ?? 0
+        for (i, group) in groups.enumerated() {
+            include(.startGap, group.start &- previousStart)
+            previousStart = group.start
+            include(.duration, group.end - group.start)
+            include(.count, Int64(group.count))
+            var code = Int64(group.severity.rawValue)
+            if group.count == 1 {
+                let row = series.row(group.first)
+                if hasRows { firstUpdate = min(firstUpdate, Int64(row)) }
+                if isUpdateLane { code |= Int64(kinds[row].rawValue + 1) << 2 }
+                if let interned {
+                    let ref = Int(interned[row])
+                    if labelSlots[ref] == 0 {
+                        labelSlots[ref] = indexOf(trace.strings[ref])
+                        slotsUsed.append(ref)
+                    }
+                    labelOfEvent[i] = labelSlots[ref]
+                } else {
+                    var event = TimelineEvent(start: group.start, duration: 0, count: 1, severity: group.severity)
+                    series.describe(group.first, in: trace, into: &event)
+                    labelOfEvent[i] = event.label.map(indexOf) ?? 0
+                }
+            } else {
+                merged = true
+            }
+            include(.label, Int64(labelOfEvent[i]))
+            include(.code, code)
+        }
+        for ref in slotsUsed { labelSlots[ref] = 0 }
+        // The update column is known once the lowest update row is.
+        for group in groups {
+            include(.update, group.count == 1 && hasRows ? Int64(series.row(group.first)) - firstUpdate + 1 : 0)
+        }
+        layout = columns.map { column -> (width: Int, base: Int64) in
+            guard column.low <= column.high else { return (0, 0) }
+            return (BinaryWriter.width(ofRange: UInt64(bitPattern: column.high &- column.low)), column.low)
+        }
+        byteCount = 1 + id.count + 1 + 4 + 8 + 8 + 4 + labels.reduce(0) { $0 + 2 + $1.count }
+            + layout.count * 9 + layout.reduce(0) { $0 + $1.width * n }
+    }
+
+    func write(to out: inout BinaryWriter, trace: Trace) {
+        guard case .groups(let series, let groups) = content else {
+            if case .events(let events) = content { Timeline.write(id: String(decoding: id, as: UTF8.self), lane: events, to: &out) }
+            return
+        }
+        out.bytes.append(UInt8(id.count))
+        out.bytes += id
+        let rowsAreTaskStates = series.rowsAreTaskStates && groups.contains { $0.count == 1 }
+        let rowsAreSignposts = series.rowsAreSignposts && groups.contains { $0.count == 1 }
+        out.bytes.append((merged ? 1 : 0) | (rowsAreTaskStates ? Timeline.taskStateRowsFlag : 0)
+            | (rowsAreSignposts ? Timeline.signpostRowsFlag : 0))
+        out.uint32(UInt32(groups.count))
+        out.int64(groups.first?.start ?? 0)
+        out.int64(firstUpdate == .max ? 0 : firstUpdate - 1)
+        out.uint32(UInt32(labels.count))
+        for label in labels {
+            out.uint16(UInt16(label.count))
+            out.bytes += label
+        }
+        for column in layout {
+            out.bytes.append(UInt8(column.width))
+            out.int64(column.base)
+        }
+        let isUpdateLane = series.isUpdateLane
+        let hasRows = isUpdateLane || series.rowsAreTaskStates || series.rowsAreSignposts
+        let kinds = trace.updates.kind
+        for column in Timeline.BinaryColumn.allCases {
+            let (width, base) = layout[column.rawValue]
+            guard width > 0 else { continue }
+            switch column {
+            case .startGap:
+                var previous = groups.first?.start ?? 0
+                out.column(width: width, base: base, count: groups.count) { i in
+                    defer { previous = groups[i].start }
+                    return groups[i].start &- previous
+                }
+            case .duration: out.column(width: width, base: base, count: groups.count) { groups[$0].end - groups[$0].start }
+            case .count: out.column(width: width, base: base, count: groups.count) { Int64(groups[$0].count) }
+            case .update:
+                out.column(width: width, base: base, count: groups.count) { i in
+                    groups[i].count == 1 && hasRows ? Int64(series.row(groups[i].first)) - firstUpdate + 1 : 0
+                }
+            case .label: out.column(width: width, base: base, count: groups.count) { Int64(labelOfEvent[$0]) }
+            case .code:
+                out.column(width: width, base: base, count: groups.count) { i in
+                    let group = groups[i]
+                    let kind = group.count == 1 && isUpdateLane ? Int64(kinds[series.row(group.first)].rawValue + 1) : 0
+                    return Int64(group.severity.rawValue) | kind << 2
+                }
+            case .load, .mainLoad: break
+            }
+        }
     }
 }

@@ -43,6 +43,14 @@ public final class UpdateListIndex: Sendable {
         return made
     }
 
+    /// Builds everything the summary and the view lists look up (summary rows, view lists, the
+    /// whole-trace summaries), so that no request pays for it: call where the trace is loaded,
+    /// off the request path. Costs about one summary pass and one sort of the updates.
+    public func prepare(_ trace: Trace) {
+        _ = viewLists(trace)
+        for filter in SummaryFilter.allCases { _ = trace.summary(in: nil, filter: filter) }
+    }
+
     /// Bytes held by what has been built so far.
     public var memoryFootprint: Int {
         let summaryBytes = summaryRows.current.map { $0.rowOfUpdate.count * 4 + $0.rows.count * MemoryLayout<SummaryRowKey>.stride } ?? 0

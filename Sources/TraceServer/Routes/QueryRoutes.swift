@@ -22,7 +22,7 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         } ?? allLanes
         // The browser asks for the compact columns (docs/api.md, "Binary timeline"); API users get JSON.
         if request.headers[.accept]?.contains("application/octet-stream") == true {
-            let bytes = try await queries.run { loaded.timeline(window: window, width: width, lanes: lanes).binary() }
+            let bytes = try await queries.run { loaded.timelineBinary(window: window, width: width, lanes: lanes) }
             return Response(
                 status: .ok,
                 headers: [.contentType: "application/octet-stream", .cacheControl: "no-store", .vary: "Accept"],

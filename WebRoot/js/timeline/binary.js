@@ -60,6 +60,10 @@ function decodeLane(r) {
   const flags = r.u8();
   const merged = (flags & 1) !== 0;
   const hasLoad = (flags & 2) !== 0;
+  // Main-actor lanes: the row column holds task-state rows, not update rows.
+  const rowsAreTaskStates = (flags & 4) !== 0;
+  // Signpost lanes: it holds signpost rows.
+  const rowsAreSignposts = (flags & 8) !== 0;
   const n = r.u32();
   const firstStart = r.i64();
   const updateBase = r.i64();
@@ -76,9 +80,9 @@ function decodeLane(r) {
   let maxDuration = 0;
   for (let i = 0; i < n; i++) if (duration[i] > maxDuration) maxDuration = duration[i];
   const count = read('count', new Uint32Array(n));
-  const updateColumn = read('update', new Float64Array(n));
-  const updateRows = new Int32Array(n);
-  for (let i = 0; i < n; i++) updateRows[i] = updateColumn[i] === 0 ? -1 : updateBase + updateColumn[i];
+  const rowValues = read('update', new Float64Array(n));
+  const rows = new Int32Array(n);
+  for (let i = 0; i < n; i++) rows[i] = rowValues[i] === 0 ? -1 : updateBase + rowValues[i];
   const label = read('label', new Int32Array(n));
   for (let i = 0; i < n; i++) label[i] -= 1;
   const code = read('code', new Uint8Array(n));
@@ -92,11 +96,10 @@ function decodeLane(r) {
     mainLoad = read('mainLoad', new Float32Array(n));
     for (let i = 0; i < n; i++) { load[i] /= 65535; mainLoad[i] /= 65535; }
   }
-  // Signpost lanes carry signpost rows in the update column.
-  const isSignposts = id.startsWith('signposts-');
-  const signpost = isSignposts ? updateRows : null;
-  const update = isSignposts ? new Int32Array(n).fill(-1) : updateRows;
-  return { id, lane: { length: n, maxDuration, merged, start, duration, count, severity, update, signpost, kind, label, labels, load, mainLoad } };
+  const taskState = rowsAreTaskStates ? rows : null;
+  const signpost = rowsAreSignposts ? rows : null;
+  const update = rowsAreTaskStates || rowsAreSignposts ? new Int32Array(n).fill(-1) : rows;
+  return { id, lane: { length: n, maxDuration, merged, start, duration, count, severity, update, taskState, signpost, kind, label, labels, load, mainLoad } };
 }
 
 /**
@@ -120,6 +123,7 @@ export function decodeTimeline(buffer) {
 /** The transferable buffers of a decoded lane. */
 export function laneBuffers(lane) {
   const arrays = [lane.start, lane.duration, lane.count, lane.severity, lane.update, lane.kind, lane.label];
+  if (lane.taskState) arrays.push(lane.taskState);
   if (lane.signpost) arrays.push(lane.signpost);
   if (lane.load) arrays.push(lane.load, lane.mainLoad);
   return arrays.map((a) => a.buffer);
