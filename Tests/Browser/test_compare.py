@@ -222,3 +222,47 @@ def test_broken_compare_links_say_what_is_wrong(page, server, sample_id):
     expect(page.get_by_role("heading", name="This link needs a newer tracesvc")).to_be_visible()
     plain = page.get_by_role("link", name="Open the comparison without the view")
     assert plain.get_attribute("href") == f"/compare/{known}/{known}?v=2"
+
+
+def test_narrow_window_scrolls_the_views_table_in_its_box_and_keeps_the_cause_readable(new_context, server, sample_id, shot):
+    slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
+    for width in (800, 1000):
+        page = new_context(width=width, height=900).new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        open_compare(page, server, slow, fixed)
+        sizes = page.evaluate("""() => {
+          const page = document.querySelector('#compare'), box = document.querySelector('#compare-views').parentElement;
+          const cause = document.querySelector('#compare-causes tr[data-change="disappeared"] td.name');
+          return {pageScroll: page.scrollWidth, pageClient: page.clientWidth,
+                  docScroll: document.documentElement.scrollWidth, docClient: document.documentElement.clientWidth,
+                  boxScroll: box.scrollWidth, boxClient: box.clientWidth, boxRight: box.getBoundingClientRect().right,
+                  causeWidth: cause.getBoundingClientRect().width,
+                  causeLines: (() => { const range = document.createRange(); range.selectNodeContents(cause);
+                    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size; })()};
+        }""")
+        # The page never scrolls sideways; the views table scrolls inside its own box, which fits.
+        assert sizes["pageScroll"] <= sizes["pageClient"] and sizes["docScroll"] <= sizes["docClient"], (width, sizes)
+        assert sizes["boxRight"] <= width, (width, sizes)
+        # The cause ("@Observable ModelData.favoritesCollection (landmarks) → LandmarkListItemView.body")
+        # reads in a line or two, not a column of word fragments.
+        assert sizes["causeWidth"] >= 220 and sizes["causeLines"] <= 3, (width, sizes)
+        if width == 800:
+            assert sizes["boxScroll"] > sizes["boxClient"], sizes
+            # Scrolled to its far end, the view column stays in place and the last column is in view.
+            box = page.locator("#compare-views").locator("xpath=..")
+            box.evaluate("box => { box.scrollLeft = box.scrollWidth; }")
+            name = view_row(page, "LandmarkListItemView").locator("td.name")
+            change = view_row(page, "LandmarkListItemView").locator("td.change")
+            box_rect, name_rect, change_rect = (x.bounding_box() for x in (box, name, change))
+            assert abs(name_rect["x"] - box_rect["x"]) < 2, (name_rect, box_rect)
+            assert change_rect["x"] + change_rect["width"] <= box_rect["x"] + box_rect["width"] + 1, (change_rect, box_rect)
+            assert change_rect["x"] >= name_rect["x"] + name_rect["width"] - 1, (change_rect, name_rect)
+            # The row still opens from its (fixed) name, and the table stays scrolled where it was.
+            scrolled = box.evaluate("box => box.scrollLeft")
+            name.locator("button").click()
+            expect(page.locator("#compare-drill")).to_be_visible()
+            assert page.locator("#compare-views").locator("xpath=..").evaluate("box => box.scrollLeft") == scrolled > 0
+            shot(page, "compare-narrow-800", full_page=True)
+        assert not errors
+        page.close()

@@ -142,6 +142,11 @@ import TraceFormats
         }
         for range in [nil, middle] { _ = trace.taskSummary(in: range) }
         for row in 0..<min(trace.signposts.count, 5) { _ = trace.signpostDetail(row) }
+        // The comparison: a trace against itself, whole and in a range, and its fan-outs.
+        for range in [nil, middle] {
+            _ = TraceComparison(before: trace, after: trace, beforeRange: range, afterRange: nil)
+            _ = trace.causeFanOuts(in: range)
+        }
         for lane in [Lane.mainActor, .mainActorWaits] {
             for row in trace.taskStates(on: lane, in: middle, limit: 5).rows { _ = trace.taskStateDetail(row) }
         }

@@ -23,6 +23,15 @@ function signedPercent(percent) {
 }
 
 const arrow = (a, b) => `${a} → ${b}`;
+
+/**
+ * A wide table in a box of its own that scrolls sideways when the window is narrower than the
+ * table: the page itself never scrolls sideways, and the first column stays in place (CSS).
+ * Focusable, so the keyboard can scroll it too.
+ */
+function scrollBox(table, label) {
+  return el('div', { class: 'compare-table-scroll', tabindex: '0', role: 'region', 'aria-label': label }, table);
+}
 const rowKey = (row) => `${row.module}:${row.view}:${row.category}`;
 const rangeParams = (range) => (range ? { start: range[0], end: range[1] } : {});
 
@@ -98,8 +107,11 @@ export function mountCompare(root, header, { a, b, state: initial }) {
     headerNode = nextHeader;
     for (const graph of drillGraphs) graph.destroy();
     drillGraphs = [];
+    // Opening a row or filtering rebuilds the tables: a table scrolled sideways stays scrolled.
+    const scrolled = new Map([...tables.querySelectorAll('.compare-table-scroll')].map((box) => [box.firstChild.id, box.scrollLeft]));
     // replaceChildren would write a null (no row drilled into) as the text "null".
     tables.replaceChildren(...[viewsSection(c), drillSection(c), causesSection(c), totalsSection(c), functionsSection(c)].filter(Boolean));
+    for (const box of tables.querySelectorAll('.compare-table-scroll')) box.scrollLeft = scrolled.get(box.firstChild.id) ?? 0;
   }
 
   function sideLink(id, range, extra = {}) {
@@ -138,7 +150,7 @@ export function mountCompare(root, header, { a, b, state: initial }) {
     return el('section', { class: 'compare-section', 'aria-label': 'Views' },
       el('div', { class: 'compare-section-head' }, el('h2', { text: 'Views' }), filters,
         el('span', { class: 'meta', text: `${rows.length} of ${c.views.length} rows, by change of total time` })),
-      rows.length ? table : el('p', { class: 'empty', text: 'No views match this filter.' }),
+      rows.length ? scrollBox(table, 'Views table (scrolls sideways)') : el('p', { class: 'empty', text: 'No views match this filter.' }),
       el('p', { class: 'compare-note', text: 'n.s.: not significant. The durations do not differ beyond noise (Mann-Whitney U, '
         + 'p ≥ 0.05, tested when both sides have 8 updates or more) and the count changed by 10% or less.' }));
   }
@@ -251,18 +263,21 @@ export function mountCompare(root, header, { a, b, state: initial }) {
   }
 
   function causesSection(c) {
-    const fanOut = (side) => (side ? `${side.fanOut} per event · ${plural(side.events, 'event')} · ${plural(side.updates, 'update')}` : '–');
+    // Each part unbroken, the parts free to wrap: on a narrow window the A and B cells take two
+    // lines so the cause column keeps the room to be read.
+    const fanOut = (side) => (side ? [`${side.fanOut} per event`, plural(side.events, 'event'), plural(side.updates, 'update')]
+      .flatMap((part, i) => [i ? ' · ' : null, el('span', { class: 'nowrap', text: part })]) : '–');
     const table = el('table', { class: 'compare-table', id: 'compare-causes', 'aria-label': 'Cause fan-outs, A against B' },
       el('thead', {}, el('tr', {}, ...['Change', 'Cause → target', 'A', 'B'].map((h) => el('th', { scope: 'col', text: h })))),
       el('tbody', {}, ...c.causes.map((cause) => el('tr', { class: `change-${cause.change}`, 'data-change': cause.change },
         el('td', { class: 'change', text: cause.change }),
         el('td', { class: 'name', text: `${cause.source}${cause.property ? ` (${cause.property})` : ''} → ${cause.target}` }),
-        el('td', { text: fanOut(cause.a) }), el('td', { text: fanOut(cause.b) })))));
+        el('td', { class: 'fan-out' }, fanOut(cause.a)), el('td', { class: 'fan-out' }, fanOut(cause.b))))));
     return el('section', { class: 'compare-section', 'aria-label': 'Causes' },
       el('h2', { text: 'Causes' }),
       el('p', { class: 'meta', text: 'What made bodies run: one cause event fanning out to N updates.'
         + (c.causesTotal > c.causes.length ? ` The ${c.causes.length} largest changes of ${c.causesTotal}.` : '') }),
-      c.causes.length ? table : el('p', { class: 'empty', text: 'Neither trace recorded causes.' }));
+      c.causes.length ? scrollBox(table, 'Causes table (scrolls sideways)') : el('p', { class: 'empty', text: 'Neither trace recorded causes.' }));
   }
 
   function totalsSection(c) {

@@ -119,14 +119,22 @@ struct NodeClasses {
     private var firstOfName: [Int32]
     private var kind: [NodeKind] = []
     private var next: [Int32] = []
+    /// The class of every node: the walks read it instead of finding it again per edge.
+    private(set) var ofNode: [Int32]
     var count: Int { kind.count }
 
     init(names: [StringRef], kinds: [NodeKind], stringCount: Int) {
         firstOfName = [Int32](repeating: -1, count: stringCount)
-        for node in names.indices where find(name: names[node], kind: kinds[node]) < 0 {
-            kind.append(kinds[node])
-            next.append(firstOfName[Int(names[node])])
-            firstOfName[Int(names[node])] = Int32(kind.count - 1)
+        ofNode = [Int32](repeating: 0, count: names.count)
+        for node in names.indices {
+            var id = find(name: names[node], kind: kinds[node])
+            if id < 0 {
+                kind.append(kinds[node])
+                next.append(firstOfName[Int(names[node])])
+                id = kind.count - 1
+                firstOfName[Int(names[node])] = Int32(id)
+            }
+            ofNode[node] = Int32(id)
         }
     }
 
@@ -135,9 +143,73 @@ struct NodeClasses {
         while id >= 0, kind[Int(id)] != wanted { id = next[Int(id)] }
         return Int(id)
     }
+}
 
-    /// The id of a (name, kind) some node has.
-    func id(name: StringRef, kind: NodeKind) -> Int { find(name: name, kind: kind) }
+/// Ids of the fan-out keys of edges, in order first asked for. In front of the key table, when
+/// the graph names few kinds of node: the id last found for each (source class, target class,
+/// label), with its property. Millions of edges then cost a lookup in a small array each instead
+/// of a probe into a table of megabytes.
+struct FanOutKeyIDs {
+    private var table = FanOutKeyTable()
+    let classes: NodeClasses
+    private var pairs: [(property: StringRef, id: Int32)]
+    var keys: [FanOutKey] { table.keys }
+
+    init(names: [StringRef], kinds: [NodeKind], stringCount: Int) {
+        classes = NodeClasses(names: names, kinds: kinds, stringCount: stringCount)
+        let pairCount = classes.count <= 1 << 10 ? classes.count * classes.count * 2 : Int.max
+        pairs = Array(repeating: (0, -1), count: pairCount <= NodeClasses.pairCacheLimit ? pairCount : 0)
+    }
+
+    /// Where the cached ids of a source class's pairs start (meaningless without a pair cache).
+    func pairBase(sourceClass: Int32) -> Int { Int(sourceClass) * classes.count * 2 }
+
+    /// The id of `key`, an edge from a node of `pairBase`'s class to a node of `targetClass`.
+    @inline(__always)
+    mutating func id(of key: FanOutKey, pairBase: Int, targetClass: Int32) -> Int32 {
+        if pairs.isEmpty { return Int32(table.id(of: key)) }
+        let pair = pairBase + Int(targetClass) * 2 + Int(key.label.rawValue)
+        if pairs[pair].id >= 0, pairs[pair].property == key.property { return pairs[pair].id }
+        let id = Int32(table.id(of: key))
+        pairs[pair] = (key.property, id)
+        return id
+    }
+}
+
+/// A fan-out's numbers while its edges are walked, in one cache line (32 bytes): the event open
+/// (its source and edges so far) and the closed events' numbers. Counts fit 32 bits: a graph's
+/// edges are numbered in 32 bits.
+struct FanOutTally {
+    static let unused = StringRef.max
+    /// The property of the key counted here (grid cells: `unused` until one is met).
+    var property = unused
+    var source = UInt32.max
+    var open: UInt32 = 0
+    var events: UInt32 = 0
+    var updates: UInt32 = 0
+    var minPerEvent = UInt32.max
+    var maxPerEvent: UInt32 = 0
+    private var padding: UInt32 = 0
+
+    @inline(__always)
+    mutating func count(edgeFrom source: UInt32) {
+        if self.source == source {
+            open += 1
+        } else {
+            closeEvent()
+            self.source = source
+            open = 1
+        }
+    }
+
+    mutating func closeEvent() {
+        guard open > 0 else { return }
+        events += 1
+        updates += open
+        minPerEvent = min(minPerEvent, open)
+        maxPerEvent = max(maxPerEvent, open)
+        open = 0
+    }
 }
 
 /// A fan-out's numbers without its events: what the comparison keeps per fan-out.
@@ -146,13 +218,6 @@ struct FanOutCount: Sendable {
     var updates = 0
     var minPerEvent = Int.max
     var maxPerEvent = 0
-
-    mutating func add(event updates: Int) {
-        events += 1
-        self.updates += updates
-        minPerEvent = min(minPerEvent, updates)
-        maxPerEvent = max(maxPerEvent, updates)
-    }
 }
 
 extension Trace {
@@ -188,15 +253,103 @@ extension Trace {
         return order.map { fanOuts[$0] }
     }
 
-    /// The numbers of every fan-out (by id, as `keys`), without their events.
+    /// The numbers of every fan-out (by id, as `keys`), without their events: the walk of
+    /// `forEachFanOutEvent` (same keys, same ids), counted in one pass over the edges.
+    ///
+    /// A source's edges are one run of the outgoing rows, so the event of (source, key) is open
+    /// from its first edge until the key's next edge comes from another source (or the walk
+    /// ends): nothing is gathered or regrouped per source, nothing is called per event. The tally
+    /// of a key lives in a grid cell of (source class, target class, label), which holds the
+    /// first property met there (one cache line per edge: no id lookup before the tally); a
+    /// second property of a cell, or a graph naming too many classes for a grid, goes through
+    /// the key table.
     func causeFanOutCounts(in range: TimeRange?) -> (keys: [FanOutKey], counts: [FanOutCount]) {
-        var counts: [FanOutCount] = []
-        let keys = forEachFanOutEvent(in: range, from: Set(NodeKind.allCases)) { fanOut, _, updates in
-            // A new id's first event comes before any later id's (both are in order first met).
-            if fanOut == counts.count { counts.append(FanOutCount()) }
-            counts[fanOut].add(event: updates.count)
+        // Locals read once: a stored property of a struct reached per edge can cost a retain.
+        let nodeKind = graph.nodes.kind, nodeName = graph.nodes.name, nodeUpdate = graph.nodes.update
+        let edgeTarget = graph.edges.target, edgeLabel = graph.edges.label, edgeProperty = graph.edges.changedProperty
+        let offsets = graph.outgoingOffsets, outgoing = graph.outgoingEdges
+        let updateStart = updates.start, updateDuration = updates.duration
+        let classes = NodeClasses(names: nodeName, kinds: nodeKind, stringCount: strings.count)
+        let classOfNode = classes.ofNode
+        let cells = classes.count <= 1 << 10 ? classes.count * classes.count * 2 : Int.max
+        // A grid far larger than the graph would cost more to clear than it saves.
+        let gridCount = cells <= NodeClasses.pairCacheLimit && cells <= 8 * graph.edges.count + 4096 ? cells : 0
+        // Aligned to cache lines: a tally never straddles two.
+        let gridMemory = UnsafeMutableRawPointer.allocate(byteCount: gridCount * MemoryLayout<FanOutTally>.stride, alignment: 64)
+        defer { gridMemory.deallocate() }
+        let grid = UnsafeMutableBufferPointer(start: gridMemory.bindMemory(to: FanOutTally.self, capacity: gridCount), count: gridCount)
+        grid.initialize(repeating: FanOutTally())
+        var others: [FanOutTally] = [], otherKeys = FanOutKeyTable()
+        // In order first met: each key, and where its tally is (a grid cell, or ~index in `others`).
+        var keys: [FanOutKey] = [], tallyOfKey: [Int] = []
+        // The counted edges of a batch of sources: their source, edge and grid cell (-1: none).
+        // Each batch's cells are first read in a loop of independent loads (the processor has many
+        // cache misses in flight at once), then tallied in edge order from the cache.
+        var batch: [(source: UInt32, edge: UInt32, cell: Int32)] = []
+        let sourcesPerBatch = 256
+        var touched: UInt32 = 0
+        for batchStart in stride(from: 0, to: graph.nodes.count, by: sourcesPerBatch) {
+            batch.removeAll(keepingCapacity: true)
+            for source in batchStart..<min(batchStart + sourcesPerBatch, graph.nodes.count) {
+                let row = grid.isEmpty ? 0 : Int(classOfNode[source]) * classes.count * 2
+                for position in Int(offsets[source])..<Int(offsets[source + 1]) {
+                    let edge = Int(outgoing[position]), target = Int(edgeTarget[edge])
+                    let update = nodeUpdate[target]
+                    guard update != noRow else { continue }
+                    if let range, !range.overlaps(start: updateStart[Int(update)], end: updateStart[Int(update)] + updateDuration[Int(update)]) {
+                        continue
+                    }
+                    let cell = grid.isEmpty ? -1 : row + Int(classOfNode[target]) * 2 + Int(edgeLabel[edge].rawValue)
+                    batch.append((UInt32(truncatingIfNeeded: source), UInt32(truncatingIfNeeded: edge), Int32(truncatingIfNeeded: cell)))
+                }
+            }
+            if !grid.isEmpty {
+                for counted in batch { touched &+= grid[Int(counted.cell)].open }
+            }
+            for counted in batch {
+                let edge = Int(counted.edge), property = edgeProperty[edge], cell = Int(counted.cell)
+                if cell >= 0 {
+                    if grid[cell].property == property {
+                        grid[cell].count(edgeFrom: counted.source)
+                        continue
+                    }
+                    if grid[cell].property == FanOutTally.unused {
+                        grid[cell].property = property
+                        keys.append(fanOutKey(source: Int(counted.source), edge: edge))
+                        tallyOfKey.append(cell)
+                        grid[cell].count(edgeFrom: counted.source)
+                        continue
+                    }
+                }
+                let key = fanOutKey(source: Int(counted.source), edge: edge)
+                let other = otherKeys.id(of: key)
+                if other == others.count {
+                    others.append(FanOutTally())
+                    keys.append(key)
+                    tallyOfKey.append(~other)
+                }
+                others[other].count(edgeFrom: counted.source)
+            }
+        }
+        // The reads above must not be optimised away (they are what brings the cells in).
+        if touched == 0x9E37_79B9 { keys.reserveCapacity(keys.count + 1) }
+        let counts = tallyOfKey.map { at in
+            var tally = at >= 0 ? grid[at] : others[~at]
+            tally.closeEvent()
+            return FanOutCount(
+                events: Int(tally.events), updates: Int(tally.updates), minPerEvent: Int(tally.minPerEvent), maxPerEvent: Int(tally.maxPerEvent)
+            )
         }
         return (keys, counts)
+    }
+
+    /// The key of the fan-out `edge` (from `source`) belongs to.
+    private func fanOutKey(source: Int, edge: Int) -> FanOutKey {
+        let target = Int(graph.edges.target[edge])
+        return FanOutKey(
+            sourceName: graph.nodes.name[source], targetName: graph.nodes.name[target], property: graph.edges.changedProperty[edge],
+            sourceKind: graph.nodes.kind[source], targetKind: graph.nodes.kind[target], label: graph.edges.label[edge]
+        )
     }
 
     /// Calls `body` once per cause event of each fan-out: the event's source node and the updates
@@ -221,20 +374,11 @@ extension Trace {
         let hits = UnsafeMutableBufferPointer<Int32>.allocate(capacity: maxDegree)
         let run = UnsafeMutableBufferPointer<Int32>.allocate(capacity: maxDegree)
         defer { ids.deallocate(); hits.deallocate(); run.deallocate() }
-        var table = FanOutKeyTable()
-        // In front of the table, when the graph names few kinds of node: the id last found for
-        // each (source class, target class, label), with its property. Millions of edges then
-        // cost a lookup in a small array each instead of a probe into a table of megabytes.
-        let classes = NodeClasses(names: nodeName, kinds: nodeKind, stringCount: strings.count)
-        let pairCount = classes.count <= 1 << 10 ? classes.count * classes.count * 2 : Int.max
-        let pairs = UnsafeMutableBufferPointer<(property: StringRef, id: Int32)>.allocate(
-            capacity: pairCount <= NodeClasses.pairCacheLimit ? pairCount : 0
-        )
-        defer { pairs.deallocate() }
-        pairs.initialize(repeating: (0, -1))
+        var keyIDs = FanOutKeyIDs(names: nodeName, kinds: nodeKind, stringCount: strings.count)
+        let classOfNode = keyIDs.classes.ofNode
         for source in 0..<graph.nodes.count where wanted[Int(nodeKind[source].rawValue)] {
             let sourceName = nodeName[source], sourceKind = nodeKind[source]
-            let sourcePairs = pairs.isEmpty ? 0 : classes.id(name: sourceName, kind: sourceKind) * classes.count * 2
+            let pairBase = keyIDs.pairBase(sourceClass: classOfNode[source])
             var count = 0, mixed = false
             for position in Int(offsets[source])..<Int(offsets[source + 1]) {
                 let edge = Int(outgoing[position]), target = Int(edgeTarget[edge])
@@ -247,18 +391,7 @@ extension Trace {
                     sourceName: sourceName, targetName: nodeName[target], property: edgeProperty[edge],
                     sourceKind: sourceKind, targetKind: nodeKind[target], label: edgeLabel[edge]
                 )
-                let id: Int32
-                if pairs.isEmpty {
-                    id = Int32(table.id(of: key))
-                } else {
-                    let pair = sourcePairs + classes.id(name: key.targetName, kind: key.targetKind) * 2 + Int(key.label.rawValue)
-                    if pairs[pair].id >= 0, pairs[pair].property == key.property {
-                        id = pairs[pair].id
-                    } else {
-                        id = Int32(table.id(of: key))
-                        pairs[pair] = (key.property, id)
-                    }
-                }
+                let id = keyIDs.id(of: key, pairBase: pairBase, targetClass: classOfNode[target])
                 mixed = mixed || (count > 0 && id != ids[0])
                 ids[count] = id
                 hits[count] = update
@@ -287,6 +420,6 @@ extension Trace {
                 body(Int(id), source, UnsafeBufferPointer(rebasing: run[0..<taken]))
             }
         }
-        return table.keys
+        return keyIDs.keys
     }
 }

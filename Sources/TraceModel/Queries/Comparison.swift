@@ -123,30 +123,41 @@ public struct TraceComparison: Sendable, Encodable {
         }
 
         // Changed first, then by the absolute change of updates; ties by names (ranked once per
-        // distinct name), label, and order met.
-        var names = NameRanks(a, b)
-        let rank = pairs.map { pair -> (changed: Bool, delta: Int, source: Int32, target: Int32, property: Int32, label: UInt8) in
+        // distinct name), label, and order met. Only the rows kept are ranked by name: the pairs
+        // whose (changed, change) is at least the `limit`-th largest (ties at that bound included).
+        let primary = pairs.map { pair -> UInt64 in
             let before = pair.a >= 0 ? a.fanOuts[Int(pair.a)] : nil, after = pair.b >= 0 ? b.fanOuts[Int(pair.b)] : nil
             var changed = true
             if let before, let after { changed = (before.minPerEvent, before.maxPerEvent) != (after.minPerEvent, after.maxPerEvent) }
-            let inA = pair.a >= 0
+            return (changed ? 1 << 63 : 0) | UInt64(abs((after?.updates ?? 0) - (before?.updates ?? 0)))
+        }
+        var candidates = Array(pairs.indices)
+        if limit == 0 {
+            candidates = []
+        } else if pairs.count > limit {
+            var largest = primary
+            largest.sort(by: >)
+            let bound = largest[limit - 1]
+            candidates = pairs.indices.filter { primary[$0] >= bound }
+        }
+        var names = NameRanks(a, b)
+        let rank = candidates.map { position -> (source: Int32, target: Int32, property: Int32, label: UInt8) in
+            let pair = pairs[position], inA = pair.a >= 0
             let key = inA ? a.fanOutKeys[Int(pair.a)] : b.fanOutKeys[Int(pair.b)]
             return (
-                changed, abs((after?.updates ?? 0) - (before?.updates ?? 0)),
                 names.id(key.sourceName, isBody: key.sourceKind == .viewBody, inA: inA),
                 names.id(key.targetName, isBody: key.targetKind == .viewBody, inA: inA),
                 names.id(key.property, isBody: false, inA: inA), key.label.rawValue
             )
         }
         let nameRank = names.ranks()
-        let order = pairs.indices.sorted { i, j in
-            let x = rank[i], y = rank[j]
-            if x.changed != y.changed { return x.changed }
-            if x.delta != y.delta { return x.delta > y.delta }
-            let xNames = (nameRank[Int(x.source)], nameRank[Int(x.target)], nameRank[Int(x.property)], x.label)
-            let yNames = (nameRank[Int(y.source)], nameRank[Int(y.target)], nameRank[Int(y.property)], y.label)
-            return xNames != yNames ? xNames < yNames : i < j
-        }
+        let order = candidates.indices.sorted { i, j in
+            let x = primary[candidates[i]], y = primary[candidates[j]]
+            if x != y { return x > y }
+            let xNames = (nameRank[Int(rank[i].source)], nameRank[Int(rank[i].target)], nameRank[Int(rank[i].property)], rank[i].label)
+            let yNames = (nameRank[Int(rank[j].source)], nameRank[Int(rank[j].target)], nameRank[Int(rank[j].property)], rank[j].label)
+            return xNames != yNames ? xNames < yNames : candidates[i] < candidates[j]
+        }.map { candidates[$0] }
         let rows = order.prefix(limit).map { position -> CauseComparison in
             let pair = pairs[position]
             let (side, fanOut) = pair.a >= 0 ? (a, Int(pair.a)) : (b, Int(pair.b))

@@ -66,19 +66,28 @@ public struct DurationTest: Sendable, Equatable, Encodable {
 
     /// Sum of A's ranks in the merged sample (ties get their average rank) and Σ(t³ − t) over tie groups.
     static func rankSum(_ a: [Nanoseconds], _ b: [Nanoseconds]) -> (rankSumA: Double, tieTerm: Double) {
+        // Twice the rank sum, in integers: every rank is a whole or a half number, and the sum of
+        // a side's ranks is far below 2⁶² (the same value summing doubles gives, exactly).
         var i = 0, j = 0
-        var ranked = 0.0
-        var rankSumA = 0.0, tieTerm = 0.0
-        while i < a.count || j < b.count {
-            let value = min(i < a.count ? a[i] : .max, j < b.count ? b[j] : .max)
-            var inA = 0.0, inB = 0.0
-            while i < a.count, a[i] == value { inA += 1; i += 1 }
-            while j < b.count, b[j] == value { inB += 1; j += 1 }
-            let tied = inA + inB
-            rankSumA += inA * (ranked + (tied + 1) / 2)
-            tieTerm += tied * tied * tied - tied
-            ranked += tied
+        var ranked = 0, twiceRankSumA = 0
+        var tieTerm = 0.0
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                while i < a.count || j < b.count {
+                    let value = min(i < a.count ? a[i] : .max, j < b.count ? b[j] : .max)
+                    var inA = 0, inB = 0
+                    while i < a.count, a[i] == value { inA += 1; i += 1 }
+                    while j < b.count, b[j] == value { inB += 1; j += 1 }
+                    let tied = inA + inB
+                    twiceRankSumA += inA * (2 * ranked + tied + 1)
+                    if tied > 1 {
+                        let t = Double(tied)
+                        tieTerm += t * t * t - t
+                    }
+                    ranked += tied
+                }
+            }
         }
-        return (rankSumA, tieTerm)
+        return (Double(twiceRankSumA) / 2, tieTerm)
     }
 }
