@@ -398,9 +398,9 @@ struct StringInterner {
 
     /// nil when the bytes are not valid UTF-8.
     mutating func intern(_ bytes: UnsafeBufferPointer<UInt8>, into builder: inout TraceBuilder) -> StringRef? {
-        let hash = Self.hash(bytes)
+        let hash = ByteHash.hash(bytes)
         let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
+        var slot = Int(truncatingIfNeeded: hash >> 32) & mask
         while true {
             let entry = slots[slot]
             if entry < 0 { break }
@@ -429,34 +429,9 @@ struct StringInterner {
         slots = [Int32](repeating: -1, count: slots.count * 2)
         let mask = slots.count - 1
         for (entry, hash) in hashes.enumerated() {
-            var slot = Int(truncatingIfNeeded: hash) & mask
+            var slot = Int(truncatingIfNeeded: hash >> 32) & mask
             while slots[slot] >= 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(entry)
         }
-    }
-
-    /// Eight bytes at a time, then a final mix (murmur3's fmix64).
-    @inline(__always)
-    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
-        let raw = UnsafeRawBufferPointer(bytes)
-        var i = 0
-        while i + 8 <= bytes.count {
-            h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            h ^= h >> 29
-            i += 8
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < bytes.count {
-            tail |= UInt64(bytes[i]) << shift
-            shift += 8
-            i += 1
-        }
-        h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
-        h ^= h >> 33
-        h = h &* 0xFF51_AFD7_ED55_8CCD
-        h ^= h >> 33
-        return h
     }
 }

@@ -53,7 +53,7 @@ struct StringPool {
 
     /// The id of the text these UTF-8 bytes spell.
     mutating func intern(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
-        let hash = Self.hash(bytes)
+        let hash = ByteHash.hash(bytes)
         let mask = table.count - 1
         var slot = Int(truncatingIfNeeded: hash >> 32) & mask
         let found: Int32? = arena.withUnsafeBufferPointer { arenaBytes in
@@ -93,26 +93,6 @@ struct StringPool {
             while table[slot] != 0 { slot = (slot + 1) & mask }
             table[slot] = Int32(i + 1)
         }
-    }
-
-    /// Eight bytes at a time: texts here are short, and this runs once per value.
-    @inline(__always) static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
-        guard let base = bytes.baseAddress else { return h }
-        let raw = UnsafeRawPointer(base)
-        var i = 0
-        while i + 8 <= bytes.count {
-            h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            h ^= h >> 32
-            i += 8
-        }
-        if i < bytes.count {
-            var tail: UInt64 = 0
-            memcpy(&tail, raw + i, bytes.count - i)
-            h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
-        }
-        h ^= h >> 29
-        return h &* 0x9E37_79B9_7F4A_7C15
     }
 
     subscript(_ id: Int32) -> String { strings[Int(id)] }
