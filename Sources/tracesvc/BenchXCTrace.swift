@@ -31,6 +31,9 @@ struct BenchXCTrace: AsyncParsableCommand {
     @Option(help: "Folder with the Python peer (py_baseline.py) and its export generator (gen_xctrace.py).")
     var peerDir = "../shared/bench"
 
+    @Flag(help: "Also time the tokenizer alone, and tokenizer plus row reader without the assembler.")
+    var stages = false
+
     @Option(help: "Size of the export both importers read for the peer comparison, in MB (0 skips it).")
     var peerMB = 50
 
@@ -74,6 +77,19 @@ struct BenchXCTrace: AsyncParsableCommand {
         print("peak RSS during import: \(peak / 1_000_000) MB = \(String(format: "%.2f", Double(peak) / Double(size)))x the file (\(rssBefore / 1_000_000) MB before)")
         print("trace: \(trace.updates.count) updates, \(trace.updateGroups.count) groups, \(trace.graph.nodes.count) nodes, \(trace.graph.edges.count) edges, \(trace.stateChanges.count) changes, \(trace.cpu.samples.count) samples, \(trace.cpu.stacks.count) stacks")
         if keep, file == nil { print("kept \(url.path)") }
+        if stages {
+            // What each stage costs alone: a pipeline over two cores is bounded by its slowest stage.
+            let stagesAlone: [(String, () throws -> Int)] = [
+                ("tokenizer alone:      ", { try XCTraceStageCosts.tokenize(at: url) }),
+                ("tokenizer + rows:     ", { try XCTraceStageCosts.readRows(at: url) }),
+            ]
+            for (label, body) in stagesAlone {
+                let before = cpuSeconds()
+                let (seconds, n) = try measure(body)
+                let cpu = cpuSeconds() - before
+                print("\(label)\(String(format: "%6.2f", seconds)) s  \(rate(seconds)), CPU \(String(format: "%.2f", cpu)) s \(rate(cpu))  (\(n) tokens or rows)")
+            }
+        }
         try comparePeer()
     }
 
