@@ -192,7 +192,11 @@ final class XCTraceReader {
         var id: Int64
         var textStart: Int
         var fmtStart: Int
+        /// End of the `fmt` in `fmtBytes`, or its length when `fmtStreamStart >= 0`.
         var fmtEnd: Int
+        /// A `fmt` needing no decoding stays in the tokenizer's buffer (the row's bytes are kept
+        /// until it ends): its absolute stream offset, or -1 when it was copied to `fmtBytes`.
+        var fmtStreamStart: Int
         var childrenStart: Int
         /// A `ref` element (when `hasTarget`): stands for this value, its content (there should be none) is ignored.
         var target: ValueRef
@@ -477,7 +481,7 @@ final class XCTraceReader {
             if !selfClosing {
                 pushOpen(OpenValue(
                     offset: offset, id: 0, textStart: textBytes.count, fmtStart: fmtBytes.count, fmtEnd: fmtBytes.count,
-                    childrenStart: pendingChildren.count, target: sentinelValue, textID: -1, name: -1, path: -1,
+                    fmtStreamStart: -1, childrenStart: pendingChildren.count, target: sentinelValue, textID: -1, name: -1, path: -1,
                     tag: name, hasID: false, hasTarget: true, keep: false, hasFmt: false
                 ))
             }
@@ -487,6 +491,8 @@ final class XCTraceReader {
         var textID: String?
         var target: ValueRef?
         var fmtStart = fmtBytes.count
+        var fmtStreamStart = -1
+        var fmtLength = 0
         var hasFmt = false
         var nameAttribute: Int32 = -1
         var pathAttribute: Int32 = -1
@@ -498,7 +504,13 @@ final class XCTraceReader {
                 target = try resolve(attribute, tag: name)
             case .fmt:
                 fmtStart = fmtBytes.count
-                try tokenizer.appendValue(of: attribute, to: &fmtBytes)
+                if attribute.needsDecoding {
+                    try tokenizer.appendValue(of: attribute, to: &fmtBytes)
+                    fmtStreamStart = -1
+                } else {
+                    fmtStreamStart = tokenizer.streamOffset(of: attribute)
+                    fmtLength = attribute.value.count
+                }
                 hasFmt = true
             case .name:
                 nameAttribute = strings.intern(try tokenizer.string(attribute))
@@ -515,8 +527,8 @@ final class XCTraceReader {
             openTextIDs.append(textID)
         }
         pushOpen(OpenValue(
-            offset: offset, id: id ?? 0, textStart: textBytes.count, fmtStart: fmtStart, fmtEnd: fmtBytes.count,
-            childrenStart: pendingChildren.count, target: target ?? 0, textID: textIDIndex, name: nameAttribute,
+            offset: offset, id: id ?? 0, textStart: textBytes.count, fmtStart: fmtStart,
+            fmtEnd: fmtStreamStart >= 0 ? fmtLength : fmtBytes.count, fmtStreamStart: fmtStreamStart, childrenStart: pendingChildren.count, target: target ?? 0, textID: textIDIndex, name: nameAttribute,
             path: pathAttribute, tag: name, hasID: id != nil, hasTarget: target != nil, keep: keep, hasFmt: hasFmt
         ))
         if selfClosing { try endValue() }
@@ -556,7 +568,9 @@ final class XCTraceReader {
             }
         }
         if item.hasFmt, !hasText || pendingChildren.count > item.childrenStart {
-            let fmt = strings.intern(fmtBytes[item.fmtStart..<item.fmtEnd])
+            let fmt = item.fmtStreamStart >= 0
+                ? strings.intern(tokenizer.keptBytes(at: item.fmtStreamStart, count: item.fmtEnd))
+                : strings.intern(fmtBytes[item.fmtStart..<item.fmtEnd])
             value.fmt = fmt
             if value.text < 0, !value.hasNumber { value.text = fmt }
         }
