@@ -191,6 +191,10 @@ final class XCTraceReader {
         /// The `id`, when `hasID`.
         var id: Int64
         var textStart: Int
+        /// The value's only text so far, when it needed no decoding, stays in the tokenizer's
+        /// buffer like `fmtStreamStart`: its absolute offset and length (-1 when none).
+        var textStreamStart: Int
+        var textStreamLength: Int
         var fmtStart: Int
         /// End of the `fmt` in `fmtBytes`, or its length when `fmtStreamStart >= 0`.
         var fmtEnd: Int
@@ -468,6 +472,17 @@ final class XCTraceReader {
             try endValue()
         case .text:
             if skipping || openCount == 0 || openValues[openCount - 1].hasTarget { return }
+            let top = openValues + (openCount - 1)
+            if top.pointee.textStreamStart < 0, textBytes.count == top.pointee.textStart, let raw = tokenizer.rawTextInStream {
+                top.pointee.textStreamStart = raw.start
+                top.pointee.textStreamLength = raw.count
+                return
+            }
+            if top.pointee.textStreamStart >= 0 {
+                // A second text token (or one to decode): the texts join in `textBytes`.
+                textBytes.append(contentsOf: tokenizer.keptBytes(at: top.pointee.textStreamStart, count: top.pointee.textStreamLength))
+                top.pointee.textStreamStart = -1
+            }
             try tokenizer.appendText(to: &textBytes)
         case .endOfInput:
             break
@@ -480,7 +495,8 @@ final class XCTraceReader {
             add(sentinelValue, offset: offset)
             if !selfClosing {
                 pushOpen(OpenValue(
-                    offset: offset, id: 0, textStart: textBytes.count, fmtStart: fmtBytes.count, fmtEnd: fmtBytes.count,
+                    offset: offset, id: 0, textStart: textBytes.count,
+                    textStreamStart: -1, textStreamLength: 0, fmtStart: fmtBytes.count, fmtEnd: fmtBytes.count,
                     fmtStreamStart: -1, childrenStart: pendingChildren.count, target: sentinelValue, textID: -1, name: -1, path: -1,
                     tag: name, hasID: false, hasTarget: true, keep: false, hasFmt: false
                 ))
@@ -527,7 +543,8 @@ final class XCTraceReader {
             openTextIDs.append(textID)
         }
         pushOpen(OpenValue(
-            offset: offset, id: id ?? 0, textStart: textBytes.count, fmtStart: fmtStart,
+            offset: offset, id: id ?? 0, textStart: textBytes.count,
+            textStreamStart: -1, textStreamLength: 0, fmtStart: fmtStart,
             fmtEnd: fmtStreamStart >= 0 ? fmtLength : fmtBytes.count, fmtStreamStart: fmtStreamStart, childrenStart: pendingChildren.count, target: target ?? 0, textID: textIDIndex, name: nameAttribute,
             path: pathAttribute, tag: name, hasID: id != nil, hasTarget: target != nil, keep: keep, hasFmt: hasFmt
         ))
@@ -555,16 +572,14 @@ final class XCTraceReader {
             return
         }
         var value = StoredValue(tag: item.tag)
-        let hasText = textBytes.count > item.textStart
+        let hasText = item.textStreamStart >= 0 ? item.textStreamLength > 0 : textBytes.count > item.textStart
         if hasText {
-            let parsed = textBytes[item.textStart...].withUnsafeBufferPointer { bytes in
-                parseCanonicalInteger(bytes)
-            }
-            if let parsed {
-                value.number = parsed
-                value.hasNumber = true
-            } else if pendingChildren.count == item.childrenStart || !isWhitespace(textBytes[item.textStart...]) {
-                value.text = strings.intern(textBytes[item.textStart...])
+            if item.textStreamStart >= 0 {
+                internText(tokenizer.keptBytes(at: item.textStreamStart, count: item.textStreamLength), item: item, into: &value)
+            } else {
+                textBytes.withUnsafeBufferPointer { all in
+                    internText(UnsafeBufferPointer(rebasing: all[item.textStart...]), item: item, into: &value)
+                }
             }
         }
         if item.hasFmt, !hasText || pendingChildren.count > item.childrenStart {
@@ -626,7 +641,16 @@ final class XCTraceReader {
         }
     }
 
-    private func isWhitespace(_ bytes: ArraySlice<UInt8>) -> Bool {
+    private func internText(_ bytes: UnsafeBufferPointer<UInt8>, item: OpenValue, into value: inout StoredValue) {
+        if let parsed = parseCanonicalInteger(bytes) {
+            value.number = parsed
+            value.hasNumber = true
+        } else if pendingChildren.count == item.childrenStart || !isWhitespace(bytes) {
+            value.text = strings.intern(bytes)
+        }
+    }
+
+    private func isWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }
     }
 }

@@ -299,6 +299,12 @@ final class XMLTokenizer {
         }
     }
 
+    /// Where the current text token starts in the stream (absolute offset) and its length,
+    /// when it needs no decoding (its bytes are then its text); nil otherwise.
+    var rawTextInStream: (start: Int, count: Int)? {
+        textNeedsDecoding ? nil : (bufferOffset + textRange.lowerBound, textRange.count)
+    }
+
     /// Where an attribute's raw value starts in the stream (absolute offset).
     func streamOffset(of attribute: Attribute) -> Int { bufferOffset + attribute.value.lowerBound }
 
