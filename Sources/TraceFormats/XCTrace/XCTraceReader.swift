@@ -169,7 +169,11 @@ final class XCTraceReader {
     @exclusivity(unchecked) private var readingRows = false
     @exclusivity(unchecked) private var cells: [ValueRef] = []
     @exclusivity(unchecked) private(set) var cellOffsets: [Int] = []
-    @exclusivity(unchecked) private var open: [OpenValue] = []
+    /// The open values of the current row, a stack in a buffer of its own: pushing and popping
+    /// is a store and a count, with no copy-on-write check and no optional to unwrap.
+    @exclusivity(unchecked) private var openValues = UnsafeMutablePointer<OpenValue>.allocate(capacity: 16)
+    @exclusivity(unchecked) private var openCount = 0
+    @exclusivity(unchecked) private var openCapacity = 16
     @exclusivity(unchecked) private var openTextIDs: [String] = []
     @exclusivity(unchecked) private var pendingChildren: [ValueRef] = []
     @exclusivity(unchecked) private var textBytes: [UInt8] = []
@@ -181,26 +185,56 @@ final class XCTraceReader {
     @exclusivity(unchecked) private var nodeRun: Int?
 
     /// Plain data (the rare text id lives in `openTextIDs`), so pushing and popping costs no reference counting.
+    /// Plain fields only (no optionals), so that the struct stays small and its copies cheap.
     private struct OpenValue {
-        var tag: UInt16
-        var id: Int64? = nil
-        /// Index into `openTextIDs`, or -1.
-        var textID: Int32 = -1
-        var keep: Bool
-        /// A `ref` element: stands for this value, its content (there should be none) is ignored.
-        var target: ValueRef?
+        var offset: Int
+        /// The `id`, when `hasID`.
+        var id: Int64
         var textStart: Int
+        /// The value's only text so far, when it needed no decoding, stays in the tokenizer's
+        /// buffer like `fmtStreamStart`: its absolute offset and length (-1 when none).
+        var textStreamStart: Int
+        var textStreamLength: Int
         var fmtStart: Int
+        /// End of the `fmt` in `fmtBytes`, or its length when `fmtStreamStart >= 0`.
         var fmtEnd: Int
-        var hasFmt: Bool
+        /// A `fmt` needing no decoding stays in the tokenizer's buffer (the row's bytes are kept
+        /// until it ends): its absolute stream offset, or -1 when it was copied to `fmtBytes`.
+        var fmtStreamStart: Int
         var childrenStart: Int
+        /// A `ref` element (when `hasTarget`): stands for this value, its content (there should be none) is ignored.
+        var target: ValueRef
+        /// Index into `openTextIDs`, or -1.
+        var textID: Int32
         var name: Int32
         var path: Int32
-        var offset: Int
+        var tag: UInt16
+        var hasID: Bool
+        var hasTarget: Bool
+        var keep: Bool
+        var hasFmt: Bool
     }
 
     init(source: ByteChunks) {
         tokenizer = XMLTokenizer(source: source)
+    }
+
+    deinit {
+        openValues.deallocate()
+    }
+
+    @inline(__always) private func pushOpen(_ value: OpenValue) {
+        if openCount == openCapacity { growOpen() }
+        (openValues + openCount).initialize(to: value)
+        openCount += 1
+    }
+
+    private func growOpen() {
+        let grown = UnsafeMutablePointer<OpenValue>.allocate(capacity: openCapacity * 2)
+        grown.moveInitialize(from: openValues, count: openCount)
+        openValues.deallocate()
+        openValues = grown
+        openCapacity *= 2
     }
 
     // MARK: Reading values (for the sink)
@@ -437,7 +471,18 @@ final class XCTraceReader {
             if skipping { return }
             try endValue()
         case .text:
-            if skipping || open.isEmpty || open[open.count - 1].target != nil { return }
+            if skipping || openCount == 0 || openValues[openCount - 1].hasTarget { return }
+            let top = openValues + (openCount - 1)
+            if top.pointee.textStreamStart < 0, textBytes.count == top.pointee.textStart, let raw = tokenizer.rawTextInStream {
+                top.pointee.textStreamStart = raw.start
+                top.pointee.textStreamLength = raw.count
+                return
+            }
+            if top.pointee.textStreamStart >= 0 {
+                // A second text token (or one to decode): the texts join in `textBytes`.
+                textBytes.append(contentsOf: tokenizer.keptBytes(at: top.pointee.textStreamStart, count: top.pointee.textStreamLength))
+                top.pointee.textStreamStart = -1
+            }
             try tokenizer.appendText(to: &textBytes)
         case .endOfInput:
             break
@@ -449,9 +494,11 @@ final class XCTraceReader {
         if name == XMLName.sentinel.rawValue {
             add(sentinelValue, offset: offset)
             if !selfClosing {
-                open.append(OpenValue(
-                    tag: name, keep: false, target: sentinelValue, textStart: textBytes.count, fmtStart: fmtBytes.count,
-                    fmtEnd: fmtBytes.count, hasFmt: false, childrenStart: pendingChildren.count, name: -1, path: -1, offset: offset
+                pushOpen(OpenValue(
+                    offset: offset, id: 0, textStart: textBytes.count,
+                    textStreamStart: -1, textStreamLength: 0, fmtStart: fmtBytes.count, fmtEnd: fmtBytes.count,
+                    fmtStreamStart: -1, childrenStart: pendingChildren.count, target: sentinelValue, textID: -1, name: -1, path: -1,
+                    tag: name, hasID: false, hasTarget: true, keep: false, hasFmt: false
                 ))
             }
             return
@@ -460,6 +507,8 @@ final class XCTraceReader {
         var textID: String?
         var target: ValueRef?
         var fmtStart = fmtBytes.count
+        var fmtStreamStart = -1
+        var fmtLength = 0
         var hasFmt = false
         var nameAttribute: Int32 = -1
         var pathAttribute: Int32 = -1
@@ -471,7 +520,13 @@ final class XCTraceReader {
                 target = try resolve(attribute, tag: name)
             case .fmt:
                 fmtStart = fmtBytes.count
-                try tokenizer.appendValue(of: attribute, to: &fmtBytes)
+                if attribute.needsDecoding {
+                    try tokenizer.appendValue(of: attribute, to: &fmtBytes)
+                    fmtStreamStart = -1
+                } else {
+                    fmtStreamStart = tokenizer.streamOffset(of: attribute)
+                    fmtLength = attribute.value.count
+                }
                 hasFmt = true
             case .name:
                 nameAttribute = strings.intern(try tokenizer.string(attribute))
@@ -481,18 +536,18 @@ final class XCTraceReader {
                 break
             }
         }
-        let keep = id != nil || textID != nil || (open.last?.keep ?? false)
+        let keep = id != nil || textID != nil || (openCount > 0 && openValues[openCount - 1].keep)
         var textIDIndex: Int32 = -1
         if let textID {
             textIDIndex = Int32(openTextIDs.count)
             openTextIDs.append(textID)
         }
-        let value = OpenValue(
-            tag: name, id: id, textID: textIDIndex, keep: keep, target: target,
-            textStart: textBytes.count, fmtStart: fmtStart, fmtEnd: fmtBytes.count, hasFmt: hasFmt,
-            childrenStart: pendingChildren.count, name: nameAttribute, path: pathAttribute, offset: offset
-        )
-        open.append(value)
+        pushOpen(OpenValue(
+            offset: offset, id: id ?? 0, textStart: textBytes.count,
+            textStreamStart: -1, textStreamLength: 0, fmtStart: fmtStart,
+            fmtEnd: fmtStreamStart >= 0 ? fmtLength : fmtBytes.count, fmtStreamStart: fmtStreamStart, childrenStart: pendingChildren.count, target: target ?? 0, textID: textIDIndex, name: nameAttribute,
+            path: pathAttribute, tag: name, hasID: id != nil, hasTarget: target != nil, keep: keep, hasFmt: hasFmt
+        ))
         if selfClosing { try endValue() }
     }
 
@@ -509,27 +564,28 @@ final class XCTraceReader {
     }
 
     private func endValue() throws {
-        let item = open.removeLast()
-        if let target = item.target {
+        openCount -= 1
+        let item = openValues[openCount]
+        if item.hasTarget {
             dropBuffers(of: item)
-            add(target, offset: item.offset)
+            add(item.target, offset: item.offset)
             return
         }
         var value = StoredValue(tag: item.tag)
-        let hasText = textBytes.count > item.textStart
+        let hasText = item.textStreamStart >= 0 ? item.textStreamLength > 0 : textBytes.count > item.textStart
         if hasText {
-            let parsed = textBytes[item.textStart...].withUnsafeBufferPointer { bytes in
-                parseCanonicalInteger(bytes)
-            }
-            if let parsed {
-                value.number = parsed
-                value.hasNumber = true
-            } else if pendingChildren.count == item.childrenStart || !isWhitespace(textBytes[item.textStart...]) {
-                value.text = strings.intern(textBytes[item.textStart...])
+            if item.textStreamStart >= 0 {
+                internText(tokenizer.keptBytes(at: item.textStreamStart, count: item.textStreamLength), item: item, into: &value)
+            } else {
+                textBytes.withUnsafeBufferPointer { all in
+                    internText(UnsafeBufferPointer(rebasing: all[item.textStart...]), item: item, into: &value)
+                }
             }
         }
         if item.hasFmt, !hasText || pendingChildren.count > item.childrenStart {
-            let fmt = strings.intern(fmtBytes[item.fmtStart..<item.fmtEnd])
+            let fmt = item.fmtStreamStart >= 0
+                ? strings.intern(tokenizer.keptBytes(at: item.fmtStreamStart, count: item.fmtEnd))
+                : strings.intern(fmtBytes[item.fmtStart..<item.fmtEnd])
             value.fmt = fmt
             if value.text < 0, !value.hasNumber { value.text = fmt }
         }
@@ -542,7 +598,8 @@ final class XCTraceReader {
             ref = ValueRef(kept.count)
             kept.append(value)
             if item.name >= 0 || item.path >= 0 { keptAttributes[ref] = (item.name, item.path) }
-            if let id = item.id {
+            if item.hasID {
+                let id = item.id
                 // Dense ids go in the array; a stray huge one must not make it allocate gigabytes.
                 if id >= 0, id < Int64(kept.count * 2 + 4096) {
                     if id >= valueByID.count { valueByID.append(contentsOf: repeatElement(-1, count: Int(id) - valueByID.count + 1)) }
@@ -576,15 +633,24 @@ final class XCTraceReader {
     }
 
     private func add(_ ref: ValueRef, offset: Int) {
-        if open.isEmpty {
+        if openCount == 0 {
             cells.append(ref)
             cellOffsets.append(offset)
-        } else if open[open.count - 1].target == nil {
+        } else if !openValues[openCount - 1].hasTarget {
             pendingChildren.append(ref)
         }
     }
 
-    private func isWhitespace(_ bytes: ArraySlice<UInt8>) -> Bool {
+    private func internText(_ bytes: UnsafeBufferPointer<UInt8>, item: OpenValue, into value: inout StoredValue) {
+        if let parsed = parseCanonicalInteger(bytes) {
+            value.number = parsed
+            value.hasNumber = true
+        } else if pendingChildren.count == item.childrenStart || !isWhitespace(bytes) {
+            value.text = strings.intern(bytes)
+        }
+    }
+
+    private func isWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }
     }
 }

@@ -299,6 +299,22 @@ final class XMLTokenizer {
         }
     }
 
+    /// Where the current text token starts in the stream (absolute offset) and its length,
+    /// when it needs no decoding (its bytes are then its text); nil otherwise.
+    var rawTextInStream: (start: Int, count: Int)? {
+        textNeedsDecoding ? nil : (bufferOffset + textRange.lowerBound, textRange.count)
+    }
+
+    /// Where an attribute's raw value starts in the stream (absolute offset).
+    func streamOffset(of attribute: Attribute) -> Int { bufferOffset + attribute.value.lowerBound }
+
+    /// The bytes at absolute stream offset `start`: valid until the next token, and only for
+    /// bytes the buffer still holds (those of the current token, or from `keepFrom` on).
+    func keptBytes(at start: Int, count: Int) -> UnsafeBufferPointer<UInt8> {
+        precondition(start >= bufferOffset && start - bufferOffset + count <= self.count, "bytes no longer in the buffer")
+        return UnsafeBufferPointer(start: buffer + (start - bufferOffset), count: count)
+    }
+
     /// Appends an attribute's value, decoded, to `bytes`.
     func appendValue(of attribute: Attribute, to bytes: inout [UInt8]) throws {
         if attribute.needsDecoding {
