@@ -111,6 +111,9 @@ export function mountUpdates(root, ctx) {
       await pages.get(0);
       if (query !== mine || total == null || Number(ctx.state.get().update) !== u.id) return;
       const index = Math.min(total - 1, sort.order === 'asc' ? before : total - 1 - before);
+      // Size the list to its total first: the browser clamps scrollTop to the content's height,
+      // and the render that would size it may still be waiting for the next frame.
+      renderRows();
       const top = index * ROW_HEIGHT;
       if (top < viewport.scrollTop || top + ROW_HEIGHT > viewport.scrollTop + viewport.clientHeight) {
         viewport.scrollTop = Math.max(0, top - viewport.clientHeight / 3);
