@@ -227,9 +227,6 @@ public struct TraceBuilder: Sendable {
         taskStates.narrative.append(row.narrative)
     }
 
-    // MARK: Build
-
-    /// Checks the references between rows; the message names the table, row and field.
     public mutating func addSignpost(_ row: SignpostRow) {
         signposts.start.append(row.start)
         signposts.duration.append(row.duration)
@@ -244,6 +241,9 @@ public struct TraceBuilder: Sendable {
         signposts.signpostID.append(row.signpostID)
     }
 
+    // MARK: Build
+
+    /// Checks the references between rows; the message names the table, row and field.
     public func validate() throws(TraceModelError) {
         func check(_ value: Int32, _ count: Int, allowNone: Bool = true, _ table: String, _ row: Int, _ field: String) throws(TraceModelError) {
             if value == noRow && allowNone { return }
