@@ -103,6 +103,36 @@ public struct TraceBuilder: Sendable {
 
     // MARK: Cause graph
 
+    /// Room for this many more updates, graph nodes and edges, so that adding a large table's
+    /// rows in one go does not copy the columns each time they grow.
+    public mutating func reserveCapacity(updates: Int = 0, nodes: Int = 0, edges: Int = 0) {
+        func reserve<T>(_ column: inout [T], _ more: Int) { if more > 0 { column.reserveCapacity(column.count + more) } }
+        reserve(&self.updates.start, updates)
+        reserve(&self.updates.duration, updates)
+        reserve(&self.updates.kind, updates)
+        reserve(&self.updates.sourceSeverity, updates)
+        reserve(&self.updates.module, updates)
+        reserve(&self.updates.viewName, updates)
+        reserve(&self.updates.description, updates)
+        reserve(&self.updates.category, updates)
+        reserve(&self.updates.allocations, updates)
+        reserve(&self.updates.thread, updates)
+        reserve(&self.updates.group, updates)
+        reserve(&graph.nodes.kind, nodes)
+        reserve(&graph.nodes.name, nodes)
+        reserve(&graph.nodes.owner, nodes)
+        reserve(&graph.nodes.isAppCode, nodes)
+        reserve(&graph.nodes.eventID, nodes)
+        reserve(&graph.nodes.timestamp, nodes)
+        reserve(&graph.nodes.update, nodes)
+        reserve(&graph.edges.source, edges)
+        reserve(&graph.edges.target, edges)
+        reserve(&graph.edges.label, edges)
+        reserve(&graph.edges.changedProperty, edges)
+        reserve(&graph.edges.timestamp, edges)
+        reserve(&graph.edges.group, edges)
+    }
+
     @discardableResult
     public mutating func addNode(
         kind: NodeKind, name: StringRef, owner: StringRef = 0, isAppCode: Bool,

@@ -50,7 +50,7 @@ struct BenchXCTrace: AsyncParsableCommand {
         let megabytes = Double(size) / 1e6
 
         // Baseline: only reading the bytes (page cache warm after generating).
-        let (readSeconds, _) = try measure {
+        let (readSeconds, xmlBytes) = try measure {
             let source = try ByteSource(url: url)
             var chunk: [UInt8] = []
             var total = 0
@@ -76,6 +76,11 @@ struct BenchXCTrace: AsyncParsableCommand {
         print("import CPU time:       \(String(format: "%6.2f", importCPU)) s  \(rate(importCPU))  (\(String(format: "%.0f", 100 * importCPU / importSeconds))% of a core)")
         print("peak RSS during import: \(peak / 1_000_000) MB = \(String(format: "%.2f", Double(peak) / Double(size)))x the file (\(rssBefore / 1_000_000) MB before)")
         print("trace: \(trace.updates.count) updates, \(trace.updateGroups.count) groups, \(trace.graph.nodes.count) nodes, \(trace.graph.edges.count) edges, \(trace.stateChanges.count) changes, \(trace.cpu.samples.count) samples, \(trace.cpu.stacks.count) stacks")
+        if xmlBytes != size {
+            // A gzip file: what the import reads is the inflated XML (inflated on the read-ahead thread).
+            let xmlMB = Double(xmlBytes) / 1e6
+            print("inflated XML: \(String(format: "%.1f", xmlMB)) MB, imported at \(String(format: "%.1f", xmlMB / importSeconds)) MB/s of XML (CPU \(String(format: "%.1f", xmlMB / importCPU)) MB/s)")
+        }
         if keep, file == nil { print("kept \(url.path)") }
         if stages {
             // What each stage costs alone: a pipeline over two cores is bounded by its slowest stage.

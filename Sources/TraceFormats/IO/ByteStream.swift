@@ -5,16 +5,25 @@ import Foundation
 /// member or an in-memory buffer.
 struct ByteChunks {
     let next: (inout [UInt8]) throws -> Bool
+    /// The same bytes again from the start, when the source can be read twice: an error found
+    /// after its bytes have left the buffer is located by counting lines in a second read.
+    var restart: (() throws -> ByteChunks)?
+
+    init(next: @escaping (inout [UInt8]) throws -> Bool) {
+        self.next = next
+    }
 
     static func memory(_ bytes: [UInt8], chunkSize: Int = 1 << 16) -> ByteChunks {
         var offset = 0
-        return ByteChunks { chunk in
+        var chunks = ByteChunks { chunk in
             guard offset < bytes.count else { return false }
             let end = min(bytes.count, offset + chunkSize)
             chunk = Array(bytes[offset..<end])
             offset = end
             return true
         }
+        chunks.restart = { .memory(bytes, chunkSize: chunkSize) }
+        return chunks
     }
 }
 
@@ -37,6 +46,8 @@ final class ByteStream {
     private var spare: [UInt8] = []
     private var pendingStart = 0
     private var ended = false
+    /// Bytes handed out so far (read, skipped or passed on as chunks).
+    private(set) var offset = 0
 
     init(_ source: ByteChunks) { self.source = source }
 
@@ -72,7 +83,10 @@ final class ByteStream {
     func read(_ count: Int) throws -> [UInt8]? {
         try fill(count)
         guard available >= count else { return nil }
-        defer { pendingStart += count }
+        defer {
+            pendingStart += count
+            offset += count
+        }
         return Array(pending[pendingStart..<(pendingStart + count)])
     }
 
@@ -83,6 +97,7 @@ final class ByteStream {
             guard available > 0 else { throw XCTraceValueError(offset: 0, message: "the archive ends inside a member") }
             let step = min(left, available)
             pendingStart += step
+            offset += step
             left -= step
         }
     }
@@ -111,6 +126,7 @@ final class ByteStream {
                 pendingStart += step
             }
             if limit != .max { left -= step }
+            offset += step
             return true
         }
     }

@@ -3,7 +3,7 @@ import TraceModel
 /// Builds the model from the rows of the SwiftUI template's tables, in whatever order the
 /// tables come. Rows that refer to other tables (an update's group, a graph node's update,
 /// a change's node) are held until `finish()`, when every table has been read.
-final class XCTraceAssembler: XCTraceTableSink {
+final class XCTraceAssembler {
     @exclusivity(unchecked) private var builder: TraceBuilder
     @exclusivity(unchecked) private var notes: [String] = []
     @exclusivity(unchecked) private var tablesRead: [String: Int] = [:]
@@ -18,8 +18,8 @@ final class XCTraceAssembler: XCTraceTableSink {
     /// Column index of each `Field` in the current table, or -1.
     @exclusivity(unchecked) private var columnOfField: [Int] = []
     @exclusivity(unchecked) private var tableName = ""
-    @exclusivity(unchecked) private var cells: [ValueRef] = []
-    @exclusivity(unchecked) private var reader: XCTraceReader!
+    /// The row being assembled and the values it refers to, loaded by the importer.
+    let values = XCTraceValues()
 
     // Conversions remembered per value of the current <node> (ids restart in every node).
     // Arrays indexed by kept value (`ValueRef >= 0`), `notYet` where not converted yet.
@@ -178,19 +178,20 @@ final class XCTraceAssembler: XCTraceTableSink {
 
     // MARK: Tables
 
-    func tableOfContents(_ toc: TableOfContents) throws {
+    func tableOfContents(_ toc: TableOfContents) {
         tocByRun[toc.run ?? 1] = toc
     }
 
-    func beginTable(_ schema: TableSchema, reader: XCTraceReader) throws -> Bool {
-        if reader !== self.reader {
-            // Each file of a bundle has its own reader and text pool.
-            stringOfText.removeAll()
-            updateKindOfText.removeAll()
-            severityOfText.removeAll()
-            edgeLabelOfText.removeAll()
-            self.reader = reader
-        }
+    /// Each file of a bundle has its own text pool.
+    func beginDocument() {
+        stringOfText.removeAll()
+        updateKindOfText.removeAll()
+        severityOfText.removeAll()
+        edgeLabelOfText.removeAll()
+    }
+
+    /// Whether the table's rows are read.
+    func beginTable(_ schema: TableSchema) -> Bool {
         threadOfValue.removeAll(keepingCapacity: true)
         stackOfValue.removeAll(keepingCapacity: true)
         frameOfValue.removeAll(keepingCapacity: true)
@@ -244,13 +245,13 @@ final class XCTraceAssembler: XCTraceTableSink {
         return true
     }
 
-    func endTable(reader: XCTraceReader) throws {
+    func endTable() {
         table = nil
     }
 
-    func row(_ cells: [ValueRef], reader: XCTraceReader) throws {
+    /// The row in `values`.
+    func row() throws {
         guard let table else { return }
-        self.cells = cells
         switch table {
         case .updates: try readUpdate()
         case .updateGroups: try readUpdateGroup()
@@ -289,7 +290,7 @@ final class XCTraceAssembler: XCTraceTableSink {
     private func readSignpostEvent() throws {
         let time = try time(.time)
         latestEnd = max(latestEnd, time)
-        let typeText = (reader.fmt(cell(.eventType)) ?? reader.string(cell(.eventType)) ?? "").lowercased()
+        let typeText = (values.fmt(cell(.eventType)) ?? values.string(cell(.eventType)) ?? "").lowercased()
         let type: SignpostEventType
         if typeText.hasPrefix("begin") || typeText.hasPrefix("interval begin") || typeText.hasPrefix("start") {
             type = .begin
@@ -313,7 +314,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         let duration = try duration(.duration)
         latestEnd = max(latestEnd, start + duration)
         let startThread = cell(.startThread)
-        let thread = thread(reader.value(startThread) == nil ? cell(.thread) : startThread)
+        let thread = thread(values.value(startThread) == nil ? cell(.thread) : startThread)
         var row = SignpostRow(start: start, duration: duration, kind: .interval, name: formatted(cell(.name)))
         row.process = signpostProcess(cell(.process), thread: thread)
         row.thread = thread
@@ -343,14 +344,14 @@ final class XCTraceAssembler: XCTraceTableSink {
 
     /// The process of a signpost: its own column, else its thread's.
     private func signpostProcess(_ value: ValueRef, thread: Int32) -> Int32 {
-        if reader.tag(value) == XMLName.process.rawValue { return Int32(process(value)) }
+        if values.tag(value) == XMLName.process.rawValue { return Int32(process(value)) }
         return thread == noRow ? noRow : Int32(threadProcesses[Int(thread)])
     }
 
     /// An `os-signpost-identifier`: a number, a hex text ("0xeeeeb0b5b2b00000"), or any other text (hashed, stable).
     private func signpostID(_ value: ValueRef) -> UInt64 {
-        if let number = reader.number(value) { return UInt64(bitPattern: number) }
-        guard let text = reader.string(value) ?? reader.fmt(value), !text.isEmpty else { return 0 }
+        if let number = values.number(value) { return UInt64(bitPattern: number) }
+        guard let text = values.string(value) ?? values.fmt(value), !text.isEmpty else { return 0 }
         if text.hasPrefix("0x"), let hex = UInt64(text.dropFirst(2), radix: 16) { return hex }
         if let decimal = UInt64(text) { return decimal }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -434,13 +435,13 @@ final class XCTraceAssembler: XCTraceTableSink {
         latestEnd = max(latestEnd, start + duration)
         var row = SwiftTaskStateRow(
             start: start, duration: duration, task: task,
-            state: SwiftTaskState(title: reader.string(cell(.state)) ?? reader.fmt(cell(.state)) ?? "")
+            state: SwiftTaskState(title: values.string(cell(.state)) ?? values.fmt(cell(.state)) ?? "")
         )
         // The acquired actor for running intervals, the one enqueued on for waits.
         let acquired = cell(.actor)
-        let actorValue = reader.value(acquired) == nil ? cell(.enqueuedActor) : acquired
+        let actorValue = values.value(acquired) == nil ? cell(.enqueuedActor) : acquired
         row.actor = formatted(actorValue)
-        row.isMainActor = reader.fmt(actorValue).map(TraceBuilder.isMainActorName) ?? false
+        row.isMainActor = values.fmt(actorValue).map(TraceBuilder.isMainActorName) ?? false
         row.priority = formatted(cell(.priority))
         row.resumeFunction = formatted(cell(.resumeFunction))
         row.waitingFor = self.task(cell(.waitingFor)).map { Int32($0) } ?? noRow
@@ -455,9 +456,9 @@ final class XCTraceAssembler: XCTraceTableSink {
     private func readTaskInfo() {
         let value = cell(.swiftTask)
         guard let task = task(value) else { return }
-        let children = reader.children(value)
-        let name = children.first { reader.tagName($0) == "string" }.map(stringRef) ?? 0
-        let backtrace = children.first { reader.tagName($0) == "text-backtrace" }.map(stack) ?? noRow
+        let children = values.children(value)
+        let name = children.first { values.tagName($0) == "string" }.map(stringRef) ?? 0
+        let backtrace = children.first { values.tagName($0) == "text-backtrace" }.map(stack) ?? noRow
         builder.describeTask(task, name: name, creationBacktrace: backtrace)
     }
 
@@ -474,11 +475,11 @@ final class XCTraceAssembler: XCTraceTableSink {
     /// else the row's `process` or `pid` column (SwiftTasksInfoTable's `swift-task` has none).
     private func task(_ value: ValueRef) -> UInt32? {
         if let known = recalled(taskOfValue, value) { return known == noRow ? nil : UInt32(known) }
-        guard reader.value(value) != nil else { return nil }
-        let ownProcess = reader.child(value, tag: .process)
+        guard values.value(value) != nil else { return nil }
+        let ownProcess = values.child(value, tag: .process)
         let owner = ownProcess.map { process($0) } ?? rowProcess()
-        let formattedText = reader.fmt(value) ?? ""
-        let idValue = reader.children(value).first { reader.tagName($0) == "swift-task-id" }
+        let formattedText = values.fmt(value) ?? ""
+        let idValue = values.children(value).first { values.tagName($0) == "swift-task-id" }
         // "View.task @ Landmarks/DetailView.swift:41 (412)": the id in parentheses, the name before it.
         var name = Substring(formattedText)
         var parsedID: Int64?
@@ -486,7 +487,7 @@ final class XCTraceAssembler: XCTraceTableSink {
             parsedID = Int64(name[open.upperBound...].dropLast())
             name = name[..<open.lowerBound]
         }
-        guard let taskID = idValue.flatMap(reader.number) ?? parsedID ?? reader.number(value) else {
+        guard let taskID = idValue.flatMap(values.number) ?? parsedID ?? values.number(value) else {
             remember(&taskOfValue, value, noRow)
             return nil
         }
@@ -509,7 +510,7 @@ final class XCTraceAssembler: XCTraceTableSink {
     private func rowProcess() -> UInt32 {
         for field in [Field.process, .pid] {
             let value = cell(field)
-            if reader.value(value) != nil { return process(value) }
+            if values.value(value) != nil { return process(value) }
         }
         return noProcess
     }
@@ -517,7 +518,7 @@ final class XCTraceAssembler: XCTraceTableSink {
     /// The builder string of a value's `fmt` (what Instruments displays), or 0 for an empty cell.
     private func formatted(_ value: ValueRef) -> StringRef {
         if let known = recalled(fmtOfValue, value) { return StringRef(known) }
-        guard let text = reader.fmt(value) else { return 0 }
+        guard let text = values.fmt(value) else { return 0 }
         let ref = builder.intern(text)
         remember(&fmtOfValue, value, Int32(clamping: ref))
         return ref
@@ -568,7 +569,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         guard let eventID = try optionalNumber(.id) else { return }
         changes.append(PendingChange(
             timestamp: try time(.timestamp), eventID: eventID, description: string(.description),
-            stack: stack(cell(.backtrace)), thread: thread(cell(.thread)), row: reader.rowCount
+            stack: stack(cell(.backtrace)), thread: thread(cell(.thread)), row: values.rowCount
         ))
     }
 
@@ -602,7 +603,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         latestEnd = max(latestEnd, start + duration)
         builder.addHang(TimelineInterval(
             start: start, duration: duration,
-            kind: reader.string(cell(.hangType)) ?? "Hang", detail: "", thread: thread(cell(.thread))
+            kind: values.string(cell(.hangType)) ?? "Hang", detail: "", thread: thread(cell(.thread))
         ))
     }
 
@@ -614,7 +615,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         builder.addHitch(TimelineInterval(
             start: start, duration: duration,
             kind: XCTraceVocabulary.hitchKind(isSystem: isSystem),
-            detail: reader.string(cell(.narrativeDescription)) ?? ""
+            detail: values.string(cell(.narrativeDescription)) ?? ""
         ))
     }
 
@@ -622,30 +623,30 @@ final class XCTraceAssembler: XCTraceTableSink {
 
     private func cell(_ field: Field) -> ValueRef {
         let index = columnOfField[field.rawValue]
-        guard index >= 0, index < cells.count else { return missingValue }
-        return cells[index]
+        guard index >= 0, index < values.cells.count else { return missingValue }
+        return values.cells[index]
     }
 
     private func fail(_ field: Field, _ message: String) -> XCTraceValueError {
         let index = max(0, columnOfField[field.rawValue])
-        let offset = index < reader.cellOffsets.count ? reader.cellOffsets[index] : reader.rowOffset
+        let offset = index < values.cellOffsets.count ? values.cellOffsets[index] : values.rowOffset
         return XCTraceValueError(offset: offset, table: tableName, field: field.mnemonic, message: message)
     }
 
     private func requiredNumber(_ field: Field) throws -> Int64 {
         let value = cell(field)
-        if let number = reader.number(value) { return number }
+        if let number = values.number(value) { return number }
         if value == sentinelValue || value == missingValue {
             throw fail(field, "\(field.mnemonic) is empty; every row needs one")
         }
-        throw fail(field, "\(field.mnemonic) should be a whole number, found <\(reader.tagName(value))> \"\(reader.string(value) ?? "")\"")
+        throw fail(field, "\(field.mnemonic) should be a whole number, found <\(values.tagName(value))> \"\(values.string(value) ?? "")\"")
     }
 
     private func optionalNumber(_ field: Field) throws -> Int64? {
         let value = cell(field)
         if value == sentinelValue || value == missingValue { return nil }
-        if let number = reader.number(value) { return number }
-        throw fail(field, "\(field.mnemonic) should be a whole number, found <\(reader.tagName(value))> \"\(reader.string(value) ?? "")\"")
+        if let number = values.number(value) { return number }
+        throw fail(field, "\(field.mnemonic) should be a whole number, found <\(values.tagName(value))> \"\(values.string(value) ?? "")\"")
     }
 
     private func time(_ field: Field) throws -> Nanoseconds {
@@ -668,22 +669,22 @@ final class XCTraceAssembler: XCTraceTableSink {
     private func string(_ field: Field) -> StringRef { stringRef(cell(field)) }
 
     private func stringRef(_ value: ValueRef) -> StringRef {
-        guard let textID = reader.textID(value) else {
-            return reader.number(value).map { builder.intern(String($0)) } ?? 0
+        guard let textID = values.textID(value) else {
+            return values.number(value).map { builder.intern(String($0)) } ?? 0
         }
         let index = Int(textID)
         if index >= stringOfText.count {
             stringOfText.append(contentsOf: repeatElement(.max, count: index - stringOfText.count + 1))
         }
-        if stringOfText[index] == .max { stringOfText[index] = builder.intern(reader.strings[textID]) }
+        if stringOfText[index] == .max { stringOfText[index] = builder.intern(values.strings[Int(textID)]) }
         return stringOfText[index]
     }
 
     /// A vocabulary conversion of a cell's text, once per distinct text: the same few repeat on every row.
     private func memoized<T>(_ memo: inout [Int32: T], _ value: ValueRef, _ convert: (String) -> T) -> T {
-        guard let textID = reader.textID(value) else { return convert(reader.string(value) ?? "") }
+        guard let textID = values.textID(value) else { return convert(values.string(value) ?? "") }
         if let known = memo[textID] { return known }
-        let converted = convert(reader.strings[textID])
+        let converted = convert(values.strings[Int(textID)])
         memo[textID] = converted
         return converted
     }
@@ -692,16 +693,16 @@ final class XCTraceAssembler: XCTraceTableSink {
 
     private func thread(_ value: ValueRef) -> Int32 {
         if let known = recalled(threadOfValue, value) { return known }
-        guard reader.tag(value) == XMLName.thread.rawValue else { return noRow }
-        let tid = reader.child(value, tag: .tid).flatMap(reader.number) ?? 0
-        let process = reader.child(value, tag: .process).map(process) ?? noProcess
+        guard values.tag(value) == XMLName.thread.rawValue else { return noRow }
+        let tid = values.child(value, tag: .tid).flatMap(values.number) ?? 0
+        let process = values.child(value, tag: .process).map(process) ?? noProcess
         let pid = process == noProcess ? -1 : processPIDs[Int(process)]
         let key = ThreadKey(pid: pid, tid: tid)
         let thread: Int32
         if let known = threadByKey[key] {
             thread = known
         } else {
-            let name = XCTraceVocabulary.threadName(fromFormatted: reader.fmt(value) ?? "")
+            let name = XCTraceVocabulary.threadName(fromFormatted: values.fmt(value) ?? "")
             let owner = process == noProcess ? unknownProcess() : process
             thread = builder.addThread(TraceThread(tid: tid, name: name, process: owner, isMain: XCTraceVocabulary.isMainThread(name)))
             threadProcesses.append(owner)
@@ -714,8 +715,8 @@ final class XCTraceAssembler: XCTraceTableSink {
     private let noProcess = UInt32.max
 
     private func process(_ value: ValueRef) -> UInt32 {
-        let formatted = reader.fmt(value) ?? ""
-        let pidValue = reader.child(value, tag: .pid).flatMap(reader.number) ?? reader.number(value)
+        let formatted = values.fmt(value) ?? ""
+        let pidValue = values.child(value, tag: .pid).flatMap(values.number) ?? values.number(value)
             ?? Int64(formatted.split(separator: "(").last?.dropLast() ?? "")
         let pid = Int32(clamping: pidValue ?? -1)
         if let known = processByPID[pid] { return known }
@@ -737,9 +738,9 @@ final class XCTraceAssembler: XCTraceTableSink {
 
     private func nodeText(_ value: ValueRef) -> GraphNodeText {
         if value >= 0, Int(value) < nodeOfValue.count, let known = nodeOfValue[Int(value)] { return known }
-        var parts = reader.children(value).map { reader.string($0) ?? "" }
+        var parts = values.children(value).map { values.string($0) ?? "" }
         if parts.count < 3 {
-            parts = (reader.fmt(value) ?? "").components(separatedBy: ", ")
+            parts = (values.fmt(value) ?? "").components(separatedBy: ", ")
         }
         while parts.count < 3 { parts.append("") }
         let name = parts[0], color = parts[1], symbol = parts[2]
@@ -760,17 +761,17 @@ final class XCTraceAssembler: XCTraceTableSink {
     /// A `backtrace` or `tagged-backtrace` (frames leaf first) as a stack id, or `noRow`.
     private func stack(_ value: ValueRef) -> Int32 {
         if let known = recalled(stackOfValue, value) { return known }
-        guard let tag = reader.tag(value) else { return noRow }
+        guard let tag = values.tag(value) else { return noRow }
         var frames: ArraySlice<ValueRef> = []
-        if tag == XMLName.backtrace.rawValue || reader.tagName(value) == "text-backtrace" {
-            frames = reader.children(value)
+        if tag == XMLName.backtrace.rawValue || values.tagName(value) == "text-backtrace" {
+            frames = values.children(value)
         } else if tag == XMLName.taggedBacktrace.rawValue {
-            frames = reader.child(value, tag: .backtrace).map(reader.children) ?? reader.children(value)
+            frames = values.child(value, tag: .backtrace).map(values.children) ?? values.children(value)
         } else {
             return noRow
         }
         var stack = noRow
-        for frameValue in frames.reversed() where reader.tag(frameValue) == XMLName.frame.rawValue {
+        for frameValue in frames.reversed() where values.tag(frameValue) == XMLName.frame.rawValue {
             stack = Int32(builder.addStack(parent: stack, frame: frame(frameValue)))
         }
         remember(&stackOfValue, value, stack)
@@ -779,8 +780,8 @@ final class XCTraceAssembler: XCTraceTableSink {
 
     private func frame(_ value: ValueRef) -> UInt32 {
         if let known = recalled(frameOfValue, value) { return UInt32(known) }
-        let name = reader.attributes(value).name ?? "???"
-        let binary: (name: String?, path: String?) = reader.child(value, tag: .binary).map(reader.attributes) ?? (nil, nil)
+        let name = values.attributes(value).name ?? "???"
+        let binary: (name: String?, path: String?) = values.child(value, tag: .binary).map(values.attributes) ?? (nil, nil)
         let binaryName = binary.name ?? ""
         let appName = toc?.processName ?? processNames[0] ?? ""
         let isApp = XCTraceVocabulary.isAppBinary(path: binary.path, name: binaryName, appName: appName)
@@ -808,6 +809,9 @@ final class XCTraceAssembler: XCTraceTableSink {
     // MARK: Finish
 
     /// Links what refers across tables, writes the import notes and builds the trace.
+    /// Prefer the full graph when the export has it; it includes the system's nodes.
+    private var useFullGraph: Bool { !graphs[1].edges.isEmpty || graphs[0].edges.isEmpty && !graphs[1].nodes.isEmpty }
+
     func finish() throws -> Trace {
         try checkRuns()
         guard !tablesRead.isEmpty else {
@@ -841,6 +845,8 @@ final class XCTraceAssembler: XCTraceTableSink {
             return noRow
         }
 
+        let graph = graphs[useFullGraph ? 1 : 0]
+        builder.reserveCapacity(updates: updates.count, nodes: graph.nodes.count, edges: graph.edges.count)
         // The last update of each event id (index into the two arrays below).
         var updateOfEvent = Int64Map(capacity: updates.count)
         var updateRows: [Int32] = []
@@ -860,10 +866,7 @@ final class XCTraceAssembler: XCTraceTableSink {
         }
         updates = []
 
-        // Prefer the full graph when the export has it; it includes the system's nodes.
-        let useFull = !graphs[1].edges.isEmpty || graphs[0].edges.isEmpty && !graphs[1].nodes.isEmpty
-        let graph = graphs[useFull ? 1 : 0]
-        if useFull, !graphs[0].edges.isEmpty {
+        if useFullGraph, !graphs[0].edges.isEmpty {
             notes.append("Cause graph read from swiftui-full-causes; swiftui-causes (\(graphs[0].edges.count) edges, a subset) not used.")
         }
         var builderNode: [UInt32] = []

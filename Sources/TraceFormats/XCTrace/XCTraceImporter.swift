@@ -8,70 +8,97 @@ public enum XCTraceImporter {
     public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max, run: Int? = nil) throws(TraceFormatError) -> Trace {
         let source = try ByteSource(url: url, displayName: displayName, maxBytes: maxBytes)
         // Reading and gunzipping run on their own thread, ahead of the parser.
-        return try importTrace(from: .readingAhead(source), displayName: displayName, run: run)
+        var chunks = ByteChunks.readingAhead(source)
+        chunks.restart = { ByteChunks(try ByteSource(url: url, displayName: displayName, maxBytes: maxBytes)) }
+        return try importTrace(from: chunks, displayName: displayName, run: run)
     }
 
-    /// Reads from any byte stream (already decompressed).
+    /// Reads from any byte stream (already decompressed): the rows are read on a thread of
+    /// their own (`XCTraceReadingThread`) while this one assembles them.
     static func importTrace(from chunks: ByteChunks, displayName: String, run: Int? = nil) throws(TraceFormatError) -> Trace {
         let assembler = XCTraceAssembler(metadata: TraceMetadata(name: traceName(displayName), sourceFormat: "xctrace-export"), run: run)
-        let stream = ByteStream(chunks)
-        var location = displayName
-        var reader: XCTraceReader?
+        let pipeline = XCTracePipeline()
+        XCTraceReadingThread.start(chunks, displayName: displayName, into: pipeline)
+        // However this ends, the reading thread stops and lets go of the input first.
+        defer { pipeline.stop() }
+        try assemble(from: pipeline, into: assembler, restart: chunks.restart)
         do {
-            let head = try stream.peek(512)
-            if TarArchive.isTarHeader(head) {
-                var members = 0
-                while let member = try TarArchive.nextMember(in: stream) {
-                    // "._x.xml" files are macOS metadata (AppleDouble), not exports.
-                    let fileName = member.name.split(separator: "/").last ?? ""
-                    guard fileName.hasSuffix(".xml"), !fileName.hasPrefix("._") else {
-                        try stream.skip(member.size)
-                        try TarArchive.skipPadding(after: member.size, in: stream)
-                        continue
-                    }
-                    members += 1
-                    location = "\(displayName)/\(member.name)"
-                    reader = XCTraceReader(source: stream.chunks(limit: member.size))
-                    try reader!.run(into: assembler)
-                    reader = nil
-                    location = displayName
-                    try TarArchive.skipPadding(after: member.size, in: stream)
-                }
-                if members == 0 {
-                    throw XCTraceValueError(offset: 0, message: "the archive holds no .xml export")
-                }
-                location = displayName
-                reader = nil
-            } else if ZippedRecording.isZip(head) {
-                throw XCTraceValueError(offset: 0, message: ZippedRecording.message(head: head, displayName: displayName))
-            } else {
-                guard head.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "<") else {
-                    throw XCTraceValueError(
-                        offset: 0,
-                        message: "not a trace file: expected a tracesvc JSON trace ('{'), `xctrace export` XML ('<') or a tar of XML exports"
-                    )
-                }
-                reader = XCTraceReader(source: stream.chunks(limit: .max))
-                try reader!.run(into: assembler)
-                reader = nil
-            }
             return try assembler.finish()
-        } catch let error as XMLSyntaxError {
-            throw formatError(location, reader, offset: error.offset, table: reader?.schema?.name, field: nil, message: error.message)
         } catch let error as XCTraceValueError {
-            throw formatError(location, reader, offset: error.offset, table: error.table, field: error.field, message: error.message)
+            throw TraceFormatError(file: displayName, line: 1, column: 1, table: error.table, field: error.field, message: error.message)
         } catch let error as TraceFormatError {
             throw error
         } catch {
-            throw TraceFormatError(file: location, line: 1, column: 1, message: "cannot read the file: \(error)")
+            throw TraceFormatError(file: displayName, line: 1, column: 1, message: "cannot read the file: \(error)")
         }
     }
 
-    private static func formatError(
-        _ file: String, _ reader: XCTraceReader?, offset: Int, table: String?, field: String?, message: String
-    ) -> TraceFormatError {
-        let (line, column) = reader?.tokenizer.location(ofOffset: offset) ?? (1, 1)
-        return TraceFormatError(file: file, line: line, column: column, table: table, field: field, message: message)
+    /// Replays the reader's events into the assembler, in order.
+    private static func assemble(
+        from pipeline: XCTracePipeline, into assembler: XCTraceAssembler, restart: (() throws -> ByteChunks)?
+    ) throws(TraceFormatError) {
+        let values = assembler.values
+        var document = XCTraceDocument(location: "", start: 0)
+        var used: XCTraceRowBatch?
+        do {
+            while let next = try pipeline.next(recycling: consume used) {
+                used = values.swapBatch(next)
+                for event in values.batch.events {
+                    switch event {
+                    case let .document(started):
+                        document = started
+                        values.beginDocument()
+                        assembler.beginDocument()
+                    case .node:
+                        values.beginNode()
+                    case let .tableOfContents(toc):
+                        assembler.tableOfContents(toc)
+                    case let .beginTable(schema):
+                        pipeline.answer(assembler.beginTable(schema))
+                    case let .rows(rows):
+                        for row in rows {
+                            values.load(row: row)
+                            try assembler.row()
+                        }
+                    case .endTable:
+                        assembler.endTable()
+                    }
+                }
+            }
+        } catch let error as XCTraceValueError {
+            // The row's bytes are long gone from the reader's buffer: its line is found by reading
+            // the input again, once the reader has let go of it.
+            pipeline.stop()
+            let (line, column) = locate(error.offset, in: document, restart: restart)
+            throw TraceFormatError(file: document.location, line: line, column: column, table: error.table, field: error.field, message: error.message)
+        } catch let error as TraceFormatError {
+            throw error
+        } catch {
+            throw TraceFormatError(file: document.location, line: 1, column: 1, message: "cannot read the file: \(error)")
+        }
+    }
+
+    /// 1-based line and byte column of `offset` in `document`, counted in a fresh read of the
+    /// input: only an error pays for counting lines.
+    static func locate(_ offset: Int, in document: XCTraceDocument, restart: (() throws -> ByteChunks)?) -> (line: Int, column: Int) {
+        guard let restart, let chunks = try? restart() else { return (1, 1) }
+        let end = document.start + offset
+        var line = 1
+        var lineStart = document.start
+        var position = 0
+        var chunk: [UInt8] = []
+        while position < end, (try? chunks.next(&chunk)) == true {
+            let from = max(document.start - position, 0)
+            let to = min(end - position, chunk.count)
+            if from < to {
+                for index in from..<to where chunk[index] == UInt8(ascii: "\n") {
+                    line += 1
+                    lineStart = position + index + 1
+                }
+            }
+            position += chunk.count
+        }
+        return (line, end - lineStart + 1)
     }
 
     /// "Run.xctrace.tar.gz" -> "Run", "swiftui-updates.xml" -> "swiftui-updates".

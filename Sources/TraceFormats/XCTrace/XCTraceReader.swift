@@ -22,6 +22,13 @@ struct StoredValue {
     var hasNumber = false
 }
 
+/// The `name` and `path` attributes of a frame or binary value (pool ids, -1 when absent).
+struct ValueAttributes {
+    var value: ValueRef
+    var name: Int32
+    var path: Int32
+}
+
 /// Every distinct text of an import, once. Texts arrive as bytes and are looked up by their
 /// bytes (hashed in place, compared with memcmp), so a text already seen costs no allocation;
 /// only a new byte sequence makes a `String`, and that one is checked against the texts by
@@ -96,6 +103,8 @@ struct StringPool {
     }
 
     subscript(_ id: Int32) -> String { strings[Int(id)] }
+
+    var count: Int { strings.count }
 }
 
 struct TableColumn: Equatable {
@@ -129,15 +138,6 @@ struct TableOfContents {
     var tables: [String] = []
 }
 
-/// Receives the tables of an export, one row at a time.
-protocol XCTraceTableSink: AnyObject {
-    /// Returns false to skip the table's rows (an unknown table).
-    func beginTable(_ schema: TableSchema, reader: XCTraceReader) throws -> Bool
-    func row(_ cells: [ValueRef], reader: XCTraceReader) throws
-    func endTable(reader: XCTraceReader) throws
-    func tableOfContents(_ toc: TableOfContents) throws
-}
-
 /// A malformed or unexpected value at a byte offset, inside a table.
 struct XCTraceValueError: Error {
     var offset: Int
@@ -155,20 +155,25 @@ struct XCTraceValueError: Error {
 final class XCTraceReader {
     let tokenizer: XMLTokenizer
     @exclusivity(unchecked) private(set) var strings = StringPool()
-    @exclusivity(unchecked) private var kept: [StoredValue] = []
-    @exclusivity(unchecked) private var keptChildren: [ValueRef] = []
-    @exclusivity(unchecked) private var rowValues: [StoredValue] = []
-    @exclusivity(unchecked) private var rowChildren: [ValueRef] = []
-    /// `name` / `path` attributes (frames and binaries), by value.
-    @exclusivity(unchecked) private var keptAttributes: [ValueRef: (name: Int32, path: Int32)] = [:]
-    @exclusivity(unchecked) private var rowAttributes: [ValueRef: (name: Int32, path: Int32)] = [:]
+    /// Where values, cells and rows go: the batch being filled, which travels to the assembler
+    /// when full. The reader keeps no values itself, only how many the `<node>` and the row have.
+    @exclusivity(unchecked) private var pipeline: XCTracePipeline?
+    @exclusivity(unchecked) private var batch = XCTraceRowBatch()
+    @exclusivity(unchecked) private var keptCount = 0
+    @exclusivity(unchecked) private var keptChildrenCount = 0
+    /// Where the current row's cells, values, children and attributes start in `batch`.
+    @exclusivity(unchecked) private var rowCellStart = 0
+    @exclusivity(unchecked) private var rowValueStart = 0
+    @exclusivity(unchecked) private var rowChildStart = 0
+    @exclusivity(unchecked) private var rowAttributeStart = 0
+    /// Texts and element names already in a batch.
+    @exclusivity(unchecked) private var sentStrings = 0
+    @exclusivity(unchecked) private var sentNames = 0
     @exclusivity(unchecked) private var valueByID: [ValueRef] = []
     @exclusivity(unchecked) private var valueByTextID: [String: ValueRef] = [:]
 
     @exclusivity(unchecked) private(set) var schema: TableSchema?
     @exclusivity(unchecked) private var readingRows = false
-    @exclusivity(unchecked) private var cells: [ValueRef] = []
-    @exclusivity(unchecked) private(set) var cellOffsets: [Int] = []
     /// The open values of the current row, a stack in a buffer of its own: pushing and popping
     /// is a store and a count, with no copy-on-write check and no optional to unwrap.
     @exclusivity(unchecked) private var openValues = UnsafeMutablePointer<OpenValue>.allocate(capacity: 16)
@@ -237,63 +242,37 @@ final class XCTraceReader {
         openCapacity *= 2
     }
 
-    // MARK: Reading values (for the sink)
-
-    func value(_ ref: ValueRef) -> StoredValue? {
-        if ref == sentinelValue || ref == missingValue { return nil }
-        return ref >= 0 ? kept[Int(ref)] : rowValues[Int(-1 - ref)]
-    }
-
-    func tag(_ ref: ValueRef) -> UInt16? { value(ref)?.tag }
-
-    func number(_ ref: ValueRef) -> Int64? {
-        guard let value = value(ref), value.hasNumber else { return nil }
-        return value.number
-    }
-
-    /// The raw text (or `fmt` when the value has no text); nil for an empty cell.
-    func string(_ ref: ValueRef) -> String? {
-        guard let value = value(ref) else { return nil }
-        if value.hasNumber { return String(value.number) }
-        return value.text >= 0 ? strings[value.text] : nil
-    }
-
-    /// The pool index of the value's text, to memoise conversions; nil for numbers and empty cells.
-    func textID(_ ref: ValueRef) -> Int32? {
-        guard let value = value(ref), !value.hasNumber, value.text >= 0 else { return nil }
-        return value.text
-    }
-
-    func fmt(_ ref: ValueRef) -> String? {
-        guard let value = value(ref) else { return nil }
-        if value.fmt >= 0 { return strings[value.fmt] }
-        return string(ref)
-    }
-
-    func children(_ ref: ValueRef) -> ArraySlice<ValueRef> {
-        guard let value = value(ref), value.childCount > 0 else { return [] }
-        let range = Int(value.childStart)..<Int(value.childStart + value.childCount)
-        return ref >= 0 ? keptChildren[range] : rowChildren[range]
-    }
-
-    func child(_ ref: ValueRef, tag: XMLName) -> ValueRef? {
-        children(ref).first { self.tag($0) == tag.rawValue }
-    }
-
-    func attributes(_ ref: ValueRef) -> (name: String?, path: String?) {
-        guard let pair = ref >= 0 ? keptAttributes[ref] : rowAttributes[ref] else { return (nil, nil) }
-        return (pair.name >= 0 ? strings[pair.name] : nil, pair.path >= 0 ? strings[pair.path] : nil)
-    }
-
-    func tagName(_ ref: ValueRef) -> String {
-        if ref == sentinelValue { return "sentinel" }
-        guard let tag = tag(ref) else { return "nothing" }
-        return tokenizer.names.name(tag)
-    }
-
     // MARK: The document
 
-    func run(into sink: some XCTraceTableSink) throws {
+    /// Reads the document to its end into batches for `pipeline`; the last one goes when it ends.
+    func run(_ document: XCTraceDocument, into pipeline: XCTracePipeline) throws {
+        self.pipeline = pipeline
+        defer { self.pipeline = nil }
+        batch.events.append(.document(document))
+        do {
+            try readDocument()
+        } catch let error where !(error is XCTracePipeline.Stopped) {
+            // The rows read before the error go first: an error in one of them is reported
+            // first, as reading in one pass would.
+            _ = try? send()
+            throw error
+        }
+        try send()
+    }
+
+    /// Hands the batch over (waiting while the assembler is `depth` batches behind).
+    private func send() throws {
+        batch = try pipeline!.send(batch)
+    }
+
+    /// Whether the assembler reads the table: asked and waited for (a few times per file).
+    private func beginTable(_ schema: TableSchema) throws -> Bool {
+        batch.events.append(.beginTable(schema))
+        try send()
+        return try pipeline!.tableAnswer()
+    }
+
+    private func readDocument() throws {
         var column: TableColumn?
         var capture: UInt16?
         var captured: [UInt8] = []
@@ -305,7 +284,7 @@ final class XCTraceReader {
         while true {
             let token = try tokenizer.next()
             if readingRows {
-                try readRowToken(token, skipping: skippingRows, sink: sink)
+                try readRowToken(token, skipping: skippingRows)
                 continue
             }
             switch token {
@@ -327,11 +306,12 @@ final class XCTraceReader {
                 switch XMLName(rawValue: name) {
                 case .node:
                     beginNode()
+                    batch.events.append(.node)
                     nodeRun = try tokenizer.attribute(XMLName.xpath.rawValue).map(tokenizer.string).flatMap(Self.run(inXPath:))
                 case .schema:
                     let tableName = try tokenizer.attribute(XMLName.name.rawValue).map(tokenizer.string) ?? ""
                     schema = TableSchema(name: tableName, columns: [], offset: tokenizer.tokenOffset, run: nodeRun)
-                    if selfClosing { skippingRows = try !sink.beginTable(schema!, reader: self) }
+                    if selfClosing { skippingRows = try !beginTable(schema!) }
                 case .col:
                     column = TableColumn(mnemonic: "", name: "", engineeringType: "")
                 case .mnemonic, .name, .engineeringType, .startDate, .duration:
@@ -347,7 +327,12 @@ final class XCTraceReader {
                         )
                     }
                     if selfClosing {
-                        if !skippingRows { try sink.row([], reader: self) }
+                        if !skippingRows {
+                            beginRow()
+                            readingRows = false
+                            tokenizer.keepFrom = .max
+                            try endRow(at: tokenizer.tokenOffset)
+                        }
                     } else {
                         beginRow()
                     }
@@ -367,7 +352,7 @@ final class XCTraceReader {
                 case .none where toc != nil && tokenizer.names.name(name) == "run":
                     // Each <run> of a recording has its own target and summary: one table of contents each.
                     if toc!.run != nil {
-                        try sink.tableOfContents(toc!)
+                        batch.events.append(.tableOfContents(toc!))
                         toc = TableOfContents()
                     }
                     let number = tokenizer.attributes.first { tokenizer.names.name($0.name) == "number" }
@@ -401,16 +386,17 @@ final class XCTraceReader {
                     if let column { schema?.columns.append(column) }
                     column = nil
                 case .schema:
-                    if let schema { skippingRows = try !sink.beginTable(schema, reader: self) }
+                    if let schema { skippingRows = try !beginTable(schema) }
                 case .node:
-                    if schema != nil, !skippingRows { try sink.endTable(reader: self) }
+                    if schema != nil, !skippingRows { batch.events.append(.endTable) }
                     schema = nil
                     skippingRows = false
                     beginNode()
+                    batch.events.append(.node)
                 case .target:
                     inTOCTarget = false
                 case .traceTOC:
-                    if let toc { try sink.tableOfContents(toc) }
+                    if let toc { batch.events.append(.tableOfContents(toc)) }
                     toc = nil
                 default:
                     break
@@ -427,9 +413,8 @@ final class XCTraceReader {
 
     private func beginNode() {
         nodeRun = nil
-        kept.removeAll(keepingCapacity: false)
-        keptChildren.removeAll(keepingCapacity: false)
-        keptAttributes.removeAll(keepingCapacity: false)
+        keptCount = 0
+        keptChildrenCount = 0
         valueByID.removeAll(keepingCapacity: false)
         valueByTextID.removeAll(keepingCapacity: false)
         rowCount = 0
@@ -437,18 +422,17 @@ final class XCTraceReader {
 
     private func beginRow() {
         readingRows = true
-        cells.removeAll(keepingCapacity: true)
-        cellOffsets.removeAll(keepingCapacity: true)
-        rowValues.removeAll(keepingCapacity: true)
-        rowChildren.removeAll(keepingCapacity: true)
-        rowAttributes.removeAll(keepingCapacity: true)
+        rowCellStart = batch.cells.count
+        rowValueStart = batch.rowValues.count
+        rowChildStart = batch.rowChildren.count
+        rowAttributeStart = batch.rowAttributes.count
         rowOffset = tokenizer.tokenOffset
         rowDepth = tokenizer.depth
         // Keep the row's bytes in the buffer so that errors found at its end can say where.
         tokenizer.keepFrom = rowOffset
     }
 
-    private func readRowToken(_ token: XMLTokenizer.Token, skipping: Bool, sink: some XCTraceTableSink) throws {
+    private func readRowToken(_ token: XMLTokenizer.Token, skipping: Bool) throws {
         switch token {
         case let .start(name, selfClosing):
             if skipping { return }
@@ -460,11 +444,11 @@ final class XCTraceReader {
                 tokenizer.keepFrom = .max
                 rowCount += 1
                 if !skipping {
-                    while cells.count < (schema?.columns.count ?? 0) {
-                        cells.append(missingValue)
-                        cellOffsets.append(rowOffset)
+                    while batch.cells.count - rowCellStart < (schema?.columns.count ?? 0) {
+                        batch.cells.append(missingValue)
+                        batch.cellOffsets.append(rowOffset)
                     }
-                    try sink.row(cells, reader: self)
+                    try endRow(at: rowOffset)
                 }
                 return
             }
@@ -487,6 +471,35 @@ final class XCTraceReader {
         case .endOfInput:
             break
         }
+    }
+
+    /// Records the finished row in the batch, with the texts and names it may refer to that the
+    /// assembler has not been sent yet; a full batch goes.
+    private func endRow(at offset: Int) throws {
+        if strings.count > sentStrings {
+            batch.strings.append(contentsOf: strings.strings[sentStrings...])
+            sentStrings = strings.count
+        }
+        let names = tokenizer.names
+        while sentNames < names.count {
+            batch.names.append(names.name(UInt16(sentNames)))
+            sentNames += 1
+        }
+        batch.rows.append(XCTraceRowBatch.Row(
+            offset: offset, rowCount: rowCount, cells: rowCellStart..<batch.cells.count, valueStart: rowValueStart,
+            childStart: rowChildStart, attributes: rowAttributeStart..<batch.rowAttributes.count, keptEnd: batch.kept.count,
+            keptChildrenEnd: batch.keptChildren.count, keptAttributesEnd: batch.keptAttributes.count,
+            stringsEnd: batch.strings.count, namesEnd: batch.names.count
+        ))
+        let row = batch.rows.count - 1
+        if case let .rows(range)? = batch.events.last, range.upperBound == row {
+            batch.events[batch.events.count - 1] = .rows(range.lowerBound..<(row + 1))
+        } else {
+            batch.events.append(.rows(row..<(row + 1)))
+        }
+        // Large enough that handing a batch over costs little per row (1024 was measurably
+        // slower), small enough that the assembler starts early and a batch stays about a MB.
+        if batch.rows.count >= 4096 { try send() }
     }
 
     private func startValue(_ name: UInt16, selfClosing: Bool) throws {
@@ -592,16 +605,18 @@ final class XCTraceReader {
         let children = pendingChildren[item.childrenStart...]
         let ref: ValueRef
         if item.keep {
-            value.childStart = UInt32(keptChildren.count)
+            value.childStart = UInt32(keptChildrenCount)
             value.childCount = UInt32(children.count)
-            keptChildren.append(contentsOf: children)
-            ref = ValueRef(kept.count)
-            kept.append(value)
-            if item.name >= 0 || item.path >= 0 { keptAttributes[ref] = (item.name, item.path) }
+            batch.keptChildren.append(contentsOf: children)
+            keptChildrenCount += children.count
+            ref = ValueRef(keptCount)
+            batch.kept.append(value)
+            keptCount += 1
+            if item.name >= 0 || item.path >= 0 { batch.keptAttributes.append(ValueAttributes(value: ref, name: item.name, path: item.path)) }
             if item.hasID {
                 let id = item.id
                 // Dense ids go in the array; a stray huge one must not make it allocate gigabytes.
-                if id >= 0, id < Int64(kept.count * 2 + 4096) {
+                if id >= 0, id < Int64(keptCount * 2 + 4096) {
                     if id >= valueByID.count { valueByID.append(contentsOf: repeatElement(-1, count: Int(id) - valueByID.count + 1)) }
                     valueByID[Int(id)] = ref
                 } else {
@@ -611,12 +626,12 @@ final class XCTraceReader {
                 valueByTextID[openTextIDs[Int(item.textID)]] = ref
             }
         } else {
-            value.childStart = UInt32(rowChildren.count)
+            value.childStart = UInt32(batch.rowChildren.count - rowChildStart)
             value.childCount = UInt32(children.count)
-            rowChildren.append(contentsOf: children)
-            ref = -1 - ValueRef(rowValues.count)
-            rowValues.append(value)
-            if item.name >= 0 || item.path >= 0 { rowAttributes[ref] = (item.name, item.path) }
+            batch.rowChildren.append(contentsOf: children)
+            ref = -1 - ValueRef(batch.rowValues.count - rowValueStart)
+            batch.rowValues.append(value)
+            if item.name >= 0 || item.path >= 0 { batch.rowAttributes.append(ValueAttributes(value: ref, name: item.name, path: item.path)) }
         }
         dropBuffers(of: item)
         add(ref, offset: item.offset)
@@ -634,8 +649,8 @@ final class XCTraceReader {
 
     private func add(_ ref: ValueRef, offset: Int) {
         if openCount == 0 {
-            cells.append(ref)
-            cellOffsets.append(offset)
+            batch.cells.append(ref)
+            batch.cellOffsets.append(offset)
         } else if !openValues[openCount - 1].hasTarget {
             pendingChildren.append(ref)
         }

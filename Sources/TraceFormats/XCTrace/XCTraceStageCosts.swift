@@ -1,7 +1,8 @@
 import Foundation
 
-/// What the stages of an xctrace import cost alone (`bench-xctrace --stages`): a pipeline that
-/// splits them over two cores is bounded by its slowest stage.
+/// What the stages of an xctrace import cost alone (`bench-xctrace --stages`): the import runs
+/// the reader (tokens, values, batches) and the assembler on two threads, so its pace is that
+/// of the slower one.
 public enum XCTraceStageCosts {
     /// Tokens only (with the file read ahead on its own thread), nothing resolved.
     public static func tokenize(at url: URL) throws -> Int {
@@ -16,20 +17,22 @@ public enum XCTraceStageCosts {
         return tokens
     }
 
-    private final class NullSink: XCTraceTableSink {
-        var rows = 0
-        func beginTable(_ schema: TableSchema, reader: XCTraceReader) throws -> Bool { true }
-        func row(_ cells: [ValueRef], reader: XCTraceReader) throws { rows += 1 }
-        func endTable(reader: XCTraceReader) throws {}
-        func tableOfContents(_ toc: TableOfContents) throws {}
-    }
-
-    /// Tokens and resolved rows, no assembling.
+    /// The reading thread alone: tokens, resolved rows and their batches, which are dropped
+    /// as they arrive instead of being assembled.
     public static func readRows(at url: URL) throws -> Int {
         let source = try ByteSource(url: url, displayName: url.lastPathComponent, maxBytes: .max)
-        let reader = XCTraceReader(source: .readingAhead(source))
-        let sink = NullSink()
-        try reader.run(into: sink)
-        return sink.rows
+        let pipeline = XCTracePipeline()
+        XCTraceReadingThread.start(.readingAhead(source), displayName: url.lastPathComponent, into: pipeline)
+        defer { pipeline.stop() }
+        var rows = 0
+        var used: XCTraceRowBatch?
+        while let next = try pipeline.next(recycling: consume used) {
+            rows += next.rows.count
+            for event in next.events {
+                if case .beginTable = event { pipeline.answer(true) }
+            }
+            used = next
+        }
+        return rows
     }
 }

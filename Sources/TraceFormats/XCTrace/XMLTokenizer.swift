@@ -48,9 +48,11 @@ final class XMLTokenizer {
     /// The caller may keep bytes from this absolute offset in the buffer (for error locations).
     @exclusivity(unchecked) var keepFrom = Int.max
 
-    /// The current start tag's attributes: the first `attributeCount` of an array reused for every tag.
-    var attributes: ArraySlice<Attribute> { attributeStorage[..<attributeCount] }
-    @exclusivity(unchecked) private var attributeStorage: [Attribute] = []
+    /// The current start tag's attributes, valid until the next token: a buffer of the
+    /// tokenizer's own, reused for every tag, so that reading them costs no reference counting.
+    var attributes: UnsafeBufferPointer<Attribute> { UnsafeBufferPointer(start: attributeStorage, count: attributeCount) }
+    @exclusivity(unchecked) private var attributeStorage = UnsafeMutablePointer<Attribute>.allocate(capacity: 8)
+    @exclusivity(unchecked) private var attributeCapacity = 8
     @exclusivity(unchecked) private var attributeCount = 0
     @exclusivity(unchecked) private var textRange = 0..<0
     @exclusivity(unchecked) private var textNeedsDecoding = false
@@ -65,7 +67,10 @@ final class XMLTokenizer {
         buffer = Self.allocateBuffer(capacity)
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        buffer.deallocate()
+        attributeStorage.deallocate()
+    }
 
     /// `NameTable.padding` zero bytes past the end: names are read eight bytes at a time.
     private static func allocateBuffer(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
@@ -247,11 +252,14 @@ final class XMLTokenizer {
     }
 
     private func appendAttribute(_ attribute: Attribute) {
-        if attributeCount < attributeStorage.count {
-            attributeStorage[attributeCount] = attribute
-        } else {
-            attributeStorage.append(attribute)
+        if attributeCount == attributeCapacity {
+            let grown = UnsafeMutablePointer<Attribute>.allocate(capacity: attributeCapacity * 2)
+            grown.moveInitialize(from: attributeStorage, count: attributeCount)
+            attributeStorage.deallocate()
+            attributeStorage = grown
+            attributeCapacity *= 2
         }
+        (attributeStorage + attributeCount).initialize(to: attribute)
         attributeCount += 1
     }
 
@@ -512,7 +520,7 @@ final class NameTable {
 
     deinit { slots.deallocate() }
 
-    private var count: Int { starts.count - 1 }
+    var count: Int { starts.count - 1 }
 
     func name(_ id: UInt16) -> String {
         String(decoding: arena[starts[Int(id)]..<starts[Int(id) + 1]], as: UTF8.self)

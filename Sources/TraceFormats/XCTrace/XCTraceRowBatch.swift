@@ -1,0 +1,217 @@
+import Foundation
+
+/// One export document of the input (the file, or a file of a tar bundle): what its errors name.
+struct XCTraceDocument {
+    /// "Run.tar/swiftui-updates.xml", or the file's name.
+    var location: String
+    /// Where its bytes begin in the (decompressed) input: 0, or a tar member's data.
+    var start: Int
+}
+
+/// Rows on their way from the reader (tokens and values, on a thread of its own) to the
+/// assembler, with everything they refer to. A batch is self-contained: the values the reader
+/// kept and the texts and names it interned since the previous batch travel with it, so the
+/// two threads share no mutable structure.
+struct XCTraceRowBatch: @unchecked Sendable {
+    enum Event {
+        /// A new document: its own text pool, element names and value ids.
+        case document(XCTraceDocument)
+        /// A `<node>` began or ended: the values kept for the node are dropped.
+        case node
+        case tableOfContents(TableOfContents)
+        /// The reader waits for the assembler's answer: read the table's rows or skip them.
+        case beginTable(TableSchema)
+        /// Indexes into `rows`.
+        case rows(Range<Int>)
+        case endTable
+    }
+
+    struct Row {
+        /// Absolute offset of `<row>` in its document.
+        var offset: Int
+        /// Rows read in the `<node>` so far, this one included.
+        var rowCount: Int
+        /// Into `cells` and `cellOffsets`.
+        var cells: Range<Int>
+        /// Where the row's own values and their children start in `rowValues` / `rowChildren`.
+        var valueStart: Int
+        var childStart: Int
+        var attributes: Range<Int>
+        /// How much of each of the batch's kept/interned lists the row may refer to.
+        var keptEnd: Int
+        var keptChildrenEnd: Int
+        var keptAttributesEnd: Int
+        var stringsEnd: Int
+        var namesEnd: Int
+    }
+
+    var events: [Event] = []
+    var rows: [Row] = []
+    var cells: [ValueRef] = []
+    var cellOffsets: [Int] = []
+    var rowValues: [StoredValue] = []
+    var rowChildren: [ValueRef] = []
+    var rowAttributes: [ValueAttributes] = []
+    var kept: [StoredValue] = []
+    var keptChildren: [ValueRef] = []
+    var keptAttributes: [ValueAttributes] = []
+    var strings: [String] = []
+    var names: [String] = []
+
+    mutating func removeAll() {
+        events.removeAll(keepingCapacity: true)
+        rows.removeAll(keepingCapacity: true)
+        cells.removeAll(keepingCapacity: true)
+        cellOffsets.removeAll(keepingCapacity: true)
+        rowValues.removeAll(keepingCapacity: true)
+        rowChildren.removeAll(keepingCapacity: true)
+        rowAttributes.removeAll(keepingCapacity: true)
+        kept.removeAll(keepingCapacity: true)
+        keptChildren.removeAll(keepingCapacity: true)
+        keptAttributes.removeAll(keepingCapacity: true)
+        strings.removeAll(keepingCapacity: true)
+        names.removeAll(keepingCapacity: true)
+    }
+}
+
+/// The assembler's side: the values of the row being assembled (in the batch it came in) and
+/// those kept for its `<node>`, mirrored from the batches in order.
+final class XCTraceValues {
+    /// The document's texts, by pool id.
+    @exclusivity(unchecked) private(set) var strings: [String] = []
+    @exclusivity(unchecked) private var names: [String] = []
+    @exclusivity(unchecked) private var kept: [StoredValue] = []
+    @exclusivity(unchecked) private var keptChildren: [ValueRef] = []
+    @exclusivity(unchecked) private var keptAttributes: [ValueRef: ValueAttributes] = [:]
+    /// The batch being assembled: its events are replayed from here.
+    @exclusivity(unchecked) private(set) var batch = XCTraceRowBatch()
+    @exclusivity(unchecked) private var row = XCTraceRowBatch.Row(
+        offset: 0, rowCount: 0, cells: 0..<0, valueStart: 0, childStart: 0, attributes: 0..<0,
+        keptEnd: 0, keptChildrenEnd: 0, keptAttributesEnd: 0, stringsEnd: 0, namesEnd: 0
+    )
+    // How much of the batch's kept/interned lists is mirrored already.
+    @exclusivity(unchecked) private var keptRead = 0
+    @exclusivity(unchecked) private var keptChildrenRead = 0
+    @exclusivity(unchecked) private var keptAttributesRead = 0
+    @exclusivity(unchecked) private var stringsRead = 0
+    @exclusivity(unchecked) private var namesRead = 0
+
+    /// The row's cells and where each starts in the document.
+    @exclusivity(unchecked) private(set) var cells: [ValueRef] = []
+    @exclusivity(unchecked) private(set) var cellOffsets: [Int] = []
+    var rowOffset: Int { row.offset }
+    var rowCount: Int { row.rowCount }
+
+    /// Takes the next batch; returns the one before, to be reused by the reader.
+    func swapBatch(_ next: XCTraceRowBatch) -> XCTraceRowBatch {
+        var used = next
+        swap(&used, &batch)
+        keptRead = 0
+        keptChildrenRead = 0
+        keptAttributesRead = 0
+        stringsRead = 0
+        namesRead = 0
+        return used
+    }
+
+    func beginDocument() {
+        strings.removeAll()
+        names.removeAll()
+        beginNode()
+    }
+
+    /// The node's values go with their memory: the next node may be a much smaller table.
+    func beginNode() {
+        kept = []
+        keptChildren = []
+        keptAttributes = [:]
+    }
+
+    func load(row index: Int) {
+        let row = batch.rows[index]
+        if row.keptEnd > keptRead {
+            kept.append(contentsOf: batch.kept[keptRead..<row.keptEnd])
+            keptRead = row.keptEnd
+        }
+        if row.keptChildrenEnd > keptChildrenRead {
+            keptChildren.append(contentsOf: batch.keptChildren[keptChildrenRead..<row.keptChildrenEnd])
+            keptChildrenRead = row.keptChildrenEnd
+        }
+        while keptAttributesRead < row.keptAttributesEnd {
+            let attributes = batch.keptAttributes[keptAttributesRead]
+            keptAttributes[attributes.value] = attributes
+            keptAttributesRead += 1
+        }
+        if row.stringsEnd > stringsRead {
+            strings.append(contentsOf: batch.strings[stringsRead..<row.stringsEnd])
+            stringsRead = row.stringsEnd
+        }
+        if row.namesEnd > namesRead {
+            names.append(contentsOf: batch.names[namesRead..<row.namesEnd])
+            namesRead = row.namesEnd
+        }
+        cells.removeAll(keepingCapacity: true)
+        cells.append(contentsOf: batch.cells[row.cells])
+        cellOffsets.removeAll(keepingCapacity: true)
+        cellOffsets.append(contentsOf: batch.cellOffsets[row.cells])
+        self.row = row
+    }
+
+    // MARK: Reading values
+
+    func value(_ ref: ValueRef) -> StoredValue? {
+        if ref == sentinelValue || ref == missingValue { return nil }
+        return ref >= 0 ? kept[Int(ref)] : batch.rowValues[row.valueStart + Int(-1 - ref)]
+    }
+
+    func tag(_ ref: ValueRef) -> UInt16? { value(ref)?.tag }
+
+    func number(_ ref: ValueRef) -> Int64? {
+        guard let value = value(ref), value.hasNumber else { return nil }
+        return value.number
+    }
+
+    /// The raw text (or `fmt` when the value has no text); nil for an empty cell.
+    func string(_ ref: ValueRef) -> String? {
+        guard let value = value(ref) else { return nil }
+        if value.hasNumber { return String(value.number) }
+        return value.text >= 0 ? strings[Int(value.text)] : nil
+    }
+
+    /// The pool id of the value's text, to memoise conversions; nil for numbers and empty cells.
+    func textID(_ ref: ValueRef) -> Int32? {
+        guard let value = value(ref), !value.hasNumber, value.text >= 0 else { return nil }
+        return value.text
+    }
+
+    func fmt(_ ref: ValueRef) -> String? {
+        guard let value = value(ref) else { return nil }
+        if value.fmt >= 0 { return strings[Int(value.fmt)] }
+        return string(ref)
+    }
+
+    func children(_ ref: ValueRef) -> ArraySlice<ValueRef> {
+        guard let value = value(ref), value.childCount > 0 else { return [] }
+        let start = Int(value.childStart)
+        let end = start + Int(value.childCount)
+        return ref >= 0 ? keptChildren[start..<end] : batch.rowChildren[(row.childStart + start)..<(row.childStart + end)]
+    }
+
+    func child(_ ref: ValueRef, tag: XMLName) -> ValueRef? {
+        children(ref).first { self.tag($0) == tag.rawValue }
+    }
+
+    func attributes(_ ref: ValueRef) -> (name: String?, path: String?) {
+        let found = ref >= 0
+            ? keptAttributes[ref]
+            : batch.rowAttributes[row.attributes].first { $0.value == ref }
+        guard let found else { return (nil, nil) }
+        return (found.name >= 0 ? strings[Int(found.name)] : nil, found.path >= 0 ? strings[Int(found.path)] : nil)
+    }
+
+    func tagName(_ ref: ValueRef) -> String {
+        if ref == sentinelValue { return "sentinel" }
+        guard let tag = tag(ref) else { return "nothing" }
+        return names[Int(tag)]
+    }
+}
