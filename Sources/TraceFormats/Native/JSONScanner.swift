@@ -17,15 +17,12 @@ struct JSONScanner: ~Copyable {
     private var sourceEnded = false
     private var interner = StringInterner()
     /// Decoded bytes of the last string that had escapes.
-    private var unescaped: UnsafeMutablePointer<UInt8>
-    private var unescapedCapacity = 256
-    private var unescapedCount = 0
+    private var unescaped = PlainBuffer<UInt8>(capacity: 256)
 
     init(source: ByteSource) {
         self.source = source
         capacity = 1 << 20
         base = .allocate(capacity: capacity)
-        unescaped = .allocate(capacity: unescapedCapacity)
     }
 
     deinit {
@@ -291,25 +288,13 @@ struct JSONScanner: ~Copyable {
                 return UnsafeBufferPointer(start: base + contentStart, count: p - contentStart)
             }
             try unescape(from: contentStart, to: p, field: field)
-            return UnsafeBufferPointer(start: unescaped, count: unescapedCount)
+            return unescaped.elements
         }
-    }
-
-    private mutating func appendUnescaped(_ byte: UInt8) {
-        if unescapedCount == unescapedCapacity {
-            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: unescapedCapacity * 2)
-            grown.update(from: unescaped, count: unescapedCount)
-            unescaped.deallocate()
-            unescaped = grown
-            unescapedCapacity *= 2
-        }
-        unescaped[unescapedCount] = byte
-        unescapedCount += 1
     }
 
     /// Decodes `base[from..<to]` (a string's content with escapes) into `unescaped`.
     private mutating func unescape(from: Int, to: Int, field: String?) throws(OffsetError) {
-        unescapedCount = 0
+        unescaped.count = 0
         var p = from
         func fail(_ message: String, at position: Int) -> OffsetError {
             OffsetError(offset: baseOffset + position, message: message, field: field)
@@ -333,18 +318,18 @@ struct JSONScanner: ~Copyable {
         while p < to {
             let byte = base[p]
             guard byte == UInt8(ascii: "\\") else {
-                appendUnescaped(byte)
+                unescaped.append(byte)
                 p += 1
                 continue
             }
             let escape = base[p + 1]
             switch escape {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): appendUnescaped(escape)
-            case UInt8(ascii: "b"): appendUnescaped(0x08)
-            case UInt8(ascii: "f"): appendUnescaped(0x0C)
-            case UInt8(ascii: "n"): appendUnescaped(0x0A)
-            case UInt8(ascii: "r"): appendUnescaped(0x0D)
-            case UInt8(ascii: "t"): appendUnescaped(0x09)
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped.append(escape)
+            case UInt8(ascii: "b"): unescaped.append(0x08)
+            case UInt8(ascii: "f"): unescaped.append(0x0C)
+            case UInt8(ascii: "n"): unescaped.append(0x0A)
+            case UInt8(ascii: "r"): unescaped.append(0x0D)
+            case UInt8(ascii: "t"): unescaped.append(0x09)
             case UInt8(ascii: "u"):
                 guard var scalar = hex4(p + 2) else { throw fail("\\u must be followed by four hex digits", at: p) }
                 p += 4
@@ -356,7 +341,7 @@ struct JSONScanner: ~Copyable {
                     p += 6
                 }
                 guard let value = Unicode.Scalar(scalar) else { throw fail("invalid \\u escape", at: p - 4) }
-                for byte in String(Character(value)).utf8 { appendUnescaped(byte) }
+                for byte in String(Character(value)).utf8 { unescaped.append(byte) }
             default:
                 throw fail("invalid escape \\\(Character(Unicode.Scalar(escape)))", at: p)
             }

@@ -176,9 +176,7 @@ final class XCTraceReader {
     @exclusivity(unchecked) private var readingRows = false
     /// The open values of the current row, a stack in a buffer of its own: pushing and popping
     /// is a store and a count, with no copy-on-write check and no optional to unwrap.
-    @exclusivity(unchecked) private var openValues = UnsafeMutablePointer<OpenValue>.allocate(capacity: 16)
-    @exclusivity(unchecked) private var openCount = 0
-    @exclusivity(unchecked) private var openCapacity = 16
+    @exclusivity(unchecked) private var openValues = PlainBuffer<OpenValue>(capacity: 16)
     @exclusivity(unchecked) private var openTextIDs: [String] = []
     @exclusivity(unchecked) private var pendingChildren: [ValueRef] = []
     @exclusivity(unchecked) private var textBytes: [UInt8] = []
@@ -226,20 +224,6 @@ final class XCTraceReader {
 
     deinit {
         openValues.deallocate()
-    }
-
-    @inline(__always) private func pushOpen(_ value: OpenValue) {
-        if openCount == openCapacity { growOpen() }
-        (openValues + openCount).initialize(to: value)
-        openCount += 1
-    }
-
-    private func growOpen() {
-        let grown = UnsafeMutablePointer<OpenValue>.allocate(capacity: openCapacity * 2)
-        grown.moveInitialize(from: openValues, count: openCount)
-        openValues.deallocate()
-        openValues = grown
-        openCapacity *= 2
     }
 
     // MARK: The document
@@ -455,8 +439,8 @@ final class XCTraceReader {
             if skipping { return }
             try endValue()
         case .text:
-            if skipping || openCount == 0 || openValues[openCount - 1].hasTarget { return }
-            let top = openValues + (openCount - 1)
+            if skipping || openValues.count == 0 || openValues.base[openValues.count - 1].hasTarget { return }
+            let top = openValues.base + (openValues.count - 1)
             if top.pointee.textStreamStart < 0, textBytes.count == top.pointee.textStart, let raw = tokenizer.rawTextInStream {
                 top.pointee.textStreamStart = raw.start
                 top.pointee.textStreamLength = raw.count
@@ -507,7 +491,7 @@ final class XCTraceReader {
         if name == XMLName.sentinel.rawValue {
             add(sentinelValue, offset: offset)
             if !selfClosing {
-                pushOpen(OpenValue(
+                openValues.append(OpenValue(
                     offset: offset, id: 0, textStart: textBytes.count,
                     textStreamStart: -1, textStreamLength: 0, fmtStart: fmtBytes.count, fmtEnd: fmtBytes.count,
                     fmtStreamStart: -1, childrenStart: pendingChildren.count, target: sentinelValue, textID: -1, name: -1, path: -1,
@@ -549,13 +533,13 @@ final class XCTraceReader {
                 break
             }
         }
-        let keep = id != nil || textID != nil || (openCount > 0 && openValues[openCount - 1].keep)
+        let keep = id != nil || textID != nil || (openValues.count > 0 && openValues.base[openValues.count - 1].keep)
         var textIDIndex: Int32 = -1
         if let textID {
             textIDIndex = Int32(openTextIDs.count)
             openTextIDs.append(textID)
         }
-        pushOpen(OpenValue(
+        openValues.append(OpenValue(
             offset: offset, id: id ?? 0, textStart: textBytes.count,
             textStreamStart: -1, textStreamLength: 0, fmtStart: fmtStart,
             fmtEnd: fmtStreamStart >= 0 ? fmtLength : fmtBytes.count, fmtStreamStart: fmtStreamStart, childrenStart: pendingChildren.count, target: target ?? 0, textID: textIDIndex, name: nameAttribute,
@@ -577,8 +561,8 @@ final class XCTraceReader {
     }
 
     private func endValue() throws {
-        openCount -= 1
-        let item = openValues[openCount]
+        openValues.count -= 1
+        let item = openValues.base[openValues.count]
         if item.hasTarget {
             dropBuffers(of: item)
             add(item.target, offset: item.offset)
@@ -648,10 +632,10 @@ final class XCTraceReader {
     }
 
     private func add(_ ref: ValueRef, offset: Int) {
-        if openCount == 0 {
+        if openValues.count == 0 {
             batch.cells.append(ref)
             batch.cellOffsets.append(offset)
-        } else if !openValues[openCount - 1].hasTarget {
+        } else if !openValues.base[openValues.count - 1].hasTarget {
             pendingChildren.append(ref)
         }
     }

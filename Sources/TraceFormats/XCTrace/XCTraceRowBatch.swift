@@ -129,32 +129,27 @@ final class XCTraceValues {
 
     func load(row index: Int) {
         let row = batch.rows[index]
-        if row.keptEnd > keptRead {
-            kept.append(contentsOf: batch.kept[keptRead..<row.keptEnd])
-            keptRead = row.keptEnd
-        }
-        if row.keptChildrenEnd > keptChildrenRead {
-            keptChildren.append(contentsOf: batch.keptChildren[keptChildrenRead..<row.keptChildrenEnd])
-            keptChildrenRead = row.keptChildrenEnd
-        }
+        Self.catchUp(&kept, from: batch.kept, read: &keptRead, to: row.keptEnd)
+        Self.catchUp(&keptChildren, from: batch.keptChildren, read: &keptChildrenRead, to: row.keptChildrenEnd)
         while keptAttributesRead < row.keptAttributesEnd {
             let attributes = batch.keptAttributes[keptAttributesRead]
             keptAttributes[attributes.value] = attributes
             keptAttributesRead += 1
         }
-        if row.stringsEnd > stringsRead {
-            strings.append(contentsOf: batch.strings[stringsRead..<row.stringsEnd])
-            stringsRead = row.stringsEnd
-        }
-        if row.namesEnd > namesRead {
-            names.append(contentsOf: batch.names[namesRead..<row.namesEnd])
-            namesRead = row.namesEnd
-        }
+        Self.catchUp(&strings, from: batch.strings, read: &stringsRead, to: row.stringsEnd)
+        Self.catchUp(&names, from: batch.names, read: &namesRead, to: row.namesEnd)
         cells.removeAll(keepingCapacity: true)
         cells.append(contentsOf: batch.cells[row.cells])
         cellOffsets.removeAll(keepingCapacity: true)
         cellOffsets.append(contentsOf: batch.cellOffsets[row.cells])
         self.row = row
+    }
+
+    /// Appends what the batch added to `source` since the last row, up to `end`.
+    @inline(__always) private static func catchUp<T>(_ mirror: inout [T], from source: [T], read: inout Int, to end: Int) {
+        guard end > read else { return }
+        mirror.append(contentsOf: source[read..<end])
+        read = end
     }
 
     // MARK: Reading values

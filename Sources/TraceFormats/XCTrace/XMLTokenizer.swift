@@ -50,10 +50,8 @@ final class XMLTokenizer {
 
     /// The current start tag's attributes, valid until the next token: a buffer of the
     /// tokenizer's own, reused for every tag, so that reading them costs no reference counting.
-    var attributes: UnsafeBufferPointer<Attribute> { UnsafeBufferPointer(start: attributeStorage, count: attributeCount) }
-    @exclusivity(unchecked) private var attributeStorage = UnsafeMutablePointer<Attribute>.allocate(capacity: 8)
-    @exclusivity(unchecked) private var attributeCapacity = 8
-    @exclusivity(unchecked) private var attributeCount = 0
+    var attributes: UnsafeBufferPointer<Attribute> { attributeStorage.elements }
+    @exclusivity(unchecked) private var attributeStorage = PlainBuffer<Attribute>(capacity: 8)
     @exclusivity(unchecked) private var textRange = 0..<0
     @exclusivity(unchecked) private var textNeedsDecoding = false
     /// Absolute offset where the current token starts.
@@ -194,7 +192,7 @@ final class XMLTokenizer {
         guard p < end else { return nil }
         guard p > nameStart else { throw XMLSyntaxError(offset: tokenOffset, message: "a tag without a name") }
         let name = try internName(bytes + nameStart, p - nameStart)
-        attributeCount = 0
+        attributeStorage.count = 0
         while true {
             while p < end, isSpace(bytes[p]) { p += 1 }
             guard p < end else { return nil }
@@ -246,22 +244,11 @@ final class XMLTokenizer {
                 close += 1
             }
             guard close < end else { return nil }
-            appendAttribute(Attribute(name: attributeName, value: (p + 1)..<close, needsDecoding: needsDecoding))
+            attributeStorage.append(Attribute(name: attributeName, value: (p + 1)..<close, needsDecoding: needsDecoding))
             p = close + 1
         }
     }
 
-    private func appendAttribute(_ attribute: Attribute) {
-        if attributeCount == attributeCapacity {
-            let grown = UnsafeMutablePointer<Attribute>.allocate(capacity: attributeCapacity * 2)
-            grown.moveInitialize(from: attributeStorage, count: attributeCount)
-            attributeStorage.deallocate()
-            attributeStorage = grown
-            attributeCapacity *= 2
-        }
-        (attributeStorage + attributeCount).initialize(to: attribute)
-        attributeCount += 1
-    }
 
     /// High bit set in each byte of the result where `word` has a zero byte (the lowest such
     /// bit is exact; higher ones may be false, which only ends the fast scan early).
@@ -278,8 +265,7 @@ final class XMLTokenizer {
     // MARK: Values of the current token
 
     func attribute(_ name: UInt16) -> Attribute? {
-        for i in 0..<attributeCount where attributeStorage[i].name == name { return attributeStorage[i] }
-        return nil
+        attributes.first { $0.name == name }
     }
 
     func string(_ attribute: Attribute) throws -> String {
