@@ -265,10 +265,10 @@ extension Trace {
     /// the key table.
     func causeFanOutCounts(in range: TimeRange?) -> (keys: [FanOutKey], counts: [FanOutCount]) {
         // Locals read once: a stored property of a struct reached per edge can cost a retain.
-        let nodeKind = graph.nodes.kind, nodeName = graph.nodes.name, nodeUpdate = graph.nodes.update
-        let edgeTarget = graph.edges.target, edgeLabel = graph.edges.label, edgeProperty = graph.edges.changedProperty
+        let nodeKind = graph.nodes.kind, nodeName = graph.nodes.name
+        let edgeLabel = graph.edges.label, edgeProperty = graph.edges.changedProperty
         let offsets = graph.outgoingOffsets, outgoing = graph.outgoingEdges
-        let updateStart = updates.start, updateDuration = updates.duration
+        let counted = CountedEdges(self, range: range)
         let classes = NodeClasses(names: nodeName, kinds: nodeKind, stringCount: strings.count)
         let classOfNode = classes.ofNode
         let cells = classes.count <= 1 << 10 ? classes.count * classes.count * 2 : Int.max
@@ -293,12 +293,8 @@ extension Trace {
             for source in batchStart..<min(batchStart + sourcesPerBatch, graph.nodes.count) {
                 let row = grid.isEmpty ? 0 : Int(classOfNode[source]) * classes.count * 2
                 for position in Int(offsets[source])..<Int(offsets[source + 1]) {
-                    let edge = Int(outgoing[position]), target = Int(edgeTarget[edge])
-                    let update = nodeUpdate[target]
-                    guard update != noRow else { continue }
-                    if let range, !range.overlaps(start: updateStart[Int(update)], end: updateStart[Int(update)] + updateDuration[Int(update)]) {
-                        continue
-                    }
+                    let edge = Int(outgoing[position])
+                    guard let (target, _) = counted.update(of: edge) else { continue }
                     let cell = grid.isEmpty ? -1 : row + Int(classOfNode[target]) * 2 + Int(edgeLabel[edge].rawValue)
                     batch.append((UInt32(truncatingIfNeeded: source), UInt32(truncatingIfNeeded: edge), Int32(truncatingIfNeeded: cell)))
                 }
@@ -343,6 +339,33 @@ extension Trace {
         return (keys, counts)
     }
 
+    /// Which edges a fan-out counts: those whose target's body ran, in an update that overlaps
+    /// the range. The columns are copied out once: a stored property of a struct reached per
+    /// edge can cost a retain.
+    private struct CountedEdges {
+        let edgeTarget: [UInt32], nodeUpdate: [Int32], updateStart: [Nanoseconds], updateDuration: [Nanoseconds]
+        let range: TimeRange?
+
+        init(_ trace: Trace, range: TimeRange?) {
+            edgeTarget = trace.graph.edges.target
+            nodeUpdate = trace.graph.nodes.update
+            updateStart = trace.updates.start
+            updateDuration = trace.updates.duration
+            self.range = range
+        }
+
+        /// The edge's target and the update it ran, or nil when the edge does not count.
+        @inline(__always) func update(of edge: Int) -> (target: Int, update: Int32)? {
+            let target = Int(edgeTarget[edge])
+            let update = nodeUpdate[target]
+            guard update != noRow else { return nil }
+            if let range, !range.overlaps(start: updateStart[Int(update)], end: updateStart[Int(update)] + updateDuration[Int(update)]) {
+                return nil
+            }
+            return (target, update)
+        }
+    }
+
     /// The key of the fan-out `edge` (from `source`) belongs to.
     private func fanOutKey(source: Int, edge: Int) -> FanOutKey {
         let target = Int(graph.edges.target[edge])
@@ -362,10 +385,10 @@ extension Trace {
         _ body: (_ fanOut: Int, _ source: Int, _ updates: UnsafeBufferPointer<Int32>) -> Void
     ) -> [FanOutKey] {
         // Locals read once: a stored property of a struct reached per edge can cost a retain.
-        let nodeKind = graph.nodes.kind, nodeName = graph.nodes.name, nodeUpdate = graph.nodes.update
-        let edgeTarget = graph.edges.target, edgeLabel = graph.edges.label, edgeProperty = graph.edges.changedProperty
+        let nodeKind = graph.nodes.kind, nodeName = graph.nodes.name
+        let edgeLabel = graph.edges.label, edgeProperty = graph.edges.changedProperty
         let offsets = graph.outgoingOffsets, outgoing = graph.outgoingEdges
-        let updateStart = updates.start, updateDuration = updates.duration
+        let counted = CountedEdges(self, range: range)
         let wanted = NodeKind.allCases.map(sourceKinds.contains)
         var maxDegree = 0
         for node in 0..<graph.nodes.count { maxDegree = max(maxDegree, Int(offsets[node + 1] - offsets[node])) }
@@ -381,12 +404,8 @@ extension Trace {
             let pairBase = keyIDs.pairBase(sourceClass: classOfNode[source])
             var count = 0, mixed = false
             for position in Int(offsets[source])..<Int(offsets[source + 1]) {
-                let edge = Int(outgoing[position]), target = Int(edgeTarget[edge])
-                let update = nodeUpdate[target]
-                guard update != noRow else { continue }
-                if let range, !range.overlaps(start: updateStart[Int(update)], end: updateStart[Int(update)] + updateDuration[Int(update)]) {
-                    continue
-                }
+                let edge = Int(outgoing[position])
+                guard let (target, update) = counted.update(of: edge) else { continue }
                 let key = FanOutKey(
                     sourceName: sourceName, targetName: nodeName[target], property: edgeProperty[edge],
                     sourceKind: sourceKind, targetKind: nodeKind[target], label: edgeLabel[edge]
