@@ -91,7 +91,8 @@ public struct SignpostRow: Sendable {
     }
 }
 
-/// One signpost lane of a trace: the rows of one subsystem and category, or "Other signposts".
+/// One signpost lane of a trace: the rows of one subsystem and category, or "Other signposts"; a
+/// group whose signposts overlap gets one lane per row of the stack, as Instruments draws them.
 public struct SignpostLane: Sendable, Equatable {
     /// "signposts-0": the lane's id in the timeline API (`TimelineLaneID.signposts`).
     public var id: String { TimelineLaneID.signposts(index).wireName }
@@ -107,10 +108,19 @@ public struct SignpostLane: Sendable, Equatable {
     public var maxDuration: Nanoseconds
     /// How many subsystem/category groups the lane holds (more than 1 only on "Other signposts").
     public var groupCount: Int
+    /// The lane's row in its group's stack: 0 for the first (which the browser titles), 1... for
+    /// signposts that overlap those of the rows above.
+    public var level = 0
+    /// Signposts of the whole group (all its rows): what its title counts.
+    public var groupSignposts = 0
 
-    /// At most this many lanes per trace: the largest groups by count each get one (Points of
+    /// At most this many groups per trace: the largest by count each get their lanes (Points of
     /// Interest first), the rest share the last, "Other signposts".
-    public static let maxLanes = 12
+    public static let maxGroups = 12
+    /// At most this many rows per group: signposts overlapping more than this share the last
+    /// row, where they merge into one mark until zoomed in.
+    public static let maxLevels = 4
+    public static let maxLanes = maxGroups * maxLevels
     public static let pointsOfInterestCategory = "PointsOfInterest"
 
     /// Lanes of `table`: only groups that have rows, so a trace without signposts has none.
@@ -135,23 +145,49 @@ public struct SignpostLane: Sendable, Equatable {
             if countA != countB { return countA > countB }
             return title(a) < title(b)
         }
-        let named = ranked.count > maxLanes ? ranked.prefix(maxLanes - 1) : ranked[...]
-        var lanes: [SignpostLane] = named.enumerated().map { index, key in
-            let rows = rowsOfGroup[key]!
-            return SignpostLane(
-                index: index, title: title(key), subsystem: strings[Int(key.subsystem)], category: strings[Int(key.category)],
-                rows: rows, maxDuration: rows.map { table.duration[Int($0)] }.max() ?? 0, groupCount: 1
-            )
+        let named = ranked.count > maxGroups ? ranked.prefix(maxGroups - 1) : ranked[...]
+        var lanes: [SignpostLane] = []
+        func addGroup(title: String, subsystem: String?, category: String?, rows: [UInt32], groupCount: Int) {
+            for (level, levelRows) in stack(rows, of: table).enumerated() {
+                lanes.append(SignpostLane(
+                    index: lanes.count, title: title, subsystem: subsystem, category: category, rows: levelRows,
+                    maxDuration: levelRows.map { table.duration[Int($0)] }.max() ?? 0, groupCount: groupCount,
+                    level: level, groupSignposts: rows.count
+                ))
+            }
         }
-        if ranked.count > maxLanes {
-            let rest = ranked.dropFirst(maxLanes - 1)
+        for key in named {
+            addGroup(title: title(key), subsystem: strings[Int(key.subsystem)], category: strings[Int(key.category)], rows: rowsOfGroup[key]!, groupCount: 1)
+        }
+        if ranked.count > maxGroups {
+            let rest = ranked.dropFirst(maxGroups - 1)
             let rows = rest.flatMap { rowsOfGroup[$0]! }.sorted { (table.start[Int($0)], $0) < (table.start[Int($1)], $1) }
-            lanes.append(SignpostLane(
-                index: lanes.count, title: "Other signposts (\(rest.count) groups)", subsystem: nil, category: nil,
-                rows: rows, maxDuration: rows.map { table.duration[Int($0)] }.max() ?? 0, groupCount: rest.count
-            ))
+            addGroup(title: "Other signposts (\(rest.count) groups)", subsystem: nil, category: nil, rows: rows, groupCount: rest.count)
         }
         return lanes
+    }
+
+    /// A group's rows (sorted by start) split into rows of the stack that do not overlap: each
+    /// signpost goes in the first row free at its start (one that ends there is free); past
+    /// `maxLevels` rows, the last takes the rest.
+    static func stack(_ rows: [UInt32], of table: SignpostTable) -> [[UInt32]] {
+        var levels: [[UInt32]] = []
+        var ends: [Nanoseconds] = []
+        for row in rows {
+            let start = table.start[Int(row)]
+            var level = ends.firstIndex { $0 <= start } ?? levels.count
+            if level == levels.count {
+                if levels.count < maxLevels {
+                    levels.append([])
+                    ends.append(start)
+                } else {
+                    level = maxLevels - 1
+                }
+            }
+            levels[level].append(row)
+            ends[level] = max(ends[level], table.end(Int(row)))
+        }
+        return levels
     }
 }
 

@@ -280,7 +280,8 @@ public struct TraceIndexes: Sendable {
     /// Task-state rows of each task, as compressed sparse rows over task rows, in start order.
     public internal(set) var taskStateOffsets: [UInt32] = [0]
     public internal(set) var taskStateRows: [UInt32] = []
-    /// The trace's signpost lanes (none without signposts), at most `SignpostLane.maxLanes`.
+    /// The trace's signpost lanes (none without signposts), at most `SignpostLane.maxLanes`: one
+    /// per group and row of its stack, a group's rows in order.
     public internal(set) var signpostLanes: [SignpostLane] = []
 
     public func states(ofTask task: Int) -> ArraySlice<UInt32> {

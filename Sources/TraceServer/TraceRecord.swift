@@ -39,8 +39,14 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         public var count: Int
         public var orange: Int
         public var red: Int
-        /// True on a signpost lane (`signposts-N`: one per subsystem and category, at most `SignpostLane.maxLanes`).
+        /// True on a signpost lane (`signposts-N`: one per subsystem and category, and one more
+        /// per row of a stack of overlapping signposts; at most `SignpostLane.maxLanes`).
         public var signposts: Bool?
+        /// A signpost lane's row in its group's stack: 0 for the first, which carries the group's
+        /// title; 1... below it, for signposts that overlap those above.
+        public var level: Int?
+        /// Signposts of the lane's whole group (all its rows), on signpost lanes.
+        public var groupCount: Int?
     }
 
     public struct Counts: Sendable, Encodable, Equatable {
@@ -127,7 +133,10 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
             }
             return info
         } + trace.indexes.signpostLanes.map { lane in
-            LaneInfo(id: lane.id, title: lane.title, count: lane.rows.count, orange: 0, red: 0, signposts: true)
+            LaneInfo(
+                id: lane.id, title: lane.title, count: lane.rows.count, orange: 0, red: 0, signposts: true,
+                level: lane.level, groupCount: lane.groupSignposts
+            )
         }
         counts = Counts(
             updates: trace.updates.count, updateGroups: trace.updateGroups.count, nodes: trace.graph.nodes.count,

@@ -181,7 +181,9 @@ struct InspectResult: Encodable {
         } + trace.indexes.signpostLanes.map { lane in
             // Signpost lanes (one per subsystem and category): how many intervals and events fall in the range.
             let rows = lane.rows.filter { inRange(trace.signposts.start[Int($0)], trace.signposts.duration[Int($0)]) }
-            return LaneCount(lane: lane.id, title: lane.title, count: rows.count, orange: 0, red: 0)
+            // Overlapping signposts of a group stack in rows, one lane each.
+            let title = lane.level == 0 ? lane.title : "\(lane.title) (row \(lane.level + 1))"
+            return LaneCount(lane: lane.id, title: title, count: rows.count, orange: 0, red: 0)
         }
         tasks = trace.taskSummary(in: range)
         let samples = trace.cpu.samples

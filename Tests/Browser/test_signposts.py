@@ -71,3 +71,67 @@ def test_a_trace_without_signposts_has_no_signpost_lane(page, sample_id, timelin
     timeline.open(page, sample_id("environment-color-scheme"))
     assert page.locator('#timeline .tl-header[data-lane^="signposts-"]').count() == 0
     assert "Signposts" not in page.get_by_label("Legend").inner_text()
+
+
+PODCASTS_HEAD = """<?xml version="1.0"?>
+<trace-query-result>
+<node xpath='//trace-toc[1]/run[1]/data[1]/table[9]'><schema name="os-signpost-interval">\
+<col><mnemonic>start</mnemonic><name>Start</name><engineering-type>start-time</engineering-type></col>\
+<col><mnemonic>duration</mnemonic><name>Duration</name><engineering-type>duration</engineering-type></col>\
+<col><mnemonic>name</mnemonic><name>Name</name><engineering-type>signpost-name</engineering-type></col>\
+<col><mnemonic>category</mnemonic><name>Category</name><engineering-type>category</engineering-type></col>\
+<col><mnemonic>subsystem</mnemonic><name>Subsystem</name><engineering-type>subsystem</engineering-type></col>\
+</schema>
+"""
+
+
+def podcasts_export(path):
+    """Another app's recording: three downloads that overlap (one group, three rows of a stack),
+    then a playback on a category of its own."""
+    rows = [("Download Episode 1", 1_000_000_000, 600_000_000, "Network"),
+            ("Download Episode 2", 1_100_000_000, 600_000_000, "Network"),
+            ("Download Episode 3", 1_200_000_000, 600_000_000, "Network"),
+            ("Play Episode 1", 2_000_000_000, 500_000_000, "Audio")]
+    body = "".join(
+        f'<row><start-time fmt="s">{start}</start-time><duration fmt="d">{duration}</duration>'
+        f'<signpost-name fmt="{name}">{name}</signpost-name><category fmt="{category}">{category}</category>'
+        f'<subsystem fmt="fm.overcast.player">fm.overcast.player</subsystem></row>\n'
+        for name, start, duration, category in rows)
+    path.write_text(PODCASTS_HEAD + body + "</node></trace-query-result>\n")
+
+
+def test_overlapping_signposts_stack_in_rows_under_one_title(page, server_control, timeline, tmp_path, shot):
+    export = tmp_path / "podcasts-signposts.xml"
+    podcasts_export(export)
+    trace_id = server_control.upload(export)["id"]
+    status, info = server_control.api(f"/api/traces/{trace_id}")
+    lanes = [lane for lane in info["lanes"] if lane.get("signposts")]
+    assert [(lane["title"], lane["level"], lane["count"]) for lane in lanes] == [
+        ("Network · fm.overcast.player", 0, 1), ("Network · fm.overcast.player", 1, 1),
+        ("Network · fm.overcast.player", 2, 1), ("Audio · fm.overcast.player", 0, 1)]
+
+    timeline.open(page, trace_id)
+    headers = page.locator('#timeline .tl-header[data-lane^="signposts-"]')
+    assert headers.count() == 4
+    first = headers.nth(0)
+    assert first.locator(".title").inner_text() == "Network · fm.overcast.player"
+    assert first.locator(".count").inner_text() == "3", "the group's count, once"
+    for row in (1, 2):
+        stacked = headers.nth(row)
+        assert "stacked" in stacked.get_attribute("class")
+        assert stacked.locator(".title").inner_text() == ""
+        assert stacked.get_attribute("aria-label") == f"Network · fm.overcast.player, row {row + 1}"
+    # Each download has a row of its own: one mark per row, none merged with another.
+    for lane in ("signposts-0", "signposts-1", "signposts-2"):
+        assert timeline.lane(page, lane) == {"marks": 1, "orange": 0, "red": 0, "merged": False}
+    assert "overlapping ones stack in rows" in page.get_by_label("Legend").inner_text()
+    shot(page, "signposts-03-stacked")
+
+    # The third row's download opens its own details.
+    status, data = server_control.api(f"/api/traces/{trace_id}/timeline?width=4000&lanes=signposts-2")
+    download = data["lanes"]["signposts-2"]["events"][0]
+    w0, w1 = timeline.window(page)
+    x, y, width, height = timeline.lane_box(page, "signposts-2")
+    page.mouse.click(x + ((download["start"] + download["duration"] / 2) - w0) / (w1 - w0) * width, y + height / 2)
+    page.locator("#signpost-details-title", has_text="Download Episode 3").wait_for()
+    assert not page.errors

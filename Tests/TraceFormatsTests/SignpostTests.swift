@@ -56,16 +56,20 @@ import Testing
 
     @Test func lanesGroupBySubsystemAndCategoryPointsOfInterestFirst() throws {
         let trace = try Self.mail()
+        // The app's and the widget's syncs overlap: the Sync group stacks them in two rows.
         #expect(trace.indexes.signpostLanes.map(\.title) == [
-            "Points of Interest · com.acme.mail", "Sync · com.acme.mail", "Network · com.acme.mail",
+            "Points of Interest · com.acme.mail", "Sync · com.acme.mail", "Sync · com.acme.mail", "Network · com.acme.mail",
         ])
-        #expect(trace.indexes.signpostLanes.map(\.id) == ["signposts-0", "signposts-1", "signposts-2"])
+        #expect(trace.indexes.signpostLanes.map(\.level) == [0, 0, 1, 0])
+        #expect(trace.indexes.signpostLanes.map(\.groupSignposts) == [1, 2, 2, 1])
+        #expect(trace.indexes.signpostLanes.map(\.id) == ["signposts-0", "signposts-1", "signposts-2", "signposts-3"])
         let window = TimeRange(start: trace.metadata.start, end: trace.metadata.end)
         let lanes = trace.allTimelineLanes.filter { if case .signposts = $0 { true } else { false } }
         let timeline = trace.timeline(window: window, width: 2000, laneIDs: lanes, index: TimelineIndex())
-        // The app's and the widget's syncs overlap: one mark holds both, as overlapping updates merge.
-        #expect(timeline.lanes["signposts-1"]?.events.map(\.count) == [2])
-        #expect(timeline.lanes["signposts-2"]?.events.map(\.label) == ["Fetch Attachments"])
+        #expect(timeline.lanes["signposts-1"]?.events.map(\.count) == [1])
+        #expect(timeline.lanes["signposts-2"]?.events.map(\.count) == [1])
+        #expect(Set([timeline.lanes["signposts-1"]?.events.first?.label, timeline.lanes["signposts-2"]?.events.first?.label]).count == 2)
+        #expect(timeline.lanes["signposts-3"]?.events.map(\.label) == ["Fetch Attachments"])
         #expect(timeline.lanes["signposts-0"]?.events.map(\.label) == ["Compose Tapped: new message"])
         #expect(timeline.lanes["signposts-0"]?.events.map(\.duration) == [0])
         let zoomed = trace.timeline(window: TimeRange(start: 1_000_000_000, end: 1_050_000_000), width: 500, laneIDs: [.signposts(1)], index: TimelineIndex())
@@ -120,7 +124,7 @@ import Testing
         #expect(paired(again) == paired(trace))
     }
 
-    @Test func atMostTwelveLanesTheRestInOther() throws {
+    @Test func atMostTwelveGroupsTheRestInOther() throws {
         var builder = TraceBuilder(metadata: TraceMetadata(name: "many", start: 0, end: 1_000_000_000, sourceFormat: "test"))
         // 15 subsystems of an app that is not Landmarks, subsystem k with k + 1 signposts.
         for k in 0..<15 {
@@ -133,23 +137,66 @@ import Testing
         }
         let trace = try builder.build()
         let lanes = trace.indexes.signpostLanes
-        #expect(lanes.count == SignpostLane.maxLanes)
+        #expect(Set(lanes.map(\.title)).count == SignpostLane.maxGroups)
+        #expect(lanes.prefix(11).allSatisfy { $0.level == 0 }, "a named group's signposts do not overlap: one row each")
         #expect(lanes.first?.title == "Work · org.acme.reader.part14", "the largest group first")
-        #expect(lanes.last?.title == "Other signposts (4 groups)")
-        let otherCount: Int? = 10
-        #expect(lanes.last?.rows.count == otherCount, "the four smallest groups: 1 + 2 + 3 + 4")
+        // The four smallest groups (1 + 2 + 3 + 4 signposts) share "Other"; their first steps
+        // overlap (1 ns apart), so Other stacks in four rows.
+        let other = lanes.dropFirst(11)
+        #expect(other.map(\.title) == Array(repeating: "Other signposts (4 groups)", count: 4))
+        #expect(other.map(\.level) == [0, 1, 2, 3])
+        #expect(other.reduce(0) { $0 + $1.rows.count } == 10)
         #expect(lanes.reduce(0) { $0 + $1.rows.count } == trace.signposts.count)
-        let other = try #require(lanes.last?.rows.map { trace.signposts.start[Int($0)] })
-        #expect(other == other.sorted())
+        let otherStarts = try #require(lanes.dropFirst(11).first?.rows.map { trace.signposts.start[Int($0)] })
+        #expect(otherStarts == otherStarts.sorted())
         let window = TimeRange(start: 0, end: 20_000_000)
         for width in [1, 7, 3000] {
             let ids = trace.allTimelineLanes
             #expect(trace.timeline(window: window, width: width, laneIDs: ids, index: TimelineIndex()) == trace.timelineByFullScan(window: window, width: width, laneIDs: ids))
         }
         // A lane the trace does not have is not returned, and the wire names parse back.
-        #expect(trace.timeline(window: window, width: 10, laneIDs: [.signposts(12)], index: TimelineIndex()).lanes.isEmpty)
-        #expect(TimelineLaneID(wireName: "signposts-11") == .signposts(11))
-        #expect(TimelineLaneID(wireName: "signposts-12") == nil && TimelineLaneID(wireName: "signposts-01") == nil)
+        #expect(trace.timeline(window: window, width: 10, laneIDs: [.signposts(lanes.count)], index: TimelineIndex()).lanes.isEmpty)
+        #expect(TimelineLaneID(wireName: "signposts-47") == .signposts(47))
+        #expect(TimelineLaneID(wireName: "signposts-48") == nil && TimelineLaneID(wireName: "signposts-01") == nil)
+    }
+
+    @Test func overlappingSignpostsOfAGroupStackInRowsAtMostFour() throws {
+        // A podcast app: six downloads of one category, staggered so that up to six run at once,
+        // and a parse that starts exactly when the first download ends (that row is free again).
+        var builder = TraceBuilder(metadata: TraceMetadata(name: "podcasts", start: 0, end: 1_000_000_000, sourceFormat: "test"))
+        func add(_ name: String, start: Nanoseconds, duration: Nanoseconds, category: String) {
+            var row = SignpostRow(start: start, duration: duration, kind: .interval, name: builder.intern(name))
+            row.subsystem = builder.intern("fm.overcast.player")
+            row.category = builder.intern(category)
+            builder.addSignpost(row)
+        }
+        for episode in 0..<6 { add("Download \(episode)", start: Nanoseconds(episode) * 10_000_000, duration: 100_000_000, category: "Network") }
+        add("Parse Feed", start: 100_000_000, duration: 5_000_000, category: "Network")
+        add("Play", start: 20_000_000, duration: 300_000_000, category: "Audio")
+        let trace = try builder.build()
+        let lanes = trace.indexes.signpostLanes
+        #expect(lanes.map(\.title) == Array(repeating: "Network · fm.overcast.player", count: 4) + ["Audio · fm.overcast.player"])
+        #expect(lanes.map(\.level) == [0, 1, 2, 3, 0])
+        #expect(lanes.map(\.groupSignposts) == [7, 7, 7, 7, 1])
+        func names(_ lane: SignpostLane) -> [String] { lane.rows.map { trace.string(trace.signposts.name[Int($0)]) } }
+        #expect(names(lanes[0]) == ["Download 0", "Parse Feed"], "the first row is free again when Download 0 ends")
+        #expect(names(lanes[1]) == ["Download 1"])
+        #expect(names(lanes[2]) == ["Download 2"])
+        #expect(names(lanes[3]) == ["Download 3", "Download 4", "Download 5"], "past four rows the last takes the rest")
+        for lane in lanes.prefix(3) {
+            let rows = lane.rows.map(Int.init)
+            #expect(zip(rows, rows.dropFirst()).allSatisfy { trace.signposts.end($0) <= trace.signposts.start[$1] }, "no overlap within a row")
+        }
+        #expect(lanes.reduce(0) { $0 + $1.rows.count } == trace.signposts.count)
+        let window = TimeRange(start: 0, end: 400_000_000)
+        let ids = trace.allTimelineLanes
+        #expect(ids.count == Lane.allCases.count + 5)
+        let timeline = trace.timeline(window: window, width: 4000, laneIDs: ids, index: TimelineIndex())
+        #expect(timeline == trace.timelineByFullScan(window: window, width: 4000, laneIDs: ids))
+        #expect(timeline.lanes["signposts-1"]?.events.map(\.label) == ["Download 1"])
+        let download2 = try #require(lanes[2].rows.first.map(Int.init))
+        #expect(trace.signpostDetail(download2).lane == "signposts-2", "the details name the row it is drawn in")
+        #expect(trace.signpostDetail(download2).laneTitle == "Network · fm.overcast.player")
     }
 
     @Test func aTraceWithoutSignpostsHasNoSignpostLanes() {

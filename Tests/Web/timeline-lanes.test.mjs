@@ -85,3 +85,21 @@ test('signpost lanes of the trace come before CPU, only those with signposts, wi
   // A trace without signposts lays out exactly as before.
   assert.deepEqual(layoutRows([], { extra: signpostRows([{ id: 'cpu', title: 'CPU', count: 5 }]) }).rows.map((r) => r.id), layoutRows([]).rows.map((r) => r.id));
 });
+
+test('the rows of a stack of overlapping signposts follow their group, untitled, the group counted once', async () => {
+  const { signpostRows } = await import('../../WebRoot/js/timeline/lanes.js');
+  const infos = [
+    { id: 'signposts-0', title: 'Network · fm.overcast.player', count: 2, signposts: true, level: 0, groupCount: 7 },
+    { id: 'signposts-1', title: 'Network · fm.overcast.player', count: 1, signposts: true, level: 1, groupCount: 7 },
+    { id: 'signposts-2', title: 'Network · fm.overcast.player', count: 4, signposts: true, level: 2, groupCount: 7 },
+    { id: 'signposts-3', title: 'Audio · fm.overcast.player', count: 1, signposts: true, level: 0, groupCount: 1 },
+  ];
+  const extra = signpostRows(infos);
+  assert.deepEqual(extra.map((row) => row.stacked), [false, true, true, false]);
+  assert.deepEqual(extra.map((row) => row.groupCount), [7, 7, 7, 1]);
+  const { rows } = layoutRows([], { extra });
+  const ids = rows.map((row) => row.id);
+  assert.deepEqual(ids.slice(ids.indexOf('signposts-0'), ids.indexOf('cpu')), ['signposts-0', 'signposts-1', 'signposts-2', 'signposts-3']);
+  // An older server (no level): every lane is a group of its own.
+  assert.deepEqual(signpostRows([{ id: 'signposts-0', title: 'X', count: 3, signposts: true }]).map((row) => [row.stacked, row.groupCount]), [[false, 3]]);
+});

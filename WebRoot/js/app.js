@@ -182,7 +182,7 @@ function renderTraceView(trace, api, initial) {
     hasTaskData(trace) ? el('span', { id: 'legend-main-actor-waits' }, 'Main Actor Waits: orange > 16 ms, red > 100 ms') : null,
     (trace.lanes ?? []).some((lane) => lane.signposts)
       ? el('span', { id: 'legend-signposts' }, el('span', { class: 'swatch swatch--signpost', style: { 'background-color': 'var(--signpost)' }, 'aria-hidden': 'true' }),
-        'Signposts: one lane per subsystem · category, at most 12 (the rest share “Other signposts”)')
+        'Signposts: one lane per subsystem · category, at most 12 (the rest share “Other signposts”); overlapping ones stack in rows')
       : null);
   const timelineSection = el('section', { id: 'timeline', 'aria-label': 'Timeline lanes' });
   const help = el('div', { class: 'tl-help', id: 'timeline-help',

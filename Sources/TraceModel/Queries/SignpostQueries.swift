@@ -30,9 +30,8 @@ extension Trace {
         let table = signposts
         let processRow = Int(table.process[row])
         let threadRow = Int(table.thread[row])
-        let lane = indexes.signpostLanes.first { lane in
-            lane.subsystem == string(table.subsystem[row]) && lane.category == string(table.category[row])
-        } ?? indexes.signpostLanes.last
+        // The lane that holds it: its group's, and the row of the stack it is drawn in.
+        let lane = indexes.signpostLanes.first { $0.rows.contains(UInt32(row)) }
         return SignpostDetail(
             row: row, start: table.start[row], duration: table.duration[row], kind: table.kind[row].wireName,
             subsystem: string(table.subsystem[row]), category: string(table.category[row]), name: string(table.name[row]),

@@ -77,16 +77,18 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
           onclick: toggleSwiftUI,
         }, expanded ? '▾' : '▸'));
       }
-      children.push(el('span', { class: 'title', text: title }));
+      // A stacked signpost row continues the group above it: the title and count are there.
+      children.push(el('span', { class: 'title', text: row.stacked ? '' : title }));
       if (row.signposts) {
-        children.push(el('span', { class: 'count', title: `${info.count} signposts: ${info.title}`, text: info.count.toLocaleString('en-US') }));
+        if (!row.stacked) children.push(el('span', { class: 'count', title: `${row.groupCount} signposts: ${info.title}`, text: row.groupCount.toLocaleString('en-US') }));
       } else if (info && !row.cpu) {
         const long = info.orange + info.red;
         children.push(el('span', { class: 'count', title: `${info.count} in the trace${long ? `, ${info.orange} orange, ${info.red} red` : ''}`, text: info.count.toLocaleString('en-US') }));
       }
       items.push(el('div', {
-        class: `tl-header${row.parent ? ' sub' : ''}${row.track ? ' track' : ''}${row.signposts ? ' signposts' : ''}`, role: 'listitem',
-        style: { height: `${row.height}px` }, 'data-lane': row.id, 'aria-label': title, title: row.signposts ? title : null,
+        class: `tl-header${row.parent ? ' sub' : ''}${row.track ? ' track' : ''}${row.signposts ? ' signposts' : ''}${row.stacked ? ' stacked' : ''}`, role: 'listitem',
+        style: { height: `${row.height}px` }, 'data-lane': row.id, 'aria-label': row.stacked ? `${title}, row ${row.level + 1}` : title,
+        title: row.signposts ? (row.stacked ? `${title}: overlapping signposts, row ${row.level + 1}` : title) : null,
       }, ...children));
     }
     headers.replaceChildren(...items);

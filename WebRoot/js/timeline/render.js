@@ -35,12 +35,14 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
   g.fillStyle = colors.bg;
   g.fillRect(0, 0, width, height);
 
-  // Lane backgrounds and separators.
-  rows.forEach((row, i) => {
-    if (i % 2) { g.fillStyle = colors['lane-alt']; g.fillRect(0, row.y, width, row.height); }
-  });
+  // Lane backgrounds and separators; the stacked rows of a signpost group share its band.
+  let band = -1;
+  for (const row of rows) {
+    if (!row.stacked) band += 1;
+    if (band % 2) { g.fillStyle = colors['lane-alt']; g.fillRect(0, row.y, width, row.height); }
+  }
   g.fillStyle = colors.border;
-  for (const row of rows) g.fillRect(0, row.y + row.height - 1, width, 1);
+  rows.forEach((row, i) => { if (!rows[i + 1]?.stacked) g.fillRect(0, row.y + row.height - 1, width, 1); });
 
   // Ruler and grid.
   const step = tickStep(1 / k);
