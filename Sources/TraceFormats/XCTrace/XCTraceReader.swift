@@ -312,10 +312,8 @@ final class XCTraceReader {
                     }
                     if selfClosing {
                         if !skippingRows {
-                            beginRow()
-                            readingRows = false
-                            tokenizer.keepFrom = .max
-                            try endRow(at: tokenizer.tokenOffset)
+                            markRowStart()
+                            try endRow(at: rowOffset)
                         }
                     } else {
                         beginRow()
@@ -405,15 +403,20 @@ final class XCTraceReader {
     }
 
     private func beginRow() {
+        markRowStart()
         readingRows = true
+        rowDepth = tokenizer.depth
+        // Keep the row's bytes in the buffer so that errors found at its end can say where.
+        tokenizer.keepFrom = rowOffset
+    }
+
+    /// Where the row at the current token starts: in the stream, and in the batch's lists.
+    private func markRowStart() {
         rowCellStart = batch.cells.count
         rowValueStart = batch.rowValues.count
         rowChildStart = batch.rowChildren.count
         rowAttributeStart = batch.rowAttributes.count
         rowOffset = tokenizer.tokenOffset
-        rowDepth = tokenizer.depth
-        // Keep the row's bytes in the buffer so that errors found at its end can say where.
-        tokenizer.keepFrom = rowOffset
     }
 
     private func readRowToken(_ token: XMLTokenizer.Token, skipping: Bool) throws {
