@@ -46,7 +46,7 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         /// title; 1... below it, for signposts that overlap those above.
         public var level: Int?
         /// Signposts of the lane's whole group (all its rows), on signpost lanes.
-        public var groupCount: Int?
+        public var groupSignposts: Int?
     }
 
     public struct Counts: Sendable, Encodable, Equatable {
@@ -135,7 +135,7 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         } + trace.indexes.signpostLanes.map { lane in
             LaneInfo(
                 id: lane.id, title: lane.title, count: lane.rows.count, orange: 0, red: 0, signposts: true,
-                level: lane.level, groupCount: lane.groupSignposts
+                level: lane.level, groupSignposts: lane.groupSignposts
             )
         }
         counts = Counts(

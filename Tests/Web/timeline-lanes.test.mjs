@@ -89,17 +89,17 @@ test('signpost lanes of the trace come before CPU, only those with signposts, wi
 test('the rows of a stack of overlapping signposts follow their group, untitled, the group counted once', async () => {
   const { signpostRows } = await import('../../WebRoot/js/timeline/lanes.js');
   const infos = [
-    { id: 'signposts-0', title: 'Network · fm.overcast.player', count: 2, signposts: true, level: 0, groupCount: 7 },
-    { id: 'signposts-1', title: 'Network · fm.overcast.player', count: 1, signposts: true, level: 1, groupCount: 7 },
-    { id: 'signposts-2', title: 'Network · fm.overcast.player', count: 4, signposts: true, level: 2, groupCount: 7 },
-    { id: 'signposts-3', title: 'Audio · fm.overcast.player', count: 1, signposts: true, level: 0, groupCount: 1 },
+    { id: 'signposts-0', title: 'Network · fm.overcast.player', count: 2, signposts: true, level: 0, groupSignposts: 7 },
+    { id: 'signposts-1', title: 'Network · fm.overcast.player', count: 1, signposts: true, level: 1, groupSignposts: 7 },
+    { id: 'signposts-2', title: 'Network · fm.overcast.player', count: 4, signposts: true, level: 2, groupSignposts: 7 },
+    { id: 'signposts-3', title: 'Audio · fm.overcast.player', count: 1, signposts: true, level: 0, groupSignposts: 1 },
   ];
   const extra = signpostRows(infos);
   assert.deepEqual(extra.map((row) => row.stacked), [false, true, true, false]);
-  assert.deepEqual(extra.map((row) => row.groupCount), [7, 7, 7, 1]);
+  assert.deepEqual(extra.map((row) => row.groupSignposts), [7, 7, 7, 1]);
   const { rows } = layoutRows([], { extra });
   const ids = rows.map((row) => row.id);
   assert.deepEqual(ids.slice(ids.indexOf('signposts-0'), ids.indexOf('cpu')), ['signposts-0', 'signposts-1', 'signposts-2', 'signposts-3']);
   // An older server (no level): every lane is a group of its own.
-  assert.deepEqual(signpostRows([{ id: 'signposts-0', title: 'X', count: 3, signposts: true }]).map((row) => [row.stacked, row.groupCount]), [[false, 3]]);
+  assert.deepEqual(signpostRows([{ id: 'signposts-0', title: 'X', count: 3, signposts: true }]).map((row) => [row.stacked, row.groupSignposts]), [[false, 3]]);
 });

@@ -80,7 +80,7 @@ export function createTimeline(section, ctx, { windowLabel, findings, focusedKey
       // A stacked signpost row continues the group above it: the title and count are there.
       children.push(el('span', { class: 'title', text: row.stacked ? '' : title }));
       if (row.signposts) {
-        if (!row.stacked) children.push(el('span', { class: 'count', title: `${row.groupCount} signposts: ${info.title}`, text: row.groupCount.toLocaleString('en-US') }));
+        if (!row.stacked) children.push(el('span', { class: 'count', title: `${row.groupSignposts} signposts: ${info.title}`, text: row.groupSignposts.toLocaleString('en-US') }));
       } else if (info && !row.cpu) {
         const long = info.orange + info.red;
         children.push(el('span', { class: 'count', title: `${info.count} in the trace${long ? `, ${info.orange} orange, ${info.red} red` : ''}`, text: info.count.toLocaleString('en-US') }));

@@ -33,13 +33,13 @@ export function countLabel(row, count) {
  * subsystem and category, at most 12 groups: the rest share "Other signposts"), drawn above the
  * CPU lane. A group whose signposts overlap comes as several lanes, the rows of its stack
  * (`level` 1, 2...): those are `stacked` under the first, which alone shows the title and the
- * group's count (`groupCount`).
+ * group's count (`groupSignposts`).
  */
 export function signpostRows(laneInfos) {
   return (laneInfos ?? []).filter((lane) => lane.signposts && lane.count > 0)
     .map((lane) => ({
       id: lane.id, title: lane.title, height: 22, color: 'signpost', signposts: true, nouns: ['signpost', 'signposts'],
-      stacked: (lane.level ?? 0) > 0, level: lane.level ?? 0, groupCount: lane.groupCount ?? lane.count,
+      stacked: (lane.level ?? 0) > 0, level: lane.level ?? 0, groupSignposts: lane.groupSignposts ?? lane.count,
     }));
 }
 
