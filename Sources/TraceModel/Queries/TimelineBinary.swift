@@ -72,31 +72,17 @@ extension Timeline {
                 columns[BinaryColumn.mainLoad.rawValue].append(fixedPoint(event.mainLoad))
             }
         }
-        let idBytes = Array(id.utf8.prefix(255))
-        out.bytes.append(UInt8(idBytes.count))
-        out.bytes += idBytes
-        let rowsAreTaskStates = events.contains { $0.taskState != nil }
-        let rowsAreSignposts = events.contains { $0.signpost != nil }
-        out.bytes.append((lane.merged ? 1 : 0) | (hasLoad ? 2 : 0) | (rowsAreTaskStates ? Self.taskStateRowsFlag : 0)
-            | (rowsAreSignposts ? Self.signpostRowsFlag : 0))
-        out.uint32(UInt32(events.count))
-        out.int64(events.first?.start ?? 0)
-        out.int64(firstUpdate == .max ? 0 : firstUpdate - 1)
-        out.uint32(UInt32(labels.count))
-        for label in labels {
-            let bytes = Array(label.utf8.prefix(Int(UInt16.max)))
-            out.uint16(UInt16(bytes.count))
-            out.bytes += bytes
-        }
-        // Column headers (width, base), then the columns; an absent column (no loads) has width 0.
-        var layout: [(width: Int, base: Int64)] = []
-        for values in columns {
+        // An absent column (no loads) has width 0.
+        let layout = columns.map { values -> (width: Int, base: Int64) in
             let low = values.min() ?? 0
-            let width = BinaryWriter.width(ofRange: UInt64(bitPattern: (values.max() ?? 0) &- low))
-            layout.append((width, low))
-            out.bytes.append(UInt8(width))
-            out.int64(low)
+            return (BinaryWriter.width(ofRange: UInt64(bitPattern: (values.max() ?? 0) &- low)), low)
         }
+        out.laneHeader(
+            id: Array(id.utf8.prefix(255)), merged: lane.merged, hasLoad: hasLoad,
+            rowsAreTaskStates: events.contains { $0.taskState != nil }, rowsAreSignposts: events.contains { $0.signpost != nil },
+            count: events.count, firstStart: events.first?.start ?? 0, firstUpdate: firstUpdate,
+            labels: labels.map { Array($0.utf8.prefix(Int(UInt16.max))) }, layout: layout
+        )
         for (values, column) in zip(columns, layout) where column.width > 0 {
             out.column(values, base: column.base, width: column.width)
         }
@@ -110,6 +96,30 @@ extension Timeline {
 /// Little-endian integers appended to a byte buffer.
 struct BinaryWriter {
     var bytes: [UInt8] = []
+
+    /// A lane's header (docs/api.md): id, flags, event count, first start, the update-row base
+    /// (`firstUpdate` is the lowest row, `.max` for none), labels, each column's width and base.
+    mutating func laneHeader(
+        id: [UInt8], merged: Bool, hasLoad: Bool, rowsAreTaskStates: Bool, rowsAreSignposts: Bool,
+        count: Int, firstStart: Int64, firstUpdate: Int64, labels: [[UInt8]], layout: [(width: Int, base: Int64)]
+    ) {
+        bytes.append(UInt8(id.count))
+        bytes += id
+        bytes.append((merged ? 1 : 0) | (hasLoad ? 2 : 0) | (rowsAreTaskStates ? Timeline.taskStateRowsFlag : 0)
+            | (rowsAreSignposts ? Timeline.signpostRowsFlag : 0))
+        uint32(UInt32(count))
+        int64(firstStart)
+        int64(firstUpdate == .max ? 0 : firstUpdate - 1)
+        uint32(UInt32(labels.count))
+        for label in labels {
+            uint16(UInt16(label.count))
+            bytes += label
+        }
+        for column in layout {
+            bytes.append(UInt8(column.width))
+            int64(column.base)
+        }
+    }
 
     mutating func int64(_ value: Int64) { append(UInt64(bitPattern: value), width: 8) }
     mutating func uint32(_ value: UInt32) { append(UInt64(value), width: 4) }
@@ -289,24 +299,12 @@ struct BinaryLanePlan {
             if case .events(let events) = content { Timeline.write(id: String(decoding: id, as: UTF8.self), lane: events, to: &out) }
             return
         }
-        out.bytes.append(UInt8(id.count))
-        out.bytes += id
-        let rowsAreTaskStates = series.rowsAreTaskStates && groups.contains { $0.count == 1 }
-        let rowsAreSignposts = series.rowsAreSignposts && groups.contains { $0.count == 1 }
-        out.bytes.append((merged ? 1 : 0) | (rowsAreTaskStates ? Timeline.taskStateRowsFlag : 0)
-            | (rowsAreSignposts ? Timeline.signpostRowsFlag : 0))
-        out.uint32(UInt32(groups.count))
-        out.int64(groups.first?.start ?? 0)
-        out.int64(firstUpdate == .max ? 0 : firstUpdate - 1)
-        out.uint32(UInt32(labels.count))
-        for label in labels {
-            out.uint16(UInt16(label.count))
-            out.bytes += label
-        }
-        for column in layout {
-            out.bytes.append(UInt8(column.width))
-            out.int64(column.base)
-        }
+        out.laneHeader(
+            id: id, merged: merged, hasLoad: false,
+            rowsAreTaskStates: series.rowsAreTaskStates && groups.contains { $0.count == 1 },
+            rowsAreSignposts: series.rowsAreSignposts && groups.contains { $0.count == 1 },
+            count: groups.count, firstStart: groups.first?.start ?? 0, firstUpdate: firstUpdate, labels: labels, layout: layout
+        )
         let isUpdateLane = series.isUpdateLane
         let hasRows = isUpdateLane || series.rowsAreTaskStates || series.rowsAreSignposts
         let kinds = trace.updates.kind
