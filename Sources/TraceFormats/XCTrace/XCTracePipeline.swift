@@ -1,64 +1,38 @@
 import Foundation
 
 /// Hands batches of rows from the reading thread (tokens and values) to the assembling one, so
-/// an import uses two cores. Bounded: the reader runs at most `depth` batches ahead, so memory
-/// does not follow the file's size. Either side may stop the other: the assembler on an error
-/// (`stop()`), the reader when the input ends or is malformed (`readerFinished`).
+/// an import uses two cores (`Handoff`: at most `depth` batches ahead, emptied batches reused),
+/// and the assembler's answer to each table back. The assembler, failing, stops the reader.
 final class XCTracePipeline: @unchecked Sendable {
-    /// Thrown on the reading thread once the assembler has stopped: it unwinds and lets go of the input.
-    struct Stopped: Error {}
-
-    private let condition = NSCondition()
-    private let depth: Int
-    private var ready: [XCTraceRowBatch] = []
-    /// Batches the assembler is done with, emptied, for the reader to fill again.
-    private var spare: [XCTraceRowBatch] = []
-    private var pendingAnswer: Bool?
-    private var readerDone = false
-    private var readerFailure: TraceFormatError?
-    private var stopped = false
+    private let batches: Handoff<XCTraceRowBatch, TraceFormatError>
+    /// Whether to read each table's rows: one answer per `beginTable` event.
+    private let answers = Handoff<Bool, Never>(depth: 1)
 
     init(depth: Int = 4) {
-        self.depth = max(1, depth)
+        batches = Handoff(depth: depth)
     }
 
     // MARK: The reading thread
 
     /// Queues `batch` and returns an empty one to fill next.
-    func send(_ batch: XCTraceRowBatch) throws -> XCTraceRowBatch {
-        condition.lock()
-        defer { condition.unlock() }
-        while ready.count >= depth, !stopped { condition.wait() }
-        if stopped { throw Stopped() }
-        ready.append(batch)
-        condition.broadcast()
-        return spare.popLast() ?? XCTraceRowBatch()
+    func send(_ batch: XCTraceRowBatch) throws(HandoffStopped) -> XCTraceRowBatch {
+        try batches.send(batch) ?? XCTraceRowBatch()
     }
 
     /// The assembler's answer to the `beginTable` event just sent.
-    func tableAnswer() throws -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while pendingAnswer == nil, !stopped { condition.wait() }
-        if stopped { throw Stopped() }
-        defer { pendingAnswer = nil }
-        return pendingAnswer!
+    func tableAnswer() throws(HandoffStopped) -> Bool {
+        guard let wanted = answers.next(recycling: nil) else { throw HandoffStopped() }
+        return wanted
     }
 
-    func checkStopped() throws {
-        condition.lock()
-        defer { condition.unlock() }
-        if stopped { throw Stopped() }
+    func checkStopped() throws(HandoffStopped) {
+        try batches.checkStopped()
     }
 
     /// The reader's last call: after the batches already sent, the assembler sees the end of
     /// the input, or `failure`.
     func readerFinished(_ failure: TraceFormatError?) {
-        condition.lock()
-        readerDone = true
-        readerFailure = failure
-        condition.broadcast()
-        condition.unlock()
+        batches.finish(failure)
     }
 
     // MARK: The assembling thread
@@ -67,32 +41,19 @@ final class XCTracePipeline: @unchecked Sendable {
     func next(recycling used: consuming XCTraceRowBatch?) throws(TraceFormatError) -> XCTraceRowBatch? {
         // Emptied here, off the reader's thread, keeping the capacity the reader grew.
         used?.removeAll()
-        condition.lock()
-        defer { condition.unlock() }
-        if let used { spare.append(used) }
-        while ready.isEmpty, !readerDone { condition.wait() }
-        if !ready.isEmpty {
-            condition.broadcast()
-            return ready.removeFirst()
-        }
-        if let readerFailure { throw readerFailure }
-        return nil
+        return try batches.next(recycling: used.take())
     }
 
     func answer(_ wanted: Bool) {
-        condition.lock()
-        pendingAnswer = wanted
-        condition.broadcast()
-        condition.unlock()
+        // Never waits: the reader takes each answer before it asks again.
+        _ = try? answers.send(wanted)
     }
 
     /// Stops the reader (the assembler failed, or is done) and waits until it has let go of the input.
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        while !readerDone { condition.wait() }
-        condition.unlock()
+        batches.stop()
+        answers.finish(nil)
+        batches.waitUntilFinished()
     }
 }
 
@@ -169,7 +130,7 @@ final class XCTraceReadingThread: @unchecked Sendable {
                 try reader!.run(XCTraceDocument(location: location, start: 0), into: pipeline)
                 reader = nil
             }
-        } catch is XCTracePipeline.Stopped {
+        } catch is HandoffStopped {
             return
         } catch let error as XMLSyntaxError {
             throw Self.formatError(location, reader, offset: error.offset, table: reader?.schema?.name, field: nil, message: error.message)

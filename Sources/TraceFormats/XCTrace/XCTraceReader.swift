@@ -235,7 +235,7 @@ final class XCTraceReader {
         batch.events.append(.document(document))
         do {
             try readDocument()
-        } catch let error where !(error is XCTracePipeline.Stopped) {
+        } catch let error where !(error is HandoffStopped) {
             // The rows read before the error go first: an error in one of them is reported
             // first, as reading in one pass would.
             _ = try? send()
