@@ -38,6 +38,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The sample traces and the synthetic generators (model traces, xctrace-shaped exports):
+        // for `tracesvc generate`, the benchmarks and the tests.
+        .target(name: "TraceSamples", dependencies: ["TraceModel", "TraceFormats"], swiftSettings: strict),
         .target(
             name: "TraceServer",
             dependencies: [
@@ -59,6 +62,7 @@ let package = Package(
             dependencies: [
                 "TraceModel",
                 "TraceFormats",
+                "TraceSamples",
                 "TraceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -66,10 +70,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "TraceModelTests", dependencies: ["TraceModel"], swiftSettings: strict),
+        .testTarget(name: "TraceModelTests", dependencies: ["TraceModel", "TraceSamples"], swiftSettings: strict),
         .testTarget(
             name: "TraceFormatsTests",
-            dependencies: ["TraceFormats", "TraceModel"],
+            dependencies: ["TraceFormats", "TraceModel", "TraceSamples"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
@@ -78,6 +82,7 @@ let package = Package(
             dependencies: [
                 "TraceServer",
                 "TraceFormats",
+                "TraceSamples",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict

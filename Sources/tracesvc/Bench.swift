@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TraceFormats
 import TraceModel
+import TraceSamples
 
 #if canImport(Glibc)
 import Glibc

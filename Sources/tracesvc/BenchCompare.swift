@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TraceFormats
 import TraceModel
+import TraceSamples
 
 /// Time to compare two big synthetic traces, against the summaries of both measured in the same run.
 struct BenchCompare: AsyncParsableCommand {

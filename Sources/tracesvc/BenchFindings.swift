@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TraceFormats
 import TraceModel
+import TraceSamples
 
 /// Time to compute the findings of a big synthetic trace, against one summary pass over the same
 /// updates (the cheapest query that reads every update) measured in the same run.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TraceFormats
 import TraceModel
+import TraceSamples
 
 /// Timeline query latency on a big synthetic trace, against a full scan measured in the same run.
 struct BenchTimeline: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TraceFormats
+import TraceSamples
 
 /// Import speed and memory of `xctrace export` XML, against reading the same bytes (same run).
 struct BenchXCTrace: AsyncParsableCommand {
