@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tracesvc", targets: ["tracesvc"]),
+        .executable(name: "tracesvc-bench", targets: ["tracesvc-bench"]),
     ],
     dependencies: [
         // No default traits: we need neither swift-configuration nor Hummingbird's full-Foundation extras.
@@ -67,6 +68,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // The benchmarks (README, "Benchmarks"): not part of the user's command line.
+        .executableTarget(
+            name: "tracesvc-bench",
+            dependencies: [
+                "TraceModel",
+                "TraceFormats",
+                "TraceSamples",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
