@@ -3,12 +3,6 @@ import Foundation
 import TraceFormats
 import TraceModel
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 struct Inspect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a readable summary of a trace: lanes, long updates, top views and causes, hitches, hangs."
@@ -65,24 +59,24 @@ struct Inspect: AsyncParsableCommand {
         do {
             trace = try TraceImporter.importTrace(at: url, displayName: file, run: run)
         } catch {
-            FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+            CommandContext.printError(error.description)
             throw ExitCode(1)
         }
         let range = (start != nil || end != nil)
             ? TimeRange(start: start ?? trace.metadata.start, end: end ?? trace.metadata.end)
             : nil
         if let range, range.end <= range.start {
-            FileHandle.standardError.write(Data("--end must be after --start\n".utf8))
+            CommandContext.printError("--end must be after --start")
             throw ExitCode(1)
         }
         let result = InspectResult(trace: trace, range: range, findings: try findingsOptions())
         switch format {
         case .text:
-            print(TraceReport(trace: trace, result: result, top: top, colors: isatty(1) == 1).text)
+            CommandContext.print(TraceReport(trace: trace, result: result, top: top, colors: CommandContext.current.outputIsTerminal).text)
         case .json:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            CommandContext.print(String(decoding: try encoder.encode(result), as: UTF8.self))
         }
     }
 }
