@@ -73,7 +73,7 @@ public struct TraceComparison: Sendable, Encodable {
                 module: key.module, view: key.view, category: key.category, kind: (before ?? after)!.kind,
                 isAppCode: (before?.isAppCode ?? false) || (after?.isAppCode ?? false),
                 a: before?.stats ?? ComparedViewStats(), b: after?.stats ?? ComparedViewStats(),
-                durations: DurationTest(before?.sortedDurations ?? [], after?.sortedDurations ?? []),
+                durations: RankSumTest(before?.sortedDurations ?? [], after?.sortedDurations ?? []),
                 perInteraction: perInteraction
             )
         }
@@ -270,7 +270,7 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
     public var change: ComparisonChange
     /// Whether the change is beyond noise: see `ViewComparison.isSignificant`.
     public var significant: Bool
-    public var durations: DurationTest
+    public var durations: RankSumTest
     public var perInteraction: [InteractionRate]
     /// Either side has long (orange or red) updates.
     public var hasLongUpdates: Bool
@@ -280,7 +280,7 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
 
     init(
         module: String, view: String, category: String, kind: String, isAppCode: Bool,
-        a: ComparedViewStats, b: ComparedViewStats, durations: DurationTest, perInteraction: [InteractionRate]
+        a: ComparedViewStats, b: ComparedViewStats, durations: RankSumTest, perInteraction: [InteractionRate]
     ) {
         self.module = module
         self.view = view

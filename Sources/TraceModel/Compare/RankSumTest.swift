@@ -8,7 +8,8 @@ import Glibc  // erfc: the C math library only
 import Darwin
 #endif
 
-public struct DurationTest: Sendable, Equatable, Encodable {
+/// The test of a compared view's durations (`durations` in the API): A's against B's.
+public struct RankSumTest: Sendable, Equatable, Encodable {
     /// Below this many updates on either side the test is not run (the normal approximation
     /// of U is poor for smaller samples) and the durations count as not significantly different.
     public static let minimumSampleSize = 8
