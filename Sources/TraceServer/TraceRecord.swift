@@ -40,13 +40,14 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         public var orange: Int
         public var red: Int
         /// True on a signpost lane (`signposts-N`: one per subsystem and category, and one more
-        /// per row of a stack of overlapping signposts; at most `SignpostLane.maxLanes`).
-        public var signposts: Bool?
+        /// per row of a stack of overlapping signposts; at most `SignpostLane.maxLanes`); null on
+        /// the fixed lanes, as `level` and `groupSignposts`.
+        @NullWhenAbsent public var signposts: Bool? = nil
         /// A signpost lane's row in its group's stack: 0 for the first, which carries the group's
         /// title; 1... below it, for signposts that overlap those above.
-        public var level: Int?
+        @NullWhenAbsent public var level: Int? = nil
         /// Signposts of the lane's whole group (all its rows), on signpost lanes.
-        public var groupSignposts: Int?
+        @NullWhenAbsent public var groupSignposts: Int? = nil
     }
 
     public struct Counts: Sendable, Encodable, Equatable {
