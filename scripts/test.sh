@@ -39,6 +39,8 @@ need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 [ -d /usr/share/fonts/truetype/dejavu ] || need_apt+=(fonts-dejavu-core)
+# The flame graph SVGs of `tracesvc flamegraph` and `compare --flamegraph` are rendered by an image tool in the tests.
+command -v rsvg-convert >/dev/null 2>&1 || need_apt+=(librsvg2-bin)
 if [ ${#need_apt[@]} -gt 0 ]; then
     stage "installing ${need_apt[*]}"
     apt-get update -qq

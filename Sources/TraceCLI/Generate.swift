@@ -10,6 +10,7 @@ struct Generate: AsyncParsableCommand {
             tracesvc generate --all-samples --output SampleTraces
             tracesvc generate --sample landmarks-favorites-slow --output /tmp
             tracesvc generate --updates 1000000 --seed 42 --output /tmp/big.json.gz
+            tracesvc generate --cpu-samples 1000000 --stack-depth 120 --output /tmp/profile.json
             """
     )
 
@@ -22,6 +23,12 @@ struct Generate: AsyncParsableCommand {
     @Option(help: "Write a synthetic trace with this many updates to the --output file (.json, or .json.gz to compress).")
     var updates: Int?
 
+    @Option(help: "Write a synthetic CPU profile with this many samples to the --output file (the CPU benchmarks' profile).")
+    var cpuSamples: Int?
+
+    @Option(help: "With --cpu-samples: the typical stack depth.")
+    var stackDepth = 120
+
     @Option(help: "Seed of the synthetic trace: the same seed gives the same file.")
     var seed: UInt64 = 42
 
@@ -29,8 +36,10 @@ struct Generate: AsyncParsableCommand {
     var output: String
 
     func validate() throws {
-        let modes = [sample != nil, allSamples, updates != nil].filter { $0 }.count
-        guard modes == 1 else { throw ValidationError("Give exactly one of --sample NAME, --all-samples or --updates N.") }
+        let modes = [sample != nil, allSamples, updates != nil, cpuSamples != nil].filter { $0 }.count
+        guard modes == 1 else { throw ValidationError("Give exactly one of --sample NAME, --all-samples, --updates N or --cpu-samples N.") }
+        if let cpuSamples, cpuSamples < 1 { throw ValidationError("--cpu-samples must be at least 1.") }
+        guard (1...1000).contains(stackDepth) else { throw ValidationError("--stack-depth must be 1...1000.") }
         if let sample, !SampleTraces.names.contains(sample) {
             throw ValidationError("Unknown sample \"\(sample)\". Samples: \(SampleTraces.names.joined(separator: ", ")).")
         }
@@ -39,6 +48,12 @@ struct Generate: AsyncParsableCommand {
 
     func run() async throws {
         let outputURL = URL(fileURLWithPath: output)
+        if let cpuSamples {
+            let trace = SyntheticProfiles.trace(samples: cpuSamples, depth: stackDepth, seed: seed)
+            try NativeTraceWriter.write(trace, to: outputURL)
+            CommandContext.print("wrote \(outputURL.path): \(trace.cpu.samples.count) samples, \(trace.cpu.stacks.count) stack rows")
+            return
+        }
         if let updates {
             let trace = SyntheticTraces.trace(updates: updates, seed: seed)
             try NativeTraceWriter.write(trace, to: outputURL)

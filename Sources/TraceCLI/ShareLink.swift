@@ -4,7 +4,7 @@ import Foundation
 /// (docs/share-links.md); both are checked against Tests/Fixtures/share-link-vectors.json.
 enum ShareLink {
     /// The link version: `STATE_VERSION` in state.js, "The current version" of docs/share-links.md.
-    static let version = 2
+    static let version = 3
 
     /// The part of a trace page's view state that tracesvc writes outside the browser.
     struct TraceView {

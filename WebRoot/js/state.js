@@ -4,7 +4,8 @@
 import { formatAnchor, parseAnchor } from './compare-align.js';
 
 // v2: an update path without p= opens the Cause & Effect graph (v1 opened the Summary).
-export const STATE_VERSION = 2;
+// v3: m= is the CPU pane's view (tree, flame graph, stack chart); its direction is i=1 (v2: m=td / m=bu).
+export const STATE_VERSION = 3;
 
 /**
  * Upgrades of older link versions: UPGRADES[v] turns the query of a v link into the query of a
@@ -13,6 +14,11 @@ export const STATE_VERSION = 2;
  */
 export const UPGRADES = Object.freeze({
   1: (params, update) => { if (update !== null && !params.has('p')) params.set('p', 'summary'); },
+  2: (params) => {
+    const direction = params.get('m');
+    params.delete('m');
+    if (direction === 'bu') params.set('i', '1');
+  },
 });
 
 /** The query of a `version` link, upgraded in place to STATE_VERSION, one version at a time. */
@@ -34,7 +40,14 @@ export const EMPTY_STATE = Object.freeze({
   graph: null,     // the graph's subject: 'u<update id>' or 'view' (the paneView's merged graph) (g=)
   groups: [],      // folded graph groups the user opened (e=)
   search: '',      // CPU search text (q=)
-  mode: null,      // 'top-down' | 'bottom-up' (m=td / m=bu)
+  cpuView: null,   // the CPU pane's view: null (the call tree) | 'flame' | 'stack' (m=)
+  inverted: false, // the CPU pane bottom-up: callers below the functions on CPU (i=1)
+  cpuThread: null, // the CPU pane's thread index, null for all threads (th=)
+  hideSystem: false, // hide system libraries (hs=1)
+  charged: [],     // symbols charged to their callers (cc=, one per line)
+  flatten: false,  // flatten recursion (fr=1)
+  focus: null,     // focus on subtree: a call path, e.g. 't0.f12.f40' (fo=)
+  flameZoom: null, // the flame graph's zoomed frame: a call path below the focus (fz=)
   finding: null,   // id of the finding expanded in the Findings pane (fd=)
   cpu: null,       // what the CPU pane is of: 'view' = all updates of the paneView (c=); null: the range
   selection: null, // the selection when it is not an update: {kind, id} (SELECTION_KINDS) (sp= / ts= / tm=)
@@ -94,8 +107,10 @@ function selectionQuery(selection) {
   }
 }
 
-const MODE_TO_URL = { 'top-down': 'td', 'bottom-up': 'bu' };
-const MODE_FROM_URL = { td: 'top-down', bu: 'bottom-up' };
+const CPU_VIEWS = ['flame', 'stack'];
+/** A call path as the API writes it (t3.f120.sys.out: docs/api.md), or null. */
+const CALL_PATH = /^(t\d{1,10}|f\d{1,10}|sys|out)(\.(t\d{1,10}|f\d{1,10}|sys|out)){0,201}$/;
+export const parseCallPath = (text) => (CALL_PATH.test(text ?? '') ? text : null);
 
 function parseSpan(text) {
   if (!text) return null;
@@ -136,7 +151,6 @@ export function parseLocation(location = window.location) {
   const version = params.get('v') ?? String(STATE_VERSION);
   if (!/^[1-9]\d*$/.test(version) || Number(version) > STATE_VERSION) return { route: 'bad-version', version, traceId };
   upgradeParams(params, Number(version), update);
-  const mode = MODE_FROM_URL[params.get('m')] ?? null;
   const state = {
     ...EMPTY_STATE,
     update,
@@ -150,7 +164,14 @@ export function parseLocation(location = window.location) {
     graph: /^(u\d+|view)$/.test(params.get('g') ?? '') ? params.get('g') : null,
     groups: (params.get('e') ?? '').split(',').filter(Boolean),
     search: params.get('q') ?? '',
-    mode,
+    cpuView: CPU_VIEWS.includes(params.get('m')) ? params.get('m') : null,
+    inverted: params.get('i') === '1',
+    cpuThread: wholeNumber(params.get('th')),
+    hideSystem: params.get('hs') === '1',
+    charged: (params.get('cc') ?? '').split('\n').filter(Boolean),
+    flatten: params.get('fr') === '1',
+    focus: parseCallPath(params.get('fo')),
+    flameZoom: parseCallPath(params.get('fz')),
     finding: params.get('fd') || null,
     cpu: params.get('c') === 'view' ? 'view' : null,
     selection: parseSelection(params, update),
@@ -236,7 +257,14 @@ export function buildPath(traceId, state) {
   if (s.graph) query.push(`g=${enc(s.graph)}`);
   if (s.groups?.length) query.push(`e=${s.groups.map(enc).join(',')}`);
   if (s.search) query.push(`q=${encodeURIComponent(s.search)}`);
-  if (s.mode && MODE_TO_URL[s.mode]) query.push(`m=${MODE_TO_URL[s.mode]}`);
+  if (CPU_VIEWS.includes(s.cpuView)) query.push(`m=${s.cpuView}`);
+  if (s.inverted) query.push('i=1');
+  if (s.cpuThread != null) query.push(`th=${Math.round(s.cpuThread)}`);
+  if (s.hideSystem) query.push('hs=1');
+  if (s.charged?.length) query.push(`cc=${encodeURIComponent(s.charged.join('\n'))}`);
+  if (s.flatten) query.push('fr=1');
+  if (parseCallPath(s.focus)) query.push(`fo=${s.focus}`);
+  if (parseCallPath(s.flameZoom)) query.push(`fz=${s.flameZoom}`);
   if (s.finding) query.push(`fd=${encodeURIComponent(s.finding)}`);
   if (s.cpu === 'view') query.push('c=view');
   if (update === null) query.push(...selectionQuery(s.selection));

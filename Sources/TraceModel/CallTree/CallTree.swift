@@ -30,10 +30,17 @@ public struct CallTreeQuery: Sendable, Equatable {
     public var hideSystemLibraries: Bool
     /// Frames with these names are left out, their time charged to their callers.
     public var chargedToCaller: Set<String>
+    /// A frame already on its stack's path (recursion, direct or not) is left out, its time
+    /// charged to the outermost call (Instruments' "Flatten recursion").
+    public var flattenRecursion: Bool
+    /// Only the samples under this node (a path from a root, in the tree's direction), which
+    /// becomes the tree's one root and its total ("Focus on subtree"). Empty: the whole tree.
+    public var focus: [CallPathStep]
 
     public init(
         range: TimeRange? = nil, mode: Mode = .topDown, thread: Int? = nil, minPercent: Double = 0.1,
-        view: ViewSelector? = nil, hideSystemLibraries: Bool = false, chargedToCaller: Set<String> = []
+        view: ViewSelector? = nil, hideSystemLibraries: Bool = false, chargedToCaller: Set<String> = [],
+        flattenRecursion: Bool = false, focus: [CallPathStep] = []
     ) {
         self.range = range
         self.mode = mode
@@ -42,15 +49,20 @@ public struct CallTreeQuery: Sendable, Equatable {
         self.view = view
         self.hideSystemLibraries = hideSystemLibraries
         self.chargedToCaller = chargedToCaller
+        self.flattenRecursion = flattenRecursion
+        self.focus = focus
     }
 
     public struct ViewSelector: Sendable, Equatable {
         public var name: String
         /// nil: the view's updates in every module.
         public var module: String?
-        public init(name: String, module: String?) {
+        /// Which of its updates: all, or the long ones of a lane (a long-body finding's).
+        public var filter: SummaryFilter
+        public init(name: String, module: String?, filter: SummaryFilter = .all) {
             self.name = name
             self.module = module
+            self.filter = filter
         }
     }
 }
@@ -63,6 +75,10 @@ public struct CallTreeNode: Sendable, Equatable {
     public var total: Nanoseconds
     /// Weight of samples that stopped here, plus folded light children (JSON key "self").
     public var selfWeight: Nanoseconds
+    /// Samples in this node and below (JSON key "samples").
+    public var sampleCount = 0
+    /// Its step in a focus path (`CallTreeQuery.focus`, JSON key "step").
+    public var step: CallPathStep = .systemLibraries
     /// True when frames below `CallTreeQuery.maxDepth` were charged to this node.
     public var foldedDepth = false
     public var children: [CallTreeNode]
@@ -78,11 +94,45 @@ public struct CallTree: Sendable, Equatable {
     public var unit: CPUWeightUnit = .nanoseconds
     /// With a view selector: how many of the view's updates the samples came from, else nil.
     public var updateCount: Int? = nil
+    /// With a focus: whether its node has samples here (false: the tree is empty for that reason).
+    public var focusFound = true
+    /// Asked with a search text: its matches the transforms hide.
+    public var hiddenMatches: HiddenMatches? = nil
     public var roots: [CallTreeNode]
 }
 
 extension Trace {
     public func callTree(_ query: CallTreeQuery) -> CallTree {
+        let built = callTreeArena(query)
+        let tree = built.arena
+        let range = query.range ?? TimeRange(start: metadata.start, end: metadata.end)
+        var (total, sampleCount) = (built.total, built.sampleCount)
+        var rootNodes = tree.nodes[NodeArena.root].children.values.map { $0 }
+        if !query.focus.isEmpty {
+            let focused = tree.node(at: query.focus)
+            rootNodes = focused.map { [$0] } ?? []
+            total = focused.map { tree.nodes[$0].total } ?? 0
+            sampleCount = focused.map { tree.nodes[$0].samples } ?? 0
+        }
+        let threshold = Double(total) * query.minPercent / 100
+        var roots = freeze(tree, roots: rootNodes, threshold: threshold, view: query.view?.name ?? "")
+        if built.byThread && query.focus.isEmpty {
+            // Main thread first, then threads in table order.
+            roots.sort { a, b in (isMainThread(a.thread) ? 0 : 1, a.thread) < (isMainThread(b.thread) ? 0 : 1, b.thread) }
+        } else {
+            roots.sort { ($0.node.total, $1.node.name) > ($1.node.total, $0.node.name) }
+        }
+        return CallTree(
+            start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount,
+            unit: metadata.cpuWeightUnit, updateCount: built.updateCount, focusFound: query.focus.isEmpty || !rootNodes.isEmpty,
+            roots: roots.map(\.node)
+        )
+    }
+
+    /// The samples a query keeps, as (thread, stack) keys with their weight and count, in a
+    /// deterministic order (thread, then stack), and the totals. `perThread` false puts every
+    /// sample under `noRow` (a tree not split by thread).
+    func cpuSampleWeights(_ query: CallTreeQuery, perThread: Bool) -> (keys: [CPUSampleKey], total: Nanoseconds, sampleCount: Int, updateCount: Int?) {
         let samples = cpu.samples
         let range = query.range ?? TimeRange(start: metadata.start, end: metadata.end)
         // Sample index spans to read, and the thread each span is on (nil: any).
@@ -101,61 +151,104 @@ extension Trace {
             let first = indexOfFirst(atLeast: range.start, in: samples.time)
             spans.append((first, query.range == nil ? samples.count : indexOfFirst(atLeast: range.end, in: samples.time), nil))
         }
-        // A view's tree is rooted at its body frame, not at threads.
-        let byThread = query.mode == .topDown && query.view == nil
-
-        // Samples share stacks: add weights per (thread, stack) first, walk each stack once.
-        struct Key: Hashable { var thread: Int32, stack: UInt32 }
-        var weights: [Key: Nanoseconds] = [:]
+        // Samples share stacks: weights add up per (thread, stack) in arrays indexed by stack (a
+        // stack seen on a second thread goes to a dictionary), so a million samples cost no hashing.
+        let unseen = Int32.min
+        var owner = [Int32](repeating: unseen, count: cpu.stacks.count)
+        var weight = [Nanoseconds](repeating: 0, count: cpu.stacks.count)
+        var count = [Int32](repeating: 0, count: cpu.stacks.count)
+        var others: [CPUSampleKey.ID: (weight: Nanoseconds, count: Int)] = [:]
         var total: Nanoseconds = 0
         var sampleCount = 0
+        let wantedThread = query.thread.map { Int32(truncatingIfNeeded: $0) }
         for span in spans {
             for i in span.first..<max(span.first, span.last) {
                 let thread = samples.thread[i]
-                if let wanted = query.thread, Int(thread) != wanted { continue }
+                if let wantedThread, thread != wantedThread { continue }
                 if let wanted = span.thread, thread != wanted { continue }
-                weights[Key(thread: byThread ? thread : noRow, stack: samples.stack[i]), default: 0].addSaturating(samples.weight[i])
-                total.addSaturating(samples.weight[i])
+                let key = perThread ? thread : noRow
+                let stack = Int(samples.stack[i])
+                let sampleWeight = samples.weight[i]
+                total.addSaturating(sampleWeight)
                 sampleCount += 1
-            }
-        }
-
-        var tree = NodeArena()
-        var filter = FrameFilter(query: query, trace: self)
-        // Deterministic insertion order, so ties sort the same way on every run.
-        for (key, weight) in weights.sorted(by: { ($0.key.thread, $0.key.stack) < ($1.key.thread, $1.key.stack) }) {
-            var frames = filter.keys(of: Int(key.stack))
-            if query.mode == .bottomUp { frames.reverse() }
-            var node = NodeArena.root
-            if byThread { node = tree.child(of: node, .thread(Int(key.thread))) }
-            tree.nodes[node].total.addSaturating(weight)
-            for (depth, frame) in frames.enumerated() {
-                if depth == CallTreeQuery.maxDepth {
-                    tree.nodes[node].foldedDepth = true
-                    break
+                if owner[stack] == unseen { owner[stack] = key }
+                if owner[stack] == key {
+                    weight[stack].addSaturating(sampleWeight)
+                    count[stack] &+= 1
+                } else {
+                    others[CPUSampleKey.ID(thread: key, stack: UInt32(stack)), default: (0, 0)].weight.addSaturating(sampleWeight)
+                    others[CPUSampleKey.ID(thread: key, stack: UInt32(stack))]!.count += 1
                 }
-                node = tree.child(of: node, frame)
-                tree.nodes[node].total.addSaturating(weight)
             }
-            // Bottom-up roots are the functions on CPU: their self weight is their whole weight.
-            if query.mode == .topDown { tree.nodes[node].selfWeight.addSaturating(weight) }
         }
-        if query.mode == .bottomUp {
+        var keys: [CPUSampleKey] = []
+        for stack in 0..<owner.count where owner[stack] != unseen {
+            keys.append(CPUSampleKey(id: .init(thread: owner[stack], stack: UInt32(stack)), weight: weight[stack], count: Int(count[stack])))
+        }
+        for (id, value) in others { keys.append(CPUSampleKey(id: id, weight: value.weight, count: value.count)) }
+        // Deterministic order, so ties sort the same way on every run; keys of a thread are together.
+        if !others.isEmpty || perThread { keys.sort { ($0.id.thread, $0.id.stack) < ($1.id.thread, $1.id.stack) } }
+        return (keys, total, sampleCount, updateCount)
+    }
+
+    /// The query's tree as an arena: nodes for the paths of its samples (through the query's
+    /// transforms), with their weights. Top-down trees of every thread have thread roots.
+    /// `byThread` nil: thread roots when the tree is top-down and not of a view.
+    func callTreeArena(_ query: CallTreeQuery, byThread: Bool? = nil) -> (arena: NodeArena, total: Nanoseconds, sampleCount: Int, updateCount: Int?, byThread: Bool) {
+        // A view's tree is rooted at its body frame, not at threads.
+        let byThread = byThread ?? (query.mode == .topDown && query.view == nil)
+        let weights = cpuSampleWeights(query, perThread: byThread)
+        var tree = NodeArena()
+        if query.mode == .topDown {
+            var paths = StackPaths(query: query, trace: self)
+            var lastThread: Int32?
+            for key in weights.keys {
+                if key.id.thread != lastThread {
+                    lastThread = key.id.thread
+                    paths.startTree(at: byThread ? tree.child(of: NodeArena.root, .thread(Int(key.id.thread))) : NodeArena.root)
+                }
+                let node = paths.node(of: key.id.stack, in: &tree)
+                tree.nodes[node].selfWeight.addSaturating(key.weight)
+                tree.nodes[node].selfSamples += key.count
+            }
+            // Totals from the self weights, children before parents (a child's index is larger).
+            for index in stride(from: tree.nodes.count - 1, through: 0, by: -1) {
+                tree.nodes[index].total.addSaturating(tree.nodes[index].selfWeight)
+                tree.nodes[index].samples += tree.nodes[index].selfSamples
+                if index > 0 {
+                    let parent = tree.nodes[index].parent
+                    tree.nodes[parent].total.addSaturating(tree.nodes[index].total)
+                    tree.nodes[parent].samples += tree.nodes[index].samples
+                }
+            }
+        } else {
+            // Bottom-up: each stack's path walked leaf first, from the top-down paths (unfolded:
+            // the leaves of a stack deeper than the limit are the roots here).
+            var paths = StackPaths(query: query, trace: self, depthLimit: Int.max)
+            var pathTree = NodeArena()
+            paths.startTree(at: NodeArena.root)
+            for key in weights.keys {
+                var pathNode = paths.node(of: key.id.stack, in: &pathTree)
+                var node = NodeArena.root
+                var depth = 0
+                while pathNode != NodeArena.root {
+                    if depth == CallTreeQuery.maxDepth {
+                        tree.nodes[node].foldedDepth = true
+                        break
+                    }
+                    node = tree.child(of: node, pathTree.nodes[pathNode].key)
+                    tree.nodes[node].total.addSaturating(key.weight)
+                    tree.nodes[node].samples += key.count
+                    pathNode = pathTree.nodes[pathNode].parent
+                    depth += 1
+                }
+            }
+            tree.nodes[NodeArena.root].total = weights.total
+            tree.nodes[NodeArena.root].samples = weights.sampleCount
+            // Bottom-up roots are the functions on CPU: their self weight is their whole weight.
             for child in tree.nodes[NodeArena.root].children.values { tree.nodes[child].selfWeight = tree.nodes[child].total }
         }
-
-        let threshold = Double(total) * query.minPercent / 100
-        var roots = freeze(tree, threshold: threshold)
-        if byThread {
-            // Main thread first, then threads in table order.
-            roots.sort { a, b in (isMainThread(a.thread) ? 0 : 1, a.thread) < (isMainThread(b.thread) ? 0 : 1, b.thread) }
-        } else {
-            roots.sort { ($0.node.total, $1.node.name) > ($1.node.total, $0.node.name) }
-        }
-        return CallTree(
-            start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount,
-            unit: metadata.cpuWeightUnit, updateCount: updateCount, roots: roots.map(\.node)
-        )
+        return (tree, weights.total, weights.sampleCount, weights.updateCount, byThread)
     }
 
     /// The spans of `view`'s updates overlapping `range`, merged per thread where they overlap
@@ -170,7 +263,8 @@ extension Trace {
         // Rows are sorted by start, so an update overlaps only the latest span of its thread.
         for row in 0..<updates.count
         where updates.viewName[row] == viewRef && (moduleRef.map { updates.module[row] == $0 } ?? true)
-            && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true) {
+            && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true)
+            && (view.filter == .all || view.filter.includes(kind: updates.kind[row], duration: updates.duration[row])) {
             count += 1
             let thread = updates.thread[row]
             if let last = lastOfThread[thread], merged[last].end >= updates.start[row] {
@@ -187,7 +281,7 @@ extension Trace {
 
     /// The arena's nodes as nested values, children heaviest first, nodes under `threshold`
     /// folded into their parent's self weight. Post-order with an explicit stack.
-    private func freeze(_ tree: NodeArena, threshold: Double) -> [(thread: Int, node: CallTreeNode)] {
+    private func freeze(_ tree: NodeArena, roots rootNodes: [Int], threshold: Double, view: String) -> [(thread: Int, node: CallTreeNode)] {
         func kept(_ index: Int) -> Bool { Double(tree.nodes[index].total) >= threshold && tree.nodes[index].total > 0 }
         // Threads are never folded away: the roots of a top-down tree add up to the total.
         func keptRoot(_ index: Int) -> Bool {
@@ -195,7 +289,7 @@ extension Trace {
             return kept(index)
         }
         var frozen = [CallTreeNode?](repeating: nil, count: tree.nodes.count)
-        var pending: [(index: Int, childrenDone: Bool)] = tree.nodes[NodeArena.root].children.values.filter(keptRoot).map { ($0, false) }
+        var pending: [(index: Int, childrenDone: Bool)] = rootNodes.filter(keptRoot).map { ($0, false) }
         let roots = pending.map(\.index)
         while let (index, childrenDone) = pending.popLast() {
             let node = tree.nodes[index]
@@ -216,21 +310,10 @@ extension Trace {
                 }
             }
             children.sort { ($0.total, $1.name) > ($1.total, $0.name) }
-            let (name, binary, isAppCode): (String, String, Bool)
-            switch node.key {
-            case .thread(let thread):
-                name = thread >= 0 && thread < threads.count ? threads[thread].name : "Unknown thread"
-                (binary, isAppCode) = ("", false)
-            case .placeholder(let text):
-                (name, binary, isAppCode) = (text, "", false)
-            case .frame(let frame):
-                name = string(cpu.frames.name[Int(frame)])
-                binary = string(cpu.frames.binary[Int(frame)])
-                isAppCode = cpu.frames.isAppCode[Int(frame)]
-            }
+            let (name, binary, isAppCode) = callPathText(node.key, view: view)
             frozen[index] = CallTreeNode(
                 name: name, binary: binary, isAppCode: isAppCode, total: node.total, selfWeight: selfWeight,
-                foldedDepth: node.foldedDepth, children: children
+                sampleCount: node.samples, step: node.key, foldedDepth: node.foldedDepth, children: children
             )
         }
         return roots.compactMap { index in
@@ -239,51 +322,17 @@ extension Trace {
             return (-1, node)
         }
     }
-}
 
-/// The frames of a stack as the query wants them (root first): cut at the view's body frame,
-/// without system libraries or the frames charged to their callers. Remembers each frame's verdict.
-private struct FrameFilter {
-    let query: CallTreeQuery
-    let trace: Trace
-    private var kept: [UInt32: Bool] = [:]
-    private var isBody: [UInt32: Bool] = [:]
-
-    init(query: CallTreeQuery, trace: Trace) {
-        self.query = query
-        self.trace = trace
-    }
-
-    mutating func keys(of stack: Int) -> [NodeArena.Key] {
-        var frames = trace.cpu.stacks.frames(of: stack)[...]
-        var keys: [NodeArena.Key] = []
-        if let view = query.view {
-            if let body = frames.firstIndex(where: { isBodyFrame($0, of: view.name) }) {
-                frames = frames[body...]
-            } else {
-                // Work inside the update but outside the body (SwiftUI's own, layout...): kept, apart.
-                keys.append(.placeholder("Outside \(view.name).body"))
-            }
+    /// What a node of `step` is called, its binary, and whether it is the app's code.
+    func callPathText(_ step: CallPathStep, view: String) -> (name: String, binary: String, isAppCode: Bool) {
+        switch step {
+        case .thread(let thread):
+            return (thread >= 0 && thread < threads.count ? threads[thread].name : "Unknown thread", "", false)
+        case .systemLibraries: return ("System libraries", "", false)
+        case .outsideBody: return ("Outside \(view).body", "", false)
+        case .frame(let frame):
+            return (string(cpu.frames.name[Int(frame)]), string(cpu.frames.binary[Int(frame)]), cpu.frames.isAppCode[Int(frame)])
         }
-        for frame in frames where isKept(frame) { keys.append(.frame(frame)) }
-        // Nothing left (a stack of system frames only): its time still shows, under one name.
-        if keys.isEmpty { keys.append(.placeholder("System libraries")) }
-        return keys
-    }
-
-    private mutating func isKept(_ frame: UInt32) -> Bool {
-        if let known = kept[frame] { return known }
-        let keep = (!query.hideSystemLibraries || trace.cpu.frames.isAppCode[Int(frame)])
-            && (query.chargedToCaller.isEmpty || !query.chargedToCaller.contains(trace.string(trace.cpu.frames.name[Int(frame)])))
-        kept[frame] = keep
-        return keep
-    }
-
-    private mutating func isBodyFrame(_ frame: UInt32, of view: String) -> Bool {
-        if let known = isBody[frame] { return known }
-        let answer = BodyFrameName.matches(trace.string(trace.cpu.frames.name[Int(frame)]), view: view)
-        isBody[frame] = answer
-        return answer
     }
 }
 
@@ -323,31 +372,49 @@ enum BodyFrameName {
 }
 
 /// The tree under construction: nodes in one array, children by index, so building and
-/// releasing it never recurses however deep the stacks are.
-private struct NodeArena {
-    enum Key: Hashable {
-        case thread(Int)
-        case frame(UInt32)
-        /// A row that is not a frame: work outside the view's body, system-only stacks.
-        case placeholder(String)
-    }
-
+/// releasing it never recurses however deep the stacks are. A child's index is above its parent's.
+struct NodeArena {
     struct Node {
-        var key: Key
+        var key: CallPathStep
+        var parent: Int
         var total: Nanoseconds = 0
         var selfWeight: Nanoseconds = 0
+        /// Samples in the node and below, and those that stopped here.
+        var samples = 0
+        var selfSamples = 0
         var foldedDepth = false
-        var children: [Key: Int] = [:]
+        var children: [CallPathStep: Int] = [:]
     }
 
     static let root = 0
-    var nodes = [Node(key: .thread(-1))]
+    var nodes = [Node(key: .thread(-1), parent: -1)]
 
-    mutating func child(of parent: Int, _ key: Key) -> Int {
+    mutating func child(of parent: Int, _ key: CallPathStep) -> Int {
         if let index = nodes[parent].children[key] { return index }
-        nodes.append(Node(key: key))
+        nodes.append(Node(key: key, parent: parent))
         nodes[parent].children[key] = nodes.count - 1
         return nodes.count - 1
+    }
+
+    /// The node at the end of `path` from the root, nil when the tree has none there.
+    func node(at path: [CallPathStep]) -> Int? {
+        var node = NodeArena.root
+        for step in path {
+            guard let next = nodes[node].children[step] else { return nil }
+            node = next
+        }
+        return node
+    }
+
+    /// The steps from the root to `node`.
+    func path(to node: Int) -> [CallPathStep] {
+        var steps: [CallPathStep] = []
+        var current = node
+        while current != NodeArena.root {
+            steps.append(nodes[current].key)
+            current = nodes[current].parent
+        }
+        return steps.reversed()
     }
 }
 
@@ -365,6 +432,8 @@ extension CallTree {
         out.raw(",\"sampleCount\":"); out.int(Int64(sampleCount))
         out.raw(",\"unit\":"); out.string(unit.rawValue)
         if let updateCount { out.raw(",\"updateCount\":"); out.int(Int64(updateCount)) }
+        if !focusFound { out.raw(",\"focusFound\":false") }
+        if let hiddenMatches { out.hiddenMatches(hiddenMatches) }
         out.raw(",\"maxDepth\":"); out.int(Int64(CallTreeQuery.maxDepth))
         out.raw(",\"roots\":")
         CallTreeNode.write(roots, to: &out)
@@ -394,6 +463,8 @@ extension CallTreeNode {
             out.raw(",\"isAppCode\":"); out.raw(node.isAppCode ? "true" : "false")
             out.raw(",\"total\":"); out.int(node.total)
             out.raw(",\"self\":"); out.int(node.selfWeight)
+            out.raw(",\"samples\":"); out.int(Int64(node.sampleCount))
+            out.raw(",\"step\":"); out.string(node.step.wireName)
             if node.foldedDepth { out.raw(",\"foldedDepth\":true") }
             out.raw(",\"children\":[")
             stack.append((node.children, 0))

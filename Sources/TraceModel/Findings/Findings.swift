@@ -62,6 +62,18 @@ public struct FindingEvidence: Sendable, Equatable, Encodable {
     public var frames: [FindingFrame]
     /// Hangs and hitches: the share (0...1) of the interval the main thread was sampled on CPU.
     @NullWhenAbsent public var cpuCoverage: Double? = nil
+    /// A view's findings: the CPU that proves it, the samples of all the updates the finding
+    /// counts merged (the CPU pane of the view, `c=view`, with this filter); `range` is then one of them.
+    @NullWhenAbsent public var cpuView: FindingCPUView? = nil
+}
+
+/// The merged CPU of a view's updates: its name and module, the category of its updates, and which
+/// of them (`SummaryFilter`'s raw value, "long-view-body" for the long bodies).
+public struct FindingCPUView: Sendable, Equatable, Encodable {
+    public var name: String
+    public var module: String
+    public var category: String
+    public var filter: String
 }
 
 public struct Finding: Sendable, Equatable, Encodable {

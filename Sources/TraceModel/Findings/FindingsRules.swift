@@ -207,7 +207,11 @@ extension Trace {
                     updates: context.evidenceUpdates(rows), updateCount: rows.count, representativeUpdate: longest,
                     range: TimeRange(start: updates.start[longest], end: updates.end(longest)),
                     thread: updates.thread[longest] == noRow ? context.mainThreads.min().map(Int.init) : Int(updates.thread[longest]),
-                    frames: frames, cpuCoverage: nil
+                    frames: frames, cpuCoverage: nil,
+                    cpuView: FindingCPUView(
+                        name: view, module: module, category: string(updates.category[longest]),
+                        filter: (lane == .longViewBody ? SummaryFilter.longViewBody : .all).rawValue
+                    )
                 )
             ))
         }

@@ -1,7 +1,7 @@
 import Hummingbird
 import TraceModel
 
-/// The views of one trace: timeline, summary, a view's updates, one update, the CPU call tree.
+/// The views of one trace: timeline, summary, a view's updates, one update (the CPU's are in CPURoutes).
 /// Each query runs through `queries` (off the cooperative pool, a bounded number at once).
 func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore, queries: WorkGate) {
     router.get("/api/traces/:id/timeline") { request, context in
@@ -114,24 +114,6 @@ func addQueryRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         return try jsonResponse(LongUpdateAnswer(update: found))
     }
 
-    router.get("/api/traces/:id/calltree") { request, context in
-        let trace = try await store.trace(id: context.traceID())
-        let query = QueryParameters(request: request)
-        let thread = try query.int("thread", in: 0...Int64(max(0, trace.threads.count - 1)))
-        if thread != nil, trace.threads.isEmpty { throw APIError.badParameter("thread", "the trace has no threads") }
-        // Symbol names hold commas ("f(a, b)"), never newlines: one name per line.
-        let charged = query.string("charge").map { $0.split(separator: "\n").map(String.init) } ?? []
-        guard charged.count <= 200 else { throw APIError.badParameter("charge", "at most 200 symbols can be charged to their callers, not \(charged.count)") }
-        let treeQuery = CallTreeQuery(
-            range: try query.timeRange(), mode: try query.choice("mode", default: .topDown),
-            thread: thread.map(Int.init), minPercent: min(100, max(0, try query.double("minPercent") ?? 0.1)),
-            view: query.string("view").map { CallTreeQuery.ViewSelector(name: $0, module: query.string("module")) },
-            hideSystemLibraries: try query.choice("hideSystem", default: Switch.false) == .true,
-            chargedToCaller: Set(charged)
-        )
-        return jsonResponse(bytes: try await queries.run { trace.callTree(treeQuery).json() })
-    }
-
     router.get("/api/traces/:id/findings") { request, context in
         let loaded = try await store.loaded(id: context.traceID())
         let query = QueryParameters(request: request)
@@ -187,4 +169,3 @@ private struct LongUpdateAnswer: Encodable {
     @NullWhenAbsent var update: LongUpdateStep?
 }
 
-private enum Switch: String, CaseIterable { case `true`, `false` }

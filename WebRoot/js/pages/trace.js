@@ -72,12 +72,20 @@ export async function openTracePage(shell, parsed, isCurrent) {
   return renderTracePage(shell, trace, api, initial);
 }
 
-/** The trace page's view: what selecting, a range or a pane means here, all written to the URL state. */
-function traceView(trace, api, state) {
+/**
+ * The trace page's view: what selecting, a range or a pane means here, all written to the URL
+ * state. `timeline()`: the page's timeline once made (its window is the view's timeWindow).
+ */
+function traceView(trace, api, state, timeline) {
   return createTraceView({
     trace,
     api,
     state,
+    timeWindow: {
+      get: () => timeline().getView(),
+      set: (window, kind) => timeline().setView(window, kind),
+      subscribe: (fn) => timeline().watchView(fn),
+    },
     /** `graph` pins the graph's subject (a selection made inside the graph must not re-root it);
      *  otherwise an update's graph follows the selection. `zoom`: to the update, with context. */
     async select(selection, { zoom = false, graph = null } = {}) {
@@ -177,7 +185,7 @@ function renderTracePage(shell, trace, api, initial) {
   shell.main.append(el('div', { class: 'trace-view' }, tools.bar, runPicker(trace), legend(trace), timelineSection, help,
     el('section', { id: 'detail-area', 'aria-label': 'Details' }, detailPane, sidePanel)));
 
-  const view = traceView(trace, api, state);
+  const view = traceView(trace, api, state, () => timeline);
   const timeline = createTimeline(timelineSection, view, { windowLabel: tools.windowLabel, findings: traceFindings(view) });
   const panel = mountSidePanel(sidePanel, view);
   tools.zoomFit.addEventListener('click', () => timeline.zoomToFit());

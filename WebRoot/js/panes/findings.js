@@ -1,6 +1,7 @@
 // The Findings pane: what is wrong in the trace (GET findings, docs/findings.md), costliest first.
 // Each finding expands to its evidence as share links: its updates, the cause graph of a
-// representative update, the CPU range. The expanded finding is in the URL (fd=).
+// representative update, the CPU that proves it (a view's: all its updates merged, one update's
+// range beside). The expanded finding is in the URL (fd=).
 import { el } from '../dom.js';
 import { buildPath } from '../state.js';
 import { formatDuration, formatMs, message } from './common.js';
@@ -24,10 +25,19 @@ export function evidenceLinks(traceId, finding) {
     links.push({ kind: 'graph', text: `Cause & Effect graph of update ${update}`,
       href: buildPath(traceId, { update, pane: 'graph', graph: `u${update}` }) });
   }
+  // A view's finding is proved by the CPU of every update it counts, merged; one update's range
+  // (a few samples) is the secondary link.
+  const view = evidence.cpuView;
+  if (view) {
+    const which = view.filter === 'long-view-body' ? `all ${evidence.updateCount} long bodies` : `all ${evidence.updateCount} updates`;
+    links.push({ kind: 'cpu', text: `CPU of ${which} of ${view.name}`,
+      href: buildPath(traceId, { pane: 'cpu', cpu: 'view', paneView: { module: view.module, view: view.name, category: view.category },
+        filter: view.filter === 'all' ? null : view.filter }) });
+  }
   if (evidence.range) {
     const { start, end } = evidence.range;
-    links.push({ kind: 'cpu', text: `CPU ${formatSeconds(start)} – ${formatSeconds(end)}`,
-      href: buildPath(traceId, { range: [start, end], window: [start, end], pane: 'cpu' }) });
+    links.push({ kind: view ? 'cpu-range' : 'cpu', text: `${view ? 'CPU of one of them' : 'CPU'} ${formatSeconds(start)} – ${formatSeconds(end)}`,
+      href: buildPath(traceId, { range: [start, end], window: [start, end], pane: 'cpu', cpuThread: evidence.thread ?? null }) });
   }
   for (const id of evidence.updates.slice(0, UPDATE_LINKS_SHOWN)) {
     links.push({ kind: 'update', text: `${id}`, href: buildPath(traceId, { update: id, pane: 'findings', finding: finding.id }) });

@@ -21,7 +21,7 @@ const HIT_SLOP_PX = 3;                // a mark this close to the pointer counts
  * The timeline of `traceView` (trace-view.js) in `section`. `findings`: a promise of the trace's
  * findings, marked on the ruler when it resolves. `focusedKeysOnly`: keys move this timeline only
  * while its canvas has focus (a page with two). `idSuffix`: appended to the ids of its canvas and
- * tooltip, for a page with two. Returns {zoomToFit(), getView(), flush(), destroy()}.
+ * tooltip, for a page with two. Returns {zoomToFit(), getView(), setView(), watchView(), flush(), destroy()}.
  */
 export function createTimeline(section, traceView, { windowLabel, findings, focusedKeysOnly = false, idSuffix = '' } = {}) {
   const { trace, state } = traceView;
@@ -79,7 +79,11 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
   }
 
   // ----- view window -----
-  const visible = visibleWindow(state, bounds, () => requestDraw());
+  const viewListeners = new Set();
+  const visible = visibleWindow(state, bounds, () => {
+    requestDraw();
+    for (const fn of [...viewListeners]) fn({ ...visible.get() });
+  });
   const setView = visible.set;
 
   // ----- drawing -----
@@ -222,6 +226,13 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
   return {
     zoomToFit: () => setView(wholeTrace, 'jump'),
     getView: () => ({ ...visible.get() }),
+    /** Moves the window (kind as input's: 'pan' | 'zoom' | 'jump'): another part's pan or zoom. */
+    setView: (window, kind) => setView(window, kind),
+    /** Calls fn({start, end}) after every move of the window, live; returns an unsubscribe. */
+    watchView(fn) {
+      viewListeners.add(fn);
+      return () => viewListeners.delete(fn);
+    },
     /** Writes a pending pan to the URL now (before a link is copied). */
     flush: () => visible.flush(),
     destroy() {

@@ -8,6 +8,7 @@ import { buildPath, createLocalViewState, selectionPatch } from '../../state.js'
 import { createTraceView } from '../../trace-view.js';
 import { formatDuration } from '../../format.js';
 import { rangeParams, rowKey } from './sections.js';
+import { mountDiffFlame } from './flame.js';
 
 /**
  * The merged cause graph of `view` in one trace (the trace page's graph module), with a view
@@ -80,5 +81,9 @@ export function drillSection(c, s, { a, b, infos, graphs }) {
   };
   section.append(el('h2', { text: `${v.view}: longest updates and merged cause graph` }),
     el('div', { class: 'drill-columns' }, side('A', a, s.rangeA, v.a), side('B', b, s.rangeB, v.b)));
+  // The CPU of this view's bodies only, B against A.
+  const flame = el('div', { class: 'drill-flame', id: 'compare-drill-flame' });
+  section.append(el('h3', { text: `${v.view}: CPU of its bodies, B against A` }), flame);
+  graphs.push(mountDiffFlame(flame, { a, b, rangeA: s.rangeA, rangeB: s.rangeB, view: { view: v.view, module: v.module } }));
   return section;
 }
