@@ -20,24 +20,11 @@ public struct RankSumTest: Sendable, Equatable, Encodable {
     public var test = "mann-whitney-u"
     /// False when a side has fewer than `minimumSampleSize` updates.
     public var tested: Bool
-    public var pValue: Double?
-    public var z: Double?
+    @NullWhenAbsent public var pValue: Double? = nil
+    @NullWhenAbsent public var z: Double? = nil
     public var significant: Bool
     /// "slower" or "faster" (B's durations against A's) when significant.
-    public var direction: String?
-
-    enum CodingKeys: String, CodingKey { case test, tested, pValue, z, significant, direction }
-
-    // Absent values are null in the API, not missing keys.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(test, forKey: .test)
-        try container.encode(tested, forKey: .tested)
-        try container.encode(pValue, forKey: .pValue)
-        try container.encode(z, forKey: .z)
-        try container.encode(significant, forKey: .significant)
-        try container.encode(direction, forKey: .direction)
-    }
+    @NullWhenAbsent public var direction: String? = nil
 
     /// Both arrays sorted ascending.
     public init(_ a: [Nanoseconds], _ b: [Nanoseconds]) {

@@ -57,47 +57,18 @@ public struct FindingEvidence: Sendable, Equatable, Encodable {
     /// All updates the finding counts (may exceed `updates.count`).
     public var updateCount: Int
     /// Open its cause graph to see the cause.
-    public var representativeUpdate: Int?
+    @NullWhenAbsent public var representativeUpdate: Int? = nil
     /// Open the CPU call tree of this range (on `thread`, or all threads when nil).
-    public var range: TimeRange?
-    public var thread: Int?
+    @NullWhenAbsent public var range: TimeRange? = nil
+    @NullWhenAbsent public var thread: Int? = nil
     /// Heaviest frames, most weight first.
     public var frames: [FindingFrame]
     /// Hangs and hitches: the share (0...1) of the interval the main thread was sampled on CPU;
     /// nil when the recording has no CPU samples.
-    public var cpuCoverage: Double?
+    @NullWhenAbsent public var cpuCoverage: Double? = nil
     /// Swift task intervals (rows of `Trace.taskStates`, for `…/task-states/{row}`), the one to
     /// open first first: the task that ran on the Main Actor, then those it held up.
-    public var taskStates: [Int]
-
-    public init(
-        updates: [Int], updateCount: Int, representativeUpdate: Int?, range: TimeRange?, thread: Int?,
-        frames: [FindingFrame], cpuCoverage: Double?, taskStates: [Int] = []
-    ) {
-        self.updates = updates
-        self.updateCount = updateCount
-        self.representativeUpdate = representativeUpdate
-        self.range = range
-        self.thread = thread
-        self.frames = frames
-        self.cpuCoverage = cpuCoverage
-        self.taskStates = taskStates
-    }
-
-    enum CodingKeys: String, CodingKey { case updates, updateCount, representativeUpdate, range, thread, frames, cpuCoverage, taskStates }
-
-    // Absent values are `null`, not missing keys (the API's rule).
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(updates, forKey: .updates)
-        try c.encode(updateCount, forKey: .updateCount)
-        try c.encode(representativeUpdate, forKey: .representativeUpdate)
-        try c.encode(range, forKey: .range)
-        try c.encode(thread, forKey: .thread)
-        try c.encode(frames, forKey: .frames)
-        try c.encode(cpuCoverage, forKey: .cpuCoverage)
-        try c.encode(taskStates, forKey: .taskStates)
-    }
+    public var taskStates: [Int] = []
 }
 
 public struct Finding: Sendable, Equatable, Encodable {
