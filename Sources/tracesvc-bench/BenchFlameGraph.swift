@@ -29,6 +29,9 @@ struct BenchFlameGraph: AsyncParsableCommand {
     @Option(help: "Flame graph width in pixels.")
     var width = 1920
 
+    @Option(help: "Only the scenarios whose name holds this text (the baseline and the differential graph run with all).")
+    var only: String?
+
     func run() async throws {
         let buildStart = ContinuousClock.now
         let trace = SyntheticProfiles.trace(samples: samples, depth: depth, paths: paths, seed: 42)
@@ -64,7 +67,8 @@ struct BenchFlameGraph: AsyncParsableCommand {
             ("stack chart, main thread, 1% window", { trace.stackChart(StackChartQuery(tree: CallTreeQuery(range: randomRange(0.01), thread: main), width: width)).json() }),
             ("stack chart, main thread, whole trace", { trace.stackChart(StackChartQuery(tree: CallTreeQuery(thread: main), width: width)).json() }),
         ]
-        for (name, answer) in scenarios { measure(name, answer) }
+        for (name, answer) in scenarios where only.map({ name.contains($0) }) ?? true { measure(name, answer) }
+        if only != nil { return }
 
         let other = SyntheticProfiles.trace(samples: samples, depth: depth, paths: paths, seed: 43)
         measure("differential flame graph (two 1M profiles)", iterations: max(1, iterations / 4)) {

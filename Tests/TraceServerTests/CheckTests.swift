@@ -271,8 +271,8 @@ import TraceSamples
         #expect((try JSONSerialization.jsonObject(with: info) as? [String: Any])?["name"] as? String == "landmarks-favorites-slow")
         let baselineID = try #require(links["baseline"].flatMap(URL.init(string:))?.lastPathComponent)
         let root = server.base.absoluteString.trimmingSuffix("/")
-        #expect(links["trace"] == "\(root)/traces/\(id)?v=2" && links["baseline"] == "\(root)/traces/\(baselineID)?v=2")
-        #expect(links["comparison"] == "\(root)/compare/\(baselineID)/\(id)?v=2")
+        #expect(links["trace"] == "\(root)/traces/\(id)?v=3" && links["baseline"] == "\(root)/traces/\(baselineID)?v=3")
+        #expect(links["comparison"] == "\(root)/compare/\(baselineID)/\(id)?v=3")
 
         let regression = try #require(Self.results(document).first { $0["metric"] as? String == "baseline-body-count" })
         let viewLink = try #require((regression["offenders"] as? [[String: Any]])?.first?["link"] as? String)

@@ -132,8 +132,8 @@ test('the CPU settings become the API\'s parameters, one reading for every view'
   });
   // The stack chart: its range is the timeline's window, no direction, no focus.
   assert.deepEqual(cpuParams(state, { forStack: true }), { thread: 2, hideSystem: 'true', charge: 'a\nb(c, d)', flatten: 'true' });
-  const view = { ...EMPTY_STATE, cpu: 'view', paneView: { module: 'M', view: 'Row', category: 'View Body' }, filter: 'long-view-body' };
-  assert.deepEqual(cpuParams(view), { mode: 'top-down', view: 'Row', module: 'M', filter: 'long-view-body' });
+  const view = { ...EMPTY_STATE, cpu: 'view', paneView: { module: 'M', view: 'Row', category: 'View Body' }, filter: 'long-view-body', longerThan: 1_000_000 };
+  assert.deepEqual(cpuParams(view), { mode: 'top-down', view: 'Row', module: 'M', filter: 'long-view-body', longerThan: 1_000_000 });
 });
 
 test('too few samples are said; hidden search matches offer the switch that shows them', () => {

@@ -33,6 +33,7 @@ const SAMPLES = {
   flameZoom: 'f7.sys',
   finding: 'collection-fan-out:@Observable Store.items>Row<Item>',
   cpu: 'view',
+  longerThan: 1_000_000,
   selection: { kind: 'task-states', id: { lane: 'main-actor-waits', start: 1_000, end: 9_000, row: 17 } },
 };
 // The update is the selection when there is one: `selection` is of the other kinds.

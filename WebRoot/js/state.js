@@ -50,6 +50,7 @@ export const EMPTY_STATE = Object.freeze({
   flameZoom: null, // the flame graph's zoomed frame: a call path below the focus (fz=)
   finding: null,   // id of the finding expanded in the Findings pane (fd=)
   cpu: null,       // what the CPU pane is of: 'view' = all updates of the paneView (c=); null: the range
+  longerThan: null, // with cpu 'view': only its updates longer than this many ns (cl=)
   selection: null, // the selection when it is not an update: {kind, id} (SELECTION_KINDS) (sp= / ts= / tm=)
 });
 
@@ -174,6 +175,7 @@ export function parseLocation(location = window.location) {
     flameZoom: parseCallPath(params.get('fz')),
     finding: params.get('fd') || null,
     cpu: params.get('c') === 'view' ? 'view' : null,
+    longerThan: wholeNumber(params.get('cl')),
     selection: parseSelection(params, update),
   };
   return { route: 'trace', traceId, state };
@@ -267,6 +269,7 @@ export function buildPath(traceId, state) {
   if (parseCallPath(s.flameZoom)) query.push(`fz=${s.flameZoom}`);
   if (s.finding) query.push(`fd=${encodeURIComponent(s.finding)}`);
   if (s.cpu === 'view') query.push('c=view');
+  if (s.longerThan != null) query.push(`cl=${Math.round(s.longerThan)}`);
   if (update === null) query.push(...selectionQuery(s.selection));
   return `${path}?${query.join('&')}`;
 }

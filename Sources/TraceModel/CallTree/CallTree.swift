@@ -57,12 +57,15 @@ public struct CallTreeQuery: Sendable, Equatable {
         public var name: String
         /// nil: the view's updates in every module.
         public var module: String?
-        /// Which of its updates: all, or the long ones of a lane (a long-body finding's).
+        /// Which of its updates: all, or the long ones of a lane...
         public var filter: SummaryFilter
-        public init(name: String, module: String?, filter: SummaryFilter = .all) {
+        /// ...and only those longer than this (a long-body finding's threshold), when given.
+        public var longerThan: Nanoseconds?
+        public init(name: String, module: String?, filter: SummaryFilter = .all, longerThan: Nanoseconds? = nil) {
             self.name = name
             self.module = module
             self.filter = filter
+            self.longerThan = longerThan
         }
     }
 }
@@ -103,36 +106,140 @@ public struct CallTree: Sendable, Equatable {
 
 extension Trace {
     public func callTree(_ query: CallTreeQuery) -> CallTree {
-        let built = callTreeArena(query)
-        let tree = built.arena
         let range = query.range ?? TimeRange(start: metadata.start, end: metadata.end)
-        var (total, sampleCount) = (built.total, built.sampleCount)
-        var rootNodes = tree.nodes[NodeArena.root].children.values.map { $0 }
-        if !query.focus.isEmpty {
-            let focused = tree.node(at: query.focus)
-            rootNodes = focused.map { [$0] } ?? []
-            total = focused.map { tree.nodes[$0].total } ?? 0
-            sampleCount = focused.map { tree.nodes[$0].samples } ?? 0
+        let view = query.view?.name ?? ""
+        let (trees, weights) = cpuTrees(query)
+        var (total, sampleCount, focusFound) = (weights.total, weights.sampleCount, true)
+        var roots: [CallTreeNode] = []
+        switch trees {
+        case .topDown(var tree, let threads):
+            if !query.focus.isEmpty {
+                if let (thread, node) = focusNode(query.focus, threads: threads, in: &tree) {
+                    (total, sampleCount) = (tree.total(node), tree.samples(node))
+                    roots = freeze(tree, roots: [node], threshold: Double(total) * query.minPercent / 100, view: view).nodes
+                    _ = thread
+                } else {
+                    (total, sampleCount, focusFound) = (0, 0, false)
+                }
+            } else {
+                let threshold = Double(total) * query.minPercent / 100
+                for slice in threads {
+                    tree.load(slice, of: self)
+                    let thread = slice.thread
+                    let frozen = freeze(tree, roots: tree.children(of: 0), threshold: threshold, view: view)
+                    if let thread {
+                        // Threads are never folded away: the roots of a top-down tree add up to the total.
+                        roots.append(CallTreeNode(
+                            name: callPathText(.thread(Int(thread)), view: view).name, binary: "", isAppCode: false,
+                            total: tree.total(0), selfWeight: frozen.folded, sampleCount: tree.samples(0), step: .thread(Int(thread)),
+                            children: frozen.nodes
+                        ))
+                    } else {
+                        roots = frozen.nodes
+                    }
+                }
+            }
+        case .bottomUp(let trie):
+            let leaves = leafWeights(weights, trie: trie)
+            if !query.focus.isEmpty {
+                (total, sampleCount) = bottomUpWeight(of: query.focus, trie: trie, leaves: leaves)
+                focusFound = sampleCount > 0
+            }
+            let threshold = Double(total) * query.minPercent / 100
+            let tree = bottomUpArena(trie: trie, leaves: leaves, threshold: Int64(threshold.rounded(.up)), focus: query.focus, view: view)
+            let rootNodes = query.focus.isEmpty ? tree.children(of: NodeArena.root) : tree.node(at: query.focus).map { [$0] } ?? []
+            roots = freeze(tree, roots: rootNodes, threshold: threshold, view: view).nodes
         }
-        let threshold = Double(total) * query.minPercent / 100
-        var roots = freeze(tree, roots: rootNodes, threshold: threshold, view: query.view?.name ?? "")
-        if built.byThread && query.focus.isEmpty {
+        if case .topDown(_, let threads) = trees, threads.first?.thread != nil, query.focus.isEmpty {
             // Main thread first, then threads in table order.
-            roots.sort { a, b in (isMainThread(a.thread) ? 0 : 1, a.thread) < (isMainThread(b.thread) ? 0 : 1, b.thread) }
+            let order = { (node: CallTreeNode) -> (Int, Int) in
+                guard case .thread(let index) = node.step else { return (2, 0) }
+                return (self.isMainThread(index) ? 0 : 1, index)
+            }
+            roots.sort { order($0) < order($1) }
         } else {
-            roots.sort { ($0.node.total, $1.node.name) > ($1.node.total, $0.node.name) }
+            roots.sort { ($0.total, $1.name) > ($1.total, $0.name) }
         }
         return CallTree(
             start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount,
-            unit: metadata.cpuWeightUnit, updateCount: built.updateCount, focusFound: query.focus.isEmpty || !rootNodes.isEmpty,
-            roots: roots.map(\.node)
+            unit: metadata.cpuWeightUnit, updateCount: weights.updateCount, focusFound: focusFound, roots: roots
         )
     }
 
-    /// The samples a query keeps, as (thread, stack) keys with their weight and count, in a
-    /// deterministic order (thread, then stack), and the totals. `perThread` false puts every
-    /// sample under `noRow` (a tree not split by thread).
-    func cpuSampleWeights(_ query: CallTreeQuery, perThread: Bool) -> (keys: [CPUSampleKey], total: Nanoseconds, sampleCount: Int, updateCount: Int?) {
+    /// The trees a query's samples make: top-down, one trie with each thread's samples (or all of
+    /// them under `nil`: a tree of a view, or not split by thread); bottom-up, the trie.
+    enum CPUTrees {
+        case topDown(TopDownTree, threads: [CPUSampleSet.Slice])
+        case bottomUp(CPUPathTrie)
+    }
+
+    /// The query's samples (`cpuSamples`) and its trees. `byThread` nil: thread roots when the
+    /// tree is top-down and not of a view.
+    func cpuTrees(_ query: CallTreeQuery, byThread: Bool? = nil) -> (trees: CPUTrees, samples: CPUSampleSet) {
+        let split = byThread ?? (query.mode == .topDown && query.view == nil)
+        let samples = cpuSamples(query, perThread: split && query.mode == .topDown)
+        let trie = cpuPathTrie(query)
+        guard query.mode == .topDown else { return (.bottomUp(trie), samples) }
+        return (.topDown(TopDownTree(trie: trie), threads: samples.slices), samples)
+    }
+
+    /// The node a top-down focus path ends at, with `tree` loaded with its thread's samples; nil
+    /// when the trees have none there.
+    func focusNode(_ focus: [CallPathStep], threads: [CPUSampleSet.Slice], in tree: inout TopDownTree) -> (thread: Int32?, node: Int)? {
+        var steps = focus[...]
+        let slice: CPUSampleSet.Slice?
+        if threads.first?.thread != nil {
+            guard case .thread(let index) = steps.first, let found = threads.first(where: { $0.thread == Int32(truncatingIfNeeded: index) }) else { return nil }
+            slice = found
+            steps = steps.dropFirst()
+        } else {
+            slice = threads.first
+        }
+        guard let slice else { return nil }
+        tree.load(slice, of: self)
+        var node = Int(CPUPathTrie.root)
+        for step in steps {
+            guard let next = tree.trie.child(of: node, step), tree.total(next) > 0 else { return nil }
+            node = next
+        }
+        return tree.total(node) > 0 ? (slice.thread, node) : nil
+    }
+
+    /// The samples' weights by the trie node their stacks end at (bottom-up trees start there), by node.
+    func leafWeights(_ samples: CPUSampleSet, trie: CPUPathTrie) -> [LeafWeight] {
+        var weight = [Nanoseconds](repeating: 0, count: trie.count)
+        var count = [Int32](repeating: 0, count: trie.count)
+        for slice in samples.slices {
+            for row in slice.rows {
+                let node = Int(trie.nodeOfStack[Int(cpu.samples.stack[Int(row)])])
+                weight[node].addSaturating(cpu.samples.weight[Int(row)])
+                count[node] &+= 1
+            }
+        }
+        return (0..<trie.count).compactMap { count[$0] > 0 ? LeafWeight(node: Int32($0), weight: weight[$0], count: Int(count[$0])) : nil }
+    }
+
+    /// The weight and samples of the leaves whose bottom-up path starts with `path`.
+    func bottomUpWeight(of path: [CallPathStep], trie: CPUPathTrie, leaves: [LeafWeight]) -> (Nanoseconds, Int) {
+        var (weight, count): (Nanoseconds, Int) = (0, 0)
+        for leaf in leaves {
+            var node = Int(leaf.node)
+            var matched = true
+            for step in path {
+                guard node > 0, trie.step(node) == step else { matched = false; break }
+                node = Int(trie.parent[node])
+            }
+            if matched {
+                weight.addSaturating(leaf.weight)
+                count += leaf.count
+            }
+        }
+        return (weight, count)
+    }
+
+    /// The samples a query keeps (its range, thread, and with a view the inside of its updates on
+    /// their threads), by thread when `perThread` (in thread order), else all under `nil`.
+    func cpuSamples(_ query: CallTreeQuery, perThread: Bool) -> CPUSampleSet {
         let samples = cpu.samples
         let range = query.range ?? TimeRange(start: metadata.start, end: metadata.end)
         // Sample index spans to read, and the thread each span is on (nil: any).
@@ -151,104 +258,38 @@ extension Trace {
             let first = indexOfFirst(atLeast: range.start, in: samples.time)
             spans.append((first, query.range == nil ? samples.count : indexOfFirst(atLeast: range.end, in: samples.time), nil))
         }
-        // Samples share stacks: weights add up per (thread, stack) in arrays indexed by stack (a
-        // stack seen on a second thread goes to a dictionary), so a million samples cost no hashing.
-        let unseen = Int32.min
-        var owner = [Int32](repeating: unseen, count: cpu.stacks.count)
-        var weight = [Nanoseconds](repeating: 0, count: cpu.stacks.count)
-        var count = [Int32](repeating: 0, count: cpu.stacks.count)
-        var others: [CPUSampleKey.ID: (weight: Nanoseconds, count: Int)] = [:]
+        var rows: [Int32] = []
         var total: Nanoseconds = 0
-        var sampleCount = 0
         let wantedThread = query.thread.map { Int32(truncatingIfNeeded: $0) }
         for span in spans {
             for i in span.first..<max(span.first, span.last) {
                 let thread = samples.thread[i]
                 if let wantedThread, thread != wantedThread { continue }
                 if let wanted = span.thread, thread != wanted { continue }
-                let key = perThread ? thread : noRow
-                let stack = Int(samples.stack[i])
-                let sampleWeight = samples.weight[i]
-                total.addSaturating(sampleWeight)
-                sampleCount += 1
-                if owner[stack] == unseen { owner[stack] = key }
-                if owner[stack] == key {
-                    weight[stack].addSaturating(sampleWeight)
-                    count[stack] &+= 1
-                } else {
-                    others[CPUSampleKey.ID(thread: key, stack: UInt32(stack)), default: (0, 0)].weight.addSaturating(sampleWeight)
-                    others[CPUSampleKey.ID(thread: key, stack: UInt32(stack))]!.count += 1
-                }
+                rows.append(Int32(i))
+                total.addSaturating(samples.weight[i])
             }
         }
-        var keys: [CPUSampleKey] = []
-        for stack in 0..<owner.count where owner[stack] != unseen {
-            keys.append(CPUSampleKey(id: .init(thread: owner[stack], stack: UInt32(stack)), weight: weight[stack], count: Int(count[stack])))
+        guard perThread else {
+            return CPUSampleSet(slices: [.init(thread: nil, rows: rows, weight: total)], total: total, sampleCount: rows.count, updateCount: updateCount)
         }
-        for (id, value) in others { keys.append(CPUSampleKey(id: id, weight: value.weight, count: value.count)) }
-        // Deterministic order, so ties sort the same way on every run; keys of a thread are together.
-        if !others.isEmpty || perThread { keys.sort { ($0.id.thread, $0.id.stack) < ($1.id.thread, $1.id.stack) } }
-        return (keys, total, sampleCount, updateCount)
-    }
-
-    /// The query's tree as an arena: nodes for the paths of its samples (through the query's
-    /// transforms), with their weights. Top-down trees of every thread have thread roots.
-    /// `byThread` nil: thread roots when the tree is top-down and not of a view.
-    func callTreeArena(_ query: CallTreeQuery, byThread: Bool? = nil) -> (arena: NodeArena, total: Nanoseconds, sampleCount: Int, updateCount: Int?, byThread: Bool) {
-        // A view's tree is rooted at its body frame, not at threads.
-        let byThread = byThread ?? (query.mode == .topDown && query.view == nil)
-        let weights = cpuSampleWeights(query, perThread: byThread)
-        var tree = NodeArena()
-        if query.mode == .topDown {
-            var paths = StackPaths(query: query, trace: self)
-            var lastThread: Int32?
-            for key in weights.keys {
-                if key.id.thread != lastThread {
-                    lastThread = key.id.thread
-                    paths.startTree(at: byThread ? tree.child(of: NodeArena.root, .thread(Int(key.id.thread))) : NodeArena.root)
-                }
-                let node = paths.node(of: key.id.stack, in: &tree)
-                tree.nodes[node].selfWeight.addSaturating(key.weight)
-                tree.nodes[node].selfSamples += key.count
-            }
-            // Totals from the self weights, children before parents (a child's index is larger).
-            for index in stride(from: tree.nodes.count - 1, through: 0, by: -1) {
-                tree.nodes[index].total.addSaturating(tree.nodes[index].selfWeight)
-                tree.nodes[index].samples += tree.nodes[index].selfSamples
-                if index > 0 {
-                    let parent = tree.nodes[index].parent
-                    tree.nodes[parent].total.addSaturating(tree.nodes[index].total)
-                    tree.nodes[parent].samples += tree.nodes[index].samples
-                }
-            }
-        } else {
-            // Bottom-up: each stack's path walked leaf first, from the top-down paths (unfolded:
-            // the leaves of a stack deeper than the limit are the roots here).
-            var paths = StackPaths(query: query, trace: self, depthLimit: Int.max)
-            var pathTree = NodeArena()
-            paths.startTree(at: NodeArena.root)
-            for key in weights.keys {
-                var pathNode = paths.node(of: key.id.stack, in: &pathTree)
-                var node = NodeArena.root
-                var depth = 0
-                while pathNode != NodeArena.root {
-                    if depth == CallTreeQuery.maxDepth {
-                        tree.nodes[node].foldedDepth = true
-                        break
-                    }
-                    node = tree.child(of: node, pathTree.nodes[pathNode].key)
-                    tree.nodes[node].total.addSaturating(key.weight)
-                    tree.nodes[node].samples += key.count
-                    pathNode = pathTree.nodes[pathNode].parent
-                    depth += 1
-                }
-            }
-            tree.nodes[NodeArena.root].total = weights.total
-            tree.nodes[NodeArena.root].samples = weights.sampleCount
-            // Bottom-up roots are the functions on CPU: their self weight is their whole weight.
-            for child in tree.nodes[NodeArena.root].children.values { tree.nodes[child].selfWeight = tree.nodes[child].total }
+        // By thread: a counting sort of the rows (threads of the table by index, any other value apart).
+        var counts = [Int](repeating: 0, count: threads.count + 1)
+        for row in rows {
+            let thread = Int(samples.thread[Int(row)])
+            counts[thread >= 0 && thread < threads.count ? thread : threads.count] += 1
         }
-        return (tree, weights.total, weights.sampleCount, weights.updateCount, byThread)
+        var bucketed = [[Int32]](repeating: [], count: threads.count + 1)
+        for index in bucketed.indices { bucketed[index].reserveCapacity(counts[index]) }
+        var others: [Int32: [Int32]] = [:]
+        for row in rows {
+            let thread = samples.thread[Int(row)]
+            if thread >= 0 && Int(thread) < threads.count { bucketed[Int(thread)].append(row) } else { others[thread, default: []].append(row) }
+        }
+        var slices: [CPUSampleSet.Slice] = []
+        for (thread, list) in bucketed.enumerated().dropLast() where !list.isEmpty { slices.append(.init(thread: Int32(thread), rows: list, trace: self)) }
+        for (thread, list) in others.sorted(by: { $0.key < $1.key }) { slices.append(.init(thread: thread, rows: list, trace: self)) }
+        return CPUSampleSet(slices: slices, total: total, sampleCount: rows.count, updateCount: updateCount)
     }
 
     /// The spans of `view`'s updates overlapping `range`, merged per thread where they overlap
@@ -264,7 +305,8 @@ extension Trace {
         for row in 0..<updates.count
         where updates.viewName[row] == viewRef && (moduleRef.map { updates.module[row] == $0 } ?? true)
             && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true)
-            && (view.filter == .all || view.filter.includes(kind: updates.kind[row], duration: updates.duration[row])) {
+            && (view.filter == .all || view.filter.includes(kind: updates.kind[row], duration: updates.duration[row]))
+            && (view.longerThan.map { updates.duration[row] > $0 } ?? true) {
             count += 1
             let thread = updates.thread[row]
             if let last = lastOfThread[thread], merged[last].end >= updates.start[row] {
@@ -277,50 +319,43 @@ extension Trace {
         return (merged, count)
     }
 
-    private func isMainThread(_ index: Int) -> Bool { index >= 0 && index < threads.count && threads[index].isMain }
+    func isMainThread(_ index: Int) -> Bool { index >= 0 && index < threads.count && threads[index].isMain }
 
-    /// The arena's nodes as nested values, children heaviest first, nodes under `threshold`
-    /// folded into their parent's self weight. Post-order with an explicit stack.
-    private func freeze(_ tree: NodeArena, roots rootNodes: [Int], threshold: Double, view: String) -> [(thread: Int, node: CallTreeNode)] {
-        func kept(_ index: Int) -> Bool { Double(tree.nodes[index].total) >= threshold && tree.nodes[index].total > 0 }
-        // Threads are never folded away: the roots of a top-down tree add up to the total.
-        func keptRoot(_ index: Int) -> Bool {
-            if case .thread = tree.nodes[index].key { return tree.nodes[index].total > 0 }
-            return kept(index)
-        }
-        var frozen = [CallTreeNode?](repeating: nil, count: tree.nodes.count)
-        var pending: [(index: Int, childrenDone: Bool)] = rootNodes.filter(keptRoot).map { ($0, false) }
-        let roots = pending.map(\.index)
+    /// `source`'s nodes from `roots` as nested values, children heaviest first, nodes under
+    /// `threshold` folded into their parent's self weight (roots under it: `folded`). Post-order
+    /// with an explicit stack.
+    func freeze(_ source: some CallTreeSource, roots rootNodes: [Int], threshold: Double, view: String) -> (nodes: [CallTreeNode], folded: Int64) {
+        func kept(_ index: Int) -> Bool { Double(source.total(index)) >= threshold && source.total(index) > 0 }
+        var frozen: [Int: CallTreeNode] = [:]
+        var folded: Int64 = 0
+        for root in rootNodes where !kept(root) { folded.addSaturating(source.total(root)) }
+        let roots = rootNodes.filter(kept)
+        var pending: [(index: Int, childrenDone: Bool)] = roots.map { ($0, false) }
         while let (index, childrenDone) = pending.popLast() {
-            let node = tree.nodes[index]
+            let childNodes = source.children(of: index)
             if !childrenDone {
                 pending.append((index, true))
-                pending.append(contentsOf: node.children.values.filter(kept).map { ($0, false) })
+                pending.append(contentsOf: childNodes.filter(kept).map { ($0, false) })
                 continue
             }
-            var selfWeight = node.selfWeight
+            var selfWeight = source.selfWeight(index)
             var children: [CallTreeNode] = []
-            children.reserveCapacity(node.children.count)
-            for child in node.children.values {
-                if let value = frozen[child] {
+            for child in childNodes {
+                if let value = frozen.removeValue(forKey: child) {
                     children.append(value)
-                    frozen[child] = nil
                 } else {
-                    selfWeight.addSaturating(tree.nodes[child].total)
+                    selfWeight.addSaturating(source.total(child))
                 }
             }
             children.sort { ($0.total, $1.name) > ($1.total, $0.name) }
-            let (name, binary, isAppCode) = callPathText(node.key, view: view)
+            let step = source.step(index)
+            let (name, binary, isAppCode) = callPathText(step, view: view)
             frozen[index] = CallTreeNode(
-                name: name, binary: binary, isAppCode: isAppCode, total: node.total, selfWeight: selfWeight,
-                sampleCount: node.samples, step: node.key, foldedDepth: node.foldedDepth, children: children
+                name: name, binary: binary, isAppCode: isAppCode, total: source.total(index), selfWeight: selfWeight,
+                sampleCount: source.samples(index), step: step, foldedDepth: source.foldedDepth(index), children: children
             )
         }
-        return roots.compactMap { index in
-            guard let node = frozen[index] else { return nil }
-            if case .thread(let thread) = tree.nodes[index].key { return (thread, node) }
-            return (-1, node)
-        }
+        return (roots.compactMap { frozen[$0] }, folded)
     }
 
     /// What a node of `step` is called, its binary, and whether it is the app's code.
@@ -404,6 +439,16 @@ struct NodeArena {
             node = next
         }
         return node
+    }
+
+    /// Steps from the root to `node`.
+    func depth(of node: Int) -> Int {
+        var (steps, current) = (0, node)
+        while current != NodeArena.root {
+            current = nodes[current].parent
+            steps += 1
+        }
+        return steps
     }
 
     /// The steps from the root to `node`.

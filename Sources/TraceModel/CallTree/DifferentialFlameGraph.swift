@@ -57,59 +57,83 @@ public struct DifferentialFlameGraph: Sendable, Equatable {
 extension Trace {
     public static func differentialFlameGraph(before a: Trace, after b: Trace, _ query: DifferentialFlameGraphQuery) -> DifferentialFlameGraph {
         var beforeQuery = query.before, afterQuery = query.after
-        (beforeQuery.mode, afterQuery.mode) = (.topDown, .topDown)
+        (beforeQuery.mode, afterQuery.mode, beforeQuery.focus) = (.topDown, .topDown, [])
         // Thread rows differ between recordings: the graph is of every kept thread together.
-        let before = a.callTreeArena(beforeQuery, byThread: false), after = b.callTreeArena(afterQuery, byThread: false)
         let (graph, nodeOfFrame) = b.flameGraphAndNodes(
-            FlameGraphQuery(tree: afterQuery, zoom: query.zoom, window: query.window, width: query.width),
-            arena: after.arena, total: after.total, sampleCount: after.sampleCount, updateCount: after.updateCount, byThread: false
+            FlameGraphQuery(tree: afterQuery, zoom: query.zoom, window: query.window, width: query.width), byThread: false
         )
-        let matcher = NameMatcher(a: a, aTree: before.arena, b: b, bTree: after.arena, view: (beforeQuery.view?.name ?? "", afterQuery.view?.name ?? ""))
-        // The A node of each B node on the way (B's frames come parents first).
-        let frames = graph.frames
-        var aNodeOfFrame = [Int?](repeating: nil, count: frames.count)
-        var aRoot: Int? = NodeArena.root
-        if !afterQuery.focus.isEmpty, let focus = after.arena.node(at: afterQuery.focus) {
-            aRoot = matcher.aNode(matching: focus)
+        guard case .topDown(var aTree, let aSlices) = a.cpuTrees(beforeQuery, byThread: false).trees,
+              case .topDown(var bTree, let bSlices) = b.cpuTrees(afterQuery, byThread: false).trees else { preconditionFailure("top-down trees") }
+        aTree.load(aSlices.first ?? .init(thread: nil, rows: [], weight: 0), of: a)
+        bTree.load(bSlices.first ?? .init(thread: nil, rows: [], weight: 0), of: b)
+        let matcher = NameMatcher(a: a, aTree: aTree, b: b, bTree: bTree, view: (beforeQuery.view?.name ?? "", afterQuery.view?.name ?? ""))
+        // A's node at B's focus (by names), the root of what is compared.
+        var aRoot: Int? = Int(CPUPathTrie.root)
+        if !afterQuery.focus.isEmpty {
+            var bNode = Int(CPUPathTrie.root)
+            for step in afterQuery.focus {
+                guard let next = bTree.trie.child(of: bNode, step) else { aRoot = nil; break }
+                aRoot = aRoot.flatMap { matcher.child(of: $0, named: next) }
+                bNode = next
+            }
         }
-        var beforeTotal = before.total, beforeSelf: [Nanoseconds?] = [], beforeTotals: [Nanoseconds?] = [], deltas: [Double] = []
-        if !afterQuery.focus.isEmpty { beforeTotal = aRoot.map { before.arena.nodes[$0].total } ?? 0 }
-        var cache = matcher.emptyChildCache()
+        let beforeTotal = aRoot.map { aTree.total($0) } ?? 0
+        let frames = graph.frames
+        // The A node of each B frame on the way (B's frames come parents first).
+        var aNodeOfFrame = [Int?](repeating: nil, count: frames.count)
+        var beforeSelf: [Nanoseconds?] = [], beforeTotals: [Nanoseconds?] = [], deltas: [Double] = []
         for frame in 0..<frames.count {
             let node = nodeOfFrame[frame]
             var match: Int?
             if node >= 0 {
                 let parentFrame = frames.parent[frame]
                 if parentFrame < 0 {
-                    match = afterQuery.focus.isEmpty ? aRoot.flatMap { matcher.child(of: $0, named: node, cache: &cache) } : aRoot
+                    match = afterQuery.focus.isEmpty ? aRoot.flatMap { matcher.child(of: $0, named: node) } : aRoot
                 } else {
-                    match = aNodeOfFrame[parentFrame].flatMap { matcher.child(of: $0, named: node, cache: &cache) }
+                    match = aNodeOfFrame[parentFrame].flatMap { matcher.child(of: $0, named: node) }
                 }
             }
             aNodeOfFrame[frame] = match
-            let aSelf = match.map { before.arena.nodes[$0].selfWeight }
+            let aSelf = match.map { aTree.selfWeight($0) }
             beforeSelf.append(aSelf)
-            beforeTotals.append(match.map { before.arena.nodes[$0].total })
+            beforeTotals.append(match.map { aTree.total($0) })
             let bShare = graph.totalWeight > 0 ? Double(frames.selfWeight[frame]) / Double(graph.totalWeight) : 0
             let aShare = beforeTotal > 0 ? Double(aSelf ?? 0) / Double(beforeTotal) : 0
             deltas.append(frames.kind[frame] == .merged ? 0 : bShare - aShare)
         }
-        let removed = matcher.removedFunctions(aRoot: aRoot, aTotal: beforeTotal)
+        let removed = matcher.removedFunctions(aRoot: aRoot, aTotal: beforeTotal, bRoot: b.focusRoot(afterQuery.focus, in: bTree))
         return DifferentialFlameGraph(
-            graph: graph, beforeTotal: beforeTotal, beforeSamples: aRoot.map { before.arena.nodes[$0].samples } ?? 0,
+            graph: graph, beforeTotal: beforeTotal, beforeSamples: aRoot.map { aTree.samples($0) } ?? 0,
             beforeUnit: a.metadata.cpuWeightUnit, beforeTotalOfFrame: beforeTotals, beforeSelfOfFrame: beforeSelf, selfDelta: deltas,
             removed: Array(removed.prefix(max(0, query.removedLimit))), removedCount: removed.count
         )
     }
+
+    /// The node of a (threadless) focus path in a loaded top-down tree; the root without one.
+    fileprivate func focusRoot(_ focus: [CallPathStep], in tree: TopDownTree) -> Int? {
+        var node = Int(CPUPathTrie.root)
+        for step in focus {
+            guard let next = tree.trie.child(of: node, step) else { return nil }
+            node = next
+        }
+        return node
+    }
 }
 
-/// Matches B's nodes to A's by the names of their steps (thread rows and frame rows are each
-/// trace's own), and finds A's functions that B does not have.
+/// Matches B's nodes to A's by the names of their steps (frame rows are each trace's own), and
+/// finds A's functions that B does not run. Names are compared as text only across traces:
+/// within one, by their string references.
 private struct NameMatcher {
-    let a: Trace, aTree: NodeArena, b: Trace, bTree: NodeArena
+    let a: Trace, aTree: TopDownTree, b: Trace, bTree: TopDownTree
     let view: (a: String, b: String)
+    private let childCache = ChildCache()
 
-    func emptyChildCache() -> [Int: [String: Int]] { [:] }
+    /// A's children by name, filled as the graph asks (a class: the matcher is passed around by value).
+    private final class ChildCache { var byNode: [Int: [String: Int]] = [:] }
+
+    init(a: Trace, aTree: TopDownTree, b: Trace, bTree: TopDownTree, view: (a: String, b: String)) {
+        (self.a, self.aTree, self.b, self.bTree, self.view) = (a, aTree, b, bTree, view)
+    }
 
     private func name(_ step: CallPathStep, in trace: Trace, view: String) -> String {
         if case .frame(let row) = step { return trace.string(trace.cpu.frames.name[Int(row)]) }
@@ -117,64 +141,66 @@ private struct NameMatcher {
         return step == .outsideBody ? "\u{0}outside" : step == .systemLibraries ? "\u{0}system" : trace.callPathText(step, view: view).name
     }
 
-    /// A's child of `aNode` named as B's node `bNode`, its children by name cached (the heaviest of a name).
-    func child(of aNode: Int, named bNode: Int, cache: inout [Int: [String: Int]]) -> Int? {
-        if cache[aNode] == nil {
+    /// A's child of `aNode` named as B's node `bNode` (the heaviest of that name).
+    func child(of aNode: Int, named bNode: Int) -> Int? {
+        if childCache.byNode[aNode] == nil {
             var byName: [String: Int] = [:]
-            for child in aTree.nodes[aNode].children.values {
-                let key = name(aTree.nodes[child].key, in: a, view: view.a)
-                if let known = byName[key], aTree.nodes[known].total >= aTree.nodes[child].total { continue }
+            for child in aTree.children(of: aNode) {
+                let key = name(aTree.step(child), in: a, view: view.a)
+                if let known = byName[key], aTree.total(known) >= aTree.total(child) { continue }
                 byName[key] = child
             }
-            cache[aNode] = byName
+            childCache.byNode[aNode] = byName
         }
-        return cache[aNode]![name(bTree.nodes[bNode].key, in: b, view: view.b)]
+        return childCache.byNode[aNode]![name(bTree.step(bNode), in: b, view: view.b)]
     }
 
-    /// The A node at B node `bNode`'s path, by names.
-    func aNode(matching bNode: Int) -> Int? {
-        var cache: [Int: [String: Int]] = [:]
-        var (aCurrent, bCurrent) = (NodeArena.root, NodeArena.root)
-        for step in bTree.path(to: bNode) {
-            guard let next = bTree.nodes[bCurrent].children[step], let matched = child(of: aCurrent, named: next, cache: &cache) else { return nil }
-            (bCurrent, aCurrent) = (next, matched)
-        }
-        return aCurrent
-    }
-
-    /// Functions (by name and binary) on some stack of A's subtree at `aRoot` and nowhere in B's
-    /// tree, heaviest first. A function's weight counts each sample once, at its outermost call.
-    func removedFunctions(aRoot: Int?, aTotal: Nanoseconds) -> [RemovedFunction] {
+    /// Functions (by name) on some stack of A's subtree at `aRoot` and nowhere in B's at `bRoot`,
+    /// heaviest first. A function's weight counts each sample once, at its outermost call.
+    func removedFunctions(aRoot: Int?, aTotal: Nanoseconds, bRoot: Int?) -> [RemovedFunction] {
         guard let aRoot else { return [] }
-        var bNames = Set<String>()
-        for node in 1..<max(1, bTree.nodes.count) { bNames.insert(name(bTree.nodes[node].key, in: b, view: view.b)) }
+        // B's function names: its string references first, as text once each.
+        var bRefs = Set<StringRef>()
+        var pending = bRoot.map { [$0] } ?? []
+        while let node = pending.popLast() {
+            if case .frame(let row) = bTree.step(node), node != 0 { bRefs.insert(b.cpu.frames.name[Int(row)]) }
+            pending.append(contentsOf: bTree.children(of: node))
+        }
+        let bNames = Set(bRefs.map { b.string($0) })
         struct Found { var total: Nanoseconds = 0, heaviest: Int = -1 }
-        var found: [String: Found] = [:]
+        var gone: [StringRef: Bool] = [:]
+        var found: [StringRef: Found] = [:]
         // Depth first with enter/leave events, counting the names on the current path.
-        var onPath: [String: Int] = [:]
-        var pending: [(node: Int, leaving: Bool)] = aTree.nodes[aRoot].children.values.map { ($0, false) }
-        while let (node, leaving) = pending.popLast() {
-            let key = name(aTree.nodes[node].key, in: a, view: view.a)
-            if leaving {
-                onPath[key]! -= 1
+        var onPath: [StringRef: Int] = [:]
+        var walk: [(node: Int, leaving: Bool)] = aTree.children(of: aRoot).map { ($0, false) }
+        while let (node, leaving) = walk.popLast() {
+            guard case .frame(let row) = aTree.step(node) else {
+                if !leaving { walk.append(contentsOf: aTree.children(of: node).map { ($0, false) }) }
                 continue
             }
-            if case .frame = aTree.nodes[node].key, !bNames.contains(key), onPath[key, default: 0] == 0 {
-                var entry = found[key] ?? Found()
-                entry.total += aTree.nodes[node].total
-                if entry.heaviest < 0 || aTree.nodes[node].total > aTree.nodes[entry.heaviest].total { entry.heaviest = node }
-                found[key] = entry
+            let ref = a.cpu.frames.name[Int(row)]
+            if leaving {
+                onPath[ref]! -= 1
+                continue
             }
-            onPath[key, default: 0] += 1
-            pending.append((node, true))
-            pending.append(contentsOf: aTree.nodes[node].children.values.map { ($0, false) })
+            if gone[ref] == nil { gone[ref] = !bNames.contains(a.string(ref)) }
+            if gone[ref]!, onPath[ref, default: 0] == 0 {
+                var entry = found[ref] ?? Found()
+                entry.total += aTree.total(node)
+                if entry.heaviest < 0 || aTree.total(node) > aTree.total(entry.heaviest) { entry.heaviest = node }
+                found[ref] = entry
+            }
+            onPath[ref, default: 0] += 1
+            walk.append((node, true))
+            walk.append(contentsOf: aTree.children(of: node).map { ($0, false) })
         }
-        return found.map { key, entry in
-            let node = aTree.nodes[entry.heaviest]
-            let (_, binary, isAppCode) = a.callPathText(node.key, view: view.a)
-            let caller = node.parent == aRoot || node.parent == NodeArena.root ? "" : a.callPathText(aTree.nodes[node.parent].key, view: view.a).name
+        return found.map { ref, entry in
+            let step = aTree.step(entry.heaviest)
+            let (name, binary, isAppCode) = a.callPathText(step, view: view.a)
+            let parent = Int(aTree.trie.parent[entry.heaviest])
+            let caller = parent == aRoot || parent <= 0 ? "" : a.callPathText(aTree.step(parent), view: view.a).name
             return RemovedFunction(
-                name: key, binary: binary, kind: FlameLayout.kind(of: node.key, binary: binary, isAppCode: isAppCode),
+                name: name, binary: binary, kind: FlameLayout.kind(of: step, binary: binary, isAppCode: isAppCode),
                 total: entry.total, share: aTotal > 0 ? Double(entry.total) / Double(aTotal) : 0, caller: caller
             )
         }

@@ -109,40 +109,64 @@ public struct FlameGraph: Sendable, Equatable {
 
 extension Trace {
     public func flameGraph(_ query: FlameGraphQuery) -> FlameGraph {
-        let built = callTreeArena(query.tree)
-        return flameGraphAndNodes(query, arena: built.arena, total: built.total, sampleCount: built.sampleCount,
-                                  updateCount: built.updateCount, byThread: built.byThread).graph
+        flameGraphAndNodes(query).graph
     }
 
-    /// The flame graph of an arena already built (the differential graph builds its own), and
-    /// the arena node of each frame (-1 for a merged block).
-    func flameGraphAndNodes(
-        _ query: FlameGraphQuery, arena tree: NodeArena, total wholeTotal: Nanoseconds, sampleCount wholeSamples: Int,
-        updateCount: Int?, byThread: Bool
+    /// The flame graph and the tree node each frame is of (-1 for a merged block; trie nodes for a
+    /// top-down graph). `byThread` nil: thread roots when top-down and not of a view.
+    func flameGraphAndNodes(_ query: FlameGraphQuery, byThread: Bool? = nil) -> (graph: FlameGraph, nodes: [Int]) {
+        let view = query.tree.view?.name ?? ""
+        let (trees, weights) = cpuTrees(query.tree, byThread: byThread)
+        switch trees {
+        case .topDown(var tree, let threads):
+            var source = ThreadedTopDown(tree: tree, slices: threads, of: self)
+            var roots: [Int]
+            var (total, sampleCount, focusFound) = (weights.total, weights.sampleCount, true)
+            if !query.tree.focus.isEmpty {
+                if let (thread, node) = focusNode(query.tree.focus, threads: threads, in: &tree) {
+                    source = ThreadedTopDown(tree: tree, slices: threads, of: self, loaded: threads.firstIndex { $0.thread == thread })
+                    (roots, total, sampleCount) = ([node], tree.total(node), tree.samples(node))
+                } else {
+                    (roots, total, sampleCount, focusFound) = ([], 0, 0, false)
+                }
+            } else {
+                source.willExpand(ThreadedTopDown.virtualRoot)
+                roots = source.childOrder(of: ThreadedTopDown.virtualRoot) ?? sortedChildren(of: ThreadedTopDown.virtualRoot, in: source, view: view)
+            }
+            return flameLayout(query, source: &source, roots: roots, total: total, sampleCount: sampleCount, updateCount: weights.updateCount, focusFound: focusFound)
+        case .bottomUp(let trie):
+            var (total, sampleCount) = (weights.total, weights.sampleCount)
+            let leaves = leafWeights(weights, trie: trie)
+            if !query.tree.focus.isEmpty { (total, sampleCount) = bottomUpWeight(of: query.tree.focus, trie: trie, leaves: leaves) }
+            let zoomTotal = query.zoom.isEmpty ? total : bottomUpWeight(of: query.tree.focus + query.zoom, trie: trie, leaves: leaves).0
+            let span = query.window.map { $0.to - $0.from } ?? zoomTotal
+            let threshold = max(1, span / Int64(max(1, query.width)))
+            var tree = bottomUpArena(
+                trie: trie, leaves: leaves, threshold: threshold, window: query.window, focus: query.tree.focus, zoom: query.zoom, view: view
+            )
+            let roots = query.tree.focus.isEmpty ? sortedChildren(of: NodeArena.root, in: tree, view: view) : tree.node(at: query.tree.focus).map { [$0] } ?? []
+            return flameLayout(
+                query, source: &tree, roots: roots, total: total, sampleCount: sampleCount, updateCount: weights.updateCount,
+                focusFound: query.tree.focus.isEmpty || !roots.isEmpty
+            )
+        }
+    }
+
+    /// Lays `roots` of `source` out for the query's zoom, window and width.
+    private func flameLayout<S: CallTreeSource>(
+        _ query: FlameGraphQuery, source: inout S, roots: [Int], total: Int64, sampleCount: Int, updateCount: Int?, focusFound: Bool
     ) -> (graph: FlameGraph, nodes: [Int]) {
         let range = query.tree.range ?? TimeRange(start: metadata.start, end: metadata.end)
-        let viewName = query.tree.view?.name ?? ""
-        // The graph's roots: the focused node alone, or the arena's roots.
-        var roots: [Int]
-        var (total, sampleCount) = (wholeTotal, wholeSamples)
-        var focusFound = true
-        if query.tree.focus.isEmpty {
-            roots = byThread ? threadOrder(tree.nodes[NodeArena.root].children.values, in: tree) : sortedChildren(of: NodeArena.root, in: tree, view: viewName)
-        } else if let focused = tree.node(at: query.tree.focus) {
-            roots = [focused]
-            (total, sampleCount) = (tree.nodes[focused].total, tree.nodes[focused].samples)
-        } else {
-            (roots, total, sampleCount, focusFound) = ([], 0, 0, false)
-        }
-        let zoomed = zoomExtent(query.zoom, roots: roots, in: tree, view: viewName)
+        let view = query.tree.view?.name ?? ""
+        let zoomed = zoomExtent(query.zoom, roots: roots, in: &source, view: view)
         var window = query.window ?? zoomed.map { WeightWindow(from: $0.x, to: $0.x + $0.total) } ?? WeightWindow(from: 0, to: total)
         window.from = max(0, min(window.from, total))
         window.to = max(window.from + 1, min(window.to, max(total, 1)))
         let width = max(1, query.width)
         var minWeight = max(1, (window.to - window.from + Int64(width) - 1) / Int64(width))
-        var layout = FlameLayout(trace: self, tree: tree, view: viewName, window: window)
+        var layout = FlameLayout(trace: self, view: view, window: window)
         while true {
-            layout.run(roots: roots, minWeight: minWeight, zoomPath: zoomed?.nodes ?? [])
+            layout.run(roots: roots, in: &source, minWeight: minWeight, zoomPath: zoomed?.nodes ?? [])
             if layout.frames.count <= max(1, query.maxFrames) || minWeight == Int64.max { break }
             minWeight = minWeight.multipliedReportingOverflow(by: 2).overflow ? Int64.max : minWeight * 2
         }
@@ -156,39 +180,74 @@ extension Trace {
         return (graph, layout.nodeOfFrame)
     }
 
-    /// Threads in the tree's order: main threads first, then by thread index.
-    func threadOrder(_ nodes: some Collection<Int>, in tree: NodeArena) -> [Int] {
-        func order(_ node: Int) -> (Int, Int) {
-            guard case .thread(let thread) = tree.nodes[node].key else { return (2, 0) }
-            return (thread >= 0 && thread < threads.count && threads[thread].isMain ? 0 : 1, thread)
-        }
-        return nodes.sorted { order($0) < order($1) }
-    }
-
-    /// The children of `node`, heaviest first, ties by name (the call tree's order).
-    func sortedChildren(of node: Int, in tree: NodeArena, view: String) -> [Int] {
-        tree.nodes[node].children.values.sorted { a, b in
-            let (wa, wb) = (tree.nodes[a].total, tree.nodes[b].total)
-            if wa != wb { return wa > wb }
-            let (na, nb) = (callPathText(tree.nodes[a].key, view: view).name, callPathText(tree.nodes[b].key, view: view).name)
-            return na != nb ? na < nb : tree.nodes[a].key.wireName < tree.nodes[b].key.wireName
-        }
-    }
-
     /// The nodes of `path` from the graph's roots and the last one's left edge and weight.
-    private func zoomExtent(_ path: [CallPathStep], roots: [Int], in tree: NodeArena, view: String) -> (nodes: [Int], x: Int64, total: Int64)? {
+    private func zoomExtent<S: CallTreeSource>(_ path: [CallPathStep], roots: [Int], in source: inout S, view: String) -> (nodes: [Int], x: Int64, total: Int64)? {
         guard !path.isEmpty else { return nil }
         var x: Int64 = 0
         var siblings = roots
         var nodes: [Int] = []
         for step in path {
-            guard let index = siblings.firstIndex(where: { tree.nodes[$0].key == step }) else { return nil }
-            for before in siblings[..<index] { x += tree.nodes[before].total }
+            guard let index = siblings.firstIndex(where: { source.step($0) == step }) else { return nil }
+            for before in siblings[..<index] { x += source.total(before) }
             nodes.append(siblings[index])
-            siblings = sortedChildren(of: siblings[index], in: tree, view: view)
+            source.willExpand(siblings[index])
+            siblings = source.childOrder(of: siblings[index]) ?? sortedChildren(of: siblings[index], in: source, view: view)
         }
-        return (nodes, x, tree.nodes[nodes[nodes.count - 1]].total)
+        return (nodes, x, source.total(nodes[nodes.count - 1]))
     }
+}
+
+/// A top-down tree with one root per thread above a path trie whose weights are one thread's
+/// at a time: expanding a thread's root loads its samples (a graph lays threads out one after
+/// the other, each whole before the next). Without threads, the trie's root is the top.
+struct ThreadedTopDown: CallTreeSource {
+    static let virtualRoot = -1
+    var tree: TopDownTree
+    let slices: [CPUSampleSet.Slice]
+    let trace: Trace
+    private let sliceTotals: [(weight: Int64, samples: Int)]
+    private let mainThreads: Set<Int32>
+    private(set) var loaded: Int?
+
+    init(tree: TopDownTree, slices: [CPUSampleSet.Slice], of trace: Trace, loaded: Int? = nil) {
+        self.tree = tree
+        self.slices = slices
+        self.trace = trace
+        mainThreads = Set(trace.threads.indices.filter { trace.threads[$0].isMain }.map(Int32.init))
+        self.loaded = loaded
+        sliceTotals = slices.map { ($0.weight, $0.rows.count) }
+    }
+
+    private var threaded: Bool { slices.first?.thread != nil }
+    /// Thread `i`'s root is node -2 - i.
+    private func slice(of node: Int) -> Int? { node <= -2 ? -2 - node : nil }
+
+    mutating func willExpand(_ node: Int) {
+        let wanted = slice(of: node) ?? (node == Self.virtualRoot && !threaded ? 0 : nil)
+        guard let wanted, wanted < slices.count, loaded != wanted else { return }
+        tree.load(slices[wanted], of: trace)
+        loaded = wanted
+    }
+
+    func childOrder(of node: Int) -> [Int]? {
+        guard node == Self.virtualRoot, threaded else { return nil }
+        // Main thread first, then by thread index, as the call tree.
+        return slices.indices.sorted { a, b in
+            let (ta, tb) = (slices[a].thread!, slices[b].thread!)
+            return (mainThreads.contains(ta) ? 0 : 1, ta) < (mainThreads.contains(tb) ? 0 : 1, tb)
+        }.map { -2 - $0 }
+    }
+
+    func children(of node: Int) -> [Int] {
+        if node == Self.virtualRoot { return threaded ? childOrder(of: node)! : tree.children(of: 0) }
+        return tree.children(of: slice(of: node) != nil ? 0 : node)
+    }
+
+    func total(_ node: Int) -> Int64 { slice(of: node).map { sliceTotals[$0].weight } ?? tree.total(node) }
+    func selfWeight(_ node: Int) -> Int64 { slice(of: node) != nil ? 0 : tree.selfWeight(node) }
+    func samples(_ node: Int) -> Int { slice(of: node).map { sliceTotals[$0].samples } ?? tree.samples(node) }
+    func step(_ node: Int) -> CallPathStep { slice(of: node).map { .thread(Int(slices[$0].thread!)) } ?? tree.step(node) }
+    func foldedDepth(_ node: Int) -> Bool { slice(of: node) != nil ? false : tree.foldedDepth(node) }
 }
 
 /// Strings of an answer, each once.
@@ -203,11 +262,11 @@ struct StringTable {
     }
 }
 
-/// One pass over an arena from the graph's roots: frames inside the window and at least
-/// `minWeight` wide, narrower siblings merged, depth first with an explicit stack.
+/// One pass over a tree from the graph's roots: frames inside the window and at least
+/// `minWeight` wide, narrower siblings merged, depth first with an explicit stack (a subtree is
+/// laid out whole before its next sibling's: `willExpand` may load a thread's weights).
 struct FlameLayout {
     let trace: Trace
-    let tree: NodeArena
     let view: String
     let window: WeightWindow
     var frames = FlameFrames()
@@ -215,25 +274,31 @@ struct FlameLayout {
     var binaries = StringTable()
     var mergedFrames = 0
     var zoomFrames: [Int] = []
-    /// The arena node of each frame (-1 for a merged block), for the differential graph.
+    /// The tree node of each frame (-1 for a merged block), for the differential graph.
     var nodeOfFrame: [Int] = []
 
-    init(trace: Trace, tree: NodeArena, view: String, window: WeightWindow) {
+    init(trace: Trace, view: String, window: WeightWindow) {
         self.trace = trace
-        self.tree = tree
         self.view = view
         self.window = window
     }
 
-    mutating func run(roots: [Int], minWeight: Int64, zoomPath: [Int]) {
+    mutating func run<S: CallTreeSource>(roots: [Int], in source: inout S, minWeight: Int64, zoomPath: [Int]) {
         frames = FlameFrames()
         names = StringTable()
         binaries = StringTable()
         (mergedFrames, zoomFrames, nodeOfFrame) = (0, [], [])
-        let onZoomPath = Set(zoomPath)
-        // Work: the siblings of one parent frame, laid out from x.
-        var pending: [(siblings: [Int], parent: Int, depth: Int, x: Int64)] = [(roots, -1, 0, 0)]
-        while let (siblings, parent, depth, startX) = pending.popLast() {
+        // The zoom path's nodes, by depth, each the child of the last (a node id of one thread's
+        // trie stands for another thread's node elsewhere).
+        let zoomAt = zoomPath
+        // Work: a node whose children are laid out (nil: the roots), its frame, depth and x.
+        var pending: [(node: Int?, parent: Int, depth: Int, x: Int64)] = [(nil, -1, 0, 0)]
+        while let (owner, parent, depth, startX) = pending.popLast() {
+            var siblings = roots
+            if let owner {
+                source.willExpand(owner)
+                siblings = source.childOrder(of: owner) ?? trace.sortedChildren(of: owner, in: source, view: view)
+            }
             var x = startX
             var run: (x: Int64, total: Int64, samples: Int, count: Int)?
             func flushRun() {
@@ -246,31 +311,32 @@ struct FlameLayout {
             }
             var children: [(node: Int, frame: Int, x: Int64)] = []
             for node in siblings {
-                let weight = tree.nodes[node].total
+                let weight = source.total(node)
                 defer { x += weight }
                 guard weight > 0 else { continue }
                 if weight < minWeight {
                     // A run of narrow siblings becomes one block (siblings come heaviest first).
-                    if let current = run { run = (current.x, current.total + weight, current.samples + tree.nodes[node].samples, current.count + 1) }
-                    else { run = (x, weight, tree.nodes[node].samples, 1) }
+                    if let current = run { run = (current.x, current.total + weight, current.samples + source.samples(node), current.count + 1) }
+                    else { run = (x, weight, source.samples(node), 1) }
                     continue
                 }
                 flushRun()
                 guard overlaps(x, weight) else { continue }
-                let (name, binary, isAppCode) = trace.callPathText(tree.nodes[node].key, view: view)
+                let step = source.step(node)
+                let (name, binary, isAppCode) = trace.callPathText(step, view: view)
                 let frame = append(
-                    parent: parent, depth: depth, x: x, total: weight, selfWeight: tree.nodes[node].selfWeight, samples: tree.nodes[node].samples,
-                    name: name, binary: binary, kind: Self.kind(of: tree.nodes[node].key, binary: binary, isAppCode: isAppCode),
-                    step: tree.nodes[node].key, merged: 0, folded: tree.nodes[node].foldedDepth, node: node
+                    parent: parent, depth: depth, x: x, total: weight, selfWeight: source.selfWeight(node), samples: source.samples(node),
+                    name: name, binary: binary, kind: Self.kind(of: step, binary: binary, isAppCode: isAppCode),
+                    step: step, merged: 0, folded: source.foldedDepth(node), node: node
                 )
-                if onZoomPath.contains(node) { zoomFrames.append(frame) }
-                if !tree.nodes[node].children.isEmpty { children.append((node, frame, x)) }
+                if depth < zoomAt.count, zoomAt[depth] == node, zoomFrames.count == depth, zoomFrames.last.map({ $0 == parent }) ?? (parent == -1) {
+                    zoomFrames.append(frame)
+                }
+                children.append((node, frame, x))
             }
             flushRun()
             // Reversed, so the first sibling's subtree comes out first.
-            for child in children.reversed() {
-                pending.append((trace.sortedChildren(of: child.node, in: tree, view: view), child.frame, depth + 1, child.x))
-            }
+            for child in children.reversed() { pending.append((child.node, child.frame, depth + 1, child.x)) }
         }
     }
 

@@ -4,7 +4,7 @@
 // boxes narrower than a pixel merge with their narrow neighbours at the same depth.
 
 public struct StackChartQuery: Sendable, Equatable {
-    /// The thread, window (`range`) and transforms; its mode, focus and minPercent are not used.
+    /// The thread, window (`range`) and transforms; its mode, focus, view and minPercent are not used.
     public var tree: CallTreeQuery
     public var width: Int
     /// Whatever the width, an answer holds at most this many boxes: past it, the pixel the
@@ -50,8 +50,8 @@ public struct StackBoxes: Sendable, Equatable {
 extension Trace {
     public func stackChart(_ query: StackChartQuery) -> StackChart {
         var treeQuery = query.tree
-        treeQuery.mode = .topDown
-        treeQuery.focus = []
+        // Time-ordered samples of one thread: no direction, focus or view cut.
+        (treeQuery.mode, treeQuery.focus, treeQuery.view) = (.topDown, [], nil)
         let range = treeQuery.range ?? TimeRange(start: metadata.start, end: metadata.end)
         let thread = treeQuery.thread.map { Int32(truncatingIfNeeded: $0) } ?? threads.indices.first { threads[$0].isMain }.map(Int32.init)
         // The samples of the thread in the window, in time order.
@@ -62,14 +62,20 @@ extension Trace {
             rows.append(i)
         }
         let interval = Self.medianGap(rows.lazy.map { samples.time[$0] })
-        var tree = NodeArena()
-        var paths = StackPaths(query: treeQuery, trace: self)
-        paths.startTree(at: NodeArena.root)
-        let leaves = rows.map { paths.node(of: samples.stack[$0], in: &tree) }
-        var depthOf = [Int](repeating: -1, count: tree.nodes.count)
-        for node in 1..<max(1, tree.nodes.count) { depthOf[node] = depthOf[tree.nodes[node].parent] + 1 }
+        let trie = cpuPathTrie(treeQuery)
+        // Each sample's node, deeper stacks charged to their frame at the depth limit (once per stack).
+        var capped: [UInt32: Int] = [:]
+        let leaves = rows.map { row -> Int in
+            let stack = samples.stack[row]
+            var node = Int(trie.nodeOfStack[Int(stack)])
+            guard trie.depth[node] > CallTreeQuery.maxDepth else { return node }
+            if let known = capped[stack] { return known }
+            while trie.depth[node] > CallTreeQuery.maxDepth { node = Int(trie.parent[node]) }
+            capped[stack] = node
+            return node
+        }
         var minDuration = max(1, (range.duration + Int64(max(1, query.width)) - 1) / Int64(max(1, query.width)))
-        var chart = StackChartBuilder(trace: self, tree: tree, depthOf: depthOf, view: treeQuery.view?.name ?? "")
+        var chart = StackChartBuilder(trace: self, trie: trie)
         while true {
             chart.run(rows: rows, leaves: leaves, interval: interval, minDuration: minDuration)
             if chart.boxes.count <= max(1, query.maxBoxes) || minDuration == Int64.max { break }
@@ -103,9 +109,7 @@ extension Trace {
 /// merged run at their depth. Work per sample is the depth where its stack parts from the last one.
 struct StackChartBuilder {
     let trace: Trace
-    let tree: NodeArena
-    let depthOf: [Int]
-    let view: String
+    let trie: CPUPathTrie
     var boxes = StackBoxes()
     var names = StringTable()
     var binaries = StringTable()
@@ -114,12 +118,13 @@ struct StackChartBuilder {
     private struct Box { var node: Int, start: Nanoseconds, first: Int }
     private struct Run { var start: Nanoseconds, end: Nanoseconds, samples: Int, count: Int, node: Int }
 
-    init(trace: Trace, tree: NodeArena, depthOf: [Int], view: String) {
+    init(trace: Trace, trie: CPUPathTrie) {
         self.trace = trace
-        self.tree = tree
-        self.depthOf = depthOf
-        self.view = view
+        self.trie = trie
     }
+
+    /// A box's depth: the trie's root (no frame) is above the top row.
+    private func depthOf(_ node: Int) -> Int { Int(trie.depth[node]) - 1 }
 
     mutating func run(rows: [Int], leaves: [Int], interval: Nanoseconds, minDuration: Nanoseconds) {
         var columns: [[(start: Nanoseconds, end: Nanoseconds, samples: Int, merged: Int, node: Int)]] = []
@@ -168,11 +173,11 @@ struct StackChartBuilder {
             chain.removeAll(keepingCapacity: true)
             var node = leaves[i]
             // Walk up until the node is one the open boxes hold (or the root).
-            while node != NodeArena.root, !(depthOf[node] < open.count && open[depthOf[node]].node == node) {
+            while node > 0, !(depthOf(node) < open.count && open[depthOf(node)].node == node) {
                 chain.append(node)
-                node = tree.nodes[node].parent
+                node = Int(trie.parent[node])
             }
-            let common = node == NodeArena.root ? 0 : depthOf[node] + 1
+            let common = node <= 0 ? 0 : depthOf(node) + 1
             close(downTo: common, at: i)
             for node in chain.reversed() { open.append(Box(node: node, start: time, first: i)) }
             openEnd = end
@@ -195,10 +200,11 @@ struct StackChartBuilder {
                     boxes.binary.append(binaries.add(""))
                     boxes.kind.append(.merged)
                 } else {
-                    let (name, binary, isAppCode) = trace.callPathText(tree.nodes[box.node].key, view: view)
+                    let step = trie.step(box.node)
+                    let (name, binary, isAppCode) = trace.callPathText(step, view: "")
                     boxes.name.append(names.add(name))
                     boxes.binary.append(binaries.add(binary))
-                    boxes.kind.append(FlameLayout.kind(of: tree.nodes[box.node].key, binary: binary, isAppCode: isAppCode))
+                    boxes.kind.append(FlameLayout.kind(of: step, binary: binary, isAppCode: isAppCode))
                 }
             }
         }

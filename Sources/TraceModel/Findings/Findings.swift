@@ -75,12 +75,14 @@ public struct FindingEvidence: Sendable, Equatable, Encodable {
 }
 
 /// The merged CPU of a view's updates: its name and module, the category of its updates, and which
-/// of them (`SummaryFilter`'s raw value, "long-view-body" for the long bodies).
+/// of them: a lane (`SummaryFilter`'s raw value, "long-view-body" for the long bodies) and those
+/// longer than `longerThanNs` (the finding's threshold), so they are the updates the finding counts.
 public struct FindingCPUView: Sendable, Equatable, Encodable {
     public var name: String
     public var module: String
     public var category: String
     public var filter: String
+    public var longerThanNs: Nanoseconds
 }
 
 public struct Finding: Sendable, Equatable, Encodable {

@@ -234,7 +234,7 @@ extension Trace {
                     frames: frames, cpuCoverage: nil,
                     cpuView: FindingCPUView(
                         name: view, module: module, category: string(updates.category[longest]),
-                        filter: (lane == .longViewBody ? SummaryFilter.longViewBody : .all).rawValue
+                        filter: (lane == .longViewBody ? SummaryFilter.longViewBody : .all).rawValue, longerThanNs: options.longBodyNs
                     )
                 )
             ))

@@ -59,7 +59,7 @@ func addCPURoutes(to router: some RouterMethods<BasicRequestContext>, store: Tra
 }
 
 /// The samples and transforms every CPU route reads: `start`/`end` (or `rangeNames`), `mode`,
-/// `thread`, `view`/`module`/`filter`, `hideSystem`, `charge` (one symbol per line), `flatten`, `focus`.
+/// `thread`, `view`/`module`/`filter`/`longerThan`, `hideSystem`, `charge` (one symbol per line), `flatten`, `focus`.
 /// `paths` false: `focus` is not read (it names another trace's rows).
 private func cpuQuery(
     _ query: QueryParameters, trace: Trace, rangeNames: (String, String) = ("start", "end"), paths: Bool = true
@@ -71,7 +71,10 @@ private func cpuQuery(
     guard charged.count <= 200 else { throw APIError.badParameter("charge", "at most 200 symbols can be charged to their callers, not \(charged.count)") }
     var view: CallTreeQuery.ViewSelector?
     if let name = query.string("view") {
-        view = CallTreeQuery.ViewSelector(name: name, module: query.string("module"), filter: try query.choice("filter", default: SummaryFilter.all))
+        view = CallTreeQuery.ViewSelector(
+            name: name, module: query.string("module"), filter: try query.choice("filter", default: SummaryFilter.all),
+            longerThan: try query.int("longerThan", in: 0...TraceLimits.durations.upperBound)
+        )
     }
     return CallTreeQuery(
         range: try query.timeRange(rangeNames.0, rangeNames.1), mode: try query.choice("mode", default: .topDown),

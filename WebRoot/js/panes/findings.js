@@ -34,7 +34,7 @@ export function evidenceLinks(traceId, finding) {
     const which = view.filter === 'long-view-body' ? `all ${evidence.updateCount} long bodies` : `all ${evidence.updateCount} updates`;
     links.push({ kind: 'cpu', text: `CPU of ${which} of ${view.name}`,
       href: buildPath(traceId, { pane: 'cpu', cpu: 'view', paneView: { module: view.module, view: view.name, category: view.category },
-        filter: view.filter === 'all' ? null : view.filter }) });
+        filter: view.filter === 'all' ? null : view.filter, longerThan: view.longerThanNs ?? null }) });
   }
   if (evidence.range) {
     const { start, end } = evidence.range;

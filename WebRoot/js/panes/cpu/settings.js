@@ -12,10 +12,11 @@ export const CPU_VIEWS = Object.freeze([
 /** The keys of the view state a CPU view reloads on. */
 export const CPU_KEYS = Object.freeze(['range', 'inverted', 'cpu', 'cpuThread', 'hideSystem', 'charged', 'flatten', 'focus']);
 
-/** "Every update of V" / "Every long body of V": what a c=view pane is of. */
+/** "Every update of V" / "Every long update of V over 1.00 ms": what a c=view pane is of. */
 export function scopeText(state, view) {
   const long = state.filter && state.filter !== 'all';
-  return `${long ? 'Every long update' : 'Every update'} of ${view.view}${state.range ? ' in the inspection range' : ''}, from its body`;
+  const over = state.longerThan != null ? ` over ${formatDuration(state.longerThan)}` : '';
+  return `${long ? 'Every long update' : 'Every update'} of ${view.view}${over}${state.range ? ' in the inspection range' : ''}, from its body`;
 }
 
 /** The view whose updates the pane is of (c=view with a pv=), else null. */
@@ -35,6 +36,7 @@ export function cpuParams(state, { forStack = false } = {}) {
   if (view) Object.assign(params, { view: view.view, module: view.module });
   // "Updates to include" (f=) picks which of the view's updates: a long-body finding's CPU is of the long ones.
   if (view && state.filter && state.filter !== 'all') params.filter = state.filter;
+  if (view && state.longerThan != null) params.longerThan = state.longerThan;
   if (state.hideSystem) params.hideSystem = 'true';
   if (state.charged?.length) params.charge = state.charged.join('\n');
   if (state.flatten) params.flatten = 'true';
@@ -44,7 +46,8 @@ export function cpuParams(state, { forStack = false } = {}) {
 
 /** Whether a change of `changed` keys (a Set) means the CPU answer must be asked again. */
 export function cpuChanged(state, changed) {
-  return CPU_KEYS.some((key) => changed.has(key)) || (state.cpu === 'view' && (changed.has('paneView') || changed.has('filter')));
+  return CPU_KEYS.some((key) => changed.has(key))
+    || (state.cpu === 'view' && (changed.has('paneView') || changed.has('filter') || changed.has('longerThan')));
 }
 
 /**
