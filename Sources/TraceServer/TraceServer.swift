@@ -49,6 +49,7 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Bas
     let queries = WorkGate(name: "queries", limit: options.maxConcurrentQueries, maxWaiting: 256)
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes)
     addQueryRoutes(to: router, store: store, queries: queries)
+    addSearchRoutes(to: router, store: store, queries: queries)
     addGraphRoutes(to: router, store: store, queries: queries)
     addCompareRoutes(to: router, store: store, queries: queries)
     return router

@@ -4,7 +4,7 @@ import TraceModel
 /// List, upload, describe and delete traces.
 func addTraceRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore, maxUploadBytes: Int64) {
     router.get("/api/traces") { _, _ in
-        try jsonResponse(TraceList(traces: await store.list()))
+        try jsonResponse(TraceList(traces: await store.list(), maxUploadBytes: maxUploadBytes))
     }
 
     router.post("/api/traces") { request, _ in
@@ -29,7 +29,11 @@ func addTraceRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
     }
 }
 
-struct TraceList: Encodable { var traces: [TraceRecord] }
+struct TraceList: Encodable {
+    var traces: [TraceRecord]
+    /// The largest upload accepted (`--max-upload-mb`): the browser checks a file against it before sending.
+    var maxUploadBytes: Int64
+}
 struct Uploaded: Encodable { var trace: TraceRecord; var summary: TraceInfo }
 
 extension RequestContext {
