@@ -9,7 +9,7 @@ struct TraceSvc: AsyncParsableCommand {
         discussion: "A usage error (unknown option, bad value) exits with status 2.",
         subcommands: [
             Serve.self, Inspect.self, Compare.self, Check.self, Generate.self, Bench.self, BenchTimeline.self, BenchFindings.self,
-            ExportXCTrace.self, BenchXCTrace.self, BenchCompare.self, BenchSummary.self,
+            ExportXCTrace.self, BenchXCTrace.self, BenchCompare.self, BenchSummary.self, Migrate.self,
         ]
     )
 
