@@ -43,16 +43,21 @@ if grep -E '^/.*(/Sources/|/Tests/).*warning:' "$build_log" | grep -v '/.build/'
     echo "warnings in tracesvc sources (above)"; exit 1
 fi
 
-stage "team engines (scripts/team-up.sh --engines-only)"
-team_run=.build-team/ci-engines
+# One team for the whole run: the Swift storage tests use its engines, Tests/Team its replicas and nginx.
+stage "team mode: PostgreSQL, SeaweedFS, two replicas, nginx (scripts/team-up.sh)"
+team_run=.build-team/ci
 bash scripts/team-down.sh "$team_run" >/dev/null 2>&1 || true
 trap 'bash scripts/team-down.sh "$team_run" >/dev/null 2>&1 || true' EXIT
-bash scripts/team-up.sh --engines-only "$team_run"
+TRACESVC_BIN="$PWD/.build/debug/tracesvc" bash scripts/team-up.sh "$team_run"
 # shellcheck disable=SC1091
 source "$team_run/team.env"
 
 stage "swift test"
 swift test --skip-build
+
+stage "team mode tests (Tests/Team, against the engines)"
+python3 -c 'import boto3' 2>/dev/null || python3 -m pip install -q boto3
+python3 -m pytest -q Tests/Team
 
 stage "browser logic (node --test)"
 node --test Tests/Web/*.test.mjs

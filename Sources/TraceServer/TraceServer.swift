@@ -29,7 +29,7 @@ public struct ServerOptions: Sendable {
     public var storageServices: [any Service] = []
     /// A blob no trace names is swept after this long.
     public var sweepGrace: Duration = .seconds(3600)
-    /// Where `/metrics` reads from; nil leaves the route out (the process bootstraps swift-metrics with it).
+    /// Where `/metrics` reads from (the process bootstraps swift-metrics with it); nil answers an empty registry.
     public var metrics: PrometheusCollectorRegistry?
 
     /// A compressed upload may decompress to this many times `maxUploadBytes` (exports gzip
@@ -65,7 +65,7 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Bas
         .init(service: storage.catalog.serviceName) { try await storage.catalog.check() },
         .init(service: storage.blobs.serviceName) { try await storage.blobs.check() },
     ])
-    addHealthRoutes(to: router, readiness: readiness, metrics: options.metrics)
+    addHealthRoutes(to: router, readiness: readiness, metrics: options.metrics ?? PrometheusCollectorRegistry())
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes)
     addQueryRoutes(to: router, store: store, queries: queries)
     addGraphRoutes(to: router, store: store, queries: queries)

@@ -6,7 +6,7 @@ import TraceStorage
 /// `GET /healthz` (the process answers), `GET /readyz` (every storage service answers within its
 /// deadline) and `GET /metrics` (Prometheus text): what a load balancer and an operator's
 /// Grafana read. None of them needs the write token.
-func addHealthRoutes(to router: some RouterMethods<BasicRequestContext>, readiness: Readiness, metrics: PrometheusCollectorRegistry?) {
+func addHealthRoutes(to router: some RouterMethods<BasicRequestContext>, readiness: Readiness, metrics: PrometheusCollectorRegistry) {
     router.get("/healthz") { _, _ in
         try jsonResponse(["status": "ok"])
     }
@@ -16,16 +16,14 @@ func addHealthRoutes(to router: some RouterMethods<BasicRequestContext>, readine
         return try jsonResponse(report, status: report.ready ? .ok : .serviceUnavailable)
     }
 
-    if let metrics {
-        router.get("/metrics") { _, _ in
-            var bytes: [UInt8] = []
-            metrics.emit(into: &bytes)
-            return Response(
-                status: .ok,
-                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
-            )
-        }
+    router.get("/metrics") { _, _ in
+        var bytes: [UInt8] = []
+        metrics.emit(into: &bytes)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+        )
     }
 }
 
