@@ -109,6 +109,6 @@ struct StoreMaintenance: Service {
     let sweepEvery: Duration
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown { await store.maintain(sweepEvery: sweepEvery) }
+        await cancelWhenGracefulShutdown { await store.maintain(sweepEvery: sweepEvery) }
     }
 }

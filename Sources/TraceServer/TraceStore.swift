@@ -468,7 +468,11 @@ public actor TraceStore {
         case .resync:
             // Deletes said while the listener was disconnected were lost: ask about every model in memory.
             for id in cache.keys where samples[id] == nil {
-                if case .some(nil) = try? await storage.catalog.entry(id: id) { evict(id) }
+                do {
+                    if try await storage.catalog.entry(id: id) == nil { evict(id) }
+                } catch {
+                    // A catalog that does not answer now keeps the model: the next re-check decides.
+                }
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import Synchronization
 
 /// What can go wrong with a storage service (catalog or blob store), in storage terms; the server
 /// turns it into HTTP in one place. `service` names the service for the person reading the error
@@ -24,23 +25,60 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Runs `operation`, cancelling it and throwing `.unavailable` when it takes longer than
-/// `timeout`: a storage call never waits on a service forever (postgres-nio's pool, for one,
-/// retries an unreachable server without end).
+/// Runs `operation`, throwing `.unavailable` when it takes longer than `timeout`: a storage call
+/// never waits on a service forever. The operation is cancelled then, but not waited for:
+/// postgres-nio's pool (seen here) may not return from a cancelled query while the server is
+/// coming back, and the caller must get its answer at the deadline all the same.
 public func withDeadline<T: Sendable>(
     _ timeout: Duration, service: String, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
+    let work = Task { try await operation() }
+    let outcome = Outcome<T>()
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            outcome.set(continuation)
+            Task {
+                let result = await work.result
+                outcome.finish(result)
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                if outcome.finish(.failure(StorageError.unavailable(service: service, detail: "no answer within \(timeout.shortDescription)"))) {
+                    work.cancel()
+                }
+            }
+        }
+    } onCancel: {
+        work.cancel()
+        outcome.finish(.failure(CancellationError()))
+    }
+}
+
+/// The first of several results, handed to one waiting continuation exactly once.
+private final class Outcome<T: Sendable>: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<T, any Error>?, result: Result<T, any Error>?)>((nil, nil))
+
+    func set(_ continuation: CheckedContinuation<T, any Error>) {
+        let ready: Result<T, any Error>? = state.withLock { state in
+            if let result = state.result { return result }
+            state.continuation = continuation
             return nil
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            throw StorageError.unavailable(service: service, detail: "no answer within \(timeout.shortDescription)")
+        if let ready { continuation.resume(with: ready) }
+    }
+
+    /// True when this result is the one given.
+    @discardableResult
+    func finish(_ result: Result<T, any Error>) -> Bool {
+        let (continuation, first): (CheckedContinuation<T, any Error>?, Bool) = state.withLock { state in
+            guard state.result == nil else { return (nil, false) }
+            state.result = result
+            let continuation = state.continuation
+            state.continuation = nil
+            return (continuation, true)
         }
-        return value
+        continuation?.resume(with: result)
+        return first
     }
 }
 

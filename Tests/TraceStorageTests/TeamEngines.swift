@@ -91,24 +91,19 @@ enum TeamEngines {
                                        "-p \(engines.pgPort) -k \(engines.runDirectory)/pg -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start"])
     }
 
+    /// Through the shell with `waitpid` (`system`), not Foundation's `Process`: on Linux `Process`
+    /// learns of the exit through a descriptor that `pg_ctl start`'s server inherits and keeps open.
     private static func runPostgresTool(_ tool: String, _ arguments: [String]) throws {
         let engines = try endpoints()
-        let process = Process()
-        let path = engines.pgBin + "/" + tool
-        if getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--", path] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("pg-tool-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let command = ([getuid() == 0 ? "runuser -u postgres -- " : ""] + [engines.pgBin + "/" + tool] + arguments)
+            .map { $0.hasSuffix(" ") ? $0 : "'\($0)'" }.joined(separator: " ")
+        let status = system("\(command) >'\(log.path)' 2>&1 </dev/null")
+        guard status == 0 else {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            throw EngineError(description: "\(tool) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
         }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw EngineError(description: "\(tool) \(arguments.joined(separator: " ")) failed: \(text)") }
     }
 
     static func blobStore(timeout: Duration = .seconds(5)) throws -> S3BlobStore {

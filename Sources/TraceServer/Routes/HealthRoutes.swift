@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Prometheus
+import TraceModel
 import TraceStorage
 
 /// `GET /healthz` (the process answers), `GET /readyz` (every storage service answers within its
@@ -67,17 +68,17 @@ public struct Readiness: Sendable {
             for (index, check) in checks.enumerated() {
                 group.addTask {
                     let started = ContinuousClock.now
-                    var error: String?
+                    var problem: String?
                     do {
                         try await withDeadline(timeout, service: check.service, check.run)
                     } catch let failure as StorageError {
-                        error = failure.description
+                        problem = failure.description
                     } catch {
-                        error = "\(check.service): \(error)"
+                        problem = "\(check.service): \(error)"
                     }
                     let elapsed = ContinuousClock.now - started
                     let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-                    return (index, Report.Service(name: check.service, ok: error == nil, milliseconds: milliseconds, error: error))
+                    return (index, Report.Service(name: check.service, ok: problem == nil, milliseconds: milliseconds, error: problem))
                 }
             }
             var services: [(Int, Report.Service)] = []

@@ -59,11 +59,11 @@ public enum SigV4 {
         let names = merged.keys.sorted()
         let canonicalHeaders = names.map { "\($0):\(merged[$0]!.joined(separator: ","))\n" }.joined()
         let signedHeaders = names.joined(separator: ";")
-        let query = request.query
-            .map { (uriEncode($0.name, keepSlash: false), uriEncode($0.value, keepSlash: false)) }
-            .sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-            .map { "\($0.0)=\($0.1)" }
-            .joined(separator: "&")
+        let encoded: [(name: String, value: String)] = request.query.map { item in
+            (uriEncode(item.name, keepSlash: false), uriEncode(item.value, keepSlash: false))
+        }
+        let sorted = encoded.sorted { a, b in a.name != b.name ? a.name < b.name : a.value < b.value }
+        let query = sorted.map { item in "\(item.name)=\(item.value)" }.joined(separator: "&")
         let path = request.path.isEmpty ? "/" : uriEncode(request.path, keepSlash: true)
         let text = [request.method, path, query, canonicalHeaders, signedHeaders, request.payloadHash].joined(separator: "\n")
         return (text, signedHeaders)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOSSL
 import PostgresNIO
 import ServiceLifecycle
 
@@ -53,21 +54,23 @@ public final class PostgresCatalog: Catalog, Service {
             "postgres://\(user)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)"
         }
 
-        var tls: PostgresConnection.Configuration.TLS {
-            switch sslMode {
+        func connectionConfiguration() throws -> PostgresConnection.Configuration {
+            let tls: PostgresConnection.Configuration.TLS = switch sslMode {
             case "disable": .disable
-            case "require": .require(.makeClientConfiguration())
-            default: .prefer(.makeClientConfiguration())
+            case "require": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
-        }
-
-        var connectionConfiguration: PostgresConnection.Configuration {
             var configuration = PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
             configuration.options.connectTimeout = .seconds(2)
             return configuration
         }
 
         var clientConfiguration: PostgresClient.Configuration {
+            let tls: PostgresClient.Configuration.TLS = switch sslMode {
+            case "disable": .disable
+            case "require": .require(.makeClientConfiguration())
+            default: .prefer(.makeClientConfiguration())
+            }
             var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
             configuration.options.connectTimeout = .seconds(2)
             configuration.options.maximumConnections = 16
@@ -102,7 +105,7 @@ public final class PostgresCatalog: Catalog, Service {
         let service = "catalog (PostgreSQL)"
         do {
             try await withDeadline(timeout, service: service) {
-                let connection = try await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 0, logger: logger)
+                let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 0, logger: logger)
                 do {
                     try await migrate(connection, logger: logger)
                     try await connection.close()
@@ -159,15 +162,14 @@ public final class PostgresCatalog: Catalog, Service {
 
     /// The pool and the delete listener, until the service group shuts down.
     public func run() async throws {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.client.run() }
-            group.addTask { await self.listenForDeletes() }
-            await withGracefulShutdownHandler {
+        // Services stop in reverse order: the HTTP server (started after this) finishes its requests first.
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.client.run() }
+                group.addTask { await self.listenForDeletes() }
                 await group.next()
-            } onGracefulShutdown: {
                 group.cancelAll()
             }
-            group.cancelAll()
         }
         changeContinuation.finish()
     }
@@ -177,7 +179,7 @@ public final class PostgresCatalog: Catalog, Service {
         while !Task.isCancelled {
             do {
                 let connection = try await withDeadline(.seconds(3), service: serviceName) {
-                    try await PostgresConnection.connect(configuration: self.location.connectionConfiguration, id: 1, logger: self.logger)
+                    try await PostgresConnection.connect(configuration: try self.location.connectionConfiguration(), id: 1, logger: self.logger)
                 }
                 if attempt > 0 { logger.info("catalog: delete listener reconnected") }
                 attempt = 0
@@ -275,11 +277,12 @@ public final class PostgresCatalog: Catalog, Service {
 
     public func totals() async throws -> (count: Int, bytes: Int64) {
         try await call("totals") {
+            var totals = (count: 0, bytes: Int64(0))
             for try await (count, bytes) in try await self.client.query("SELECT COUNT(*), COALESCE(SUM(size_bytes), 0)::BIGINT FROM traces", logger: self.logger)
                 .decode((Int64, Int64).self) {
-                return (Int(count), bytes)
+                totals = (Int(count), bytes)
             }
-            return (0, 0)
+            return totals
         }
     }
 
@@ -298,7 +301,7 @@ public final class PostgresCatalog: Catalog, Service {
         let now = CatalogEntry.nowMicros()
         try await call("claim") {
             // Waits on the row lock while a sweep of this key is deleting it; then claims anew.
-            try await self.client.query("""
+            _ = try await self.client.query("""
                 INSERT INTO blob_claims (sha256, claimed_at_us) VALUES (\(key), \(now))
                 ON CONFLICT (sha256) DO UPDATE SET claimed_at_us = EXCLUDED.claimed_at_us
                 """, logger: self.logger)
@@ -315,7 +318,10 @@ public final class PostgresCatalog: Catalog, Service {
                     claimedAt = value
                 }
                 guard claimedAt < cutoff else { return false }
-                for try await _ in try await connection.query("SELECT 1 FROM traces WHERE sha256 = \(key) LIMIT 1", logger: self.logger) { return false }
+                // Rows are read to the end: the connection runs the next statement of this transaction after them.
+                var named = false
+                for try await _ in try await connection.query("SELECT 1 FROM traces WHERE sha256 = \(key) LIMIT 1", logger: self.logger) { named = true }
+                guard !named else { return false }
                 try await connection.query("DELETE FROM blob_claims WHERE sha256 = \(key)", logger: self.logger)
                 try await remove()
                 return true
