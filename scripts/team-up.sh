@@ -94,6 +94,13 @@ for _ in $(seq 1 100); do
     sleep 0.2
 done
 [ "$code" != "000" ] || fail "SeaweedFS S3 gateway did not answer on 127.0.0.1:$s3_port" "$run/s3/log"
+# `-bucket` creates the bucket a moment after the gateway answers: wait for it (the filer lists it).
+for _ in $(seq 1 100); do
+    code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Accept: application/json' "http://127.0.0.1:$filer_port/buckets/traces/" || true)
+    [ "$code" = 200 ] && break
+    sleep 0.2
+done
+[ "$code" = 200 ] || fail "SeaweedFS did not create the bucket 'traces'" "$run/s3/log"
 stage "SeaweedFS S3 on 127.0.0.1:$s3_port"
 
 cat >"$run/team.env" <<EOF

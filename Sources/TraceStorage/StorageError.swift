@@ -97,13 +97,13 @@ func measured<T: Sendable>(service: String, operation: String, _ body: () async 
     let dimensions = [("service", service), ("operation", operation)]
     do {
         let value = try await body()
-        Metrics.Timer(label: "tracesvc_storage_call_duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
+        Metrics.Timer(label: "tracesvc_storage_call_duration_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds)
             .record(duration: ContinuousClock.now - started)
         return value
     } catch {
-        Metrics.Timer(label: "tracesvc_storage_call_duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
+        Metrics.Timer(label: "tracesvc_storage_call_duration_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds)
             .record(duration: ContinuousClock.now - started)
-        Counter(label: "tracesvc_storage_call_errors", dimensions: dimensions).increment()
+        Counter(label: "tracesvc_storage_call_errors_total", dimensions: dimensions).increment()
         throw error
     }
 }

@@ -256,8 +256,8 @@ import TraceStorage
             let response = try await client.upload(nativeTrace(updates: 21), name: "second.json")
             try expectError(response, .init(code: 507))
         }
-        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("traces").path)
-        #expect(stored.count == 2, "one trace and its sidecar, nothing of the refused upload")
+        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("blobs").path)
+        #expect(stored.count == 1, "one trace's bytes, nothing of the refused upload")
     }
 
     // MARK: 8, 9. Bombs, non-traces, headers

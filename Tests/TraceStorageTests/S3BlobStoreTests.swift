@@ -15,7 +15,6 @@ struct S3BlobStoreTests {
 
     @Test func putIsIdempotentAndGetVerifiesTheContent() async throws {
         let store = try TeamEngines.blobStore()
-        defer { Task { await store.shutdown() } }
         let (file, key, size) = try Self.blobFile("another app's trace \(UUID())")
         defer { try? FileManager.default.removeItem(at: file) }
 
@@ -39,7 +38,6 @@ struct S3BlobStoreTests {
     /// blob is checked against its key when it is read, so damaged bytes are never parsed as the trace.
     @Test func aBlobWhoseBytesDoNotMatchItsKeyIsRefusedWhenRead() async throws {
         let store = try TeamEngines.blobStore()
-        defer { Task { await store.shutdown() } }
         let (file, _, size) = try Self.blobFile("the real bytes \(UUID())")
         defer { try? FileManager.default.removeItem(at: file) }
         let wrongKey = SigV4.hex(SHA256.hash(data: Data("other bytes \(UUID())".utf8)))
@@ -57,7 +55,6 @@ struct S3BlobStoreTests {
         let engines = try TeamEngines.endpoints()
         let store = S3BlobStore(location: try .init(url: engines.blobsURL),
                                 credentials: .init(accessKeyID: engines.accessKey, secretAccessKey: "wrong"), logger: Logger(label: "test"))
-        defer { Task { await store.shutdown() } }
         do {
             try await store.check()
             Issue.record("a wrong secret was accepted")
@@ -71,7 +68,6 @@ struct S3BlobStoreTests {
         let port = try freePort()
         let store = S3BlobStore(location: try .init(url: "s3://traces?endpoint=http://127.0.0.1:\(port)&region=us-east-1"),
                                 credentials: .init(accessKeyID: "k", secretAccessKey: "s"), logger: Logger(label: "test"), callTimeout: .seconds(1))
-        defer { Task { await store.shutdown() } }
         let started = ContinuousClock.now
         await #expect(throws: StorageError.self) { try await store.check() }
         #expect(ContinuousClock.now - started < .seconds(3))

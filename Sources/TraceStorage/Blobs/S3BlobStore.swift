@@ -51,16 +51,8 @@ public final class S3BlobStore: BlobStore {
         self.logger = logger
         self.callTimeout = callTimeout
         self.minimumThroughput = minimumThroughput
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout.connect = .seconds(2)
-        configuration.connectionPool.idleTimeout = .seconds(30)
-        configuration.httpVersion = .http1Only
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }
-
-    /// Closes the connection pool.
-    public func shutdown() async {
-        try? await client.shutdown()
+        // The process-wide client: it needs no shutdown, and every call here has its own deadline.
+        client = HTTPClient.shared
     }
 
     private func deadline(forBytes bytes: Int64) -> Duration {
