@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tracesvc", targets: ["tracesvc"]),
+        .executable(name: "tracesvc-bench", targets: ["tracesvc-bench"]),
     ],
     dependencies: [
         // No default traits: we need neither swift-configuration nor Hummingbird's full-Foundation extras.
@@ -47,6 +48,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The sample traces and the synthetic generators (model traces, xctrace-shaped exports):
+        // for `tracesvc generate`, the benchmarks and the tests.
+        .target(name: "TraceSamples", dependencies: ["TraceModel", "TraceFormats"], swiftSettings: strict),
         .target(
             name: "TraceStorage",
             dependencies: [
@@ -83,11 +87,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "tracesvc",
+        // The user's command line: the commands, runnable in process (TraceCLITests); the
+        // `tracesvc` executable only calls it.
+        .target(
+            name: "TraceCLI",
             dependencies: [
                 "TraceModel",
                 "TraceFormats",
+                "TraceSamples",
                 "TraceServer",
                 "TraceStorage",
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -98,11 +105,29 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "TraceModelTests", dependencies: ["TraceModel"], swiftSettings: strict),
+        .executableTarget(name: "tracesvc", dependencies: ["TraceCLI"], swiftSettings: strict),
+        // The benchmarks (README, "Benchmarks"): not part of the user's command line.
+        .executableTarget(
+            name: "tracesvc-bench",
+            dependencies: [
+                "TraceModel",
+                "TraceFormats",
+                "TraceSamples",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "TraceModelTests", dependencies: ["TraceModel", "TraceSamples"], swiftSettings: strict),
         .testTarget(
             name: "TraceFormatsTests",
-            dependencies: ["TraceFormats", "TraceModel"],
+            dependencies: ["TraceFormats", "TraceModel", "TraceSamples"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TraceCLITests",
+            dependencies: ["TraceCLI", "TraceFormats", "TraceModel", "TraceSamples"],
+            exclude: ["Expected"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -117,6 +142,7 @@ let package = Package(
                 "TraceServer",
                 "TraceStorage",
                 "TraceFormats",
+                "TraceSamples",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict

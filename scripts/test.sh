@@ -1,18 +1,46 @@
 #!/usr/bin/env bash
 # Runs every test of tracesvc from a fresh machine: installs what the tests need when missing,
-# builds with warnings checked, starts the team-mode engines (PostgreSQL, SeaweedFS: scripts/team-up.sh),
-# runs the Swift tests, the browser logic's node tests, then the browser suite in headless Chromium.
-# Each stage prints its time.
+# builds with warnings checked, starts team mode on real engines (PostgreSQL, SeaweedFS, two replicas,
+# nginx: scripts/team-up.sh, once for the run), runs the Swift tests, the team tests, the browser logic's
+# node tests, then the browser suite in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-started=$(date +%s)
-stage_started=$started
-stage() {
-    local now
-    now=$(date +%s)
-    echo "== $1 (previous stage $((now - stage_started)) s, total $((now - started)) s)"
-    stage_started=$now
+
+# Each stage says how long it took (and, at the end, all of them), so a slow stage shows where it is.
+stage_name=""
+stage_began=0
+stage_times=()
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+end_stage() {
+    [ -n "$stage_name" ] || return 0
+    local ms=$(( $(now_ms) - stage_began ))
+    stage_times+=("$(printf '%7d.%d s  %s' $((ms / 1000)) $((ms % 1000 / 100)) "$stage_name")")
+    printf -- '-- %s: %d.%d s\n' "$stage_name" $((ms / 1000)) $((ms % 1000 / 100))
+    stage_name=""
 }
+stage() {
+    end_stage
+    stage_name=$1
+    stage_began=$(now_ms)
+    echo "== $1"
+}
+summary() {
+    local status=$?
+    end_stage
+    if [ ${#stage_times[@]} -gt 0 ]; then
+        echo "== stage times"
+        printf '%s\n' "${stage_times[@]}"
+    fi
+    return $status
+}
+team_run=.build-team/ci
+on_exit() {
+    local status=$?
+    bash scripts/team-down.sh "$team_run" >/dev/null 2>&1 || true
+    (exit $status)
+    summary
+}
+trap on_exit EXIT
 
 need_apt=()
 [ -f /usr/include/zlib.h ] || need_apt+=(zlib1g-dev)
@@ -25,11 +53,12 @@ command -v nginx >/dev/null 2>&1 || need_apt+=(nginx)
 command -v bc >/dev/null 2>&1 || need_apt+=(bc)
 [ -f /usr/include/sqlite3.h ] || need_apt+=(libsqlite3-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
-    echo "== installing ${need_apt[*]}"
+    stage "installing ${need_apt[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 python3 -c 'import playwright, pytest' 2>/dev/null || python3 -m pip install -q playwright pytest
+python3 -c 'import boto3' 2>/dev/null || python3 -m pip install -q boto3
 
 stage "swift build"
 build_log=$(mktemp)
@@ -44,10 +73,9 @@ if grep -E '^/.*(/Sources/|/Tests/).*warning:' "$build_log" | grep -v '/.build/'
 fi
 
 # One team for the whole run: the Swift storage tests use its engines, Tests/Team its replicas and nginx.
-stage "team mode: PostgreSQL, SeaweedFS, two replicas, nginx (scripts/team-up.sh)"
-team_run=.build-team/ci
+# An engine that does not start fails the run here, loudly.
+stage "team mode up: PostgreSQL, SeaweedFS, two replicas, nginx (scripts/team-up.sh)"
 bash scripts/team-down.sh "$team_run" >/dev/null 2>&1 || true
-trap 'bash scripts/team-down.sh "$team_run" >/dev/null 2>&1 || true' EXIT
 TRACESVC_BIN="$PWD/.build/debug/tracesvc" bash scripts/team-up.sh "$team_run"
 # shellcheck disable=SC1091
 source "$team_run/team.env"
@@ -55,8 +83,7 @@ source "$team_run/team.env"
 stage "swift test"
 swift test --skip-build
 
-stage "team mode tests (Tests/Team, against the engines)"
-python3 -c 'import boto3' 2>/dev/null || python3 -m pip install -q boto3
+stage "team mode tests (Tests/Team, real engines)"
 python3 -m pytest -q Tests/Team
 
 stage "browser logic (node --test)"
@@ -65,4 +92,3 @@ node --test Tests/Web/*.test.mjs
 stage "browser tests"
 export TRACESVC_BIN="$PWD/.build/debug/tracesvc"
 python3 -m pytest -q Tests/Browser "$@"
-stage "done"

@@ -8,6 +8,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 import TraceFormats
+import TraceSamples
 @testable import TraceServer
 import TraceStorage
 

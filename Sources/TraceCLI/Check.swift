@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import TraceFormats
+import TraceModel
+
+struct Check: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fail a CI run when a trace goes over its performance budget or regressed against a baseline.",
+        discussion: """
+            Budgets are a JSON file (docs/ci.md, docs/budgets.schema.json): limits on red/orange updates,
+            view body time, hangs, hitches and cause fan-out. With --baseline, a view whose body count or
+            time grew beyond the budget's tolerance (default +\(Int(BaselineTolerance.defaultCount * 100)) % count, \
+            +\(Int(BaselineTolerance.defaultTime * 100)) % time) with a significant change is a regression.
+
+            Exit codes:
+              0  within budget (and no regression)
+              1  over budget or regressed
+              2  usage error, or a trace or budget file that cannot be read
+
+            tracesvc check run.json --budget perf-budget.json
+            tracesvc check run.json --baseline main.json --format junit --output check.xml
+            tracesvc check run.json --budget perf-budget.json --format github --server https://tracesvc.example.com
+            """
+    )
+
+    @Argument(help: "The trace to check: native JSON (.json / .json.gz) or xctrace export XML.")
+    var trace: String
+
+    @Option(help: "Budget file (JSON).")
+    var budget: String?
+
+    @Option(help: "An older trace of the same scenario: fail when views regressed against it.")
+    var baseline: String?
+
+    @Option(help: "text (readable), json, junit (JUnit XML, one test case per rule) or github (Actions annotations and a job summary in $GITHUB_STEP_SUMMARY).")
+    var format: CheckFormat = .text
+
+    @Option(help: "Write the report to this file (the readable text still goes to standard output).")
+    var output: String?
+
+    @Option(help: "A running tracesvc to upload the traces to; the report links to the evidence there.")
+    var server: String?
+
+    @Option(help: "Bearer token for uploading to --server (default: $TRACESVC_TOKEN).")
+    var token: String?
+
+    func validate() throws {
+        guard budget != nil || baseline != nil else {
+            throw ValidationError("nothing to check: give --budget FILE, --baseline OLD_TRACE, or both")
+        }
+        if let server {
+            guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--server must be an http:// or https:// URL, e.g. http://127.0.0.1:8080")
+            }
+        }
+    }
+
+    func run() async throws {
+        let current = try Self.load { () throws(TraceFormatError) in try TraceImporter.importTrace(at: URL(fileURLWithPath: trace), displayName: trace) }
+        let old = try baseline.map { path in
+            try Self.load { () throws(TraceFormatError) in try TraceImporter.importTrace(at: URL(fileURLWithPath: path), displayName: path) }
+        }
+        let rules = try budget.map { path in
+            try Self.load { () throws(TraceFormatError) in try BudgetReader.read(at: URL(fileURLWithPath: path), displayName: path) }
+        } ?? Budget()
+
+        var results = current.evaluate(rules)
+        if let old {
+            results += current.baselineResults(against: old, tolerance: rules.baseline, window: rules.window)
+        }
+        var report = CheckReport(trace: current.metadata.name, baseline: old?.metadata.name, results: results)
+        if let server {
+            do {
+                report.links = try await TraceUpload(server: server, token: token ?? CommandContext.current.environment["TRACESVC_TOKEN"])
+                    .links(trace: trace, baseline: baseline)
+            } catch {
+                // The verdict stands without links; say why they are missing.
+                Self.printError("could not upload to \(server): \(error)")
+            }
+        }
+
+        let text = report.text(colors: output == nil && format == .text && CommandContext.current.outputIsTerminal)
+        let rendered: String = switch format {
+        case .text: text
+        case .json: report.json
+        case .junit: report.junit
+        case .github: report.githubAnnotations
+        }
+        if let output {
+            do {
+                try Data(rendered.utf8).write(to: URL(fileURLWithPath: output))
+            } catch {
+                Self.printError("cannot write --output \(output): \(error.localizedDescription)")
+                throw ExitCode(2)
+            }
+            CommandContext.print(text)
+        } else {
+            CommandContext.current.writeOutput(rendered.hasSuffix("\n") ? rendered : rendered + "\n")
+        }
+        if format == .github, let summary = CommandContext.current.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
+            Self.append(report.markdown, to: summary)
+        }
+        if !report.passed { throw ExitCode(1) }
+    }
+
+    /// Reads an input or exits 2 with the reader's `file:line:column: what is wrong`.
+    private static func load<T>(_ read: () throws(TraceFormatError) -> T) throws -> T {
+        do {
+            return try read()
+        } catch {
+            printError(error.description)
+            throw ExitCode(2)
+        }
+    }
+
+    private static func append(_ text: String, to path: String) {
+        guard let handle = FileHandle(forWritingAtPath: path) ?? (FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil) else {
+            printError("cannot write the job summary to $GITHUB_STEP_SUMMARY (\(path))")
+            return
+        }
+        defer { try? handle.close() }
+        _ = try? handle.seekToEnd()
+        try? handle.write(contentsOf: Data(text.utf8))
+    }
+
+    static func printError(_ message: String) {
+        CommandContext.printError("tracesvc check: \(message)")
+    }
+}
+
+enum CheckFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, junit, github
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import TraceFormats
+import TraceSamples
+
+struct Generate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the sample traces, or a synthetic trace of any size, in the native format.",
+        discussion: """
+            tracesvc generate --all-samples --output SampleTraces
+            tracesvc generate --sample landmarks-favorites-slow --output /tmp
+            tracesvc generate --updates 1000000 --seed 42 --output /tmp/big.json.gz
+            """
+    )
+
+    @Option(help: "A sample to write into the --output directory: \(SampleTraces.names.joined(separator: ", ")).")
+    var sample: String?
+
+    @Flag(help: "Write every sample into the --output directory.")
+    var allSamples = false
+
+    @Option(help: "Write a synthetic trace with this many updates to the --output file (.json, or .json.gz to compress).")
+    var updates: Int?
+
+    @Option(help: "Seed of the synthetic trace: the same seed gives the same file.")
+    var seed: UInt64 = 42
+
+    @Option(help: "Directory for samples; file for --updates.")
+    var output: String
+
+    func validate() throws {
+        let modes = [sample != nil, allSamples, updates != nil].filter { $0 }.count
+        guard modes == 1 else { throw ValidationError("Give exactly one of --sample NAME, --all-samples or --updates N.") }
+        if let sample, !SampleTraces.names.contains(sample) {
+            throw ValidationError("Unknown sample \"\(sample)\". Samples: \(SampleTraces.names.joined(separator: ", ")).")
+        }
+        if let updates, updates < 1 { throw ValidationError("--updates must be at least 1.") }
+    }
+
+    func run() async throws {
+        let outputURL = URL(fileURLWithPath: output)
+        if let updates {
+            let trace = SyntheticTraces.trace(updates: updates, seed: seed)
+            try NativeTraceWriter.write(trace, to: outputURL)
+            let size = (try? FileManager.default.attributesOfItem(atPath: outputURL.path)[.size] as? Int) ?? 0
+            CommandContext.print("wrote \(outputURL.path): \(trace.updates.count) updates, \(trace.graph.edges.count) edges, \(size) bytes")
+            return
+        }
+        try FileManager.default.createDirectory(at: outputURL, withIntermediateDirectories: true)
+        for name in allSamples ? SampleTraces.names : [sample!] {
+            let url = outputURL.appendingPathComponent(SampleTraces.fileName(of: name))
+            try Data(SampleTraces.fileContents(of: name)).write(to: url)
+            CommandContext.print("wrote \(url.path)")
+        }
+    }
+}

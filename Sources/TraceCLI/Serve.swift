@@ -1,0 +1,184 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+import TraceServer
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the dashboard: upload traces and look at them in the browser.",
+        discussion: "Ctrl-C or SIGTERM stops the server after in-flight requests finish (at most --shutdown-grace seconds; an upload still arriving then is discarded whole)."
+    )
+
+    @Option(help: "Port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: "Address to listen on; 0.0.0.0 shares the dashboard on your network.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Where uploaded traces are kept (created if missing).")
+    var dataDir = "tracesvc-data"
+
+    @Option(help: "Largest accepted upload, in MB (a compressed one may decompress to \(ServerOptions.inflationAllowance) times this).")
+    var maxUploadMb = 2048
+
+    @Option(help: "Memory for traces kept loaded, in MB; least recently used ones are unloaded beyond it.")
+    var memoryBudgetMb = 2048
+
+    @Option(help: "The browser app's folder (default: the WebRoot next to the tracesvc package).")
+    var webRoot: String?
+
+    @Option(help: "Folder of sample traces listed read-only (default: the package's SampleTraces).")
+    var samplesDir: String?
+
+    @Option(help: "Seconds that requests in flight get to finish on Ctrl-C or SIGTERM.")
+    var shutdownGrace = 10
+
+    @Option(help: "All uploads kept on disk together, in MB; beyond it uploads get 507 until traces are deleted.")
+    var maxStoredMb = 20480
+
+    @Option(help: "Seconds a connection may stay without a complete request (idle, or sending headers slowly).")
+    var idleTimeout = 30
+
+    @Option(help: "Seconds a request body may send nothing before the connection is closed.")
+    var readTimeout = 30
+
+    @Option(help: "Open connections at most; more are closed as they arrive.")
+    var maxConnections = 512
+
+    @Option(help: "A host name this server answers to (repeatable). IP addresses, localhost and this machine's name always work; other names are refused, which stops DNS rebinding.")
+    var allowedHost: [String] = []
+
+    @Option(help: "Token that uploads and deletes must send (Authorization: Bearer TOKEN). Default: none on 127.0.0.1, a random one printed at start on any other --host.")
+    var writeToken: String?
+
+    @Option(help: "File holding the write token (first line), instead of --write-token.")
+    var writeTokenFile: String?
+
+    @Flag(help: "Let anyone who can connect upload and delete, even with --host other than loopback.")
+    var allowAnonymousWrites = false
+
+    @OptionGroup(title: "Team mode (shared catalog and bytes; any number of replicas)")
+    var team: TeamStorageOptions
+
+    @Option(help: "Minutes a stored blob that no trace names is kept before the sweep deletes it (uploads in flight are never swept).")
+    var sweepGraceMinutes = 60
+
+    /// /metrics reads this registry; every counter and timer of the process lands in it
+    /// (swift-metrics takes one factory per process: it is made once).
+    static let metrics: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
+    }()
+
+    mutating func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        guard maxUploadMb > 0 else { throw ValidationError("--max-upload-mb must be positive") }
+        guard memoryBudgetMb > 0 else { throw ValidationError("--memory-budget-mb must be positive") }
+        guard shutdownGrace >= 0 else { throw ValidationError("--shutdown-grace must not be negative") }
+        guard maxStoredMb > 0 else { throw ValidationError("--max-stored-mb must be positive") }
+        guard idleTimeout > 0, readTimeout > 0 else { throw ValidationError("--idle-timeout and --read-timeout must be positive") }
+        guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
+        guard writeToken == nil || writeTokenFile == nil else { throw ValidationError("give --write-token or --write-token-file, not both") }
+        guard !allowAnonymousWrites || (writeToken == nil && writeTokenFile == nil) else {
+            throw ValidationError("--allow-anonymous-writes contradicts a write token")
+        }
+        guard sweepGraceMinutes >= 0 else { throw ValidationError("--sweep-grace-minutes must not be negative") }
+    }
+
+    /// The token writes need: given, read from a file, or made up for a server on the network.
+    func resolveWriteToken() throws -> (token: String?, generated: Bool) {
+        if let writeToken { return (writeToken, false) }
+        if let writeTokenFile {
+            guard let text = try? String(contentsOfFile: writeTokenFile, encoding: .utf8),
+                  let line = text.split(whereSeparator: \.isNewline).first?.trimmingCharacters(in: .whitespaces), !line.isEmpty
+            else { throw ValidationError("\(writeTokenFile): cannot read a token from its first line") }
+            return (line, false)
+        }
+        if allowAnonymousWrites || Self.isLoopback(host) { return (nil, false) }
+        return (AccessPolicy.generateToken(), true)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "tracesvc")
+        logger.logLevel = CommandContext.current.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+
+        var options = ServerOptions(dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true).standardizedFileURL)
+        options.metrics = Self.metrics
+        options.sweepGrace = .seconds(60 * sweepGraceMinutes)
+        if let (storage, services) = try await team.open(logger: logger) {
+            options.storage = storage
+            options.storageServices = services
+        }
+        options.host = host
+        options.port = port
+        options.maxUploadBytes = Int64(maxUploadMb) << 20
+        options.memoryBudgetBytes = memoryBudgetMb << 20
+        options.maxStoredBytes = Int64(maxStoredMb) << 20
+        options.connectionLimits.idleTimeout = .seconds(Int64(idleTimeout))
+        options.connectionLimits.bodyReadTimeout = .seconds(Int64(readTimeout))
+        options.connectionLimits.maxConnections = maxConnections
+        let (token, generated) = try resolveWriteToken()
+        var hosts = Set(allowedHost)
+        hosts.insert(ProcessInfo.processInfo.hostName)
+        if !["0.0.0.0", "::"].contains(host) { hosts.insert(host) }
+        options.access = AccessPolicy(allowedHosts: hosts, writeToken: token)
+        options.webRoot = try webRoot.map(Self.existingDirectory) ?? Self.findPackageFolder("WebRoot")
+        options.samplesDirectory = try samplesDir.map(Self.existingDirectory) ?? Self.findPackageFolder("SampleTraces")
+        if options.webRoot == nil {
+            logger.warning("no WebRoot folder found: serving the API only (give --web-root)")
+        }
+
+        let host = host
+        let app = try await buildApplication(options: options, logger: logger) { port in
+            let shown = host == "0.0.0.0" ? (ProcessInfo.processInfo.hostName) : host
+            // Unbuffered, so scripts and tests reading our output see the URL at once.
+            var message = "tracesvc is running: open http://\(shown):\(port)/  (Ctrl-C to stop)\n"
+            if generated, let token {
+                message += "uploads and deletes need the write token \(token) (the page asks for it once; scripts send Authorization: Bearer \(token))\n"
+            }
+            CommandContext.current.writeOutput(message)
+        }
+        // SIGTERM / Ctrl-C: stop accepting, give requests in flight (an upload being parsed) a
+        // grace period to finish, then cancel the rest: a stalled upload is discarded whole.
+        var lifecycle = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        lifecycle.maximumGracefulShutdownDuration = .seconds(shutdownGrace)
+        try await ServiceGroup(configuration: lifecycle).run()
+    }
+
+    static func existingDirectory(_ path: String) throws -> URL {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("\(path) is not a folder")
+        }
+        return URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+    }
+
+    /// `name` in the folder of the executable or of the working directory, or in one of their
+    /// parents: finds the package's folders from `.build/debug/tracesvc` or from the repo.
+    static func findPackageFolder(_ name: String) -> URL? {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        for start in [executable, workingDirectory] {
+            var folder = start.standardizedFileURL
+            while true {
+                let candidate = folder.appendingPathComponent(name, isDirectory: true)
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                    return candidate
+                }
+                let parent = folder.deletingLastPathComponent()
+                if parent.path == folder.path { break }
+                folder = parent
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,204 @@
+import ArgumentParser
+import Foundation
+import TraceFormats
+import TraceSamples
+
+/// Import speed and memory of `xctrace export` XML, against reading the same bytes (same run).
+struct BenchXCTrace: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "xctrace",
+        abstract: "Measure importing a large xctrace export: MB/s and peak RSS, against plain reading.",
+        discussion: """
+            tracesvc-bench xctrace --mb 500        # generates a synthetic export of about 500 MB first
+            tracesvc-bench xctrace --file big.xml  # an export you have
+            When python3 and the Python peer (py_baseline.py, gen_xctrace.py in --peer-dir) are there, it
+            also imports a gen_xctrace.py export of --peer-mb MB with both, in the same run.
+            Build with `swift build -c release` for meaningful figures.
+            """
+    )
+
+    @Option(help: "Size of the synthetic export to generate, in MB (10^6 bytes).")
+    var mb: Int = 500
+
+    @Option(help: "Benchmark this export instead of generating one.")
+    var file: String?
+
+    @Option(help: "Seed of the synthetic export.")
+    var seed: UInt64 = 1
+
+    @Flag(help: "Keep the generated export (its path is printed).")
+    var keep = false
+
+    @Option(help: "Folder with the Python peer (py_baseline.py) and its export generator (gen_xctrace.py).")
+    var peerDir = "../shared/bench"
+
+    @Flag(help: "Also time the tokenizer alone, and tokenizer plus row reader without the assembler.")
+    var stages = false
+
+    @Option(help: "Size of the export both importers read for the peer comparison, in MB (0 skips it).")
+    var peerMB = 50
+
+    func run() async throws {
+        let url: URL
+        if let file {
+            url = URL(fileURLWithPath: file)
+        } else {
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-bench-\(mb)mb-\(seed).xml")
+            try generate(url)
+        }
+        defer { if file == nil && !keep { try? FileManager.default.removeItem(at: url) } }
+        let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        let megabytes = Double(size) / 1e6
+
+        // Baseline: only reading the bytes (page cache warm after generating).
+        let (readSeconds, xmlBytes) = try measure {
+            let source = try ByteSource(url: url)
+            var chunk: [UInt8] = []
+            var total = 0
+            while true {
+                chunk.removeAll(keepingCapacity: true)
+                guard try source.read(into: &chunk) else { break }
+                total += chunk.count
+            }
+            return total
+        }
+        resetPeakRSS()
+        let rssBefore = residentSet("VmRSS")
+        let cpuBefore = cpuSeconds()
+        let (importSeconds, trace) = try measure { try XCTraceImporter.importTrace(at: url, displayName: url.lastPathComponent) }
+        let importCPU = cpuSeconds() - cpuBefore
+        let peak = residentSet("VmHWM")
+
+        func rate(_ seconds: Double) -> String { String(format: "%.1f MB/s", megabytes / seconds) }
+        print("export: \(url.lastPathComponent), \(String(format: "%.1f", megabytes)) MB")
+        print("read only (baseline):  \(String(format: "%6.2f", readSeconds)) s  \(rate(readSeconds))")
+        print("import:                \(String(format: "%6.2f", importSeconds)) s  \(rate(importSeconds))  (\(String(format: "%.1f", importSeconds / readSeconds))x the read time)")
+        // The machine is shared: CPU time says what the import costs when it has a core to itself.
+        print("import CPU time:       \(String(format: "%6.2f", importCPU)) s  \(rate(importCPU))  (\(String(format: "%.0f", 100 * importCPU / importSeconds))% of a core)")
+        print("peak RSS during import: \(peak / 1_000_000) MB = \(String(format: "%.2f", Double(peak) / Double(size)))x the file (\(rssBefore / 1_000_000) MB before)")
+        print("trace: \(trace.updates.count) updates, \(trace.updateGroups.count) groups, \(trace.graph.nodes.count) nodes, \(trace.graph.edges.count) edges, \(trace.stateChanges.count) changes, \(trace.cpu.samples.count) samples, \(trace.cpu.stacks.count) stacks")
+        if xmlBytes != size {
+            // A gzip file: what the import reads is the inflated XML (inflated on the read-ahead thread).
+            let xmlMB = Double(xmlBytes) / 1e6
+            print("inflated XML: \(String(format: "%.1f", xmlMB)) MB, imported at \(String(format: "%.1f", xmlMB / importSeconds)) MB/s of XML (CPU \(String(format: "%.1f", xmlMB / importCPU)) MB/s)")
+        }
+        if keep, file == nil { print("kept \(url.path)") }
+        if stages {
+            // What each stage costs alone: a pipeline over two cores is bounded by its slowest stage.
+            let stagesAlone: [(String, () throws -> Int)] = [
+                ("tokenizer alone:      ", { try XCTraceStageCosts.tokenize(at: url) }),
+                ("tokenizer + rows:     ", { try XCTraceStageCosts.readRows(at: url) }),
+            ]
+            for (label, body) in stagesAlone {
+                let before = cpuSeconds()
+                let (seconds, n) = try measure(body)
+                let cpu = cpuSeconds() - before
+                print("\(label)\(String(format: "%6.2f", seconds)) s  \(rate(seconds)), CPU \(String(format: "%.2f", cpu)) s \(rate(cpu))  (\(n) tokens or rows)")
+            }
+        }
+        try comparePeer()
+    }
+
+    /// The Python iterparse reader public xctrace scripts use, on the same bytes as this importer.
+    private func comparePeer() throws {
+        let folder = URL(fileURLWithPath: peerDir)
+        let peer = folder.appendingPathComponent("py_baseline.py"), generator = folder.appendingPathComponent("gen_xctrace.py")
+        guard peerMB > 0 else { return }
+        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: FileManager.default.isExecutableFile) ?? which("python3"),
+              FileManager.default.fileExists(atPath: peer.path), FileManager.default.fileExists(atPath: generator.path)
+        else {
+            print("\npython peer: skipped (needs python3 and \(peer.path), \(generator.path))")
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-peer-\(peerMB)mb")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // gen_xctrace.py writes about 1.24 KB per update (both tables).
+        _ = try runChild(python, [generator.path, directory.path, "--updates", String(peerMB * 1_000_000 / 1240), "--seed", String(seed)])
+        let export = directory.appendingPathComponent("all.xml")
+        let size = Double((try FileManager.default.attributesOfItem(atPath: export.path)[.size] as? Int) ?? 0) / 1e6
+        let cpuBefore = cpuSeconds()
+        let (ownSeconds, _) = try measure { try XCTraceImporter.importTrace(at: export, displayName: "all.xml") }
+        let ownCPU = cpuSeconds() - cpuBefore
+        let (peerSeconds, peerCPU, output) = try runChild(python, [peer.path, export.path])
+        print("\npython peer (\(peer.lastPathComponent), ElementTree iterparse) on a gen_xctrace.py export of \(String(format: "%.1f", size)) MB:")
+        print("  tracesvc import: \(String(format: "%6.2f", ownSeconds)) s wall \(String(format: "%7.1f", size / ownSeconds)) MB/s, CPU \(String(format: "%6.2f", ownCPU)) s \(String(format: "%7.1f", size / ownCPU)) MB/s")
+        print("  python peer:     \(String(format: "%6.2f", peerSeconds)) s wall \(String(format: "%7.1f", size / peerSeconds)) MB/s, CPU \(String(format: "%6.2f", peerCPU)) s \(String(format: "%7.1f", size / peerCPU)) MB/s")
+        print("  tracesvc is \(String(format: "%.1f", peerCPU / ownCPU))x faster by CPU time; peer printed: \(output.trimmingCharacters(in: .whitespacesAndNewlines))")
+    }
+
+    private func which(_ command: String) -> String? {
+        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        return paths.map { "\($0)/\(command)" }.first(where: FileManager.default.isExecutableFile)
+    }
+
+    /// Runs a child process to its end: wall seconds, its CPU seconds, its standard output.
+    private func runChild(_ executable: String, _ arguments: [String]) throws -> (Double, Double, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        let before = childCPUSeconds()
+        let (seconds, output) = try measure {
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        guard process.terminationStatus == 0 else {
+            throw ValidationError("\(URL(fileURLWithPath: arguments[0]).lastPathComponent) failed (exit \(process.terminationStatus))")
+        }
+        return (seconds, childCPUSeconds() - before, output)
+    }
+
+    /// CPU time of the children this process has waited for.
+    private func childCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(truncatingIfNeeded: RUSAGE_CHILDREN.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    private func generate(_ url: URL) throws {
+        // Calibrate the size of one update (with its edges, samples...) on a small export.
+        var sampleBytes = 0
+        let calibration = 20_000
+        try XCTraceSyntheticExport(updates: calibration, seed: seed).write { sampleBytes += $0.count }
+        let updates = max(1, Int(Double(mb) * 1e6 / (Double(sampleBytes) / Double(calibration))))
+        let handle = try FileHandle.creatingForWriting(at: url)
+        defer { try? handle.close() }
+        let (seconds, _) = try measure {
+            try XCTraceSyntheticExport(updates: updates, seed: seed).write { try handle.write(contentsOf: Data($0)) }
+        }
+        print("generated \(updates) updates in \(String(format: "%.1f", seconds)) s")
+    }
+
+    private func measure<T>(_ body: () throws -> T) throws -> (Double, T) {
+        let clock = ContinuousClock()
+        var result: T?
+        let duration = try clock.measure { result = try body() }
+        return (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18, result!)
+    }
+
+    /// CPU time of this process (all threads).
+    private func cpuSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Linux: "5" in clear_refs resets the peak RSS, so VmHWM then covers only the import.
+    private func resetPeakRSS() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    /// A /proc/self/status figure in bytes (0 where there is no /proc).
+    private func residentSet(_ field: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+            let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+            return kilobytes * 1024
+        }
+        return 0
+    }
+}
