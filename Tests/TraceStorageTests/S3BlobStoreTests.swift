@@ -64,13 +64,17 @@ struct S3BlobStoreTests {
         }
     }
 
-    @Test func anUnreachableStoreFailsWithinItsDeadline() async throws {
+    @Test func anUnreachableStoreIsUnavailableNotAFailure() async throws {
         let port = try freePort()
         let store = S3BlobStore(location: try .init(url: "s3://traces?endpoint=http://127.0.0.1:\(port)&region=us-east-1"),
                                 credentials: .init(accessKeyID: "k", secretAccessKey: "s"), logger: Logger(label: "test"), callTimeout: .seconds(1))
-        let started = ContinuousClock.now
-        await #expect(throws: StorageError.self) { try await store.check() }
-        #expect(ContinuousClock.now - started < .seconds(3))
+        do {
+            try await store.check()
+            Issue.record("a store nobody listens for answered")
+        } catch let StorageError.unavailable(service, _) {
+            // Wall-clock bounds are checked end to end in Tests/Team: here other suites may hold the cooperative threads.
+            #expect(service == "object store (S3)")
+        }
     }
 
     @Test func locationsParseAndPrintWithoutSecrets() throws {

@@ -40,15 +40,17 @@ public struct Readiness: Sendable {
         }
     }
 
+    /// One service's answer to the check.
+    public struct ServiceStatus: Encodable, Sendable {
+        public var name: String
+        public var ok: Bool
+        public var milliseconds: Int
+        @NullWhenAbsent public var error: String?
+    }
+
     public struct Report: Encodable, Sendable {
-        public struct Service: Encodable, Sendable {
-            public var name: String
-            public var ok: Bool
-            public var milliseconds: Int
-            @NullWhenAbsent public var error: String?
-        }
         public var ready: Bool
-        public var services: [Service]
+        public var services: [ServiceStatus]
         /// The first service that is down, said for a person: `catalog (PostgreSQL) unavailable: …`.
         @NullWhenAbsent public var detail: String?
     }
@@ -64,7 +66,7 @@ public struct Readiness: Sendable {
 
     public func check() async -> Report {
         let timeout = timeout
-        let services = await withTaskGroup(of: (Int, Report.Service).self) { group in
+        let services = await withTaskGroup(of: (Int, ServiceStatus).self) { group in
             for (index, check) in checks.enumerated() {
                 group.addTask {
                     let started = ContinuousClock.now
@@ -78,10 +80,10 @@ public struct Readiness: Sendable {
                     }
                     let elapsed = ContinuousClock.now - started
                     let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-                    return (index, Report.Service(name: check.service, ok: problem == nil, milliseconds: milliseconds, error: problem))
+                    return (index, ServiceStatus(name: check.service, ok: problem == nil, milliseconds: milliseconds, error: problem))
                 }
             }
-            var services: [(Int, Report.Service)] = []
+            var services: [(Int, ServiceStatus)] = []
             for await result in group { services.append(result) }
             return services.sorted { $0.0 < $1.0 }.map(\.1)
         }
