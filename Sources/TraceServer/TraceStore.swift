@@ -348,6 +348,11 @@ public actor TraceStore {
         // Another run of the same file is another trace: its id covers the run too.
         let run = requestedRun == 1 ? nil : requestedRun
         let id = Self.uploadID(content: received.id, run: run)
+        // The same bytes as a sample: that sample is the trace (samples are never stored as uploads).
+        if let sample = samples[id] {
+            TraceMetrics.uploads(.duplicate)
+            return Added(record: sample.record, loaded: try await loaded(id: id), isNew: false)
+        }
         if let existing = try await service({ try await self.storage.catalog.entry(id: id) }) {
             TraceMetrics.uploads(.duplicate)
             return Added(record: TraceRecord(entry: existing), loaded: try await loaded(id: id), isNew: false)

@@ -106,8 +106,8 @@ struct SQLiteCatalogTests {
 @Suite(.serialized) struct PostgresCatalogTests {
     static func catalog(_ url: String, timeout: Duration = .seconds(3)) async throws -> (PostgresCatalog, Task<Void, any Error>) {
         let location = try PostgresCatalog.Location(url: url)
-        try await PostgresCatalog.prepare(location, logger: Logger(label: "test"))
-        let catalog = PostgresCatalog(location: location, logger: Logger(label: "test"), callTimeout: timeout)
+        try await PostgresCatalog.prepare(location, logger: TeamEngines.logger)
+        let catalog = PostgresCatalog(location: location, logger: TeamEngines.logger, callTimeout: timeout)
         let running = Task { try await catalog.run() }
         return (catalog, running)
     }
@@ -122,7 +122,7 @@ struct SQLiteCatalogTests {
         let url = try TeamEngines.freshDatabase("migrate")
         let location = try PostgresCatalog.Location(url: url)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<4 { group.addTask { try await PostgresCatalog.prepare(location, logger: Logger(label: "test")) } }
+            for _ in 0..<4 { group.addTask { try await PostgresCatalog.prepare(location, logger: TeamEngines.logger) } }
             try await group.waitForAll()
         }
         let (catalog, running) = try await Self.catalog(url)
@@ -165,7 +165,7 @@ struct SQLiteCatalogTests {
             }
             // A fresh start fails fast and says what it could not reach.
             let location = try PostgresCatalog.Location(url: url)
-            await #expect(throws: StorageError.self) { try await PostgresCatalog.prepare(location, logger: Logger(label: "test"), timeout: .seconds(2)) }
+            await #expect(throws: StorageError.self) { try await PostgresCatalog.prepare(location, logger: TeamEngines.logger, timeout: .seconds(2)) }
         } catch {
             try? TeamEngines.startPostgres()
             throw error

@@ -54,7 +54,7 @@ struct S3BlobStoreTests {
     @Test func aWrongSecretIsAClearFailureNotAnOutage() async throws {
         let engines = try TeamEngines.endpoints()
         let store = S3BlobStore(location: try .init(url: engines.blobsURL),
-                                credentials: .init(accessKeyID: engines.accessKey, secretAccessKey: "wrong"), logger: Logger(label: "test"))
+                                credentials: .init(accessKeyID: engines.accessKey, secretAccessKey: "wrong"), logger: TeamEngines.logger)
         do {
             try await store.check()
             Issue.record("a wrong secret was accepted")
@@ -67,7 +67,7 @@ struct S3BlobStoreTests {
     @Test func anUnreachableStoreIsUnavailableNotAFailure() async throws {
         let port = try freePort()
         let store = S3BlobStore(location: try .init(url: "s3://traces?endpoint=http://127.0.0.1:\(port)&region=us-east-1"),
-                                credentials: .init(accessKeyID: "k", secretAccessKey: "s"), logger: Logger(label: "test"), callTimeout: .seconds(1))
+                                credentials: .init(accessKeyID: "k", secretAccessKey: "s"), logger: TeamEngines.logger, callTimeout: .seconds(1))
         do {
             try await store.check()
             Issue.record("a store nobody listens for answered")

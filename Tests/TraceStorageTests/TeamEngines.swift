@@ -25,6 +25,13 @@ enum TeamEngines {
 
     static func endpoints() throws -> Endpoints { try started.get() }
 
+    /// Warnings and errors only: postgres-nio says every refused connection of an outage at info.
+    static var logger: Logger {
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        return logger
+    }
+
     static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
@@ -111,7 +118,7 @@ enum TeamEngines {
         return S3BlobStore(
             location: try S3BlobStore.Location(url: engines.blobsURL),
             credentials: SigV4.Credentials(accessKeyID: engines.accessKey, secretAccessKey: engines.secretKey),
-            logger: Logger(label: "test"), callTimeout: timeout
+            logger: TeamEngines.logger, callTimeout: timeout
         )
     }
 }

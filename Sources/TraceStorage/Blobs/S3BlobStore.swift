@@ -7,8 +7,9 @@ import NIOHTTP1
 
 /// Blobs in any S3-compatible object store (AWS S3, SeaweedFS, MinIO, Ceph RGW): path-style
 /// requests signed with `SigV4`, keys `blobs/<sha256>`. A `PUT` sends `If-None-Match: *`, so a
-/// blob already there answers 412 and is not written again; its body is signed with its SHA-256,
-/// so the store refuses bytes damaged on the way.
+/// blob already there answers 412 and is not written again; its body is signed with its SHA-256
+/// (AWS refuses bytes damaged on the way; SeaweedFS does not check), and a `GET` hashes what
+/// arrives, so damaged bytes are never read as the trace on any store.
 public final class S3BlobStore: BlobStore {
     public struct Location: Sendable, Equatable, CustomStringConvertible {
         public var endpoint: URL
