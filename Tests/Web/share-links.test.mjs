@@ -20,7 +20,7 @@ const EVERY_KEY = {
   update: 42, window: [1, 2], range: [1, 2], expanded: ['swiftui'], pane: 'updates',
   paneView: { module: 'M', view: 'V', category: 'C' }, filter: 'all', node: 'n1', graph: 'view',
   groups: ['g1'], search: 'q', cpuView: 'stack', inverted: true, cpuThread: 0, hideSystem: true, charged: ['f'], flatten: true,
-  focus: 't0.f1', flameZoom: 'f2', finding: 'long-body:M.V', cpu: 'view', longerThan: 1000, selection: EVERY_SELECTION.signpost,
+  focus: 't0.f1', flameZoom: 'f2', finding: 'long-body:M.V', findingKind: 'long-body', findingSeverity: 'high', find: 'Row', cpu: 'view', longerThan: 1000, selection: EVERY_SELECTION.signpost,
 };
 const EVERY_COMPARE_KEY = {
   rangeA: [1, 2], rangeB: [3, 4], rows: 'long', row: { module: 'M', view: 'V', category: 'C' },

@@ -49,6 +49,9 @@ export const EMPTY_STATE = Object.freeze({
   focus: null,     // focus on subtree: a call path, e.g. 't0.f12.f40' (fo=)
   flameZoom: null, // the flame graph's zoomed frame: a call path below the focus (fz=)
   finding: null,   // id of the finding expanded in the Findings pane (fd=)
+  findingKind: null,     // the Findings pane shows this kind only (fk=)
+  findingSeverity: null, // the Findings pane shows this severity and above: 'medium' | 'high' (fs=)
+  find: '',        // the timeline search: updates of views, modules and signposts matching it are lit (tf=)
   cpu: null,       // what the CPU pane is of: 'view' = all updates of the paneView (c=); null: the range
   longerThan: null, // with cpu 'view': only its updates longer than this many ns (cl=)
   selection: null, // the selection when it is not an update: {kind, id} (SELECTION_KINDS) (sp= / ts= / tm=)
@@ -174,6 +177,9 @@ export function parseLocation(location = window.location) {
     focus: parseCallPath(params.get('fo')),
     flameZoom: parseCallPath(params.get('fz')),
     finding: params.get('fd') || null,
+    findingKind: /^[a-z-]+$/.test(params.get('fk') ?? '') ? params.get('fk') : null,
+    findingSeverity: ['medium', 'high'].includes(params.get('fs')) ? params.get('fs') : null,
+    find: params.get('tf') ?? '',
     cpu: params.get('c') === 'view' ? 'view' : null,
     longerThan: wholeNumber(params.get('cl')),
     selection: parseSelection(params, update),
@@ -268,6 +274,9 @@ export function buildPath(traceId, state) {
   if (parseCallPath(s.focus)) query.push(`fo=${s.focus}`);
   if (parseCallPath(s.flameZoom)) query.push(`fz=${s.flameZoom}`);
   if (s.finding) query.push(`fd=${encodeURIComponent(s.finding)}`);
+  if (s.findingKind) query.push(`fk=${enc(s.findingKind)}`);
+  if (s.findingSeverity) query.push(`fs=${enc(s.findingSeverity)}`);
+  if (s.find) query.push(`tf=${encodeURIComponent(s.find)}`);
   if (s.cpu === 'view') query.push('c=view');
   if (s.longerThan != null) query.push(`cl=${Math.round(s.longerThan)}`);
   if (update === null) query.push(...selectionQuery(s.selection));

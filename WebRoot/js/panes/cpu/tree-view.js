@@ -3,7 +3,8 @@
 // highlights frames whose name matches. Keyboard: arrows move/expand/collapse, `h` expands the
 // heaviest path below the selected row, `*` everything below it, `c` charges it to its callers,
 // `f` focuses on its subtree.
-import { formatMs, latestOnly, loadingSoon, message } from '../common.js';
+import { latestOnly, loadingSoon, message } from '../common.js';
+import { formatDuration } from '../../format.js';
 import { el } from '../../dom.js';
 import { markSelectedRow, scrollRowIntoView } from '../tree.js';
 import { flattenTree, heaviestPath, prepareTree, searchTree } from './model.js';
@@ -121,7 +122,7 @@ export function mountTreeView(container, traceView, pane) {
       const names = [first.best, ...first.tied].map((n) => `“${n.name}”`);
       const more = ties.length > 1 ? ` It broke ${ties.length - 1} more tie${ties.length > 2 ? 's' : ''} below.` : '';
       pane.notes.append(el('p', { class: 'cpu-tie-note', role: 'note' },
-        `Tie: below “${first.parent.name}”, ${names.join(' and ')} weigh ${formatMs(first.best.total)} each; `
+        `Tie: below “${first.parent.name}”, ${names.join(' and ')} weigh ${formatDuration(first.best.total)} each; `
         + `the heaviest path follows ${names[0]} (first by name), not a heavier one.${more}`));
     }
     revealSelected(focus);
