@@ -254,14 +254,17 @@ def test_the_long_body_finding_links_to_the_merged_cpu_of_its_bodies(page, serve
     expect(finding.locator('.evidence-cpu-range')).to_contain_text('CPU of one of them')
     merged.click()
     expect(page.locator('.cpu-row').first).to_be_visible(timeout=30_000)
-    assert 'c=view' in page.url and 'f=long-view-body' in page.url
-    expect(page.locator('#detail-pane .pane-scope')).to_contain_text(f'Every long update of {VIEW}')
+    # The bodies the finding counts: its lane, over its threshold (cl=, in ns).
+    evidence = next(f for f in get(server, f'/api/traces/{trace_id}/findings')['findings'] if f['id'] == f'long-body:Landmarks.{VIEW}')['evidence']
+    threshold = evidence['cpuView']['longerThanNs']
+    assert 'c=view' in page.url and 'f=long-view-body' in page.url and f'cl={threshold}' in page.url
+    expect(page.locator('#detail-pane .pane-scope')).to_contain_text(f'Every long update of {VIEW} over 1.00 ms')
     # Hundreds of samples, not three: no warning, and the formatters are on the heaviest path.
     expect(page.locator('.cpu-warning')).to_have_count(0)
     expect(page.locator('.cpu-row[data-name="NumberFormatter.init()"]')).to_have_count(1)
-    tree = get(server, f'/api/traces/{trace_id}/calltree', view=VIEW, module='Landmarks', filter='long-view-body')
-    assert tree['sampleCount'] >= 50
-    expect(page.get_by_test_id('cpu-total')).to_contain_text(f"{tree['sampleCount']:,} samples")
+    tree = get(server, f'/api/traces/{trace_id}/calltree', view=VIEW, module='Landmarks', filter='long-view-body', longerThan=threshold)
+    assert tree['sampleCount'] >= 50 and tree['updateCount'] == evidence['updateCount']
+    expect(page.get_by_test_id('cpu-total')).to_contain_text(f"{evidence['updateCount']:,} updates · {tree['sampleCount']:,} samples")
     shot(page, 'cpu-finding-merged-cpu')
 
 
