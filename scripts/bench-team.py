@@ -116,7 +116,7 @@ def list_latencies(base, rounds):
 def rows(count, start_micros):
     for n in range(count):
         key = f"{n:064x}"
-        yield (key[:32], f"bench-{n}.trace", "BenchApp", "iPhone", 1_000_000, 1000, key, "xctrace-xml", 10, None,
+        yield (key[32:], f"bench-{n}.trace", "BenchApp", "iPhone", 1_000_000, 1000, key, "xctrace-xml", 10, None,
                start_micros - n * 1000, 1)
 
 
@@ -130,6 +130,7 @@ def main():
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="tracesvc-bench-team-"))
+    work.chmod(0o755)  # PostgreSQL runs as its own user and must reach its folder inside
     engines = work / "engines"
     up = subprocess.run(["bash", str(REPO / "scripts/team-up.sh"), "--engines-only", str(engines)], capture_output=True, text=True)
     if up.returncode != 0:

@@ -34,11 +34,10 @@ summary() {
     return $status
 }
 team_run=.build-team/ci
+# summary reads the exit status first (the run keeps it); then the team is stopped.
 on_exit() {
-    local status=$?
+    summary || true
     bash scripts/team-down.sh "$team_run" >/dev/null 2>&1 || true
-    (exit $status)
-    summary
 }
 trap on_exit EXIT
 

@@ -155,6 +155,7 @@ def team():
         yield Team(dict(os.environ), Path(os.environ["TEAM_RUN_DIR"]))
         return
     run = Path(tempfile.mkdtemp(prefix="tracesvc-team-"))
+    run.chmod(0o755)  # PostgreSQL runs as its own user and must reach its folder inside
     started = subprocess.run(["bash", str(REPO / "scripts" / "team-up.sh"), str(run)], capture_output=True, text=True)
     if started.returncode != 0:
         subprocess.run(["bash", str(REPO / "scripts" / "team-down.sh"), str(run)], capture_output=True)
