@@ -214,7 +214,7 @@ import TraceSamples
         let over = results[0]
         #expect(over.measured == 40 && !over.passed)
         #expect(over.offenders.count == BudgetOffender.listedOffenders)
-        #expect(over.offenders.first?.title == "Task 9039 ran 57.00 ms on the Main Actor in FeedModel.render(page:)")
+        #expect(over.offenders.first?.title == "Task 9039 ran 57.0 ms on the Main Actor in FeedModel.render(page:)")
         #expect(over.offenders.allSatisfy { $0.taskState != nil })
         #expect(over.notes.contains("15 more over the limit not listed"))
         #expect(results[1].passed && results[1].offenders.isEmpty && results[1].notes.isEmpty)

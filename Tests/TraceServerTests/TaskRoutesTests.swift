@@ -57,11 +57,11 @@ import TraceSamples
 
             let findings = try #require(try await client.get("/api/traces/\(slow)/findings").json()["findings"] as? [[String: Any]])
             let blocked = try #require(findings.first { $0["kind"] as? String == "main-actor-blocked" })
-            #expect((blocked["title"] as? String)?.hasPrefix("MessageStore.decodeHistory() ran on the Main Actor for 45.00 ms in Task 7002 (created by View.task @ Harbor/ConversationView.swift:44)") == true)
+            #expect((blocked["title"] as? String)?.hasPrefix("MessageStore.decodeHistory() ran on the Main Actor for 45.0 ms in Task 7002 (created by View.task @ Harbor/ConversationView.swift:44)") == true)
             let subjects = try #require(blocked["subjects"] as? [[String: Any]]).map { "\($0["role"] ?? ""): \($0["name"] ?? "")" }
             #expect(subjects.contains("task: Task 7002") && subjects.contains("function: MessageStore.decodeHistory()"))
             let wait = try #require(findings.first { $0["kind"] as? String == "main-actor-wait" })
-            #expect((wait["title"] as? String)?.hasPrefix("View.task @ Harbor/ComposerView.swift:19 waited 40.00 ms for the Main Actor while Task 7002 ran") == true)
+            #expect((wait["title"] as? String)?.hasPrefix("View.task @ Harbor/ComposerView.swift:19 waited 40.0 ms for the Main Actor while Task 7002 ran") == true)
             let hitch = try #require(findings.first { $0["kind"] as? String == "hitch-explained" })
             #expect((hitch["title"] as? String)?.contains("Task 7002") == true && (hitch["savingNs"] as? Int ?? 0) > 40_000_000)
             let fixedFindings = try #require(try await client.get("/api/traces/\(fixed)/findings").json()["findings"] as? [[String: Any]])
@@ -74,7 +74,7 @@ import TraceSamples
             let edges = try #require(graph["edges"] as? [[String: Any]])
             let id = { (title: String) in nodes.first { $0["title"] as? String == title }?["id"] as? String }
             let run = try #require(nodes.first { $0["title"] as? String == "Task 7002" })
-            #expect(run["kind"] as? String == "swift-task" && run["subtitle"] as? String == "ran 45.00 ms on the Main Actor")
+            #expect(run["kind"] as? String == "swift-task" && run["subtitle"] as? String == "ran 45.0 ms on the Main Actor")
             #expect(((run["task"] as? [String: Any])?["taskState"] as? Int) != nil)
             let chain = { (from: String?, to: String?) in edges.first { $0["from"] as? String == from && $0["to"] as? String == to }?["label"] as? String }
             #expect(chain(id("View.task @ Harbor/ConversationView.swift:44"), id("Task 7002")) == "creation")
