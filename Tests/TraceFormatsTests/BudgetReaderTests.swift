@@ -123,6 +123,26 @@ import TraceSamples
         #expect(try error(text) == expected)
     }
 
+    /// Every rule's mistake in one run, each on its own line with its place, in file order; the
+    /// rules in between that are right say nothing.
+    @Test func theMistakesOfEveryRuleAreReportedTogether() throws {
+        let text = """
+            {"version": 1, "rules": [
+              {"metric": "reds", "max": 0},
+              {"metric": "hang-count", "max": 0},
+              {"metric": "hang-total", "max": 5, "views": "Row"},
+              {"name": "p95", "metric": "body-time-p95", "max": "5 min"}
+            ]}
+            """
+        #expect(try error(text) == """
+            budget.json:2:14: rules[0].metric: unknown metric "reds"; metrics: \(BudgetMetric.allCases.map(\.rawValue).joined(separator: ", "))
+            budget.json:4:47: rules[2].views: hang-total is not about views; views narrow only red-updates, orange-updates, long-updates, body-time-total, body-time-p95, fan-out, findings
+            budget.json:5:53: rules[3].max: "5 min" is not a duration; write a number and a unit (ns, us, ms, s), e.g. "16ms"
+            """)
+        // A file whose rules cannot be told apart reports its first mistake only.
+        #expect(try error(#"{"version": 1, "rules": [{"metric": "reds", "max": 0}, {"metric": "#) == #"budget.json:1:37: rules[0].metric: unknown metric "reds"; metrics: \#(BudgetMetric.allCases.map(\.rawValue).joined(separator: ", "))"#)
+    }
+
     @Test func locationsCountLinesAndColumns() throws {
         let text = "{\n  \"version\": 1,\n  \"rules\": [\n    {\"metric\": \"red-updates\",\n     \"views\": \"Row*\", \"max\": 1.5}\n  ]\n}\n"
         #expect(try error(text) == "budget.json:5:30: rules[0].max: red-updates counts; expected a whole number, found 1.5")
