@@ -2,7 +2,8 @@
 the main-actor findings and their task links, the cause chain from a task to the bodies it ran in
 the Cause & Effect graph (the task node opens the task), and the comparison's frames and Main
 Actor rows, in the words `tracesvc compare` prints. On the Landmarks concurrency samples and on
-another app (Harbor, Tests/Fixtures/harbor-conversation*.json: other task, actor and view names)."""
+another app (Harbor, Tests/Fixtures/harbor-conversation*.json: other task, actor and view names;
+-time-only's write is tied to its task by time only). A budget offender's link opens its task."""
 
 import json
 import os
@@ -254,4 +255,22 @@ def test_another_apps_budget_offender_links_to_its_task(page, server, tmp_path):
     expect(details).to_contain_text("MessageStore.decodeHistory()")
     page.goto(offender_link(report, "main-actor-wait-longest")["link"])
     expect(details.locator("#task-details-title")).to_have_text("View.task @ Harbor/ComposerView.swift:19")
+    assert not page.errors
+
+
+def test_a_write_tied_to_the_task_by_time_only_says_it_is_unsure(page, server, server_control, shot):
+    """Harbor's messages write names no thread and no resume function: the task is still drawn
+    before the state, marked "same time only", and its card says why it is only probable."""
+    trace_id = server_control.upload(FIXTURES / "harbor-conversation-time-only.json")["id"]
+    update = next(f for f in findings(server, trace_id) if f["kind"] == "main-actor-blocked")["evidence"]["representativeUpdate"]
+    page.goto(f"{server}/traces/{trace_id}/updates/{update}?v=2&p=graph&g=u{update}")
+    wait_graph(page)
+    run = node(page, "Task 7002")
+    expect(run.locator(".cg-subtitle")).to_contain_text("(same time only)")
+    assert box(run)["x"] < box(node(page, "@State messages"))["x"]
+    run.click()
+    expect(page.locator("#update-details #task-details-title")).to_have_text("Task 7002")
+    expect(page.locator(".cg-info .cg-info-note")).to_have_text(
+        "Probably: the change names no thread and no resume function; this was the only task on the Main Actor at that time.")
+    shot(page, "main-actor-07-time-only")
     assert not page.errors
