@@ -50,13 +50,13 @@ struct CPUSampleOptions: ParsableArguments {
     @Option(help: "The view's module (default: every module).")
     var module: String?
 
-    @Option(help: "Only the samples from here (ns from the recording's start).")
-    var start: Int64?
+    @Option(help: "Only the samples from here, from the recording's start (\"1s\", \"1.5 s\", \"250 ms\", or ns).")
+    var start: DurationOption?
 
-    @Option(help: "... up to here (ns).")
-    var end: Int64?
+    @Option(help: "... up to here (a duration, as --start).")
+    var end: DurationOption?
 
-    @Option(help: "START,END in ns: the same as --start and --end.")
+    @Option(help: "START,END (durations, as --start): the same as --start and --end.")
     var range: String?
 
     @Option(help: "Only this thread (its index, as `inspect` lists threads).")
@@ -75,12 +75,12 @@ struct CPUSampleOptions: ParsableArguments {
     var width = 1200
 
     /// The query of these options for `trace`; a bad range or thread exits 1 naming the option.
-    func query(for trace: Trace, startOverride: Int64? = nil, endOverride: Int64? = nil) throws -> CallTreeQuery {
-        var (from, to) = (startOverride ?? start, endOverride ?? end)
+    func query(for trace: Trace) throws -> CallTreeQuery {
+        var (from, to) = (start, end)
         if let range {
-            let parts = range.split(separator: ",")
-            guard parts.count == 2, let a = Int64(parts[0]), let b = Int64(parts[1]) else {
-                CommandContext.printError("--range: give START,END in ns, e.g. --range 1000000000,2000000000")
+            let parts = range.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let a = DurationOption(argument: parts[0]), let b = DurationOption(argument: parts[1]) else {
+                CommandContext.printError("--range: give START,END as durations from the recording's start, e.g. --range 1s,2.5s")
                 throw ExitCode(1)
             }
             (from, to) = (a, b)
