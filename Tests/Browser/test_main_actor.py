@@ -189,3 +189,69 @@ def test_another_app_reads_the_same(page, server, harbor, shot):
     expect(page.locator('#compare-tasks tr[data-function="AttachmentStore.prefetch(_:)"][data-actor="AttachmentStore"] td.change')).to_have_text("same")
     shot(page, "main-actor-05-harbor-compare")
     assert not page.errors
+
+
+def check(server, trace, budget, tmp_path):
+    """`tracesvc check TRACE --budget BUDGET --format json --server SERVER`: its exit status and report."""
+    path = tmp_path / "budget.json"
+    path.write_text(budget)
+    binary = os.environ.get("TRACESVC_BIN") or str(ROOT / ".build" / "debug" / "tracesvc")
+    run = subprocess.run([binary, "check", str(trace), "--budget", str(path), "--format", "json", "--server", server],
+                         capture_output=True, text=True, timeout=300)
+    return run.returncode, json.loads(run.stdout)
+
+
+def guide_budget():
+    """The budget of docs/ci.md's "Guarding the Main Actor"."""
+    section = (ROOT / "docs" / "ci.md").read_text().split("### Guarding the Main Actor")[1]
+    return section.split("```json\n")[1].split("```")[0]
+
+
+def offender_link(report, metric):
+    result = next(r for r in report["results"] if r["metric"] == metric)
+    assert not result["passed"], result
+    offender = result["offenders"][0]
+    assert offender["taskState"] is not None and "ts=" in offender["link"], offender
+    return offender
+
+
+def test_a_budget_offender_links_to_its_task(page, server, shot, tmp_path):
+    """The guide's Main Actor budget fails the slow sample and passes the fixed one; each offender's
+    link (uploaded with --server) opens the trace at the task's run or wait, its details shown."""
+    status, report = check(server, ROOT / "SampleTraces" / f"{FIXED}.json", guide_budget(), tmp_path)
+    assert status == 0 and report["passed"], report
+    status, report = check(server, ROOT / "SampleTraces" / f"{SLOW}.json", guide_budget(), tmp_path)
+    assert status == 1 and all(not r["passed"] for r in report["results"]), report
+
+    run = offender_link(report, "main-actor-tasks-over")
+    page.goto(run["link"])
+    details = page.locator("#update-details")
+    expect(details.locator("#task-details-title")).to_have_text("Task 502")
+    expect(details).to_contain_text("LandmarkImageLoader.loadImages(for:)")
+    expect(details).to_contain_text("Running 120 ms")
+    shot(page, "main-actor-06-budget-offender")
+
+    wait = offender_link(report, "main-actor-wait-longest")
+    page.goto(wait["link"])
+    expect(details.locator("#task-details-title")).to_have_text("View.task @ Landmarks/MapView.swift:31")
+    expect(details).to_contain_text("Enqueued 120")
+    assert not page.errors
+
+
+def test_another_apps_budget_offender_links_to_its_task(page, server, tmp_path):
+    budget = json.dumps({"version": 1, "rules": [
+        {"metric": "main-actor-tasks-over", "max": 0},
+        {"metric": "main-actor-wait-longest", "functions": "ComposerView.*", "max": "16ms"},
+    ]})
+    status, report = check(server, FIXTURES / "harbor-conversation-fixed.json", budget, tmp_path)
+    assert status == 0, report
+    status, report = check(server, FIXTURES / "harbor-conversation.json", budget, tmp_path)
+    assert status == 1, report
+
+    page.goto(offender_link(report, "main-actor-tasks-over")["link"])
+    details = page.locator("#update-details")
+    expect(details.locator("#task-details-title")).to_have_text("Task 7002")
+    expect(details).to_contain_text("MessageStore.decodeHistory()")
+    page.goto(offender_link(report, "main-actor-wait-longest")["link"])
+    expect(details.locator("#task-details-title")).to_have_text("View.task @ Harbor/ComposerView.swift:19")
+    assert not page.errors
