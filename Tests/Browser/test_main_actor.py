@@ -274,3 +274,27 @@ def test_a_write_tied_to_the_task_by_time_only_says_it_is_unsure(page, server, s
         "Probably: the change names no thread and no resume function; this was the only task on the Main Actor at that time.")
     shot(page, "main-actor-07-time-only")
     assert not page.errors
+
+
+def test_a_recording_without_cpu_samples_never_reads_blocked(page, server, server_control, tmp_path):
+    """A SwiftUI-only xctrace export (hangs and hitches, no Time Profiler table): the findings
+    pane says busy or blocked cannot be told, never 'blocked (0% on CPU)', and how to record it."""
+    import tarfile
+    xctrace = ROOT / "Tests" / "TraceFormatsTests" / "Fixtures" / "xctrace"
+    bundle = tmp_path / "swiftui-only.tar"
+    with tarfile.open(bundle, "w") as tar:
+        for table in ["toc", "swiftui-updates", "swiftui-update-groups", "swiftui-causes", "swiftui-changes",
+                      "potential-hangs", "hitches", "hitches-renders"]:
+            tar.add(xctrace / f"{table}.xml", arcname=f"swiftui-only/{table}.xml")
+    trace_id = server_control.upload(bundle)["id"]
+    page.goto(f"{server}/traces/{trace_id}?v=2&p=findings")
+    readings = page.locator('.finding[data-kind="hang-explained"], .finding[data-kind="hitch-explained"]')
+    expect(readings.first).to_be_visible()
+    assert readings.count() >= 2
+    for i in range(readings.count()):
+        reading = readings.nth(i)
+        expect(reading.locator(".finding-title")).to_contain_text("the recording has no CPU data, so whether the main thread was busy or blocked cannot be told")
+        expect(reading).not_to_contain_text("on CPU")
+    readings.first.locator(".finding-head").click()
+    expect(readings.first.locator(".finding-body")).to_contain_text("Record with the Time Profiler")
+    assert not page.errors
