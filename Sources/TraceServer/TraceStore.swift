@@ -35,28 +35,37 @@ public actor TraceStore {
     public struct Configuration: Sendable {
         public var dataDirectory: URL
         public var samplesDirectory: URL?
-        /// Traces in memory, plus parses and loads in flight (estimated from their file sizes).
+        /// Every trace model alive (cached, or evicted but still used by a request), plus parses
+        /// and loads in flight (by estimate): `MemoryBudget`.
         public var memoryBudgetBytes: Int
         /// Most bytes an upload may decompress to (a gzip bomb is refused, not read to the end).
         public var maxUploadReadBytes: Int64
-        /// Most bytes of uploads kept on disk, all together.
+        /// Most bytes of uploads (trace files and sidecars) kept on disk, all together.
         public var maxStoredBytes: Int64
+        /// Most uploads kept.
+        public var maxStoredTraces: Int
         /// Uploads are refused when they would leave less free disk space than this.
         public var minFreeDiskBytes: Int64
         /// Parses and cold loads at once; more wait their turn.
         public var maxConcurrentLoads: Int
+        /// Free bytes of the data directory's disk; nil reads them from the file system (tests
+        /// give their own to play a nearly full disk).
+        public var freeDiskBytes: (@Sendable () -> Int64?)?
 
         public init(
             dataDirectory: URL, samplesDirectory: URL?, memoryBudgetBytes: Int, maxUploadReadBytes: Int64 = .max,
-            maxStoredBytes: Int64 = .max, minFreeDiskBytes: Int64 = 0, maxConcurrentLoads: Int = 2
+            maxStoredBytes: Int64 = .max, maxStoredTraces: Int = .max, minFreeDiskBytes: Int64 = 0, maxConcurrentLoads: Int = 2,
+            freeDiskBytes: (@Sendable () -> Int64?)? = nil
         ) {
             self.dataDirectory = dataDirectory
             self.samplesDirectory = samplesDirectory
             self.memoryBudgetBytes = memoryBudgetBytes
             self.maxUploadReadBytes = maxUploadReadBytes
             self.maxStoredBytes = maxStoredBytes
+            self.maxStoredTraces = maxStoredTraces
             self.minFreeDiskBytes = minFreeDiskBytes
             self.maxConcurrentLoads = maxConcurrentLoads
+            self.freeDiskBytes = freeDiskBytes
         }
     }
 
@@ -69,11 +78,14 @@ public actor TraceStore {
     struct Entry: Sendable {
         var record: TraceRecord
         var file: URL
+        /// What an upload takes on disk (file and sidecar), as the quota counts it; 0 for samples.
+        var diskBytes: Int64 = 0
+        /// What the trace took in memory when last loaded: the estimate of its next load.
+        var footprint: Int?
     }
 
     private struct CacheSlot {
         var loaded: LoadedTrace
-        var bytes: Int
         var lastUse: UInt64
     }
 
@@ -83,10 +95,10 @@ public actor TraceStore {
     private var cache: [String: CacheSlot] = [:]
     private var loading: [String: Task<LoadedTrace, any Error>] = [:]
     private var useCounter: UInt64 = 0
-    /// Estimated bytes of the traces in memory.
-    public private(set) var cachedBytes = 0
-    /// Estimated bytes of parses and loads in flight (counted against the budget too).
-    public private(set) var inFlightBytes = 0
+    /// Every trace model alive and every load in flight.
+    let memory: MemoryBudget
+    /// Uploads on disk, and those being received.
+    nonisolated let quota: StorageQuota
     private let loadGate: WorkGate
     /// Loads from disk started since the store opened (concurrent requests share one).
     public private(set) var loadsStarted = 0
@@ -102,11 +114,21 @@ public actor TraceStore {
         self.configuration = configuration
         self.logger = logger
         loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64)
+        memory = MemoryBudget(limit: configuration.memoryBudgetBytes)
+        quota = StorageQuota(
+            limits: .init(maxStoredBytes: configuration.maxStoredBytes, minFreeDiskBytes: configuration.minFreeDiskBytes, maxTraces: configuration.maxStoredTraces),
+            freeDiskBytes: configuration.freeDiskBytes ?? StorageQuota.freeDiskBytes(of: configuration.dataDirectory)
+        )
     }
 
     /// Opens (creating if needed) the data directory, lists stored uploads and the samples.
     public static func open(_ configuration: Configuration, logger: Logger) async throws -> TraceStore {
         let store = TraceStore(configuration: configuration, logger: logger)
+        // A load waiting for memory the cache holds: evict for it (the budget cannot reach the actor itself).
+        store.memory.onPressure { [weak store] in
+            guard let store else { return }
+            Task { await store.evictForWaitingLoads() }
+        }
         try await store.scan()
         return store
     }
@@ -127,8 +149,8 @@ public actor TraceStore {
         return entry.record
     }
 
-    /// Bytes of uploads on disk.
-    public var storedBytes: Int64 { entries.values.reduce(0) { $0 + ($1.record.isSample ? 0 : $1.record.sizeBytes) } }
+    /// Bytes of uploads on disk (trace files and sidecars).
+    public nonisolated var storedBytes: Int64 { quota.storedBytes }
 
     // MARK: Loading
 
@@ -137,7 +159,10 @@ public actor TraceStore {
         try await loaded(id: id).trace
     }
 
-    public func loaded(id: String) async throws(StoreError) -> LoadedTrace {
+    /// The trace with this id, loading it if needed (when memory allows: a load waits for
+    /// traces other requests are done with). `alongside` is a trace the caller keeps using
+    /// meanwhile (compare's first side): its memory is not waited for.
+    public func loaded(id: String, alongside held: LoadedTrace? = nil) async throws(StoreError) -> LoadedTrace {
         guard let entry = entries[id] else { throw .unknownTrace(id: id) }
         if let slot = cache[id] {
             touch(id)
@@ -148,20 +173,18 @@ public actor TraceStore {
             task = running
         } else {
             // A task of its own (not the request's) so that concurrent requests share one load.
-            let estimate = Self.memoryEstimate(ofFile: entry.file)
-            reserve(estimate)
+            let estimate = entry.footprint ?? memoryEstimate(ofFile: entry.file)
             loadsStarted += 1
-            let gate = loadGate
+            let (gate, memory, holding) = (loadGate, memory, held.map { [$0.memory] } ?? [])
             task = Task {
-                // The task runs on this actor: the reservation ends with the load, once, whoever awaits it.
-                defer { release(estimate) }
+                let claim = try await memory.claim(estimate, holding: holding)
                 return try await gate.run {
                     // An upload's id is the hash of its bytes: a replaced or damaged file is not served as that trace.
                     if !entry.record.isSample, Self.uploadID(content: try Self.contentID(of: entry.file).0, run: entry.record.run) != id {
                         throw StoreError.fileChanged(id: id)
                     }
                     let trace = try TraceImporter.importTrace(at: entry.file, displayName: entry.record.name, run: entry.record.run)
-                    return LoadedTrace(id: id, trace: trace)
+                    return LoadedTrace(id: id, trace: trace, memory: claim)
                 }
             }
             loading[id] = task
@@ -182,6 +205,10 @@ public actor TraceStore {
     /// Most parses and loads that ran at once since the store opened.
     public var peakConcurrentLoads: Int { get async { await loadGate.peakRunning } }
 
+    /// Bytes of trace models alive and loads in flight, now and at most since the store opened.
+    public nonisolated var memoryInUse: Int { memory.used }
+    public nonisolated var peakMemoryInUse: Int { memory.peakUsed }
+
     /// Whether a trace is in memory now (for tests and diagnostics).
     public func isInMemory(id: String) -> Bool { cache[id] != nil }
 
@@ -191,43 +218,57 @@ public actor TraceStore {
     }
 
     private func insert(_ loaded: LoadedTrace, id: String) {
-        let bytes = loaded.trace.memoryFootprint + TimelineIndex.expectedFootprint(of: loaded.trace)
-            + ComparisonSideCache.expectedFootprint(of: loaded.trace)
         useCounter += 1
-        cache[id] = CacheSlot(loaded: loaded, bytes: bytes, lastUse: useCounter)
-        cachedBytes += bytes
+        cache[id] = CacheSlot(loaded: loaded, lastUse: useCounter)
+        entries[id]?.footprint = loaded.memory.bytes
         evictOverBudget(keeping: id)
+        evictForWaitingLoads()
     }
 
-    /// Least recently used first; `keeping` (the trace just loaded) stays even if alone over budget.
+    /// Least recently used first, until every trace alive fits the budget; `keeping` (the trace
+    /// just loaded) stays even if alone over budget. An evicted trace a request still uses is
+    /// counted until the request ends.
     private func evictOverBudget(keeping: String? = nil) {
-        while cachedBytes + inFlightBytes > configuration.memoryBudgetBytes,
-              let victim = cache.filter({ $0.key != keeping }).min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            evict(victim.key)
+        while memory.used > memory.limit, let victim = leastRecentlyUsed(except: keeping) {
+            evict(victim)
         }
     }
 
-    private func reserve(_ bytes: Int) {
-        inFlightBytes += bytes
-        evictOverBudget()
+    /// Loads are waiting for memory: evict what the cache alone holds for them.
+    private func evictForWaitingLoads() {
+        while memory.isHoldingBackLoads, let victim = leastRecentlyUsed(except: nil) {
+            evict(victim)
+        }
     }
 
-    private func release(_ bytes: Int) { inFlightBytes -= bytes }
+    private func leastRecentlyUsed(except kept: String?) -> String? {
+        cache.filter { $0.key != kept }.min { $0.value.lastUse < $1.value.lastUse }?.key
+    }
 
     private func evict(_ id: String) {
         guard let slot = cache.removeValue(forKey: id) else { return }
-        cachedBytes -= slot.bytes
-        logger.debug("evicted trace \(id) (\(slot.bytes) bytes) from memory")
+        logger.debug("evicted trace \(id) (\(slot.loaded.memory.bytes) bytes) from memory")
     }
 
-    /// Memory a parse of this file may take: about its size for plain files (the model is
-    /// smaller than JSON or XML text); a gzip file inflates about tenfold.
-    nonisolated static func memoryEstimate(ofFile file: URL) -> Int {
-        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
-        guard let handle = FileHandle(forReadingAtPath: file.path) else { return size }
-        defer { try? handle.close() }
-        let magic = (try? handle.read(upToCount: 2)) ?? Data()
-        return magic == Data([0x1f, 0x8b]) ? size.multipliedReportingOverflow(by: 10).partialValue : size
+    /// Memory a load of this file may take before its footprint is known: twice the text it
+    /// reads (the model with its indexes took 1.4 times the JSON of a 20,000-update trace, and
+    /// less than XML); for a gzip file that text is the most it is allowed to inflate to, since
+    /// that is what the reader accepts.
+    func memoryEstimate(ofFile file: URL) -> Int {
+        let size = Int64((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0)
+        var text = size
+        if let handle = FileHandle(forReadingAtPath: file.path) {
+            defer { try? handle.close() }
+            if (try? handle.read(upToCount: 2)) == Data([0x1f, 0x8b]) { text = maxInflatedBytes(ofUpload: size) }
+        }
+        return Int(clamping: text.multipliedReportingOverflow(by: 2).partialValue)
+    }
+
+    /// Most bytes a trace file of `size` bytes is read to: a compressed one inflates at most
+    /// `maxInflationRatio` times (at least `inflationFloor`), never past `maxUploadReadBytes`.
+    func maxInflatedBytes(ofUpload size: Int64) -> Int64 {
+        let (scaled, overflow) = size.multipliedReportingOverflow(by: Self.maxInflationRatio)
+        return min(configuration.maxUploadReadBytes, max(Self.inflationFloor, overflow ? .max : scaled))
     }
 
     // MARK: Uploads
@@ -239,13 +280,6 @@ public actor TraceStore {
         public var isNew: Bool
     }
 
-    /// Bytes an upload may still take on disk: within the quota, and leaving the reserve free.
-    public func uploadAllowance() -> Int64 {
-        let quotaLeft = configuration.maxStoredBytes - storedBytes
-        let free = (try? FileManager.default.attributesOfFileSystem(forPath: configuration.dataDirectory.path)[.systemFreeSize] as? Int64) ?? .max
-        return max(0, min(quotaLeft, free - configuration.minFreeDiskBytes))
-    }
-
     /// Reads an upload received into `incomingDirectory` and commits it, or deletes it and
     /// throws when it is not a trace. Either way, the incoming file is gone afterwards.
     /// - Parameter run: the run of a several-run xctrace export to read (`?run=N`); nil or 1 reads run 1.
@@ -253,58 +287,74 @@ public actor TraceStore {
         defer { try? FileManager.default.removeItem(at: received.file) }
         // Another run of the same file is another trace: its id covers the run too.
         let run = requestedRun == 1 ? nil : requestedRun
-        let upload = ReceivedUpload(file: received.file, id: Self.uploadID(content: received.id, run: run), size: received.size, name: received.name)
-        if entries[upload.id] != nil {
-            return Added(record: try record(id: upload.id), loaded: try await loaded(id: upload.id), isNew: false)
+        let id = Self.uploadID(content: received.id, run: run)
+        if entries[id] != nil {
+            return Added(record: try record(id: id), loaded: try await loaded(id: id), isNew: false)
         }
-        guard upload.size <= uploadAllowance() else {
-            throw .storageFull("Storing \(upload.size >> 20) MB more would pass this server's storage quota (--max-stored-mb) or fill its disk; delete traces you no longer need.")
-        }
+        // Reserved when receiving started (or now, for an upload that came another way).
+        let reservation: StorageQuota.Reservation
+        if let reserved = received.reservation { reservation = reserved } else { reservation = try quota.reserve(bytes: received.size) }
         // Inflation is bounded by the upload's own size, so a small bomb fails in seconds.
-        let (scaled, overflow) = upload.size.multipliedReportingOverflow(by: Self.maxInflationRatio)
-        let maxBytes = min(configuration.maxUploadReadBytes, max(Self.inflationFloor, overflow ? .max : scaled))
-        let estimate = Self.memoryEstimate(ofFile: upload.file)
-        reserve(estimate)
-        defer { release(estimate) }
+        let maxBytes = maxInflatedBytes(ofUpload: received.size)
         let parsed: LoadedTrace
         do {
+            let claim = try await memory.claim(memoryEstimate(ofFile: received.file))
             parsed = try await loadGate.run {
-                LoadedTrace(id: upload.id, trace: try TraceImporter.importTrace(at: upload.file, displayName: upload.name, maxBytes: maxBytes, run: run))
+                LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
             }
         } catch {
             throw Self.storeError(error)
         }
         // The same content may have been committed by another request while this one parsed.
-        if entries[upload.id] != nil {
-            return Added(record: try record(id: upload.id), loaded: try await loaded(id: upload.id), isNew: false)
+        if entries[id] != nil {
+            return Added(record: try record(id: id), loaded: try await loaded(id: id), isNew: false)
         }
         let uploadedAt = Date.now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         let trace = parsed.trace
-        let record = TraceRecord(id: upload.id, trace: trace, sizeBytes: upload.size, uploadedAt: uploadedAt, isSample: false, run: run)
-        let file = tracesDirectory.appendingPathComponent("\(upload.id).trace")
-        do {
+        let record = TraceRecord(id: id, trace: trace, sizeBytes: received.size, uploadedAt: uploadedAt, isSample: false, run: run)
+        guard let sidecarData = try? JSONEncoder().encode(record) else {
+            throw .storageFailure("The server could not write the trace's record.")
+        }
+        // Checked once more now that the sizes are known, before anything becomes visible.
+        let diskBytes = received.size + Int64(sidecarData.count)
+        try reservation.commit(bytes: diskBytes)
+        let file = tracesDirectory.appendingPathComponent("\(id).trace")
+        do throws(SystemFailure) {
+            do {
+                try UploadOrigin(name: received.name, run: run, uploadedAt: uploadedAt).attach(to: received.file)
+            } catch {
+                logger.debug("stored trace \(id) without its origin (a rebuilt record will be named by its id): \(error)")
+            }
             // Durable before visible: the bytes reach the disk before the rename, the rename
             // before the sidecar that commits it.
-            try DurableFiles.sync(upload.file)
+            try DurableFiles.sync(received.file)
             try? FileManager.default.removeItem(at: file)
-            try FileManager.default.moveItem(at: upload.file, to: file)
+            guard rename(received.file.path, file.path) == 0 else { throw SystemFailure.lastError("move an upload into traces/") }
             try DurableFiles.sync(tracesDirectory)
-            try DurableFiles.write(JSONEncoder().encode(record), to: sidecar(upload.id))
+            try DurableFiles.write(sidecarData, to: sidecar(id))
         } catch {
             try? FileManager.default.removeItem(at: file)
-            logger.error("cannot store trace \(upload.id): \(error)")
-            throw .storageFailure("The server could not write the trace to its data directory.")
+            quota.remove(bytes: diskBytes)
+            logger.error("cannot store trace \(id): \(error)")
+            throw error.storeError
         }
-        entries[upload.id] = Entry(record: record, file: file)
-        insert(parsed, id: upload.id)
-        logger.info("stored trace \(upload.id) '\(record.name)' (\(upload.size) bytes, \(trace.updates.count) updates)")
+        entries[id] = Entry(record: record, file: file, diskBytes: diskBytes)
+        insert(parsed, id: id)
+        logger.info("stored trace \(id) '\(record.name)' (\(received.size) bytes, \(trace.updates.count) updates)")
         return Added(record: record, loaded: parsed, isNew: true)
     }
 
     private static func storeError(_ error: any Error) -> StoreError {
         switch error {
         case let error as StoreError: error
+        // The file could not be opened or read: a server condition (no descriptor left, a disk
+        // error), not a fault of the file.
+        case let error as TraceFormatError where error.systemError != nil:
+            SystemFailure(code: error.systemError ?? 0, action: "read a trace file").storeError
         case let error as TraceFormatError: .unreadable(error)
+        case let error as SystemFailure: error.storeError
+        // The request went away (its client left, or the server is stopping) while it waited.
+        case is CancellationError: .shuttingDown
         case let error as WorkGate.Busy: .busy(error.detail)
         case is NIOThreadPoolError.ThreadPoolInactive: .shuttingDown
         default: .storageFailure("The server could not read the trace from its data directory.")
@@ -317,6 +367,7 @@ public actor TraceStore {
         try? FileManager.default.removeItem(at: sidecar(id))
         try? FileManager.default.removeItem(at: entry.file)
         entries[id] = nil
+        quota.remove(bytes: entry.diskBytes)
         evict(id)
     }
 
@@ -342,7 +393,9 @@ public actor TraceStore {
             if let data = files.contents(atPath: sidecar(id).path),
                let record = try? JSONDecoder().decode(TraceRecord.self, from: data), record.id == id,
                let size = try? files.attributesOfItem(atPath: file.path)[.size] as? Int64, size == record.sizeBytes {
-                entries[id] = Entry(record: record, file: file)
+                let diskBytes = size + Int64(data.count)
+                quota.adopt(bytes: diskBytes)
+                entries[id] = Entry(record: record, file: file, diskBytes: diskBytes)
             } else {
                 // A missing or damaged sidecar (or a size that does not match it): rebuild it
                 // from the file when the file is what its name says; otherwise set it aside.
@@ -357,22 +410,35 @@ public actor TraceStore {
     }
 
     private func recover(id: String, file: URL) async {
-        let logger = logger
         let rebuilt: TraceRecord? = try? await loadGate.run { () throws -> TraceRecord in
             let (contentID, size) = try Self.contentID(of: file)
-            guard contentID == id else { throw StoreError.fileChanged(id: id) }
-            let trace = try TraceImporter.importTrace(at: file, displayName: id)
-            let uploadedAt = (try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date)?
+            let origin = UploadOrigin.read(from: file)
+            let name = origin?.name ?? id
+            // Another run than the first has the id of its content and run: find the run (the
+            // origin says which; without it, one of the runs the file holds).
+            var run = origin?.run
+            if Self.uploadID(content: contentID, run: run) != id { run = nil }
+            var trace = try TraceImporter.importTrace(at: file, displayName: name, run: run)
+            if Self.uploadID(content: contentID, run: run) != id {
+                guard let found = trace.metadata.runs.first(where: { $0 != 1 && Self.uploadID(content: contentID, run: $0) == id }) else {
+                    throw StoreError.fileChanged(id: id)
+                }
+                run = found
+                trace = try TraceImporter.importTrace(at: file, displayName: name, run: found)
+            }
+            let uploadedAt = origin?.uploadedAt ?? (try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date)?
                 .formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-            return TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: uploadedAt, isSample: false)
+            return TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: uploadedAt, isSample: false, run: run)
         }
-        guard let rebuilt, (try? DurableFiles.write(JSONEncoder().encode(rebuilt), to: sidecar(id))) != nil else {
+        guard let rebuilt, let data = try? JSONEncoder().encode(rebuilt), (try? DurableFiles.write(data, to: sidecar(id))) != nil else {
             quarantine(file, reason: "it is not a readable trace with the content its name says")
             quarantine(sidecar(id), reason: "its trace was set aside")
             return
         }
         logger.warning("rebuilt the damaged or missing record of stored trace \(id) from its file")
-        entries[id] = Entry(record: rebuilt, file: file)
+        let diskBytes = rebuilt.sizeBytes + Int64(data.count)
+        quota.adopt(bytes: diskBytes)
+        entries[id] = Entry(record: rebuilt, file: file, diskBytes: diskBytes)
     }
 
     /// Moves a stored file the server cannot explain out of the way; it is never deleted.
@@ -396,22 +462,23 @@ public actor TraceStore {
         let cacheDirectory = samplesCacheDirectory
         let logger = logger
         // Hash and (first time only) read the samples in parallel, off the actor.
-        let found = await withTaskGroup(of: (Entry, LoadedTrace?)?.self) { group in
+        let found = await withTaskGroup(of: (Entry, (Trace, String)?)?.self) { group in
             for name in names {
                 let file = directory.appendingPathComponent(name)
                 group.addTask { Self.indexSample(file, name: name, cacheDirectory: cacheDirectory, logger: logger) }
             }
-            var found: [(Entry, LoadedTrace?)] = []
+            var found: [(Entry, (Trace, String)?)] = []
             for await result in group { if let result { found.append(result) } }
             return found
         }
         for (entry, loaded) in found where entries[entry.record.id] == nil {
             entries[entry.record.id] = Entry(record: entry.record, file: entry.file)
-            if let loaded { insert(loaded, id: entry.record.id) }
+            if let (trace, id) = loaded { insert(LoadedTrace(id: id, trace: trace, memory: memory.claimNow(0)), id: id) }
         }
     }
 
-    private nonisolated static func indexSample(_ file: URL, name: String, cacheDirectory: URL, logger: Logger) -> (Entry, LoadedTrace?)? {
+    /// A sample's list entry, and the trace when it had to be read (the first time).
+    private nonisolated static func indexSample(_ file: URL, name: String, cacheDirectory: URL, logger: Logger) -> (Entry, (Trace, String)?)? {
         do {
             let (id, size) = try contentID(of: file)
             let cached = cacheDirectory.appendingPathComponent("\(id).json")
@@ -422,7 +489,7 @@ public actor TraceStore {
             let trace = try TraceImporter.importTrace(at: file, displayName: name)
             let record = TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: nil, isSample: true)
             try? JSONEncoder().encode(record).write(to: cached, options: .atomic)
-            return (Entry(record: record, file: file), LoadedTrace(id: id, trace: trace))
+            return (Entry(record: record, file: file), (trace, id))
         } catch {
             logger.error("skipping sample \(file.path): \(error)")
             return nil
@@ -452,27 +519,42 @@ public actor TraceStore {
 /// Writes that survive a power cut: data and directory entries flushed before they count.
 enum DurableFiles {
     /// fsync of a file or a directory.
-    static func sync(_ url: URL) throws {
-        let descriptor = open(url.path, O_RDONLY)
-        guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path]) }
+    static func sync(_ url: URL) throws(SystemFailure) {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .lastError("open \(url.lastPathComponent) to sync it") }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+        guard fsync(descriptor) == 0 else { throw .lastError("sync \(url.lastPathComponent)") }
     }
 
     /// Writes to a temporary file, syncs it, renames it over `url`, syncs the directory.
-    static func write(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        do {
-            try data.write(to: temporary)
-            try sync(temporary)
-            guard rename(temporary.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+    static func write(_ data: Data, to url: URL) throws(SystemFailure) {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(RandomName.make()).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .lastError("create \(temporary.lastPathComponent)") }
+        do throws(SystemFailure) {
+            let failure: Int32 = data.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let count = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    offset += count
+                }
+                return fsync(descriptor) == 0 ? 0 : errno
+            }
+            let closed = close(descriptor) == 0 ? 0 : errno
+            if failure != 0 || closed != 0 { throw SystemFailure(code: failure != 0 ? failure : closed, action: "write \(temporary.lastPathComponent)") }
+            guard rename(temporary.path, url.path) == 0 else { throw SystemFailure.lastError("rename \(temporary.lastPathComponent)") }
             try sync(url.deletingLastPathComponent())
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary.path)
             throw error
         }
     }
 }
+
 
 /// Lowercase hex of the first 16 bytes of a digest.
 func traceID(_ digest: SHA256.Digest) -> String {

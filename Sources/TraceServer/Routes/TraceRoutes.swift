@@ -2,17 +2,18 @@ import Hummingbird
 import TraceModel
 
 /// List, upload, describe and delete traces.
-func addTraceRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore, maxUploadBytes: Int64) {
+func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, maxUploadBytes: Int64) {
     router.get("/api/traces") { _, _ in
         try jsonResponse(TraceList(traces: await store.list()))
     }
 
-    router.post("/api/traces") { request, _ in
+    router.post("/api/traces") { request, context in
         // ?run=N: which run of a several-run xctrace export to read (checked before the body is received).
         let run = try QueryParameters(request: request).int("run", in: 1...1_000_000).map(Int.init)
         // The upload may not pass the size limit, the storage quota or the disk's reserve.
-        let limit = min(maxUploadBytes, await store.uploadAllowance())
-        let upload = try await UploadReceiver.receive(request, into: store.incomingDirectory, limit: limit, sizeLimit: maxUploadBytes)
+        let upload = try await UploadReceiver.receive(
+            request, into: store.incomingDirectory, quota: store.quota, maxUploadBytes: maxUploadBytes, logger: context.logger
+        )
         let added = try await store.add(upload, run: run)
         var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info), status: added.isNew ? .created : .ok)
         response.headers[.location] = "/api/traces/\(added.record.id)"

@@ -1,0 +1,269 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+@testable import TraceServer
+
+/// Issue 24, items 5 to 8: the data directory under pressure (descriptors, quota, disk, memory)
+/// and the recovery of damaged records.
+@Suite struct StorageHardeningTests {
+    // MARK: 5. File descriptors and error bodies
+
+    @Test func randomNamesDoNotRepeat() {
+        let names = (0..<10_000).map { _ in RandomName.make() }
+        #expect(Set(names).count == names.count)
+        #expect(names.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+    }
+
+    @Test func anUploadTheServerCannotStoreNamesNoPathAndNoSystemDump() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            // The incoming folder replaced by a file: creating the upload's file fails (ENOTDIR).
+            let incoming = scratch.dataDirectory.appendingPathComponent("incoming")
+            try FileManager.default.removeItem(at: incoming)
+            try Data("not a folder".utf8).write(to: incoming)
+            for (contentType, body) in [("application/json", nativeTrace()), ("multipart/form-data; boundary=XX", "--XX\r\n")] {
+                let response = try await client.execute(
+                    uri: "/api/traces?name=a.json", method: .post, headers: [.contentType: contentType], body: ByteBuffer(string: body)
+                )
+                try expectError(response, .internalServerError)
+                #expect(!response.text.contains(scratch.root.path) && !response.text.contains("/incoming"), "\(response.text)")
+                #expect(!response.text.contains("Error Domain") && !response.text.contains("errno"), "\(response.text)")
+            }
+        }
+    }
+
+    // MARK: 8. Recovery of a damaged record
+
+    @Test func aGarbledSidecarOfAnotherRunIsRebuiltWithItsRunAndName() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let id = try await scratch.withServer { client in
+            let response = try await client.execute(
+                uri: "/api/traces?name=orchard-second.xml&run=2", method: .post, headers: [.contentType: "application/xml"],
+                body: ByteBuffer(string: twoRunExport())
+            )
+            #expect(response.status == .created, "\(response.text)")
+            return try #require((try response.json()["trace"] as? [String: Any])?["id"] as? String)
+        }
+        let traces = scratch.dataDirectory.appendingPathComponent("traces")
+        let sidecar = traces.appendingPathComponent("\(id).json")
+        let original = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: sidecar)) as? [String: Any])
+        let (name, uploadedAt) = (original["name"] as? String, original["uploadedAt"] as? String)
+        try Data("{\"id\": garbled".utf8).write(to: sidecar)
+        try await scratch.withServer { client in
+            let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
+            let record = try #require(list.first { $0["id"] as? String == id }, "the intact trace is kept, not quarantined")
+            #expect(record["run"] as? Int == 2)
+            #expect(record["name"] as? String == name && name != id)
+            #expect(record["uploadedAt"] as? String == uploadedAt)
+            let info = try await client.get("/api/traces/\(id)").json()
+            #expect(((info["counts"] as? [String: Any])?["hangs"] as? Int) == 2, "run 2 is read again, not run 1")
+        }
+        let quarantine = scratch.dataDirectory.appendingPathComponent("quarantine")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: quarantine.path)) ?? []).isEmpty)
+    }
+
+    @Test func aRebuiltRecordKeepsTheUploadsName() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let id = try await scratch.withServer { client in try await client.uploadedID(nativeTrace(updates: 12, app: "Orchard"), name: "orchard-morning.json") }
+        let sidecar = scratch.dataDirectory.appendingPathComponent("traces/\(id).json")
+        let name = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: sidecar)) as? [String: Any])?["name"] as? String)
+        try FileManager.default.removeItem(at: sidecar)
+        try await scratch.withServer { client in
+            let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
+            #expect(list.first { $0["id"] as? String == id }?["name"] as? String == name, "\(name), not the id")
+        }
+    }
+
+    // MARK: 6. Quota and disk
+
+    /// A trace of about `kilobytes` KB (distinct per `seed`).
+    private func trace(seed: Int, kilobytes: Int = 40) -> String { nativeTrace(updates: kilobytes * 10 + seed, app: "Orchard\(seed)") }
+
+    private func storedOnDisk(_ scratch: Scratch) throws -> (files: Int, bytes: Int64) {
+        let traces = scratch.dataDirectory.appendingPathComponent("traces")
+        let names = try FileManager.default.contentsOfDirectory(atPath: traces.path)
+        let bytes = try names.reduce(Int64(0)) { total, name in
+            total + ((try FileManager.default.attributesOfItem(atPath: traces.appendingPathComponent(name).path)[.size] as? Int64) ?? 0)
+        }
+        return (names.count, bytes)
+    }
+
+    @Test func concurrentUploadsCannotPassTheQuotaTogether() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let size = (0..<10).map { trace(seed: $0).utf8.count }.max()!
+        var options = scratch.options()
+        // Room for three uploads and their sidecars, not four.
+        options.maxStoredBytes = Int64(3 * (size + Int(StorageQuota.sidecarAllowance)) + 100)
+        let statuses = try await scratch.withServer(options) { client in
+            try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for seed in 0..<10 {
+                    group.addTask { try await client.upload(trace(seed: seed), name: "t\(seed).json").status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(statuses.filter { $0 == .created }.count == 3, "\(statuses)")
+        #expect(statuses.filter { $0.code == 507 }.count == 7, "\(statuses)")
+        let stored = try storedOnDisk(scratch)
+        #expect(stored.files == 6 && stored.bytes <= options.maxStoredBytes, "\(stored)")
+    }
+
+    @Test func sidecarsCountAgainstTheQuotaAndTheNumberOfTracesIsBounded() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        var options = scratch.options()
+        options.maxStoredTraces = 3
+        try await scratch.withServer(options) { client in
+            for seed in 0..<3 { _ = try await client.uploadedID(trace(seed: seed, kilobytes: 1), name: "tiny\(seed).json") }
+            let fourth = try await client.upload(trace(seed: 3, kilobytes: 1), name: "tiny3.json")
+            try expectError(fourth, .init(code: 507))
+            #expect(fourth.text.contains("--max-traces"), "\(fourth.text)")
+        }
+        let store = try await TraceStore.open(.init(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: 1 << 30), logger: Logger(label: "test"))
+        let stored = try storedOnDisk(scratch)
+        #expect(stored.files == 6)
+        #expect(store.storedBytes == stored.bytes, "trace files and sidecars, as on disk")
+    }
+
+    /// A disk of `capacity` bytes holding the data directory: free space goes down as files are written.
+    private func disk(_ scratch: Scratch, capacity: Int64) -> @Sendable () -> Int64? {
+        let root = scratch.dataDirectory
+        return {
+            let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey])
+            var used: Int64 = 0
+            while let file = files?.nextObject() as? URL {
+                guard let values = try? file.resourceValues(forKeys: [.fileSizeKey, .isRegularFileKey]), values.isRegularFile == true else { continue }
+                used += Int64(values.fileSize ?? 0)
+            }
+            return capacity - used
+        }
+    }
+
+    @Test func anUploadIsCountedOnceAgainstFreeSpaceAndConcurrentOnesAllOfThem() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let size = Int64(trace(seed: 0).utf8.count)
+        var options = scratch.options()
+        options.minFreeDiskBytes = 1 << 20
+        // One upload (and its sidecar) fits above the reserve, with little to spare.
+        options.freeDiskBytes = disk(scratch, capacity: options.minFreeDiskBytes + size * 3 / 2 + StorageQuota.sidecarAllowance)
+        try await scratch.withServer(options) { client in
+            let response = try await client.upload(trace(seed: 0), name: "fits.json")
+            #expect(response.status == .created, "counted once, not again once it is on disk: \(response.text)")
+        }
+        let crowded = try Scratch()
+        defer { crowded.remove() }
+        var shared = crowded.options()
+        shared.minFreeDiskBytes = 1 << 20
+        // Two of six fit; the sample's cached list entry takes a few hundred bytes too.
+        let largest = Int64((0..<6).map { trace(seed: $0).utf8.count }.max()!)
+        shared.freeDiskBytes = disk(crowded, capacity: shared.minFreeDiskBytes + 2 * (largest + StorageQuota.sidecarAllowance) + 2000)
+        let statuses = try await crowded.withServer(shared) { client in
+            try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for seed in 0..<6 {
+                    group.addTask { try await client.upload(trace(seed: seed), name: "t\(seed).json").status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(statuses.filter { $0 == .created }.count == 2, "\(statuses)")
+        #expect(statuses.filter { $0.code == 507 }.count == 4, "\(statuses)")
+    }
+
+    // MARK: 7. Memory budget
+
+    private func storeWithUploads(_ scratch: Scratch, count: Int, budget: Int) async throws -> (TraceStore, [String]) {
+        let logger = Logger(label: "test")
+        let writer = try await TraceStore.open(.init(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: 1 << 30), logger: logger)
+        var ids: [String] = []
+        for seed in 0..<count {
+            let file = try IncomingFile(in: writer.incomingDirectory)
+            try file.write(ByteBuffer(string: nativeTrace(updates: 20_000 + seed, app: "Orchard\(seed)")))
+            let content = try file.finish()
+            ids.append(try await writer.add(ReceivedUpload(file: file.url, id: content, size: file.written, name: "orchard\(seed).json")).record.id)
+        }
+        // A fresh store: nothing in memory.
+        let store = try await TraceStore.open(
+            .init(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: budget, maxConcurrentLoads: 2), logger: logger
+        )
+        return (store, ids)
+    }
+
+    /// What one of `storeWithUploads`' traces takes in memory once loaded (they differ by a few updates).
+    private func footprint(_ scratch: Scratch) async throws -> Int {
+        let (store, ids) = try await storeWithUploads(scratch, count: 1, budget: 1 << 30)
+        let loaded = try await store.loaded(id: ids[0])
+        return loaded.memory.bytes
+    }
+
+    @Test func aLoadWaitsWhileARequestStillHoldsAnEvictedTrace() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let bytes = try await footprint(scratch)
+        let (store, ids) = try await storeWithUploads(try Scratch(), count: 2, budget: bytes * 3 / 2)
+        var held: LoadedTrace? = try await store.loaded(id: ids[0])
+        let done = ProbeLog()
+        let second = Task {
+            _ = try await store.loaded(id: ids[1])
+            await done.add("loaded")
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(await done.entries.isEmpty, "the second trace does not fit beside the first, which a request still holds")
+        #expect(await !store.isInMemory(id: ids[0]), "the cache let go of the first for the waiting load")
+        #expect(held?.trace.updates.count == 20_000)
+        held = nil
+        try await second.value
+        #expect(await done.entries == ["loaded"])
+        #expect(store.peakMemoryInUse <= bytes * 3 / 2 + bytes / 10)
+    }
+
+    @Test func coldLoadsThatDoNotFitTogetherRunOneAtATime() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let bytes = try await footprint(try Scratch())
+        let (store, ids) = try await storeWithUploads(scratch, count: 5, budget: bytes * 3 / 2)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for id in ids { group.addTask { _ = try await store.summaryOfLoad(id) } }
+            try await group.waitForAll()
+        }
+        #expect(await store.peakConcurrentLoads == 1, "two traces never fit the budget together")
+        #expect(store.peakMemoryInUse <= bytes * 3 / 2 + bytes / 10, "\(store.peakMemoryInUse) of \(bytes * 3 / 2)")
+    }
+
+    @Test func aGzipFileIsEstimatedAtTheMostItMayInflateTo() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let plain = scratch.root.appendingPathComponent("t.json")
+        try Data(nativeTrace(updates: 5000).utf8).write(to: plain)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "gzip -k '\(plain.path)'"]
+        try gzip.run()
+        gzip.waitUntilExit()
+        let compressed = scratch.root.appendingPathComponent("t.json.gz")
+        let size = Int64(try Data(contentsOf: compressed).count)
+        let store = try await TraceStore.open(
+            .init(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: 1 << 30, maxUploadReadBytes: 1 << 40), logger: Logger(label: "test")
+        )
+        let estimate = Int64(await store.memoryEstimate(ofFile: compressed))
+        #expect(estimate >= max(TraceStore.maxInflationRatio * size, 64 << 20), "the reader accepts this much: \(estimate)")
+        #expect(await store.memoryEstimate(ofFile: plain) >= (try Data(contentsOf: plain).count))
+    }
+}
+
+extension TraceStore {
+    /// Loads a trace and reads its summary while holding it, as a request would.
+    func summaryOfLoad(_ id: String) async throws -> Int {
+        let loaded = try await loaded(id: id)
+        return loaded.trace.summary(in: nil, filter: .all).processes.count
+    }
+}
