@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tracesvc", targets: ["tracesvc"]),
+        .executable(name: "tracesvc-bench", targets: ["tracesvc-bench"]),
     ],
     dependencies: [
         // No default traits: we need neither swift-configuration nor Hummingbird's full-Foundation extras.
@@ -38,6 +39,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The sample traces and the synthetic generators (model traces, xctrace-shaped exports):
+        // for `tracesvc generate`, the benchmarks and the tests.
+        .target(name: "TraceSamples", dependencies: ["TraceModel", "TraceFormats"], swiftSettings: strict),
         .target(
             name: "TraceServer",
             dependencies: [
@@ -59,6 +63,7 @@ let package = Package(
             dependencies: [
                 "TraceModel",
                 "TraceFormats",
+                "TraceSamples",
                 "TraceServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -66,10 +71,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "TraceModelTests", dependencies: ["TraceModel"], swiftSettings: strict),
+        // The benchmarks (README, "Benchmarks"): not part of the user's command line.
+        .executableTarget(
+            name: "tracesvc-bench",
+            dependencies: [
+                "TraceModel",
+                "TraceFormats",
+                "TraceSamples",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "TraceModelTests", dependencies: ["TraceModel", "TraceSamples"], swiftSettings: strict),
         .testTarget(
             name: "TraceFormatsTests",
-            dependencies: ["TraceFormats", "TraceModel"],
+            dependencies: ["TraceFormats", "TraceModel", "TraceSamples"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
@@ -78,6 +94,7 @@ let package = Package(
             dependencies: [
                 "TraceServer",
                 "TraceFormats",
+                "TraceSamples",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TraceFormats
+import TraceSamples
 
 struct ExportXCTrace: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -8,8 +8,7 @@ struct TraceSvc: AsyncParsableCommand {
         abstract: "Look at recorded SwiftUI performance traces in the browser, and share links to them.",
         discussion: "A usage error (unknown option, bad value) exits with status 2.",
         subcommands: [
-            Serve.self, Inspect.self, Compare.self, Check.self, Generate.self, Bench.self, BenchTimeline.self, BenchFindings.self,
-            ExportXCTrace.self, BenchXCTrace.self, BenchCompare.self, BenchSummary.self,
+            Serve.self, Inspect.self, Compare.self, Check.self, Generate.self, ExportXCTrace.self,
         ]
     )
 

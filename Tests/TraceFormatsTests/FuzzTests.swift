@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TraceFormats
 @testable import TraceModel
+import TraceSamples
 
 /// The project's own fuzzer, run by every `swift test` with a fixed seed and a small budget:
 /// mutated native and xctrace files go through the readers, and every accepted trace through

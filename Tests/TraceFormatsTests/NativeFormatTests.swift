@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TraceFormats
 import TraceModel
+import TraceSamples
 
 /// Writes `text` (or bytes) to a fresh temp file and returns its URL.
 func temporaryFile(_ bytes: [UInt8], name: String = "trace.json") throws -> URL {

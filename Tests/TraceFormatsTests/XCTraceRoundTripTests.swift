@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TraceFormats
 import TraceModel
+import TraceSamples
 
 /// Export a trace as xctrace XML, import it back: the same trace, compared by resolved values
 /// (names, not string-table indexes; threads by tid, not row).

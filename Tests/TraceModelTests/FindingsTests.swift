@@ -3,7 +3,7 @@ import Testing
 @testable import TraceModel
 
 /// Small recordings of apps other than the samples (names, shapes, counts of their own), so the
-/// rules are shown to hold for any app. The Landmarks samples are checked in TraceFormatsTests.
+/// rules are shown to hold for any app. The Landmarks samples are checked in SampleFindingsTests.
 private struct AppRecording {
     var builder: TraceBuilder
     let main: Int32

@@ -8,6 +8,7 @@ import FoundationXML
 import Testing
 import TraceFormats
 import TraceModel
+import TraceSamples
 
 /// Runs the built `tracesvc check` (as CI would) on the sample traces and on a trace of another app.
 @Suite struct CheckTests {

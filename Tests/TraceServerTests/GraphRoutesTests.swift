@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import Testing
 import TraceFormats
+import TraceSamples
 @testable import TraceServer
 
 /// The cause & effect graph routes, over the samples' stories (docs/cause-graph.md).

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 import TraceFormats
+import TraceSamples
 @testable import TraceServer
 
 @Suite struct HardeningTests {

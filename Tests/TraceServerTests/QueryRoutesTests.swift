@@ -46,7 +46,7 @@ import Testing
             let lanes = try #require(try json.json()["lanes"] as? [String: Any])
             // Every lane, as in the JSON: the lane count follows magic, start, end and width.
             #expect(lanes.count > 5 && Int(bytes[24]) == lanes.count && bytes[25...27] == [0, 0, 0])
-            // The point of the format: the same events in fewer bytes (bench-timeline measures how many fewer).
+            // The point of the format: the same events in fewer bytes (`tracesvc-bench timeline` measures how many fewer).
             #expect(bytes.count < json.body.readableBytes)
         }
     }

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import TraceFormats
+import TraceSamples
 @testable import TraceServer
 
 /// Signpost lanes in the trace info and the timeline, and one signpost's details.

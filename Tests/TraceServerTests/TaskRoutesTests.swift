@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import TraceFormats
+import TraceSamples
 @testable import TraceServer
 
 /// The Swift concurrency routes: a lane's intervals, one interval with its task, the summary.

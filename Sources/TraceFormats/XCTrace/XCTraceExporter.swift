@@ -12,7 +12,7 @@ public enum XCTraceExporter {
         case tarBundle
     }
 
-    static let updateColumns: [XCTraceWriter.Column] = [
+    package static let updateColumns: [XCTraceWriter.Column] = [
         ("start", "Start", "start-time"), ("duration", "Duration", "duration"), ("id", "ID", "uint32"),
         ("update-type", "Update Type", "swiftui-update"), ("allocations", "Allocations", "event-count"),
         ("description", "Description", "string"), ("category", "Category", "string"),
@@ -22,38 +22,38 @@ public enum XCTraceExporter {
         ("downstream-cost", "Downstream Cost", "duration"), ("downstream-events", "Downstream Events", "cause-set"),
         ("cause-graph-node", "Cause Graph Node", "typed-array"), ("full-cause-graph-node", "Full Cause Graph Node", "typed-array"),
     ]
-    static let groupColumns: [XCTraceWriter.Column] = [
+    package static let groupColumns: [XCTraceWriter.Column] = [
         ("start", "Start", "start-time"), ("duration", "Duration", "duration"), ("label", "Label", "string"),
         ("cause-backtrace", "Cause Backtrace", "backtrace"), ("backtrace", "Backtrace", "backtrace"),
         ("process", "Process", "process"), ("thread", "Thread", "thread"),
     ]
-    static let causeColumns: [XCTraceWriter.Column] = [
+    package static let causeColumns: [XCTraceWriter.Column] = [
         ("timestamp", "Timestamp", "event-time"), ("source-node-event-id", "Source Node Event ID", "uint32"),
         ("source-node", "Source Node", "typed-array"), ("destination-node-event-id", "Destination Node Event ID", "uint32"),
         ("destination-node", "Destination Node", "typed-array"), ("label", "Label", "string"),
         ("value-type", "Value Type", "string"), ("changed-properties", "Changed Properties", "string"),
         ("layout-info", "Layout Info", "string"), ("process", "Process", "process"),
     ]
-    static let changeColumns: [XCTraceWriter.Column] = [
+    package static let changeColumns: [XCTraceWriter.Column] = [
         ("timestamp", "Timestamp", "event-time"), ("id", "ID", "uint32"), ("description", "Description", "string"),
         ("backtrace", "Backtrace", "backtrace"), ("process", "Process", "process"), ("thread", "Thread", "thread"),
     ]
-    static let sampleColumns: [XCTraceWriter.Column] = [
+    package static let sampleColumns: [XCTraceWriter.Column] = [
         ("time", "Sample Time", "sample-time"), ("thread", "Thread", "thread"), ("process", "Process", "process"),
         ("core", "Core", "core"), ("thread-state", "State", "thread-state"), ("weight", "Weight", "weight"),
         ("stack", "Backtrace", "backtrace"),
     ]
-    static let hangColumns: [XCTraceWriter.Column] = [
+    package static let hangColumns: [XCTraceWriter.Column] = [
         ("start", "Start", "start-time"), ("duration", "Duration", "duration"), ("hang-type", "Hang Type", "hang-type"),
         ("thread", "Thread", "thread"), ("process", "Process", "process"),
     ]
-    static let hitchColumns: [XCTraceWriter.Column] = [
+    package static let hitchColumns: [XCTraceWriter.Column] = [
         ("start", "Start", "start-time"), ("duration", "Duration", "duration"), ("process", "Process", "process"),
         ("is-system", "Is System", "boolean"), ("swap-id", "Swap ID", "uint32"), ("label", "Swap ID", "string"),
         ("display", "Display", "display-name"), ("narrative-description", "Potential Issue", "string"),
     ]
 
-    static let taskStateColumns: [XCTraceWriter.Column] = [
+    package static let taskStateColumns: [XCTraceWriter.Column] = [
         ("start", "Start", "start-time"), ("duration", "Duration", "duration"), ("task", "Swift Task", "analysis-core-swift-task"),
         ("enqueued-actor", "Enqueued on Actor", "swift-actor"), ("actor", "Acquired Actor", "swift-actor"),
         ("state", "Task State", "swift-task-state"), ("priority", "Task Priority", "swift-task-priority"),
@@ -61,17 +61,17 @@ public enum XCTraceExporter {
         ("backtrace", "Creation Backtrace", "text-backtrace"), ("suspend-backtrace", "Suspend Backtrace", "text-backtrace"),
         ("process", "Process", "process"), ("thread", "Thread", "thread"), ("narrative", "Narrative", "narrative"),
     ]
-    static let taskInfoColumns: [XCTraceWriter.Column] = [
+    package static let taskInfoColumns: [XCTraceWriter.Column] = [
         ("time", "Timestamp", "event-time"), ("pid", "Process ID", "pid"), ("process", "Process", "process"),
         ("swift-task-id", "Swift Task ID", "swift-task-id"), ("task", "Task", "swift-task"),
     ]
-    static let taskLifetimeColumns: [XCTraceWriter.Column] = [
+    package static let taskLifetimeColumns: [XCTraceWriter.Column] = [
         ("start", "Start", "start-time"), ("duration", "Duration", "duration"), ("task", "Swift Task", "analysis-core-swift-task"),
         ("process", "Process", "process"),
     ]
 
     /// `os-signpost` as Instruments exports it: one row per begin, end or event (paired again on import).
-    static let signpostColumns: [XCTraceWriter.Column] = [
+    package static let signpostColumns: [XCTraceWriter.Column] = [
         ("time", "Time", "event-time"), ("thread", "Thread", "thread"), ("process", "Process", "process"),
         ("event-type", "Event Type", "event-type"), ("identifier", "Signpost ID", "os-signpost-identifier"),
         ("name", "Name", "signpost-name"), ("subsystem", "Subsystem", "subsystem"), ("category", "Category", "category"),

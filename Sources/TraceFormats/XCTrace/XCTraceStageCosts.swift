@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the stages of an xctrace import cost alone (`bench-xctrace --stages`): the import runs
+/// What the stages of an xctrace import cost alone (`tracesvc-bench xctrace --stages`): the import runs
 /// the reader (tokens, values, batches) and the assembler on two threads, so its pace is that
 /// of the slower one.
 public enum XCTraceStageCosts {

@@ -1,32 +1,32 @@
 /// Writes export XML the way `xctrace export` does: one `<node>` per table, a schema, one row
 /// per line, each distinct value written once with `id` and referred to by `ref` afterwards
 /// (ids restart in every node). Output goes to `emit` in chunks of about 1 MiB.
-struct XCTraceWriter {
-    typealias Column = (mnemonic: String, name: String, type: String)
+package struct XCTraceWriter {
+    package typealias Column = (mnemonic: String, name: String, type: String)
 
     private var out: [UInt8] = []
     private let emit: ([UInt8]) throws -> Void
     private var nextID = 1
     private var ids: [String: Int] = [:]
-    private(set) var bytesWritten = 0
+    package private(set) var bytesWritten = 0
 
-    init(emit: @escaping ([UInt8]) throws -> Void) {
+    package init(emit: @escaping ([UInt8]) throws -> Void) {
         self.emit = emit
         out.reserveCapacity(1 << 21)
     }
 
     // MARK: Structure
 
-    mutating func beginDocument() {
+    package mutating func beginDocument() {
         write("<?xml version=\"1.0\"?>\n<trace-query-result>\n")
     }
 
-    mutating func endDocument() throws {
+    package mutating func endDocument() throws {
         write("</trace-query-result>\n")
         try flush()
     }
 
-    mutating func beginNode(schema: String, tableIndex: Int, columns: [Column]) {
+    package mutating func beginNode(schema: String, tableIndex: Int, columns: [Column]) {
         nextID = 1
         ids.removeAll(keepingCapacity: true)
         write("<node xpath='//trace-toc[1]/run[1]/data[1]/table[\(tableIndex)]'><schema name=\"\(schema)\">")
@@ -38,24 +38,24 @@ struct XCTraceWriter {
         write("</schema>\n")
     }
 
-    mutating func endNode() throws {
+    package mutating func endNode() throws {
         write("</node>")
         try flushIfFull()
     }
 
-    mutating func beginRow() { write("<row>") }
+    package mutating func beginRow() { write("<row>") }
 
-    mutating func endRow() throws {
+    package mutating func endRow() throws {
         write("</row>\n")
         try flushIfFull()
     }
 
     // MARK: Values
 
-    mutating func sentinel() { write("<sentinel/>") }
+    package mutating func sentinel() { write("<sentinel/>") }
 
     /// A value with raw text; `shared` values are deduplicated by tag and text.
-    mutating func leaf(_ tag: String, _ raw: String, fmt: String? = nil, shared: Bool = true) {
+    package mutating func leaf(_ tag: String, _ raw: String, fmt: String? = nil, shared: Bool = true) {
         if shared, let id = ids[tag + "\u{1}" + raw] {
             reference(tag, id)
             return
@@ -68,19 +68,19 @@ struct XCTraceWriter {
         write("</\(tag)>")
     }
 
-    mutating func time(_ tag: String, _ nanoseconds: Int64) {
+    package mutating func time(_ tag: String, _ nanoseconds: Int64) {
         leaf(tag, String(nanoseconds), fmt: Self.clock(nanoseconds), shared: false)
     }
 
-    mutating func duration(_ nanoseconds: Int64, tag: String = "duration") {
+    package mutating func duration(_ nanoseconds: Int64, tag: String = "duration") {
         leaf(tag, String(nanoseconds), fmt: Self.duration(nanoseconds))
     }
 
-    mutating func string(_ text: String) { leaf("string", text) }
+    package mutating func string(_ text: String) { leaf("string", text) }
 
-    mutating func number(_ tag: String, _ value: Int64) { leaf(tag, String(value)) }
+    package mutating func number(_ tag: String, _ value: Int64) { leaf(tag, String(value)) }
 
-    mutating func process(pid: Int32, name: String) {
+    package mutating func process(pid: Int32, name: String) {
         let key = "process\u{1}\(pid)"
         if let id = ids[key] { return reference("process", id) }
         write("<process id=\"\(newID(key))\" fmt=\"")
@@ -91,7 +91,7 @@ struct XCTraceWriter {
         write("</process>")
     }
 
-    mutating func thread(tid: Int64, name: String, pid: Int32, processName: String) {
+    package mutating func thread(tid: Int64, name: String, pid: Int32, processName: String) {
         let key = "thread\u{1}\(pid)\u{1}\(tid)"
         if let id = ids[key] { return reference("thread", id) }
         let hex = "0x" + String(tid, radix: 16)
@@ -104,7 +104,7 @@ struct XCTraceWriter {
     }
 
     /// A cause-graph node cell: "NAME, COLOR, SYMBOL, n/a, n/a".
-    mutating func graphNode(name: String, isAppCode: Bool, symbol: String) {
+    package mutating func graphNode(name: String, isAppCode: Bool, symbol: String) {
         let color = isAppCode ? "blue" : "gray"
         let key = "typed-array\u{1}\(name)\u{1}\(color)\u{1}\(symbol)"
         if let id = ids[key] { return reference("typed-array", id) }
@@ -118,7 +118,7 @@ struct XCTraceWriter {
     }
 
     /// A value with children and a display text, written once per `key` and referred to after.
-    mutating func composite(_ tag: String, key: String, fmt: String, children: (inout XCTraceWriter) -> Void) {
+    package mutating func composite(_ tag: String, key: String, fmt: String, children: (inout XCTraceWriter) -> Void) {
         let fullKey = tag + "\u{1}" + key
         if let id = ids[fullKey] { return reference(tag, id) }
         write("<\(tag) id=\"\(newID(fullKey))\" fmt=\"")
@@ -130,7 +130,7 @@ struct XCTraceWriter {
 
     /// A backtrace, frames leaf first; `key` identifies the whole stack for reuse. `tag` is
     /// `backtrace` (Time Profiler, SwiftUI) or `text-backtrace` (Swift Tasks).
-    mutating func backtrace(key: String, leafFirst frames: [(name: String, binary: String, path: String)], tag: String = "backtrace") {
+    package mutating func backtrace(key: String, leafFirst frames: [(name: String, binary: String, path: String)], tag: String = "backtrace") {
         let backtraceKey = tag + "\u{1}" + key
         if let id = ids[backtraceKey] { return reference(tag, id) }
         write("<\(tag) id=\"\(newID(backtraceKey))\">")
@@ -207,7 +207,7 @@ struct XCTraceWriter {
         if out.count >= 1 << 20 { try flush() }
     }
 
-    mutating func flush() throws {
+    package mutating func flush() throws {
         guard !out.isEmpty else { return }
         bytesWritten += out.count
         try emit(out)
@@ -217,7 +217,7 @@ struct XCTraceWriter {
     // MARK: Display texts (fmt)
 
     /// "00:01.234.567" (minutes:seconds.milliseconds.microseconds), as Instruments shows times.
-    static func clock(_ nanoseconds: Int64) -> String {
+    package static func clock(_ nanoseconds: Int64) -> String {
         let micros = nanoseconds / 1_000
         let minutes = micros / 60_000_000
         let seconds = micros / 1_000_000 % 60
@@ -230,7 +230,7 @@ struct XCTraceWriter {
     }
 
     /// "1.25 ms", "620.00 µs", "16.67 ms", "2.10 s".
-    static func duration(_ nanoseconds: Int64) -> String {
+    package static func duration(_ nanoseconds: Int64) -> String {
         let value = Double(nanoseconds)
         func fixed(_ number: Double) -> String {
             let hundredths = Int64((number * 100).rounded())

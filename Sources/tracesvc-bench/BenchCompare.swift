@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import TraceFormats
 import TraceModel
+import TraceSamples
 
 /// Time to compare two big synthetic traces, against the summaries of both measured in the same run.
 struct BenchCompare: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench-compare",
+        commandName: "compare",
         abstract: "Measure comparing two synthetic traces, cold and with their sides kept (target <= 300 ms for 1M updates each), against two summary queries.",
-        discussion: "Build with -c release for meaningful figures: swift build -c release --product tracesvc"
+        discussion: "Build with -c release for meaningful figures: swift build -c release --product tracesvc-bench"
     )
 
     @Option(help: "Updates in each synthetic trace.")

@@ -1,3 +1,4 @@
+import TraceFormats
 import TraceModel
 
 /// Writes a task's states one after another, each starting where the previous one ended,

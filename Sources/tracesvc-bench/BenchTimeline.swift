@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import TraceFormats
 import TraceModel
+import TraceSamples
 
 /// Timeline query latency on a big synthetic trace, against a full scan measured in the same run.
 struct BenchTimeline: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench-timeline",
+        commandName: "timeline",
         abstract: "Measure timeline query latency (p50/p99) on a synthetic trace, against a full-scan baseline.",
-        discussion: "Build with -c release for meaningful figures: swift build -c release --product tracesvc"
+        discussion: "Build with -c release for meaningful figures: swift build -c release --product tracesvc-bench"
     )
 
     @OptionGroup var synthetic: SyntheticTraceOptions

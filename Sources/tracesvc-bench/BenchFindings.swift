@@ -2,14 +2,15 @@ import ArgumentParser
 import Foundation
 import TraceFormats
 import TraceModel
+import TraceSamples
 
 /// Time to compute the findings of a big synthetic trace, against one summary pass over the same
 /// updates (the cheapest query that reads every update) measured in the same run.
 struct BenchFindings: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench-findings",
+        commandName: "findings",
         abstract: "Measure findings on a synthetic trace (target <= 1 s for 1M updates), against a whole-trace summary baseline.",
-        discussion: "Build with -c release for meaningful figures: swift build -c release --product tracesvc"
+        discussion: "Build with -c release for meaningful figures: swift build -c release --product tracesvc-bench"
     )
 
     @Option(help: "Updates in the synthetic trace.")

@@ -1,6 +1,6 @@
 import Testing
-import TraceFormats
 @testable import TraceModel
+import TraceSamples
 
 /// `Trace.causeFanOuts` (an open-addressing key table over interned names, shared by findings,
 /// budgets, inspect and the comparison) against the definition written plainly: per source node,

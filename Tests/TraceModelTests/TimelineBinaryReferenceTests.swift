@@ -1,6 +1,6 @@
 import Testing
-import TraceFormats
 @testable import TraceModel
+import TraceSamples
 
 /// The timeline query, on every lane of synthetic and sample traces, answers what a full scan
 /// does; and the binary timeline the server sends the browser is written straight from the query's

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TraceFormats
 import TraceModel
+import TraceSamples
 
 #if canImport(Glibc)
 import Glibc
@@ -9,10 +10,11 @@ import Glibc
 import Darwin
 #endif
 
-struct Bench: AsyncParsableCommand {
+struct BenchNative: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "native",
         abstract: "Measure the native reader: ingest speed and memory per update, against Foundation's JSONSerialization.",
-        discussion: "Run a release build for meaningful figures: swift run -c release tracesvc bench"
+        discussion: "Run a release build for meaningful figures: swift run -c release tracesvc-bench native"
     )
 
     @Option(help: "Updates in the generated trace.")

@@ -1,3 +1,4 @@
+import TraceFormats
 import TraceModel
 
 /// A thin layer over `TraceBuilder` for writing generators: one app process with the threads

@@ -1,3 +1,4 @@
+import TraceFormats
 import TraceModel
 
 /// The sample traces shipped in `SampleTraces/`: small recordings of Apple's Landmarks sample

@@ -1,3 +1,5 @@
+import TraceFormats
+
 /// Large synthetic exports in the shape of a real SwiftUI recording, for benchmarks: a few
 /// hundred view types, states and stacks reused everywhere (so most cells are `ref`s to
 /// earlier ids), unique times and event ids, about three cause edges per update (the causes

@@ -7,9 +7,9 @@ import TraceModel
 /// (hash per update, sort per call) measured in the same run and checked to agree.
 struct BenchSummary: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench-summary",
+        commandName: "summary",
         abstract: "Measure summary and view-list latency (p50/p99) on a synthetic trace, against a scan baseline.",
-        discussion: "Build with -c release for meaningful figures: swift build -c release --product tracesvc"
+        discussion: "Build with -c release for meaningful figures: swift build -c release --product tracesvc-bench"
     )
 
     @OptionGroup var synthetic: SyntheticTraceOptions

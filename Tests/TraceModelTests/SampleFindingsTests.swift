@@ -1,6 +1,6 @@
 import Testing
-import TraceFormats
 import TraceModel
+import TraceSamples
 
 /// Each sample story yields the finding the WWDC talk reads from it, and its fixed version does not.
 @Suite struct SampleFindingsTests {

@@ -1,15 +1,16 @@
 import ArgumentParser
 import Foundation
 import TraceFormats
+import TraceSamples
 
 /// Import speed and memory of `xctrace export` XML, against reading the same bytes (same run).
 struct BenchXCTrace: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench-xctrace",
+        commandName: "xctrace",
         abstract: "Measure importing a large xctrace export: MB/s and peak RSS, against plain reading.",
         discussion: """
-            tracesvc bench-xctrace --mb 500        # generates a synthetic export of about 500 MB first
-            tracesvc bench-xctrace --file big.xml  # an export you have
+            tracesvc-bench xctrace --mb 500        # generates a synthetic export of about 500 MB first
+            tracesvc-bench xctrace --file big.xml  # an export you have
             When python3 and the Python peer (py_baseline.py, gen_xctrace.py in --peer-dir) are there, it
             also imports a gen_xctrace.py export of --peer-mb MB with both, in the same run.
             Build with `swift build -c release` for meaningful figures.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import TraceFormats
 @testable import TraceModel
+import TraceSamples
 
 /// The Landmarks sample pairs tell their story through the comparison (issue 13's "done when").
 @Suite struct SampleComparisonTests {
