@@ -58,8 +58,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "tracesvc",
+        // The user's command line: the commands, runnable in process (TraceCLITests); the
+        // `tracesvc` executable only calls it.
+        .target(
+            name: "TraceCLI",
             dependencies: [
                 "TraceModel",
                 "TraceFormats",
@@ -71,6 +73,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(name: "tracesvc", dependencies: ["TraceCLI"], swiftSettings: strict),
         // The benchmarks (README, "Benchmarks"): not part of the user's command line.
         .executableTarget(
             name: "tracesvc-bench",
@@ -87,6 +90,12 @@ let package = Package(
             name: "TraceFormatsTests",
             dependencies: ["TraceFormats", "TraceModel", "TraceSamples"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TraceCLITests",
+            dependencies: ["TraceCLI", "TraceFormats", "TraceModel", "TraceSamples"],
+            exclude: ["Expected"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -40,13 +40,14 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         public var orange: Int
         public var red: Int
         /// True on a signpost lane (`signposts-N`: one per subsystem and category, and one more
-        /// per row of a stack of overlapping signposts; at most `SignpostLane.maxLanes`).
-        public var signposts: Bool?
+        /// per row of a stack of overlapping signposts; at most `SignpostLane.maxLanes`); null on
+        /// the fixed lanes, as `level` and `groupSignposts`.
+        @NullWhenAbsent public var signposts: Bool? = nil
         /// A signpost lane's row in its group's stack: 0 for the first, which carries the group's
         /// title; 1... below it, for signposts that overlap those above.
-        public var level: Int?
+        @NullWhenAbsent public var level: Int? = nil
         /// Signposts of the lane's whole group (all its rows), on signpost lanes.
-        public var groupSignposts: Int?
+        @NullWhenAbsent public var groupSignposts: Int? = nil
     }
 
     public struct Counts: Sendable, Encodable, Equatable {
@@ -101,41 +102,10 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         cpuWeightUnit = meta.cpuWeightUnit.rawValue
         runs = meta.runs
         run = meta.run
-        lanes = Lane.allCases.map { lane in
-            let title = lane == .cpu && meta.cpuWeightUnit == .cycles ? "CPU (cycles)" : lane.title
-            var info = LaneInfo(id: lane.rawValue, title: title, count: 0, orange: 0, red: 0)
-            switch lane {
-            case .updateGroups: info.count = trace.updateGroups.count
-            // Hitches are drawn orange and hangs red, whatever their length (Timeline's fixed severities).
-            case .hitches: (info.count, info.orange) = (trace.hitches.count, trace.hitches.count)
-            case .hangs: (info.count, info.red) = (trace.hangs.count, trace.hangs.count)
-            case .cpu: info.count = trace.cpu.samples.count
-            case .mainActor, .mainActorWaits:
-                let rows = lane == .mainActor ? trace.indexes.mainActorRuns : trace.indexes.mainActorWaits
-                info.count = rows.count
-                for row in rows {
-                    switch trace.taskSeverity(Int(row)) {
-                    case .orange: info.orange += 1
-                    case .red: info.red += 1
-                    case .normal: break
-                    }
-                }
-            default:
-                let rows = trace.indexes.updatesByLane[lane] ?? []
-                info.count = rows.count
-                for row in rows {
-                    switch trace.updates.severity(Int(row)) {
-                    case .orange: info.orange += 1
-                    case .red: info.red += 1
-                    case .normal: break
-                    }
-                }
-            }
-            return info
-        } + trace.indexes.signpostLanes.map { lane in
+        lanes = trace.laneCounts().map { lane in
             LaneInfo(
-                id: lane.id, title: lane.title, count: lane.rows.count, orange: 0, red: 0, signposts: true,
-                level: lane.level, groupSignposts: lane.groupSignposts
+                id: lane.lane.wireName, title: lane.title, count: lane.count, orange: lane.orange, red: lane.red,
+                signposts: lane.level == nil ? nil : true, level: lane.level, groupSignposts: lane.groupSignposts
             )
         }
         counts = Counts(

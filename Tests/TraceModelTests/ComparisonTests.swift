@@ -143,14 +143,14 @@ private func spread(_ count: Int, from low: Nanoseconds, step: Nanoseconds) -> [
 
     @Test func mannWhitneyMatchesTheTextbookValueWithTies() throws {
         // A entirely below B, 8 each: U = 0, z = -(32 - 0.5) / sqrt(8·8·17/12), p = 0.000939.
-        let separated = DurationTest(Array(1...8), Array(9...16))
+        let separated = RankSumTest(Array(1...8), Array(9...16))
         #expect(abs(try #require(separated.pValue) - 0.000939) < 0.00001)
         #expect(separated.direction == "slower")
         // Ties share their average rank: [1,1,2] vs [1,2,2] → ranks 2, 2 and 5 for A.
-        let ranks = DurationTest.rankSum([1, 1, 2], [1, 2, 2])
+        let ranks = RankSumTest.rankSum([1, 1, 2], [1, 2, 2])
         #expect(ranks.rankSumA == 9 && ranks.tieTerm == 48)
         // Fewer than the minimum on a side: not tested, whatever the difference.
-        let small = DurationTest(Array(1...7), Array(100...200))
+        let small = RankSumTest(Array(1...7), Array(100...200))
         #expect(!small.tested && !small.significant && small.pValue == nil)
     }
 

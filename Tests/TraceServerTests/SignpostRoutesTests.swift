@@ -23,7 +23,8 @@ import TraceSamples
                 "Points of Interest · com.example.apple-samplecode.Landmarks", "Images · com.example.apple-samplecode.Landmarks",
             ])
             #expect(signpostLanes.first?["count"] as? Int == 3)
-            #expect(lanes.first { $0["id"] as? String == "hangs" }?["signposts"] == nil, "fixed lanes keep their shape")
+            let hangs = try #require(lanes.first { $0["id"] as? String == "hangs" })
+            #expect(["signposts", "level", "groupSignposts"].allSatisfy { hangs[$0] is NSNull }, "fixed lanes: null, as every absent value")
 
             let timeline = try await client.get("/api/traces/\(id)/timeline?lanes=signposts-0&width=4000").json()
             let events = try #require(((timeline["lanes"] as? [String: Any])?["signposts-0"] as? [String: Any])?["events"] as? [[String: Any]])

@@ -73,7 +73,7 @@ public struct TraceComparison: Sendable, Encodable {
                 module: key.module, view: key.view, category: key.category, kind: (before ?? after)!.kind,
                 isAppCode: (before?.isAppCode ?? false) || (after?.isAppCode ?? false),
                 a: before?.stats ?? ComparedViewStats(), b: after?.stats ?? ComparedViewStats(),
-                durations: DurationTest(before?.sortedDurations ?? [], after?.sortedDurations ?? []),
+                durations: RankSumTest(before?.sortedDurations ?? [], after?.sortedDurations ?? []),
                 perInteraction: perInteraction
             )
         }
@@ -235,17 +235,8 @@ public struct InteractionCount: Sendable, Equatable, Encodable {
 /// A view's updates per update group of one label; nil on a side with no such groups.
 public struct InteractionRate: Sendable, Equatable, Encodable {
     public var label: String
-    public var a: Double?
-    public var b: Double?
-
-    enum CodingKeys: String, CodingKey { case label, a, b }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(label, forKey: .label)
-        try container.encode(a, forKey: .a)
-        try container.encode(b, forKey: .b)
-    }
+    @NullWhenAbsent public var a: Double? = nil
+    @NullWhenAbsent public var b: Double? = nil
 }
 
 /// What happened to a row between A and B.
@@ -270,7 +261,7 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
     public var change: ComparisonChange
     /// Whether the change is beyond noise: see `ViewComparison.isSignificant`.
     public var significant: Bool
-    public var durations: DurationTest
+    public var durations: RankSumTest
     public var perInteraction: [InteractionRate]
     /// Either side has long (orange or red) updates.
     public var hasLongUpdates: Bool
@@ -280,7 +271,7 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
 
     init(
         module: String, view: String, category: String, kind: String, isAppCode: Bool,
-        a: ComparedViewStats, b: ComparedViewStats, durations: DurationTest, perInteraction: [InteractionRate]
+        a: ComparedViewStats, b: ComparedViewStats, durations: RankSumTest, perInteraction: [InteractionRate]
     ) {
         self.module = module
         self.view = view
@@ -314,28 +305,13 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
 public struct ComparedViewDelta: Sendable, Equatable, Encodable {
     public var count: Int
     public var totalNs: Nanoseconds
-    public var totalPercent: Double?
+    @NullWhenAbsent public var totalPercent: Double? = nil
     public var avgNs: Nanoseconds
-    public var avgPercent: Double?
+    @NullWhenAbsent public var avgPercent: Double? = nil
     public var p95Ns: Nanoseconds
     public var maxNs: Nanoseconds
     public var orange: Int
     public var red: Int
-
-    enum CodingKeys: String, CodingKey { case count, totalNs, totalPercent, avgNs, avgPercent, p95Ns, maxNs, orange, red }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(count, forKey: .count)
-        try container.encode(totalNs, forKey: .totalNs)
-        try container.encode(totalPercent, forKey: .totalPercent)
-        try container.encode(avgNs, forKey: .avgNs)
-        try container.encode(avgPercent, forKey: .avgPercent)
-        try container.encode(p95Ns, forKey: .p95Ns)
-        try container.encode(maxNs, forKey: .maxNs)
-        try container.encode(orange, forKey: .orange)
-        try container.encode(red, forKey: .red)
-    }
 
     init(_ a: ComparedViewStats, _ b: ComparedViewStats) {
         func percent(_ before: Nanoseconds, _ after: Nanoseconds) -> Double? {
@@ -360,24 +336,10 @@ public struct CauseComparison: Sendable, Equatable, Encodable {
     public var property: String
     /// appeared / disappeared / changed (targets per event differ) / unchanged.
     public var change: ComparisonChange
-    public var a: CauseFanOutSide?
-    public var b: CauseFanOutSide?
+    @NullWhenAbsent public var a: CauseFanOutSide? = nil
+    @NullWhenAbsent public var b: CauseFanOutSide? = nil
     /// Updates caused in B minus in A.
     public var updatesDelta: Int
-
-    enum CodingKeys: String, CodingKey { case source, target, label, property, change, a, b, updatesDelta }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(source, forKey: .source)
-        try container.encode(target, forKey: .target)
-        try container.encode(label, forKey: .label)
-        try container.encode(property, forKey: .property)
-        try container.encode(change, forKey: .change)
-        try container.encode(a, forKey: .a)
-        try container.encode(b, forKey: .b)
-        try container.encode(updatesDelta, forKey: .updatesDelta)
-    }
 
     init(source: String, target: String, label: String, property: String, a: CauseFanOutSide?, b: CauseFanOutSide?) {
         self.source = source

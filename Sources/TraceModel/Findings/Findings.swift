@@ -54,28 +54,14 @@ public struct FindingEvidence: Sendable, Equatable, Encodable {
     /// All updates the finding counts (may exceed `updates.count`).
     public var updateCount: Int
     /// Open its cause graph to see the cause.
-    public var representativeUpdate: Int?
+    @NullWhenAbsent public var representativeUpdate: Int? = nil
     /// Open the CPU call tree of this range (on `thread`, or all threads when nil).
-    public var range: TimeRange?
-    public var thread: Int?
+    @NullWhenAbsent public var range: TimeRange? = nil
+    @NullWhenAbsent public var thread: Int? = nil
     /// Heaviest frames, most weight first.
     public var frames: [FindingFrame]
     /// Hangs and hitches: the share (0...1) of the interval the main thread was sampled on CPU.
-    public var cpuCoverage: Double?
-
-    enum CodingKeys: String, CodingKey { case updates, updateCount, representativeUpdate, range, thread, frames, cpuCoverage }
-
-    // Absent values are `null`, not missing keys (the API's rule).
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(updates, forKey: .updates)
-        try c.encode(updateCount, forKey: .updateCount)
-        try c.encode(representativeUpdate, forKey: .representativeUpdate)
-        try c.encode(range, forKey: .range)
-        try c.encode(thread, forKey: .thread)
-        try c.encode(frames, forKey: .frames)
-        try c.encode(cpuCoverage, forKey: .cpuCoverage)
-    }
+    @NullWhenAbsent public var cpuCoverage: Double? = nil
 }
 
 public struct Finding: Sendable, Equatable, Encodable {

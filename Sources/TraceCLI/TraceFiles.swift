@@ -8,7 +8,7 @@ func readTraceOrExit(_ path: String) throws -> Trace {
     do {
         return try TraceImporter.importTrace(at: URL(fileURLWithPath: path), displayName: path)
     } catch {
-        FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+        CommandContext.printError(error.description)
         throw ExitCode(1)
     }
 }
@@ -19,7 +19,7 @@ func commandLineRange(start: Int64?, end: Int64?, of trace: Trace, options: Stri
     guard start != nil || end != nil else { return nil }
     let range = TimeRange(start: start ?? trace.metadata.start, end: end ?? trace.metadata.end)
     guard range.end > range.start else {
-        FileHandle.standardError.write(Data("\(options): the end must be after the start\n".utf8))
+        CommandContext.printError("\(options): the end must be after the start")
         throw ExitCode(1)
     }
     return range

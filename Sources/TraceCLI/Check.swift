@@ -3,12 +3,6 @@ import Foundation
 import TraceFormats
 import TraceModel
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Fail a CI run when a trace goes over its performance budget or regressed against a baseline.",
@@ -77,7 +71,7 @@ struct Check: AsyncParsableCommand {
         var report = CheckReport(trace: current.metadata.name, baseline: old?.metadata.name, results: results)
         if let server {
             do {
-                report.links = try await TraceUpload(server: server, token: token ?? ProcessInfo.processInfo.environment["TRACESVC_TOKEN"])
+                report.links = try await TraceUpload(server: server, token: token ?? CommandContext.current.environment["TRACESVC_TOKEN"])
                     .links(trace: trace, baseline: baseline)
             } catch {
                 // The verdict stands without links; say why they are missing.
@@ -85,7 +79,7 @@ struct Check: AsyncParsableCommand {
             }
         }
 
-        let text = report.text(colors: output == nil && format == .text && isatty(1) == 1)
+        let text = report.text(colors: output == nil && format == .text && CommandContext.current.outputIsTerminal)
         let rendered: String = switch format {
         case .text: text
         case .json: report.json
@@ -99,11 +93,11 @@ struct Check: AsyncParsableCommand {
                 Self.printError("cannot write --output \(output): \(error.localizedDescription)")
                 throw ExitCode(2)
             }
-            print(text)
+            CommandContext.print(text)
         } else {
-            print(rendered, terminator: rendered.hasSuffix("\n") ? "" : "\n")
+            CommandContext.current.writeOutput(rendered.hasSuffix("\n") ? rendered : rendered + "\n")
         }
-        if format == .github, let summary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
+        if format == .github, let summary = CommandContext.current.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
             Self.append(report.markdown, to: summary)
         }
         if !report.passed { throw ExitCode(1) }
@@ -130,7 +124,7 @@ struct Check: AsyncParsableCommand {
     }
 
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data("tracesvc check: \(message)\n".utf8))
+        CommandContext.printError("tracesvc check: \(message)")
     }
 }
 

@@ -43,14 +43,14 @@ struct Generate: AsyncParsableCommand {
             let trace = SyntheticTraces.trace(updates: updates, seed: seed)
             try NativeTraceWriter.write(trace, to: outputURL)
             let size = (try? FileManager.default.attributesOfItem(atPath: outputURL.path)[.size] as? Int) ?? 0
-            print("wrote \(outputURL.path): \(trace.updates.count) updates, \(trace.graph.edges.count) edges, \(size) bytes")
+            CommandContext.print("wrote \(outputURL.path): \(trace.updates.count) updates, \(trace.graph.edges.count) edges, \(size) bytes")
             return
         }
         try FileManager.default.createDirectory(at: outputURL, withIntermediateDirectories: true)
         for name in allSamples ? SampleTraces.names : [sample!] {
             let url = outputURL.appendingPathComponent(SampleTraces.fileName(of: name))
             try Data(SampleTraces.fileContents(of: name)).write(to: url)
-            print("wrote \(url.path)")
+            CommandContext.print("wrote \(url.path)")
         }
     }
 }

@@ -3,12 +3,6 @@ import Foundation
 import TraceFormats
 import TraceModel
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 struct Inspect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a readable summary of a trace: lanes, long updates, top views and causes, hitches, hangs."
@@ -65,24 +59,24 @@ struct Inspect: AsyncParsableCommand {
         do {
             trace = try TraceImporter.importTrace(at: url, displayName: file, run: run)
         } catch {
-            FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+            CommandContext.printError(error.description)
             throw ExitCode(1)
         }
         let range = (start != nil || end != nil)
             ? TimeRange(start: start ?? trace.metadata.start, end: end ?? trace.metadata.end)
             : nil
         if let range, range.end <= range.start {
-            FileHandle.standardError.write(Data("--end must be after --start\n".utf8))
+            CommandContext.printError("--end must be after --start")
             throw ExitCode(1)
         }
         let result = InspectResult(trace: trace, range: range, findings: try findingsOptions())
         switch format {
         case .text:
-            print(TraceReport(trace: trace, result: result, top: top, colors: isatty(1) == 1).text)
+            CommandContext.print(TraceReport(trace: trace, result: result, top: top, colors: CommandContext.current.outputIsTerminal).text)
         case .json:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            CommandContext.print(String(decoding: try encoder.encode(result), as: UTF8.self))
         }
     }
 }
@@ -147,43 +141,11 @@ struct InspectResult: Encodable {
         metadata = trace.metadata
         self.range = range ?? TimeRange(start: trace.metadata.start, end: trace.metadata.end)
         summary = trace.summary(in: range, filter: .all)
-        lanes = Lane.allCases.filter { $0 != .cpu }.map { lane in
-            var counts = LaneCount(lane: lane.rawValue, title: lane.title, count: 0, orange: 0, red: 0)
-            switch lane {
-            case .updateGroups:
-                let groups = trace.updateGroups
-                counts.count = (0..<groups.count).filter { inRange(groups.start[$0], groups.duration[$0]) }.count
-            case .hitches: counts.count = trace.hitches.filter { inRange($0.start, $0.duration) }.count
-            case .hangs: counts.count = trace.hangs.filter { inRange($0.start, $0.duration) }.count
-            case .mainActor, .mainActorWaits:
-                for row in lane == .mainActor ? trace.indexes.mainActorRuns : trace.indexes.mainActorWaits {
-                    guard inRange(trace.taskStates.start[Int(row)], trace.taskStates.duration[Int(row)]) else { continue }
-                    counts.count += 1
-                    switch trace.taskSeverity(Int(row)) {
-                    case .normal: break
-                    case .orange: counts.orange += 1
-                    case .red: counts.red += 1
-                    }
-                }
-            default:
-                for row in trace.indexes.updatesByLane[lane] ?? [] {
-                    let start = trace.updates.start[Int(row)], length = trace.updates.duration[Int(row)]
-                    guard inRange(start, length) else { continue }
-                    counts.count += 1
-                    switch LongUpdateSeverity(duration: length) {
-                    case .normal: break
-                    case .orange: counts.orange += 1
-                    case .red: counts.red += 1
-                    }
-                }
-            }
-            return counts
-        } + trace.indexes.signpostLanes.map { lane in
-            // Signpost lanes (one per subsystem and category): how many intervals and events fall in the range.
-            let rows = lane.rows.filter { inRange(trace.signposts.start[Int($0)], trace.signposts.duration[Int($0)]) }
+        // The CPU lane is the report's own line, with the samples' weight.
+        lanes = trace.laneCounts(in: range).filter { $0.lane != .fixed(.cpu) }.map { lane in
             // Overlapping signposts of a group stack in rows, one lane each.
-            let title = lane.level == 0 ? lane.title : "\(lane.title) (row \(lane.level + 1))"
-            return LaneCount(lane: lane.id, title: title, count: rows.count, orange: 0, red: 0)
+            let title = if let level = lane.level, level > 0 { "\(lane.title) (row \(level + 1))" } else { lane.title }
+            return LaneCount(lane: lane.lane.wireName, title: title, count: lane.count, orange: lane.orange, red: lane.red)
         }
         tasks = trace.taskSummary(in: range)
         let samples = trace.cpu.samples

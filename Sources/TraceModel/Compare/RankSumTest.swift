@@ -8,7 +8,8 @@ import Glibc  // erfc: the C math library only
 import Darwin
 #endif
 
-public struct DurationTest: Sendable, Equatable, Encodable {
+/// The test of a compared view's durations (`durations` in the API): A's against B's.
+public struct RankSumTest: Sendable, Equatable, Encodable {
     /// Below this many updates on either side the test is not run (the normal approximation
     /// of U is poor for smaller samples) and the durations count as not significantly different.
     public static let minimumSampleSize = 8
@@ -19,24 +20,11 @@ public struct DurationTest: Sendable, Equatable, Encodable {
     public var test = "mann-whitney-u"
     /// False when a side has fewer than `minimumSampleSize` updates.
     public var tested: Bool
-    public var pValue: Double?
-    public var z: Double?
+    @NullWhenAbsent public var pValue: Double? = nil
+    @NullWhenAbsent public var z: Double? = nil
     public var significant: Bool
     /// "slower" or "faster" (B's durations against A's) when significant.
-    public var direction: String?
-
-    enum CodingKeys: String, CodingKey { case test, tested, pValue, z, significant, direction }
-
-    // Absent values are null in the API, not missing keys.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(test, forKey: .test)
-        try container.encode(tested, forKey: .tested)
-        try container.encode(pValue, forKey: .pValue)
-        try container.encode(z, forKey: .z)
-        try container.encode(significant, forKey: .significant)
-        try container.encode(direction, forKey: .direction)
-    }
+    @NullWhenAbsent public var direction: String? = nil
 
     /// Both arrays sorted ascending.
     public init(_ a: [Nanoseconds], _ b: [Nanoseconds]) {

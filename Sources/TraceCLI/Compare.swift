@@ -45,10 +45,11 @@ struct Compare: AsyncParsableCommand {
         switch format {
         case .json:
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(comparison), as: UTF8.self))
-        case .text: print(ComparisonReport(comparison: comparison, top: top).render(markdown: false))
-        case .markdown: print(ComparisonReport(comparison: comparison, top: top).render(markdown: true))
+            // Sorted keys: the same comparison prints the same bytes (diffable, as inspect's).
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            CommandContext.print(String(decoding: try encoder.encode(comparison), as: UTF8.self))
+        case .text: CommandContext.print(ComparisonReport(comparison: comparison, top: top).render(markdown: false))
+        case .markdown: CommandContext.print(ComparisonReport(comparison: comparison, top: top).render(markdown: true))
         }
     }
 }

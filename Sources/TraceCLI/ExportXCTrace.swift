@@ -53,6 +53,6 @@ struct ExportXCTrace: AsyncParsableCommand {
         let elapsed = (ContinuousClock.now - started).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         let size = (try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
-        print("wrote \(output.path): \(summary), \(size) bytes in \(String(format: "%.2f", seconds)) s")
+        CommandContext.print("wrote \(output.path): \(summary), \(size) bytes in \(String(format: "%.2f", seconds)) s")
     }
 }

@@ -110,7 +110,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         var logger = Logger(label: "tracesvc")
-        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        logger.logLevel = CommandContext.current.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
 
         var options = ServerOptions(dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true).standardizedFileURL)
         options.host = host
@@ -145,7 +145,7 @@ struct Serve: AsyncParsableCommand {
             if generated, let token {
                 message += "uploads and deletes need the write token \(token) (the page asks for it once; scripts send Authorization: Bearer \(token))\n"
             }
-            FileHandle.standardOutput.write(Data(message.utf8))
+            CommandContext.current.writeOutput(message)
         }
         // SIGTERM / Ctrl-C: stop accepting, give requests in flight (an upload being parsed) a
         // grace period to finish, then cancel the rest: a stalled upload is discarded whole.

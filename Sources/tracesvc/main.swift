@@ -1,0 +1,4 @@
+import Foundation
+import TraceCLI
+
+exit(await TraceSvc.run(arguments: Array(CommandLine.arguments.dropFirst())))
