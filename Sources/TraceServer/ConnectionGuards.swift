@@ -99,6 +99,11 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var lastRead = NIODeadline.now()
     private var responseStarted = false
     private var bodyCheck: Scheduled<Void>?
+    /// Answered before its body ended (a refused upload): the rest of the body is read and thrown
+    /// away for a moment, so that the client sees the answer, and then the connection is closed.
+    private var discarding = false
+    /// How long a refused body is read and thrown away before the connection closes.
+    static let lingerAfterRefusal: TimeAmount = .seconds(2)
 
     init(counter: ConnectionCounter, limits: ConnectionLimits, continueAllowed: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true }) {
         self.counter = counter
@@ -140,6 +145,10 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard admitted else { return }
+        if discarding {
+            if case .end = unwrapInboundIn(data) { context.close(promise: nil) } else { context.read() }
+            return
+        }
         lastRead = .now()
         switch unwrapInboundIn(data) {
         case .head(let head):
@@ -166,6 +175,20 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status.kind != .informational:
             responseStarted = true
+        case .end where readingBody:
+            // Answered before the body ended: Hummingbird would read the rest to keep the
+            // connection (or, told to close, stop reading and wait for the client, who is still
+            // sending). Read it away instead, briefly, then close.
+            readingBody = false
+            bodyCheck?.cancel()
+            bodyCheck = nil
+            discarding = true
+            let channel = context.channel
+            context.write(data, promise: promise)
+            context.flush()
+            context.read()
+            context.eventLoop.scheduleTask(in: Self.lingerAfterRefusal) { channel.close(promise: nil) }
+            return
         case .end:
             // The response is out: the connection waits for its next request head.
             awaitingHead = true

@@ -4,10 +4,10 @@ import NIOPosix
 /// queue behind them; beyond it the request is refused with 503 rather than piling up memory and
 /// latency. Waiters hold no thread: they are suspended on this actor.
 ///
-/// Fairness: when a slot frees, it goes to the waiting client running the fewest pieces of work
-/// (the longest waiting among equals), so one client's flood of compares delays another
-/// client's summary by one piece of work, not by the whole flood. Each client may queue at most
-/// `maxWaitingPerClient`.
+/// Fairness: when a slot frees, it goes to the waiting client running the fewest pieces of work,
+/// and among equals to the one served least recently (round robin), so one client's flood of
+/// compares delays another client's summary by one piece of work, not by the whole flood. Each
+/// client may queue at most `maxWaitingPerClient`.
 ///
 /// Cancellation: work runs in a task of its own on NIO's blocking thread pool; it is cancelled
 /// when the request is (the server is stopping) or the client's connection closes, and the
@@ -24,6 +24,9 @@ actor WorkGate {
     private var queues: [String: [Waiter]] = [:]
     private var waitingTotal = 0
     private var nextWaiter = 0
+    /// When each client running or waiting last got a slot (a count of slots given).
+    private var lastServed: [String: Int] = [:]
+    private var slotsGiven = 0
 
     private struct Waiter {
         var id: Int
@@ -42,8 +45,9 @@ actor WorkGate {
         var detail: String
     }
 
-    /// Takes a slot for `client`, waiting for one if needed.
-    func enter(_ client: String = WorkClient.server.key) async throws {
+    /// Takes a slot for `client`, waiting for one if needed; a wait ends with CancellationError
+    /// when the caller is cancelled or `connection` closes.
+    func enter(_ client: String = WorkClient.server.key, connection: ConnectionWatch? = nil) async throws {
         if runningTotal < limit, waitingTotal == 0 {
             start(client)
             return
@@ -56,10 +60,12 @@ actor WorkGate {
         }
         nextWaiter += 1
         let id = nextWaiter
+        let watching = connection?.onClose { Task { await self.cancelWaiter(id, of: client) } }
+        defer { if let watching { connection?.remove(watching) } }
         // The slot is handed over by `leave()`: `running` already counts this caller when it resumes.
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                if Task.isCancelled {
+                if Task.isCancelled || connection?.isClosed == true {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
@@ -73,13 +79,16 @@ actor WorkGate {
 
     func leave(_ client: String = WorkClient.server.key) {
         running[client, default: 1] -= 1
-        if running[client] == 0 { running[client] = nil }
+        if running[client] == 0 {
+            running[client] = nil
+            if queues[client] == nil { lastServed[client] = nil }
+        }
         runningTotal -= 1
-        // The waiting client running the least gets the slot; among equals, the longest waiting.
-        guard let next = queues.min(by: { a, b in
-            let (runningA, runningB) = (running[a.key, default: 0], running[b.key, default: 0])
-            return runningA != runningB ? runningA < runningB : a.value[0].id < b.value[0].id
-        })?.key else { return }
+        // The waiting client running the least gets the slot; among equals, the one served least recently.
+        guard let next = queues.keys.min(by: { a, b in
+            let (runningA, runningB) = (running[a, default: 0], running[b, default: 0])
+            return runningA != runningB ? runningA < runningB : lastServed[a, default: 0] < lastServed[b, default: 0]
+        }) else { return }
         let waiter = dequeue(next)
         start(next)
         waiter.continuation.resume()
@@ -87,6 +96,8 @@ actor WorkGate {
 
     private func start(_ client: String) {
         running[client, default: 0] += 1
+        slotsGiven += 1
+        lastServed[client] = slotsGiven
         runningTotal += 1
         peakRunning = max(peakRunning, runningTotal)
     }
@@ -101,7 +112,10 @@ actor WorkGate {
     private func cancelWaiter(_ id: Int, of client: String) {
         guard let index = queues[client]?.firstIndex(where: { $0.id == id }) else { return }
         let waiter = queues[client]!.remove(at: index)
-        if queues[client]!.isEmpty { queues[client] = nil }
+        if queues[client]!.isEmpty {
+            queues[client] = nil
+            if running[client] == nil { lastServed[client] = nil }
+        }
         waitingTotal -= 1
         waiter.continuation.resume(throwing: CancellationError())
     }
@@ -109,7 +123,7 @@ actor WorkGate {
     /// Runs `work` for `client` on NIO's blocking thread pool once a slot is free: CPU-heavy
     /// queries and parsing never occupy the cooperative pool, so cheap requests stay fast meanwhile.
     func run<T: Sendable>(for client: WorkClient = .server, _ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await enter(client.key)
+        try await enter(client.key, connection: client.connection)
         do {
             let result = try await Self.execute(work, until: client.connection)
             leave(client.key)

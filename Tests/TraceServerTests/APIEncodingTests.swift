@@ -19,6 +19,7 @@ import TraceSamples
         "TraceMetadata": "the native file's metadata; the API's trace info lists its fields itself",
         "TraceThread": "the native file's thread row; the API answers ThreadInfo",
         "TimelineInterval": "hitches and hangs of `inspect --format json`; the API's timeline is written by hand (Timeline.json)",
+        "UploadOrigin": "the upload's name, run and time kept on its stored file (an extended attribute) to rebuild a damaged record; never answered",
     ]
 
     /// Response wrappers private to their route files (being split per area): not reachable from

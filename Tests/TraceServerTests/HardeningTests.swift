@@ -329,7 +329,7 @@ extension ServerOptions {
             let file = scratch.root.appendingPathComponent(name)
             try Data(text.utf8).write(to: file)
             let inspect = Process()
-            inspect.executableURL = LiveServerTests.packageRoot.appendingPathComponent(".build/debug/tracesvc")
+            inspect.executableURL = LiveServerTests.binary
             inspect.arguments = ["inspect", file.path]
             inspect.standardOutput = FileHandle.nullDevice
             try inspect.run()

@@ -267,3 +267,41 @@ extension TraceStore {
         return loaded.trace.summary(in: nil, filter: .all).processes.count
     }
 }
+
+/// The real binary under a small open-file limit (issue 24, item 5).
+@Suite(.serialized) struct StorageLiveTests {
+    @Test func slowUploadsPastTheOpenFileLimitAreStoredOrTurnedAwayNeverA500() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try LiveServerTests.Server(dataDirectory: scratch.dataDirectory, scratch: scratch, fileLimit: 128)
+        defer { _ = server.stop() }
+        let port = try #require(server.base.port)
+        // 120 uploads from six addresses, each sending half its body, the rest a second later.
+        var clients: [(StalledClient, String)] = []
+        for index in 0..<120 {
+            let body = nativeTrace(updates: 300 + index, app: "Orchard")
+            let half = body.index(body.startIndex, offsetBy: body.count / 2)
+            let head = "POST /api/traces?name=u\(index).json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body[..<half]
+            if let client = try? StalledClient(port: port, head: head, from: "127.0.0.\(2 + index % 6)") { clients.append((client, String(body[half...]))) }
+        }
+        try await Task.sleep(for: .seconds(1))
+        for (client, rest) in clients { _ = client.sendMore(rest) }
+        var answers: [String] = []
+        for (client, _) in clients {
+            answers.append(client.readUntilClosed(within: 30).text)
+            client.close()
+        }
+        let stored = answers.filter { $0.hasPrefix("HTTP/1.1 201") }.count
+        let busy = answers.filter { $0.hasPrefix("HTTP/1.1 503") }.count
+        let unanswered = answers.filter(\.isEmpty).count
+        #expect(stored > 0 && stored + busy + unanswered == answers.count, "stored \(stored), busy \(busy), turned away \(unanswered): \(Set(answers.map { $0.prefix(12) }))")
+        for answer in answers {
+            #expect(!answer.contains(scratch.root.path) && !answer.contains("incoming") && !answer.contains("Error Domain"), "\(answer.suffix(300))")
+        }
+        // Every stored upload is whole and its own.
+        let (list, _) = try await URLSession.shared.data(from: URL(string: "/api/traces", relativeTo: server.base)!)
+        let traces = try #require((try JSONSerialization.jsonObject(with: list) as? [String: Any])?["traces"] as? [[String: Any]])
+        #expect(traces.filter { $0["isSample"] as? Bool == false }.count == stored)
+    }
+}
