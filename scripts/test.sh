@@ -5,19 +5,48 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each stage says how long it took (and, at the end, all of them), so a slow stage shows where it is.
+stage_name=""
+stage_began=0
+stage_times=()
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+end_stage() {
+    [ -n "$stage_name" ] || return 0
+    local ms=$(( $(now_ms) - stage_began ))
+    stage_times+=("$(printf '%7d.%d s  %s' $((ms / 1000)) $((ms % 1000 / 100)) "$stage_name")")
+    printf -- '-- %s: %d.%d s\n' "$stage_name" $((ms / 1000)) $((ms % 1000 / 100))
+    stage_name=""
+}
+stage() {
+    end_stage
+    stage_name=$1
+    stage_began=$(now_ms)
+    echo "== $1"
+}
+summary() {
+    local status=$?
+    end_stage
+    if [ ${#stage_times[@]} -gt 0 ]; then
+        echo "== stage times"
+        printf '%s\n' "${stage_times[@]}"
+    fi
+    return $status
+}
+trap summary EXIT
+
 need_apt=()
 [ -f /usr/include/zlib.h ] || need_apt+=(zlib1g-dev)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 [ -d /usr/share/fonts/truetype/dejavu ] || need_apt+=(fonts-dejavu-core)
 if [ ${#need_apt[@]} -gt 0 ]; then
-    echo "== installing ${need_apt[*]}"
+    stage "installing ${need_apt[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 python3 -c 'import playwright, pytest' 2>/dev/null || python3 -m pip install -q playwright pytest
 
-echo "== swift build"
+stage "swift build"
 build_log=$(mktemp)
 if ! swift build --build-tests >"$build_log" 2>&1; then
     grep -v '/.build/checkouts/' "$build_log" | tail -60
@@ -29,12 +58,12 @@ if grep -E '^/.*(/Sources/|/Tests/).*warning:' "$build_log" | grep -v '/.build/'
     echo "warnings in tracesvc sources (above)"; exit 1
 fi
 
-echo "== swift test"
+stage "swift test"
 swift test --skip-build
 
-echo "== browser logic (node --test)"
+stage "browser logic (node --test)"
 node --test Tests/Web/*.test.mjs
 
-echo "== browser tests"
+stage "browser tests"
 export TRACESVC_BIN="$PWD/.build/debug/tracesvc"
 python3 -m pytest -q Tests/Browser "$@"

@@ -241,38 +241,31 @@ struct CheckReport {
     }
 }
 
-/// Links into a tracesvc server's browser app, in the URL form of WebRoot/js/state.js.
+/// Where the report's links point: the server check uploaded to and the traces' ids there.
 struct ShareLinks {
     /// The server's root URL, without a trailing slash.
     var server: String
     var traceID: String
     var baselineID: String?
 
-    var trace: String { "\(server)/traces/\(Self.encode(traceID))" }
-    var baselineTrace: String? { baselineID.map { "\(server)/traces/\(Self.encode($0))" } }
-    var comparison: String? { baselineID.map { "\(server)/compare/\(Self.encode($0))/\(Self.encode(traceID))" } }
+    var trace: String { server + ShareLink.trace(traceID) }
+    var baselineTrace: String? { baselineID.map { server + ShareLink.trace($0) } }
+    var comparison: String? { baselineID.map { server + ShareLink.comparison($0, traceID) } }
 
     /// A hang's or hitch's span on the timeline (with some room around it); a cause event's or a
     /// finding's update in the cause graph; a view's updates pane.
     func link(for offender: BudgetOffender, in result: BudgetResult) -> String? {
         if let span = offender.span {
             let margin = max(span.duration / 2, 5_000_000)
-            return "\(trace)?v=2&w=\(span.start - margin),\(span.end + margin)"
+            return server + ShareLink.trace(traceID, .init(window: (span.start - margin)...(span.end + margin)))
         }
         let showsCause = [BudgetMetric.fanOut.rawValue, BudgetMetric.findings.rawValue].contains(result.metric)
         if showsCause, let update = offender.updates.first {
-            return "\(trace)/updates/\(update)?v=2&p=graph&g=u\(update)"
+            return server + ShareLink.trace(traceID, .init(update: update, pane: "graph", graph: "u\(update)"))
         }
         if let module = offender.module, let view = offender.view {
-            return "\(trace)?v=2&p=updates&pv=\(Self.encode("\(module):\(view)"))"
+            return server + ShareLink.trace(traceID, .init(pane: "updates", paneView: (module, view, "")))
         }
         return nil
     }
-
-    /// As JavaScript's encodeURIComponent.
-    static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")
 }

@@ -29,7 +29,7 @@ struct TraceUpload {
     /// Streams the file as the raw body; the trace's id from the answer (the same content gets the same id).
     func upload(_ path: String) async throws -> String {
         let file = URL(fileURLWithPath: path)
-        guard let url = URL(string: "\(server)/api/traces?name=\(ShareLinks.encode(file.lastPathComponent))") else {
+        guard let url = URL(string: "\(server)/api/traces?name=\(ShareLink.encode(file.lastPathComponent))") else {
             throw Failure(description: "bad server URL \(server)")
         }
         var request = URLRequest(url: url)

@@ -1,5 +1,7 @@
 """Swift concurrency on the timeline: the Main Actor lane, main-actor waits coloured by how long
 they waited, the task's detail on click, and an interval made the inspection range."""
+import urllib.parse
+
 import pytest
 
 SLOW = "landmarks-concurrency-slow"
@@ -124,4 +126,84 @@ def test_main_actor_lanes_only_on_traces_with_swift_task_data(page, server, serv
     assert "Main Actor" in lane_titles(page, ".compare-timeline.side-a")
     b_titles = lane_titles(page, ".compare-timeline.side-b")
     assert "Main Actor" not in b_titles and "Main Actor Waits" not in b_titles and "CPU" in b_titles, b_titles
+    assert not page.errors
+
+
+def test_a_selected_task_interval_is_in_the_link(page, new_context, server_control, sample_id, timeline):
+    """The Main Actor mark's intervals (tm=) and the one picked from its list or its task's states
+    (ts=) are in the URL: back steps through them, and a colleague's fresh browser opens the same panel."""
+    trace_id = sample_id(SLOW)
+    waits = lane_events(server_control, trace_id, "main-actor-waits", 990_000_000, 1_140_000_000)
+    wait = max(waits, key=lambda e: e["duration"])
+    w0, w1 = open_around(page, timeline, trace_id, wait, 40_000_000)
+    x, y, width, height = timeline.lane_box(page, "main-actor-waits")
+    page.mouse.click(x + (wait["start"] + wait["duration"] / 2 - w0) / (w1 - w0) * width, y + height / 2)
+    details = page.locator("#update-details")
+    details.locator("#task-details-title", has_text="View.task @ Landmarks/MapView.swift:31").wait_for()
+    page.wait_for_function("() => location.search.includes('tm=main-actor-waits:')")
+    assert "ts=" not in page.url, "the mark alone: its longest interval is shown"
+
+    # Another interval of the mark, from its list: ts= joins tm=.
+    details.locator(".task-overlap button:not([disabled])").first.click()
+    page.wait_for_function("() => location.search.includes('ts=')")
+    other = details.locator("#task-details-title").inner_text()
+    assert other != "View.task @ Landmarks/MapView.swift:31"
+    query = timeline.query(page)
+    assert query["tm"].startswith("main-actor-waits:") and query["ts"].isdigit()
+
+    colleague = new_context().new_page()
+    colleague.goto(page.url)
+    colleague.locator("#update-details #task-details-title", has_text=other).wait_for()
+    assert "intervals overlap here" in colleague.locator("#update-details").inner_text()
+
+    # A state of the task, from its states table: ts= alone.
+    details.get_by_role("button", name="Running").first.click()
+    page.wait_for_function("() => location.search.includes('ts=') && !location.search.includes('tm=')")
+    page.go_back()
+    page.wait_for_function("() => location.search.includes('tm=') && location.search.includes('ts=')")
+    details.locator("#task-details-title", has_text=other).wait_for()
+    # Esc clears the selection, and the link with it.
+    page.locator("#timeline-canvas").focus()
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !location.search.includes('tm=') && !location.search.includes('ts=')")
+    assert details.is_hidden()
+    assert not page.errors
+
+
+def test_clicking_main_actor_marks_on_the_compare_page_shows_the_task_under_its_timeline(page, server, server_control, sample_id, shot):
+    """The compare page's timelines offer what the trace page's do: a Main Actor mark opens its
+    task in a panel under the timeline it was clicked on (it once called a missing function)."""
+    slow, fixed = sample_id(SLOW), sample_id(FIXED)
+    page.goto(f"{server}/compare/{slow}/{fixed}")
+    page.locator("#compare-views").wait_for(timeout=30_000)
+    for side in "ab":
+        page.wait_for_selector(f'#timeline-canvas-{side}[data-loading="false"]', timeout=30_000)
+        page.wait_for_selector(f'.compare-timeline.side-{side} .tl-header[data-marks]', timeout=30_000)
+
+    def click_mark(side, trace_id, lane):
+        status, info = server_control.api(f"/api/traces/{trace_id}")
+        events = lane_events(server_control, trace_id, lane, info["start"], info["end"])
+        mark = max(events, key=lambda e: e["duration"])
+        t0, t1 = (int(v) for v in urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["tw"][0].split(","))
+        canvas = page.locator(f"#timeline-canvas-{side}").bounding_box()
+        header = page.locator(f'.compare-timeline.side-{side} .tl-header[data-lane="{lane}"]').bounding_box()
+        middle = mark["start"] - info["start"] + mark["duration"] / 2  # aligned at both starts
+        page.mouse.click(canvas["x"] + (middle - t0) / (t1 - t0) * canvas["width"], header["y"] + header["height"] / 2)
+        return mark
+
+    mark = click_mark("a", slow, "main-actor")
+    panel_a, panel_b = page.locator("#side-panel-a"), page.locator("#side-panel-b")
+    panel_a.locator("#task-details-title").wait_for()
+    assert mark["count"] > 1 and f"{mark['count']} intervals overlap here" in panel_a.inner_text()
+    assert "States of this task" in panel_a.inner_text()
+    assert panel_b.is_hidden()
+    panel_a.scroll_into_view_if_needed()
+    shot(page, "concurrency-03-compare-task")
+
+    # One selection on the page: B's mark takes it from A.
+    click_mark("b", fixed, "main-actor-waits")
+    panel_b.locator("#task-details-title").wait_for()
+    assert panel_a.is_hidden()
+    page.keyboard.press("Escape")
+    panel_b.wait_for(state="hidden")
     assert not page.errors

@@ -270,11 +270,13 @@ import TraceSamples
         let (info, _) = try await URLSession.shared.data(from: URL(string: "/api/traces/\(id)", relativeTo: server.base)!)
         #expect((try JSONSerialization.jsonObject(with: info) as? [String: Any])?["name"] as? String == "landmarks-favorites-slow")
         let baselineID = try #require(links["baseline"].flatMap(URL.init(string:))?.lastPathComponent)
-        #expect(links["comparison"] == server.base.absoluteString.trimmingSuffix("/") + "/compare/\(baselineID)/\(id)")
+        let root = server.base.absoluteString.trimmingSuffix("/")
+        #expect(links["trace"] == "\(root)/traces/\(id)?v=2" && links["baseline"] == "\(root)/traces/\(baselineID)?v=2")
+        #expect(links["comparison"] == "\(root)/compare/\(baselineID)/\(id)?v=2")
 
         let regression = try #require(Self.results(document).first { $0["metric"] as? String == "baseline-body-count" })
         let viewLink = try #require((regression["offenders"] as? [[String: Any]])?.first?["link"] as? String)
-        #expect(viewLink == "\(links["trace"]!)?v=2&p=updates&pv=Landmarks%3ALandmarkListItemView")
+        #expect(viewLink == "\(links["trace"]!)&p=updates&pv=Landmarks%3ALandmarkListItemView")
         for link in [links["trace"]!, links["comparison"]!, viewLink] {
             let (_, response) = try await URLSession.shared.data(from: try #require(URL(string: link)))
             #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(link)")

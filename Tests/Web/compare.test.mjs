@@ -1,7 +1,7 @@
-// The comparison page's row filters (WebRoot/js/compare.js): what "long only" and "app code only" keep.
+// The comparison page's row filters (WebRoot/js/pages/compare/sections.js): what "long only" and "app code only" keep.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { filterRows } from '../../WebRoot/js/compare.js';
+import { filterRows } from '../../WebRoot/js/pages/compare/sections.js';
 
 const rows = [
   { view: 'Row', isAppCode: true, hasLongUpdates: true },

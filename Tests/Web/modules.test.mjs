@@ -1,10 +1,12 @@
-// The shape of the browser code (WebRoot): imports point one way, one DOM helper, and nothing a
+// The shape of the browser code (WebRoot): the layout (pages, the trace view contract, the side
+// panel, lane kinds), imports pointing one way, functions of a bounded size, one DOM helper, and nothing a
 // `Content-Security-Policy: default-src 'self'` would block.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { functionSizes } from './function-sizes.mjs';
 
 const WEB_ROOT = fileURLToPath(new URL('../../WebRoot/', import.meta.url));
 const JS = join(WEB_ROOT, 'js');
@@ -95,4 +97,92 @@ test("nothing needs 'unsafe-inline' or 'unsafe-eval'", () => {
     }
     assert.doesNotMatch(html, /<style\b|\sstyle=|\son[a-z]+=|javascript:/i, `${name(file)} has inline style, handlers or javascript: URLs`);
   }
+});
+
+// ----- the layout (docs/architecture.md, "Browser") -----
+
+const at = (path) => join(JS, path);
+const importsIn = (file) => importsOf(modules.get(file)).map((s) => resolve(dirname(file), s));
+const under = (folder) => [...modules.keys()].filter((file) => file.startsWith(at(folder)));
+const PARTS = ['timeline/', 'side-panel/', 'panes/', 'graph/'];
+
+test('app.js is only the router: it mounts pages and builds nothing itself', () => {
+  const allowed = [/^js\/pages\//, /^js\/(shell|state|file-drop)\.js$/];
+  for (const target of importsIn(at('app.js'))) {
+    assert.ok(allowed.some((pattern) => pattern.test(name(target))), `app.js imports ${name(target)}: a page's work belongs in pages/`);
+  }
+  assert.doesNotMatch(modules.get(at('app.js')), /\bel\(|\bsvg\(/, 'app.js builds DOM: that is a page\'s work');
+});
+
+test('pages are mounted by the router alone, and the parts never import a page', () => {
+  for (const [file] of modules) {
+    if (file === at('app.js') || file.startsWith(at('pages/'))) continue;
+    for (const target of importsIn(file)) {
+      assert.ok(!target.startsWith(at('pages/')) && target !== at('app.js'), `${name(file)} imports ${name(target)}: parts get what they need through trace-view.js`);
+    }
+  }
+});
+
+test('every page that mounts a part of the trace view builds its view with trace-view.js', () => {
+  const mounts = [at('timeline/index.js'), at('side-panel/index.js'), at('panes/index.js'), at('graph/index.js')];
+  const pages = under('pages/');
+  assert.ok(pages.length >= 5, 'pages/ holds the pages');
+  for (const file of pages) {
+    const source = modules.get(file);
+    if (!importsIn(file).some((target) => mounts.includes(target))) continue;
+    assert.ok(importsIn(file).includes(at('trace-view.js')) && /\bcreateTraceView\(/.test(source),
+      `${name(file)} mounts a part without createTraceView: a hand-built view lacks what the contract promises`);
+    assert.doesNotMatch(source, /\bselect(Update|TaskStates?|Signpost)\b/, `${name(file)} offers a selection outside select({kind, id})`);
+  }
+  for (const file of PARTS.flatMap(under)) {
+    assert.doesNotMatch(modules.get(file), /\b(traceView|ctx|view)\.(select(Update|TaskStates?|Signpost)|zoomToUpdate)\b/, `${name(file)} calls a capability trace-view.js does not offer`);
+  }
+});
+
+test('the side panel is one owner of its <aside>, with one details module per selection kind', () => {
+  const details = under('side-panel/').filter((file) => ![at('side-panel/index.js'), at('side-panel/panel.js')].includes(file));
+  assert.ok(details.length >= 3, 'the update, task and signpost details are side-panel modules');
+  for (const [file] of modules) {
+    for (const target of importsIn(file)) {
+      if (details.includes(target)) assert.equal(file, at('side-panel/index.js'), `${name(file)} imports ${name(target)}: only the panel's owner shows details`);
+    }
+  }
+  for (const file of details) {
+    assert.ok(importsIn(file).includes(at('side-panel/panel.js')), `${name(file)} fetches and renders without the shared panel.js`);
+    assert.doesNotMatch(modules.get(file), /new AbortController|aria-busy|\.hidden\s*=/, `${name(file)} manages the request or the <aside> itself: panel.js does`);
+  }
+});
+
+test('what lanes mean is pure: timeline/kinds.js and lanes.js use no DOM, no requests', () => {
+  for (const path of ['timeline/kinds.js', 'timeline/lanes.js', 'timeline/viewport.js', 'graph/viewport.js', 'state.js']) {
+    const source = modules.get(at(path));
+    for (const target of importsIn(at(path))) {
+      assert.ok(![at('dom.js'), at('api.js'), at('shell.js')].includes(target), `${path} imports ${name(target)}`);
+    }
+    assert.doesNotMatch(source.replace(/\/\/.*$/gm, ''), /\bdocument\.|\bfetch\(/, `${path} touches the DOM or the network`);
+  }
+});
+
+// ----- size -----
+
+// Past this a function holds several concerns (the trace page's closures grew to 400 lines):
+// split it into modules with one job each (docs/architecture.md).
+const MAX_FUNCTION_LINES = 250;
+
+test('the size scanner finds functions, skips strings, templates, regexes and comments, and counts lines', () => {
+  const body = Array.from({ length: 300 }, (_, i) => `  const s${i} = '}' + \`\${ { a: "{" } }\` + /[}]/.source; // }`).join('\n');
+  const source = `function big(a) {\n${body}\n  if (a) { return () => { a(); }; }\n}\nconst small = (x) => {\n  return x;\n};\n`;
+  const sizes = functionSizes(source);
+  const names = Object.fromEntries(sizes.map((f) => [f.name, f.lines]));
+  assert.equal(names.big, 303);
+  assert.equal(names['(arrow)'], 3);
+  assert.equal(sizes.length, 3, JSON.stringify(sizes));
+});
+
+test(`no function passes ${MAX_FUNCTION_LINES} lines`, () => {
+  const big = [];
+  for (const [file, source] of modules) {
+    for (const fn of functionSizes(source)) if (fn.lines > MAX_FUNCTION_LINES) big.push(`${name(file)}:${fn.startLine} ${fn.name} (${fn.lines} lines)`);
+  }
+  assert.deepEqual(big, [], `split these into modules with one job each:\n${big.join('\n')}`);
 });

@@ -1,7 +1,7 @@
-// The run picker's choices (WebRoot/js/runs.js): the runs a trace did not read, labelled "Run N of M".
+// The run picker's choices (WebRoot/js/pages/runs.js): the runs a trace did not read, labelled "Run N of M".
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { otherRuns } from '../../WebRoot/js/runs.js';
+import { otherRuns } from '../../WebRoot/js/pages/runs.js';
 
 test('a several-run export offers every run but the one read', () => {
   assert.deepEqual(otherRuns({ runs: [1, 2, 3], run: 1 }), [{ run: 2, label: 'Run 2 of 3' }, { run: 3, label: 'Run 3 of 3' }]);

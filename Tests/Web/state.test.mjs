@@ -3,6 +3,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
   STATE_VERSION, EMPTY_STATE, COMPARE_EMPTY_STATE, parseLocation, buildPath, buildComparePath, upgradeParams, currentRange, graphSubject,
+  selectedUpdate, currentSelection, selectionPatch, createLocalViewState, createViewState,
 } from '../../WebRoot/js/state.js';
 
 const ORIGIN = 'http://tracesvc.test';
@@ -25,8 +26,10 @@ const SAMPLES = {
   mode: 'bottom-up',
   finding: 'collection-fan-out:@Observable Store.items>Row<Item>',
   cpu: 'view',
-  signpost: 7,
+  selection: { kind: 'task-states', id: { lane: 'main-actor-waits', start: 1_000, end: 9_000, row: 17 } },
 };
+// The update is the selection when there is one: `selection` is of the other kinds.
+const ONE_SELECTION = { ...SAMPLES, selection: null };
 
 test('every key of the view state has a round-trip sample', () => {
   assert.deepEqual(Object.keys(SAMPLES).sort(), Object.keys(EMPTY_STATE).sort());
@@ -44,9 +47,71 @@ test('each key alone survives format -> parse, and leaves every other key empty'
 
 test('all keys together survive format -> parse, for trace ids that need escaping', () => {
   for (const traceId of ['landmarks-scroll-slow', 'a b/c?d#e', 'ünïcode']) {
-    const parsed = roundTrip(traceId, SAMPLES);
-    assert.deepEqual(parsed, { route: 'trace', traceId, state: SAMPLES });
+    assert.deepEqual(roundTrip(traceId, ONE_SELECTION), { route: 'trace', traceId, state: ONE_SELECTION });
+    const other = { ...SAMPLES, update: null };
+    assert.deepEqual(roundTrip(traceId, other), { route: 'trace', traceId, state: other });
   }
+});
+
+test('every kind of selection survives format -> parse: an update in the path, the others in sp=, ts=, tm=', () => {
+  const selections = [
+    { kind: 'update', id: 42 },
+    { kind: 'signpost', id: 7 },
+    { kind: 'task-state', id: 0 },
+    { kind: 'task-states', id: { lane: 'main-actor', start: 5, end: 6, row: null } },
+    { kind: 'task-states', id: { lane: 'main-actor-waits', start: 990_000_000, end: 1_140_000_000, row: 12 } },
+  ];
+  for (const selection of selections) {
+    const path = buildPath('t1', { ...selectionPatch(selection), pane: 'summary' });
+    const { state } = at(path);
+    assert.deepEqual(state, { ...EMPTY_STATE, ...selectionPatch(selection), pane: 'summary' }, path);
+    assert.deepEqual(currentSelection(state), selection, path);
+  }
+  assert.equal(buildPath('t1', selectionPatch(selections[0])), '/traces/t1/updates/42?v=2&p=summary');
+  assert.equal(buildPath('t1', selectionPatch(selections[4])), '/traces/t1?v=2&tm=main-actor-waits:990000000,1140000000&ts=12');
+  assert.equal(buildPath('t1', selectionPatch(selections[1])), '/traces/t1?v=2&sp=7');
+  assert.deepEqual([selectedUpdate(at('/traces/t1/updates/5').state), selectedUpdate(at('/traces/t1?sp=5').state)], [5, null]);
+  assert.equal(currentSelection(EMPTY_STATE), null);
+});
+
+test('a link carries one selection: the path\'s update wins, then a Main Actor mark, an interval, a signpost', () => {
+  assert.deepEqual(currentSelection(at('/traces/t1/updates/5?sp=3&ts=4').state), { kind: 'update', id: 5 });
+  assert.equal(at('/traces/t1/updates/5?sp=3&ts=4').state.selection, null);
+  assert.deepEqual(at('/traces/t1?sp=3&ts=4').state.selection, { kind: 'task-state', id: 4 });
+  assert.deepEqual(at('/traces/t1?sp=3&ts=4&tm=main-actor:1,2').state.selection,
+    { kind: 'task-states', id: { lane: 'main-actor', start: 1, end: 2, row: 4 } });
+  // A state written with both keeps the update only.
+  assert.equal(buildPath('t1', { update: 5, selection: { kind: 'signpost', id: 3 }, pane: 'summary' }), '/traces/t1/updates/5?v=2&p=summary');
+});
+
+test('selecting one thing drops the other selection, in the state itself', () => {
+  globalThis.history = { pushState() {}, replaceState() {} };
+  const state = createViewState('t1', { update: 5 });
+  state.set({ selection: { kind: 'signpost', id: 3 } });
+  assert.deepEqual([state.get().update, state.get().selection], [null, { kind: 'signpost', id: 3 }]);
+  state.set({ update: 8 });
+  assert.deepEqual([state.get().update, state.get().selection], [8, null]);
+  state.set({ update: null });
+  assert.equal(currentSelection(state.get()), null);
+});
+
+test('a selection that does not parse is dropped, not guessed', () => {
+  for (const query of ['sp=x', 'sp=-1', 'ts=1.5', 'tm=main-actor:2,1', 'tm=main-actor:1', 'tm=Main Actor:1,2', 'tm=:1,2']) {
+    assert.equal(at(`/traces/t1?${query}`).state.selection, null, query);
+  }
+  // A damaged mark leaves its interval, which still parses.
+  assert.deepEqual(at('/traces/t1?tm=main-actor:2,1&ts=4').state.selection, { kind: 'task-state', id: 4 });
+});
+
+test('a page-only view state tells its subscribers what changed, and makes links with its builder', () => {
+  const state = createLocalViewState({ range: [1, 2] }, { link: (s) => buildPath('t1', s) });
+  const seen = [];
+  state.subscribe((s, changed) => seen.push(changed));
+  state.set({ node: 'n1', range: [1, 2] });
+  state.set({ node: 'n1' });
+  assert.deepEqual(seen, [['node']]);
+  assert.equal(state.link(), '/traces/t1?v=2&r=1,2&n=n1');
+  assert.deepEqual(state.get(), { ...EMPTY_STATE, range: [1, 2], node: 'n1' });
 });
 
 test('the empty state is a bare versioned link, and parses back to the empty state', () => {

@@ -56,7 +56,7 @@ export async function deleteTrace(id) {
   if (!response.ok) throw new ApiError(response.status, await errorBody(response));
 }
 
-/** The `api` object of ctx: paths relative to /api/traces/{id}/. */
+/** The `api` of a trace view (trace-view.js): paths relative to /api/traces/{id}/. */
 export function traceApi(traceId) {
   const base = `/api/traces/${encodeURIComponent(traceId)}/`;
   return {

@@ -23,7 +23,7 @@ export function upgradeParams(params, version, update) {
 
 /** Every key of the view state with its empty value; a key at its empty value is left out of the URL. */
 export const EMPTY_STATE = Object.freeze({
-  update: null,    // selected update id (path /updates/{id})
+  update: null,    // selected update id (path /updates/{id}): the selection when it is an update
   window: null,    // visible window [start, end] ns (w=)
   range: null,     // inspection range [start, end] ns (r=)
   expanded: [],    // expanded tracks, e.g. ['swiftui'] (x=)
@@ -37,8 +37,62 @@ export const EMPTY_STATE = Object.freeze({
   mode: null,      // 'top-down' | 'bottom-up' (m=td / m=bu)
   finding: null,   // id of the finding expanded in the Findings pane (fd=)
   cpu: null,       // what the CPU pane is of: 'view' = all updates of the paneView (c=); null: the range
-  signpost: null,  // selected signpost row, shown in the side panel (sp=)
+  selection: null, // the selection when it is not an update: {kind, id} (SELECTION_KINDS) (sp= / ts= / tm=)
 });
+
+/**
+ * What can be selected, and so shown in the side panel, with the form of its `id`. There is one
+ * selection at a time: `update` (an update, in the path) or `selection` (any other kind), never both.
+ * - update: an update id (whole number), in the path /updates/{id};
+ * - signpost: a signpost interval's or event's row (sp=);
+ * - task-state: a Swift task state interval's row (ts=);
+ * - task-states: the intervals of a Main Actor lane mark, {lane, start, end, row}: `row` the one
+ *   shown (ts=), null for the longest (tm=lane:start,end).
+ */
+export const SELECTION_KINDS = Object.freeze(['update', 'signpost', 'task-state', 'task-states']);
+
+/** The selected update's id, or null when the selection is of another kind or there is none. */
+export const selectedUpdate = (state) => state.update ?? null;
+
+/** The one selection of a state, {kind, id}, whatever its kind; null when nothing is selected. */
+export function currentSelection(state) {
+  if (state.update !== null && state.update !== undefined) return { kind: 'update', id: state.update };
+  return state.selection ?? null;
+}
+
+/** The state keys that select `selection` ({kind, id} or null) and drop any other selection. */
+export function selectionPatch(selection) {
+  return selection?.kind === 'update' ? { update: selection.id, selection: null } : { update: null, selection: selection ?? null };
+}
+
+/** Whether a change of these keys (a subscriber's `changed`) is a change of the selection. */
+export const selectionChanged = (changed) => changed.includes('update') || changed.includes('selection');
+
+const wholeNumber = (text) => (/^\d+$/.test(text ?? '') ? Number(text) : null);
+
+/** The selection other than an update that a query names; none beside an update in the path. */
+function parseSelection(params, update) {
+  if (update !== null) return null;
+  const mark = /^([a-z0-9-]+):(\d+),(\d+)$/.exec(params.get('tm') ?? '');
+  const row = wholeNumber(params.get('ts'));
+  if (mark && Number(mark[3]) > Number(mark[2])) {
+    return { kind: 'task-states', id: { lane: mark[1], start: Number(mark[2]), end: Number(mark[3]), row } };
+  }
+  if (row !== null) return { kind: 'task-state', id: row };
+  const signpost = wholeNumber(params.get('sp'));
+  return signpost === null ? null : { kind: 'signpost', id: signpost };
+}
+
+/** The query keys of a selection that is not an update (those are in the path). */
+function selectionQuery(selection) {
+  const id = selection?.id;
+  switch (selection?.kind) {
+    case 'signpost': return [`sp=${Math.round(id)}`];
+    case 'task-state': return [`ts=${Math.round(id)}`];
+    case 'task-states': return [`tm=${id.lane}:${Math.round(id.start)},${Math.round(id.end)}`, ...(id.row != null ? [`ts=${Math.round(id.row)}`] : [])];
+    default: return [];
+  }
+}
 
 const MODE_TO_URL = { 'top-down': 'td', 'bottom-up': 'bu' };
 const MODE_FROM_URL = { td: 'top-down', bu: 'bottom-up' };
@@ -99,7 +153,7 @@ export function parseLocation(location = window.location) {
     mode,
     finding: params.get('fd') || null,
     cpu: params.get('c') === 'view' ? 'view' : null,
-    signpost: /^\d+$/.test(params.get('sp') ?? '') ? Number(params.get('sp')) : null,
+    selection: parseSelection(params, update),
   };
   return { route: 'trace', traceId, state };
 }
@@ -163,8 +217,9 @@ export function buildComparePath(a, b, state) {
 /** The path + query of a view state (relative URL). */
 export function buildPath(traceId, state) {
   const s = { ...EMPTY_STATE, ...state };
+  const update = s.update ?? null;
   let path = `/traces/${encodeURIComponent(traceId)}`;
-  if (s.update !== null && s.update !== undefined) path += `/updates/${s.update}`;
+  if (update !== null) path += `/updates/${update}`;
   // Built by hand, not URLSearchParams, to keep "," and ":" readable in shared links.
   const enc = (text) => encodeURIComponent(text).replace(/%2C/g, ',').replace(/%3A/g, ':');
   const query = [`v=${STATE_VERSION}`];
@@ -172,7 +227,7 @@ export function buildPath(traceId, state) {
   if (s.range) query.push(`r=${Math.round(s.range[0])},${Math.round(s.range[1])}`);
   if (s.expanded?.length) query.push(`x=${s.expanded.map(enc).join(',')}`);
   // With an update in the path, a missing p= means the graph: the Summary must be explicit.
-  const pane = s.pane ?? (s.update !== null && s.update !== undefined ? 'summary' : null);
+  const pane = s.pane ?? (update !== null ? 'summary' : null);
   if (pane) query.push(`p=${enc(pane)}`);
   if (s.paneView) query.push(`pv=${encodeURIComponent(`${s.paneView.module ?? ''}:${s.paneView.view ?? ''}`)}`);
   if (s.paneView?.category) query.push(`pc=${encodeURIComponent(s.paneView.category)}`);
@@ -184,7 +239,7 @@ export function buildPath(traceId, state) {
   if (s.mode && MODE_TO_URL[s.mode]) query.push(`m=${MODE_TO_URL[s.mode]}`);
   if (s.finding) query.push(`fd=${encodeURIComponent(s.finding)}`);
   if (s.cpu === 'view') query.push('c=view');
-  if (s.signpost !== null && s.signpost !== undefined) query.push(`sp=${Math.round(s.signpost)}`);
+  if (update === null) query.push(...selectionQuery(s.selection));
   return `${path}?${query.join('&')}`;
 }
 
@@ -211,6 +266,13 @@ function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** A patch that selects something drops the other selection: one selection at a time. */
+function oneSelection(patch) {
+  if (patch.update !== null && patch.update !== undefined && !('selection' in patch)) return { ...patch, selection: null };
+  if (patch.selection && !('update' in patch)) return { ...patch, update: null };
+  return patch;
+}
+
 /**
  * The view state of one open trace. `set(patch, {push})` writes the URL (push adds a history
  * entry: selection and zoom changes; continuous pans replace); subscribers get (state, changedKeys).
@@ -219,6 +281,7 @@ function same(a, b) {
 export function createViewState(traceId, initial, { empty = EMPTY_STATE, path = (state) => buildPath(traceId, state) } = {}) {
   let current = { ...empty, ...initial };
   const listeners = new Set();
+  const normalize = 'update' in empty ? oneSelection : (patch) => patch;
 
   function notify(changed) {
     if (!changed.length) return;
@@ -233,7 +296,7 @@ export function createViewState(traceId, initial, { empty = EMPTY_STATE, path = 
     traceId,
     get: () => current,
     set(patch, { push = false } = {}) {
-      const next = { ...current, ...patch };
+      const next = { ...current, ...normalize(patch) };
       const changed = diff(next);
       if (!changed.length) return;
       current = next;
@@ -255,5 +318,31 @@ export function createViewState(traceId, initial, { empty = EMPTY_STATE, path = 
     },
     /** Absolute link to the current view. */
     link: () => new URL(path(current), window.location.origin).href,
+  };
+}
+
+/**
+ * A view state that lives in the page only, not in the URL (a graph in the comparison's
+ * drill-down): the interface of createViewState; `link(state)` makes its links.
+ */
+export function createLocalViewState(initial, { empty = EMPTY_STATE, link = () => '' } = {}) {
+  let current = { ...empty, ...initial };
+  const listeners = new Set();
+  const normalize = 'update' in empty ? oneSelection : (patch) => patch;
+  return {
+    get: () => current,
+    set(patch) {
+      const next = { ...current, ...normalize(patch) };
+      const changed = Object.keys(next).filter((key) => !same(current[key], next[key]));
+      if (!changed.length) return;
+      current = next;
+      for (const fn of [...listeners]) fn(current, changed);
+    },
+    restore(next) { this.set({ ...empty, ...next }); },
+    subscribe(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    link: () => link(current),
   };
 }

@@ -1,25 +1,47 @@
 // The Cause & Effect pane: fetches a laid-out graph (GET updates/{id}/graph or graph?view=...),
 // draws it as SVG with pan / zoom / fit, highlights every appearance of the hovered or selected
-// node's update, and shows the selected node's details (updates, backtrace of the write).
+// node's update, and shows the selected node's details (updates, backtrace of the write). The
+// card is info.js, the gestures input.js, the edge labels' placement labels.js.
 import { el, svg } from '../dom.js';
-import { graphDefs, renderEdge, renderNode, fitTexts, KIND_LABELS, edgeText } from './render.js';
+import { graphDefs, renderEdge, renderNode, fitTexts } from './render.js';
 import { bundleEdges, labelCandidates, placeLabels } from './labels.js';
-import { currentRange, graphSubject } from '../state.js';
+import { nodeInfo } from './info.js';
+import { attachGraphInput } from './input.js';
+import { currentRange, graphSubject, selectedUpdate } from '../state.js';
 import { centreTransform, fitTransform, initialTransform, nodeInView, zoomTransform } from './viewport.js';
 
+/** What to ask the server for the graph of `request` in `state`, and the pane's title for it. */
+function graphQuery(request, state) {
+  // Opened groups live in the view state (e=), so a shared link shows them opened.
+  const params = state.groups?.length ? { expand: state.groups.join(',') } : {};
+  if (request.update != null) return { path: `updates/${request.update}/graph`, params, title: `Cause & Effect of update #${request.update}` };
+  Object.assign(params, { view: request.view, module: request.module ?? '' });
+  const range = currentRange(state);
+  if (range) Object.assign(params, range);
+  return { path: 'graph', params, title: `Cause & Effect of ${request.view}${range ? ' in the inspection range' : ''}` };
+}
+
+/** "12 nodes, 2 folded groups, 40 weaker edges not drawn". */
+function describeGraph(graph) {
+  const nodes = graph.nodes.length;
+  const groups = graph.nodes.filter((n) => n.collapsed).length;
+  const omitted = graph.omittedEdges ?? 0;
+  return `${nodes} node${nodes === 1 ? '' : 's'}${groups ? `, ${groups} folded group${groups === 1 ? '' : 's'}` : ''}`
+    + (omitted ? `, ${omitted.toLocaleString('en-US')} weaker edges not drawn` : '');
+}
+
+const GRAPH_HINT = 'Causes left, effects right. Hover a node to highlight every appearance of its update; click for details. Drag to pan, wheel to zoom.';
+
 /**
- * Mounts the graph of `request` ({update: id} or {view, module}) into `container`.
- * Returns {update(state, changed), destroy()} for the pane shell.
+ * The pane's frame: a toolbar (heading, status, legend, fold / zoom / fit / maximize buttons,
+ * which call `actions`) over the stage (the SVG) and the selected node's card beside it.
  */
-export async function mountCauseGraph(container, ctx, request) {
+function graphFrame(actions) {
   const heading = el('h2', { class: 'cg-heading' }, 'Cause & Effect');
   const status = el('span', { class: 'cg-status', role: 'status' });
   const button = (label, text, onclick) => el('button', { type: 'button', class: 'pane-button cg-button', 'aria-label': label, title: label, onclick }, text);
-  const fitButton = button('Fit graph to pane', 'Fit', () => fit());
-  const zoomIn = button('Zoom in', '+', () => zoomBy(1.25));
-  const zoomOut = button('Zoom out', '\u2212', () => zoomBy(0.8));
-  const maximizeButton = button('Show the graph over the whole window', 'Maximize', () => setMaximized(!root.classList.contains('cg-maximized')));
-  const collapseButton = button('Fold expanded groups again', 'Fold groups', () => ctx.state.set({ groups: [] }, { push: true }));
+  const maximizeButton = button('Show the graph over the whole window', 'Maximize', actions.maximize);
+  const collapseButton = button('Fold expanded groups again', 'Fold groups', actions.fold);
   collapseButton.hidden = true;
   // A key, not controls: plain text with small node-shaped swatches (nothing to click).
   const legend = el('span', { class: 'cg-legend', role: 'note', 'aria-label': 'Legend' },
@@ -27,20 +49,34 @@ export async function mountCauseGraph(container, ctx, request) {
     el('span', { class: 'cg-legend-system' }, 'System'),
     el('span', { class: 'cg-legend-dimmed' }, 'Notified, did not run'));
   const toolbar = el('div', { class: 'pane-toolbar cg-toolbar', role: 'toolbar', 'aria-label': 'Cause & Effect graph' },
-    heading, status, el('span', { class: 'cg-spacer' }), legend, collapseButton, zoomOut, zoomIn, fitButton, maximizeButton);
+    heading, status, el('span', { class: 'cg-spacer' }), legend, collapseButton,
+    button('Zoom out', '\u2212', () => actions.zoomBy(0.8)), button('Zoom in', '+', () => actions.zoomBy(1.25)),
+    button('Fit graph to pane', 'Fit', actions.fit), maximizeButton);
 
   const viewport = svg('g', { class: 'cg-viewport', 'aria-label': 'Nodes and edges' }); // Chromium counts it focusable: it needs a name
   const canvas = svg('svg', { class: 'cg-canvas', role: 'group', 'aria-label': 'Cause and effect graph, causes left, effects right' },
     graphDefs(), viewport);
-  const stage = el('div', { class: 'cg-stage' }, canvas);
+  const hint = el('p', { class: 'cg-hint cg-stage-hint' }, GRAPH_HINT);
+  const stage = el('div', { class: 'cg-stage' }, canvas, hint);
   // Details of the selected node sit beside the stage (never over its nodes); hidden, the graph has the full width.
   const info = el('aside', { class: 'cg-info', 'aria-label': 'Selected graph node', 'aria-live': 'polite', hidden: true });
-  const HINT = 'Causes left, effects right. Hover a node to highlight every appearance of its update; click for details. Drag to pan, wheel to zoom.';
-  const hint = el('p', { class: 'cg-hint cg-stage-hint' }, HINT);
-  stage.append(hint);
   // The card scrolls and is clicked like a page: no panning or zooming from inside it.
   for (const type of ['pointerdown', 'wheel', 'keydown']) info.addEventListener(type, (e) => e.stopPropagation());
   const root = el('div', { class: 'cg-root' }, toolbar, el('div', { class: 'cg-body' }, stage, info));
+  return { root, heading, status, collapseButton, maximizeButton, viewport, canvas, stage, info, hint };
+}
+
+/**
+ * Mounts the graph of `request` ({update: id} or {view, module}) into `container`.
+ * Returns {fit(), update(state, changed), destroy()} for the pane shell.
+ */
+export async function mountCauseGraph(container, traceView, request) {
+  const { root, heading, status, collapseButton, maximizeButton, viewport, canvas, stage, info, hint } = graphFrame({
+    fit: () => fit(),
+    zoomBy: (factor) => zoomBy(factor),
+    maximize: () => setMaximized(!root.classList.contains('cg-maximized')),
+    fold: () => traceView.state.set({ groups: [] }, { push: true }),
+  });
   container.replaceChildren(root);
 
   let graph = null;
@@ -51,45 +87,14 @@ export async function mountCauseGraph(container, ctx, request) {
   let destroyed = false;
   let loadToken = 0;
   // Opened groups live in the view state (e=), so a shared link shows them opened.
-  const expandedGroups = () => ctx.state.get().groups ?? [];
+  const expandedGroups = () => traceView.state.get().groups ?? [];
   let pendingCentre = null;
 
+  const labels = edgeLabels(canvas);
   function applyTransform() {
     viewport.setAttribute('transform', `translate(${transform.x},${transform.y}) scale(${transform.k})`);
     canvas.dataset.scale = transform.k.toFixed(3);
-    scheduleLabels();
-  }
-
-  // Edge labels keep at least LABEL_PX on screen whatever the zoom; zoomed out they grow in
-  // graph units, so fewer fit between the nodes, and those that do not fit are not drawn.
-  const LABEL_PX = 11.5;
-  const LABEL_FONT = 12;        // graph units at scale 1 (graph.css)
-  let labelItems = [];          // {id, element, width (at LABEL_FONT), weight, candidates}
-  let labelScale = 0;
-  let labelFrame = 0;
-  function scheduleLabels() {
-    if (!labelFrame) labelFrame = requestAnimationFrame(() => { labelFrame = 0; layoutLabels(); });
-  }
-  function layoutLabels(force = false) {
-    if (!graph || destroyed) return;
-    const s = Math.max(1, LABEL_PX / (LABEL_FONT * transform.k));
-    if (!force && labelScale && Math.abs(s / labelScale - 1) < 0.04) return;
-    labelScale = s;
-    const size = LABEL_FONT * s;
-    const boxes = placeLabels(
-      labelItems.map((l) => ({ id: l.id, width: l.width * s + 4, height: size * 1.25, weight: l.weight, candidates: l.candidates })),
-      graph.nodes.map((n) => ({ x: n.x, y: n.y, width: n.width, height: n.height })),
-    );
-    let hidden = 0;
-    for (const l of labelItems) {
-      const box = boxes.get(l.id);
-      l.element.style.fontSize = `${size}px`;
-      l.element.classList.toggle('cg-label-hidden', !box);
-      if (!box) { hidden += 1; continue; }
-      l.element.setAttribute('x', box.x + box.width / 2);
-      l.element.setAttribute('y', box.y + box.height / 2);
-    }
-    canvas.dataset.hiddenLabels = String(hidden);
+    labels.schedule(graph, transform.k);
   }
 
   function setMaximized(on) {
@@ -114,48 +119,6 @@ export async function mountCauseGraph(container, ctx, request) {
     if (!nodeInView(transform, node, stage.clientWidth, stage.clientHeight)) centreOn(node);
   }
 
-  // Pan by dragging anywhere; a drag that moved is not a click.
-  let drag = null;
-  let suppressClick = false;
-  stage.addEventListener('pointerdown', (e) => {
-    if (e.button !== 0) return;
-    drag = { id: e.pointerId, x: e.clientX, y: e.clientY, tx: transform.x, ty: transform.y, moved: false };
-  });
-  stage.addEventListener('pointermove', (e) => {
-    if (!drag || e.pointerId !== drag.id) return;
-    const dx = e.clientX - drag.x;
-    const dy = e.clientY - drag.y;
-    if (!drag.moved && Math.hypot(dx, dy) < 4) return;
-    if (!drag.moved) stage.setPointerCapture(e.pointerId);
-    drag.moved = true;
-    stage.classList.add('cg-panning');
-    transform = { ...transform, x: drag.tx + dx, y: drag.ty + dy };
-    applyTransform();
-  });
-  const endDrag = (e) => {
-    if (!drag || e.pointerId !== drag.id) return;
-    suppressClick = drag.moved;
-    drag = null;
-    stage.classList.remove('cg-panning');
-  };
-  stage.addEventListener('pointerup', endDrag);
-  stage.addEventListener('pointercancel', endDrag);
-  stage.addEventListener('wheel', (e) => {
-    e.preventDefault();
-    const box = stage.getBoundingClientRect();
-    const delta = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaY;
-    zoomBy(Math.exp(-delta * 0.0015), e.clientX - box.left, e.clientY - box.top);
-  }, { passive: false });
-  stage.addEventListener('keydown', (e) => {
-    if (e.key === '+' || e.key === '=') zoomBy(1.25);
-    else if (e.key === '-') zoomBy(0.8);
-    else if (e.key === '0') fit();
-    else if (e.key === 'Escape' && root.classList.contains('cg-maximized')) setMaximized(false);
-    else if (e.key === 'Escape' && selectedId) select(null, { push: true });
-    else return;
-    e.preventDefault();
-  });
-
   // Hover and selection highlight every appearance of the same update.
   function sameNodes(node) {
     if (!node) return [];
@@ -176,26 +139,20 @@ export async function mountCauseGraph(container, ctx, request) {
     }
   }
 
-  viewport.addEventListener('pointerover', (e) => {
-    const target = e.target.closest?.('.cg-node');
-    mark('cg-hover', target ? nodeById.get(target.dataset.id) : null);
-  });
-  viewport.addEventListener('pointerleave', () => mark('cg-hover', null));
-  viewport.addEventListener('focusin', (e) => {
-    const target = e.target.closest?.('.cg-node');
-    mark('cg-hover', target ? nodeById.get(target.dataset.id) : null);
-  });
-  viewport.addEventListener('click', (e) => {
-    if (suppressClick) { suppressClick = false; return; }
-    const target = e.target.closest?.('.cg-node');
-    if (target) activate(nodeById.get(target.dataset.id));
-    else if (selectedId) select(null, { push: true });
-  });
-  viewport.addEventListener('keydown', (e) => {
-    const target = e.target.closest?.('.cg-node');
-    if (!target || (e.key !== 'Enter' && e.key !== ' ')) return;
-    e.preventDefault();
-    activate(nodeById.get(target.dataset.id));
+  const input = attachGraphInput(stage, viewport, {
+    transform: () => transform,
+    setTransform,
+    zoomBy,
+    fit,
+    escape() {
+      if (root.classList.contains('cg-maximized')) setMaximized(false);
+      else if (selectedId) select(null, { push: true });
+      else return false;
+      return true;
+    },
+    hover: (id) => mark('cg-hover', id ? nodeById.get(id) : null),
+    activate: (id) => activate(nodeById.get(id)),
+    background: () => { if (selectedId) select(null, { push: true }); },
   });
 
   /** Click / Enter on a node: open a folded group, or select the node (and its update). */
@@ -203,12 +160,12 @@ export async function mountCauseGraph(container, ctx, request) {
     if (!node) return;
     if (node.collapsed) {
       pendingCentre = graph.edges.find((e) => e.to === node.id)?.from ?? null;
-      ctx.state.set({ groups: [...expandedGroups(), node.collapsed.key] }, { push: true });
+      traceView.state.set({ groups: [...expandedGroups(), node.collapsed.key] }, { push: true });
       return;
     }
     const update = bodyUpdate(node);
     select(node.id, { push: update == null });
-    if (update != null && update !== Number(ctx.state.get().update)) ctx.selectUpdate(update, { graph: graphSubject(request) });
+    if (update != null && update !== selectedUpdate(traceView.state.get())) traceView.select({ kind: 'update', id: update }, { graph: graphSubject(request) });
   }
 
   /** The one update a body node stands for (selecting it selects that update on the timeline). */
@@ -232,72 +189,19 @@ export async function mountCauseGraph(container, ctx, request) {
       element.setAttribute('aria-pressed', 'true');
       reveal(node);
     }
-    if (!fromState && (ctx.state.get().node ?? null) !== selectedId) ctx.state.set({ node: selectedId }, { push });
+    if (!fromState && (traceView.state.get().node ?? null) !== selectedId) traceView.state.set({ node: selectedId }, { push });
   }
 
   function showInfo(node) {
     info.hidden = !node;
     hint.hidden = !!node;
-    if (!node) {
-      info.replaceChildren();
-      return;
-    }
-    const close = el('button', { type: 'button', class: 'cg-info-close', 'aria-label': 'Close node details', onclick: () => select(null, { push: true }) }, '\u00d7');
-    const copy = el('button', { type: 'button', class: 'pane-button cg-info-copy', 'aria-label': 'Copy a link to this node',
-      onclick: () => ctx.copyLink(ctx.state.link(), 'Link to this node') }, 'Copy link');
-    const parts = [
-      close, copy,
-      el('div', { class: 'cg-info-kind' }, KIND_LABELS[node.kind] ?? node.kind, ' \u00b7 ', node.isAppCode ? 'app code' : 'system'),
-      el('h3', { class: 'cg-info-title' }, node.title),
-    ];
-    if (node.subtitle) parts.push(el('div', { class: 'cg-info-subtitle' }, node.subtitle));
-    if (node.dimmed) parts.push(el('p', { class: 'cg-info-note' }, 'This body was notified of a change but did not run.'));
-    if (node.count > 1) parts.push(el('p', {}, `Merged from ${node.count} appearances.`));
-    const causes = graph.edges.filter((e) => e.to === node.id);
-    const effects = graph.edges.filter((e) => e.from === node.id);
-    // Look-alike neighbours (twelve rows updated by one change) are listed once, with a count.
-    const edgeList = (title, edges, other) => {
-      if (edges.length === 0) return null;
-      const rows = new Map();
-      for (const e of edges) {
-        const neighbour = nodeById.get(e[other]);
-        const key = JSON.stringify([neighbour?.title, neighbour?.kind, e.label, e.property]);
-        const row = rows.get(key) ?? { first: e[other], title: neighbour?.title ?? e[other], edge: e, nodes: 0 };
-        row.nodes += 1;
-        rows.set(key, row);
-      }
-      return el('div', { class: 'cg-info-section' },
-        el('h4', {}, title),
-        el('ul', { class: 'cg-info-list' }, [...rows.values()].map((row) => el('li', {},
-          el('button', { type: 'button', class: 'pane-link', onclick: () => select(row.first, { push: true }) }, row.title),
-          row.nodes > 1 ? ` \u00d7${row.nodes}` : '',
-          ` (${row.nodes > 1 ? row.edge.label : edgeText(row.edge)}${row.edge.property ? `: ${row.edge.property}` : ''})`))));
-    };
-    if (node.kind === 'state' || node.kind === 'observable') {
-      parts.push(el('div', { class: 'cg-info-section cg-backtrace' },
-        el('h4', {}, 'Where the value was written'),
-        node.backtrace?.length
-          ? el('ol', { class: 'cg-frames' }, node.backtrace.map((f) =>
-            el('li', { class: f.isAppCode ? 'cg-frame-app' : 'cg-frame-system' },
-              el('span', { class: 'cg-frame-name' }, f.name), ' ', el('span', { class: 'cg-frame-binary' }, f.binary))))
-          : el('p', { class: 'cg-hint' }, 'No backtrace was recorded for this change.')));
-    }
-    parts.push(edgeList('Caused by', causes, 'from'), edgeList('Caused', effects, 'to'));
-    if (node.updates.length > 0) {
-      const shown = node.updates.slice(0, 50);
-      parts.push(el('div', { class: 'cg-info-section' },
-        el('h4', {}, node.updates.length === 1 ? 'Update' : `Updates (${node.updates.length})`),
-        el('ul', { class: 'cg-info-list cg-info-updates' }, shown.map((id) => el('li', {},
-          el('button', { type: 'button', class: 'pane-link', 'aria-label': `Select update ${id} on the timeline`, onclick: () => ctx.selectUpdate(id) }, `#${id}`)))),
-        node.updates.length > shown.length ? el('p', { class: 'cg-hint' }, `and ${node.updates.length - shown.length} more`) : null));
-    }
-    if (node.collapsed) {
-      parts.push(el('div', { class: 'cg-info-section' },
-        el('button', { type: 'button', class: 'pane-button', onclick: () => activate(node) }, `Show all ${node.collapsed.more}`),
-        el('ul', { class: 'cg-info-list' }, node.collapsed.members.slice(0, 50).map((m) =>
-          el('li', { class: m.dimmed ? 'cg-info-dimmed' : '' }, m.title, m.updates.length ? ` #${m.updates.join(', #')}` : ' (did not run)')))));
-    }
-    info.replaceChildren(...parts.filter(Boolean));
+    info.replaceChildren(...(node ? nodeInfo(node, graph, nodeById, {
+      close: () => select(null, { push: true }),
+      copyLink: () => traceView.copyLink(traceView.state.link(), 'Link to this node'),
+      select: (id) => select(id, { push: true }),
+      selectUpdate: (id) => traceView.select({ kind: 'update', id }),
+      open: activate,
+    }) : []));
   }
 
   function render({ keepView, centre }) {
@@ -313,51 +217,27 @@ export async function mountCauseGraph(container, ctx, request) {
       nodeLayer.append(element);
     }
     viewport.replaceChildren(edgeLayer, nodeLayer);
-    hint.textContent = HINT;
+    hint.textContent = GRAPH_HINT;
     for (const node of graph.nodes) fitTexts(elementById.get(node.id), node);
-    labelItems = bundles.map((b, i) => {
-      const element = edgeElements[i].querySelector('.cg-edge-label');
-      element.style.fontSize = `${LABEL_FONT}px`;
-      return { id: i, element, width: element.getComputedTextLength(), weight: b.count, candidates: labelCandidates(b.points) };
-    });
-    labelScale = 0;
+    labels.measure(bundles, edgeElements);
     collapseButton.hidden = expandedGroups().length === 0;
     if (!keepView) setTransform(initialTransform(graph, stage.clientWidth, stage.clientHeight)); else applyTransform();
-    layoutLabels(true);
+    labels.layout(graph, transform.k, true);
     // An opened group's members are laid out around its parent: look there.
     if (centre && nodeById.has(centre)) centreOn(nodeById.get(centre));
-    const wanted = ctx.state.get().node;
+    const wanted = traceView.state.get().node;
     const initial = nodeById.has(wanted) ? wanted : (nodeById.has(selectedId) ? selectedId : null);
     select(initial, { fromState: true });
-  }
-
-  function describe() {
-    const nodes = graph.nodes.length;
-    const groups = graph.nodes.filter((n) => n.collapsed).length;
-    const omitted = graph.omittedEdges ?? 0;
-    return `${nodes} node${nodes === 1 ? '' : 's'}${groups ? `, ${groups} folded group${groups === 1 ? '' : 's'}` : ''}`
-      + (omitted ? `, ${omitted.toLocaleString('en-US')} weaker edges not drawn` : '');
   }
 
   async function load({ keepView = false, centre = null } = {}) {
     const token = ++loadToken;
     status.textContent = 'Loading\u2026';
     root.setAttribute('aria-busy', 'true');
-    const params = {};
-    if (expandedGroups().length) params.expand = expandedGroups().join(',');
-    let path;
-    if (request.update != null) {
-      path = `updates/${request.update}/graph`;
-      heading.textContent = `Cause & Effect of update #${request.update}`;
-    } else {
-      path = 'graph';
-      Object.assign(params, { view: request.view, module: request.module ?? '' });
-      const range = currentRange(ctx.state.get());
-      if (range) Object.assign(params, range);
-      heading.textContent = `Cause & Effect of ${request.view}${range ? ' in the inspection range' : ''}`;
-    }
+    const { path, params, title } = graphQuery(request, traceView.state.get());
+    heading.textContent = title;
     try {
-      const result = await ctx.api.get(path, params);
+      const result = await traceView.api.get(path, params);
       if (destroyed || token !== loadToken) return;
       graph = result;
       root.removeAttribute('aria-busy');
@@ -370,7 +250,7 @@ export async function mountCauseGraph(container, ctx, request) {
           : 'No cause & effect data was recorded for this view in the range.'));
         return;
       }
-      status.textContent = describe();
+      status.textContent = describeGraph(graph);
       render({ keepView, centre });
     } catch (error) {
       if (destroyed || token !== loadToken) return;
@@ -381,18 +261,20 @@ export async function mountCauseGraph(container, ctx, request) {
     }
   }
 
-  const resize = new ResizeObserver(() => { if (graph && !drag) applyTransform(); });
+  const resize = new ResizeObserver(() => { if (graph && !input.dragging()) applyTransform(); });
   resize.observe(stage);
   await load();
 
   return {
+    /** Shows the whole graph (the Fit button). */
+    fit: () => { if (graph) fit(); },
     update(state, changed) {
       if (!graph) return;
       if (changed.has('node') && (state.node ?? null) !== selectedId) {
         select(state.node, { fromState: true });
-      } else if (changed.has('update') && state.update != null) {
+      } else if (changed.has('update') && selectedUpdate(state) != null) {
         // An update selected elsewhere (timeline, lists) that this graph shows: select its node.
-        const node = graph.nodes.find((n) => n.kind === 'view-body' && n.updates.length === 1 && n.updates[0] === Number(state.update));
+        const node = graph.nodes.find((n) => n.kind === 'view-body' && n.updates.length === 1 && n.updates[0] === selectedUpdate(state));
         if (node && node.id !== selectedId) select(node.id);
       }
       if (changed.has('groups')) {
@@ -403,9 +285,63 @@ export async function mountCauseGraph(container, ctx, request) {
     },
     destroy() {
       destroyed = true;
-      cancelAnimationFrame(labelFrame);
+      labels.destroy();
       resize.disconnect();
       container.replaceChildren();
     },
+  };
+}
+
+// Edge labels keep at least LABEL_PX on screen whatever the zoom; zoomed out they grow in graph
+// units, so fewer fit between the nodes, and those that do not fit are not drawn (labels.js).
+const LABEL_PX = 11.5;
+const LABEL_FONT = 12;        // graph units at scale 1 (graph.css)
+
+/** The edge labels of the graph drawn in `canvas`: measured once per render, placed per zoom. */
+function edgeLabels(canvas) {
+  let items = [];             // {id, element, width (at LABEL_FONT), weight, candidates}
+  let placedAt = 0;           // the label scale they were last placed for
+  let frame = 0;
+  let pending = null;
+
+  function layout(graph, k, force = false) {
+    if (!graph) return;
+    const s = Math.max(1, LABEL_PX / (LABEL_FONT * k));
+    if (!force && placedAt && Math.abs(s / placedAt - 1) < 0.04) return;
+    placedAt = s;
+    const size = LABEL_FONT * s;
+    const boxes = placeLabels(
+      items.map((l) => ({ id: l.id, width: l.width * s + 4, height: size * 1.25, weight: l.weight, candidates: l.candidates })),
+      graph.nodes.map((n) => ({ x: n.x, y: n.y, width: n.width, height: n.height })),
+    );
+    let hidden = 0;
+    for (const l of items) {
+      const box = boxes.get(l.id);
+      l.element.style.fontSize = `${size}px`;
+      l.element.classList.toggle('cg-label-hidden', !box);
+      if (!box) { hidden += 1; continue; }
+      l.element.setAttribute('x', box.x + box.width / 2);
+      l.element.setAttribute('y', box.y + box.height / 2);
+    }
+    canvas.dataset.hiddenLabels = String(hidden);
+  }
+
+  return {
+    /** Reads each bundle's label (its text width at LABEL_FONT) from the edges just drawn. */
+    measure(bundles, edgeElements) {
+      items = bundles.map((b, i) => {
+        const element = edgeElements[i].querySelector('.cg-edge-label');
+        element.style.fontSize = `${LABEL_FONT}px`;
+        return { id: i, element, width: element.getComputedTextLength(), weight: b.count, candidates: labelCandidates(b.points) };
+      });
+      placedAt = 0;
+    },
+    layout,
+    /** Places the labels for zoom `k` in the next frame (once per frame). */
+    schedule(graph, k) {
+      pending = { graph, k };
+      if (!frame) frame = requestAnimationFrame(() => { frame = 0; layout(pending.graph, pending.k); });
+    },
+    destroy() { cancelAnimationFrame(frame); },
   };
 }

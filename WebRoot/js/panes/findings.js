@@ -10,9 +10,9 @@ const UPDATE_LINKS_SHOWN = 12;
 const loaded = new WeakMap();
 
 /** The trace's findings, fetched once per open trace: the tab's count badge and the pane share them. */
-export function traceFindings(ctx) {
-  if (!loaded.has(ctx)) loaded.set(ctx, ctx.api.get('findings').then((body) => body.findings));
-  return loaded.get(ctx);
+export function traceFindings(traceView) {
+  if (!loaded.has(traceView)) loaded.set(traceView, traceView.api.get('findings').then((body) => body.findings));
+  return loaded.get(traceView);
 }
 
 /** Links of a finding's evidence: [{kind, text, href}] (pure: the node tests and the pane use it). */
@@ -39,14 +39,14 @@ function formatSeconds(ns) {
   return `${(Number(ns) / 1e9).toFixed(3)} s`;
 }
 
-export function mountFindings(container, ctx) {
+export function mountFindings(container, traceView) {
   const list = el('ol', { class: 'findings-list', 'aria-label': 'Findings, costliest first' });
   const status = el('div', { class: 'findings-status' });
   container.append(status, list);
   let findings = null;
   let alive = true;
 
-  traceFindings(ctx).then((result) => {
+  traceFindings(traceView).then((result) => {
     if (!alive) return;
     findings = result;
     if (!findings.length) {
@@ -55,7 +55,7 @@ export function mountFindings(container, ctx) {
     }
     status.replaceChildren(el('p', { class: 'findings-intro',
       text: `${findings.length} finding${findings.length > 1 ? 's' : ''}, costliest first. Open one for its evidence.` }));
-    render(ctx.state.get());
+    render(traceView.state.get());
   }, (error) => {
     if (alive) status.replaceChildren(message(`Could not load the findings: ${error.message}`, 'error'));
   });
@@ -68,7 +68,7 @@ export function mountFindings(container, ctx) {
   function item(finding, open) {
     const head = el('button', {
       type: 'button', class: 'finding-head', 'aria-expanded': String(open),
-      onclick: () => ctx.state.set({ finding: open ? null : finding.id }, { push: true }),
+      onclick: () => traceView.state.set({ finding: open ? null : finding.id }, { push: true }),
     },
     el('span', { class: `finding-severity severity-${finding.severity}`, text: SEVERITY_TITLES[finding.severity] ?? finding.severity }),
     el('span', { class: 'finding-kind', text: finding.kind }),
@@ -79,7 +79,7 @@ export function mountFindings(container, ctx) {
   }
 
   function body(finding) {
-    const links = evidenceLinks(ctx.traceId, finding);
+    const links = evidenceLinks(traceView.traceId, finding);
     const anchor = (link) => el('a', { href: link.href, class: `evidence-link evidence-${link.kind}`, text: link.text });
     const updates = links.filter((link) => link.kind === 'update');
     const more = finding.evidence.updateCount - updates.length;

@@ -3,10 +3,10 @@
 // `paneView`, `filter`, `search`, `mode`, `graph`), so back/forward and shared links restore them.
 import { el } from '../dom.js';
 import { currentPaneView } from './common.js';
-import { graphSubject } from '../state.js';
+import { graphSubject, selectedUpdate } from '../state.js';
 import { mountSummary } from './summary.js';
 import { mountUpdates } from './updates.js';
-import { mountCallTree } from './cpu.js';
+import { mountCallTree } from './cpu/index.js';
 import { mountFindings, traceFindings } from './findings.js';
 import { closeMenu } from './menu.js';
 
@@ -18,14 +18,14 @@ const TABS = [
   { id: 'graph', title: 'Cause & Effect' },
 ];
 
-export function mountDetailPanes(container, ctx) {
+export function mountDetailPanes(container, traceView) {
   const tabs = TABS.map((t) => el('button', {
     type: 'button', role: 'tab', id: `pane-tab-${t.id}`, class: 'pane-tab', 'aria-controls': 'pane-body',
     dataset: { pane: t.id }, onclick: () => choose(t.id),
   }, t.title));
   const tabBar = el('div', { class: 'pane-tabs', role: 'tablist', 'aria-label': 'Detail panes' }, tabs);
   const findingsTab = tabs.find((tab) => tab.dataset.pane === 'findings');
-  traceFindings(ctx).then((findings) => {
+  traceFindings(traceView).then((findings) => {
     findingsTab.append(el('span', { class: 'tab-badge', 'aria-label': `${findings.length} findings`, text: String(findings.length) }));
   }, () => {});
   tabBar.addEventListener('keydown', (e) => {
@@ -46,11 +46,11 @@ export function mountDetailPanes(container, ctx) {
   let current = null; // {name, instance, graphKey}
 
   function choose(name) {
-    const state = ctx.state.get();
+    const state = traceView.state.get();
     if (paneName(state) === name) return;
     // Entering the graph pins its subject, so selecting a node in it does not re-root it.
     const patch = name === 'graph' ? { pane: name, graph: state.graph ?? graphSubject(graphRequest(state)) } : { pane: name };
-    ctx.state.set(patch, { push: true });
+    traceView.state.set(patch, { push: true });
   }
 
   function show(state, changed) {
@@ -76,10 +76,10 @@ export function mountDetailPanes(container, ctx) {
     const pane = el('div', { class: `pane pane-${name}` });
     body.append(pane);
     current = { name, graphKey, instance: null };
-    if (name === 'findings') current.instance = mountFindings(pane, ctx);
-    else if (name === 'summary') current.instance = mountSummary(pane, ctx);
-    else if (name === 'updates') current.instance = mountUpdates(pane, ctx);
-    else if (name === 'cpu') current.instance = mountCallTree(pane, ctx);
+    if (name === 'findings') current.instance = mountFindings(pane, traceView);
+    else if (name === 'summary') current.instance = mountSummary(pane, traceView);
+    else if (name === 'updates') current.instance = mountUpdates(pane, traceView);
+    else if (name === 'cpu') current.instance = mountCallTree(pane, traceView);
     else mountGraph(pane, JSON.parse(graphKey), current);
     updateTabTitles(state);
     if (hadFocus) tabs.find((tab) => tab.dataset.pane === name)?.focus();
@@ -99,7 +99,7 @@ export function mountDetailPanes(container, ctx) {
     try {
       const { mountCauseGraph } = await import('../graph/index.js');
       if (current !== entry) return;
-      const instance = (await mountCauseGraph(pane, ctx, request)) ?? null;
+      const instance = (await mountCauseGraph(pane, traceView, request)) ?? null;
       if (current === entry) entry.instance = instance;
       else instance?.destroy?.();
     } catch (error) {
@@ -109,8 +109,8 @@ export function mountDetailPanes(container, ctx) {
     }
   }
 
-  show(ctx.state.get(), new Set(['pane']));
-  const unsubscribe = ctx.state.subscribe((state, changedKeys) => {
+  show(traceView.state.get(), new Set(['pane']));
+  const unsubscribe = traceView.state.subscribe((state, changedKeys) => {
     const changed = new Set(changedKeys ?? Object.keys(state));
     if (changed.has('paneView')) updateTabTitles(state);
     show(state, changed);
@@ -136,6 +136,7 @@ function graphRequest(state) {
   if (state.graph === 'view' && view) return view;
   const pinned = /^u(\d+)$/.exec(state.graph ?? '');
   if (pinned) return { update: Number(pinned[1]) };
-  if (state.update != null) return { update: Number(state.update) };
+  const update = selectedUpdate(state);
+  if (update != null) return { update };
   return view;
 }

@@ -20,7 +20,7 @@ const COLUMNS = [
   { key: 'red', title: 'Red', numeric: true, text: formatCount, label: 'Red (over 1 ms)' },
 ];
 
-export function mountSummary(root, ctx) {
+export function mountSummary(root, traceView) {
   let data = null;            // last summary response
   let sort = { key: 'totalNs', descending: true };
   const collapsed = new Set();  // row keys the user closed (processes and modules start open)
@@ -31,7 +31,7 @@ export function mountSummary(root, ctx) {
 
   const scope = el('span', { class: 'pane-scope' });
   const totals = el('span', { class: 'pane-totals', 'data-testid': 'summary-total' });
-  const select = filterSelect(currentFilter(ctx.state.get()), (filter) => ctx.state.set({ filter }, { push: true }));
+  const select = filterSelect(currentFilter(traceView.state.get()), (filter) => traceView.state.set({ filter }, { push: true }));
   const toolbar = el('div', { class: 'pane-toolbar' }, select, scope, totals);
   const headRow = el('tr');
   const tbody = el('tbody');
@@ -61,7 +61,7 @@ export function mountSummary(root, ctx) {
   });
 
   function refresh() {
-    const state = ctx.state.get();
+    const state = traceView.state.get();
     const filter = currentFilter(state);
     const range = currentRange(state);
     select.value = filter;
@@ -71,7 +71,7 @@ export function mountSummary(root, ctx) {
     stopLoading?.();
     const loaded = stopLoading = loadingSoon(status, 'Loading summary…');
     load(
-      () => ctx.api.get('summary', { ...rangeParams(range), filter }).finally(loaded),
+      () => traceView.api.get('summary', { ...rangeParams(range), filter }).finally(loaded),
       (result) => { data = result; status.replaceChildren(); render(); },
       (error) => { data = null; render(); status.replaceChildren(message(`Could not load the summary: ${error.message}`, 'error')); },
     );
@@ -130,7 +130,7 @@ export function mountSummary(root, ctx) {
       : '';
     if (data && rows.length === 0) {
       tbody.replaceChildren(el('tr', {}, el('td', { colspan: COLUMNS.length, class: 'pane-empty' },
-        currentRange(ctx.state.get()) ? 'No updates in the inspection range.' : 'No updates in this trace.')));
+        currentRange(traceView.state.get()) ? 'No updates in the inspection range.' : 'No updates in this trace.')));
       return;
     }
     if (!rows.some((r) => r.key === selectedKey)) selectedKey = rows[0]?.key ?? null;
@@ -193,14 +193,14 @@ export function mountSummary(root, ctx) {
     return [
       { label: 'Show Updates', action: () => showUpdates(row) },
       // The graph pane shows the selected update's graph when there is one: clear it to show the view's.
-      { label: 'Show Cause & Effect Graph', action: () => ctx.openPane('graph', { view: row.name, module: row.module, update: null }) },
+      { label: 'Show Cause & Effect Graph', action: () => traceView.openPane('graph', { view: row.name, module: row.module, update: null }) },
       { label: 'Set Inspection Range and Zoom', action: () => zoomToView(row) },
-      { label: 'CPU of All Updates of This View', action: () => ctx.openPane('cpu', { view: row.name, module: row.module, category: row.category ?? '', cpu: 'view' }) },
+      { label: 'CPU of All Updates of This View', action: () => traceView.openPane('cpu', { view: row.name, module: row.module, category: row.category ?? '', cpu: 'view' }) },
     ];
   }
 
   function showUpdates(row) {
-    ctx.openPane('updates', { view: row.name, module: row.module, category: row.category ?? '' });
+    traceView.openPane('updates', { view: row.name, module: row.module, category: row.category ?? '' });
   }
 
   // The span from the view's first update start to its last update end, among the updates this
@@ -208,12 +208,12 @@ export function mountSummary(root, ctx) {
   async function zoomToView(row) {
     let start = row.firstStart, end = row.lastEnd;
     if (start == null || end == null) {
-      const state = ctx.state.get();
+      const state = traceView.state.get();
       const params = { view: row.name, module: row.module, category: row.category ?? '', filter: currentFilter(state), ...rangeParams(currentRange(state)), sort: 'start' };
       try {
         const [first, last] = await Promise.all([
-          ctx.api.get('updates', { ...params, order: 'asc', limit: 1 }),
-          ctx.api.get('updates', { ...params, order: 'desc', limit: 200 }),
+          traceView.api.get('updates', { ...params, order: 'asc', limit: 1 }),
+          traceView.api.get('updates', { ...params, order: 'desc', limit: 200 }),
         ]);
         if (!first.updates?.length) return;
         start = first.updates[0].start;
@@ -223,7 +223,7 @@ export function mountSummary(root, ctx) {
         return;
       }
     }
-    ctx.setRange(start, end, { zoom: true });
+    traceView.setRange(start, end, { zoom: true });
   }
 
   refresh();

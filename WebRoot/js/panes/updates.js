@@ -7,6 +7,7 @@ import {
 } from './common.js';
 import { el } from '../dom.js';
 import { menuButton, showMenu } from './menu.js';
+import { selectedUpdate } from '../state.js';
 
 export const ROW_HEIGHT = 24;
 const PAGE_SIZE = 200;
@@ -20,7 +21,7 @@ const COLUMNS = [
   { key: 'cause', title: 'Cause' },
 ];
 
-export function mountUpdates(root, ctx) {
+export function mountUpdates(root, traceView) {
   let query = null;         // {key, params}: what the list shows now
   let total = null;         // row count of the current query, once the first page arrived
   let pages = new Map();    // page index -> rows array, or a Promise while loading
@@ -30,12 +31,12 @@ export function mountUpdates(root, ctx) {
   let stopLoading = null;     // cancels the pending "Loading…" of the last request
 
   const title = el('h2', { class: 'updates-title' });
-  const select = filterSelect(currentFilter(ctx.state.get()), (filter) => ctx.state.set({ filter }, { push: true }));
+  const select = filterSelect(currentFilter(traceView.state.get()), (filter) => traceView.state.set({ filter }, { push: true }));
   const scope = el('span', { class: 'pane-scope' });
   const count = el('span', { class: 'pane-totals', 'data-testid': 'updates-total' });
-  const back = el('button', { type: 'button', class: 'pane-link', 'aria-label': 'Back to the Summary', onclick: () => ctx.openPane('summary') }, '‹ Summary');
+  const back = el('button', { type: 'button', class: 'pane-link', 'aria-label': 'Back to the Summary', onclick: () => traceView.openPane('summary') }, '‹ Summary');
   const clearRange = el('button', { type: 'button', class: 'pane-link', hidden: true,
-    onclick: () => ctx.setRange(null, null, { zoom: false }) }, 'Clear inspection range');
+    onclick: () => traceView.setRange(null, null, { zoom: false }) }, 'Clear inspection range');
   const cpuButton = el('button', { type: 'button', class: 'pane-button', hidden: true, onclick: () => showViewCPU(),
     title: 'The CPU samples inside every update of this view, merged and rooted at its body' }, 'CPU of All Updates');
   const toolbar = el('div', { class: 'pane-toolbar' }, back, title, select, scope, clearRange, cpuButton, count);
@@ -60,7 +61,7 @@ export function mountUpdates(root, ctx) {
   }
 
   function refresh() {
-    const state = ctx.state.get();
+    const state = traceView.state.get();
     const pv = currentPaneView(state);
     const range = currentRange(state);
     const filter = currentFilter(state);
@@ -98,18 +99,18 @@ export function mountUpdates(root, ctx) {
   // position in a start-sorted list is the number of listed updates that start before it: the
   // updates overlapping [range start, its start). Ties at the same start land within a row or two.
   async function revealSelectedUpdate() {
-    const id = ctx.state.get().update;
+    const id = selectedUpdate(traceView.state.get());
     const mine = query;
     if (id == null || !mine || sort.by !== 'start') return;
     try {
-      const u = await ctx.api.get(`updates/${id}`);
+      const u = await traceView.api.get(`updates/${id}`);
       if (query !== mine || u.view !== mine.params.view || (mine.params.module && u.module !== mine.params.module)
         || (mine.params.category && u.category !== mine.params.category)) return;
-      const from = mine.params.start ?? ctx.trace?.start ?? 0;
+      const from = mine.params.start ?? traceView.trace?.start ?? 0;
       const before = u.start > from
-        ? (await ctx.api.get('updates', { ...mine.params, start: from, end: u.start, offset: 0, limit: 1 })).total : 0;
+        ? (await traceView.api.get('updates', { ...mine.params, start: from, end: u.start, offset: 0, limit: 1 })).total : 0;
       await pages.get(0);
-      if (query !== mine || total == null || Number(ctx.state.get().update) !== u.id) return;
+      if (query !== mine || total == null || selectedUpdate(traceView.state.get()) !== u.id) return;
       const index = Math.min(total - 1, sort.order === 'asc' ? before : total - 1 - before);
       // Size the list to its total first: the browser clamps scrollTop to the content's height,
       // and the render that would size it may still be waiting for the next frame.
@@ -133,14 +134,14 @@ export function mountUpdates(root, ctx) {
   function fetchPage(index) {
     if (pages.has(index) || !query) return;
     const mine = query;
-    const promise = ctx.api.get('updates', { ...mine.params, offset: index * PAGE_SIZE, limit: PAGE_SIZE })
+    const promise = traceView.api.get('updates', { ...mine.params, offset: index * PAGE_SIZE, limit: PAGE_SIZE })
       .then((result) => {
         if (query !== mine) return;
         pages.set(index, result.updates ?? []);
         if (total !== result.total) {
           total = result.total ?? 0;
           count.textContent = plural(total, 'update');
-          status.replaceChildren(total === 0 ? message(currentRange(ctx.state.get())
+          status.replaceChildren(total === 0 ? message(currentRange(traceView.state.get())
             ? 'No updates of this view in the inspection range.' : 'No updates of this view match the filter.') : '');
         }
         schedule();
@@ -160,23 +161,7 @@ export function mountUpdates(root, ctx) {
   }
 
   function renderHeader() {
-    header.replaceChildren(...COLUMNS.map((c) => {
-      const active = c.key === sort.by;
-      const cell = el('div', {
-        class: `updates-cell col-${c.key}`, role: 'columnheader',
-        'aria-sort': active ? (sort.order === 'asc' ? 'ascending' : 'descending') : (c.sort ? 'none' : null),
-      });
-      if (!c.sort) { cell.textContent = c.title; return cell; }
-      cell.append(el('button', {
-        type: 'button', class: 'pane-sort', 'aria-label': `Sort by ${c.title}`,
-        onclick: () => {
-          sort = sort.by === c.sort ? { by: c.sort, order: sort.order === 'asc' ? 'desc' : 'asc' }
-            : { by: c.sort, order: c.sort === 'duration' ? 'desc' : 'asc' };
-          refresh();
-        },
-      }, c.title, active ? el('span', { class: 'sort-arrow', 'aria-hidden': 'true' }, sort.order === 'asc' ? '▲' : '▼') : null));
-      return cell;
-    }));
+    header.replaceChildren(...headerCells(sort, (next) => { sort = next; refresh(); }));
   }
 
   function renderRows() {
@@ -187,7 +172,7 @@ export function mountUpdates(root, ctx) {
     const height = Math.min(viewport.clientHeight || 400, window.innerHeight);
     const first = Math.max(0, Math.floor(viewport.scrollTop / ROW_HEIGHT) - OVERSCAN);
     const last = Math.min(n, Math.ceil((viewport.scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
-    const selected = ctx.state.get().update;
+    const selected = selectedUpdate(traceView.state.get());
     const nodes = [];
     for (let i = first; i < last; i++) {
       const u = rowAt(i);
@@ -202,50 +187,32 @@ export function mountUpdates(root, ctx) {
   }
 
   function renderRow(i, u, selected) {
-    const style = { top: `${i * ROW_HEIGHT}px`, height: `${ROW_HEIGHT}px` };
-    if (!u) {
-      return el('div', { class: 'updates-row loading', role: 'row', 'aria-rowindex': i + 1, style },
-        el('div', { role: 'gridcell', class: 'updates-cell col-start' }, '…'));
-    }
-    const isSelected = selected != null && Number(selected) === u.id;
-    return el('div', {
-      class: `updates-row${i % 2 ? ' odd' : ''}${isSelected ? ' selected' : ''}${i === focusIndex ? ' focused' : ''}`,
-      role: 'row', 'aria-rowindex': i + 1, 'aria-selected': String(isSelected), style,
-      dataset: { id: u.id, index: i },
-      onclick: () => {
+    return updateRow(i, u, { selected: selected != null && Number(selected) === u?.id, focused: i === focusIndex }, {
+      select() {
         focusIndex = i;
         // Bring the update into view only when it is not already: the user's zoom stays otherwise.
-        const w = ctx.state.get().window;
+        const w = traceView.state.get().window;
         const visible = w && u.start < w[1] && u.start + u.duration > w[0];
-        ctx.selectUpdate(u.id, { zoom: !visible });
+        traceView.select({ kind: 'update', id: u.id }, { zoom: !visible });
       },
-      oncontextmenu: (e) => {
-        e.preventDefault();
-        showMenu({ x: e.clientX, y: e.clientY, label: `Actions for update ${u.id}` }, rowActions(u));
-      },
-    },
-    el('div', { role: 'gridcell', class: 'updates-cell col-start num' }, formatTime(u.start)),
-    el('div', { role: 'gridcell', class: 'updates-cell col-duration num' }, formatDuration(u.duration)),
-    el('div', { role: 'gridcell', class: 'updates-cell col-severity' },
-      el('span', { class: `severity-dot severity-${u.severity}`, 'aria-hidden': 'true' }), severityLabel[u.severity] ?? u.severity),
-    el('div', { role: 'gridcell', class: 'updates-cell col-group', title: u.group != null ? `Update group ${groupText(u.group)}` : '' }, groupText(u.group)),
-    el('div', { role: 'gridcell', class: 'updates-cell col-cause', title: u.cause || '' }, u.cause || el('span', { class: 'muted' }, 'unknown'),
-      menuButton(`Actions for update at ${formatTime(u.start)}`, () => rowActions(u))));
+      menu: (at) => showMenu(at, rowActions(u)),
+      actions: () => rowActions(u),
+    });
   }
 
   function rowActions(u) {
     return [
       // A zero-length update still gets a range (of 1 ns): an empty one would not be a range.
-      { label: 'Set Inspection Range and Zoom', action: () => ctx.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: 'context' }) },
-      { label: 'Select on Timeline', action: () => ctx.selectUpdate(u.id, { zoom: true }) },
-      { label: 'Show Cause & Effect Graph', action: () => ctx.openPane('graph', { update: u.id }) },
+      { label: 'Set Inspection Range and Zoom', action: () => traceView.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: 'context' }) },
+      { label: 'Select on Timeline', action: () => traceView.select({ kind: 'update', id: u.id }, { zoom: true }) },
+      { label: 'Show Cause & Effect Graph', action: () => traceView.openPane('graph', { update: u.id }) },
       { label: 'CPU of All Updates of This View', action: showViewCPU },
     ];
   }
 
   function showViewCPU() {
-    const pv = currentPaneView(ctx.state.get());
-    if (pv) ctx.openPane('cpu', { ...pv, cpu: 'view' });
+    const pv = currentPaneView(traceView.state.get());
+    if (pv) traceView.openPane('cpu', { ...pv, cpu: 'view' });
   }
 
   function onKey(e) {
@@ -262,14 +229,14 @@ export function mountUpdates(root, ctx) {
         viewport.scrollTop = (focusIndex + 1) * ROW_HEIGHT - viewport.clientHeight;
       }
       const u = rowAt(focusIndex);
-      if (u) ctx.selectUpdate(u.id, { zoom: false });
+      if (u) traceView.select({ kind: 'update', id: u.id }, { zoom: false });
       renderRows();
     } else if (e.key === 'Enter' || e.key === 'ContextMenu' || (e.key === 'F10' && e.shiftKey)) {
       const u = rowAt(focusIndex);
       const node = body.querySelector(`[data-index="${focusIndex}"]`);
       if (!u || !node) return;
       e.preventDefault();
-      if (e.key === 'Enter') ctx.selectUpdate(u.id, { zoom: true });
+      if (e.key === 'Enter') traceView.select({ kind: 'update', id: u.id }, { zoom: true });
       else showMenu({ anchor: node.querySelector('.pane-row-menu'), label: `Actions for update ${u.id}` }, rowActions(u));
     }
   }
@@ -299,4 +266,51 @@ function groupText(group) {
   if (group == null || group === '') return '';
   if (typeof group === 'object') return group.label || (group.id != null ? `#${group.id}` : '');
   return typeof group === 'number' ? `#${group}` : String(group);
+}
+
+/** The column headers; a sortable column's button calls `onSort({by, order})` (a second click flips the order). */
+function headerCells(sort, onSort) {
+  return COLUMNS.map((c) => {
+    const active = c.key === sort.by;
+    const cell = el('div', {
+      class: `updates-cell col-${c.key}`, role: 'columnheader',
+      'aria-sort': active ? (sort.order === 'asc' ? 'ascending' : 'descending') : (c.sort ? 'none' : null),
+    });
+    if (!c.sort) { cell.textContent = c.title; return cell; }
+    cell.append(el('button', {
+      type: 'button', class: 'pane-sort', 'aria-label': `Sort by ${c.title}`,
+      onclick: () => onSort(sort.by === c.sort ? { by: c.sort, order: sort.order === 'asc' ? 'desc' : 'asc' }
+        : { by: c.sort, order: c.sort === 'duration' ? 'desc' : 'asc' }),
+    }, c.title, active ? el('span', { class: 'sort-arrow', 'aria-hidden': 'true' }, sort.order === 'asc' ? '▲' : '▼') : null));
+    return cell;
+  });
+}
+
+/**
+ * Row `i` of the virtualised list: update `u`, or a placeholder while its page loads. `shows`:
+ * {selected, focused}; `row`: select(), menu({x, y, label} | {anchor, label}), actions() (its menu's items).
+ */
+function updateRow(i, u, shows, row) {
+  const style = { top: `${i * ROW_HEIGHT}px`, height: `${ROW_HEIGHT}px` };
+  if (!u) {
+    return el('div', { class: 'updates-row loading', role: 'row', 'aria-rowindex': i + 1, style },
+      el('div', { role: 'gridcell', class: 'updates-cell col-start' }, '…'));
+  }
+  return el('div', {
+    class: `updates-row${i % 2 ? ' odd' : ''}${shows.selected ? ' selected' : ''}${shows.focused ? ' focused' : ''}`,
+    role: 'row', 'aria-rowindex': i + 1, 'aria-selected': String(shows.selected), style,
+    dataset: { id: u.id, index: i },
+    onclick: row.select,
+    oncontextmenu: (e) => {
+      e.preventDefault();
+      row.menu({ x: e.clientX, y: e.clientY, label: `Actions for update ${u.id}` });
+    },
+  },
+  el('div', { role: 'gridcell', class: 'updates-cell col-start num' }, formatTime(u.start)),
+  el('div', { role: 'gridcell', class: 'updates-cell col-duration num' }, formatDuration(u.duration)),
+  el('div', { role: 'gridcell', class: 'updates-cell col-severity' },
+    el('span', { class: `severity-dot severity-${u.severity}`, 'aria-hidden': 'true' }), severityLabel[u.severity] ?? u.severity),
+  el('div', { role: 'gridcell', class: 'updates-cell col-group', title: u.group != null ? `Update group ${groupText(u.group)}` : '' }, groupText(u.group)),
+  el('div', { role: 'gridcell', class: 'updates-cell col-cause', title: u.cause || '' }, u.cause || el('span', { class: 'muted' }, 'unknown'),
+    menuButton(`Actions for update at ${formatTime(u.start)}`, row.actions)));
 }

@@ -1,24 +1,26 @@
-// The rows of the timeline, top to bottom as the SwiftUI instrument draws them.
+// The rows of the timeline, top to bottom as the SwiftUI instrument draws them. Each row names
+// its `kind` (kinds.js: what its tooltip says and what a click on it does); `long` rows are
+// coloured by severity, `color` names the colour of the others (render.js).
 
 export const RULER_HEIGHT = 28;
 
 // `nouns`: what a merged mark of the lane counts ("5 updates").
 const UPDATES = ['update', 'updates'];
 export const ROWS = [
-  { id: 'update-groups', title: 'Update Groups', height: 22, color: 'accent', nouns: ['group', 'groups'] },
-  { id: 'long-view-body', title: 'Long View Body Updates', height: 22, long: true, nouns: UPDATES },
-  { id: 'long-representable', title: 'Long Representable Updates', height: 22, long: true, nouns: UPDATES },
-  { id: 'long-other', title: 'Other Long Updates', height: 22, long: true, nouns: UPDATES },
-  { id: 'swiftui', title: 'SwiftUI', height: 22, track: true },
-  { id: 'view-body', title: 'View Body Updates', height: 20, parent: 'swiftui', long: true, nouns: UPDATES },
-  { id: 'representable', title: 'Representable Updates', height: 20, parent: 'swiftui', long: true, nouns: UPDATES },
-  { id: 'other', title: 'Other Updates', height: 20, parent: 'swiftui', long: true, nouns: UPDATES },
-  { id: 'hitches', title: 'Hitches', height: 22, color: 'hitch', nouns: ['hitch', 'hitches'] },
-  { id: 'hangs', title: 'Hangs', height: 22, color: 'hang', nouns: ['hang', 'hangs'] },
+  { id: 'update-groups', kind: 'intervals', title: 'Update Groups', height: 22, color: 'accent', nouns: ['group', 'groups'] },
+  { id: 'long-view-body', kind: 'updates', title: 'Long View Body Updates', height: 22, long: true, nouns: UPDATES },
+  { id: 'long-representable', kind: 'updates', title: 'Long Representable Updates', height: 22, long: true, nouns: UPDATES },
+  { id: 'long-other', kind: 'updates', title: 'Other Long Updates', height: 22, long: true, nouns: UPDATES },
+  { id: 'swiftui', kind: 'track', title: 'SwiftUI', height: 22, track: true },
+  { id: 'view-body', kind: 'updates', title: 'View Body Updates', height: 20, parent: 'swiftui', long: true, nouns: UPDATES },
+  { id: 'representable', kind: 'updates', title: 'Representable Updates', height: 20, parent: 'swiftui', long: true, nouns: UPDATES },
+  { id: 'other', kind: 'updates', title: 'Other Updates', height: 20, parent: 'swiftui', long: true, nouns: UPDATES },
+  { id: 'hitches', kind: 'intervals', title: 'Hitches', height: 22, color: 'hitch', nouns: ['hitch', 'hitches'] },
+  { id: 'hangs', kind: 'intervals', title: 'Hangs', height: 22, color: 'hang', nouns: ['hang', 'hangs'] },
   // Swift concurrency: coloured by severity (main-actor work like updates; waits orange > 16 ms, red > 100 ms).
-  { id: 'main-actor', title: 'Main Actor', height: 22, long: true, tasks: true, nouns: ['interval', 'intervals'] },
-  { id: 'main-actor-waits', title: 'Main Actor Waits', height: 22, long: true, tasks: true, nouns: ['wait', 'waits'] },
-  { id: 'cpu', title: 'CPU', height: 44, cpu: true },
+  { id: 'main-actor', kind: 'tasks', title: 'Main Actor', height: 22, long: true, tasks: true, nouns: ['interval', 'intervals'] },
+  { id: 'main-actor-waits', kind: 'tasks', title: 'Main Actor Waits', height: 22, long: true, tasks: true, waits: true, nouns: ['wait', 'waits'] },
+  { id: 'cpu', kind: 'cpu', title: 'CPU', height: 44, cpu: true },
 ];
 
 /** "1 update", "5 updates", "2 hitches": what a (merged) mark of `row` holds. */
@@ -38,7 +40,7 @@ export function countLabel(row, count) {
 export function signpostRows(laneInfos) {
   return (laneInfos ?? []).filter((lane) => lane.signposts && lane.count > 0)
     .map((lane) => ({
-      id: lane.id, title: lane.title, height: 22, color: 'signpost', signposts: true, nouns: ['signpost', 'signposts'],
+      id: lane.id, kind: 'signposts', title: lane.title, height: 22, color: 'signpost', signposts: true, nouns: ['signpost', 'signposts'],
       stacked: (lane.level ?? 0) > 0, level: lane.level ?? 0, groupSignposts: lane.groupSignposts ?? lane.count,
     }));
 }

@@ -1,10 +1,10 @@
 // Several runs in one xctrace export: each run is a separate recording and a trace reads one
 // (GET /api/traces/{id}: `runs`, `run`). Another run is read by uploading the same file again
 // with ?run=N, which makes another trace (its id covers the run).
-import { uploadTrace } from './api.js';
-import { el } from './dom.js';
-import { buildPath } from './state.js';
-import { navigate } from './shell.js';
+import { uploadTrace } from '../api.js';
+import { el } from '../dom.js';
+import { buildPath } from '../state.js';
+import { navigate } from '../shell.js';
 
 /** Files uploaded from this page, by the trace id they gave: while the page has the file, picking a run re-sends it. */
 const uploadedFiles = new Map();

@@ -1,13 +1,13 @@
-// Home: the trace list, upload by button (or a file dropped anywhere, via app.js), progress and parse errors.
-import { listTraces, uploadTrace, deleteTrace, writeToken } from './api.js';
-import { el } from './dom.js';
-import { navigate, toast } from './shell.js';
-import { buildComparePath, buildPath } from './state.js';
+// Home: the trace list, upload by button (or a file dropped anywhere: file-drop.js, routed by app.js), progress and parse errors.
+import { listTraces, uploadTrace, deleteTrace, writeToken } from '../api.js';
+import { el } from '../dom.js';
+import { navigate, toast } from '../shell.js';
+import { buildComparePath, buildPath } from '../state.js';
 import { rememberUpload } from './runs.js';
 
 /** Opening a trace from the list or after an upload shows its findings first. */
 const openTracePath = (id) => buildPath(id, { pane: 'findings' });
-import { formatBytes, formatCount, formatDate, formatDuration } from './format.js';
+import { formatBytes, formatCount, formatDate, formatDuration } from '../format.js';
 
 /** Text with the export script's command line set as code (so it reads, and copies, as one). */
 function withCommands(text) {

@@ -1,14 +1,17 @@
 // The comparison page's timelines: A's lanes above B's on one time axis, aligned at an anchor
 // (docs/share-links.md, "Comparison pages": al=, tw=, tx=). Each is the trace page's timeline
-// (timeline/index.js), given a view state that maps the comparison's shared window onto its own
-// trace's clock: a pan or zoom on either writes the shared window, and the other follows.
-import { getTrace, traceApi } from './api.js';
-import { anchorTimes, formatAnchor, parseAnchor, sharedBounds, toShared, toTrace } from './compare-align.js';
-import { el } from './dom.js';
-import { formatDuration, formatTimestamp } from './format.js';
-import { navigate } from './shell.js';
-import { buildPath, EMPTY_STATE } from './state.js';
-import { createTimeline } from './timeline/index.js';
+// (timeline/index.js), given a trace view (trace-view.js) whose state maps the comparison's
+// shared window onto its own trace's clock: a pan or zoom on either writes the shared window, and
+// the other follows. A task interval clicked on either shows in a side panel under both.
+import { traceApi } from '../../api.js';
+import { anchorTimes, formatAnchor, parseAnchor, sharedBounds, toShared, toTrace } from '../../compare-align.js';
+import { el } from '../../dom.js';
+import { formatDuration, formatTimestamp } from '../../format.js';
+import { navigate } from '../../shell.js';
+import { buildPath, createLocalViewState, EMPTY_STATE } from '../../state.js';
+import { createTraceView } from '../../trace-view.js';
+import { createTimeline } from '../../timeline/index.js';
+import { mountSidePanel } from '../../side-panel/index.js';
 
 const SIDES = [
   { name: 'A', key: 'a', range: 'rangeA', title: 'A · before' },
@@ -17,11 +20,14 @@ const SIDES = [
 
 /**
  * A trace page's view state for one side: `window` is the comparison's shared window on this
- * trace's clock, `range` its compared range, `expanded` the tracks both timelines share.
+ * trace's clock, `range` its compared range, `expanded` the tracks both timelines share, and
+ * `selection` what this side's panel shows (`picked`: the page's one selection, {side, selection},
+ * kept in the page: the comparison's link is about the comparison).
  */
-function sideState(state, side, anchor) {
+function sideState(state, side, anchor, picked, id) {
   const view = (s) => ({
     ...EMPTY_STATE, window: s.timeline ? toTrace(s.timeline, anchor) : null, range: s[side.range], expanded: s.lanes,
+    selection: picked.get().side === side.key ? picked.get().selection : null,
   });
   return {
     get: () => view(state.get()),
@@ -32,14 +38,47 @@ function sideState(state, side, anchor) {
       if ('range' in patch) next[side.range] = patch.range;
       state.set(next, options);
     },
-    subscribe: (fn) => state.subscribe((s, changed) => {
-      const keys = [];
-      if (changed.includes('timeline')) keys.push('window');
-      if (changed.includes('lanes')) keys.push('expanded');
-      if (changed.includes(side.range)) keys.push('range');
-      if (keys.length) fn(view(s), keys);
-    }),
+    subscribe(fn) {
+      const fromPage = state.subscribe((s, changed) => {
+        const keys = [];
+        if (changed.includes('timeline')) keys.push('window');
+        if (changed.includes('lanes')) keys.push('expanded');
+        if (changed.includes(side.range)) keys.push('range');
+        if (keys.length) fn(view(s), keys);
+      });
+      const fromPick = picked.subscribe(() => fn(view(state.get()), ['selection']));
+      return () => { fromPage(); fromPick(); };
+    },
+    /** This side's trace page with the same window, range and selection. */
+    link: () => new URL(buildPath(id, view(state.get())), window.location.origin).href,
   };
+}
+
+/**
+ * The trace view of one side: an update opens on its trace page; a signpost becomes the side's
+ * compared range (so the "ranges" alignment can be a signpost interval); a Swift task interval
+ * shows in this side's panel, under both timelines.
+ */
+function sideView({ id, trace, side, anchor, state, picked }) {
+  const api = traceApi(id);
+  const setRange = (start, end) => view.state.set({ range: start === null ? null : [Math.round(start), Math.round(end)] }, { push: true });
+  const view = createTraceView({
+    trace,
+    api,
+    state: sideState(state, side, anchor, picked, id),
+    select(selection, { span } = {}) {
+      if (selection?.kind === 'update') {
+        navigate(buildPath(id, { update: selection.id, pane: 'graph', graph: `u${selection.id}` }));
+      } else if (selection?.kind === 'signpost') {
+        if (span) setRange(span[0], span[1]);
+        else api.get(`signposts/${selection.id}`).then((s) => setRange(s.start, s.start + Math.max(s.duration, 1)), () => {});
+      } else {
+        picked.set({ side: selection ? side.key : null, selection });
+      }
+    },
+    setRange,
+  });
+  return view;
 }
 
 /**
@@ -47,13 +86,14 @@ function sideState(state, side, anchor) {
  * (after each comparison load, and when the anchor changes) rebuilds the timelines when the
  * anchors moved, since the shared axis then spans something else.
  */
-export function mountAlignedTimelines(section, { a, b, state }) {
+export function mountAlignedTimelines(section, { a, b, state, infos }) {
   let traces = null;
   let timelines = [];
   let builtFor = null;
   let comparison = null;
   let destroyed = false;
-  const infos = Promise.all([getTrace(a), getTrace(b)]);
+  // The page's one selection (a task interval on either timeline), shown under both timelines.
+  const picked = createLocalViewState({}, { empty: { side: null, selection: null } });
 
   const picker = el('select', { id: 'align-anchor', 'aria-label': 'Align the timelines at' });
   picker.addEventListener('change', () => {
@@ -63,12 +103,15 @@ export function mountAlignedTimelines(section, { a, b, state }) {
   const fit = el('button', { type: 'button', id: 'timelines-fit', text: 'Zoom to fit', onclick: () => timelines[0]?.timeline.zoomToFit() });
   const note = el('p', { class: 'meta', id: 'align-note', 'aria-live': 'polite' });
   const lanes = el('div', { class: 'compare-timelines', id: 'compare-timelines' });
+  // Under both timelines (A and B stay side by side): the panel of the side that holds the selection.
+  const panels = el('div', { class: 'compare-side-panels' });
   section.replaceChildren(
     el('div', { class: 'compare-section-head' }, el('h2', { text: 'Timelines' }),
       el('label', { for: 'align-anchor', text: 'Align at' }), picker, fit),
     note, lanes,
     el('div', { class: 'tl-help', id: 'timeline-help',
-      text: 'Wheel: zoom · drag: pan (both timelines move) · W/S zoom, A/D or ←/→ pan on the focused timeline · drag on a ruler: that trace\'s compared range' }));
+      text: 'Wheel: zoom · drag: pan (both timelines move) · W/S zoom, A/D or ←/→ pan on the focused timeline · drag on a ruler: that trace\'s compared range' }),
+    panels);
 
   function fillPicker() {
     const labels = comparison.interactions.filter((i) => i.firstA !== null || i.firstB !== null).map((i) => i.label);
@@ -91,39 +134,37 @@ export function mountAlignedTimelines(section, { a, b, state }) {
       + `(${formatDuration(Math.abs(anchors.b - anchors.a))} apart).${missing}`;
   }
 
+  function destroyTimelines() {
+    for (const { timeline, panel } of timelines) { timeline.destroy(); panel.destroy(); }
+    timelines = [];
+  }
+
   function build(anchors) {
-    for (const { timeline } of timelines) timeline.destroy();
+    destroyTimelines();
+    picked.set({ side: null, selection: null });
     lanes.replaceChildren();
+    panels.replaceChildren();
     const bounds = sharedBounds(traces, anchors);
     timelines = SIDES.map((side) => {
       const id = side.key === 'a' ? a : b;
       const anchor = anchors[side.key];
       const windowLabel = el('span', { class: 'window-label' });
       const host = el('section', { class: 'tl-compare-lanes', 'aria-label': `Timeline of ${side.title}` });
+      const aside = el('aside', { class: 'side-panel compare-side-panel', id: `side-panel-${side.key}`, 'data-caption': `Selected in ${side.title}`,
+        'aria-label': `Selected in ${side.title}`, hidden: true });
       const block = el('div', { class: `compare-timeline side-${side.key}`, 'data-side': side.name },
         el('div', { class: 'compare-timeline-head' }, el('strong', { text: side.title }),
           el('span', { class: 'meta', text: ` ${traces[side.key].name}` }), el('span', { class: 'spacer' }), windowLabel),
         host);
       lanes.append(block);
-      const ctx = {
-        traceId: id,
-        // The shared axis on this trace's clock: the timeline may show time before or after the
-        // recording, so both sides cover the same span.
-        trace: { ...traces[side.key], start: bounds.start + anchor, end: bounds.end + anchor },
-        api: traceApi(id),
-        state: sideState(state, side, anchor),
-        selectUpdate(update) {
-          if (update !== null) navigate(buildPath(id, { update, pane: 'graph', graph: `u${update}` }));
-        },
-        setRange(start, end) {
-          ctx.state.set({ range: start === null ? null : [Math.round(start), Math.round(end)] }, { push: true });
-        },
-      };
-      const timeline = createTimeline(host, ctx, { windowLabel, focusedKeysOnly: true });
+      panels.append(aside);
+      // The shared axis on this trace's clock: the timeline may show time before or after the
+      // recording, so both sides cover the same span.
+      const trace = { ...traces[side.key], start: bounds.start + anchor, end: bounds.end + anchor };
+      const view = sideView({ id, trace, side, anchor, state, picked });
       // Two timelines on one page: ids of their own (the trace page's stay as they are).
-      host.querySelector('#timeline-canvas').id = `timeline-canvas-${side.key}`;
-      host.querySelector('#timeline-tooltip').id = `timeline-tooltip-${side.key}`;
-      return { side, timeline };
+      const timeline = createTimeline(host, view, { windowLabel, focusedKeysOnly: true, idSuffix: `-${side.key}` });
+      return { side, timeline, panel: mountSidePanel(aside, view) };
     });
   }
 
@@ -148,8 +189,7 @@ export function mountAlignedTimelines(section, { a, b, state }) {
     flush: () => { for (const { timeline } of timelines) timeline.flush(); },
     destroy() {
       destroyed = true;
-      for (const { timeline } of timelines) timeline.destroy();
-      timelines = [];
+      destroyTimelines();
     },
   };
 }

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Links into a tracesvc server's browser app, written as `WebRoot/js/state.js` writes them
+/// (docs/share-links.md); both are checked against Tests/Fixtures/share-link-vectors.json.
+enum ShareLink {
+    /// The link version: `STATE_VERSION` in state.js, "The current version" of docs/share-links.md.
+    static let version = 2
+
+    /// The part of a trace page's view state that tracesvc writes outside the browser.
+    struct TraceView {
+        /// The selected update (the path `/updates/{id}`).
+        var update: Int?
+        /// The visible window `w=` (ns on the trace's clock).
+        var window: ClosedRange<Int64>?
+        /// The open pane `p=`: findings, summary, updates, cpu or graph.
+        var pane: String?
+        /// The view the Updates or graph pane is about: `pv=Module:View`, `pc=Category` ("" for none).
+        var paneView: (module: String, view: String, category: String)?
+        /// What the graph is of `g=`: `u{update}` or `view`.
+        var graph: String?
+
+    }
+
+    /// Path and query of a trace page, keys in state.js's order (`buildPath`).
+    static func trace(_ traceID: String, _ view: TraceView = TraceView()) -> String {
+        var path = "/traces/\(encode(traceID))"
+        if let update = view.update { path += "/updates/\(update)" }
+        var query = ["v=\(version)"]
+        if let window = view.window { query.append("w=\(window.lowerBound),\(window.upperBound)") }
+        // With an update in the path, a missing p= means the graph: the Summary must be explicit.
+        if let pane = view.pane ?? (view.update != nil ? "summary" : nil) { query.append("p=\(encodeKeepingSeparators(pane))") }
+        if let paneView = view.paneView {
+            query.append("pv=\(encode("\(paneView.module):\(paneView.view)"))")
+            if !paneView.category.isEmpty { query.append("pc=\(encode(paneView.category))") }
+        }
+        if let graph = view.graph { query.append("g=\(encodeKeepingSeparators(graph))") }
+        return "\(path)?\(query.joined(separator: "&"))"
+    }
+
+    /// Path and query of the comparison of trace `a` (before) with `b` (`buildComparePath`).
+    static func comparison(_ a: String, _ b: String) -> String {
+        "/compare/\(encode(a))/\(encode(b))?v=\(version)"
+    }
+
+    /// As JavaScript's encodeURIComponent.
+    static func encode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    /// As state.js's `enc`: "," and ":" stay readable in lists and spans.
+    private static func encodeKeepingSeparators(_ text: String) -> String {
+        encode(text).replacingOccurrences(of: "%2C", with: ",").replacingOccurrences(of: "%3A", with: ":")
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")
+}

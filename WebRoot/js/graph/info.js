@@ -1,0 +1,75 @@
+// The selected node's card beside the cause graph: what the node is, where a value was written
+// (the backtrace), what caused it and what it caused (each a link to that node), its updates
+// (each selects the update) and, for a folded group, its members.
+import { el } from '../dom.js';
+import { KIND_LABELS, edgeText } from './render.js';
+
+/**
+ * The card's children for `node` of `graph` (`nodeById`: its nodes by id). `actions`: close(),
+ * copyLink(), select(nodeId) (another node), selectUpdate(id), open(node) (a folded group).
+ */
+export function nodeInfo(node, graph, nodeById, actions) {
+  const parts = [
+    el('button', { type: 'button', class: 'cg-info-close', 'aria-label': 'Close node details', onclick: actions.close }, '\u00d7'),
+    el('button', { type: 'button', class: 'pane-button cg-info-copy', 'aria-label': 'Copy a link to this node', onclick: actions.copyLink }, 'Copy link'),
+    el('div', { class: 'cg-info-kind' }, KIND_LABELS[node.kind] ?? node.kind, ' \u00b7 ', node.isAppCode ? 'app code' : 'system'),
+    el('h3', { class: 'cg-info-title' }, node.title),
+  ];
+  if (node.subtitle) parts.push(el('div', { class: 'cg-info-subtitle' }, node.subtitle));
+  if (node.dimmed) parts.push(el('p', { class: 'cg-info-note' }, 'This body was notified of a change but did not run.'));
+  if (node.count > 1) parts.push(el('p', {}, `Merged from ${node.count} appearances.`));
+  if (node.kind === 'state' || node.kind === 'observable') parts.push(backtrace(node));
+  parts.push(
+    edgeList('Caused by', graph.edges.filter((e) => e.to === node.id), 'from', nodeById, actions),
+    edgeList('Caused', graph.edges.filter((e) => e.from === node.id), 'to', nodeById, actions),
+    updates(node, actions),
+    members(node, actions));
+  return parts.filter(Boolean);
+}
+
+function backtrace(node) {
+  return el('div', { class: 'cg-info-section cg-backtrace' },
+    el('h4', {}, 'Where the value was written'),
+    node.backtrace?.length
+      ? el('ol', { class: 'cg-frames' }, node.backtrace.map((f) =>
+        el('li', { class: f.isAppCode ? 'cg-frame-app' : 'cg-frame-system' },
+          el('span', { class: 'cg-frame-name' }, f.name), ' ', el('span', { class: 'cg-frame-binary' }, f.binary))))
+      : el('p', { class: 'cg-hint' }, 'No backtrace was recorded for this change.'));
+}
+
+/** The neighbours across `edges` (`other`: 'from' or 'to'); look-alikes (twelve rows updated by one change) listed once, with a count. */
+function edgeList(title, edges, other, nodeById, actions) {
+  if (edges.length === 0) return null;
+  const rows = new Map();
+  for (const e of edges) {
+    const neighbour = nodeById.get(e[other]);
+    const key = JSON.stringify([neighbour?.title, neighbour?.kind, e.label, e.property]);
+    const row = rows.get(key) ?? { first: e[other], title: neighbour?.title ?? e[other], edge: e, nodes: 0 };
+    row.nodes += 1;
+    rows.set(key, row);
+  }
+  return el('div', { class: 'cg-info-section' },
+    el('h4', {}, title),
+    el('ul', { class: 'cg-info-list' }, [...rows.values()].map((row) => el('li', {},
+      el('button', { type: 'button', class: 'pane-link', onclick: () => actions.select(row.first) }, row.title),
+      row.nodes > 1 ? ` \u00d7${row.nodes}` : '',
+      ` (${row.nodes > 1 ? row.edge.label : edgeText(row.edge)}${row.edge.property ? `: ${row.edge.property}` : ''})`))));
+}
+
+function updates(node, actions) {
+  if (node.updates.length === 0) return null;
+  const shown = node.updates.slice(0, 50);
+  return el('div', { class: 'cg-info-section' },
+    el('h4', {}, node.updates.length === 1 ? 'Update' : `Updates (${node.updates.length})`),
+    el('ul', { class: 'cg-info-list cg-info-updates' }, shown.map((id) => el('li', {},
+      el('button', { type: 'button', class: 'pane-link', 'aria-label': `Select update ${id} on the timeline`, onclick: () => actions.selectUpdate(id) }, `#${id}`)))),
+    node.updates.length > shown.length ? el('p', { class: 'cg-hint' }, `and ${node.updates.length - shown.length} more`) : null);
+}
+
+function members(node, actions) {
+  if (!node.collapsed) return null;
+  return el('div', { class: 'cg-info-section' },
+    el('button', { type: 'button', class: 'pane-button', onclick: () => actions.open(node) }, `Show all ${node.collapsed.more}`),
+    el('ul', { class: 'cg-info-list' }, node.collapsed.members.slice(0, 50).map((m) =>
+      el('li', { class: m.dimmed ? 'cg-info-dimmed' : '' }, m.title, m.updates.length ? ` #${m.updates.join(', #')}` : ' (did not run)'))));
+}

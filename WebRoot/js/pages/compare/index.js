@@ -1,0 +1,110 @@
+// The comparison page /compare/{a}/{b}: trace A (before) against trace B (after), from
+// GET /api/compare (docs/api.md, "Compare two traces"). Its view state (ranges, the views filter,
+// the row drilled into) lives in the URL like a trace page's (docs/share-links.md).
+import { getJSON, getTrace, ApiError } from '../../api.js';
+import { el } from '../../dom.js';
+import { mountAlignedTimelines } from './timelines.js';
+import { causesSection, functionsSection, headerSection, totalsSection, viewsSection } from './sections.js';
+import { drillSection } from './drill.js';
+import { copyText, navigate } from '../../shell.js';
+import { buildComparePath, createViewState, COMPARE_EMPTY_STATE } from '../../state.js';
+
+/**
+ * Mounts the page into `root` (header parts into `header`); returns {key, restore(state), teardown()}.
+ * `key` identifies the pair, so the router restores instead of remounting on back/forward.
+ */
+export function mountCompare(root, header, { a, b, state: initial }) {
+  const state = createViewState(`${a}/${b}`, initial, { empty: COMPARE_EMPTY_STATE, path: (s) => buildComparePath(a, b, s) });
+  history.replaceState({ tracesvc: true }, '', buildComparePath(a, b, state.get()));
+  document.title = 'Compare – tracesvc';
+  let alive = true;
+  let comparison = null;
+  let loadToken = 0;
+
+  const swap = el('button', { type: 'button', id: 'compare-swap', title: 'Make B the before and A the after',
+    onclick: () => {
+      const s = state.get();
+      navigate(buildComparePath(b, a, { ...s, rangeA: s.rangeB, rangeB: s.rangeA }));
+    } }, 'Swap A and B');
+  const copy = el('button', { type: 'button', id: 'copy-link', 'aria-label': 'Copy link to this comparison',
+    onclick: () => { timelines.flush(); copyText(state.link(), 'Link to this comparison'); } }, el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Copy link');
+  header.trace.append(el('h1', { text: 'Compare' }), el('span', { class: 'meta', id: 'compare-title', text: 'Loading…' }));
+  header.actions.append(swap, copy);
+
+  const body = el('div', { class: 'compare', id: 'compare', 'aria-busy': 'true' }, el('p', { class: 'page-loading', text: 'Comparing…' }));
+  root.append(body);
+  // Kept across renders (a table filter must not rebuild the timelines); `tables` is rebuilt.
+  const timelineSection = el('section', { class: 'compare-section', id: 'compare-timelines-section', 'aria-label': 'Timelines' });
+  // Both traces' infos (GET /api/traces/{id}), for the timelines and the drill-down's graphs.
+  const infos = Promise.all([getTrace(a), getTrace(b)]);
+  const timelines = mountAlignedTimelines(timelineSection, { a, b, state, infos });
+  const tables = el('div', { class: 'compare-tables' });
+  let headerNode = null;
+  let drillGraphs = []; // the drill-down's graphs, destroyed when the tables are rebuilt
+
+  async function load() {
+    const token = ++loadToken;
+    const s = state.get();
+    const params = { a, b };
+    if (s.rangeA) Object.assign(params, { aStart: s.rangeA[0], aEnd: s.rangeA[1] });
+    if (s.rangeB) Object.assign(params, { bStart: s.rangeB[0], bEnd: s.rangeB[1] });
+    body.setAttribute('aria-busy', 'true');
+    try {
+      const result = await getJSON('/api/compare', params);
+      if (!alive || token !== loadToken) return;
+      comparison = result;
+      render();
+      timelines.update(comparison);
+    } catch (error) {
+      if (!alive || token !== loadToken) return;
+      const missing = error instanceof ApiError && error.status === 404;
+      body.replaceChildren(el('div', { class: 'message-page', role: 'alert' },
+        el('h1', { text: missing ? 'Trace not found' : 'Could not compare the traces' }),
+        el('p', { text: missing ? `${error.detail} It may have been deleted, or the link was made on another server.` : error.message }),
+        el('p', {}, el('a', { href: '/', class: 'button primary', text: 'Back to all traces' }))));
+      header.trace.querySelector('#compare-title').textContent = '';
+    }
+    body.setAttribute('aria-busy', 'false');
+  }
+
+  function render() {
+    const c = comparison;
+    header.trace.querySelector('#compare-title').textContent = `${c.a.name} → ${c.b.name}`;
+    document.title = `Compare ${c.a.name} → ${c.b.name} – tracesvc`;
+    const s = state.get();
+    const nextHeader = headerSection(c, s, { a, b });
+    if (timelineSection.parentNode === body) headerNode.replaceWith(nextHeader);
+    else body.replaceChildren(nextHeader, timelineSection, tables);
+    headerNode = nextHeader;
+    for (const graph of drillGraphs) graph.destroy();
+    drillGraphs = [];
+    // Opening a row or filtering rebuilds the tables: a table scrolled sideways stays scrolled.
+    const scrolled = new Map([...tables.querySelectorAll('.compare-table-scroll')].map((box) => [box.firstChild.id, box.scrollLeft]));
+    // replaceChildren would write a null (no row drilled into) as the text "null".
+    tables.replaceChildren(...[
+      viewsSection(c, s, { setRows: (rows) => state.set({ rows }, { push: true }), setRow: (row) => state.set({ row }, { push: true }) }),
+      drillSection(c, s, { a, b, infos, graphs: drillGraphs }),
+      causesSection(c), totalsSection(c), functionsSection(c),
+    ].filter(Boolean));
+    for (const box of tables.querySelectorAll('.compare-table-scroll')) box.scrollLeft = scrolled.get(box.firstChild.id) ?? 0;
+  }
+
+  const unsubscribe = state.subscribe((_, changed) => {
+    if (changed.includes('rangeA') || changed.includes('rangeB')) load();
+    else if (comparison && (changed.includes('rows') || changed.includes('row'))) render();
+    // The timelines follow the window and tracks themselves.
+    if (comparison && changed.includes('anchor')) timelines.update(comparison);
+  });
+  load();
+
+  return {
+    key: `${a}/${b}`,
+    restore: (next) => state.restore(next),
+    teardown() {
+      alive = false;
+      unsubscribe();
+      timelines.destroy();
+      for (const graph of drillGraphs) graph.destroy();
+    },
+  };
+}

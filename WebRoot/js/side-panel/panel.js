@@ -1,0 +1,49 @@
+// What every details module of the side panel shares: one request at a time (a newer selection
+// aborts the older one's), the busy flag, the error box, and the `field` rows of a <dl>.
+import { el } from '../dom.js';
+
+/** A <dt>/<dd> pair, or nothing when the value is empty. */
+export function field(name, value) {
+  return value === null || value === undefined || value === '' ? [] : [el('dt', { text: name }), el('dd', {}, value)];
+}
+
+/**
+ * The panel `root` (an <aside>) as the details modules see it. `load(title, fetch, render)`
+ * shows the panel, runs `fetch(signal)` and hands its answer to `render`; a failure shows
+ * `title` and the error. A newer load (or `abort()`) cancels an older one, whose answer is dropped.
+ */
+export function createPanel(root) {
+  let controller = null;
+
+  function abort() {
+    controller?.abort();
+    controller = null;
+  }
+
+  async function load(title, fetch, render) {
+    abort();
+    const mine = new AbortController();
+    controller = mine;
+    root.hidden = false;
+    root.setAttribute('aria-busy', 'true');
+    try {
+      const answer = await fetch(mine.signal);
+      if (mine.signal.aborted) return;
+      render(answer);
+    } catch (error) {
+      if (error.name === 'AbortError' || mine.signal.aborted) return;
+      root.replaceChildren(...[title ? el('h2', { text: title }) : null,
+        el('div', { class: 'error-box', role: 'alert', text: error.message })].filter(Boolean));
+    } finally {
+      if (controller === mine) root.setAttribute('aria-busy', 'false');
+    }
+  }
+
+  return {
+    root,
+    load,
+    abort,
+    /** Replaces what the panel shows. */
+    show: (...children) => root.replaceChildren(...children.filter(Boolean)),
+  };
+}

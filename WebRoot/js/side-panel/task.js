@@ -1,0 +1,87 @@
+// A Swift task's state interval in the side panel, shown when a Main Actor lane interval is
+// clicked: GET /api/traces/{id}/task-states/{row}; a mark that holds several intervals (several
+// tasks wait for the main actor at once) shows the longest, with the others listed.
+import { el } from '../dom.js';
+import { formatDuration, formatTimestamp, severityLabel, waitSeverityLabel } from '../format.js';
+import { field } from './panel.js';
+
+const stateLabel = { creating: 'Creating', enqueued: 'Enqueued', running: 'Running', suspended: 'Suspended', continuation: 'Continuation', unknown: 'Unknown' };
+
+/** "503 in Landmarks (2741)": task ids are per process, so the process is part of the name. */
+function taskKey(task) {
+  const process = task.process;
+  return process ? `${task.id} in ${process.name || 'process'} (${process.pid})` : `${task.id}`;
+}
+
+/** Shows task state `row` of `traceView` in `panel` (panel.js). */
+export function showTaskState(panel, traceView, row) {
+  return panel.load(`Task state ${row}`, (signal) => traceView.api.get(`task-states/${row}`, null, { signal }),
+    (state) => render(panel, traceView, state, null));
+}
+
+/** Shows the intervals of a Main Actor lane mark, {lane, start, end, row}: interval `row`, else the longest. */
+export function showTaskStates(panel, traceView, mark) {
+  return panel.load(null, async (signal) => {
+    const list = await traceView.api.get('task-states', { lane: mark.lane, start: Math.floor(mark.start), end: Math.ceil(mark.end) }, { signal });
+    const row = mark.row ?? list.rows[0]?.row;
+    return { list, state: row === undefined ? null : await traceView.api.get(`task-states/${row}`, null, { signal }) };
+  }, ({ list, state }) => {
+    if (state) render(panel, traceView, state, { mark, list });
+    else panel.show(el('h2', { text: 'No interval here' }), el('p', { class: 'placeholder', text: 'This mark holds no task interval.' }));
+  });
+}
+
+function backtrace(title, frames) {
+  if (!frames?.length) return null;
+  return el('details', { class: 'task-backtrace' }, el('summary', { text: `${title} (${frames.length} frames)` }),
+    el('ol', {}, ...frames.map((f) => el('li', { class: f.isAppCode ? 'app-frame' : null, text: f.binary ? `${f.name} — ${f.binary}` : f.name }))));
+}
+
+/** The other intervals of the clicked mark, each selectable. */
+function others(traceView, overlapping, current) {
+  if (!overlapping || overlapping.list.rows.length < 2) return null;
+  const { mark, list } = overlapping;
+  return el('div', { class: 'task-overlap' },
+    el('h3', { class: 'causes-title', text: `${list.count} intervals overlap here` }),
+    el('ul', { class: 'causes' }, ...list.rows.map((r) => el('li', {},
+      el('button', { type: 'button', class: 'link', disabled: r.row === current, text: r.task,
+        onclick: () => traceView.select({ kind: 'task-states', id: { ...mark, row: r.row } }) }), ' ',
+      el('span', { class: `sev sev-${r.severity}`, text: formatDuration(r.duration) })))));
+}
+
+function render(panel, traceView, s, overlapping) {
+  const isWait = s.state === 'enqueued' && s.isMainActor;
+  const label = isWait ? waitSeverityLabel[s.severity] : severityLabel[s.severity];
+  panel.show(
+    el('h2', { id: 'task-details-title', text: s.task.title }),
+    others(traceView, overlapping, s.row),
+    el('div', {}, el('span', { class: `sev sev-${s.severity}`, text: label ?? s.severity }), ' ',
+      el('strong', { text: `${stateLabel[s.state] ?? s.state} ${formatDuration(s.duration)}` })),
+    el('dl', { id: 'task-details-fields' },
+      ...field('Task', taskKey(s.task)),
+      ...field('State', stateLabel[s.state] ?? s.state),
+      ...field('Start', formatTimestamp(s.start)),
+      ...field('Duration', formatDuration(s.duration)),
+      ...field('Actor', s.actor),
+      ...field('Priority', s.priority),
+      ...field('Resume function', s.resumeFunction),
+      ...field('Waiting for', s.waitingFor ? `${s.waitingFor.title} (task ${taskKey(s.waitingFor)})` : null),
+      ...field('Thread', s.thread ? `${s.thread.name || 'Thread'} (${s.thread.tid})` : null),
+      ...field('Narrative', s.narrative)),
+    el('div', { class: 'actions' },
+      el('button', { type: 'button', 'aria-label': 'Set inspection range to this interval and zoom',
+        onclick: () => traceView.setRange(s.start, s.start + Math.max(s.duration, 1), { zoom: true }), text: 'Set range & zoom' }),
+      el('button', { type: 'button', 'aria-label': 'Set inspection range to the whole task',
+        onclick: () => traceView.setRange(s.task.start, Math.max(s.task.end, s.task.start + 1), { zoom: true }), text: 'Range: whole task' })),
+    el('h3', { class: 'causes-title', text: `States of this task${s.stateCount > s.states.length ? ` (first ${s.states.length} of ${s.stateCount})` : ''}` }),
+    el('table', { class: 'task-states', id: 'task-states' },
+      el('tbody', {}, ...s.states.map((state) => el('tr', { class: state.row === s.row ? 'current' : null },
+        el('td', {}, el('button', { type: 'button', class: 'link', text: stateLabel[state.state] ?? state.state,
+          onclick: () => traceView.select({ kind: 'task-state', id: state.row }) })),
+        el('td', { text: formatTimestamp(state.start) }),
+        el('td', {}, el('span', { class: `sev sev-${state.severity}`, text: formatDuration(state.duration) })),
+        el('td', { text: state.actor }))))),
+    backtrace('Creation backtrace', s.creationBacktrace),
+    backtrace('Suspend backtrace', s.suspendBacktrace),
+  );
+}

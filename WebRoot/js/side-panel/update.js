@@ -1,0 +1,53 @@
+// The selected update in the side panel: GET /api/traces/{id}/updates/{uid}.
+import { el } from '../dom.js';
+import { updateLink } from '../state.js';
+import { formatCount, formatDuration, formatTimestamp, kindLabel, severityLabel } from '../format.js';
+import { field } from './panel.js';
+
+/** Shows update `id` of `traceView` in `panel` (panel.js). */
+export function showUpdate(panel, traceView, id) {
+  return panel.load(`Update ${id}`, (signal) => traceView.api.get(`updates/${id}`, null, { signal }), (u) => render(panel, traceView, u));
+}
+
+function render(panel, traceView, u) {
+  const group = u.group ? `${u.group.label || 'Group'} · ${formatDuration(u.group.duration)} at ${formatTimestamp(u.group.start)}` : null;
+  const link = updateLink(traceView.traceId, u.id);
+  const select = (id) => traceView.select({ kind: 'update', id }, { zoom: true });
+  panel.show(
+    el('h2', { id: 'update-details-title', text: u.view || u.description || `Update ${u.id}` }),
+    el('div', {}, el('span', { class: `sev sev-${u.severity}`, text: severityLabel[u.severity] ?? u.severity }), ' ',
+      el('strong', { text: formatDuration(u.duration) })),
+    el('dl', {},
+      ...field('Update', String(u.id)),
+      ...field('Kind', kindLabel[u.kind] ?? u.kind),
+      ...field('Start', formatTimestamp(u.start)),
+      ...field('Duration', formatDuration(u.duration)),
+      ...field('Module', u.module),
+      ...field('View', u.view),
+      ...field('Description', u.description),
+      ...field('Category', u.category),
+      ...field('Allocations', u.allocations ? formatCount(u.allocations) : null),
+      ...field('Thread', u.thread ? `${u.thread.name || 'Thread'} (${u.thread.tid})` : null),
+      ...field('Process', u.process ? `${u.process.name} (${u.process.pid})` : null),
+      ...field('Group', group),
+      ...field('Reported severity', u.sourceSeverity && u.sourceSeverity !== 'none' ? u.sourceSeverity : null)),
+    el('div', { class: 'actions' },
+      el('button', { type: 'button', 'aria-label': 'Zoom to this update', onclick: () => select(u.id), text: 'Zoom to update' }),
+      el('button', { type: 'button', 'aria-label': 'Set inspection range to this update and zoom',
+        onclick: () => traceView.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: 'context' }), text: 'Set range & zoom' }),
+      el('button', { type: 'button', 'aria-label': 'Show cause and effect graph of this update', onclick: () => traceView.openPane('graph', { update: u.id }), text: 'Cause & Effect' }),
+      // Not the header's "Link to this view": this one opens the update zoomed around it with its graph.
+      el('button', { type: 'button', id: 'copy-update-link', 'aria-label': 'Copy link to this update',
+        title: 'Copy a link that opens this update zoomed around it, with its Cause & Effect graph (not your current pane, zoom or range)',
+        onclick: () => traceView.copyLink(link, 'Link to this update') },
+        el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Link to this update')),
+    el('div', { class: 'actions' },
+      el('button', { type: 'button', 'aria-label': `Previous update of ${u.view}`, disabled: u.previous === null || u.previous === undefined,
+        onclick: () => select(u.previous), text: '← Previous' }),
+      el('button', { type: 'button', 'aria-label': `Next update of ${u.view}`, disabled: u.next === null || u.next === undefined,
+        onclick: () => select(u.next), text: 'Next →' })),
+    u.causes?.length ? el('div', {}, el('h3', { class: 'causes-title', text: 'Caused by' }),
+      el('ul', { class: 'causes' }, ...u.causes.map((c) => el('li', {},
+        c.title, c.property ? ` (${c.property})` : '', c.label ? el('span', { class: 'badge badge-after', text: c.label }) : null)))) : null,
+  );
+}
