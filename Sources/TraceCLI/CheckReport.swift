@@ -78,25 +78,36 @@ struct CheckReport {
     // MARK: JSON
 
     var json: String {
+        // Absent values are null, as in the API.
         struct Document: Encodable {
             var trace: String
-            var baseline: String?
+            @NullWhenAbsent var baseline: String?
             var passed: Bool
-            var links: Links?
+            @NullWhenAbsent var links: Links?
             var results: [Result]
         }
-        struct Links: Encodable { var trace: String, baseline: String?, comparison: String? }
+        struct Links: Encodable { var trace: String; @NullWhenAbsent var baseline: String?; @NullWhenAbsent var comparison: String? }
         struct Result: Encodable {
             var name: String, metric: String, unit: String, measured: Int64, limit: Int64, passed: Bool
             var offenders: [Offender]
             var notes: [String]
         }
         struct Offender: Encodable {
-            var title: String, module: String?, view: String?, measured: Int64
+            var title: String
+            @NullWhenAbsent var module: String?
+            @NullWhenAbsent var view: String?
+            var measured: Int64
             var updates: [Int], updateCount: Int
-            var start: Int64?, duration: Int64?
-            var countBefore: Int?, countAfter: Int?, totalBefore: Int64?, totalAfter: Int64?, pValue: Double?
-            var link: String?
+            @NullWhenAbsent var start: Int64?
+            @NullWhenAbsent var duration: Int64?
+            @NullWhenAbsent var countBefore: Int?
+            @NullWhenAbsent var countAfter: Int?
+            @NullWhenAbsent var totalBefore: Int64?
+            @NullWhenAbsent var totalAfter: Int64?
+            @NullWhenAbsent var pValue: Double?
+            /// Main-actor rules: the task's interval, a row for `…/task-states/{row}`.
+            @NullWhenAbsent var taskState: Int?
+            @NullWhenAbsent var link: String?
         }
         let document = Document(
             trace: trace, baseline: baseline, passed: passed,
@@ -111,7 +122,7 @@ struct CheckReport {
                             start: offender.span?.start, duration: offender.span?.duration,
                             countBefore: offender.change?.countBefore, countAfter: offender.change?.countAfter,
                             totalBefore: offender.change?.totalBefore, totalAfter: offender.change?.totalAfter,
-                            pValue: offender.change?.pValue, link: links?.link(for: offender, in: result)
+                            pValue: offender.change?.pValue, taskState: offender.taskState, link: links?.link(for: offender, in: result)
                         )
                     },
                     notes: result.notes
@@ -252,12 +263,13 @@ struct ShareLinks {
     var baselineTrace: String? { baselineID.map { server + ShareLink.trace($0) } }
     var comparison: String? { baselineID.map { server + ShareLink.comparison($0, traceID) } }
 
-    /// A hang's or hitch's span on the timeline (with some room around it); a cause event's or a
-    /// finding's update in the cause graph; a view's updates pane.
+    /// A hang's or hitch's span on the timeline (with some room around it), with a Swift task's
+    /// interval selected (its details in the side panel); a cause event's or a finding's update in
+    /// the cause graph; a view's updates pane.
     func link(for offender: BudgetOffender, in result: BudgetResult) -> String? {
         if let span = offender.span {
             let margin = max(span.duration / 2, 5_000_000)
-            return server + ShareLink.trace(traceID, .init(window: (span.start - margin)...(span.end + margin)))
+            return server + ShareLink.trace(traceID, .init(window: (span.start - margin)...(span.end + margin), taskState: offender.taskState))
         }
         let showsCause = [BudgetMetric.fanOut.rawValue, BudgetMetric.findings.rawValue].contains(result.metric)
         if showsCause, let update = offender.updates.first {

@@ -67,6 +67,8 @@ struct ComparisonReport {
         var note: String?
         /// Columns of words (left-aligned in text); the others are numbers (right-aligned).
         var wordColumns: Set<Int> = []
+        /// A table about data neither trace has (Swift tasks) is left out.
+        var shown = true
     }
 
     func render(markdown: Bool) -> String {
@@ -84,7 +86,7 @@ struct ComparisonReport {
         for difference in c.differences {
             lines.append(markdown ? "- ⚠️ **differs**: \(difference)" : "warning: the traces differ in \(difference)")
         }
-        for table in [viewsTable, causesTable, totalsTable, functionsTable] {
+        for table in [viewsTable, causesTable, totalsTable, mainActorTable, tasksTable, functionsTable] where table.shown {
             lines.append("")
             lines.append(contentsOf: markdown ? self.markdown(table) : text(table))
         }
@@ -101,7 +103,7 @@ struct ComparisonReport {
                 signed(view.delta.totalNs), view.delta.totalPercent.map { String(format: "%+.0f%%", $0) } ?? "new",
                 "\(Units.duration(view.a.totalNs)) → \(Units.duration(view.b.totalNs))", "\(view.a.count) → \(view.b.count)",
                 "\(Units.duration(view.a.avgNs)) → \(Units.duration(view.b.avgNs))", "\(Units.duration(view.a.p95Ns)) → \(Units.duration(view.b.p95Ns))",
-                "\(view.a.red) → \(view.b.red)", view.change.rawValue + (view.significant || view.change == .unchanged ? "" : " ~"),
+                "\(view.a.red) → \(view.b.red)", view.changeText + (view.significant || view.change == .unchanged || view.change == .followsFrames ? "" : " ~"),
                 "\(view.view) (\(view.module)\(view.category.isEmpty ? "" : ", \(view.category)"))",
             ]
             if let perInteraction {
@@ -112,9 +114,16 @@ struct ComparisonReport {
         }
         return Table(
             title: "Views by change of total time", header: header, rows: rows,
-            note: (["~ = within noise (Mann-Whitney U on durations, p ≥ 0.05, and count within 10%)"] + more(comparison.views.count)).joined(separator: "; "),
+            note: (["~ = within noise (Mann-Whitney U on durations, p ≥ 0.05, and count within 10%)"] + framesNote + more(comparison.views.count)).joined(separator: "; "),
             wordColumns: [header.count - 2, header.count - 1]
         )
+    }
+
+    /// Says why a row reads "more frames drawn" instead of slower.
+    private var framesNote: [String] {
+        guard comparison.views.prefix(top).contains(where: { $0.change == .followsFrames }) else { return [] }
+        let frames = comparison.frames
+        return ["more/fewer frames drawn = the count followed the frames drawn (\(frames.a) → \(frames.b)) at the same time per update: not a regression"]
     }
 
     private var causesTable: Table {
@@ -132,10 +141,34 @@ struct ComparisonReport {
 
     private var totalsTable: Table {
         let names = ["updates": "Updates", "hitches": "Hitches", "hangs": "Hangs", "cpu": "CPU samples"]
-        let rows = comparison.totals.map { total in
-            [names[total.name] ?? total.name, "\(total.a.count) → \(total.b.count)", "\(Units.duration(total.a.totalNs)) → \(Units.duration(total.b.totalNs))", signed(total.totalNsDelta)]
+        var rows = comparison.totals.map { total in
+            [names[total.name] ?? total.name, "\(total.a.count) → \(total.b.count)", "\(Units.duration(total.a.totalNs)) → \(Units.duration(total.b.totalNs))", signed(total.totalNsDelta), ""]
         }
-        return Table(title: "Hitches, hangs and CPU", header: ["", "count A → B", "time A → B", "Δ time"], rows: rows, note: nil, wordColumns: [0])
+        let frames = comparison.frames
+        rows.insert(["Frames drawn", "\(frames.a) → \(frames.b)", "", "", frames.changeText], at: 1)
+        return Table(title: "Frames, hitches, hangs and CPU", header: ["", "count A → B", "time A → B", "Δ time", "change"], rows: rows, note: nil, wordColumns: [0, 4])
+    }
+
+    private var hasTasks: Bool { !comparison.tasks.isEmpty }
+
+    private var mainActorTable: Table {
+        let rows = comparison.mainActor.map { row in
+            let counts = row.countA.map { a in "\(a) → \(row.countB ?? 0)" } ?? ""
+            return [row.title, counts, "\(Units.duration(row.a)) → \(Units.duration(row.b))", signed(row.deltaNs), row.changeText]
+        }
+        return Table(title: "Swift tasks on the Main Actor", header: ["", "count A → B", "time A → B", "Δ time", "change"], rows: rows,
+                     note: nil, wordColumns: [0, 4], shown: hasTasks)
+    }
+
+    private var tasksTable: Table {
+        let rows = comparison.tasks.prefix(top).map { task in
+            [signed(task.mainActorDeltaNs), "\(Units.duration(task.a.running)) → \(Units.duration(task.b.running))",
+             "\(Units.duration(task.a.waiting)) → \(Units.duration(task.b.waiting))",
+             "\(Units.duration(task.a.longestWait)) → \(Units.duration(task.b.longestWait))", task.changeText, "\(task.function) on \(task.actor.isEmpty ? "?" : task.actor)"]
+        }
+        return Table(title: "Swift tasks by resume function and actor (Δ: time on or waiting for the Main Actor)",
+                     header: ["Δ", "running A → B", "waiting A → B", "longest wait A → B", "change", "resume function on actor"], rows: rows,
+                     note: more(comparison.tasks.count).first, wordColumns: [4, 5], shown: hasTasks)
     }
 
     private var functionsTable: Table {

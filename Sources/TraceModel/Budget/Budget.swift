@@ -29,13 +29,20 @@ public struct BudgetRule: Sendable, Equatable {
     public var limit: Int64
     /// `findings` rules: which findings count.
     public var findings: FindingsFilter
+    /// Main-actor rules: resume functions the rule looks at (a wait counts for the function the
+    /// task resumed in next); empty means every one.
+    public var functions: [Glob]
+    /// `main-actor-tasks-over`: a run longer than this counts; nil = one frame at the trace's refresh rate.
+    public var over: Nanoseconds?
 
     public init(
         name: String, metric: BudgetMetric, views: [Glob] = [], perView: Bool = false, window: BudgetWindow? = nil, limit: Int64,
-        findings: FindingsFilter = FindingsFilter()
+        findings: FindingsFilter = FindingsFilter(), functions: [Glob] = [], over: Nanoseconds? = nil
     ) {
         self.name = name
         self.findings = findings
+        self.functions = functions
+        self.over = over
         self.metric = metric
         self.views = views
         self.perView = perView
@@ -45,6 +52,10 @@ public struct BudgetRule: Sendable, Equatable {
 
     func matches(view name: String) -> Bool {
         views.isEmpty || views.contains { $0.matches(name) }
+    }
+
+    func matches(function name: String) -> Bool {
+        functions.isEmpty || functions.contains { $0.matches(name) }
     }
 }
 
@@ -108,11 +119,22 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
     case fanOut = "fan-out"
     /// Findings (docs/findings.md) of the rule's kinds and at least its severity.
     case findings = "findings"
+    /// Longest run of a Swift task on the Main Actor (or the main thread).
+    case mainActorRunLongest = "main-actor-run-longest"
+    /// Time Swift tasks ran on the Main Actor.
+    case mainActorRunTotal = "main-actor-run-total"
+    /// Longest wait of a task for the Main Actor (enqueued on it).
+    case mainActorWaitLongest = "main-actor-wait-longest"
+    /// Time tasks waited for the Main Actor.
+    case mainActorWaitTotal = "main-actor-wait-total"
+    /// Tasks with a run on the Main Actor longer than the rule's `over`.
+    case mainActorTasksOver = "main-actor-tasks-over"
 
     public var unit: BudgetUnit {
         switch self {
-        case .redUpdates, .orangeUpdates, .longUpdates, .hangCount, .hitchCount, .fanOut, .findings: .count
-        case .bodyTimeTotal, .bodyTimeP95, .hangLongest, .hangTotal, .hitchLongest, .hitchTotal: .nanoseconds
+        case .redUpdates, .orangeUpdates, .longUpdates, .hangCount, .hitchCount, .fanOut, .findings, .mainActorTasksOver: .count
+        case .bodyTimeTotal, .bodyTimeP95, .hangLongest, .hangTotal, .hitchLongest, .hitchTotal,
+             .mainActorRunLongest, .mainActorRunTotal, .mainActorWaitLongest, .mainActorWaitTotal: .nanoseconds
         }
     }
 
@@ -126,6 +148,14 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
 
     /// Metrics that `views` narrows (fan-out: the views that were made to run; findings: the views they are about).
     public var acceptsViews: Bool { isPerView || self == .fanOut || self == .findings }
+
+    /// Metrics of Swift tasks on the Main Actor, which `functions` narrows.
+    public var isMainActor: Bool {
+        switch self {
+        case .mainActorRunLongest, .mainActorRunTotal, .mainActorWaitLongest, .mainActorWaitTotal, .mainActorTasksOver: true
+        default: false
+        }
+    }
 
     public var summary: String {
         switch self {
@@ -142,6 +172,11 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
         case .hitchTotal: "total hitch time"
         case .fanOut: "most updates one cause event made run"
         case .findings: "findings"
+        case .mainActorRunLongest: "longest run of a task on the Main Actor"
+        case .mainActorRunTotal: "time tasks ran on the Main Actor"
+        case .mainActorWaitLongest: "longest wait of a task for the Main Actor"
+        case .mainActorWaitTotal: "time tasks waited for the Main Actor"
+        case .mainActorTasksOver: "tasks that ran on the Main Actor longer than `over`"
         }
     }
 }

@@ -20,6 +20,15 @@ public struct TraceComparison: Sendable, Encodable {
     /// of the `functionsTotal` whose self time changed.
     public var functions: [FunctionComparison]
     public var functionsTotal: Int
+    /// Frames SwiftUI drew updates in on each side (`Trace.framesDrawn(in:)`): a view whose
+    /// update count follows them changed because more (or fewer) frames were drawn.
+    public var frames: FrameCountComparison
+    /// Swift tasks on the Main Actor: "main-actor-busy" (time tasks ran on it), "main-actor-waiting"
+    /// (time tasks waited for it), "main-actor-longest-wait".
+    public var mainActor: [TimeComparison]
+    /// Running and waiting time per resume function and actor (addresses left out), the largest
+    /// absolute change of main-actor time first.
+    public var tasks: [TaskComparison]
 
     /// Rows kept of `causes` and `functions` (a trace may have tens of thousands of fan-outs).
     public static let defaultCauseLimit = 200
@@ -41,7 +50,8 @@ public struct TraceComparison: Sendable, Encodable {
                 firstA: a.firstInteraction[label], firstB: b.firstInteraction[label]
             )
         }.sorted { ($0.a + $0.b, $1.label) > ($1.a + $1.b, $0.label) }
-        views = Self.compareViews(a, b, interactions: interactions)
+        frames = FrameCountComparison(a: a.frames, b: b.frames)
+        views = Self.compareViews(a, b, interactions: interactions, frames: frames)
         (causes, causesTotal) = Self.compareCauses(a, b, limit: max(0, causeLimit))
         totals = ["updates", "hitches", "hangs", "cpu"].map { name in
             TotalComparison(name: name, a: a.totals[name] ?? ComparedTotal(), b: b.totals[name] ?? ComparedTotal())
@@ -49,6 +59,22 @@ public struct TraceComparison: Sendable, Encodable {
         let functions = Self.compareFunctions(a.selfTime, b.selfTime)
         self.functions = Array(functions.prefix(max(0, functionLimit)))
         functionsTotal = functions.count
+        mainActor = [
+            TimeComparison(name: "main-actor-busy", title: "Main Actor busy (tasks running)", a: a.mainActorRuns.totalNs, b: b.mainActorRuns.totalNs,
+                           countA: a.mainActorRuns.count, countB: b.mainActorRuns.count),
+            TimeComparison(name: "main-actor-waiting", title: "Waiting for the Main Actor", a: a.mainActorWaits.totalNs, b: b.mainActorWaits.totalNs,
+                           countA: a.mainActorWaits.count, countB: b.mainActorWaits.count),
+            TimeComparison(name: "main-actor-longest-wait", title: "Longest wait for the Main Actor", a: a.longestMainActorWait, b: b.longestMainActorWait),
+        ]
+        tasks = Self.compareTasks(a.tasks, b.tasks)
+    }
+
+    private static func compareTasks(_ a: [ComparisonSide.TaskKey: TaskSummaryRow], _ b: [ComparisonSide.TaskKey: TaskSummaryRow]) -> [TaskComparison] {
+        Set(a.keys).union(b.keys).map { key in
+            TaskComparison(function: key.function, actor: key.actor, isMainActor: (a[key] ?? b[key])!.isMainActor, a: a[key], b: b[key])
+        }.sorted { x, y in
+            (abs(x.mainActorDeltaNs), abs(x.b.running - x.a.running), y.function, y.actor) > (abs(y.mainActorDeltaNs), abs(y.b.running - y.a.running), x.function, x.actor)
+        }
     }
 
     /// Compares `before` and `after`, each restricted to its range (nil = the whole trace).
@@ -56,7 +82,9 @@ public struct TraceComparison: Sendable, Encodable {
         self.init(before.comparisonSide(in: beforeRange), after.comparisonSide(in: afterRange))
     }
 
-    private static func compareViews(_ a: ComparisonSide, _ b: ComparisonSide, interactions: [InteractionCount]) -> [ViewComparison] {
+    private static func compareViews(
+        _ a: ComparisonSide, _ b: ComparisonSide, interactions: [InteractionCount], frames: FrameCountComparison
+    ) -> [ViewComparison] {
         let keys = Set(a.views.keys).union(b.views.keys)
         let rows = keys.map { key -> ViewComparison in
             let before = a.views[key], after = b.views[key]
@@ -74,7 +102,7 @@ public struct TraceComparison: Sendable, Encodable {
                 isAppCode: (before?.isAppCode ?? false) || (after?.isAppCode ?? false),
                 a: before?.stats ?? ComparedViewStats(), b: after?.stats ?? ComparedViewStats(),
                 durations: RankSumTest(before?.sortedDurations ?? [], after?.sortedDurations ?? []),
-                perInteraction: perInteraction
+                perInteraction: perInteraction, frames: frames
             )
         }
         return rows.sorted {
@@ -244,6 +272,9 @@ public enum ComparisonChange: String, Sendable, Encodable {
     case appeared, disappeared, regressed, improved, unchanged
     /// Fan-outs only: the number of targets per cause event differs.
     case changed
+    /// Views only: the update count changed as the number of frames drawn did, the time per
+    /// update did not (more frames drawn is what a fix of a hitch does): no regression.
+    case followsFrames = "follows-frames"
 }
 
 public struct ViewComparison: Sendable, Equatable, Encodable {
@@ -263,15 +294,21 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
     public var significant: Bool
     public var durations: RankSumTest
     public var perInteraction: [InteractionRate]
+    /// Updates per frame drawn on each side (nil on a side that drew none).
+    public var perFrame: InteractionRate
     /// Either side has long (orange or red) updates.
     public var hasLongUpdates: Bool
+    /// The words the CLI and the browser print for `change`: "slower", "faster", "new", "gone",
+    /// "same", "more frames drawn: +14" (`ComparisonWords`).
+    public var changeText: String
 
     /// A count change counts as real beyond this fraction of the larger count (and at least 2).
     public static let countChangeThreshold = 0.1
 
     init(
         module: String, view: String, category: String, kind: String, isAppCode: Bool,
-        a: ComparedViewStats, b: ComparedViewStats, durations: RankSumTest, perInteraction: [InteractionRate]
+        a: ComparedViewStats, b: ComparedViewStats, durations: RankSumTest, perInteraction: [InteractionRate],
+        frames: FrameCountComparison
     ) {
         self.module = module
         self.view = view
@@ -282,10 +319,13 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
         self.b = b
         self.durations = durations
         self.perInteraction = perInteraction
+        perFrame = InteractionRate(
+            label: "frame", a: frames.a > 0 ? Double(a.count) / Double(frames.a) : nil, b: frames.b > 0 ? Double(b.count) / Double(frames.b) : nil
+        )
         delta = ComparedViewDelta(a, b)
         hasLongUpdates = a.orange + a.red + b.orange + b.red > 0
         let totalDelta = b.totalNs.addingSaturating(-a.totalNs)
-        let change: ComparisonChange
+        var change: ComparisonChange
         if a.count == 0 {
             change = .appeared
         } else if b.count == 0 {
@@ -293,11 +333,142 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
         } else {
             change = totalDelta > 0 ? .regressed : totalDelta < 0 ? .improved : .unchanged
         }
+        // A count that moved with the frames drawn, at the same time per update, is the frames'
+        // doing: more frames drawn (a hitch fixed) runs a per-frame view more often.
+        if change == .regressed || change == .improved, b.count != a.count, frames.a > 0, frames.b > 0, frames.a != frames.b,
+           (b.count > a.count) == (frames.b > frames.a), !durations.significant {
+            // Updates per frame the same within the count threshold.
+            let rateA = Double(a.count) / Double(frames.a), rateB = Double(b.count) / Double(frames.b)
+            if abs(rateB - rateA) <= Self.countChangeThreshold * max(rateA, rateB) { change = .followsFrames }
+        }
         self.change = change
         let countChange = abs(b.count - a.count)
         let countChanged = countChange >= 2 && Double(countChange) > Self.countChangeThreshold * Double(max(a.count, b.count))
         // Counts are exact (the same interaction runs the same bodies), durations are noisy.
-        significant = change == .appeared || change == .disappeared || (change != .unchanged && (countChanged || durations.significant))
+        significant = change == .appeared || change == .disappeared
+            || (change != .unchanged && change != .followsFrames && (countChanged || durations.significant))
+        changeText = change == .followsFrames ? ComparisonWords.frames(frames.delta) : ComparisonWords.view(change)
+    }
+}
+
+/// The words for a change, one place for the CLI's tables and the browser's (which print
+/// `changeText`): a regression and an improvement read the same in both.
+public enum ComparisonWords {
+    /// A view row: its total time.
+    public static func view(_ change: ComparisonChange) -> String {
+        switch change {
+        case .appeared: "new"
+        case .disappeared: "gone"
+        case .regressed: "slower"
+        case .improved: "faster"
+        case .unchanged: "same"
+        case .changed: "changed"
+        case .followsFrames: "follows frames"
+        }
+    }
+
+    /// A time that is better lower (Main Actor busy, waiting), or a count better higher (frames).
+    public static func time(_ change: ComparisonChange) -> String {
+        switch change {
+        case .appeared: "new"
+        case .disappeared: "gone"
+        case .regressed: "worse"
+        case .improved: "better"
+        default: "same"
+        }
+    }
+
+    /// "more frames drawn: +14", "fewer frames drawn: -3".
+    public static func frames(_ delta: Int) -> String {
+        delta >= 0 ? "more frames drawn: +\(delta)" : "fewer frames drawn: \(delta)"
+    }
+}
+
+/// Frames SwiftUI drew updates in, on each side.
+public struct FrameCountComparison: Sendable, Equatable, Encodable {
+    public var a: Int
+    public var b: Int
+    /// B minus A.
+    public var delta: Int
+    /// More frames drawn is better (`improved`).
+    public var change: ComparisonChange
+    public var changeText: String
+
+    init(a: Int, b: Int) {
+        self.a = a
+        self.b = b
+        delta = b - a
+        change = b > a ? .improved : b < a ? .regressed : .unchanged
+        changeText = delta == 0 ? "same" : ComparisonWords.frames(delta)
+    }
+}
+
+/// A time on each side that is better lower (Main Actor busy or waiting time, the longest wait).
+public struct TimeComparison: Sendable, Equatable, Encodable {
+    /// Stable: "main-actor-busy", "main-actor-waiting", "main-actor-longest-wait".
+    public var name: String
+    public var title: String
+    public var a: Nanoseconds
+    public var b: Nanoseconds
+    public var deltaNs: Nanoseconds
+    /// Intervals counted on each side (runs, waits); null for a longest.
+    @NullWhenAbsent public var countA: Int?
+    @NullWhenAbsent public var countB: Int?
+    public var change: ComparisonChange
+    public var changeText: String
+
+    init(name: String, title: String, a: Nanoseconds, b: Nanoseconds, countA: Int? = nil, countB: Int? = nil) {
+        self.name = name
+        self.title = title
+        self.a = a
+        self.b = b
+        self.countA = countA
+        self.countB = countB
+        deltaNs = b.addingSaturating(-a)
+        change = b > a ? .regressed : b < a ? .improved : .unchanged
+        changeText = ComparisonWords.time(change)
+    }
+}
+
+/// One resume function on one actor: time running and waiting on each side.
+public struct TaskComparison: Sendable, Equatable, Encodable {
+    /// The resume function (or what stands for it, `TaskSummaryRow.title`).
+    public var function: String
+    /// The actor without its address ("Main Actor", "Global Concurrent Executor").
+    public var actor: String
+    public var isMainActor: Bool
+    public var a: TaskTimes
+    public var b: TaskTimes
+    /// Change of the time it held or waited for the Main Actor (running + waiting on it; waiting
+    /// only on other actors, where running is no one's loss).
+    public var mainActorDeltaNs: Nanoseconds
+    public var change: ComparisonChange
+    public var changeText: String
+
+    public struct TaskTimes: Sendable, Equatable, Encodable {
+        public var running: Nanoseconds = 0
+        public var waiting: Nanoseconds = 0
+        public var runs = 0
+        public var longestWait: Nanoseconds = 0
+    }
+
+    init(function: String, actor: String, isMainActor: Bool, a: TaskSummaryRow?, b: TaskSummaryRow?) {
+        self.function = function
+        self.actor = actor
+        self.isMainActor = isMainActor
+        func times(_ row: TaskSummaryRow?) -> TaskTimes {
+            row.map { TaskTimes(running: $0.running, waiting: $0.waiting, runs: $0.runs, longestWait: $0.longestWait) } ?? TaskTimes()
+        }
+        self.a = times(a)
+        self.b = times(b)
+        func cost(_ times: TaskTimes) -> Nanoseconds { isMainActor ? times.running.addingSaturating(times.waiting) : times.waiting }
+        mainActorDeltaNs = cost(self.b).addingSaturating(-cost(self.a))
+        switch (a, b) {
+        case (nil, _): change = .appeared
+        case (_, nil): change = .disappeared
+        default: change = mainActorDeltaNs > 0 ? .regressed : mainActorDeltaNs < 0 ? .improved : .unchanged
+        }
+        changeText = ComparisonWords.time(change)
     }
 }
 

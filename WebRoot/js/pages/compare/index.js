@@ -4,7 +4,7 @@
 import { getJSON, getTrace, ApiError } from '../../api.js';
 import { el } from '../../dom.js';
 import { mountAlignedTimelines } from './timelines.js';
-import { causesSection, functionsSection, headerSection, totalsSection, viewsSection } from './sections.js';
+import { causesSection, functionsSection, headerSection, mainActorSection, totalsSection, viewsSection } from './sections.js';
 import { drillSection } from './drill.js';
 import { copyText, navigate } from '../../shell.js';
 import { buildComparePath, createViewState, COMPARE_EMPTY_STATE } from '../../state.js';
@@ -84,7 +84,7 @@ export function mountCompare(root, header, { a, b, state: initial }) {
     tables.replaceChildren(...[
       viewsSection(c, s, { setRows: (rows) => state.set({ rows }, { push: true }), setRow: (row) => state.set({ row }, { push: true }) }),
       drillSection(c, s, { a, b, infos, graphs: drillGraphs }),
-      causesSection(c), totalsSection(c), functionsSection(c),
+      causesSection(c), totalsSection(c), mainActorSection(c), functionsSection(c),
     ].filter(Boolean));
     for (const box of tables.querySelectorAll('.compare-table-scroll')) box.scrollLeft = scrolled.get(box.firstChild.id) ?? 0;
   }

@@ -1,6 +1,8 @@
 // The comparison page's sections below the timelines, each a function of the comparison (GET
 // /api/compare) and the page's state: the compared traces, the views table, the cause fan-outs,
-// the totals and the top self-time changes. The drill-down into a row is drill.js.
+// the totals (with the frames drawn), Swift tasks on the Main Actor and the top self-time
+// changes. The drill-down into a row is drill.js. The words for a change are the API's
+// `changeText` (ComparisonWords in Comparison.swift), the ones `tracesvc compare` prints.
 import { el } from '../../dom.js';
 import { buildPath } from '../../state.js';
 import { formatDuration, plural } from '../../format.js';
@@ -71,14 +73,15 @@ export function viewsSection(c, s, { setRows, setRow }) {
       el('span', { class: 'meta', text: `${rows.length} of ${c.views.length} rows, by change of total time` })),
     rows.length ? scrollBox(table, 'Views table (scrolls sideways)') : el('p', { class: 'empty', text: 'No views match this filter.' }),
     el('p', { class: 'compare-note', text: 'n.s.: not significant. The durations do not differ beyond noise (Mann-Whitney U, '
-      + 'p ≥ 0.05, tested when both sides have 8 updates or more) and the count changed by 10% or less.' }));
+      + 'p ≥ 0.05, tested when both sides have 8 updates or more) and the count changed by 10% or less.'
+      + (rows.some((v) => v.change === 'follows-frames') ? ` "${c.frames.changeText}": the count followed the frames drawn `
+        + `(${arrow(c.frames.a, c.frames.b)}) at the same time per update, so it is not a regression.` : '') }));
 }
 
 function viewRow(v, interaction, s, setRow) {
   const selected = s.row && rowKey(s.row) === rowKey(v);
   const rate = interaction ? v.perInteraction.find((r) => r.label === interaction.label) : null;
   const perInteraction = (x) => (x === null || x === undefined ? '–' : String(Math.round(x * 10) / 10));
-  const changeText = { appeared: 'appeared', disappeared: 'gone', regressed: 'slower', improved: 'faster', unchanged: 'same' }[v.change];
   const open = () => setRow(selected ? null : { module: v.module, view: v.view, category: v.category });
   const cells = [
     el('td', { class: 'name' }, el('button', { type: 'button', class: 'link-like row-open', 'aria-expanded': String(!!selected), onclick: open },
@@ -91,8 +94,10 @@ function viewRow(v, interaction, s, setRow) {
     el('td', { class: 'num', text: arrow(formatDuration(v.a.avgNs), formatDuration(v.b.avgNs)) }),
     el('td', { class: 'num', text: arrow(formatDuration(v.a.p95Ns), formatDuration(v.b.p95Ns)) }),
     el('td', { class: 'num', text: arrow(v.a.red, v.b.red) }),
-    el('td', { class: 'change' }, changeText,
-      !v.significant && v.change !== 'unchanged' ? el('span', { class: 'badge ns', title: 'Not significant: within noise', text: 'n.s.' }) : null),
+    el('td', { class: 'change', title: v.change === 'follows-frames'
+      ? 'The count followed the frames drawn at the same time per update: not a regression' : null }, v.changeText,
+      !v.significant && v.change !== 'unchanged' && v.change !== 'follows-frames'
+        ? el('span', { class: 'badge ns', title: 'Not significant: within noise', text: 'n.s.' }) : null),
   ];
   return el('tr', {
     class: `change-${v.change}${v.significant ? ' significant' : ' not-significant'}${selected ? ' selected' : ''}`,
@@ -121,17 +126,57 @@ export function causesSection(c) {
 
 export function totalsSection(c) {
   const names = { updates: 'Updates', hitches: 'Hitches', hangs: 'Hangs', cpu: 'CPU samples' };
+  const rows = c.totals.map((t) => el('tr', {
+    'data-total': t.name, class: t.totalNsDelta < 0 ? 'change-improved' : t.totalNsDelta > 0 ? 'change-regressed' : 'change-unchanged',
+  },
+  el('th', { scope: 'row', text: names[t.name] ?? t.name }),
+  el('td', { class: 'num', text: arrow(t.a.count, t.b.count) }),
+  el('td', { class: 'num', text: arrow(formatDuration(t.a.totalNs), formatDuration(t.b.totalNs)) }),
+  el('td', { class: 'num delta', text: signedDuration(t.totalNsDelta) }),
+  el('td', { class: 'change' })));
+  // Frames drawn: more is better (a fixed hitch draws the frames it used to miss).
+  rows.splice(1, 0, el('tr', { 'data-total': 'frames', class: `change-${c.frames.change}` },
+    el('th', { scope: 'row', text: 'Frames drawn' }),
+    el('td', { class: 'num', text: arrow(c.frames.a, c.frames.b) }),
+    el('td', { class: 'num' }), el('td', { class: 'num delta' }),
+    el('td', { class: 'change', text: c.frames.changeText })));
   return el('section', { class: 'compare-section', 'aria-label': 'Hitches, hangs and CPU' },
-    el('h2', { text: 'Hitches, hangs and CPU' }),
+    el('h2', { text: 'Frames, hitches, hangs and CPU' }),
     el('table', { class: 'compare-table', id: 'compare-totals' },
-      el('thead', {}, el('tr', {}, ...['', 'Count A → B', 'Time A → B', 'Δ time'].map((h, i) => el('th', { scope: 'col', class: i ? 'num' : null, text: h })))),
-      el('tbody', {}, ...c.totals.map((t) => el('tr', {
-        'data-total': t.name, class: t.totalNsDelta < 0 ? 'change-improved' : t.totalNsDelta > 0 ? 'change-regressed' : 'change-unchanged',
-      },
-      el('th', { scope: 'row', text: names[t.name] ?? t.name }),
-      el('td', { class: 'num', text: arrow(t.a.count, t.b.count) }),
-      el('td', { class: 'num', text: arrow(formatDuration(t.a.totalNs), formatDuration(t.b.totalNs)) }),
-      el('td', { class: 'num delta', text: signedDuration(t.totalNsDelta) }))))));
+      el('thead', {}, el('tr', {}, ...['', 'Count A → B', 'Time A → B', 'Δ time', 'Change'].map((h, i) => el('th', { scope: 'col', class: i && i < 4 ? 'num' : null, text: h })))),
+      el('tbody', {}, ...rows)));
+}
+
+/** Swift tasks on the Main Actor (time busy, waiting, longest wait) and per resume function and actor; null when neither trace has Swift Tasks data. */
+export function mainActorSection(c) {
+  if (!c.tasks?.length) return null;
+  const sign = (ns) => (ns < 0 ? 'change-improved' : ns > 0 ? 'change-regressed' : 'change-unchanged');
+  const totals = el('table', { class: 'compare-table', id: 'compare-main-actor', 'aria-label': 'Main Actor, A against B' },
+    el('thead', {}, el('tr', {}, ...['', 'Count A → B', 'Time A → B', 'Δ time', 'Change'].map((h, i) => el('th', { scope: 'col', class: i && i < 4 ? 'num' : null, text: h })))),
+    el('tbody', {}, ...c.mainActor.map((m) => el('tr', { 'data-main-actor': m.name, class: sign(m.deltaNs) },
+      el('th', { scope: 'row', text: m.title }),
+      el('td', { class: 'num', text: m.countA === null ? '' : arrow(m.countA, m.countB) }),
+      el('td', { class: 'num', text: arrow(formatDuration(m.a), formatDuration(m.b)) }),
+      el('td', { class: 'num delta', text: signedDuration(m.deltaNs) }),
+      el('td', { class: 'change', text: m.changeText })))));
+  const tasks = el('table', { class: 'compare-table', id: 'compare-tasks', 'aria-label': 'Swift tasks by resume function and actor, A against B' },
+    el('thead', {}, el('tr', {}, ...['Resume function', 'Actor', 'Running A → B', 'Waiting A → B', 'Longest wait A → B', 'Δ Main Actor', 'Change']
+      .map((h, i) => el('th', { scope: 'col', class: i > 1 && i < 6 ? 'num' : null, text: h })))),
+    el('tbody', {}, ...c.tasks.map((t) => el('tr', {
+      class: sign(t.mainActorDeltaNs), 'data-function': t.function, 'data-actor': t.actor, 'data-change': t.change,
+    },
+    el('td', { class: 'name', text: t.function }),
+    el('td', { class: t.isMainActor ? 'main-actor' : null, text: t.actor || '?' }),
+    el('td', { class: 'num', text: arrow(formatDuration(t.a.running), formatDuration(t.b.running)) }),
+    el('td', { class: 'num', text: arrow(formatDuration(t.a.waiting), formatDuration(t.b.waiting)) }),
+    el('td', { class: 'num', text: arrow(formatDuration(t.a.longestWait), formatDuration(t.b.longestWait)) }),
+    el('td', { class: 'num delta', text: signedDuration(t.mainActorDeltaNs) }),
+    el('td', { class: 'change', text: t.changeText })))));
+  return el('section', { class: 'compare-section', 'aria-label': 'Swift tasks on the Main Actor' },
+    el('h2', { text: 'Swift tasks on the Main Actor' }),
+    el('p', { class: 'meta', text: 'Time Swift tasks ran on the Main Actor and waited to get onto it. Δ Main Actor: running and '
+      + 'waiting time on the Main Actor; on other actors only the waiting (running there costs the main thread nothing).' }),
+    totals, scrollBox(tasks, 'Swift tasks table (scrolls sideways)'));
 }
 
 export function functionsSection(c) {
