@@ -19,10 +19,12 @@ public struct ConnectionLimits: Sendable {
     /// ...and for only this long once the server, or the client's address, is near its connection
     /// limit (three quarters of it), so that half-open sockets cannot hold the slots.
     public var busyHeaderTimeout: TimeAmount = .seconds(5)
-    /// A request whose body sends nothing for this long is closed (a stalled upload is discarded).
+    /// A request whose body sends nothing for this long while the server waits for it is closed
+    /// (a stalled upload is discarded).
     public var bodyReadTimeout: TimeAmount = .seconds(30)
-    /// A body must arrive at least this fast on average, measured from `minBodyRateGrace` after
-    /// its request head: a body trickled a byte at a time is cut off, whatever its pauses.
+    /// A body must arrive at least this fast on average over the time the server waits for it,
+    /// measured once it has waited `minBodyRateGrace`: a body trickled a byte at a time is cut off,
+    /// whatever its pauses.
     public var minBodyBytesPerSecond = 1024
     public var minBodyRateGrace: TimeAmount = .seconds(10)
     /// A body must be complete this long after its request head, however fast it arrives.
@@ -96,7 +98,11 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var readingBody = false
     private var bodyStart = NIODeadline.now()
     private var bodyBytes = 0
-    private var lastRead = NIODeadline.now()
+    /// Time this request's body kept the server waiting: only while the server asked for more
+    /// (a read was requested and nothing came), so a server slow to read is not the client's fault.
+    private var bodyWaited: TimeAmount = .zero
+    /// Since when the server has been asking for data that has not come; nil when it is not asking.
+    private var waitingSince: NIODeadline?
     private var responseStarted = false
     private var bodyCheck: Scheduled<Void>?
     /// Answered before its body ended (a refused upload): the rest of the body is read and thrown
@@ -149,14 +155,19 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             if case .end = unwrapInboundIn(data) { context.close(promise: nil) } else { context.read() }
             return
         }
-        lastRead = .now()
+        let now = NIODeadline.now()
+        if let waitingSince {
+            if readingBody { bodyWaited = bodyWaited + (now - waitingSince) }
+            self.waitingSince = nil
+        }
         switch unwrapInboundIn(data) {
         case .head(let head):
             awaitingHead = false
             readingBody = true
             responseStarted = false
-            bodyStart = lastRead
+            bodyStart = now
             bodyBytes = 0
+            bodyWaited = .zero
             scheduleBodyCheck(context)
             if head.headerFields[.expect]?.lowercased() == "100-continue", continueAllowed(head) {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
@@ -169,6 +180,11 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             bodyCheck = nil
         }
         context.fireChannelRead(data)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if waitingSince == nil { waitingSince = .now() }
+        context.read()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -227,7 +243,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             handler.bodyCheck = nil
             guard handler.readingBody else { return }
             let now = NIODeadline.now()
-            if now - handler.lastRead >= handler.limits.bodyReadTimeout {
+            if let waitingSince = handler.waitingSince, now - waitingSince >= handler.limits.bodyReadTimeout {
                 context.close(promise: nil)  // silent: as before, nothing more to say to a client that says nothing
             } else if let reason = handler.bodyTooSlow(at: now) {
                 handler.refuse(context, status: .requestTimeout, error: "upload too slow", detail: reason)
@@ -242,9 +258,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         if elapsed >= limits.bodyDeadline {
             return "The request body did not arrive within \(limits.bodyDeadline.nanoseconds / 1_000_000_000) s (--upload-deadline)."
         }
-        let measured = elapsed - limits.minBodyRateGrace
-        guard measured > .zero else { return nil }
-        let required = Int64(limits.minBodyBytesPerSecond) * elapsed.nanoseconds / 1_000_000_000
+        let waited = bodyWaited + (waitingSince.map { now - $0 } ?? .zero)
+        guard waited > limits.minBodyRateGrace else { return nil }
+        let required = Int64(limits.minBodyBytesPerSecond) * waited.nanoseconds / 1_000_000_000
         guard Int64(bodyBytes) < required else { return nil }
         return "The request body arrived slower than \(limits.minBodyBytesPerSecond) bytes a second (--min-upload-rate)."
     }

@@ -94,6 +94,8 @@ public actor TraceStore {
     private var entries: [String: Entry] = [:]
     private var cache: [String: CacheSlot] = [:]
     private var loading: [String: Task<LoadedTrace, any Error>] = [:]
+    /// Uploads being written into `traces/`, with the requests for the same content waiting for them.
+    private var commitsInFlight: [String: [CheckedContinuation<Void, Never>]] = [:]
     private var useCounter: UInt64 = 0
     /// Every trace model alive and every load in flight.
     let memory: MemoryBudget
@@ -305,10 +307,16 @@ public actor TraceStore {
         } catch {
             throw Self.storeError(error)
         }
-        // The same content may have been committed by another request while this one parsed.
+        // The same content may have been committed, or be being committed, by another request
+        // while this one parsed.
+        while commitsInFlight[id] != nil {
+            await withCheckedContinuation { commitsInFlight[id, default: []].append($0) }
+        }
         if entries[id] != nil {
             return Added(record: try record(id: id), loaded: try await loaded(id: id), isNew: false)
         }
+        commitsInFlight[id] = []
+        defer { for waiter in commitsInFlight.removeValue(forKey: id) ?? [] { waiter.resume() } }
         let uploadedAt = Date.now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         let trace = parsed.trace
         let record = TraceRecord(id: id, trace: trace, sizeBytes: received.size, uploadedAt: uploadedAt, isSample: false, run: run)
@@ -319,24 +327,28 @@ public actor TraceStore {
         let diskBytes = received.size + Int64(sidecarData.count)
         try reservation.commit(bytes: diskBytes)
         let file = tracesDirectory.appendingPathComponent("\(id).trace")
-        do throws(SystemFailure) {
-            do {
-                try UploadOrigin(name: received.name, run: run, uploadedAt: uploadedAt).attach(to: received.file)
-            } catch {
-                logger.debug("stored trace \(id) without its origin (a rebuilt record will be named by its id): \(error)")
+        let (sidecarFile, tracesDirectory, logger) = (sidecar(id), tracesDirectory, logger)
+        do {
+            // fsync waits for the disk: on the blocking pool, never on the actor's (cooperative) thread.
+            try await NIOThreadPool.singleton.runIfActive { () throws in
+                do {
+                    try UploadOrigin(name: received.name, run: run, uploadedAt: uploadedAt).attach(to: received.file)
+                } catch {
+                    logger.debug("stored trace \(id) without its origin (a rebuilt record will be named by its id): \(error)")
+                }
+                // Durable before visible: the bytes reach the disk before the rename, the rename
+                // before the sidecar that commits it.
+                try DurableFiles.sync(received.file)
+                try? FileManager.default.removeItem(at: file)
+                guard rename(received.file.path, file.path) == 0 else { throw SystemFailure.lastError("move an upload into traces/") }
+                try DurableFiles.sync(tracesDirectory)
+                try DurableFiles.write(sidecarData, to: sidecarFile)
             }
-            // Durable before visible: the bytes reach the disk before the rename, the rename
-            // before the sidecar that commits it.
-            try DurableFiles.sync(received.file)
-            try? FileManager.default.removeItem(at: file)
-            guard rename(received.file.path, file.path) == 0 else { throw SystemFailure.lastError("move an upload into traces/") }
-            try DurableFiles.sync(tracesDirectory)
-            try DurableFiles.write(sidecarData, to: sidecar(id))
         } catch {
             try? FileManager.default.removeItem(at: file)
             quota.remove(bytes: diskBytes)
             logger.error("cannot store trace \(id): \(error)")
-            throw error.storeError
+            throw Self.storeError(error)
         }
         entries[id] = Entry(record: record, file: file, diskBytes: diskBytes)
         insert(parsed, id: id)
