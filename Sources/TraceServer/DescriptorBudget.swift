@@ -12,7 +12,7 @@ import Darwin
 /// anywhere. (Accepting itself backs off on EMFILE: NIO's `AcceptBackoffHandler`.)
 enum DescriptorBudget {
     /// Descriptors kept for everything but connections: trace loads and their hash checks,
-    /// sidecar writes and syncs, the event loops and thread pools that start later.
+    /// blob writes and syncs, the catalog's connections, the event loops and thread pools that start later.
     static let reserved = 64
 
     /// Raises the soft limit to the hard one (as servers do) and returns how many connections

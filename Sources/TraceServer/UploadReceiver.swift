@@ -4,12 +4,15 @@ import Hummingbird
 import Logging
 import MultipartKit
 import TraceFormats
+import TraceStorage
 
 /// An upload streamed to a file in the store's incoming directory, not yet read as a trace.
 public struct ReceivedUpload: Sendable {
     public var file: URL
-    /// Content-derived trace id (hashed while receiving).
+    /// Content-derived trace id (hashed while receiving): the first 32 digits of `sha256`.
     public var id: String
+    /// Lowercase hex SHA-256 of the trace file: its blob's key.
+    public var sha256: String
     /// Bytes of the trace file itself (without multipart framing).
     public var size: Int64
     /// Display name: the file name the client gave.
@@ -66,9 +69,9 @@ enum UploadReceiver {
                 }
                 formName = nil
             }
-            let id = try file.finish()
+            let sha256 = try file.finish()
             let name = displayName(formName ?? QueryParameters(request: request).string("name") ?? request.headers[.traceName].map { $0.removingPercentEncoding ?? $0 })
-            return ReceivedUpload(file: file.url, id: id, size: file.written, name: name, reservation: reservation)
+            return ReceivedUpload(file: file.url, id: String(sha256.prefix(32)), sha256: sha256, size: file.written, name: name, reservation: reservation)
         } catch {
             file.discard()
             switch error {

@@ -63,6 +63,8 @@ actor WorkGate {
         let watching = connection?.onClose { Task { await self.cancelWaiter(id, of: client) } }
         defer { if let watching { connection?.remove(watching) } }
         // The slot is handed over by `leave()`: `running` already counts this caller when it resumes.
+        let started = ContinuousClock.now
+        defer { TraceMetrics.gateWait(name, ContinuousClock.now - started) }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 if Task.isCancelled || connection?.isClosed == true {

@@ -20,7 +20,6 @@ import TraceSamples
         "TraceMetadata": "the native file's metadata; the API's trace info lists its fields itself",
         "TraceThread": "the native file's thread row; the API answers ThreadInfo",
         "TimelineInterval": "hitches and hangs of `inspect --format json`; the API's timeline is written by hand (Timeline.json)",
-        "UploadOrigin": "the upload's name, run and time kept on its stored file (an extended attribute) to rebuild a damaged record; never answered",
     ]
 
     /// Walks values and records, per API type, what was checked and what was wrong.
@@ -133,6 +132,11 @@ import TraceSamples
             TraceInfo(id: id, trace: trace),
             TraceRecord(id: id, trace: trace, sizeBytes: 1, uploadedAt: nil, isSample: true),
             TraceList(traces: [TraceRecord(id: id, trace: trace, sizeBytes: 1, uploadedAt: "2026-11-26T00:00:00Z", isSample: false, run: 2)]),
+            TraceList(traces: [], nextCursor: "1764115200000000.\(id)"),
+            Readiness.Report(ready: false, services: [
+                .init(name: "catalog (PostgreSQL)", ok: true, milliseconds: 2, error: nil),
+                .init(name: "object store (S3)", ok: false, milliseconds: 3000, error: "object store (S3) unavailable: no answer within 3 s"),
+            ], detail: "object store (S3) unavailable: no answer within 3 s"),
             Uploaded(trace: TraceRecord(id: id, trace: trace, sizeBytes: 1, uploadedAt: nil, isSample: false), summary: TraceInfo(id: id, trace: trace)),
             trace.summary(in: nil, filter: .all),
             trace.summary(in: TimeRange(start: trace.metadata.start, end: trace.metadata.start + trace.metadata.duration / 2), filter: .longViewBody),

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOCore
+import TraceStorage
 
 /// An upload being written to the store's incoming directory under a random name, hashed as it
 /// is written. Plain system calls, so a failure keeps its errno (`SystemFailure`), and the file
@@ -39,12 +40,13 @@ final class IncomingFile {
         written += Int64(buffer.readableBytes)
     }
 
-    /// Closes the file; the upload's content id is the hash of what was written.
+    /// Closes the file; returns the lowercase hex SHA-256 of what was written (its blob's key;
+    /// the first 32 digits are the upload's content id).
     func finish() throws(SystemFailure) -> String {
         let result = close(descriptor)
         descriptor = -1
         guard result == 0 else { throw .lastError("close an incoming upload file") }
-        return traceID(hasher.finalize())
+        return SigV4.hex(hasher.finalize())
     }
 
     /// Closes (if still open) and deletes the file.

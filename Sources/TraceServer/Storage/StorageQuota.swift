@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// The uploads' share of the data directory's disk: bytes stored (trace files and their
-/// sidecars), traces stored, and the free space left for everything else.
+/// The uploads' share of storage: bytes stored (with what each trace costs besides its bytes),
+/// traces stored, and the free space left on the disk uploads arrive on.
 ///
 /// An upload reserves its size when receiving starts (its `Content-Length`, or step by step as
 /// a body without one arrives) and keeps the reservation until it is committed or dropped, so
@@ -11,16 +11,17 @@ import Synchronization
 /// the part still to come is counted on top of it, so an upload is never counted twice.
 final class StorageQuota: Sendable {
     struct Limits: Sendable {
-        /// Trace files and sidecars, all together.
+        /// Traces' bytes, with `recordAllowance` each, all together.
         var maxStoredBytes: Int64
         /// Uploads are refused when they would leave less free disk than this.
         var minFreeDiskBytes: Int64
-        /// Traces stored (every upload costs a listing entry and a sidecar, however small).
+        /// Traces stored (every upload costs a catalog row, however small).
         var maxTraces: Int
     }
 
-    /// What a sidecar may take; reserved with every upload and replaced by its real size at commit.
-    static let sidecarAllowance: Int64 = 4096
+    /// What a trace costs besides its bytes (its catalog row and index entries, its blob's last
+    /// disk block), counted with every trace stored or reserved: 20,000 tiny traces are not free.
+    static let recordAllowance: Int64 = 4096
     /// A body without a length reserves this much more each time it reaches its reservation.
     static let growthStep: Int64 = 1 << 20
 
@@ -31,8 +32,17 @@ final class StorageQuota: Sendable {
     private let state = Mutex(State())
 
     private struct State {
+        /// The traces' own bytes, as the catalog last said (and what was stored since).
         var storedBytes: Int64 = 0
         var storedTraces = 0
+        /// Uploads past their final check, being written to storage: counted until settled.
+        var committingBytes: Int64 = 0
+        var committingTraces = 0
+        /// Counts settled commits and deletes: a catalog figure read before one is stale.
+        var changes = 0
+        var counted: Int64 {
+            storedBytes + committingBytes + Int64(storedTraces + committingTraces) * StorageQuota.recordAllowance
+        }
         var reservations: [Int: (reserved: Int64, written: Int64)] = [:]
         var nextReservation = 0
     }
@@ -52,34 +62,56 @@ final class StorageQuota: Sendable {
         }
     }
 
-    var storedBytes: Int64 { state.withLock { $0.storedBytes } }
+    /// Bytes stored as the quota counts them: the traces' bytes and `recordAllowance` each.
+    var storedBytes: Int64 { state.withLock { $0.counted } }
     var storedTraces: Int { state.withLock { $0.storedTraces } }
     /// Bytes reserved by uploads in flight (received, being received or being read).
     var reservedBytes: Int64 { state.withLock { $0.reservations.values.reduce(0) { $0 + $1.reserved } } }
 
-    /// Counts a trace already stored (found at start, or committed).
-    func adopt(bytes: Int64) {
+    /// A mark to pass to `setStored` with figures read after it.
+    var changeMark: Int { state.withLock { $0.changes } }
+
+    /// The stored traces and their bytes as the catalog has them (at start, and before each
+    /// upload), read after `mark`; ignored when a commit or delete settled since (the figures
+    /// kept here are then the fresher).
+    func setStored(bytes: Int64, traces: Int, readAfter mark: Int) {
         state.withLock {
-            $0.storedBytes += bytes
-            $0.storedTraces += 1
+            guard $0.changes == mark else { return }
+            $0.storedBytes = bytes
+            $0.storedTraces = max(0, traces)
         }
     }
 
-    /// A stored trace was deleted.
+    /// A stored trace of `bytes` was deleted.
     func remove(bytes: Int64) {
         state.withLock {
             $0.storedBytes -= bytes
             $0.storedTraces -= 1
+            $0.changes += 1
         }
     }
 
-    /// Room for an upload of `bytes` (0 when its size is not known yet) and its sidecar; refused
+    /// A commit of `bytes` (see `Reservation.commit`) is over: stored, or not (failed, or the
+    /// same content was stored by another request first).
+    func settle(bytes: Int64, stored: Bool) {
+        state.withLock {
+            $0.committingBytes -= bytes
+            $0.committingTraces -= 1
+            if stored {
+                $0.storedBytes += bytes
+                $0.storedTraces += 1
+            }
+            $0.changes += 1
+        }
+    }
+
+    /// Room for an upload of `bytes` (0 when its size is not known yet) and its catalog row; refused
     /// with `storageFull` when the quota, the trace count or the disk's reserve would be passed.
     func reserve(bytes: Int64) throws(StoreError) -> Reservation {
         let free = freeDiskBytes()
-        let wanted = bytes + Self.sidecarAllowance
+        let wanted = bytes + Self.recordAllowance
         let id = try state.withLock { state throws(StoreError) -> Int in
-            guard state.storedTraces + state.reservations.count < limits.maxTraces else {
+            guard state.storedTraces + state.committingTraces + state.reservations.count < limits.maxTraces else {
                 throw .storageFull("This server stores at most \(limits.maxTraces) traces (--max-traces); delete traces you no longer need.")
             }
             try check(state, reserving: wanted, toCome: wanted, free: free)
@@ -94,9 +126,9 @@ final class StorageQuota: Sendable {
     /// Whether an upload of `bytes` would get a reservation now (nothing is reserved).
     func wouldAccept(bytes: Int64) -> Bool {
         let free = freeDiskBytes()
-        let wanted = bytes + Self.sidecarAllowance
+        let wanted = bytes + Self.recordAllowance
         return state.withLock { state in
-            guard state.storedTraces + state.reservations.count < limits.maxTraces else { return false }
+            guard state.storedTraces + state.committingTraces + state.reservations.count < limits.maxTraces else { return false }
             return (try? check(state, reserving: wanted, toCome: wanted, free: free)) != nil
         }
     }
@@ -105,7 +137,7 @@ final class StorageQuota: Sendable {
     /// which `toCome` are not on the disk yet.
     private func check(_ state: State, reserving bytes: Int64, toCome: Int64, free: Int64?) throws(StoreError) {
         let reserved = state.reservations.values.reduce(Int64(0)) { $0 + $1.reserved }
-        guard state.storedBytes + reserved + bytes <= limits.maxStoredBytes else {
+        guard state.counted + reserved + bytes <= limits.maxStoredBytes else {
             throw .storageFull("Storing \(Self.megabytes(bytes)) more would pass this server's storage quota (--max-stored-mb, \(Self.megabytes(limits.maxStoredBytes))); delete traces you no longer need.")
         }
         if let free {
@@ -122,12 +154,12 @@ final class StorageQuota: Sendable {
     }
 
     fileprivate func cover(_ id: Int, total: Int64) throws(StoreError) {
-        let needsMore = state.withLock { $0.reservations[id].map { total + Self.sidecarAllowance > $0.reserved } ?? false }
+        let needsMore = state.withLock { $0.reservations[id].map { total + Self.recordAllowance > $0.reserved } ?? false }
         // statvfs outside the lock; the check and the growth happen under it.
         let free = needsMore ? freeDiskBytes() : nil
         try state.withLock { state throws(StoreError) in
             guard var entry = state.reservations[id] else { return }
-            let wanted = total + Self.sidecarAllowance
+            let wanted = total + Self.recordAllowance
             if wanted > entry.reserved {
                 var others = state
                 others.reservations[id] = nil
@@ -146,21 +178,23 @@ final class StorageQuota: Sendable {
         }
     }
 
-    /// The upload is stored: `bytes` (its file and sidecar) count as stored from now on. Checked
-    /// once more, so that no path past the reservation (a larger file, say) passes the quota.
+    /// The upload of `bytes` is about to be stored: checked once more against what is stored now
+    /// (another replica may have stored more since the reservation), then counted as committing
+    /// until `settle`.
     fileprivate func commit(_ id: Int, bytes: Int64) throws(StoreError) {
         try state.withLock { state throws(StoreError) in
             guard let entry = state.reservations.removeValue(forKey: id) else { return }
-            if bytes > entry.reserved {
-                do throws(StoreError) {
-                    try check(state, reserving: bytes, toCome: 0, free: nil)
-                } catch {
-                    state.reservations[id] = entry
-                    throw error
+            do throws(StoreError) {
+                guard state.storedTraces + state.committingTraces + state.reservations.count < limits.maxTraces else {
+                    throw .storageFull("This server stores at most \(limits.maxTraces) traces (--max-traces); delete traces you no longer need.")
                 }
+                try check(state, reserving: bytes + Self.recordAllowance, toCome: 0, free: nil)
+            } catch {
+                state.reservations[id] = entry
+                throw error
             }
-            state.storedBytes += bytes
-            state.storedTraces += 1
+            state.committingBytes += bytes
+            state.committingTraces += 1
         }
     }
 
@@ -186,7 +220,8 @@ final class StorageQuota: Sendable {
         /// twice by a concurrent check, and refuse an upload that fits.)
         func cover(_ total: Int64) throws(StoreError) { try quota.cover(id, total: total) }
 
-        /// Stored: `bytes` (file and sidecar) count against the quota from now on.
+        /// About to be stored: the trace's `bytes` (and its record) count as committing from now
+        /// on, until the store settles them (`StorageQuota.settle`).
         func commit(bytes: Int64) throws(StoreError) { try quota.commit(id, bytes: bytes) }
     }
 }

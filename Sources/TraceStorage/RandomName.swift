@@ -3,8 +3,8 @@
 /// 128 bits from `SystemRandomNumberGenerator`, which is getrandom(2) on Linux: it needs no file
 /// descriptor. `UUID()` reads /dev/urandom and, when the process has no descriptor left, returned
 /// the same all-zero UUID to every upload, so concurrent uploads wrote into one file.
-enum RandomName {
-    static func make() -> String {
+public enum RandomName {
+    public static func make() -> String {
         var generator = SystemRandomNumberGenerator()
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
