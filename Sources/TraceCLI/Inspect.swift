@@ -271,8 +271,13 @@ struct TraceReport {
         for finding in findings.prefix(top) {
             let severity = paint("[\(finding.severity.rawValue)]", finding.severity == .high ? .red : finding.severity == .medium ? .orange : nil)
             lines.append("  \(severity) \(finding.kind.rawValue): \(finding.title)")
-            lines.append("      costs \(duration(finding.costNs)); " + (finding.savingNs > 0
-                ? "the fix would save about \(duration(finding.savingNs))" : "no saving estimated (the cause is not identified)"))
+            // As the browser says it (findings.js numbers): count, total and worst; "at least" for a lower bound.
+            let cost = finding.occurrences > 1
+                ? "\(finding.occurrences) occurrences cost \(duration(finding.costNs)) in all, the worst \(duration(finding.worstNs))"
+                : "costs \(duration(finding.costNs))"
+            lines.append("      \(cost); " + (finding.savingNs > 0
+                ? "the fix would save \(finding.savingIsLowerBound ? "at least" : "about") \(duration(finding.savingNs))"
+                : "no saving estimated (the cause is not identified)"))
             lines.append("      fix: \(finding.fix)")
             let evidence = finding.evidence
             var proof: [String] = []

@@ -228,12 +228,12 @@ import TraceSamples
         let over = try #require(slow.first)
         #expect(over.measured == 1)
         let offender = try #require(over.offenders.first)
-        #expect(offender.title == "Task 502 (created by View.task @ Landmarks/LandmarkDetail.swift:58) ran 120.00 ms on the Main Actor in LandmarkImageLoader.loadImages(for:)")
+        #expect(offender.title == "Task 502 (created by View.task @ Landmarks/LandmarkDetail.swift:58) ran 120 ms on the Main Actor in LandmarkImageLoader.loadImages(for:)")
         let trace = SampleTraces.trace(named: "landmarks-concurrency-slow")
         let run = try #require(offender.taskState)
         #expect(trace.taskStates.state[run] == .running && offender.span?.duration == 120_000_000)
         let wait = try #require(slow[2].offenders.first)
-        #expect(wait.title.hasPrefix("View.task @ Landmarks/MapView.swift:31 waited 120."))
+        #expect(wait.title.hasPrefix("View.task @ Landmarks/MapView.swift:31 waited 120 ms"))
         #expect(wait.title.hasSuffix(" ms for the Main Actor, then ran MapView.updateRegion()"))
         #expect(trace.taskStates.state[try #require(wait.taskState)] == .enqueued)
     }
@@ -250,7 +250,7 @@ import TraceSamples
         let harbor = OtherAppTraces.harbor().evaluate(budget)
         // One frame is 16.7 ms: the recording states no refresh rate, so 60 Hz.
         #expect(harbor[0].measured == 1 && !harbor[0].passed)
-        #expect(harbor[0].offenders.map(\.title) == ["Task 7002 (created by View.task @ Harbor/ConversationView.swift:44) ran 45.00 ms on the Main Actor in MessageStore.decodeHistory()"])
+        #expect(harbor[0].offenders.map(\.title) == ["Task 7002 (created by View.task @ Harbor/ConversationView.swift:44) ran 45.0 ms on the Main Actor in MessageStore.decodeHistory()"])
         #expect(harbor[1].measured == 40_000_000 && !harbor[1].passed)
         #expect(harbor[2].passed && harbor[2].notes == [#"no wait for the Main Actor matches "MapView.*""#])
         #expect(harbor[3].passed && harbor[3].measured == 0, "the AttachmentStore actor is not the Main Actor")

@@ -8,14 +8,14 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
     router.get("/api/traces") { request, _ in
         let query = QueryParameters(request: request)
         guard let limit = try query.int("limit", in: 1...1000) else {
-            return try jsonResponse(TraceList(traces: try await store.list(), nextCursor: nil))
+            return try jsonResponse(TraceList(traces: try await store.list(), nextCursor: nil, maxUploadBytes: maxUploadBytes))
         }
         let cursor = try query.string("cursor").map { text throws(APIError) -> CatalogCursor in
             guard let cursor = CatalogCursor(token: text) else { throw .badParameter("cursor", "'\(text)' is not a cursor this server gave") }
             return cursor
         }
         let page = try await store.page(limit: Int(limit), cursor: cursor)
-        return try jsonResponse(TraceList(traces: page.records, nextCursor: page.next?.token))
+        return try jsonResponse(TraceList(traces: page.records, nextCursor: page.next?.token, maxUploadBytes: maxUploadBytes))
     }
 
     router.post("/api/traces") { request, context in
@@ -47,6 +47,8 @@ struct TraceList: Encodable {
     var traces: [TraceRecord]
     /// Where the next page starts (`?cursor=`); null on the last page and without `?limit`.
     @NullWhenAbsent var nextCursor: String?
+    /// The largest upload accepted (`--max-upload-mb`): the browser checks a file against it before sending.
+    var maxUploadBytes: Int64
 }
 struct Uploaded: Encodable { var trace: TraceRecord; var summary: TraceInfo }
 
