@@ -75,7 +75,7 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
     addHealthRoutes(to: router, readiness: readiness, metrics: options.metrics ?? PrometheusCollectorRegistry())
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes)
     addQueryRoutes(to: router, store: store, queries: queries)
-    addSearchRoutes(to: router, store: store, queries: queries)
+    SearchRoutes(store: store, queries: queries).add(to: router)
     addGraphRoutes(to: router, store: store, queries: queries)
     addCompareRoutes(to: router, store: store, queries: queries)
     return router
