@@ -57,6 +57,9 @@ import Darwin
             // Always talk to it on loopback, whatever address it listens on.
             base = URL(string: "http://127.0.0.1:\(url.port ?? 80)/")!
             printed = text
+            // Its log goes on to stdout: read it away, or a full pipe stops the server mid-test.
+            let reader = output.fileHandleForReading
+            Thread.detachNewThread { while !reader.availableData.isEmpty {} }
         }
 
         /// SIGTERM, as a service manager would send; returns the exit status, or nil (and kills
