@@ -57,6 +57,8 @@ import TraceSamples
         let budget = try read(#"{"version": 1}"#)
         #expect(budget.rules.isEmpty && budget.baseline == BaselineTolerance())
         #expect(BudgetReader.duration("16ms") == 16_000_000 && BudgetReader.duration("2µs") == 2_000 && BudgetReader.duration("ms") == nil)
+        // The CLI's and the browser's syntax: a space before the unit is fine, a bare number is not a budget duration.
+        #expect(BudgetReader.duration("1 s") == 1_000_000_000 && BudgetReader.duration("2.5 ms") == 2_500_000 && BudgetReader.duration("16") == nil)
     }
 
     @Test(arguments: [
@@ -70,8 +72,8 @@ import TraceSamples
          #"budget.json:1:34: rules[0].max: hang-total is a time; expected a duration string with a unit such as "16ms", "500us" or "1.5s", found the number 5"#),
         (#"{"version": 1, "rules": [{"metric": "hang-total", "max": "-5ms"}]}"#,
          #"budget.json:1:58: rules[0].max: must not be negative, found "-5ms""#),
-        (#"{"version": 1, "rules": [{"metric": "hang-total", "max": "5 ms"}]}"#,
-         #"budget.json:1:58: rules[0].max: "5 ms" is not a duration; write a number and a unit (ns, us, ms, s), e.g. "16ms""#),
+        (#"{"version": 1, "rules": [{"metric": "hang-total", "max": "5 min"}]}"#,
+         #"budget.json:1:58: rules[0].max: "5 min" is not a duration; write a number and a unit (ns, us, ms, s), e.g. "16ms""#),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "views": ["Row*", "[abc"], "max": 0}]}"#,
          #"budget.json:1:70: rules[0].views[1]: bad pattern "[abc": the '[' at character 1 is never closed with ']'"#),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "views": [], "max": 0}]}"#,
@@ -119,6 +121,26 @@ import TraceSamples
     ])
     func badBudgetsSayWhereAndWhat(text: String, expected: String) throws {
         #expect(try error(text) == expected)
+    }
+
+    /// Every rule's mistake in one run, each on its own line with its place, in file order; the
+    /// rules in between that are right say nothing.
+    @Test func theMistakesOfEveryRuleAreReportedTogether() throws {
+        let text = """
+            {"version": 1, "rules": [
+              {"metric": "reds", "max": 0},
+              {"metric": "hang-count", "max": 0},
+              {"metric": "hang-total", "max": 5, "views": "Row"},
+              {"name": "p95", "metric": "body-time-p95", "max": "5 min"}
+            ]}
+            """
+        #expect(try error(text) == """
+            budget.json:2:14: rules[0].metric: unknown metric "reds"; metrics: \(BudgetMetric.allCases.map(\.rawValue).joined(separator: ", "))
+            budget.json:4:47: rules[2].views: hang-total is not about views; views narrow only red-updates, orange-updates, long-updates, body-time-total, body-time-p95, fan-out, findings
+            budget.json:5:53: rules[3].max: "5 min" is not a duration; write a number and a unit (ns, us, ms, s), e.g. "16ms"
+            """)
+        // A file whose rules cannot be told apart reports its first mistake only.
+        #expect(try error(#"{"version": 1, "rules": [{"metric": "reds", "max": 0}, {"metric": "#) == #"budget.json:1:37: rules[0].metric: unknown metric "reds"; metrics: \#(BudgetMetric.allCases.map(\.rawValue).joined(separator: ", "))"#)
     }
 
     @Test func locationsCountLinesAndColumns() throws {
