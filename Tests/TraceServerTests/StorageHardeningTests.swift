@@ -294,7 +294,9 @@ extension TraceStore {
         let stored = answers.filter { $0.hasPrefix("HTTP/1.1 201") }.count
         let busy = answers.filter { $0.hasPrefix("HTTP/1.1 503") }.count
         let unanswered = answers.filter(\.isEmpty).count
-        #expect(stored > 0 && stored + busy + unanswered == answers.count, "stored \(stored), busy \(busy), turned away \(unanswered): \(Set(answers.map { $0.prefix(12) }))")
+        // Alone, about half are stored; with the whole suite on two cores all may be turned away
+        // (then the server must still store the next upload, below).
+        #expect(stored + busy + unanswered == answers.count, "stored \(stored), busy \(busy), turned away \(unanswered): \(Set(answers.map { $0.prefix(12) }))")
         for answer in answers {
             #expect(!answer.contains(scratch.root.path) && !answer.contains("incoming") && !answer.contains("Error Domain"), "\(answer.suffix(300))")
         }
@@ -302,5 +304,10 @@ extension TraceStore {
         let (list, _) = try await URLSession.shared.data(from: URL(string: "/api/traces", relativeTo: server.base)!)
         let traces = try #require((try JSONSerialization.jsonObject(with: list) as? [String: Any])?["traces"] as? [[String: Any]])
         #expect(traces.filter { $0["isSample"] as? Bool == false }.count == stored)
+        // The server took no harm: the next upload is stored.
+        var upload = URLRequest(url: URL(string: "/api/traces?name=after.json", relativeTo: server.base)!)
+        upload.httpMethod = "POST"
+        let (_, response) = try await URLSession.shared.upload(for: upload, from: Data(nativeTrace(updates: 999, app: "Orchard").utf8))
+        #expect((response as? HTTPURLResponse)?.statusCode == 201)
     }
 }
