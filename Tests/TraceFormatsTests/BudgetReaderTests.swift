@@ -217,6 +217,29 @@ import TraceSamples
         #expect(budget.rules.map(\.limit) == [16_000_000, 0, 50_000_000])
     }
 
+    @Test func aBudgetListsTheLongestOffendersAndCountsTheRest() throws {
+        // 40 tasks of a feed app each run 18 + i ms on the Main Actor (60 Hz: one frame is 16.7 ms).
+        var builder = TraceBuilder(metadata: TraceMetadata(name: "feed", sourceFormat: "test"))
+        let actor = builder.intern("Main Actor (0x2)")
+        let function = builder.intern("FeedModel.render(page:)")
+        for i in 0..<40 {
+            let task = builder.addTask(taskID: Int64(9000 + i))
+            var run = SwiftTaskStateRow(start: Int64(i) * 100_000_000, duration: Int64(18 + i) * 1_000_000, task: task, state: .running)
+            (run.actor, run.isMainActor, run.resumeFunction) = (actor, true, function)
+            builder.addTaskState(run)
+        }
+        let trace = try builder.build()
+        let budget = try read(#"{"version": 1, "rules": [{"metric": "main-actor-tasks-over", "max": 0}, {"metric": "main-actor-run-longest", "max": "1s"}]}"#)
+        let results = trace.evaluate(budget)
+        let over = results[0]
+        #expect(over.measured == 40 && !over.passed)
+        #expect(over.offenders.count == BudgetOffender.listedOffenders)
+        #expect(over.offenders.first?.title == "Task 9039 ran 57.0 ms on the Main Actor in FeedModel.render(page:)")
+        #expect(over.offenders.allSatisfy { $0.taskState != nil })
+        #expect(over.notes.contains("15 more over the limit not listed"))
+        #expect(results[1].passed && results[1].offenders.isEmpty && results[1].notes.isEmpty)
+    }
+
     @Test func misplacedKeysAreNamed() throws {
         #expect(try error(#"{"version": 1, "rules": [{"metric": "hang-longest", "functions": "X*", "max": "1s"}]}"#)
             .hasSuffix("rules[0].functions: hang-longest is not about Swift tasks; functions narrow only main-actor-run-longest, main-actor-run-total, main-actor-wait-longest, main-actor-wait-total, main-actor-tasks-over"))
