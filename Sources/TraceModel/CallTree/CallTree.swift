@@ -263,6 +263,7 @@ extension Trace {
         let wantedThread = query.thread.map { Int32(truncatingIfNeeded: $0) }
         for span in spans {
             for i in span.first..<max(span.first, span.last) {
+                if QueryCancellation.requested(at: i) { break }
                 let thread = samples.thread[i]
                 if let wantedThread, thread != wantedThread { continue }
                 if let wanted = span.thread, thread != wanted { continue }

@@ -4,14 +4,14 @@ import TraceModel
 /// The CPU samples of one trace drawn three ways (call tree, flame graph, stack chart) and of two
 /// (the differential flame graph), all through one reading of the query's samples and transforms
 /// (`cpuQuery`). docs/api.md, "CPU".
-func addCPURoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore, queries: WorkGate) {
+func addCPURoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, queries: WorkGate) {
     router.get("/api/traces/:id/calltree") { request, context in
         let trace = try await store.trace(id: context.traceID())
         let query = QueryParameters(request: request)
         var treeQuery = try cpuQuery(query, trace: trace)
         treeQuery.minPercent = min(100, max(0, try query.double("minPercent") ?? 0.1))
         let (answer, search) = (treeQuery, query.string("search"))
-        return jsonResponse(bytes: try await queries.run {
+        return jsonResponse(bytes: try await queries.run(for: context.work) {
             var tree = trace.callTree(answer)
             if let search { tree.hiddenMatches = trace.hiddenMatches(answer, text: search) }
             return tree.json()
@@ -26,7 +26,7 @@ func addCPURoutes(to router: some RouterMethods<BasicRequestContext>, store: Tra
             window: try weightWindow(query), width: try pixelWidth(query)
         )
         let search = query.string("search")
-        return jsonResponse(bytes: try await queries.run {
+        return jsonResponse(bytes: try await queries.run(for: context.work) {
             var graph = trace.flameGraph(flameQuery)
             if let search { graph.hiddenMatches = trace.hiddenMatches(flameQuery.tree, text: search) }
             return graph.json()
@@ -37,10 +37,10 @@ func addCPURoutes(to router: some RouterMethods<BasicRequestContext>, store: Tra
         let trace = try await store.trace(id: context.traceID())
         let query = QueryParameters(request: request)
         let chartQuery = StackChartQuery(tree: try cpuQuery(query, trace: trace), width: try pixelWidth(query))
-        return jsonResponse(bytes: try await queries.run { trace.stackChart(chartQuery).json() })
+        return jsonResponse(bytes: try await queries.run(for: context.work) { trace.stackChart(chartQuery).json() })
     }
 
-    router.get("/api/compare/flamegraph") { request, _ in
+    router.get("/api/compare/flamegraph") { request, context in
         let query = QueryParameters(request: request)
         guard let idA = query.string("a") else { throw APIError.badParameter("a", "give the id of trace A (before)") }
         guard let idB = query.string("b") else { throw APIError.badParameter("b", "give the id of trace B (after)") }
@@ -54,7 +54,7 @@ func addCPURoutes(to router: some RouterMethods<BasicRequestContext>, store: Tra
             window: try weightWindow(query), width: try pixelWidth(query),
             removedLimit: Int(try query.int("removed", in: 0...1000) ?? 50)
         )
-        return jsonResponse(bytes: try await queries.run { Trace.differentialFlameGraph(before: traceA, after: traceB, diffQuery).json() })
+        return jsonResponse(bytes: try await queries.run(for: context.work) { Trace.differentialFlameGraph(before: traceA, after: traceB, diffQuery).json() })
     }
 }
 
