@@ -92,6 +92,7 @@ struct CPUPathTrie: Sendable {
         nodeIndex.reserveCapacity(stacks.count + 2)
         var kept: [UInt32: Bool] = [:]
         var bodyName: [StringRef: Bool] = [:]
+        let viewPattern = transforms.view.map { BytePattern($0) }
         // Flatten recursion: a 64-bit summary of the frames on each node's path, so most "is this
         // frame on the path already?" answers cost one test and the rest a short walk.
         var pathFrames: [UInt64] = transforms.flattenRecursion ? [0] : []
@@ -114,7 +115,8 @@ struct CPUPathTrie: Sendable {
             kept[frame] = keep
             return keep
         }
-        func isBody(_ frame: UInt32, _ view: String) -> Bool {
+        /// Decided once per name: frames of many binaries can share one (long) name.
+        func isBody(_ frame: UInt32, _ view: BytePattern) -> Bool {
             let name = trace.cpu.frames.name[Int(frame)]
             if let known = bodyName[name] { return known }
             let answer = BodyFrameName.matches(trace.string(name), view: view)
@@ -140,7 +142,7 @@ struct CPUPathTrie: Sendable {
             let parentRow = Int(stacks.parent[row])
             let frame = stacks.frame[row]
             var start = parentRow < 0 || parentRow >= row ? Self.root : nodeOfStack[parentRow]
-            if let view = transforms.view {
+            if let view = viewPattern {
                 let parentUnderBody = parentRow >= 0 && parentRow < row && underBody[parentRow]
                 underBody[row] = parentUnderBody || isBody(frame, view)
                 if underBody[row] && !parentUnderBody {

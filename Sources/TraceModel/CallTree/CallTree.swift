@@ -15,6 +15,9 @@ public struct CallTreeQuery: Sendable, Equatable {
     /// stop at 512 levels (Foundation) or about 1000 (Python): 200 frames keeps every client
     /// able to read it, while SwiftUI stacks rarely pass 150. A hostile stack cannot go deeper.
     public static let maxDepth = 200
+    /// A tree holds at most this many nodes, the heaviest: the others are folded into their
+    /// parents' self weight like light nodes, and counted (`CallTree.omittedNodes`).
+    public static let maxNodes = 20_000
 
     public var range: TimeRange?
     public var mode: Mode
@@ -101,6 +104,8 @@ public struct CallTree: Sendable, Equatable {
     public var focusFound = true
     /// Asked with a search text: its matches the transforms hide.
     public var hiddenMatches: HiddenMatches? = nil
+    /// Nodes heavier than `minPercent` left out past `CallTreeQuery.maxNodes`; 0 normally.
+    public var omittedNodes = 0
     public var roots: [CallTreeNode]
 }
 
@@ -111,12 +116,14 @@ extension Trace {
         let (trees, weights) = cpuTrees(query)
         var (total, sampleCount, focusFound) = (weights.total, weights.sampleCount, true)
         var roots: [CallTreeNode] = []
+        // Nodes the tree may still hold (`CallTreeQuery.maxNodes`), and those left out past it.
+        var budget = CallTreeQuery.maxNodes
         switch trees {
         case .topDown(var tree, let threads):
             if !query.focus.isEmpty {
                 if let (thread, node) = focusNode(query.focus, threads: threads, in: &tree) {
                     (total, sampleCount) = (tree.total(node), tree.samples(node))
-                    roots = freeze(tree, roots: [node], threshold: Double(total) * query.minPercent / 100, view: view).nodes
+                    roots = freeze(tree, roots: [node], threshold: Double(total) * query.minPercent / 100, view: view, budget: &budget).nodes
                     _ = thread
                 } else {
                     (total, sampleCount, focusFound) = (0, 0, false)
@@ -126,7 +133,7 @@ extension Trace {
                 for slice in threads {
                     tree.load(slice, of: self)
                     let thread = slice.thread
-                    let frozen = freeze(tree, roots: tree.children(of: 0), threshold: threshold, view: view)
+                    let frozen = freeze(tree, roots: tree.children(of: 0), threshold: threshold, view: view, budget: &budget)
                     if let thread {
                         // Threads are never folded away: the roots of a top-down tree add up to the total.
                         roots.append(CallTreeNode(
@@ -148,7 +155,7 @@ extension Trace {
             let threshold = Double(total) * query.minPercent / 100
             let tree = bottomUpArena(trie: trie, leaves: leaves, threshold: Int64(threshold.rounded(.up)), focus: query.focus, view: view)
             let rootNodes = query.focus.isEmpty ? tree.children(of: NodeArena.root) : tree.node(at: query.focus).map { [$0] } ?? []
-            roots = freeze(tree, roots: rootNodes, threshold: threshold, view: view).nodes
+            roots = freeze(tree, roots: rootNodes, threshold: threshold, view: view, budget: &budget).nodes
         }
         if case .topDown(_, let threads) = trees, threads.first?.thread != nil, query.focus.isEmpty {
             // Main thread first, then threads in table order.
@@ -162,7 +169,8 @@ extension Trace {
         }
         return CallTree(
             start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount,
-            unit: metadata.cpuWeightUnit, updateCount: weights.updateCount, focusFound: focusFound, roots: roots
+            unit: metadata.cpuWeightUnit, updateCount: weights.updateCount, focusFound: focusFound,
+            omittedNodes: max(0, -budget), roots: roots
         )
     }
 
@@ -300,11 +308,11 @@ extension Trace {
         var lastOfThread: [Int32: Int] = [:]
         var count = 0
         // Strings are interned: compare references per row, not text.
-        guard let viewRef = strings.firstIndex(of: view.name).map(StringRef.init) else { return (merged, 0) }
-        let moduleRef = view.module.map { module in strings.firstIndex(of: module).map(StringRef.init) ?? StringRef.max }
+        guard let viewRef = ref(of: view.name) else { return (merged, 0) }
+        let moduleRef = view.module.map { module in ref(of: module) ?? StringRef.max }
         // Rows are sorted by start, so an update overlaps only the latest span of its thread.
-        for row in 0..<updates.count
-        where updates.viewName[row] == viewRef && (moduleRef.map { updates.module[row] == $0 } ?? true)
+        for row in indexes.lists.viewLists(self).updates(ofView: viewRef, byDuration: false).lazy.map(Int.init)
+        where (moduleRef.map { updates.module[row] == $0 } ?? true)
             && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true)
             && (view.filter == .all || view.filter.includes(kind: updates.kind[row], duration: updates.duration[row]))
             && (view.longerThan.map { updates.duration[row] > $0 } ?? true) {
@@ -323,10 +331,29 @@ extension Trace {
     func isMainThread(_ index: Int) -> Bool { index >= 0 && index < threads.count && threads[index].isMain }
 
     /// `source`'s nodes from `roots` as nested values, children heaviest first, nodes under
-    /// `threshold` folded into their parent's self weight (roots under it: `folded`). Post-order
-    /// with an explicit stack.
-    func freeze(_ source: some CallTreeSource, roots rootNodes: [Int], threshold: Double, view: String) -> (nodes: [CallTreeNode], folded: Int64) {
-        func kept(_ index: Int) -> Bool { Double(source.total(index)) >= threshold && source.total(index) > 0 }
+    /// `threshold` folded into their parent's self weight (roots under it: `folded`), and at most
+    /// `budget` of them: the heaviest (a child never outweighs its parent, and its index is above
+    /// its parent's, so they form a tree), the others folded too. `budget` goes down by the nodes
+    /// that passed the threshold (below 0: minus those left out). Post-order with an explicit stack.
+    func freeze(
+        _ source: some CallTreeSource, roots rootNodes: [Int], threshold: Double, view: String, budget: inout Int
+    ) -> (nodes: [CallTreeNode], folded: Int64) {
+        func passes(_ index: Int) -> Bool { Double(source.total(index)) >= threshold && source.total(index) > 0 }
+        // The nodes that pass, reached through nodes that pass.
+        var candidates: [Int] = []
+        var walk = rootNodes.filter(passes)
+        while let index = walk.popLast() {
+            candidates.append(index)
+            walk.append(contentsOf: source.children(of: index).filter(passes))
+        }
+        let allowed = max(0, budget)
+        budget -= candidates.count
+        var keptSet: Set<Int>? = nil
+        if candidates.count > allowed {
+            candidates.sort { (source.total($0), $1) > (source.total($1), $0) }
+            keptSet = Set(candidates.prefix(allowed))
+        }
+        func kept(_ index: Int) -> Bool { keptSet.map { $0.contains(index) } ?? passes(index) }
         var frozen: [Int: CallTreeNode] = [:]
         var folded: Int64 = 0
         for root in rootNodes where !kept(root) { folded.addSaturating(source.total(root)) }
@@ -374,36 +401,42 @@ extension Trace {
 
 enum BodyFrameName {
     /// "View.body.getter", "Module.View.body.getter", "View<A>.body.getter": the view's name as a
-    /// whole word, optional generic arguments, then ".body". Compared as UTF-8 bytes.
-    static func matches(_ symbol: String, view: String) -> Bool {
-        let text = Array(symbol.utf8), name = Array(view.utf8), body = Array(".body".utf8)
-        guard !name.isEmpty, text.count >= name.count + body.count else { return false }
+    /// whole word, optional generic arguments, then ".body". Compared as UTF-8 bytes, in time
+    /// linear in the symbol's and the name's lengths (a symbol can be a 400 KB `A<A<A<…`).
+    static func matches(_ symbol: String, view: String) -> Bool { matches(symbol, view: BytePattern(view)) }
+
+    static func matches(_ symbol: String, view: BytePattern) -> Bool {
+        let text = Array(symbol.utf8), nameLength = view.bytes.count, body = Array(".body".utf8)
+        guard nameLength > 0, text.count >= nameLength + body.count else { return false }
         func isWordByte(_ byte: UInt8) -> Bool {
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || byte >= 0x80
         }
         func hasPrefix(_ prefix: [UInt8], at index: Int) -> Bool {
             index + prefix.count <= text.count && text[index..<index + prefix.count].elementsEqual(prefix)
         }
-        for start in 0...(text.count - name.count) where hasPrefix(name, at: start) {
-            if start > 0 && isWordByte(text[start - 1]) { continue }
-            var rest = start + name.count
-            if rest < text.count && text[rest] == UInt8(ascii: "<") {
-                // Skip balanced generic arguments (a loop over the symbol: bounded by its length).
-                var depth = 0
-                var index = rest
-                while index < text.count {
-                    if text[index] == UInt8(ascii: "<") { depth += 1 } else if text[index] == UInt8(ascii: ">") { depth -= 1 }
-                    index += 1
-                    if depth == 0 { break }
-                }
-                guard depth == 0 else { continue }
-                rest = index
+        // The `>` closing each `<` (-1: never closed), found in one pass, so skipping generic
+        // arguments after an occurrence of the name is one step.
+        var closing = [Int32](repeating: -1, count: text.count)
+        var open: [Int32] = []
+        for index in text.indices {
+            if text[index] == UInt8(ascii: "<") {
+                open.append(Int32(index))
+            } else if text[index] == UInt8(ascii: ">"), let opened = open.popLast() {
+                closing[Int(opened)] = Int32(index)
             }
-            guard hasPrefix(body, at: rest) else { continue }
-            let after = rest + body.count
-            if after == text.count || [UInt8(ascii: "."), UInt8(ascii: " "), UInt8(ascii: "(")].contains(text[after]) { return true }
         }
-        return false
+        func isBody(nameAt start: Int) -> Bool {
+            if start > 0 && isWordByte(text[start - 1]) { return false }
+            var rest = start + nameLength
+            if rest < text.count && text[rest] == UInt8(ascii: "<") {
+                guard closing[rest] >= 0 else { return false }
+                rest = Int(closing[rest]) + 1
+            }
+            guard hasPrefix(body, at: rest) else { return false }
+            let after = rest + body.count
+            return after == text.count || [UInt8(ascii: "."), UInt8(ascii: " "), UInt8(ascii: "(")].contains(text[after])
+        }
+        return view.contains(in: text, where: isBody(nameAt:))
     }
 }
 
@@ -481,6 +514,7 @@ extension CallTree {
         if !focusFound { out.raw(",\"focusFound\":false") }
         if let hiddenMatches { out.hiddenMatches(hiddenMatches) }
         out.raw(",\"maxDepth\":"); out.int(Int64(CallTreeQuery.maxDepth))
+        out.raw(",\"omittedNodes\":"); out.int(Int64(omittedNodes))
         out.raw(",\"roots\":")
         CallTreeNode.write(roots, to: &out)
         out.raw("}")

@@ -4,7 +4,7 @@
 // heaviest path below the selected row, `*` everything below it, `c` charges it to its callers,
 // `f` focuses on its subtree.
 import { latestOnly, loadingSoon, message } from '../common.js';
-import { formatDuration } from '../../format.js';
+import { formatDuration, plural } from '../../format.js';
 import { el } from '../../dom.js';
 import { markSelectedRow, scrollRowIntoView } from '../tree.js';
 import { flattenTree, heaviestPath, prepareTree, searchTree } from './model.js';
@@ -76,6 +76,11 @@ export function mountTreeView(container, traceView, pane) {
     weightHeader.textContent = cycles ? 'Cycles' : 'Weight';
     selfHeader.textContent = cycles ? 'Self Cycles' : 'Self Weight';
     pane.showAnswer(result, state.get().focus ? data?.roots[0]?.name : null);
+    pane.notes.querySelector('.cpu-omitted-note')?.remove();
+    if (data?.omittedNodes > 0) {
+      pane.notes.append(el('p', { class: 'cpu-omitted-note', role: 'note' },
+        `${plural(data.omittedNodes, 'lighter node')} not listed (their time is in their callers\u2019 self weight).`));
+    }
     if (data && searchText) applySearch();
     else if (data?.roots.length) expandHeaviest(data.roots[0].id, false);
     else render();
