@@ -79,7 +79,7 @@ struct AccessGuardMiddleware<Context: RequestContext>: RouterMiddleware {
             try checkSameOrigin(request)
             guard policy.tokenMatches(request.headers[.authorization]) else {
                 throw APIError(.unauthorized, "write token required",
-                               detail: "Uploading and deleting traces on this server needs its write token: send Authorization: Bearer <token> (the token `tracesvc serve` printed or was given with --write-token).")
+                               detail: "Uploading, tagging, annotating and deleting traces on this server needs its write token: send Authorization: Bearer <token> (the token `tracesvc serve` printed or was given with --write-token).")
             }
         }
         return try await next(request, context)

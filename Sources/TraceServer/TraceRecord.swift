@@ -16,6 +16,8 @@ public struct TraceRecord: Sendable, Codable, Equatable {
     public var updateCount: Int
     /// The run of a several-run xctrace export read at upload (`?run=N`); null for run 1 or one run.
     @NullWhenAbsent public var run: Int?
+    /// `key:value` tags and labels, sorted (docs/api.md, "Tags"); samples have none.
+    public var tags: [String] = []
 
     init(id: String, trace: Trace, sizeBytes: Int64, uploadedAt: String?, isSample: Bool, run: Int? = nil) {
         self.id = id
@@ -44,6 +46,7 @@ public struct TraceRecord: Sendable, Codable, Equatable {
         sourceFormat = entry.sourceFormat
         updateCount = entry.updateCount
         run = entry.run
+        tags = entry.tags.sorted()
     }
 }
 
@@ -101,6 +104,8 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     public var counts: Counts
     public var processes: [TraceProcess]
     public var threads: [ThreadInfo]
+    /// The upload's tags (`key:value`), as the list shows them; `[]` for samples.
+    public var tags: [String] = []
 
     init(id: String, trace: Trace) {
         let meta = trace.metadata
@@ -169,5 +174,10 @@ public struct LoadedTrace: Sendable {
 
     public func comparisonSide(in range: TimeRange?) -> ComparisonSide {
         range == nil ? comparisonSides.side(of: trace) : trace.comparisonSide(in: range)
+    }
+
+    /// What the history keeps of this trace, from the comparison side and findings held here.
+    public func measurements() -> TraceMeasurements {
+        TraceMeasurements(side: comparisonSide(in: nil), findings: findings)
     }
 }

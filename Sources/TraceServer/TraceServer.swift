@@ -70,6 +70,7 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Bas
     addQueryRoutes(to: router, store: store, queries: queries)
     addGraphRoutes(to: router, store: store, queries: queries)
     addCompareRoutes(to: router, store: store, queries: queries)
+    addHistoryRoutes(to: router, store: store)
     return router
 }
 

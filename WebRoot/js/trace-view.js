@@ -3,6 +3,7 @@
 // timeline/, side-panel/, panes/, graph/. A part receives a view and uses only what is written
 // here; a page builds its views with createTraceView and nothing else.
 import { SELECTION_KINDS } from './state.js';
+import { NO_NOTES } from './notes.js';
 
 export { SELECTION_KINDS };
 
@@ -21,10 +22,11 @@ export const notOffered = () => {};
  * - `setRange(start, end, {zoom})`: the inspection range (null, null: none); zoom true zooms to
  *   it, 'context' zooms with context around it;
  * - `openPane(name, arg)`: a detail pane (panes/index.js), with its arguments;
- * - `copyLink(text, what)`: copies a link and says so.
+ * - `copyLink(text, what)`: copies a link and says so;
+ * - `notes`: the trace's notes (notes.js createNoteStore); NO_NOTES where the page keeps none.
  * A capability the host leaves out is `notOffered`, never undefined; `offers(name)` says which.
  */
-export function createTraceView({ trace, api, state, select, setRange, openPane, copyLink }) {
+export function createTraceView({ trace, api, state, select, setRange, openPane, copyLink, notes }) {
   if (!trace?.id || !api || !state) throw new TypeError('a trace view needs trace, api and state');
   const capabilities = { select, setRange, openPane, copyLink };
   const offered = new Set(Object.keys(capabilities).filter((name) => typeof capabilities[name] === 'function'));
@@ -43,6 +45,7 @@ export function createTraceView({ trace, api, state, select, setRange, openPane,
     setRange: setRange ?? notOffered,
     openPane: openPane ?? notOffered,
     copyLink: copyLink ?? notOffered,
-    offers: (name) => offered.has(name),
+    notes: notes ?? NO_NOTES,
+    offers: (name) => (name === 'notes' ? !!notes?.offered : offered.has(name)),
   });
 }

@@ -173,7 +173,7 @@ private struct FindingsResponse: Encodable {
     var findings: [Finding]
 }
 
-private enum SortOrder: String, CaseIterable { case asc, desc }
+enum SortOrder: String, CaseIterable { case asc, desc }
 private enum StepDirection: String, CaseIterable { case next, previous }
 
 private struct LongUpdateStep: Encodable {

@@ -6,8 +6,8 @@ import { el } from '../dom.js';
 import { toast } from '../shell.js';
 import { formatDuration, formatTimestamp } from '../format.js';
 import { currentSelection, selectedUpdate, selectionChanged } from '../state.js';
-import { eventOf, findingMarks, hasTaskData, layoutRows, nearestEvent, queriedLanes, signpostRows } from './lanes.js';
-import { clickOf, clickable, SELECTION_OUTLINES, tooltipDetail, tooltipOf } from './kinds.js';
+import { eventOf, findingMarks, hasTaskData, layoutRows, nearestEvent, noteMarkAt, noteMarks, queriedLanes, RULER_HEIGHT, signpostRows } from './lanes.js';
+import { clickOf, clickable, NOTE_MARK, SELECTION_OUTLINES, tooltipDetail, tooltipOf } from './kinds.js';
 import { attachInput } from './input.js';
 import { buildHeaders, describeLanes } from './headers.js';
 import { TimelineLoader } from './loader.js';
@@ -56,6 +56,12 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
   let destroyed = false;
   let findingList = [];
   findings?.then((list) => { findingList = list; requestDraw(); }).catch(() => {});
+  // The trace's notes, flagged on the ruler (the view's note store; none on a comparison).
+  let noteList = traceView.notes.list();
+  let drawnNotes = [];
+  const unsubscribeNotes = traceView.notes.subscribe((list) => { noteList = list; requestDraw(); });
+  traceView.notes.ready.then(() => requestDraw());
+  const selectedNote = () => { const s = currentSelection(state.get()); return s?.kind === 'note' ? s.id : null; };
 
   const loader = new TimelineLoader(trace.id, bounds.start, bounds.end, () => requestDraw());
 
@@ -97,12 +103,14 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
     loader.ensure(view.start, view.end, width, queriedLanes(layout.rows));
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     const marks = findingMarks(findingList, view, width, state.get().finding);
+    drawnNotes = noteMarks(noteList, traceView.notes.spanOf, view, width, selectedNote());
     const counts = drawTimeline(g, {
       width, height: layout.height, dpr, view, rows: layout.rows, data: loader.current, colors,
-      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks,
+      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, noteMarks: drawnNotes,
     });
-    // How many findings are marked in this window (the browser tests and the ruler's header read it).
+    // How many findings and notes are marked in this window (the browser tests and the ruler's header read it).
     if (canvas.dataset.findings !== String(marks.length)) canvas.dataset.findings = String(marks.length);
+    if (canvas.dataset.notes !== String(drawnNotes.length)) canvas.dataset.notes = String(drawnNotes.length);
     performance.measure('timeline-draw', { start: began, end: performance.now() });
     if (performance.getEntriesByName('timeline-draw').length > 5000) performance.clearMeasures('timeline-draw');
     // Lane descriptions and the status line change the DOM: keep that out of frames while moving.
@@ -147,6 +155,13 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
   }
 
   function updateHover(x, y) {
+    const note = y < RULER_HEIGHT ? noteMarkAt(drawnNotes, x, y) : null;
+    if (note) {
+      if (hover) { hover = null; requestDraw(); }
+      showTooltipAt(tooltip, NOTE_MARK.tooltip(note.note), x, y, { width, height: layout.height });
+      canvas.style.cursor = 'pointer';
+      return;
+    }
     const row = rowAt(y);
     const e = row && x >= 0 && x <= width ? eventAt(row, x) : null;
     const changed = hover?.event?.index !== e?.index || hover?.row !== row;
@@ -167,6 +182,11 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
 
   /** A click that did not drag: open or close the SwiftUI track, do what the mark's lane kind says, or drop a selected update. */
   function click(x, y) {
+    if (y < RULER_HEIGHT) {
+      const note = noteMarkAt(drawnNotes, x, y);
+      if (note) traceView.select(NOTE_MARK.click(note.note).select);
+      return;
+    }
     const row = rowAt(y);
     const e = row ? eventAt(row, x) : null;
     if (row?.track) { toggleSwiftUI(); return; }
@@ -202,7 +222,10 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
       showHeaders();
       resize();
     }
-    if (selectionChanged(changed)) outlineSelection(currentSelection(next));
+    if (selectionChanged(changed)) {
+      outlineSelection(currentSelection(next));
+      requestDraw();
+    }
     if (changed.includes('range') || changed.includes('finding')) requestDraw();
   });
 
@@ -231,6 +254,7 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
       loader.destroy();
       input.destroy();
       unsubscribe();
+      unsubscribeNotes();
       observer.disconnect();
       scheme.removeEventListener('change', onScheme);
       window.removeEventListener('resize', onDprChange);
