@@ -48,6 +48,23 @@ public struct TraceRecord: Sendable, Codable, Equatable {
         run = entry.run
         tags = entry.tags.sorted()
     }
+
+    /// Sidecars of the earlier data-directory layout predate tags: a missing `tags` is none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        app = try container.decode(String.self, forKey: .app)
+        device = try container.decode(String.self, forKey: .device)
+        durationNs = try container.decode(Int64.self, forKey: .durationNs)
+        sizeBytes = try container.decode(Int64.self, forKey: .sizeBytes)
+        _uploadedAt = try container.decode(NullWhenAbsent<String>.self, forKey: .uploadedAt)
+        isSample = try container.decode(Bool.self, forKey: .isSample)
+        sourceFormat = try container.decode(String.self, forKey: .sourceFormat)
+        updateCount = try container.decode(Int.self, forKey: .updateCount)
+        _run = try container.decode(NullWhenAbsent<Int>.self, forKey: .run)
+        tags = try container.decodeIfPresent([String].self, forKey: .tags) ?? []
+    }
 }
 
 /// `GET /api/traces/{id}`: the trace's metadata, lanes with their counts, and its tables' sizes.

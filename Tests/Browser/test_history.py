@@ -126,13 +126,15 @@ def test_tag_an_upload_then_filter_the_list_from_a_url_in_a_fresh_context(page, 
 
     # A colleague opens the filtered list from its link: only that trace, with its tags.
     colleague = new_context().new_page()
+    colleague.errors = []
+    colleague.on("pageerror", lambda error: colleague.errors.append(str(error)))
     colleague.goto(f"{history_server.url}/?tag=branch:feature/tags-ui&q=checkout")
     expect(colleague.locator("#trace-count")).to_have_text("1 trace", timeout=30_000)
     rows = colleague.locator("table.traces tbody tr[data-trace-id]")
     expect(rows).to_have_count(1)
     expect(rows.first.locator("td.name")).to_have_text("tagged-in-browser")
     expect(rows.first.locator("td.tags")).to_contain_text("nightly")
-    expect(colleague.locator(".tag-filter .tag-chip-active")).to_have_text(["branch:feature/tags-ui"])
+    expect(colleague.locator(".tag-filter .tag-chip-active bdi")).to_have_text(["branch:feature/tags-ui"])
     expect(colleague.locator("#list-search")).to_have_value("checkout")
 
     # Filters in the page write the URL: a tag clicked in a row, then sorted by name.
