@@ -68,6 +68,7 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Bas
     addHealthRoutes(to: router, readiness: readiness, metrics: options.metrics ?? PrometheusCollectorRegistry())
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes)
     addQueryRoutes(to: router, store: store, queries: queries)
+    addSearchRoutes(to: router, store: store, queries: queries)
     addGraphRoutes(to: router, store: store, queries: queries)
     addCompareRoutes(to: router, store: store, queries: queries)
     addHistoryRoutes(to: router, store: store)

@@ -57,6 +57,8 @@ import TraceSamples
         let budget = try read(#"{"version": 1}"#)
         #expect(budget.rules.isEmpty && budget.baseline == BaselineTolerance())
         #expect(BudgetReader.duration("16ms") == 16_000_000 && BudgetReader.duration("2µs") == 2_000 && BudgetReader.duration("ms") == nil)
+        // The CLI's and the browser's syntax: a space before the unit is fine, a bare number is not a budget duration.
+        #expect(BudgetReader.duration("1 s") == 1_000_000_000 && BudgetReader.duration("2.5 ms") == 2_500_000 && BudgetReader.duration("16") == nil)
     }
 
     @Test(arguments: [
@@ -70,8 +72,8 @@ import TraceSamples
          #"budget.json:1:34: rules[0].max: hang-total is a time; expected a duration string with a unit such as "16ms", "500us" or "1.5s", found the number 5"#),
         (#"{"version": 1, "rules": [{"metric": "hang-total", "max": "-5ms"}]}"#,
          #"budget.json:1:58: rules[0].max: must not be negative, found "-5ms""#),
-        (#"{"version": 1, "rules": [{"metric": "hang-total", "max": "5 ms"}]}"#,
-         #"budget.json:1:58: rules[0].max: "5 ms" is not a duration; write a number and a unit (ns, us, ms, s), e.g. "16ms""#),
+        (#"{"version": 1, "rules": [{"metric": "hang-total", "max": "5 min"}]}"#,
+         #"budget.json:1:58: rules[0].max: "5 min" is not a duration; write a number and a unit (ns, us, ms, s), e.g. "16ms""#),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "views": ["Row*", "[abc"], "max": 0}]}"#,
          #"budget.json:1:70: rules[0].views[1]: bad pattern "[abc": the '[' at character 1 is never closed with ']'"#),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "views": [], "max": 0}]}"#,
@@ -228,12 +230,12 @@ import TraceSamples
         let over = try #require(slow.first)
         #expect(over.measured == 1)
         let offender = try #require(over.offenders.first)
-        #expect(offender.title == "Task 502 (created by View.task @ Landmarks/LandmarkDetail.swift:58) ran 120.00 ms on the Main Actor in LandmarkImageLoader.loadImages(for:)")
+        #expect(offender.title == "Task 502 (created by View.task @ Landmarks/LandmarkDetail.swift:58) ran 120 ms on the Main Actor in LandmarkImageLoader.loadImages(for:)")
         let trace = SampleTraces.trace(named: "landmarks-concurrency-slow")
         let run = try #require(offender.taskState)
         #expect(trace.taskStates.state[run] == .running && offender.span?.duration == 120_000_000)
         let wait = try #require(slow[2].offenders.first)
-        #expect(wait.title.hasPrefix("View.task @ Landmarks/MapView.swift:31 waited 120."))
+        #expect(wait.title.hasPrefix("View.task @ Landmarks/MapView.swift:31 waited 120 ms"))
         #expect(wait.title.hasSuffix(" ms for the Main Actor, then ran MapView.updateRegion()"))
         #expect(trace.taskStates.state[try #require(wait.taskState)] == .enqueued)
     }
@@ -250,7 +252,7 @@ import TraceSamples
         let harbor = OtherAppTraces.harbor().evaluate(budget)
         // One frame is 16.7 ms: the recording states no refresh rate, so 60 Hz.
         #expect(harbor[0].measured == 1 && !harbor[0].passed)
-        #expect(harbor[0].offenders.map(\.title) == ["Task 7002 (created by View.task @ Harbor/ConversationView.swift:44) ran 45.00 ms on the Main Actor in MessageStore.decodeHistory()"])
+        #expect(harbor[0].offenders.map(\.title) == ["Task 7002 (created by View.task @ Harbor/ConversationView.swift:44) ran 45.0 ms on the Main Actor in MessageStore.decodeHistory()"])
         #expect(harbor[1].measured == 40_000_000 && !harbor[1].passed)
         #expect(harbor[2].passed && harbor[2].notes == [#"no wait for the Main Actor matches "MapView.*""#])
         #expect(harbor[3].passed && harbor[3].measured == 0, "the AttachmentStore actor is not the Main Actor")

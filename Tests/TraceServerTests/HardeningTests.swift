@@ -386,6 +386,18 @@ extension ServerOptions {
         }
     }
 
+    /// A 2.1 GB upload is refused on its Content-Length: the answer comes before a byte of the body
+    /// beyond the first (a server that read on would wait for the rest until its read timeout).
+    @Test func anUploadOverTheLimitIsRefusedOnItsAnnouncedLength() async throws {
+        try await withServer(["--max-upload-mb", "10", "--read-timeout", "20"]) { _, port in
+            let client = try StalledClient(port: port, head: "POST /api/traces?name=big.json HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: application/octet-stream\r\nContent-Length: 2100000000\r\n\r\n{")
+            defer { client.close() }
+            let answer = client.readUntilClosed(within: 5).text
+            #expect(answer.hasPrefix("HTTP/1.1 413") && answer.contains("upload too large"), "\(answer.prefix(300))")
+        }
+    }
+
     @Test func connectionsBeyondTheLimitAreClosedAndTheServerStillAnswers() async throws {
         try await withServer(["--max-connections", "4"]) { server, port in
             var held: [StalledClient] = []

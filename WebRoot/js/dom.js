@@ -45,3 +45,12 @@ function build(node, props, children) {
   }
   return node;
 }
+
+/**
+ * A code name ("LandmarkImageLoader.loadImages(for:)", "Landmarks/MapView.swift:31") as text with
+ * line-break opportunities after its separators (. ( / : and spaces), so a narrow column wraps it
+ * between its parts, never inside a word. Children for el().
+ */
+export function codeName(text) {
+  return String(text ?? '').split(/(?<=[.(/:])(?=[^\s.(/:)])/).flatMap((part, i) => (i ? [document.createElement('wbr'), part] : [part]));
+}

@@ -7,22 +7,25 @@ public enum BudgetReader {
     public static func read(at url: URL, displayName: String) throws(TraceFormatError) -> Budget {
         let source = try ByteSource(url: url, displayName: displayName, chunkSize: 64 << 10)
         var parser = BudgetParser(scanner: JSONScanner(source: source))
+        var budget: Budget
         do {
-            return try parser.parse()
+            budget = try parser.parse()
         } catch {
             throw TextLocation.formatError(error, url: url, displayName: displayName)
         }
+        // Each rule's line, for annotations that point at it (`::error file=budget.json,line=4`).
+        for (index, offset) in parser.ruleOffsets.enumerated() where index < budget.rules.count {
+            budget.rules[index].line = TextLocation.lineAndColumn(of: offset, in: url).line
+        }
+        return budget
     }
 
-    /// "16ms", "500us", "1.5s" in nanoseconds; nil when the text is not a duration.
+    /// "16ms", "500 us", "1.5 s" in nanoseconds (DurationText.parse, the one syntax of the CLI and
+    /// the browser); nil when the text is not a duration. A budget's string has a unit: a bare
+    /// number is not read as nanoseconds here, where "16" most likely meant milliseconds.
     public static func duration(_ text: String) -> Nanoseconds? {
-        let units: [(suffix: String, scale: Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)]
-        guard let unit = units.first(where: { text.hasSuffix($0.suffix) }) else { return nil }
-        let number = text.dropLast(unit.suffix.count)
-        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(number) else { return nil }
-        let nanoseconds = (value * unit.scale).rounded()
-        guard nanoseconds <= Double(TraceLimits.time) else { return nil }
-        return Nanoseconds(nanoseconds)
+        guard text.contains(where: { $0.isLetter }) else { return nil }
+        return DurationText.parse(text)
     }
 }
 
@@ -36,6 +39,8 @@ enum BudgetKeys {
 
 struct BudgetParser: ~Copyable {
     static let version: Int64 = 1
+    /// Where each rule of the parsed budget starts, in order.
+    private(set) var ruleOffsets: [Int] = []
     private var scanner: JSONScanner
 
     init(scanner: consuming JSONScanner) {
@@ -79,6 +84,7 @@ struct BudgetParser: ~Copyable {
                 throw OffsetError(offset: draft.nameOffset, message: "\(draft.path): another rule is named \"\(rule.name)\"; rule names must differ (they name the JUnit test cases)")
             }
             budget.rules.append(rule)
+            ruleOffsets.append(draft.offset)
         }
         return budget
     }
@@ -88,6 +94,8 @@ struct BudgetParser: ~Copyable {
         var path: String
         /// Where the name is (or the rule, when the name is made up).
         var nameOffset: Int
+        /// Where the rule's object starts.
+        var offset: Int
     }
 
     // MARK: Rules
@@ -190,7 +198,7 @@ struct BudgetParser: ~Copyable {
             name: name?.text ?? defaultName, metric: metric.value, views: views?.globs ?? [], perView: perView?.value ?? false,
             window: window, limit: limitValue, findings: findings, functions: functions?.globs ?? [], over: over?.value
         )
-        return RuleDraft(rule: rule, path: path, nameOffset: name?.offset ?? start)
+        return RuleDraft(rule: rule, path: path, nameOffset: name?.offset ?? start, offset: start)
     }
 
     /// `max` as written: its meaning (count or duration) depends on the metric, which may come after it.

@@ -14,6 +14,10 @@ public struct BudgetResult: Sendable, Equatable {
     public var offenders: [BudgetOffender]
     /// Things a reader should know, e.g. that no view matched the rule's names.
     public var notes: [String]
+    /// What `measured` was read from when it is one of several (the baseline rules' view).
+    public var measuredIn: String?
+    /// The budget file's line the rule starts on (BudgetRule.line).
+    public var line: Int?
 
     public init(
         name: String, metric: String, unit: BudgetUnit, measured: Int64, limit: Int64, passed: Bool,
@@ -311,7 +315,9 @@ extension Trace {
                 title: "\(finding.kind.rawValue), \(finding.severity.rawValue): \(finding.title)",
                 module: view.flatMap { $0.detail.isEmpty ? nil : $0.detail }, view: view?.name, measured: Int64(finding.occurrences),
                 updates: Array(listed.prefix(BudgetOffender.listedUpdates)), updateCount: max(evidence.updateCount, listed.count),
-                span: isInterval ? evidence.range : nil, taskState: evidence.taskStates.first
+                // The worst recorded interval itself, not the frames around it the CPU range reads.
+                span: isInterval ? (evidence.intervals.max { $0.duration < $1.duration } ?? evidence.range) : nil,
+                taskState: evidence.taskStates.first
             )
         }
         return result(rule, measured: Int64(found.count), passed: passed, offenders: offenders, notes: [])
@@ -341,9 +347,11 @@ extension Trace {
         if offenders.count > BudgetOffender.listedOffenders {
             notes.append("\(offenders.count - BudgetOffender.listedOffenders) more over the limit not listed")
         }
-        return BudgetResult(
+        var result = BudgetResult(
             name: rule.name, metric: rule.metric.rawValue, unit: rule.metric.unit, measured: measured, limit: rule.limit,
             passed: passed, offenders: Array(offenders.prefix(BudgetOffender.listedOffenders)), notes: notes
         )
+        result.line = rule.line
+        return result
     }
 }

@@ -19,10 +19,10 @@ func addTraceRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         }
         guard let limit = try parameters.int("limit", in: 1...1000) else {
             let traces = try await store.list(query)
-            return try jsonResponse(TraceList(traces: traces, nextCursor: nil, total: traces.count))
+            return try jsonResponse(TraceList(traces: traces, nextCursor: nil, total: traces.count, maxUploadBytes: maxUploadBytes))
         }
         let page = try await store.page(query, limit: Int(limit), cursor: cursor)
-        return try jsonResponse(TraceList(traces: page.records, nextCursor: page.next?.token, total: page.total))
+        return try jsonResponse(TraceList(traces: page.records, nextCursor: page.next?.token, total: page.total, maxUploadBytes: maxUploadBytes))
     }
 
     router.post("/api/traces") { request, _ in
@@ -97,6 +97,8 @@ struct TraceList: Encodable {
     @NullWhenAbsent var nextCursor: String?
     /// Traces the query matches, all pages together (samples included).
     var total: Int
+    /// The largest upload accepted (`--max-upload-mb`): the browser checks a file against it before sending.
+    var maxUploadBytes: Int64
 }
 
 struct TagEdit: Decodable {

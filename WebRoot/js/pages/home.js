@@ -1,6 +1,6 @@
 // Home: the trace list with its filters (in the URL: state.js LIST_EMPTY), upload by button (or a
 // file dropped anywhere: file-drop.js, routed by app.js), progress and parse errors.
-import { uploadTrace } from '../api.js';
+import { listTracePage, uploadTrace } from '../api.js';
 import { el } from '../dom.js';
 import { navigate, toast } from '../shell.js';
 import { LIST_EMPTY, LIST_SORTS, buildHistoryPath, buildListPath, listQuery } from '../state.js';
@@ -65,10 +65,12 @@ export function renderHome(root, list = LIST_EMPTY) {
 
   let alive = true;
   let uploading = false;
+  let uploadLimit = null;   // bytes (GET /api/traces: maxUploadBytes), once a page of the list is loaded
   let current = list;
   const mountList = () => mountTraceList(listRoot, listQuery(current), {
     onTag: (tag) => { if (!current.tags.includes(tag)) navigate(buildListPath({ ...current, tags: [...current.tags, tag] })); },
     askForWriteToken,
+    onPage: (page) => { uploadLimit = page.maxUploadBytes ?? uploadLimit; },
   });
   let traceList = mountList();
   const refresh = () => traceList.refresh();
@@ -86,8 +88,23 @@ export function renderHome(root, list = LIST_EMPTY) {
     status.replaceChildren(...children);
   }
 
+  /** A file larger than the server accepts is refused here, before a byte is sent. */
+  async function tooLarge(file) {
+    if (uploadLimit === null) {
+      try { uploadLimit = (await listTracePage('', { limit: 1 })).maxUploadBytes ?? null; } catch { return false; }
+    }
+    if (uploadLimit === null || file.size <= uploadLimit) return false;
+    status.dataset.state = 'too-large';
+    showStatus(el('div', { class: 'error-box', role: 'alert' },
+      el('strong', { text: `${file.name} is too large to upload: ` }),
+      `it is ${formatBytes(file.size)}, and this server accepts traces up to ${formatBytes(uploadLimit)} `,
+      '(tracesvc serve --max-upload-mb). Export a shorter recording, or run the server with a higher limit.'));
+    return true;
+  }
+
   async function upload(file) {
     if (uploading) { toast('An upload is already running'); return; }
+    if (await tooLarge(file)) { input.value = ''; return; }
     uploading = true;
     uploadButton.disabled = true;
     const bar = el('progress', { max: '1', value: '0', 'aria-label': `Uploading ${file.name}` });
@@ -126,8 +143,11 @@ export function renderHome(root, list = LIST_EMPTY) {
       // The detail of an unreadable file begins with its location: say it once, on its own line.
       const detail = error.location && error.detail.startsWith(`${error.location}:`)
         ? error.detail.slice(error.location.length + 1).trim() : error.detail;
+      // A refusal for size or space is not a file that could not be read.
+      const lead = error.status === 413 ? `${file.name} is too large to upload: `
+        : error.status === 507 ? `No room to store ${file.name}: ` : `Could not read ${file.name}: `;
       showStatus(el('div', { class: 'error-box', role: 'alert' },
-        el('strong', { text: `Could not read ${file.name}: ` }),
+        el('strong', { text: lead }),
         detail ? [`${error.error}. `, ...withCommands(detail[0].toUpperCase() + detail.slice(1))] : error.message,
         error.location ? el('span', { class: 'where', text: `at ${error.location}` }) : null));
     } finally {

@@ -12,6 +12,17 @@ const PAGE_SIZE = 200;
 /** Rows drawn above and below the ones in sight. */
 const OVERSCAN = 12;
 
+/** Each sample's story: what it shows and what to click first (the samples are SampleTraces/). */
+export const SAMPLE_STORIES = {
+  'landmarks-scroll-slow': 'Scrolling hitches: open the Long body finding, then its CPU link: every row builds formatters.',
+  'landmarks-scroll-fixed': 'The same scroll with cached strings: compare it with landmarks-scroll-slow to see the hitches go.',
+  'landmarks-favorites-slow': 'A favorite tap re-runs all 12 rows: open the Collection fan-out finding and its Cause & Effect graph.',
+  'landmarks-favorites-fixed': 'The same taps with a model per row: one row body per tap; compare it with the slow one.',
+  'environment-color-scheme': 'Dark mode switch: click View1 on the timeline, then Cause & Effect: View2 was notified but did not run.',
+  'landmarks-concurrency-slow': 'Images load on the Main Actor for 120 ms: open the Main Actor blocked finding, then click the red Main Actor mark.',
+  'landmarks-concurrency-fixed': 'The loading moved off the Main Actor: the map’s task waits under a millisecond; compare it with the slow one.',
+};
+
 /** Opening a trace from the list shows its findings first. */
 export const openTracePath = (id) => buildPath(id, { pane: 'findings' });
 
@@ -27,10 +38,11 @@ export function visibleRows(scrollTop, height, total) {
 
 /**
  * The list of the filters' `query` (state.js listQuery) in `root`. `onTag(tag)`: a tag in a row
- * was clicked (filter by it); `askForWriteToken(what, retry)`: a delete needs the token.
+ * was clicked (filter by it); `askForWriteToken(what, retry)`: a delete needs the token;
+ * `onPage(answer)`: each page's answer as it arrives (the home page reads maxUploadBytes).
  * Returns {refresh(), destroy()}.
  */
-export function mountTraceList(root, query, { onTag, askForWriteToken }) {
+export function mountTraceList(root, query, { onTag, askForWriteToken, onPage = () => {} }) {
   let rows = [];          // loaded so far, in order
   let total = null;       // all the query matches (null until the first page)
   let next = null;        // cursor of the next page; null when all are loaded
@@ -75,7 +87,10 @@ export function mountTraceList(root, query, { onTag, askForWriteToken }) {
         checked: picked.includes(trace.id), onchange: (event) => pick(trace.id, event.target.checked) })),
       el('td', { class: 'name', title: trace.name }, el('a', { href: openTracePath(trace.id), text: trace.name }),
         trace.isSample ? el('span', { class: 'badge badge-after', text: 'sample' }) : null),
-      el('td', { class: 'tags' }, ...(trace.tags ?? []).map(tagChip)),
+      // A sample has no tags: its story takes their place, on one line (every row is as high).
+      trace.isSample ? el('td', { class: 'tags' }, SAMPLE_STORIES[trace.name]
+        ? el('span', { class: 'sample-story', title: SAMPLE_STORIES[trace.name], text: SAMPLE_STORIES[trace.name] }) : null)
+        : el('td', { class: 'tags' }, ...(trace.tags ?? []).map(tagChip)),
       el('td', { text: trace.app || '–' }),
       el('td', { class: 'num', text: formatDuration(trace.durationNs) }),
       el('td', { class: 'num', text: formatCount(trace.updateCount) }),
@@ -119,6 +134,7 @@ export function mountTraceList(root, query, { onTag, askForWriteToken }) {
     try {
       const page = await loading;
       if (!alive || mine !== generation) return;
+      onPage(page);
       rows = rows.concat(page.traces);
       next = page.nextCursor;
       // The last page lists the samples that match too: the total is what was listed then.

@@ -11,8 +11,9 @@ import { clickOf, clickable, NOTE_MARK, SELECTION_OUTLINES, tooltipDetail, toolt
 import { attachInput } from './input.js';
 import { buildHeaders, describeLanes } from './headers.js';
 import { TimelineLoader } from './loader.js';
+import { createTimelineSearch } from './search.js';
 import { drawTimeline, readColors } from './render.js';
-import { clampWindow, historyStep, pixelsToTime, timeAt, traceBounds } from './viewport.js';
+import { clampWindow, contextWindow, historyStep, pixelsToTime, timeAt, traceBounds } from './viewport.js';
 
 const URL_WRITE_MS = 250;             // continuous pans write the URL at most this often
 const HIT_SLOP_PX = 3;                // a mark this close to the pointer counts as under it
@@ -21,9 +22,10 @@ const HIT_SLOP_PX = 3;                // a mark this close to the pointer counts
  * The timeline of `traceView` (trace-view.js) in `section`. `findings`: a promise of the trace's
  * findings, marked on the ruler when it resolves. `focusedKeysOnly`: keys move this timeline only
  * while its canvas has focus (a page with two). `idSuffix`: appended to the ids of its canvas and
- * tooltip, for a page with two. Returns {zoomToFit(), getView(), flush(), destroy()}.
+ * tooltip, for a page with two. `findSlot`: where the find box goes (search.js), none without it.
+ * Returns {zoomToFit(), getView(), flush(), destroy()}.
  */
-export function createTimeline(section, traceView, { windowLabel, findings, focusedKeysOnly = false, idSuffix = '' } = {}) {
+export function createTimeline(section, traceView, { windowLabel, findings, findSlot = null, focusedKeysOnly = false, idSuffix = '' } = {}) {
   const { trace, state } = traceView;
   const bounds = traceBounds(trace);
   const wholeTrace = [bounds.start, bounds.end];
@@ -64,6 +66,8 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
   const selectedNote = () => { const s = currentSelection(state.get()); return s?.kind === 'note' ? s.id : null; };
 
   const loader = new TimelineLoader(trace.id, bounds.start, bounds.end, () => requestDraw());
+  const search = findSlot ? createTimelineSearch(traceView, { onMarks: () => requestDraw(), onStep: (direction) => step(direction) }) : null;
+  findSlot?.replaceChildren(search.box);
 
   // ----- layout -----
   const expandedTracks = () => state.get().expanded ?? [];
@@ -104,13 +108,16 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     const marks = findingMarks(findingList, view, width, state.get().finding);
     drawnNotes = noteMarks(noteList, traceView.notes.spanOf, view, width, selectedNote());
+    const matches = search?.marks(view, width);
     const counts = drawTimeline(g, {
       width, height: layout.height, dpr, view, rows: layout.rows, data: loader.current, colors,
-      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, noteMarks: drawnNotes,
+      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, noteMarks: drawnNotes, matches: matches?.lanes,
     });
-    // How many findings and notes are marked in this window (the browser tests and the ruler's header read it).
+    // How many findings and notes are marked in this window, and the lanes the selection is outlined on (the browser tests read them).
     if (canvas.dataset.findings !== String(marks.length)) canvas.dataset.findings = String(marks.length);
     if (canvas.dataset.notes !== String(drawnNotes.length)) canvas.dataset.notes = String(drawnNotes.length);
+    const outlined = outline ? `${outline.lanes.join(',')}@${outline.start},${outline.duration}` : '';
+    if (canvas.dataset.outlined !== outlined) canvas.dataset.outlined = outlined;
     performance.measure('timeline-draw', { start: began, end: performance.now() });
     if (performance.getEntriesByName('timeline-draw').length > 5000) performance.clearMeasures('timeline-draw');
     // Lane descriptions and the status line change the DOM: keep that out of frames while moving.
@@ -209,8 +216,12 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
     rangeDrag: (span) => { rangeDrag = span; requestDraw(); },
     range: (start, end) => traceView.setRange(start, end, { zoom: false }),
     escape: () => { if (currentSelection(state.get()) !== null) traceView.select(null); },
-    step: longUpdateStepper(traceView, visible.get, () => destroyed),
+    step: (direction) => step(direction),
   }, { focusedKeysOnly });
+  // [ and ]: through the find box's matches while it has a query, else through the long updates.
+  const stepLong = longUpdateStepper(traceView, visible.get, () => destroyed);
+  const stepMatch = search ? matchStepper(traceView, search, visible.get, (span) => setView(contextWindow(bounds, span[0], span[1] - span[0]), 'jump')) : null;
+  function step(direction) { return search?.active() ? stepMatch(direction) : stepLong(direction); }
 
 
   // ----- state -----
@@ -250,6 +261,7 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
     destroy() {
       destroyed = true;
       visible.destroy();
+      search?.destroy();
       clearTimeout(describeTimer);
       loader.destroy();
       input.destroy();
@@ -302,6 +314,29 @@ function longUpdateStepper(traceView, visible, destroyed) {
 }
 
 /**
+ * ] and [ while the find box has a query: select the next / previous match (an update, zoomed to
+ * with context when out of view; a signpost, the window moved to it with `reveal(span)`). Presses queue.
+ */
+function matchStepper(traceView, search, visible, reveal) {
+  let stepping = Promise.resolve();
+  return (direction) => {
+    stepping = stepping.then(() => search.step(direction, {
+      visible,
+      async show(match) {
+        const now = visible();
+        const inView = match.start >= now.start && match.start + match.duration <= now.end;
+        if (match.kind === 'update') { await traceView.select({ kind: 'update', id: match.id }, { zoom: !inView }); return; }
+        await traceView.select({ kind: 'signpost', id: match.id });
+        if (!inView) reveal([match.start, match.start + Math.max(match.duration, 1)]);
+      },
+    }).then((answer) => {
+      if (answer && !answer.match) toast(`No ${direction > 0 ? 'later' : 'earlier'} match of “${traceView.state.get().find}”`);
+    })).catch((error) => toast(`Could not step to the match: ${error.message}`));
+    return stepping;
+  };
+}
+
+/**
  * Outlines the selection on its lanes (kinds.js SELECTION_OUTLINES) once its extent is known:
  * returns outline(selection), which hands `show` {key, start, duration, lanes} or null.
  */
@@ -313,9 +348,10 @@ function selectionOutliner(traceView, show) {
     const key = JSON.stringify(selection);
     if (current?.key === key) return;
     try {
-      const answer = await traceView.api.get(how.path(selection.id));
+      const path = how.path(selection.id);
+      const answer = path ? await traceView.api.get(path) : null;
       if (JSON.stringify(currentSelection(traceView.state.get())) !== key) return;
-      current = { key, ...how.outline(answer) };
+      current = { key, ...how.outline(answer, selection.id) };
     } catch {
       current = null;
     }

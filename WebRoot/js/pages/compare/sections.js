@@ -115,7 +115,7 @@ export function causesSection(c) {
     el('thead', {}, el('tr', {}, ...['Change', 'Cause → target', 'A', 'B'].map((h) => el('th', { scope: 'col', text: h })))),
     el('tbody', {}, ...c.causes.map((cause) => el('tr', { class: `change-${cause.change}`, 'data-change': cause.change },
       el('td', { class: 'change', text: cause.change }),
-      el('td', { class: 'name', text: `${cause.source}${cause.property ? ` (${cause.property})` : ''} → ${cause.target}` }),
+      el('td', { class: 'name', text: `${cause.title} → ${cause.target}` }),
       el('td', { class: 'fan-out' }, fanOut(cause.a)), el('td', { class: 'fan-out' }, fanOut(cause.b))))));
   return el('section', { class: 'compare-section', 'aria-label': 'Causes' },
     el('h2', { text: 'Causes' }),
