@@ -59,7 +59,7 @@ extension TestClientProtocol {
                 #expect(try refused.json()["error"] as? String == "bad tag")
                 #expect((try refused.json()["detail"] as? String)?.contains("tag '") == true)
             }
-            #expect(try await client.list("").count == 3)
+            #expect((try await client.list("")["traces"] as? [[String: Any]])?.count == 3)
             #expect(try await client.list("")["total"] as? Int == 3)
 
             let main = try await client.list("tag=branch:main&limit=10")
