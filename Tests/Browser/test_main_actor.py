@@ -2,7 +2,8 @@
 the main-actor findings and their task links, the cause chain from a task to the bodies it ran in
 the Cause & Effect graph (the task node opens the task), and the comparison's frames and Main
 Actor rows, in the words `tracesvc compare` prints. On the Landmarks concurrency samples and on
-another app (Harbor, Tests/Fixtures/harbor-conversation*.json: other task, actor and view names)."""
+another app (Harbor, Tests/Fixtures/harbor-conversation*.json: other task, actor and view names;
+-time-only's write is tied to its task by time only). A budget offender's link opens its task."""
 
 import json
 import os
@@ -188,4 +189,88 @@ def test_another_app_reads_the_same(page, server, harbor, shot):
     expect(page.locator('#compare-tasks tr[data-function="MessageStore.decodeHistory()"][data-actor="Global Concurrent Executor"] td.change')).to_have_text("new")
     expect(page.locator('#compare-tasks tr[data-function="AttachmentStore.prefetch(_:)"][data-actor="AttachmentStore"] td.change')).to_have_text("same")
     shot(page, "main-actor-05-harbor-compare")
+    assert not page.errors
+
+
+def check(server, trace, budget, tmp_path):
+    """`tracesvc check TRACE --budget BUDGET --format json --server SERVER`: its exit status and report."""
+    path = tmp_path / "budget.json"
+    path.write_text(budget)
+    binary = os.environ.get("TRACESVC_BIN") or str(ROOT / ".build" / "debug" / "tracesvc")
+    run = subprocess.run([binary, "check", str(trace), "--budget", str(path), "--format", "json", "--server", server],
+                         capture_output=True, text=True, timeout=300)
+    return run.returncode, json.loads(run.stdout)
+
+
+def guide_budget():
+    """The budget of docs/ci.md's "Guarding the Main Actor"."""
+    section = (ROOT / "docs" / "ci.md").read_text().split("### Guarding the Main Actor")[1]
+    return section.split("```json\n")[1].split("```")[0]
+
+
+def offender_link(report, metric):
+    result = next(r for r in report["results"] if r["metric"] == metric)
+    assert not result["passed"], result
+    offender = result["offenders"][0]
+    assert offender["taskState"] is not None and "ts=" in offender["link"], offender
+    return offender
+
+
+def test_a_budget_offender_links_to_its_task(page, server, shot, tmp_path):
+    """The guide's Main Actor budget fails the slow sample and passes the fixed one; each offender's
+    link (uploaded with --server) opens the trace at the task's run or wait, its details shown."""
+    status, report = check(server, ROOT / "SampleTraces" / f"{FIXED}.json", guide_budget(), tmp_path)
+    assert status == 0 and report["passed"], report
+    status, report = check(server, ROOT / "SampleTraces" / f"{SLOW}.json", guide_budget(), tmp_path)
+    assert status == 1 and all(not r["passed"] for r in report["results"]), report
+
+    run = offender_link(report, "main-actor-tasks-over")
+    page.goto(run["link"])
+    details = page.locator("#update-details")
+    expect(details.locator("#task-details-title")).to_have_text("Task 502")
+    expect(details).to_contain_text("LandmarkImageLoader.loadImages(for:)")
+    expect(details).to_contain_text("Running 120 ms")
+    shot(page, "main-actor-06-budget-offender")
+
+    wait = offender_link(report, "main-actor-wait-longest")
+    page.goto(wait["link"])
+    expect(details.locator("#task-details-title")).to_have_text("View.task @ Landmarks/MapView.swift:31")
+    expect(details).to_contain_text("Enqueued 120")
+    assert not page.errors
+
+
+def test_another_apps_budget_offender_links_to_its_task(page, server, tmp_path):
+    budget = json.dumps({"version": 1, "rules": [
+        {"metric": "main-actor-tasks-over", "max": 0},
+        {"metric": "main-actor-wait-longest", "functions": "ComposerView.*", "max": "16ms"},
+    ]})
+    status, report = check(server, FIXTURES / "harbor-conversation-fixed.json", budget, tmp_path)
+    assert status == 0, report
+    status, report = check(server, FIXTURES / "harbor-conversation.json", budget, tmp_path)
+    assert status == 1, report
+
+    page.goto(offender_link(report, "main-actor-tasks-over")["link"])
+    details = page.locator("#update-details")
+    expect(details.locator("#task-details-title")).to_have_text("Task 7002")
+    expect(details).to_contain_text("MessageStore.decodeHistory()")
+    page.goto(offender_link(report, "main-actor-wait-longest")["link"])
+    expect(details.locator("#task-details-title")).to_have_text("View.task @ Harbor/ComposerView.swift:19")
+    assert not page.errors
+
+
+def test_a_write_tied_to_the_task_by_time_only_says_it_is_unsure(page, server, server_control, shot):
+    """Harbor's messages write names no thread and no resume function: the task is still drawn
+    before the state, marked "same time only", and its card says why it is only probable."""
+    trace_id = server_control.upload(FIXTURES / "harbor-conversation-time-only.json")["id"]
+    update = next(f for f in findings(server, trace_id) if f["kind"] == "main-actor-blocked")["evidence"]["representativeUpdate"]
+    page.goto(f"{server}/traces/{trace_id}/updates/{update}?v=2&p=graph&g=u{update}")
+    wait_graph(page)
+    run = node(page, "Task 7002")
+    expect(run.locator(".cg-subtitle")).to_contain_text("(same time only)")
+    assert box(run)["x"] < box(node(page, "@State messages"))["x"]
+    run.click()
+    expect(page.locator("#update-details #task-details-title")).to_have_text("Task 7002")
+    expect(page.locator(".cg-info .cg-info-note")).to_have_text(
+        "Probably: the change names no thread and no resume function; this was the only task on the Main Actor at that time.")
+    shot(page, "main-actor-07-time-only")
     assert not page.errors

@@ -274,7 +274,8 @@ extension Trace {
         }
         let passed = measured <= rule.limit
         offending.sort { (states.duration[$0], $1) > (states.duration[$1], $0) }
-        let offenders: [BudgetOffender] = passed ? [] : offending.map { row in
+        // Only the listed offenders are described (a trace may have thousands of runs over a limit).
+        let offenders: [BudgetOffender] = passed ? [] : offending.prefix(BudgetOffender.listedOffenders).map { row in
             let task = Int(states.task[row])
             let verb = isWait ? "waited \(DurationText.format(states.duration[row])) for the Main Actor, then ran" : "ran \(DurationText.format(states.duration[row])) on the Main Actor in"
             let span = TimeRange(start: states.start[row], end: states.end(row))
@@ -285,6 +286,9 @@ extension Trace {
             )
         }
         var notes: [String] = []
+        if !passed, offending.count > offenders.count {
+            notes.append("\(offending.count - offenders.count) more over the limit not listed")
+        }
         if !rule.functions.isEmpty, rows.isEmpty {
             notes.append("no \(isWait ? "wait for" : "run on") the Main Actor \(range == nil ? "" : "in the window ")matches "
                 + rule.functions.map { "\"\($0.pattern)\"" }.joined(separator: ", "))

@@ -22,8 +22,11 @@ extension Trace {
         struct Key: Hashable { var function: StringRef, site: String }
         var runsByKey: [Key: [Int]] = [:]
         var order: [Key] = []
+        var siteOfTask: [UInt32: String] = [:]
         for row in indexes.mainActorRuns.map(Int.init) where states.duration[row] > threshold {
-            let key = Key(function: states.resumeFunction[row], site: creationSite(ofTask: Int(states.task[row])))
+            let task = states.task[row]
+            if siteOfTask[task] == nil { siteOfTask[task] = creationSite(ofTask: Int(task)) }
+            let key = Key(function: states.resumeFunction[row], site: siteOfTask[task]!)
             if runsByKey[key] == nil { order.append(key) }
             runsByKey[key, default: []].append(row)
         }
