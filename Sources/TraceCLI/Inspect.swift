@@ -377,7 +377,7 @@ struct TraceReport {
 enum Units {
     static func duration(_ ns: Int64) -> String { DurationText.format(ns) }
 
-    static func seconds(_ ns: Int64) -> String { String(format: "%.3f s", Double(ns) / 1e9) }
+    static func seconds(_ ns: Int64) -> String { DurationText.seconds(ns) }
 
     static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int64(value)) : String(value)

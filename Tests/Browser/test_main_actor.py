@@ -274,3 +274,58 @@ def test_a_write_tied_to_the_task_by_time_only_says_it_is_unsure(page, server, s
         "Probably: the change names no thread and no resume function; this was the only task on the Main Actor at that time.")
     shot(page, "main-actor-07-time-only")
     assert not page.errors
+
+
+def test_a_recording_without_cpu_samples_never_reads_blocked(page, server, server_control, tmp_path):
+    """A SwiftUI-only xctrace export (hangs and hitches, no Time Profiler table): the findings
+    pane says busy or blocked cannot be told, never 'blocked (0% on CPU)', and how to record it."""
+    import tarfile
+    xctrace = ROOT / "Tests" / "TraceFormatsTests" / "Fixtures" / "xctrace"
+    bundle = tmp_path / "swiftui-only.tar"
+    with tarfile.open(bundle, "w") as tar:
+        for table in ["toc", "swiftui-updates", "swiftui-update-groups", "swiftui-causes", "swiftui-changes",
+                      "potential-hangs", "hitches", "hitches-renders"]:
+            tar.add(xctrace / f"{table}.xml", arcname=f"swiftui-only/{table}.xml")
+    trace_id = server_control.upload(bundle)["id"]
+    page.goto(f"{server}/traces/{trace_id}?v=2&p=findings")
+    readings = page.locator('.finding[data-kind="hang-explained"], .finding[data-kind="hitch-explained"]')
+    expect(readings.first).to_be_visible()
+    assert readings.count() >= 2
+    for i in range(readings.count()):
+        reading = readings.nth(i)
+        expect(reading.locator(".finding-title")).to_contain_text("the recording has no CPU data, so whether the main thread was busy or blocked cannot be told")
+        expect(reading).not_to_contain_text("on CPU")
+    readings.first.locator(".finding-head").click()
+    expect(readings.first.locator(".finding-body")).to_contain_text("Record with the Time Profiler")
+    assert not page.errors
+
+
+def test_task_states_of_a_real_export_read_whole(page, server, server_control):
+    """An export's SwiftTaskStateTable alone (a Harbor recording, Tests/TraceFormatsTests/Fixtures/
+    xctrace-task-states): the 5.5 s Waiting state is shown as Waiting on the task it awaits, the
+    task's whole range comes from its states (no lifetime table), and the unknown state is noted."""
+    xml = ROOT / "Tests" / "TraceFormatsTests" / "Fixtures" / "xctrace-task-states" / "SwiftTaskStateTable.xml"
+    trace_id = server_control.upload(xml, name="harbor-tasks.xml")["id"]
+    row = 0
+    while True:
+        status, state = server_control.api(f"/api/traces/{trace_id}/task-states/{row}")
+        assert status == 200, "no Waiting state in the export"
+        if state["state"] == "waiting":
+            break
+        row += 1
+    page.goto(f"{server}/traces/{trace_id}?v=2&ts={row}")
+    details = page.locator("#update-details")
+    expect(details.locator("#task-details-title")).to_have_text("View.task @ Harbor/InboxView.swift:22")
+    expect(details).to_contain_text("Waiting for")
+    expect(details).to_contain_text("Task 301 (task 301 in Harbor (5120))")
+    expect(details.locator("#task-states tr.current")).to_contain_text("Waiting")
+    expect(details).not_to_contain_text("never resumed")
+    details.get_by_role("button", name="Range: whole task").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).has('r')")
+    start, end = (int(v) for v in query_of(page)["r"][0].split(","))
+    assert (start, end) == (2_000_000_000, 7_507_040_000), (start, end)
+    notes = page.locator(".import-notes")
+    notes.locator("summary").click()
+    expect(notes).to_contain_text('task state "Sleeping" is not one tracesvc knows (2 rows): read as unknown.')
+    expect(notes).to_contain_text("each task's lifetime is taken from its first and last state")
+    assert not page.errors

@@ -205,6 +205,33 @@ def test_find_lights_matches_counts_them_steps_with_brackets_and_keeps_the_query
     expect(page.locator("#timeline-find")).to_have_value("LandmarkListItemView")
 
 
+@pytest.mark.parametrize("width", [1440, 1000, 800])
+def test_the_find_box_shows_its_whole_hint(new_context, sample_id, timeline, width):
+    """The placeholder says what the box takes ("> 2 ms" included): it is never cut off."""
+    page = new_context(width=width, height=800).new_page()
+    timeline.open(page, sample_id(SCROLL))
+    room = page.locator("#timeline-find").evaluate("""input => {
+        const style = getComputedStyle(input);
+        const context = document.createElement('canvas').getContext('2d');
+        context.font = style.font;
+        return [context.measureText(input.placeholder).width,
+                input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)];
+    }""")
+    assert room[0] <= room[1], room
+
+
+def test_the_collapsed_swiftui_row_shows_its_matches_without_its_note_over_them(page, sample_id, timeline):
+    timeline.open(page, sample_id(SCROLL))
+    timeline.wait_idle(page)
+    note = timeline.colour_columns(page, "swiftui", "muted")
+    assert len(note) > 10, "the note says how to expand the row"
+    page.locator("#timeline-find").fill("LandmarkListItemView")
+    expect(page.locator("#timeline-find-count")).to_have_text(re.compile(r"^\d+ matches"))
+    timeline.wait_idle(page)
+    assert timeline.colour_columns(page, "swiftui", "match"), "the matches are lit on the collapsed row"
+    assert len(timeline.colour_columns(page, "swiftui", "muted")) < 3, "no note text under them"
+
+
 def test_zoom_crumbs_go_back_to_a_committed_zoom_in_one_click(page, sample_id, timeline):
     trace_id = sample_id(SCROLL)
     timeline.open(page, trace_id)

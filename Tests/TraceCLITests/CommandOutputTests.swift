@@ -68,6 +68,27 @@ import TraceCLI
         try await Golden.run(["compare", Golden.sample("landmarks-concurrency-slow"), Golden.sample("landmarks-concurrency-fixed")], pinnedAs: "compare-concurrency")
     }
 
+    /// A fix that frees the Main Actor lets the app draw more frames, and the views that update
+    /// once a frame update more often: checked against the slow recording as baseline, that is no
+    /// regression (issue 26), for the Landmarks sample and for another app.
+    @Test func aFixThatDrawsMoreFramesPassesAgainstTheSlowBaseline() async throws {
+        let harbor = Golden.packageRoot.appendingPathComponent("Tests/Fixtures")
+        for (slow, fixed, view) in [
+            (Golden.sample("landmarks-concurrency-slow"), Golden.sample("landmarks-concurrency-fixed"), "NavigationStack"),
+            (harbor.appendingPathComponent("harbor-conversation.json").path, harbor.appendingPathComponent("harbor-conversation-fixed.json").path, "ScrollView"),
+        ] {
+            let compare = await TraceSvc.capture(["compare", slow, fixed])
+            #expect(compare.status == 0)
+            let row = try #require(compare.output.split(separator: "\n").first { $0.contains("\(view) (SwiftUI") })
+            #expect(row.contains("more frames drawn: +"), "\(row)")
+            let check = await TraceSvc.capture(["check", fixed, "--baseline", slow])
+            #expect(check.status == 0 && check.output.contains("within budget") && !check.output.contains("FAIL"), "\(check.output)")
+            // The other way round fewer frames are drawn: the views that follow them are not faster either.
+            let back = await TraceSvc.capture(["check", slow, "--baseline", fixed])
+            #expect(back.status == 0 && !back.output.contains(view), "\(back.output)")
+        }
+    }
+
     /// Times are typed as budget files and the browser take them: "1s", "1 s", "1000 ms" and
     /// 1000000000 (ns) are the same time; anything else is refused before a trace is read.
     @Test func rangeOptionsTakeTheDurationsBudgetsTake() async throws {

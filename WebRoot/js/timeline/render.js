@@ -109,7 +109,9 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
   const lanes = data?.lanes ?? {};
   for (const row of rows) {
     if (row.track) {
-      if (!row.expanded) drawNote(g, row, 'Click to expand: every update in View Body, Representable and Other Updates', colors);
+      // The note gives way to the find box's matches drawn on the collapsed row.
+      const lit = (TRACK_LANES[row.id] ?? []).some((lane) => matches?.[lane]?.length);
+      if (!row.expanded && !lit) drawNote(g, row, 'Click to expand: every update in View Body, Representable and Other Updates', colors);
       continue;
     }
     const lane = lanes[row.id];
