@@ -222,7 +222,7 @@ extension TraceStore {
         var stored = 0
         for entry in stale.shuffled().prefix(limit) {
             do {
-                let loaded = try await load(id: entry.id, from: .upload(entry))
+                let loaded = try await loaded(id: entry.id)
                 let measurements = try await loadGate.run { loaded.measurements() }
                 if try await storage.catalog.storeMeasurements(
                     measurements, id: entry.id, measuredVersion: Self.measuredVersion, parserVersion: TraceImporter.parserVersion

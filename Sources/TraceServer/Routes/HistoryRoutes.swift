@@ -5,7 +5,7 @@ import TraceStorage
 
 /// The history of a metric over builds, check verdicts, and notes on the evidence. All of it
 /// reads and writes the catalog only: no trace is loaded.
-func addHistoryRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore) {
+func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore) {
     router.get("/api/history") { request, _ in
         let parameters = QueryParameters(request: request)
         var history = HistoryRequest()

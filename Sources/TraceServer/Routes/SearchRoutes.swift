@@ -4,17 +4,29 @@ import TraceModel
 /// The timeline's find box (docs/api.md, "Search"): where a query's matches are in a window, and
 /// the match `]` / `[` steps to. Each scans the trace once (a million updates in a few ms), off
 /// the request path like every query.
-func addSearchRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore, queries: WorkGate) {
-    router.get("/api/traces/:id/search") { request, context in
+struct SearchRoutes {
+    let store: TraceStore
+    let queries: WorkGate
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.get("/api/traces/:id/search", use: marks)
+        router.get("/api/traces/:id/search/step", use: step)
+    }
+
+    /// Where the matches are in a window, bucketed by pixel.
+    @Sendable func marks(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let trace = try await store.trace(id: context.traceID())
         let query = QueryParameters(request: request)
         let search = try searchQuery(query)
         let window = try query.timeRange() ?? TimeRange(start: trace.metadata.start, end: max(trace.metadata.end, trace.metadata.start + 1))
         let width = Int(try query.int("width", in: 1...10_000) ?? 1000)
-        return jsonResponse(bytes: try await queries.run { try encodeJSON(trace.searchMarks(trace.matches(search), window: window, width: width)) })
+        return jsonResponse(bytes: try await queries.run(for: context.work) {
+            try encodeJSON(trace.searchMarks(trace.matches(search), window: window, width: width))
+        })
     }
 
-    router.get("/api/traces/:id/search/step") { request, context in
+    /// The match `]` / `[` steps to.
+    @Sendable func step(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let trace = try await store.trace(id: context.traceID())
         let query = QueryParameters(request: request)
         let search = try searchQuery(query)
@@ -27,7 +39,7 @@ func addSearchRoutes(to router: some RouterMethods<BasicRequestContext>, store: 
             return (String(parts[0]), id)
         }
         let at = try query.int("at") ?? (forward ? trace.metadata.start : trace.metadata.end)
-        return jsonResponse(bytes: try await queries.run {
+        return jsonResponse(bytes: try await queries.run(for: context.work) {
             try encodeJSON(trace.searchStep(trace.matches(search), forward: forward, after: after, at: at))
         })
     }

@@ -5,7 +5,7 @@ import TraceModel
 import TraceStorage
 
 /// List, upload, describe and delete traces.
-func addTraceRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore, maxUploadBytes: Int64) {
+func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, maxUploadBytes: Int64) {
     // Every trace, or a page of them (?limit=N, then ?cursor= from the previous page's nextCursor),
     // filtered by tag, name, text and upload date, in any of the list's orders.
     router.get("/api/traces") { request, _ in
@@ -25,15 +25,18 @@ func addTraceRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         return try jsonResponse(TraceList(traces: page.records, nextCursor: page.next?.token, total: page.total, maxUploadBytes: maxUploadBytes))
     }
 
-    router.post("/api/traces") { request, _ in
+    router.post("/api/traces") { request, context in
         // ?run=N: which run of a several-run xctrace export to read; ?tag=key:value (repeated): its
         // tags (both checked before the body is received).
         let parameters = QueryParameters(request: request)
         let run = try parameters.int("run", in: 1...1_000_000).map(Int.init)
         let tags = try parameters.tags()
         // The upload may not pass the size limit, the storage quota or the disk's reserve.
-        let limit = min(maxUploadBytes, try await store.uploadAllowance())
-        let upload = try await UploadReceiver.receive(request, into: store.incomingDirectory, limit: limit, sizeLimit: maxUploadBytes)
+        // Stored bytes and traces as the catalog has them now (another replica may have added some).
+        try await store.refreshQuota()
+        let upload = try await UploadReceiver.receive(
+            request, into: store.incomingDirectory, quota: store.quota, maxUploadBytes: maxUploadBytes, logger: context.logger
+        )
         let added = try await store.add(upload, run: run, tags: tags)
         var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info), status: added.isNew ? .created : .ok)
         response.headers[.location] = "/api/traces/\(added.record.id)"
