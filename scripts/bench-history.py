@@ -46,14 +46,15 @@ def one_trace(build):
         "format": "tracesvc-trace", "version": 1,
         "metadata": {"app": "Bench", "device": "iPhone", "osVersion": "18.0", "refreshRate": 120, "recordedAt": None,
                      "start": 0, "end": 20_000_000 + build, "importNotes": []},
-        "processes": [[1, "Bench"]], "threads": [[1, "Main Thread", 0, True]], "updateGroups": [],
+        "processes": [[1, "Bench"]], "threads": [[1, "Main Thread", 0, True]], "updateGroups": [[500_000, 19_000_000, "Transaction", 0]],
         "updates": updates, "nodes": [], "edges": [], "frames": [], "stacks": [], "samples": [],
     }).encode()
 
 
 def catalog_rows(count, now_micros, parser_version, measured_version):
     """(traces, tags, totals, views, findings) rows: scenario s{n % 20}, build n // 20 + 1; the
-    RowView bodies of scenario s0 step from 300 µs to 1.5 ms at build 400."""
+    RowView bodies of scenario s0 step from 300 µs to 1.5 ms at build 403 (every tenth build is
+    on another branch)."""
     traces, tags, totals, views, findings = [], [], [], [], []
     for n in range(count):
         key = f"{n:064x}"
@@ -61,10 +62,10 @@ def catalog_rows(count, now_micros, parser_version, measured_version):
         scenario, build = n % SCENARIOS, n // SCENARIOS + 1
         traces.append((trace_id, f"s{scenario}-build-{build}.json", "BenchApp", "iPhone", 60_000_000, 20_000, key, "tracesvc-trace",
                        60, None, now_micros - (count - n) * 1000, parser_version, measured_version))
-        for tag in (f"scenario:s{scenario}", "branch:main" if n % 10 else "branch:feature/x", f"build:{build}", f"commit:c{build:06d}", "device:iphone-16"):
+        for tag in (f"scenario:s{scenario}", "branch:main" if build % 10 else "branch:feature/x", f"build:{build}", f"commit:c{build:06d}", "device:iphone-16"):
             tags.append((trace_id, tag))
         totals.append((trace_id, 60, build % 3, 20_000_000, 0, 0, 5_000_000, 200_000, 100, 100_000_000))
-        body = 1_500_000 if scenario == 0 and build >= 400 else 300_000
+        body = 1_500_000 if scenario == 0 and build >= 403 else 300_000
         for index, view in enumerate(VIEWS):
             ns = body if index == 0 else 50_000 * (index + 1)
             views.append((trace_id, "Bench", view, 12, 12 * ns + (n * 7919) % 40_000, ns, 12 if ns > 500_000 else 0, 12 if ns > 1_000_000 else 0, 12 if index == 0 else 1))
@@ -155,7 +156,10 @@ def report(name, base, rounds, scenario_view):
     for path in list_paths + history_paths:
         get(base + path)  # warm
     times, floor = latencies(base, list_paths + history_paths, rounds)
-    print(f"-- {name}: GET /healthz p99 {percentile(floor, 0.99):.2f} ms (same run)")
+    _, body = get(base + history_paths[0])
+    first_bad = json.loads(body)["firstBad"]
+    print(f"-- {name}: GET /healthz p99 {percentile(floor, 0.99):.2f} ms (same run); the history names build "
+          f"{first_bad['label'] if first_bad else None} first bad (the rows step at build 403)")
     for path in list_paths + history_paths:
         values = times[path]
         print(f"   {path}: p50 {statistics.median(values):.2f} ms, p99 {percentile(values, 0.99):.2f} ms ({len(values)} requests)")
