@@ -88,7 +88,12 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
 
     public struct Counts: Sendable, Encodable, Equatable {
         public var updates, updateGroups, nodes, edges, stateChanges, samples, hitches, hangs, tasks, taskStates, signposts: Int
+        /// All of them: `TraceInfo` lists the first `TraceInfo.maxListed`.
+        public var processes, threads, importNotes: Int
     }
+
+    /// Processes, threads and import notes listed (a file may hold a million threads).
+    public static let maxListed = 1000
 
     public struct ThreadInfo: Sendable, Encodable, Equatable {
         public var index: Int
@@ -136,7 +141,7 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         start = meta.start
         end = meta.end
         sourceFormat = meta.sourceFormat
-        importNotes = meta.importNotes
+        importNotes = Array(meta.importNotes.prefix(Self.maxListed))
         cpuWeightUnit = meta.cpuWeightUnit.rawValue
         runs = meta.runs
         run = meta.run
@@ -150,10 +155,11 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
             updates: trace.updates.count, updateGroups: trace.updateGroups.count, nodes: trace.graph.nodes.count,
             edges: trace.graph.edges.count, stateChanges: trace.stateChanges.count, samples: trace.cpu.samples.count,
             hitches: trace.hitches.count, hangs: trace.hangs.count, tasks: trace.tasks.count, taskStates: trace.taskStates.count,
-            signposts: trace.signposts.count
+            signposts: trace.signposts.count,
+            processes: trace.processes.count, threads: trace.threads.count, importNotes: meta.importNotes.count
         )
-        processes = trace.processes
-        threads = trace.threads.enumerated().map { index, thread in
+        processes = Array(trace.processes.prefix(Self.maxListed))
+        threads = trace.threads.prefix(Self.maxListed).enumerated().map { index, thread in
             ThreadInfo(index: index, tid: thread.tid, name: thread.name, process: Int(thread.process), isMain: thread.isMain)
         }
     }

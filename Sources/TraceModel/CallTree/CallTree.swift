@@ -15,6 +15,9 @@ public struct CallTreeQuery: Sendable, Equatable {
     /// stop at 512 levels (Foundation) or about 1000 (Python): 200 frames keeps every client
     /// able to read it, while SwiftUI stacks rarely pass 150. A hostile stack cannot go deeper.
     public static let maxDepth = 200
+    /// A tree holds at most this many nodes, the heaviest: the others are folded into their
+    /// parents' self weight like light nodes, and counted (`CallTree.omittedNodes`).
+    public static let maxNodes = 20_000
 
     public var range: TimeRange?
     public var mode: Mode
@@ -78,6 +81,8 @@ public struct CallTree: Sendable, Equatable {
     public var unit: CPUWeightUnit = .nanoseconds
     /// With a view selector: how many of the view's updates the samples came from, else nil.
     public var updateCount: Int? = nil
+    /// Nodes heavier than `minPercent` left out past `CallTreeQuery.maxNodes`; 0 normally.
+    public var omittedNodes = 0
     public var roots: [CallTreeNode]
 }
 
@@ -122,31 +127,38 @@ extension Trace {
         }
 
         var tree = NodeArena()
-        var filter = FrameFilter(query: query, trace: self)
-        // Deterministic insertion order, so ties sort the same way on every run.
+        var paths = StackPaths(query: query, trace: self)
+        // Deterministic insertion order, so ties sort the same way on every run; keys of one
+        // thread are together, so a thread's stack rows map to its nodes until the next thread.
+        var lastThread: Int32?
         for (key, weight) in weights.sorted(by: { ($0.key.thread, $0.key.stack) < ($1.key.thread, $1.key.stack) }) {
-            var frames = filter.keys(of: Int(key.stack))
-            if query.mode == .bottomUp { frames.reverse() }
-            var node = NodeArena.root
-            if byThread { node = tree.child(of: node, .thread(Int(key.thread))) }
-            tree.nodes[node].total.addSaturating(weight)
-            for (depth, frame) in frames.enumerated() {
-                if depth == CallTreeQuery.maxDepth {
-                    tree.nodes[node].foldedDepth = true
-                    break
-                }
-                node = tree.child(of: node, frame)
-                tree.nodes[node].total.addSaturating(weight)
+            let root = byThread ? tree.child(of: NodeArena.root, .thread(Int(key.thread))) : NodeArena.root
+            if key.thread != lastThread {
+                paths.forgetNodes()
+                lastThread = key.thread
             }
-            // Bottom-up roots are the functions on CPU: their self weight is their whole weight.
-            if query.mode == .topDown { tree.nodes[node].selfWeight.addSaturating(weight) }
+            if query.mode == .topDown {
+                let (node, folded) = paths.topDownNode(of: key.stack, under: root, in: &tree)
+                tree.nodes[node].selfWeight.addSaturating(weight)
+                if folded { tree.nodes[node].foldedDepth = true }
+            } else {
+                paths.addBottomUp(key.stack, weight: weight, in: &tree)
+            }
         }
-        if query.mode == .bottomUp {
+        if query.mode == .topDown {
+            // Totals from the self weights, children before parents (a child's index is larger).
+            for index in stride(from: tree.nodes.count - 1, to: 0, by: -1) {
+                tree.nodes[index].total.addSaturating(tree.nodes[index].selfWeight)
+                tree.nodes[tree.nodes[index].parent].total.addSaturating(tree.nodes[index].total)
+            }
+        } else {
+            tree.nodes[NodeArena.root].total = total
+            // Bottom-up roots are the functions on CPU: their self weight is their whole weight.
             for child in tree.nodes[NodeArena.root].children.values { tree.nodes[child].selfWeight = tree.nodes[child].total }
         }
 
         let threshold = Double(total) * query.minPercent / 100
-        var roots = freeze(tree, threshold: threshold)
+        var (roots, omittedNodes) = freeze(tree, threshold: threshold, view: query.view?.name ?? "")
         if byThread {
             // Main thread first, then threads in table order.
             roots.sort { a, b in (isMainThread(a.thread) ? 0 : 1, a.thread) < (isMainThread(b.thread) ? 0 : 1, b.thread) }
@@ -155,7 +167,7 @@ extension Trace {
         }
         return CallTree(
             start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount,
-            unit: metadata.cpuWeightUnit, updateCount: updateCount, roots: roots.map(\.node)
+            unit: metadata.cpuWeightUnit, updateCount: updateCount, omittedNodes: omittedNodes, roots: roots.map(\.node)
         )
     }
 
@@ -166,12 +178,11 @@ extension Trace {
         var lastOfThread: [Int32: Int] = [:]
         var count = 0
         // Strings are interned: compare references per row, not text.
-        guard let viewRef = strings.firstIndex(of: view.name).map(StringRef.init) else { return (merged, 0) }
-        let moduleRef = view.module.map { module in strings.firstIndex(of: module).map(StringRef.init) ?? StringRef.max }
+        guard let viewRef = ref(of: view.name) else { return (merged, 0) }
+        let moduleRef = view.module.map { module in ref(of: module) ?? StringRef.max }
         // Rows are sorted by start, so an update overlaps only the latest span of its thread.
-        for row in 0..<updates.count
-        where updates.viewName[row] == viewRef && (moduleRef.map { updates.module[row] == $0 } ?? true)
-            && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true) {
+        for row in indexes.lists.viewLists(self).updates(ofView: viewRef, byDuration: false).lazy.map(Int.init)
+        where (moduleRef.map { updates.module[row] == $0 } ?? true) && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true) {
             count += 1
             let thread = updates.thread[row]
             if let last = lastOfThread[thread], merged[last].end >= updates.start[row] {
@@ -187,22 +198,39 @@ extension Trace {
     private func isMainThread(_ index: Int) -> Bool { index >= 0 && index < threads.count && threads[index].isMain }
 
     /// The arena's nodes as nested values, children heaviest first, nodes under `threshold`
-    /// folded into their parent's self weight. Post-order with an explicit stack.
-    private func freeze(_ tree: NodeArena, threshold: Double) -> [(thread: Int, node: CallTreeNode)] {
-        func kept(_ index: Int) -> Bool { Double(tree.nodes[index].total) >= threshold && tree.nodes[index].total > 0 }
-        // Threads are never folded away: the roots of a top-down tree add up to the total.
-        func keptRoot(_ index: Int) -> Bool {
-            if case .thread = tree.nodes[index].key { return tree.nodes[index].total > 0 }
-            return kept(index)
+    /// folded into their parent's self weight, and at most `CallTreeQuery.maxNodes` of them: the
+    /// heaviest (a child never outweighs its parent, so they form a tree), the others folded
+    /// too and counted. Post-order with an explicit stack.
+    private func freeze(_ tree: NodeArena, threshold: Double, view: String) -> (roots: [(thread: Int, node: CallTreeNode)], omitted: Int) {
+        // Threads are never folded by the threshold: the roots of a top-down tree add up to the total.
+        func passes(_ index: Int) -> Bool {
+            if tree.nodes[index].parent == NodeArena.root, case .thread = tree.nodes[index].key { return tree.nodes[index].total > 0 }
+            return Double(tree.nodes[index].total) >= threshold && tree.nodes[index].total > 0
         }
+        // Parents come before their children in the arena.
+        var kept = [Bool](repeating: false, count: tree.nodes.count)
+        var candidates: [Int] = []
+        for index in 1..<tree.nodes.count {
+            let parent = tree.nodes[index].parent
+            guard parent == NodeArena.root || kept[parent], passes(index) else { continue }
+            kept[index] = true
+            candidates.append(index)
+        }
+        var omitted = 0
+        if candidates.count > CallTreeQuery.maxNodes {
+            candidates.sort { (tree.nodes[$0].total, $1) > (tree.nodes[$1].total, $0) }
+            for index in candidates[CallTreeQuery.maxNodes...] { kept[index] = false }
+            omitted = candidates.count - CallTreeQuery.maxNodes
+        }
+
         var frozen = [CallTreeNode?](repeating: nil, count: tree.nodes.count)
-        var pending: [(index: Int, childrenDone: Bool)] = tree.nodes[NodeArena.root].children.values.filter(keptRoot).map { ($0, false) }
-        let roots = pending.map(\.index)
+        let roots = tree.nodes[NodeArena.root].children.values.filter { kept[$0] }
+        var pending: [(index: Int, childrenDone: Bool)] = roots.map { ($0, false) }
         while let (index, childrenDone) = pending.popLast() {
             let node = tree.nodes[index]
             if !childrenDone {
                 pending.append((index, true))
-                pending.append(contentsOf: node.children.values.filter(kept).map { ($0, false) })
+                pending.append(contentsOf: node.children.values.filter { kept[$0] }.map { ($0, false) })
                 continue
             }
             var selfWeight = node.selfWeight
@@ -222,8 +250,10 @@ extension Trace {
             case .thread(let thread):
                 name = thread >= 0 && thread < threads.count ? threads[thread].name : "Unknown thread"
                 (binary, isAppCode) = ("", false)
-            case .placeholder(let text):
-                (name, binary, isAppCode) = (text, "", false)
+            case .systemLibraries:
+                (name, binary, isAppCode) = ("System libraries", "", false)
+            case .outsideBody:
+                (name, binary, isAppCode) = ("Outside \(view).body", "", false)
             case .frame(let frame):
                 name = string(cpu.frames.name[Int(frame)])
                 binary = string(cpu.frames.binary[Int(frame)])
@@ -234,92 +264,220 @@ extension Trace {
                 foldedDepth: node.foldedDepth, children: children
             )
         }
-        return roots.compactMap { index in
+        let frozenRoots = roots.compactMap { index -> (thread: Int, node: CallTreeNode)? in
             guard let node = frozen[index] else { return nil }
             if case .thread(let thread) = tree.nodes[index].key { return (thread, node) }
             return (-1, node)
         }
+        return (frozenRoots, omitted)
     }
 }
 
-/// The frames of a stack as the query wants them (root first): cut at the view's body frame,
-/// without system libraries or the frames charged to their callers. Remembers each frame's verdict.
-private struct FrameFilter {
+/// Where each stack of the profile goes in the tree the query asks for, worked out once per
+/// stack row (the stack table is a prefix tree: a row's answer follows from its parent's), so
+/// building a tree is linear in the stacks and samples, however deep the stacks.
+///
+/// A stack's path is its frames root first: cut at the view's body frame (the outermost one), or
+/// after an "Outside V.body" row when the stack has none; without system libraries or the
+/// frames charged to their callers; "System libraries" alone when nothing is left. Paths longer
+/// than `CallTreeQuery.maxDepth` stop there (`foldedDepth`).
+private struct StackPaths {
     let query: CallTreeQuery
     let trace: Trace
-    private var kept: [UInt32: Bool] = [:]
-    private var isBody: [UInt32: Bool] = [:]
+    private let stacks: StackTable
+    /// Per stack row, filled on first use (0 = not yet): 1 + the number of frames the path of
+    /// the stack holds (the outside placeholder counts as one)...
+    private var depth: [Int32]
+    /// ...the row whose frame ends the path (the row itself when its frame is kept, else the
+    /// nearest ancestor kept on the path; -1 for none)...
+    private var last: [Int32]
+    /// ...for a kept row, the path's row before it (-1 for none) and the row the path is cut at
+    /// when deeper than `CallTreeQuery.maxDepth` (the row itself when not)...
+    private var previous: [Int32]
+    private var limitRow: [Int32]
+    /// ...and whether the path holds the view's body (view queries).
+    private var underBody: [Bool]
+    /// The arena node of a row's path under the current thread's root, -1 when not made yet;
+    /// `touched` lists the rows set, to clear them for the next thread.
+    private var node: [Int32]
+    private var touched: [Int32] = []
+    private var keptFrame: [UInt32: Bool] = [:]
+    private var bodyName: [StringRef: Bool] = [:]
+    private let viewName: BytePattern?
 
     init(query: CallTreeQuery, trace: Trace) {
         self.query = query
         self.trace = trace
+        stacks = trace.cpu.stacks
+        depth = [Int32](repeating: 0, count: stacks.count)
+        last = [Int32](repeating: -1, count: stacks.count)
+        previous = [Int32](repeating: -1, count: stacks.count)
+        limitRow = [Int32](repeating: -1, count: stacks.count)
+        underBody = [Bool](repeating: false, count: stacks.count)
+        node = [Int32](repeating: -1, count: stacks.count)
+        viewName = query.view.map { BytePattern($0.name) }
     }
 
-    mutating func keys(of stack: Int) -> [NodeArena.Key] {
-        var frames = trace.cpu.stacks.frames(of: stack)[...]
-        var keys: [NodeArena.Key] = []
-        if let view = query.view {
-            if let body = frames.firstIndex(where: { isBodyFrame($0, of: view.name) }) {
-                frames = frames[body...]
+    /// The node of top-down tree that `stack`'s samples charge their self weight to (made when
+    /// missing, with the path to it), and whether frames below it were folded.
+    mutating func topDownNode(of stack: UInt32, under root: Int, in tree: inout NodeArena) -> (node: Int, folded: Bool) {
+        prepare(Int(stack))
+        let frames = Int(depth[Int(stack)]) - 1
+        if frames == 0 { return (tree.child(of: root, .systemLibraries), false) }
+        // A path deeper than the limit is charged to its row at the limit.
+        let end = last[Int(stack)]
+        let target = end == -1 ? -1 : limitRow[Int(end)]
+        return (node(ofRow: target, under: root, in: &tree, outside: Int(stack)), frames > CallTreeQuery.maxDepth)
+    }
+
+    /// Adds `weight` along `stack`'s path leaf first (the functions on CPU are the roots).
+    mutating func addBottomUp(_ stack: UInt32, weight: Nanoseconds, in tree: inout NodeArena) {
+        prepare(Int(stack))
+        let frames = Int(depth[Int(stack)]) - 1
+        var current = NodeArena.root
+        func step(_ key: NodeArena.Key) {
+            current = tree.child(of: current, key)
+            tree.nodes[current].total.addSaturating(weight)
+        }
+        if frames == 0 { return step(.systemLibraries) }
+        var row = last[Int(stack)]
+        var steps = 0
+        while row != -1, steps < CallTreeQuery.maxDepth {
+            step(.frame(stacks.frame[Int(row)]))
+            row = previous[Int(row)]
+            steps += 1
+        }
+        if outsidePlaceholder(Int(stack)) == 1, steps < CallTreeQuery.maxDepth {
+            step(.outsideBody)
+            steps += 1
+        }
+        if frames > steps { tree.nodes[current].foldedDepth = true }
+    }
+
+    /// Arena nodes belong to one thread's root: call when the thread changes.
+    mutating func forgetNodes() {
+        for row in touched { node[Int(row)] = -1 }
+        touched.removeAll(keepingCapacity: true)
+    }
+
+
+    /// 1 when `stack`'s path starts with the "Outside V.body" row.
+    private func outsidePlaceholder(_ stack: Int) -> Int { query.view != nil && !underBody[stack] ? 1 : 0 }
+
+    /// The node for the path ending at kept row `row` (-1: the path's start), made with its
+    /// missing ancestors; `outside` is the stack the path belongs to (for its first row).
+    private mutating func node(ofRow row: Int32, under root: Int, in tree: inout NodeArena, outside stack: Int) -> Int {
+        var missing: [Int32] = []
+        var current = row
+        while current != -1, node[Int(current)] == -1 {
+            missing.append(current)
+            current = previous[Int(current)]
+        }
+        var parent: Int
+        if current != -1 {
+            parent = Int(node[Int(current)])
+        } else {
+            parent = outsidePlaceholder(stack) == 1 ? tree.child(of: root, .outsideBody) : root
+        }
+        for row in missing.reversed() {
+            parent = tree.child(of: parent, .frame(stacks.frame[Int(row)]))
+            node[Int(row)] = Int32(parent)
+            touched.append(row)
+        }
+        return parent
+    }
+
+    /// Fills the tables for `stack` and the ancestors not done yet, root first (no recursion:
+    /// the walk up stops at the first row already done).
+    private mutating func prepare(_ stack: Int) {
+        guard depth[stack] == 0 else { return }
+        var pending: [Int] = []
+        var current = Int32(stack)
+        while current != noRow, depth[Int(current)] == 0 {
+            pending.append(Int(current))
+            current = stacks.parent[Int(current)]
+        }
+        for row in pending.reversed() {
+            let parent = Int(stacks.parent[row])
+            let frame = stacks.frame[row]
+            let isBody = viewName.map { isBodyFrame(frame, of: $0) } ?? false
+            let parentUnderBody = parent == Int(noRow) ? false : underBody[parent]
+            underBody[row] = parentUnderBody || isBody
+            let opensBody = isBody && !parentUnderBody
+            // The path of the parent, unless this row is the outermost body frame: its path starts here.
+            let (inheritedLast, inheritedDepth): (Int32, Int32) = parent == Int(noRow) || opensBody
+                ? (-1, query.view != nil && !underBody[row] ? 2 : 1)
+                : (last[parent], depth[parent])
+            if isKept(frame) {
+                last[row] = Int32(row)
+                previous[row] = inheritedLast
+                depth[row] = inheritedDepth + 1
+                let frames = Int(depth[row]) - 1
+                limitRow[row] = frames <= CallTreeQuery.maxDepth || inheritedLast == -1 ? Int32(row)
+                    : frames == CallTreeQuery.maxDepth + 1 ? inheritedLast : limitRow[Int(inheritedLast)]
             } else {
-                // Work inside the update but outside the body (SwiftUI's own, layout...): kept, apart.
-                keys.append(.placeholder("Outside \(view.name).body"))
+                last[row] = inheritedLast
+                depth[row] = inheritedDepth
             }
         }
-        for frame in frames where isKept(frame) { keys.append(.frame(frame)) }
-        // Nothing left (a stack of system frames only): its time still shows, under one name.
-        if keys.isEmpty { keys.append(.placeholder("System libraries")) }
-        return keys
     }
 
     private mutating func isKept(_ frame: UInt32) -> Bool {
-        if let known = kept[frame] { return known }
+        if let known = keptFrame[frame] { return known }
         let keep = (!query.hideSystemLibraries || trace.cpu.frames.isAppCode[Int(frame)])
             && (query.chargedToCaller.isEmpty || !query.chargedToCaller.contains(trace.string(trace.cpu.frames.name[Int(frame)])))
-        kept[frame] = keep
+        keptFrame[frame] = keep
         return keep
     }
 
-    private mutating func isBodyFrame(_ frame: UInt32, of view: String) -> Bool {
-        if let known = isBody[frame] { return known }
-        let answer = BodyFrameName.matches(trace.string(trace.cpu.frames.name[Int(frame)]), view: view)
-        isBody[frame] = answer
+    /// Decided once per name: frames of many binaries can share one (long) name.
+    private mutating func isBodyFrame(_ frame: UInt32, of view: BytePattern) -> Bool {
+        let name = trace.cpu.frames.name[Int(frame)]
+        if let known = bodyName[name] { return known }
+        let answer = BodyFrameName.matches(trace.string(name), view: view)
+        bodyName[name] = answer
         return answer
     }
 }
 
 enum BodyFrameName {
     /// "View.body.getter", "Module.View.body.getter", "View<A>.body.getter": the view's name as a
-    /// whole word, optional generic arguments, then ".body". Compared as UTF-8 bytes.
-    static func matches(_ symbol: String, view: String) -> Bool {
-        let text = Array(symbol.utf8), name = Array(view.utf8), body = Array(".body".utf8)
-        guard !name.isEmpty, text.count >= name.count + body.count else { return false }
+    /// whole word, optional generic arguments, then ".body". Compared as UTF-8 bytes, in time
+    /// linear in the symbol's and the name's lengths (a symbol can be a 400 KB `A<A<A<…`).
+    static func matches(_ symbol: String, view: String) -> Bool { matches(symbol, view: BytePattern(view)) }
+
+    static func matches(_ symbol: String, view: BytePattern) -> Bool {
+        let text = Array(symbol.utf8), nameLength = view.bytes.count, body = Array(".body".utf8)
+        guard nameLength > 0, text.count >= nameLength + body.count else { return false }
         func isWordByte(_ byte: UInt8) -> Bool {
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || byte >= 0x80
         }
         func hasPrefix(_ prefix: [UInt8], at index: Int) -> Bool {
             index + prefix.count <= text.count && text[index..<index + prefix.count].elementsEqual(prefix)
         }
-        for start in 0...(text.count - name.count) where hasPrefix(name, at: start) {
-            if start > 0 && isWordByte(text[start - 1]) { continue }
-            var rest = start + name.count
-            if rest < text.count && text[rest] == UInt8(ascii: "<") {
-                // Skip balanced generic arguments (a loop over the symbol: bounded by its length).
-                var depth = 0
-                var index = rest
-                while index < text.count {
-                    if text[index] == UInt8(ascii: "<") { depth += 1 } else if text[index] == UInt8(ascii: ">") { depth -= 1 }
-                    index += 1
-                    if depth == 0 { break }
-                }
-                guard depth == 0 else { continue }
-                rest = index
+        // The `>` closing each `<` (-1: never closed), found in one pass, so skipping generic
+        // arguments after an occurrence of the name is one step.
+        var closing = [Int32](repeating: -1, count: text.count)
+        var open: [Int32] = []
+        for index in text.indices {
+            if text[index] == UInt8(ascii: "<") {
+                open.append(Int32(index))
+            } else if text[index] == UInt8(ascii: ">"), let opened = open.popLast() {
+                closing[Int(opened)] = Int32(index)
             }
-            guard hasPrefix(body, at: rest) else { continue }
-            let after = rest + body.count
-            if after == text.count || [UInt8(ascii: "."), UInt8(ascii: " "), UInt8(ascii: "(")].contains(text[after]) { return true }
         }
-        return false
+        func isBody(nameAt start: Int) -> Bool {
+            if start > 0 && isWordByte(text[start - 1]) { return false }
+            var rest = start + nameLength
+            if rest < text.count && text[rest] == UInt8(ascii: "<") {
+                guard closing[rest] >= 0 else { return false }
+                rest = Int(closing[rest]) + 1
+            }
+            guard hasPrefix(body, at: rest) else { return false }
+            let after = rest + body.count
+            return after == text.count || [UInt8(ascii: "."), UInt8(ascii: " "), UInt8(ascii: "(")].contains(text[after])
+        }
+        return view.contains(in: text, where: isBody(nameAt:))
     }
 }
 
@@ -329,12 +487,14 @@ private struct NodeArena {
     enum Key: Hashable {
         case thread(Int)
         case frame(UInt32)
-        /// A row that is not a frame: work outside the view's body, system-only stacks.
-        case placeholder(String)
+        /// Rows that are not frames: system-only stacks, work outside the view's body.
+        case systemLibraries
+        case outsideBody
     }
 
     struct Node {
         var key: Key
+        var parent: Int
         var total: Nanoseconds = 0
         var selfWeight: Nanoseconds = 0
         var foldedDepth = false
@@ -342,11 +502,11 @@ private struct NodeArena {
     }
 
     static let root = 0
-    var nodes = [Node(key: .thread(-1))]
+    var nodes = [Node(key: .thread(-1), parent: -1)]
 
     mutating func child(of parent: Int, _ key: Key) -> Int {
         if let index = nodes[parent].children[key] { return index }
-        nodes.append(Node(key: key))
+        nodes.append(Node(key: key, parent: parent))
         nodes[parent].children[key] = nodes.count - 1
         return nodes.count - 1
     }
@@ -367,6 +527,7 @@ extension CallTree {
         out.raw(",\"unit\":"); out.string(unit.rawValue)
         if let updateCount { out.raw(",\"updateCount\":"); out.int(Int64(updateCount)) }
         out.raw(",\"maxDepth\":"); out.int(Int64(CallTreeQuery.maxDepth))
+        out.raw(",\"omittedNodes\":"); out.int(Int64(omittedNodes))
         out.raw(",\"roots\":")
         CallTreeNode.write(roots, to: &out)
         out.raw("}")

@@ -11,6 +11,7 @@ func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         let rangeA = try query.timeRange("aStart", "aEnd"), rangeB = try query.timeRange("bStart", "bEnd")
         let causeLimit = Int(try query.int("causes", in: 0...100_000) ?? Int64(TraceComparison.defaultCauseLimit))
         let functionLimit = Int(try query.int("functions", in: 0...100_000) ?? Int64(TraceComparison.defaultFunctionLimit))
+        let viewLimit = Int(try query.int("views", in: 0...100_000) ?? Int64(TraceComparison.defaultViewLimit))
         let traceA = try await store.loaded(id: idA)
         let traceB = try await store.loaded(id: idB, alongside: traceA)
         // Each side is a pass over a whole trace (kept after the first compare of the whole
@@ -19,7 +20,7 @@ func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         async let sideB = queries.run(for: context.work) { traceB.comparisonSide(in: rangeB) }
         let (a, b) = (try await sideA, try await sideB)
         return jsonResponse(bytes: try await queries.run(for: context.work) {
-            try encodeJSON(TraceComparison(a, b, causeLimit: causeLimit, functionLimit: functionLimit))
+            try encodeJSON(TraceComparison(a, b, causeLimit: causeLimit, functionLimit: functionLimit, viewLimit: viewLimit))
         })
     }
 }

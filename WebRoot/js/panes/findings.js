@@ -26,9 +26,15 @@ const TASK_LINKS_SHOWN = 4;
 const OCCURRENCE_LINKS_SHOWN = 12;
 const loaded = new WeakMap();
 
-/** The trace's findings, fetched once per open trace: the tab's count badge and the pane share them. */
+/**
+ * The trace's findings, fetched once per open trace: the tab's count badge and the pane share them.
+ * The API lists the costliest ones; `total` (on the array) says how many there are.
+ */
 export function traceFindings(traceView) {
-  if (!loaded.has(traceView)) loaded.set(traceView, traceView.api.get('findings').then((body) => body.findings));
+  if (!loaded.has(traceView)) {
+    loaded.set(traceView, traceView.api.get('findings')
+      .then((body) => Object.assign(body.findings, { total: body.total ?? body.findings.length })));
+  }
   return loaded.get(traceView);
 }
 
@@ -134,7 +140,8 @@ export function mountFindings(container, traceView) {
     const filtered = shown.length < findings.length;
     status.replaceChildren(el('p', { class: 'findings-intro', role: 'status',
       text: filtered ? `${shown.length} of ${plural(findings.length, 'finding')} shown, costliest first.`
-        : `${plural(findings.length, 'finding')}, costliest first. Open one for its evidence.` }));
+        : findings.total > findings.length ? `The ${findings.length} costliest of ${findings.total} findings. Open one for its evidence.`
+          : `${plural(findings.length, 'finding')}, costliest first. Open one for its evidence.` }));
     filters.replaceChildren(...filterControls(state));
     list.replaceChildren(...shown.map((finding) => item(finding, finding.id === state.finding)));
     list.querySelector('.finding.open')?.scrollIntoView?.({ block: 'nearest' });

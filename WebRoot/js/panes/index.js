@@ -28,7 +28,8 @@ export function mountDetailPanes(container, traceView) {
   const tabBar = el('div', { class: 'pane-tabs', role: 'tablist', 'aria-label': 'Detail panes' }, tabs);
   const findingsTab = tabs.find((tab) => tab.dataset.pane === 'findings');
   traceFindings(traceView).then((findings) => {
-    findingsTab.append(el('span', { class: 'tab-badge', 'aria-label': `${findings.length} findings`, text: String(findings.length) }));
+    const count = findings.total ?? findings.length;
+    findingsTab.append(el('span', { class: 'tab-badge', 'aria-label': `${count} findings`, text: String(count) }));
   }, () => {});
   tabBar.addEventListener('keydown', (e) => {
     const i = tabs.indexOf(document.activeElement);

@@ -70,7 +70,8 @@ export function viewsSection(c, s, { setRows, setRow }) {
     el('tbody', {}, ...rows.map((v) => viewRow(v, interaction, s, setRow))));
   return el('section', { class: 'compare-section', 'aria-label': 'Views' },
     el('div', { class: 'compare-section-head' }, el('h2', { text: 'Views' }), filters,
-      el('span', { class: 'meta', text: `${rows.length} of ${c.views.length} rows, by change of total time` })),
+      el('span', { class: 'meta', text: `${rows.length} of ${c.views.length} rows, by change of total time`
+        + (c.viewsTotal > c.views.length ? ` (the ${c.views.length} largest changes of ${c.viewsTotal})` : '') })),
     rows.length ? scrollBox(table, 'Views table (scrolls sideways)') : el('p', { class: 'empty', text: 'No views match this filter.' }),
     el('p', { class: 'compare-note', text: 'n.s.: not significant. The durations do not differ beyond noise (Mann-Whitney U, '
       + 'p ≥ 0.05, tested when both sides have 8 updates or more) and the count changed by 10% or less.'

@@ -125,6 +125,10 @@ export function mountCallTree(root, traceView) {
         `Only ${plural(data.sampleCount, 'sample')} (one every ${formatDuration(interval)}): `
         + `too few to trust which frame is heaviest. ${hint}`));
     }
+    if (data?.omittedNodes > 0) {
+      notes.append(el('p', { class: 'cpu-warning', role: 'note' },
+        `${plural(data.omittedNodes, 'lighter node')} not listed (their time is in their callers\u2019 self weight).`));
+    }
     if (data && searchText) applySearch();
     else if (data?.roots.length) expandHeaviest(data.roots[0].id, false);
     else render();

@@ -58,6 +58,7 @@ export function prepareTree(result, mainThreads = new Set()) {
       sampleCount: result.sampleCount ?? 0,
       unit: result.unit ?? 'ns',
       updateCount: result.updateCount ?? null,
+      omittedNodes: result.omittedNodes ?? 0,
       roots: prepared,
     },
     byId,
