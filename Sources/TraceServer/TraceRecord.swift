@@ -16,6 +16,8 @@ public struct TraceRecord: Sendable, Codable, Equatable {
     public var updateCount: Int
     /// The run of a several-run xctrace export read at upload (`?run=N`); null for run 1 or one run.
     @NullWhenAbsent public var run: Int?
+    /// `key:value` tags and labels, sorted (docs/api.md, "Tags"); samples have none.
+    public var tags: [String] = []
 
     init(id: String, trace: Trace, sizeBytes: Int64, uploadedAt: String?, isSample: Bool, run: Int? = nil) {
         self.id = id
@@ -44,6 +46,24 @@ public struct TraceRecord: Sendable, Codable, Equatable {
         sourceFormat = entry.sourceFormat
         updateCount = entry.updateCount
         run = entry.run
+        tags = entry.tags.sorted()
+    }
+
+    /// Sidecars of the earlier data-directory layout predate tags: a missing `tags` is none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        app = try container.decode(String.self, forKey: .app)
+        device = try container.decode(String.self, forKey: .device)
+        durationNs = try container.decode(Int64.self, forKey: .durationNs)
+        sizeBytes = try container.decode(Int64.self, forKey: .sizeBytes)
+        _uploadedAt = try container.decode(NullWhenAbsent<String>.self, forKey: .uploadedAt)
+        isSample = try container.decode(Bool.self, forKey: .isSample)
+        sourceFormat = try container.decode(String.self, forKey: .sourceFormat)
+        updateCount = try container.decode(Int.self, forKey: .updateCount)
+        _run = try container.decode(NullWhenAbsent<Int>.self, forKey: .run)
+        tags = try container.decodeIfPresent([String].self, forKey: .tags) ?? []
     }
 }
 
@@ -106,6 +126,8 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     public var counts: Counts
     public var processes: [TraceProcess]
     public var threads: [ThreadInfo]
+    /// The upload's tags (`key:value`), as the list shows them; `[]` for samples.
+    public var tags: [String] = []
 
     init(id: String, trace: Trace) {
         let meta = trace.metadata
@@ -185,5 +207,10 @@ public struct LoadedTrace: Sendable {
 
     public func comparisonSide(in range: TimeRange?) -> ComparisonSide {
         range == nil ? comparisonSides.side(of: trace) : trace.comparisonSide(in: range)
+    }
+
+    /// What the history keeps of this trace, from the comparison side and findings held here.
+    public func measurements() -> TraceMeasurements {
+        TraceMeasurements(side: comparisonSide(in: nil), findings: findings)
     }
 }

@@ -121,8 +121,10 @@ public actor TraceStore {
 
     public let configuration: Configuration
     public nonisolated let storage: Storage
-    private let logger: Logger
-    private var samples: [String: Sample] = [:]
+    let logger: Logger
+    private(set) var samples: [String: Sample] = [:]
+    /// Uploads whose history figures could not be made (unreadable now, bytes missing): not retried until restart.
+    var unmeasurable: Set<String> = []
     private var cache: [String: CacheSlot] = [:]
     private var loading: [String: Task<LoadedTrace, any Error>] = [:]
     private var useCounter: UInt64 = 0
@@ -135,7 +137,7 @@ public actor TraceStore {
     let memory: MemoryBudget
     /// Uploads stored and being received, against the quota and the disk.
     nonisolated let quota: StorageQuota
-    private let loadGate: WorkGate
+    let loadGate: WorkGate
     /// Loads started since the store opened (concurrent requests share one).
     public private(set) var loadsStarted = 0
 
@@ -176,17 +178,40 @@ public actor TraceStore {
 
     // MARK: Listing
 
-    /// Every upload (newest first), then the samples (by name).
-    public func list() async throws(StoreError) -> [TraceRecord] {
-        let uploads = try await service { try await self.storage.catalog.all() }
-        return uploads.map(TraceRecord.init(entry:)) + sampleRecords()
+    /// Every upload `query` matches (newest first by default), then the samples that match (by name).
+    public func list(_ query: CatalogQuery = CatalogQuery()) async throws(StoreError) -> [TraceRecord] {
+        var records: [TraceRecord] = []
+        var cursor: CatalogCursor?
+        repeat {
+            let page = try await page(query, limit: 1000, cursor: cursor)
+            records += page.records
+            cursor = page.next
+        } while cursor != nil
+        return records
     }
 
-    /// At most `limit` uploads after `cursor` (newest first); the samples follow the last page.
-    public func page(limit: Int, cursor: CatalogCursor?) async throws(StoreError) -> (records: [TraceRecord], next: CatalogCursor?) {
-        let page = try await service { try await self.storage.catalog.page(limit: limit, after: cursor) }
+    /// The bytes of a trace as they were uploaded (a sample's file): a temporary copy when the
+    /// blob store is remote (the caller deletes it).
+    public func file(id: String) async throws(StoreError) -> BlobFile {
+        if let sample = samples[id] { return BlobFile(url: sample.file, isTemporary: false) }
+        guard let entry = try await service({ try await self.storage.catalog.entry(id: id) }) else { throw .unknownTrace(id: id) }
+        let storage = storage, scratch = scratchDirectory
+        return try await service { try await storage.blobs.localFile(key: entry.sha256, scratch: scratch) }
+    }
+
+    /// At most `limit` uploads `query` matches after `cursor`, and how many match; the samples
+    /// that match follow the last page (a sample has no tags and no upload time).
+    public func page(_ query: CatalogQuery = CatalogQuery(), limit: Int, cursor: CatalogCursor?) async throws(StoreError) -> (records: [TraceRecord], next: CatalogCursor?, total: Int) {
+        let page = try await service { try await self.storage.catalog.page(query, limit: limit, after: cursor) }
         let records = page.entries.map(TraceRecord.init(entry:))
-        return (page.next == nil ? records + sampleRecords() : records, page.next)
+        let samples = query.tags.isEmpty && query.uploadedFrom == nil && query.uploadedBefore == nil
+            ? sampleRecords().filter { sample in
+                let text = [sample.name, sample.app, sample.device].joined(separator: "\n").lowercased()
+                return (query.name.map { sample.name.lowercased().contains($0.lowercased()) } ?? true)
+                    && query.words.allSatisfy { text.contains($0.lowercased()) }
+            }
+            : []
+        return (page.next == nil ? records + samples : records, page.next, page.total + samples.count)
     }
 
     private func sampleRecords() -> [TraceRecord] {
@@ -383,7 +408,8 @@ public actor TraceStore {
     /// catalog row, so no row ever names missing bytes. Deletes it and throws when it is not a
     /// trace. Either way, the incoming file is gone afterwards.
     /// - Parameter run: the run of a several-run xctrace export to read (`?run=N`); nil or 1 reads run 1.
-    public func add(_ received: ReceivedUpload, run requestedRun: Int? = nil) async throws(StoreError) -> Added {
+    /// - Parameter tags: given with the upload (`?tag=`); an upload of content stored before sets them on that trace.
+    public func add(_ received: ReceivedUpload, run requestedRun: Int? = nil, tags: [TraceTag] = []) async throws(StoreError) -> Added {
         defer { try? FileManager.default.removeItem(at: received.file) }
         // Another run of the same file is another trace: its id covers the run too.
         let run = requestedRun == 1 ? nil : requestedRun
@@ -395,7 +421,7 @@ public actor TraceStore {
         }
         if let existing = try await service({ try await self.storage.catalog.entry(id: id) }) {
             TraceMetrics.uploads(.duplicate)
-            return Added(record: TraceRecord(entry: existing), loaded: try await loaded(id: id), isNew: false)
+            return Added(record: try await adding(tags, to: existing), loaded: try await loaded(id: id), isNew: false)
         }
         // Reserved when receiving started (or now, for an upload that came another way).
         let reservation: StorageQuota.Reservation
@@ -408,11 +434,13 @@ public actor TraceStore {
         // Inflation is bounded by the upload's own size, so a small bomb fails in seconds.
         let maxBytes = maxInflatedBytes(ofUpload: received.size)
         let parsed: LoadedTrace
+        let measurements: TraceMeasurements
         let started = ContinuousClock.now
         do {
             let claim = try await memory.claim(memoryEstimate(ofFile: received.file))
-            parsed = try await loadGate.run {
-                LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
+            (parsed, measurements) = try await loadGate.run {
+                let loaded = LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
+                return (loaded, loaded.measurements())
             }
         } catch {
             TraceMetrics.uploads(.refused)
@@ -423,7 +451,7 @@ public actor TraceStore {
         let entry = CatalogEntry(
             id: id, name: trace.metadata.name, app: trace.metadata.app, device: trace.metadata.device, durationNs: trace.metadata.duration,
             sizeBytes: received.size, sha256: received.sha256, sourceFormat: trace.metadata.sourceFormat, updateCount: trace.updates.count,
-            run: run, uploadedAtMicros: CatalogEntry.nowMicros(), parserVersion: TraceImporter.parserVersion
+            run: run, uploadedAtMicros: CatalogEntry.nowMicros(), tags: tags.map(\.text), parserVersion: TraceImporter.parserVersion
         )
         // Checked once more, against the catalog as it is now, before anything becomes visible.
         try await refreshQuota()
@@ -435,7 +463,7 @@ public actor TraceStore {
         }
         let stored: (entry: CatalogEntry, isNew: Bool)
         do throws(StoreError) {
-            stored = try await commit(entry, file: received.file)
+            stored = try await commit(entry, measurements: measurements, file: received.file)
         } catch {
             quota.settle(bytes: received.size, stored: false)
             throw error
@@ -443,7 +471,7 @@ public actor TraceStore {
         quota.settle(bytes: received.size, stored: stored.isNew)
         if !stored.isNew {
             TraceMetrics.uploads(.duplicate)
-            return Added(record: TraceRecord(entry: stored.entry), loaded: try await loaded(id: id), isNew: false)
+            return Added(record: try await adding(tags, to: stored.entry), loaded: try await loaded(id: id), isNew: false)
         }
         if cache[id] == nil { insert(parsed, id: id) }
         TraceMetrics.uploads(.stored, bytes: received.size)
@@ -453,7 +481,7 @@ public actor TraceStore {
 
     /// Blob, then row. The blob is claimed first, so a sweep running meanwhile (here or on
     /// another replica) keeps it; a crash between the two leaves an unnamed blob for the sweep.
-    func commit(_ entry: CatalogEntry, file: URL) async throws(StoreError) -> (entry: CatalogEntry, isNew: Bool) {
+    func commit(_ entry: CatalogEntry, measurements: TraceMeasurements? = nil, file: URL) async throws(StoreError) -> (entry: CatalogEntry, isNew: Bool) {
         let key = entry.sha256
         while blobsBeingSwept.contains(key) { try? await Task.sleep(for: .milliseconds(10)) }
         blobsBeingWritten[key, default: 0] += 1
@@ -465,7 +493,7 @@ public actor TraceStore {
         return try await service {
             try await storage.catalog.claimBlob(key)
             _ = try await storage.blobs.put(key: key, file: file, size: entry.sizeBytes)
-            return try await storage.catalog.insert(entry)
+            return try await storage.catalog.insert(entry, measurements: measurements, measuredVersion: measurements == nil ? 0 : Self.measuredVersion)
         }
     }
 
@@ -488,7 +516,7 @@ public actor TraceStore {
     }
 
     /// Runs a storage call; its failure in the store's terms.
-    private func service<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws(StoreError) -> T {
+    func service<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws(StoreError) -> T {
         do {
             return try await body()
         } catch {
@@ -511,8 +539,9 @@ public actor TraceStore {
 
     // MARK: Replicas and the sweep
 
-    /// Follows the other replicas' deletes (evicting their models here) and sweeps blobs that no
-    /// row names, until cancelled. Runs in the server's service group.
+    /// Follows the other replicas' deletes (evicting their models here), sweeps blobs that no
+    /// row names and measures traces whose history figures are missing or old, until cancelled.
+    /// Runs in the server's service group.
     public func maintain(sweepEvery interval: Duration = .seconds(600)) async {
         let changes = storage.catalog.changes()
         await withTaskGroup(of: Void.self) { group in
@@ -525,6 +554,7 @@ public actor TraceStore {
                     try? await Task.sleep(for: interval)
                 }
             }
+            group.addTask { await self.measureInBackground() }
             await group.waitForAll()
         }
     }
@@ -660,6 +690,11 @@ public actor TraceStore {
     nonisolated static func uploadID(content: String, run: Int?) -> String {
         guard let run else { return content }
         return traceID(SHA256.hash(data: Data("\(content) run \(run)".utf8)))
+    }
+
+    /// The id an upload of this file gets (read at run 1): what `tracesvc check` asks the server not to use as its own baseline.
+    public nonisolated static func uploadID(ofFile file: URL) throws -> String {
+        try contentID(of: file).0
     }
 
     /// The content-derived id (first 128 bits of SHA-256, hex) and size of a file.

@@ -160,7 +160,7 @@ import TraceSamples
         let folder = try Folder()
         let trace = Self.sample("landmarks-scroll-slow")
         let nothing = try Self.tracesvc(["check", trace])
-        #expect(nothing.status == 2 && nothing.stderr.contains("nothing to check: give --budget FILE, --baseline OLD_TRACE, or both"))
+        #expect(nothing.status == 2 && nothing.stderr.contains("nothing to check: give --budget FILE, --baseline OLD_TRACE (or --baseline-tags), or both"))
         let unknownOption = try Self.tracesvc(["check", trace, "--baseline", trace, "--budgte", "x.json"])
         #expect(unknownOption.status == 2 && unknownOption.stderr.contains("Unknown option '--budgte'. Did you mean '--budget'?"))
         let badFormat = try Self.tracesvc(["check", trace, "--baseline", trace, "--format", "xml"])

@@ -125,3 +125,13 @@ export const kindLabel = {
   layout: 'Layout',
   other: 'Other',
 };
+
+/** What a note is about, in words: "update 12", "the range 1.200 s – 1.500 s", "finding long-body:X". */
+export function noteTargetText(target) {
+  switch (target?.kind) {
+    case 'update': return `update ${target.update}`;
+    case 'range': return `the range ${formatTimestamp(target.start)} – ${formatTimestamp(target.end)}`;
+    case 'finding': return `finding ${target.finding}`;
+    default: return 'the trace';
+  }
+}

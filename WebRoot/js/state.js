@@ -54,7 +54,7 @@ export const EMPTY_STATE = Object.freeze({
   find: '',        // the timeline search: updates of views, modules and signposts matching it are lit (tf=)
   cpu: null,       // what the CPU pane is of: 'view' = all updates of the paneView (c=); null: the range
   longerThan: null, // with cpu 'view': only its updates longer than this many ns (cl=)
-  selection: null, // the selection when it is not an update: {kind, id} (SELECTION_KINDS) (sp= / ts= / tm=)
+  selection: null, // the selection when it is not an update: {kind, id} (SELECTION_KINDS) (sp= / ts= / tm= / nt=)
 });
 
 /**
@@ -64,9 +64,10 @@ export const EMPTY_STATE = Object.freeze({
  * - signpost: a signpost interval's or event's row (sp=);
  * - task-state: a Swift task state interval's row (ts=);
  * - task-states: the intervals of a Main Actor lane mark, {lane, start, end, row}: `row` the one
- *   shown (ts=), null for the longest (tm=lane:start,end).
+ *   shown (ts=), null for the longest (tm=lane:start,end);
+ * - note: a note on the trace's evidence, its id (nt=).
  */
-export const SELECTION_KINDS = Object.freeze(['update', 'signpost', 'task-state', 'task-states']);
+export const SELECTION_KINDS = Object.freeze(['update', 'signpost', 'task-state', 'task-states', 'note']);
 
 /** The selected update's id, or null when the selection is of another kind or there is none. */
 export const selectedUpdate = (state) => state.update ?? null;
@@ -96,6 +97,8 @@ function parseSelection(params, update) {
     return { kind: 'task-states', id: { lane: mark[1], start: Number(mark[2]), end: Number(mark[3]), row } };
   }
   if (row !== null) return { kind: 'task-state', id: row };
+  const note = params.get('nt');
+  if (/^[0-9a-f]{16}$/.test(note ?? '')) return { kind: 'note', id: note };
   const signpost = wholeNumber(params.get('sp'));
   return signpost === null ? null : { kind: 'signpost', id: signpost };
 }
@@ -107,6 +110,7 @@ function selectionQuery(selection) {
     case 'signpost': return [`sp=${Math.round(id)}`];
     case 'task-state': return [`ts=${Math.round(id)}`];
     case 'task-states': return [`tm=${id.lane}:${Math.round(id.start)},${Math.round(id.end)}`, ...(id.row != null ? [`ts=${Math.round(id.row)}`] : [])];
+    case 'note': return /^[0-9a-f]{16}$/.test(id) ? [`nt=${id}`] : [];
     default: return [];
   }
 }
@@ -133,14 +137,15 @@ function parsePaneView(text, category) {
 
 /**
  * Reads a location into a route:
- * {route:'home'} | {route:'trace', traceId, state} | {route:'bad-version', version, traceId} |
+ * {route:'home', list} (LIST_EMPTY) | {route:'history', history} (HISTORY_EMPTY) | {route:'trace', traceId, state} | {route:'bad-version', version, traceId} |
  * {route:'bad-update', traceId, updateText} | {route:'not-found', path} |
  * {route:'compare', a, b, state} (a COMPARE_EMPTY_STATE); a bad-version route carries `plainPath`,
  * the page without the view.
  */
 export function parseLocation(location = window.location) {
   const path = location.pathname.replace(/\/+$/, '') || '/';
-  if (path === '/') return { route: 'home' };
+  if (path === '/') return { route: 'home', list: parseListQuery(location.search) };
+  if (path === '/history') return { route: 'history', history: parseHistoryQuery(location.search) };
   if (path.startsWith('/compare/')) return parseCompareLocation(path, location.search);
   const match = path.match(/^\/traces\/([^/]+)(?:\/updates\/([^/]+))?$/);
   if (!match) return { route: 'not-found', path };
@@ -386,3 +391,97 @@ export function createLocalViewState(initial, { empty = EMPTY_STATE, link = () =
     link: () => link(current),
   };
 }
+
+// ----- The trace list and the history page (docs/share-links.md, "List and history pages") -----
+
+/** The list's orders (GET /api/traces ?sort=). */
+export const LIST_SORTS = Object.freeze(['uploaded', 'name', 'duration', 'updates', 'size']);
+
+/** The list page's filters; a key at its empty value is left out of the URL. */
+export const LIST_EMPTY = Object.freeze({
+  tags: [],     // key:value tags the traces must all have (tag=, repeated)
+  q: '',        // words each in the name, app, device or a tag (q=)
+  from: '',     // uploaded on or after this day, YYYY-MM-DD (from=)
+  to: '',       // uploaded on or before this day (to=)
+  sort: 'uploaded', // LIST_SORTS (sort=)
+  order: null,  // 'asc' | 'desc'; null: the sort's own (newest, longest, largest first; names from A) (order=)
+});
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const TAG = /^[a-z0-9][a-z0-9._-]{0,31}(:[A-Za-z0-9._:/+@#-]{1,128})?$/;
+
+/** Whether text is a tag as the server takes it (docs/api.md, "Tags"). */
+export const isTag = (text) => TAG.test(text ?? '');
+
+export function parseListQuery(search) {
+  const params = new URLSearchParams(search);
+  return {
+    ...LIST_EMPTY,
+    tags: [...new Set(params.getAll('tag').filter(isTag))],
+    q: (params.get('q') ?? '').trim(),
+    from: DAY.test(params.get('from') ?? '') ? params.get('from') : '',
+    to: DAY.test(params.get('to') ?? '') ? params.get('to') : '',
+    sort: LIST_SORTS.includes(params.get('sort')) ? params.get('sort') : 'uploaded',
+    order: ['asc', 'desc'].includes(params.get('order')) ? params.get('order') : null,
+  };
+}
+
+/** The query of the list's filters, for its page (`/?…`) and for GET /api/traces alike. */
+export function listQuery(list) {
+  const s = { ...LIST_EMPTY, ...list };
+  const query = s.tags.map((tag) => `tag=${encodeTag(tag)}`);
+  if (s.q) query.push(`q=${encodeURIComponent(s.q)}`);
+  if (s.from) query.push(`from=${s.from}`);
+  if (s.to) query.push(`to=${s.to}`);
+  if (s.sort && s.sort !== 'uploaded') query.push(`sort=${s.sort}`);
+  if (s.order) query.push(`order=${s.order}`);
+  return query.join('&');
+}
+
+export function buildListPath(list) {
+  const query = listQuery(list);
+  return query ? `/?${query}` : '/';
+}
+
+/** The history page's question; a key at its empty value is left out of the URL. */
+export const HISTORY_EMPTY = Object.freeze({
+  tags: [],       // tag=, repeated
+  view: '',       // the view (view=); empty: the one with the most body time
+  module: '',     // its module (module=)
+  metric: '',     // a metric name (metric=); empty: body-time-total
+  finding: '',    // the finding of metric=finding-cost (finding=)
+  order: 'upload', // 'upload' | 'commit' (order=)
+});
+
+export function parseHistoryQuery(search) {
+  const params = new URLSearchParams(search);
+  return {
+    ...HISTORY_EMPTY,
+    tags: [...new Set(params.getAll('tag').filter(isTag))],
+    view: params.get('view') ?? '',
+    module: params.get('module') ?? '',
+    metric: /^[a-z0-9-]{1,40}$/.test(params.get('metric') ?? '') ? params.get('metric') : '',
+    finding: params.get('finding') ?? '',
+    order: params.get('order') === 'commit' ? 'commit' : 'upload',
+  };
+}
+
+/** The query of a history question, for its page (`/history?…`) and GET /api/history alike. */
+export function historyQuery(history) {
+  const s = { ...HISTORY_EMPTY, ...history };
+  const query = s.tags.map((tag) => `tag=${encodeTag(tag)}`);
+  if (s.view) query.push(`view=${encodeURIComponent(s.view)}`);
+  if (s.module) query.push(`module=${encodeURIComponent(s.module)}`);
+  if (s.metric) query.push(`metric=${s.metric}`);
+  if (s.finding) query.push(`finding=${encodeURIComponent(s.finding)}`);
+  if (s.order === 'commit') query.push('order=commit');
+  return query.join('&');
+}
+
+export function buildHistoryPath(history) {
+  const query = historyQuery(history);
+  return query ? `/history?${query}` : '/history';
+}
+
+/** A tag in a query: ":" and "/" stay readable (`tag=branch:feature/x`). */
+const encodeTag = (tag) => encodeURIComponent(tag).replace(/%3A/g, ':').replace(/%2F/g, '/');

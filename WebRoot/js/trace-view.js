@@ -3,6 +3,7 @@
 // timeline/, side-panel/, panes/, graph/. A part receives a view and uses only what is written
 // here; a page builds its views with createTraceView and nothing else.
 import { SELECTION_KINDS } from './state.js';
+import { NO_NOTES } from './notes.js';
 
 export { SELECTION_KINDS };
 
@@ -26,9 +27,10 @@ export const notOffered = () => {};
  *   written at most every 250 ms): get() → {start, end}, set([start, end], kind) (kind as the
  *   timeline's: 'pan' | 'zoom' | 'jump'), subscribe(fn({start, end})) → unsubscribe. A page without a
  *   timeline gets the state's w= (or the whole trace).
+ * - `notes`: the trace's notes (notes.js createNoteStore); NO_NOTES where the page keeps none.
  * A capability the host leaves out is `notOffered`, never undefined; `offers(name)` says which.
  */
-export function createTraceView({ trace, api, state, select, setRange, openPane, copyLink, timeWindow }) {
+export function createTraceView({ trace, api, state, select, setRange, openPane, copyLink, timeWindow, notes }) {
   if (!trace?.id || !api || !state) throw new TypeError('a trace view needs trace, api and state');
   const capabilities = { select, setRange, openPane, copyLink };
   const offered = new Set(Object.keys(capabilities).filter((name) => typeof capabilities[name] === 'function'));
@@ -49,7 +51,8 @@ export function createTraceView({ trace, api, state, select, setRange, openPane,
     openPane: openPane ?? notOffered,
     copyLink: copyLink ?? notOffered,
     timeWindow: timeWindow ?? stateWindow(trace, state),
-    offers: (name) => offered.has(name),
+    notes: notes ?? NO_NOTES,
+    offers: (name) => (name === 'notes' ? !!notes?.offered : offered.has(name)),
   });
 }
 

@@ -6,8 +6,8 @@ import { el } from '../dom.js';
 import { toast } from '../shell.js';
 import { formatDuration, formatTimestamp } from '../format.js';
 import { currentSelection, selectedUpdate, selectionChanged } from '../state.js';
-import { eventOf, findingMarks, hasTaskData, layoutRows, nearestEvent, queriedLanes, signpostRows } from './lanes.js';
-import { clickOf, clickable, SELECTION_OUTLINES, tooltipDetail, tooltipOf } from './kinds.js';
+import { eventOf, findingMarks, hasTaskData, layoutRows, nearestEvent, noteMarkAt, noteMarks, queriedLanes, RULER_HEIGHT, signpostRows } from './lanes.js';
+import { clickOf, clickable, NOTE_MARK, SELECTION_OUTLINES, tooltipDetail, tooltipOf } from './kinds.js';
 import { attachInput } from './input.js';
 import { buildHeaders, describeLanes } from './headers.js';
 import { TimelineLoader } from './loader.js';
@@ -17,6 +17,21 @@ import { clampWindow, contextWindow, historyStep, pixelsToTime, timeAt, traceBou
 
 const URL_WRITE_MS = 250;             // continuous pans write the URL at most this often
 const HIT_SLOP_PX = 3;                // a mark this close to the pointer counts as under it
+
+/** The timeline's elements in `section`: lane headers beside the canvas, its tooltip and status. */
+function timelineElements(section, idSuffix) {
+  const headers = el('div', { class: 'tl-headers', role: 'list', 'aria-label': 'Lanes' });
+  const canvas = el('canvas', {
+    tabindex: '0', role: 'img', id: `timeline-canvas${idSuffix}`,
+    'aria-label': 'Timeline of the trace. W and S zoom, A and D or the arrow keys pan.',
+    'aria-describedby': 'timeline-help',
+  });
+  const tooltip = el('div', { class: 'tl-tooltip', role: 'tooltip', id: `timeline-tooltip${idSuffix}`, hidden: true });
+  const status = el('div', { class: 'tl-status', 'aria-live': 'polite' });
+  const wrap = el('div', { class: 'tl-canvas-wrap' }, canvas, tooltip, status);
+  section.replaceChildren(el('div', { class: 'tl-grid' }, headers, wrap));
+  return { headers, canvas, tooltip, status, wrap };
+}
 
 /**
  * The timeline of `traceView` (trace-view.js) in `section`. `findings`: a promise of the trace's
@@ -31,16 +46,7 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   const wholeTrace = [bounds.start, bounds.end];
   const laneInfo = Object.fromEntries((trace.lanes ?? []).map((lane) => [lane.id, lane]));
 
-  const headers = el('div', { class: 'tl-headers', role: 'list', 'aria-label': 'Lanes' });
-  const canvas = el('canvas', {
-    tabindex: '0', role: 'img', id: `timeline-canvas${idSuffix}`,
-    'aria-label': 'Timeline of the trace. W and S zoom, A and D or the arrow keys pan.',
-    'aria-describedby': 'timeline-help',
-  });
-  const tooltip = el('div', { class: 'tl-tooltip', role: 'tooltip', id: `timeline-tooltip${idSuffix}`, hidden: true });
-  const status = el('div', { class: 'tl-status', 'aria-live': 'polite' });
-  const wrap = el('div', { class: 'tl-canvas-wrap' }, canvas, tooltip, status);
-  section.replaceChildren(el('div', { class: 'tl-grid' }, headers, wrap));
+  const { headers, canvas, tooltip, status, wrap } = timelineElements(section, idSuffix);
   const g = canvas.getContext('2d');
 
   let colors = readColors(document.documentElement);
@@ -58,6 +64,12 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   let destroyed = false;
   let findingList = [];
   findings?.then((list) => { findingList = list; requestDraw(); }).catch(() => {});
+  // The trace's notes, flagged on the ruler (the view's note store; none on a comparison).
+  let noteList = traceView.notes.list();
+  let drawnNotes = [];
+  const unsubscribeNotes = traceView.notes.subscribe((list) => { noteList = list; requestDraw(); });
+  traceView.notes.ready.then(() => requestDraw());
+  const selectedNote = () => { const s = currentSelection(state.get()); return s?.kind === 'note' ? s.id : null; };
 
   const loader = new TimelineLoader(trace.id, bounds.start, bounds.end, () => requestDraw());
   const search = findSlot ? createTimelineSearch(traceView, { onMarks: () => requestDraw(), onStep: (direction) => step(direction) }) : null;
@@ -105,13 +117,15 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
     loader.ensure(view.start, view.end, width, queriedLanes(layout.rows));
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     const marks = findingMarks(findingList, view, width, state.get().finding);
+    drawnNotes = noteMarks(noteList, traceView.notes.spanOf, view, width, selectedNote());
     const matches = search?.marks(view, width);
     const counts = drawTimeline(g, {
       width, height: layout.height, dpr, view, rows: layout.rows, data: loader.current, colors,
-      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, matches: matches?.lanes,
+      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, noteMarks: drawnNotes, matches: matches?.lanes,
     });
-    // How many findings are marked in this window, and the lanes the selection is outlined on (the browser tests read them).
+    // How many findings and notes are marked in this window, and the lanes the selection is outlined on (the browser tests read them).
     if (canvas.dataset.findings !== String(marks.length)) canvas.dataset.findings = String(marks.length);
+    if (canvas.dataset.notes !== String(drawnNotes.length)) canvas.dataset.notes = String(drawnNotes.length);
     const outlined = outline ? `${outline.lanes.join(',')}@${outline.start},${outline.duration}` : '';
     if (canvas.dataset.outlined !== outlined) canvas.dataset.outlined = outlined;
     performance.measure('timeline-draw', { start: began, end: performance.now() });
@@ -158,6 +172,13 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   }
 
   function updateHover(x, y) {
+    const note = y < RULER_HEIGHT ? noteMarkAt(drawnNotes, x, y) : null;
+    if (note) {
+      if (hover) { hover = null; requestDraw(); }
+      showTooltipAt(tooltip, NOTE_MARK.tooltip(note.note), x, y, { width, height: layout.height });
+      canvas.style.cursor = 'pointer';
+      return;
+    }
     const row = rowAt(y);
     const e = row && x >= 0 && x <= width ? eventAt(row, x) : null;
     const changed = hover?.event?.index !== e?.index || hover?.row !== row;
@@ -178,6 +199,11 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
 
   /** A click that did not drag: open or close the SwiftUI track, do what the mark's lane kind says, or drop a selected update. */
   function click(x, y) {
+    if (y < RULER_HEIGHT) {
+      const note = noteMarkAt(drawnNotes, x, y);
+      if (note) traceView.select(NOTE_MARK.click(note.note).select);
+      return;
+    }
     const row = rowAt(y);
     const e = row ? eventAt(row, x) : null;
     if (row?.track) { toggleSwiftUI(); return; }
@@ -217,7 +243,10 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
       showHeaders();
       resize();
     }
-    if (selectionChanged(changed)) outlineSelection(currentSelection(next));
+    if (selectionChanged(changed)) {
+      outlineSelection(currentSelection(next));
+      requestDraw();
+    }
     if (changed.includes('range') || changed.includes('finding')) requestDraw();
   });
 
@@ -254,6 +283,7 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
       loader.destroy();
       input.destroy();
       unsubscribe();
+      unsubscribeNotes();
       observer.disconnect();
       scheme.removeEventListener('change', onScheme);
       window.removeEventListener('resize', onDprChange);

@@ -29,7 +29,7 @@ function eventColor(row, severity, colors) {
  * descriptions): {laneId: {marks, orange, red, merged, matches}}. `matches`: the find box's
  * matches by lane ({laneId: [start, end, start, end…]}, search.js).
  */
-export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, range, selected, hover, rangeDrag, findingMarks = [], matches = null }) {
+export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, range, selected, hover, rangeDrag, findingMarks = [], noteMarks = [], matches = null }) {
   const k = width / (view.end - view.start);
   const xOf = (t) => (t - view.start) * k;
   g.clearRect(0, 0, width, height);
@@ -79,6 +79,18 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
       g.strokeStyle = colors.fg;
       g.lineWidth = 1;
       g.strokeRect(mark.x - 0.5, mark.y - 0.5, mark.width + 1, mark.height + 1);
+    }
+  }
+
+  // Notes along the ruler's top (a flag over what each is about); the selected one outlined.
+  for (const mark of noteMarks) {
+    g.fillStyle = colors.accent;
+    g.fillRect(mark.x, mark.y, mark.width, mark.height);
+    g.fillRect(mark.x, mark.y, 2, RULER_HEIGHT - mark.y);
+    if (mark.selected) {
+      g.strokeStyle = colors.fg;
+      g.lineWidth = 1.5;
+      g.strokeRect(mark.x - 1, mark.y - 0.5, mark.width + 2, mark.height + 1);
     }
   }
 
