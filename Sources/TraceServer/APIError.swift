@@ -122,6 +122,11 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             let text = error.status == .notFound ? "no such route" : error.status.reasonPhrase.lowercased()
             throw APIError(error.status, text, detail: "\(request.method) \(request.uri.path): \(error.status.reasonPhrase).")
+        } catch is CancellationError {
+            // The client left or the server is shutting down: not a failure of the server's, and
+            // nobody but a shutting-down client can still read the answer.
+            context.logger.debug("\(request.method) \(request.uri.path) cancelled")
+            throw APIError(.serviceUnavailable, "cancelled", detail: "\(request.method) \(request.uri.path) was cancelled: its client left or the server is shutting down.")
         } catch {
             // The error's text may dump internal state (a whole value): log it, never send it.
             context.logger.error("\(request.method) \(request.uri.path) failed: \(error)")
