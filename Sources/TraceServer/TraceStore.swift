@@ -431,6 +431,10 @@ public actor TraceStore {
             TraceMetrics.uploads(.refused)
             throw error
         }
+        // The blob is written while the trace is read: in team mode the PUT to the object store
+        // takes about as long as the import, and the two no longer add up. Every path below ends
+        // the write: `finish` names it, `abandon` stops it and removes what it wrote.
+        let write = await beginBlobWrite(key: received.sha256, file: received.file, size: received.size)
         // Inflation is bounded by the upload's own size, so a small bomb fails in seconds.
         let maxBytes = maxInflatedBytes(ofUpload: received.size)
         let parsed: LoadedTrace
@@ -443,6 +447,7 @@ public actor TraceStore {
                 return (loaded, loaded.measurements())
             }
         } catch {
+            await abandon(write)
             TraceMetrics.uploads(.refused)
             throw Self.storeError(error)
         }
@@ -454,16 +459,17 @@ public actor TraceStore {
             run: run, uploadedAtMicros: CatalogEntry.nowMicros(), tags: tags.map(\.text), parserVersion: TraceImporter.parserVersion
         )
         // Checked once more, against the catalog as it is now, before anything becomes visible.
-        try await refreshQuota()
         do throws(StoreError) {
+            try await refreshQuota()
             try reservation.commit(bytes: received.size)
         } catch {
+            await abandon(write)
             TraceMetrics.uploads(.refused)
             throw error
         }
         let stored: (entry: CatalogEntry, isNew: Bool)
         do throws(StoreError) {
-            stored = try await commit(entry, measurements: measurements, file: received.file)
+            stored = try await finish(write, entry: entry, measurements: measurements)
         } catch {
             quota.settle(bytes: received.size, stored: false)
             throw error
@@ -482,19 +488,53 @@ public actor TraceStore {
     /// Blob, then row. The blob is claimed first, so a sweep running meanwhile (here or on
     /// another replica) keeps it; a crash between the two leaves an unnamed blob for the sweep.
     func commit(_ entry: CatalogEntry, measurements: TraceMeasurements? = nil, file: URL) async throws(StoreError) -> (entry: CatalogEntry, isNew: Bool) {
-        let key = entry.sha256
+        let write = await beginBlobWrite(key: entry.sha256, file: file, size: entry.sizeBytes)
+        return try await finish(write, entry: entry, measurements: measurements)
+    }
+
+    /// A blob being written (claimed, then put) in a task of its own, so an upload's import runs
+    /// meanwhile. Counted in `blobsBeingWritten` until `finish` or `abandon`, so no sweep here
+    /// removes it in between.
+    struct BlobWrite: Sendable {
+        let key: String
+        /// Whether this write stored the bytes (false: they were there already).
+        let task: Task<Bool, any Error>
+    }
+
+    func beginBlobWrite(key: String, file: URL, size: Int64) async -> BlobWrite {
         while blobsBeingSwept.contains(key) { try? await Task.sleep(for: .milliseconds(10)) }
         blobsBeingWritten[key, default: 0] += 1
-        defer {
-            blobsBeingWritten[key, default: 1] -= 1
-            if blobsBeingWritten[key] == 0 { blobsBeingWritten[key] = nil }
-        }
+        let storage = storage
+        // Detached: the put must not run on this actor (a local store's fsync would hold it).
+        return BlobWrite(key: key, task: Task.detached {
+            try await storage.catalog.claimBlob(key)
+            return try await storage.blobs.put(key: key, file: file, size: size)
+        })
+    }
+
+    /// Row after blob: waits for the write, then names it.
+    func finish(_ write: BlobWrite, entry: CatalogEntry, measurements: TraceMeasurements?) async throws(StoreError) -> (entry: CatalogEntry, isNew: Bool) {
+        defer { endBlobWrite(write.key) }
         let storage = storage
         return try await service {
-            try await storage.catalog.claimBlob(key)
-            _ = try await storage.blobs.put(key: key, file: file, size: entry.sizeBytes)
+            _ = try await write.task.value
             return try await storage.catalog.insert(entry, measurements: measurements, measuredVersion: measurements == nil ? 0 : Self.measuredVersion)
         }
+    }
+
+    /// An upload that will not be stored: its blob write stops, and bytes it stored are removed
+    /// now when this process owns the storage. In shared storage the sweep removes them after the
+    /// claim's grace period, since another replica may be storing the same bytes meanwhile.
+    func abandon(_ write: BlobWrite) async {
+        write.task.cancel()
+        let stored = (try? await write.task.value) ?? false
+        endBlobWrite(write.key)
+        if stored, !storage.isShared { _ = await sweepBlob(write.key, writtenAt: 0, cutoff: .max) }
+    }
+
+    private func endBlobWrite(_ key: String) {
+        blobsBeingWritten[key, default: 1] -= 1
+        if blobsBeingWritten[key] == 0 { blobsBeingWritten[key] = nil }
     }
 
     static func storeError(_ error: any Error) -> StoreError {
