@@ -12,15 +12,16 @@ public enum TraceImporter {
     ///   - displayName: the name errors and the trace's metadata use (the uploaded file name).
     ///   - maxBytes: most bytes read (after decompression) before it fails.
     ///   - run: which recording run of an xctrace export to read (nil: run 1); a native trace is one run.
-    public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max, run: Int? = nil) throws(TraceFormatError) -> Trace {
-        switch try sniff(url: url, displayName: displayName) {
+    ///   - growth: the file is still being written (an upload arriving): it is read as it grows.
+    public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max, run: Int? = nil, growth: GrowingFile? = nil) throws(TraceFormatError) -> Trace {
+        switch try sniff(url: url, displayName: displayName, growth: growth) {
         case .native:
             if let run, run != 1 {
                 throw TraceFormatError(file: displayName, line: 1, column: 1, field: "run", message: "a tracesvc trace holds one run; there is no run \(run)")
             }
-            return try NativeTraceReader.read(at: url, displayName: displayName, maxBytes: maxBytes)
+            return try NativeTraceReader.read(at: url, displayName: displayName, maxBytes: maxBytes, growth: growth)
         case .xctrace:
-            return try XCTraceImporter.importTrace(at: url, displayName: displayName, maxBytes: maxBytes, run: run)
+            return try XCTraceImporter.importTrace(at: url, displayName: displayName, maxBytes: maxBytes, run: run, growth: growth)
         }
     }
 
@@ -28,8 +29,8 @@ public enum TraceImporter {
 
     /// Looks at the first (decompressed) non-blank byte: `{` is our JSON; anything else goes to
     /// the xctrace importer, which alone tells a tar bundle from XML (or neither).
-    static func sniff(url: URL, displayName: String) throws(TraceFormatError) -> Kind {
-        let source = try ByteSource(url: url, displayName: displayName, chunkSize: 64 << 10)
+    static func sniff(url: URL, displayName: String, growth: GrowingFile? = nil) throws(TraceFormatError) -> Kind {
+        let source = try ByteSource(url: url, displayName: displayName, chunkSize: 64 << 10, growth: growth)
         var head: [UInt8] = []
         while head.count < 512, try source.read(into: &head) {}
         var index = 0

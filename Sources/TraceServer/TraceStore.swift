@@ -374,12 +374,12 @@ public actor TraceStore {
         logger.debug("evicted trace \(id) (\(slot.loaded.memory.bytes) bytes) from memory")
     }
 
-    /// Memory a load of this file may take before its footprint is known: twice the text it
+    /// Memory a load of this file (of `size` bytes when it is still arriving) may take before its footprint is known: twice the text it
     /// reads (the model with its indexes took 1.4 times the JSON of a 20,000-update trace, and
     /// less than XML); for a gzip file that text is the most it is allowed to inflate to, since
     /// that is what the reader accepts.
-    func memoryEstimate(ofFile file: URL) -> Int {
-        let size = Int64((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0)
+    nonisolated func memoryEstimate(ofFile file: URL, size knownSize: Int64? = nil) -> Int {
+        let size = knownSize ?? Int64((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0)
         var text = size
         if let handle = FileHandle(forReadingAtPath: file.path) {
             defer { try? handle.close() }
@@ -390,7 +390,7 @@ public actor TraceStore {
 
     /// Most bytes a trace file of `size` bytes is read to: a compressed one inflates at most
     /// `maxInflationRatio` times (at least `inflationFloor`), never past `maxUploadReadBytes`.
-    func maxInflatedBytes(ofUpload size: Int64) -> Int64 {
+    nonisolated func maxInflatedBytes(ofUpload size: Int64) -> Int64 {
         let (scaled, overflow) = size.multipliedReportingOverflow(by: Self.maxInflationRatio)
         return min(configuration.maxUploadReadBytes, max(Self.inflationFloor, overflow ? .max : scaled))
     }
@@ -404,24 +404,49 @@ public actor TraceStore {
         public var isNew: Bool
     }
 
+    /// Starts reading an upload whose first bytes are on disk, following its file as it arrives
+    /// (one pass: the request body is hashed, written and read at once). Within the memory
+    /// budget (estimated from the declared length) and the load gate, on a thread of its own
+    /// since it also waits for the network. `add` takes the trace; a failed upload `stop`s it.
+    /// - Parameter requestedRun: as `add`'s.
+    nonisolated func beginImport(of file: IncomingFile, name: String, declaredLength: Int64, run requestedRun: Int?) -> UploadImport {
+        let run = requestedRun == 1 ? nil : requestedRun
+        let url = file.url, growth = file.growth
+        let estimate = memoryEstimate(ofFile: url, size: declaredLength)
+        let maxBytes = maxInflatedBytes(ofUpload: declaredLength)
+        let memory = memory, gate = loadGate
+        return UploadImport(task: Task {
+            let claim = try await memory.claim(estimate)
+            let started = ContinuousClock.now
+            let trace = try await gate.runOnOwnThread {
+                try TraceImporter.importTrace(at: url, displayName: name, maxBytes: maxBytes, run: run, growth: growth)
+            }
+            return ImportedUpload(trace: trace, memory: claim, started: started)
+        })
+    }
+
     /// Reads an upload received into `incomingDirectory` and commits it: its blob first, then its
     /// catalog row, so no row ever names missing bytes. Deletes it and throws when it is not a
     /// trace. Either way, the incoming file is gone afterwards.
     /// - Parameter run: the run of a several-run xctrace export to read (`?run=N`); nil or 1 reads run 1.
     /// - Parameter tags: given with the upload (`?tag=`); an upload of content stored before sets them on that trace.
     public func add(_ received: ReceivedUpload, run requestedRun: Int? = nil, tags: [TraceTag] = []) async throws(StoreError) -> Added {
-        defer { try? FileManager.default.removeItem(at: received.file) }
+        // Whatever happens below, an import still reading the file stops (its trace and memory go).
+        defer {
+            received.importing?.task.cancel()
+            try? FileManager.default.removeItem(at: received.file)
+        }
         // Another run of the same file is another trace: its id covers the run too.
         let run = requestedRun == 1 ? nil : requestedRun
         let id = Self.uploadID(content: received.id, run: run)
         // The same bytes as a sample: that sample is the trace (samples are never stored as uploads).
         if let sample = samples[id] {
             TraceMetrics.uploads(.duplicate)
-            return Added(record: sample.record, loaded: try await loaded(id: id), isNew: false)
+            return Added(record: sample.record, loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
         }
         if let existing = try await service({ try await self.storage.catalog.entry(id: id) }) {
             TraceMetrics.uploads(.duplicate)
-            return Added(record: try await adding(tags, to: existing), loaded: try await loaded(id: id), isNew: false)
+            return Added(record: try await adding(tags, to: existing), loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
         }
         // Reserved when receiving started (or now, for an upload that came another way).
         let reservation: StorageQuota.Reservation
@@ -439,12 +464,22 @@ public actor TraceStore {
         let maxBytes = maxInflatedBytes(ofUpload: received.size)
         let parsed: LoadedTrace
         let measurements: TraceMeasurements
-        let started = ContinuousClock.now
+        var started = ContinuousClock.now
         do {
-            let claim = try await memory.claim(memoryEstimate(ofFile: received.file))
-            (parsed, measurements) = try await loadGate.run {
-                let loaded = LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
-                return (loaded, loaded.measurements())
+            if let importing = received.importing {
+                // Read while it arrived: only its tail is left to wait for.
+                let imported = try await importing.task.value
+                started = imported.started
+                (parsed, measurements) = try await loadGate.run {
+                    let loaded = LoadedTrace(id: id, trace: imported.trace, memory: imported.memory)
+                    return (loaded, loaded.measurements())
+                }
+            } else {
+                let claim = try await memory.claim(memoryEstimate(ofFile: received.file))
+                (parsed, measurements) = try await loadGate.run {
+                    let loaded = LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
+                    return (loaded, loaded.measurements())
+                }
             }
         } catch {
             await abandon(write)
@@ -483,6 +518,18 @@ public actor TraceStore {
         TraceMetrics.uploads(.stored, bytes: received.size)
         logger.info("stored trace \(id) '\(entry.name)' (\(received.size) bytes, \(trace.updates.count) updates)")
         return Added(record: TraceRecord(entry: stored.entry), loaded: parsed, isNew: true)
+    }
+
+    /// The stored trace an upload of the same content names: the model read while it arrived
+    /// when none is in memory (no second read from storage), else the one in memory.
+    private func loadedDuplicate(id: String, _ importing: UploadImport?) async throws(StoreError) -> LoadedTrace {
+        if cache[id] == nil, let importing, let imported = try? await importing.task.value, cache[id] == nil {
+            let loaded = try await service { [loadGate] in
+                try await loadGate.run { LoadedTrace(id: id, trace: imported.trace, memory: imported.memory) }
+            }
+            if cache[id] == nil { insert(loaded, id: id) }
+        }
+        return try await loaded(id: id)
     }
 
     /// Blob, then row. The blob is claimed first, so a sweep running meanwhile (here or on
@@ -753,4 +800,21 @@ func traceID(_ digest: SHA256.Digest) -> String {
         text.append(hex[Int(byte & 0xf)])
     }
     return String(decoding: text, as: UTF8.self)
+}
+
+/// An upload's import started while it arrives (`TraceStore.beginImport`).
+struct UploadImport: Sendable {
+    let task: Task<ImportedUpload, any Error>
+
+    /// Stops it (its file was abandoned) and waits until it has let go of its memory.
+    func stop() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+}
+
+struct ImportedUpload: Sendable {
+    let trace: Trace
+    let memory: MemoryBudget.Claim
+    let started: ContinuousClock.Instant
 }

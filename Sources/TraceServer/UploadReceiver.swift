@@ -19,7 +19,13 @@ public struct ReceivedUpload: Sendable {
     public var name: String
     /// Its room on disk, reserved when receiving started; committed or given back by the store.
     var reservation: StorageQuota.Reservation?
+    /// Its import, started while it arrived (nil: the store reads the file now).
+    var importing: UploadImport?
 }
+
+/// Starts the import of an upload whose first bytes are on disk, reading the rest as it arrives:
+/// given the file, its display name and the request's declared length.
+typealias ImportStarter = @Sendable (_ file: IncomingFile, _ name: String, _ declaredLength: Int64) -> UploadImport
 
 /// Streams `POST /api/traces` bodies to disk: a raw body, or the `file` field of a
 /// `multipart/form-data` form. Never holds the body in memory; over the size limit is 413, over
@@ -29,7 +35,12 @@ enum UploadReceiver {
     ///   - quota: reserves the upload's room when receiving starts (its `Content-Length`, else
     ///     as it arrives), so concurrent uploads cannot pass the quota together.
     ///   - maxUploadBytes: the size limit (`--max-upload-mb`).
-    static func receive(_ request: Request, into directory: URL, quota: StorageQuota, maxUploadBytes: Int64, logger: Logger) async throws(APIError) -> ReceivedUpload {
+    ///   - startImport: reads the trace while it arrives, from its first bytes on, when the request
+    ///     declares its length (what the import's memory is estimated from); a body of unknown
+    ///     length is read once it is whole.
+    static func receive(
+        _ request: Request, into directory: URL, quota: StorageQuota, maxUploadBytes: Int64, logger: Logger, startImport: ImportStarter? = nil
+    ) async throws(APIError) -> ReceivedUpload {
         let tooLarge = tooLarge(maxUploadBytes)
         let contentType = request.headers[.contentType] ?? ""
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
@@ -55,25 +66,43 @@ enum UploadReceiver {
             logger.error("upload refused: \(error)")
             throw APIError(error.storeError)
         }
+        let givenName = QueryParameters(request: request).string("name") ?? request.headers[.traceName].map { $0.removingPercentEncoding ?? $0 }
+        // Started once the file's first bytes are written (a form's file name is known by then, and
+        // the gzip magic that the import's memory estimate reads).
+        let importing = ImportHolder()
+        let beginImport: (String) -> Void = { name in
+            guard importing.value == nil, file.written >= 2, let startImport, let length else { return }
+            importing.value = startImport(file, name, length)
+        }
         do {
             let formName: String?
             if mediaType == "multipart/form-data" {
-                formName = try await receiveMultipart(request, contentType: contentType, file: file, reservation: reservation, maxBytes: maxUploadBytes, tooLarge: tooLarge)
+                formName = try await receiveMultipart(
+                    request, contentType: contentType, file: file, reservation: reservation, maxBytes: maxUploadBytes, tooLarge: tooLarge,
+                    fileStarted: { beginImport(displayName($0 ?? givenName)) }
+                )
             } else {
                 var received: Int64 = 0
+                let name = displayName(givenName)
                 for try await buffer in request.body {
                     received += Int64(buffer.readableBytes)
                     if received > maxUploadBytes { throw tooLarge }
                     try reservation.cover(received)
                     try file.write(buffer)
+                    beginImport(name)
                 }
                 formName = nil
             }
             let sha256 = try file.finish()
-            let name = displayName(formName ?? QueryParameters(request: request).string("name") ?? request.headers[.traceName].map { $0.removingPercentEncoding ?? $0 })
-            return ReceivedUpload(file: file.url, id: String(sha256.prefix(32)), sha256: sha256, size: file.written, name: name, reservation: reservation)
+            let name = displayName(formName ?? givenName)
+            return ReceivedUpload(
+                file: file.url, id: String(sha256.prefix(32)), sha256: sha256, size: file.written, name: name, reservation: reservation,
+                importing: importing.value
+            )
         } catch {
             file.discard()
+            // The import stops at the abandoned file; its memory is given back before the answer.
+            if let started = importing.value { await started.stop() }
             switch error {
             case let error as APIError: throw error
             case let error as StoreError: throw APIError(error)
@@ -97,8 +126,10 @@ enum UploadReceiver {
     private static let parserSlice = 4 << 10
 
     /// Writes the first `file` field of the form to the file; returns the field's file name.
+    /// `fileStarted` is called with the field's file name once its first bytes are written.
     private static func receiveMultipart(
-        _ request: Request, contentType: String, file: IncomingFile, reservation: StorageQuota.Reservation, maxBytes: Int64, tooLarge: APIError
+        _ request: Request, contentType: String, file: IncomingFile, reservation: StorageQuota.Reservation, maxBytes: Int64, tooLarge: APIError,
+        fileStarted: (String?) -> Void
     ) async throws -> String? {
         guard let boundary = headerParameter(contentType, "boundary"), !boundary.isEmpty else {
             throw APIError(.badRequest, "bad multipart form", detail: "Content-Type multipart/form-data has no boundary.")
@@ -137,6 +168,7 @@ enum UploadReceiver {
                     throw APIError(.badRequest, "bad multipart form", detail: "The multipart/form-data body is malformed.")
                 }
                 if let error = part.writeError { throw error }
+                if part.isFile || part.fileDone { fileStarted(part.fileName.flatMap { $0.isEmpty ? nil : $0 }) }
                 sinceProgress = part.progressed ? 0 : sinceProgress + slice.readableBytes
                 if sinceProgress > maxPartHeaderBytes {
                     throw APIError(.badRequest, "bad multipart form",
@@ -148,6 +180,11 @@ enum UploadReceiver {
             throw APIError(.badRequest, "bad multipart form", detail: "The form has no complete field named 'file'.")
         }
         return part.fileName.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The import started while receiving, if any.
+    private final class ImportHolder {
+        var value: UploadImport?
     }
 
     private final class PartState {

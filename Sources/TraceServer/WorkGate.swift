@@ -1,3 +1,4 @@
+import Foundation
 import NIOPosix
 
 /// At most `limit` pieces of heavy work at once, shared fairly between clients, and a bounded
@@ -133,6 +134,17 @@ actor WorkGate {
         } catch {
             leave(client.key)
             throw error
+        }
+    }
+
+    /// Runs `work` on a thread of its own once a slot is free: for work that also waits for its
+    /// input (an upload still arriving), which must not hold one of the blocking pool's few
+    /// threads meanwhile. It is not cancelled: its input stops it (`GrowingFile.abandon`).
+    func runOnOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await enter()
+        defer { leave(WorkClient.server.key) }
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
         }
     }
 

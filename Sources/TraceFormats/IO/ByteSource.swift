@@ -34,10 +34,16 @@ public final class ByteSource {
     /// Most (decompressed) bytes delivered before reading fails: a small gzip file can inflate
     /// a thousandfold, and the model built from it grows with what it inflates to.
     private let maxBytes: Int64
+    /// Set while the file is still being written: its end is waited for, not taken as the end.
+    private let growth: GrowingFile?
+    /// Bytes read from the file so far (compressed ones for gzip).
+    private var fileOffset: Int64 = 0
 
-    public init(url: URL, displayName: String? = nil, chunkSize: Int = 1 << 20, maxBytes: Int64 = .max) throws(TraceFormatError) {
+    /// - Parameter growth: the file is still being written (an upload arriving); reads wait for it.
+    public init(url: URL, displayName: String? = nil, chunkSize: Int = 1 << 20, maxBytes: Int64 = .max, growth: GrowingFile? = nil) throws(TraceFormatError) {
         let name = displayName ?? url.lastPathComponent
         self.displayName = name
+        self.growth = growth
         self.chunkSize = max(chunkSize, 1)
         self.maxBytes = maxBytes
         let fd = open(url.path, O_RDONLY)
@@ -50,6 +56,14 @@ public final class ByteSource {
         compressed = ByteBuffer()
         inflated = ByteBuffer()
         var magic = [UInt8](repeating: 0, count: 2)
+        // The gzip magic decides how the file is read: wait for it to arrive.
+        if let growth {
+            do { _ = try growth.waitForBytes(beyond: 1, displayName: name) } catch {
+                close(fd)
+                scratch.deallocate()
+                throw error
+            }
+        }
         let count = magic.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 2, 0) }
         isGzip = count == 2 && magic[0] == 0x1f && magic[1] == 0x8b
         if isGzip {
@@ -90,7 +104,12 @@ public final class ByteSource {
                 if errno == EINTR { continue }
                 throw readError(errno)
             }
-            if n == 0 { break }
+            fileOffset += Int64(n)
+            if n == 0 {
+                // A file still arriving: hand on what there is, else wait for more.
+                guard total == 0, let growth, try growth.waitForBytes(beyond: fileOffset, displayName: displayName) else { break }
+                continue
+            }
             total += n
         }
         buffer.append(contentsOf: UnsafeRawBufferPointer(start: scratch, count: total))
@@ -102,18 +121,23 @@ public final class ByteSource {
         if compressed.readableBytes > 0 { return true }
         if fileAtEnd { return false }
         compressed.clear()
-        var failure: Int32 = 0
-        let n = compressed.writeWithUnsafeMutableBytes(minimumWritableBytes: chunkSize) { raw in
-            while true {
-                let n = systemRead(descriptor, raw.baseAddress, raw.count)
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 { failure = errno; return 0 }
-                return n
+        while true {
+            var failure: Int32 = 0
+            let n = compressed.writeWithUnsafeMutableBytes(minimumWritableBytes: chunkSize) { raw in
+                while true {
+                    let n = systemRead(descriptor, raw.baseAddress, raw.count)
+                    if n < 0 && errno == EINTR { continue }
+                    if n < 0 { failure = errno; return 0 }
+                    return n
+                }
             }
+            if failure != 0 { throw readError(failure) }
+            fileOffset += Int64(n)
+            // A file still arriving: wait for more before calling this its end.
+            if n == 0, let growth, try growth.waitForBytes(beyond: fileOffset, displayName: displayName) { continue }
+            if n == 0 { fileAtEnd = true }
+            return n > 0
         }
-        if failure != 0 { throw readError(failure) }
-        if n == 0 { fileAtEnd = true }
-        return n > 0
     }
 
     private func readInflated(into buffer: inout [UInt8]) throws(TraceFormatError) -> Int {

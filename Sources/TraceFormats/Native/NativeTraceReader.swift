@@ -5,13 +5,14 @@ import TraceModel
 /// tree, rows go straight into a `TraceBuilder`. Every reference is checked where it stands,
 /// so an error names the exact token (`file:line:column: updates[12].group: ...`).
 public enum NativeTraceReader {
-    public static func read(at url: URL, displayName: String, maxBytes: Int64 = .max) throws(TraceFormatError) -> Trace {
-        try read(at: url, displayName: displayName, chunkSize: 1 << 20, maxBytes: maxBytes)
+    /// - Parameter growth: the file is still being written (an upload arriving): it is read as it grows.
+    public static func read(at url: URL, displayName: String, maxBytes: Int64 = .max, growth: GrowingFile? = nil) throws(TraceFormatError) -> Trace {
+        try read(at: url, displayName: displayName, chunkSize: 1 << 20, maxBytes: maxBytes, growth: growth)
     }
 
     /// `chunkSize` is small in tests, to split tokens across refills everywhere.
-    static func read(at url: URL, displayName: String, chunkSize: Int, maxBytes: Int64 = .max) throws(TraceFormatError) -> Trace {
-        let source = try ByteSource(url: url, displayName: displayName, chunkSize: chunkSize, maxBytes: maxBytes)
+    static func read(at url: URL, displayName: String, chunkSize: Int, maxBytes: Int64 = .max, growth: GrowingFile? = nil) throws(TraceFormatError) -> Trace {
+        let source = try ByteSource(url: url, displayName: displayName, chunkSize: chunkSize, maxBytes: maxBytes, growth: growth)
         var parser = NativeTraceParser(scanner: JSONScanner(source: source), traceName: traceName(fromFileName: displayName))
         do {
             return try parser.parse()

@@ -5,8 +5,9 @@ import TraceModel
 /// `scripts/export-instruments-trace.sh` makes it), plain or gzip-compressed.
 public enum XCTraceImporter {
     /// - Parameter run: the recording run to read when the export holds several; nil reads run 1.
-    public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max, run: Int? = nil) throws(TraceFormatError) -> Trace {
-        let source = try ByteSource(url: url, displayName: displayName, maxBytes: maxBytes)
+    /// - Parameter growth: the file is still being written (an upload arriving): it is read as it grows.
+    public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max, run: Int? = nil, growth: GrowingFile? = nil) throws(TraceFormatError) -> Trace {
+        let source = try ByteSource(url: url, displayName: displayName, maxBytes: maxBytes, growth: growth)
         // Reading and gunzipping run on their own thread, ahead of the parser.
         var chunks = ByteChunks.readingAhead(source)
         chunks.restart = { ByteChunks(try ByteSource(url: url, displayName: displayName, maxBytes: maxBytes)) }

@@ -1,13 +1,16 @@
 import Crypto
 import Foundation
 import NIOCore
+import TraceFormats
 import TraceStorage
 
 /// An upload being written to the store's incoming directory under a random name, hashed as it
-/// is written. Plain system calls, so a failure keeps its errno (`SystemFailure`), and the file
-/// descriptor is closed exactly once.
+/// is written, and read by the importer as it grows (`growth`). Plain system calls, so a failure
+/// keeps its errno (`SystemFailure`), and the file descriptor is closed exactly once.
 final class IncomingFile {
     let url: URL
+    /// Tells a reader following the file how far it is written, and whether it is whole.
+    let growth = GrowingFile()
     private var descriptor: Int32
     private var hasher = SHA256()
     private(set) var written: Int64 = 0
@@ -19,7 +22,10 @@ final class IncomingFile {
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
+        if descriptor >= 0 {
+            growth.abandon()
+            close(descriptor)
+        }
     }
 
     func write(_ buffer: ByteBuffer) throws(SystemFailure) {
@@ -38,6 +44,7 @@ final class IncomingFile {
         }
         guard failure == 0 else { throw SystemFailure(code: failure, action: "write an incoming upload file") }
         written += Int64(buffer.readableBytes)
+        growth.grew(to: written)
     }
 
     /// Closes the file; returns the lowercase hex SHA-256 of what was written (its blob's key;
@@ -45,12 +52,17 @@ final class IncomingFile {
     func finish() throws(SystemFailure) -> String {
         let result = close(descriptor)
         descriptor = -1
-        guard result == 0 else { throw .lastError("close an incoming upload file") }
+        guard result == 0 else {
+            growth.abandon()
+            throw .lastError("close an incoming upload file")
+        }
+        growth.end()
         return SigV4.hex(hasher.finalize())
     }
 
     /// Closes (if still open) and deletes the file.
     func discard() {
+        growth.abandon()
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
         unlink(url.path)
