@@ -22,6 +22,8 @@ public enum StoreError: Error, Sendable, Equatable {
     /// Too many loads running and waiting.
     case busy(String)
     case shuttingDown
+    /// The request went away while it waited or worked: its client left, or the server is stopping.
+    case cancelled
     /// The catalog or the blob store is down, or answered with an error (named in it).
     case service(StorageError)
 }
@@ -593,8 +595,7 @@ public actor TraceStore {
             SystemFailure(code: error.systemError ?? 0, action: "read a trace file").storeError
         case let error as TraceFormatError: .unreadable(error)
         case let error as SystemFailure: error.storeError
-        // The request went away (its client left, or the server is stopping) while it waited.
-        case is CancellationError: .shuttingDown
+        case is CancellationError: .cancelled
         case let error as StorageError: .service(error)
         case let error as WorkGate.Busy: .busy(error.detail)
         case is NIOThreadPoolError.ThreadPoolInactive: .shuttingDown
