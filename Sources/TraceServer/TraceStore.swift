@@ -341,6 +341,8 @@ public actor TraceStore {
     /// Bytes of trace models alive and loads in flight, now and at most since the store opened.
     public nonisolated var memoryInUse: Int { memory.used }
     public nonisolated var peakMemoryInUse: Int { memory.peakUsed }
+    /// Loads waiting until the models that requests still hold are let go.
+    public nonisolated var loadsWaitingForMemory: Int { memory.waiting }
 
     private func insert(_ loaded: LoadedTrace, id: String) {
         useCounter += 1

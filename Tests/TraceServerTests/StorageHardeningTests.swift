@@ -213,7 +213,15 @@ import TraceStorage
             _ = try await store.loaded(id: ids[1])
             await done.add("loaded")
         }
-        try await Task.sleep(for: .milliseconds(500))
+        // Until the second load waits for memory and the cache has let the first go (a loaded
+        // machine may take seconds to get there).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, await done.entries.isEmpty {
+            let firstInMemory = await store.isInMemory(id: ids[0])
+            if store.loadsWaitingForMemory == 1, !firstInMemory { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(store.loadsWaitingForMemory == 1, "the second load waits for memory")
         #expect(await done.entries.isEmpty, "the second trace does not fit beside the first, which a request still holds")
         #expect(await !store.isInMemory(id: ids[0]), "the cache let go of the first for the waiting load")
         #expect(held?.trace.updates.count == 20_000)
