@@ -134,7 +134,7 @@ final class XMLTokenizer {
                 // Nearly every end tag is the open element's name and '>': checked in place.
                 if let open = openElements.last {
                     let gtAt = start + 2 + names.length(open)
-                    if gtAt < count, buffer[gtAt] == UInt8(ascii: ">"), names.matches(open, buffer + start + 2, gtAt - start - 2) {
+                    if gtAt < count, buffer[gtAt] == UInt8(ascii: ">"), names.matches(open, padded: buffer + start + 2, gtAt - start - 2) {
                         openElements.removeLast()
                         position = gtAt + 1
                         return .end(name: open)
@@ -235,7 +235,8 @@ final class XMLTokenizer {
             let attributeStart = p
             p = ByteScan.nameEnd(UInt8(ascii: "="), in: bytes, from: p, to: end)
             guard p < end else { return nil }
-            let attributeName = try internName(bytes + attributeStart, p - attributeStart)
+            let attributeName = try Self.rowAttribute(bytes + attributeStart, p - attributeStart)
+                ?? internName(bytes + attributeStart, p - attributeStart)
             while p < end, isSpace(bytes[p]) { p += 1 }
             guard p < end else { return nil }
             guard bytes[p] == UInt8(ascii: "=") else {
@@ -258,6 +259,18 @@ final class XMLTokenizer {
         }
     }
 
+
+    /// `id`, `fmt` or `ref`, nearly every attribute of a row, told by their bytes without a
+    /// lookup in the name table (which took half the tokenizer's name lookups).
+    @inline(__always) private static func rowAttribute(_ name: UnsafePointer<UInt8>, _ length: Int) -> UInt16? {
+        if length == 2 {
+            return name[0] == UInt8(ascii: "i") && name[1] == UInt8(ascii: "d") ? XMLName.id.rawValue : nil
+        }
+        guard length == 3 else { return nil }
+        if name[0] == UInt8(ascii: "f"), name[1] == UInt8(ascii: "m"), name[2] == UInt8(ascii: "t") { return XMLName.fmt.rawValue }
+        if name[0] == UInt8(ascii: "r"), name[1] == UInt8(ascii: "e"), name[2] == UInt8(ascii: "f") { return XMLName.ref.rawValue }
+        return nil
+    }
 
     // MARK: Values of the current token
 
@@ -490,6 +503,8 @@ final class NameTable {
     @exclusivity(unchecked) private var mask: Int
     @exclusivity(unchecked) private var arena: [UInt8] = []
     @exclusivity(unchecked) private var starts: [Int] = [0]
+    /// Each name's slot by id (its length and first sixteen bytes), for `matches(_:padded:_:)`.
+    @exclusivity(unchecked) private var spellings = PlainBuffer<Slot>(capacity: 64)
 
     init() {
         mask = 255
@@ -501,7 +516,10 @@ final class NameTable {
         }
     }
 
-    deinit { slots.deallocate() }
+    deinit {
+        slots.deallocate()
+        spellings.deallocate()
+    }
 
     var count: Int { starts.count - 1 }
 
@@ -511,6 +529,16 @@ final class NameTable {
 
     /// The length in bytes of the name with this id.
     func length(_ id: UInt16) -> Int { starts[Int(id) + 1] - starts[Int(id)] }
+
+    /// Whether the name with this id is spelled `bytes`, which have `padding` readable bytes
+    /// after them: names up to 16 bytes are compared as two words, without the arena.
+    @inline(__always) func matches(_ id: UInt16, padded start: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        let spelling = spellings.base[Int(id)]
+        guard Int(spelling.length) == length else { return false }
+        guard length <= 16 else { return matches(id, start, length) }
+        return Self.prefix(start, length, from: 0, padded: true) == spelling.prefix
+            && Self.prefix(start, length, from: 8, padded: true) == spelling.prefix2
+    }
 
     /// Whether the name with this id is spelled `bytes`.
     func matches(_ id: UInt16, _ start: UnsafePointer<UInt8>, _ length: Int) -> Bool {
@@ -567,6 +595,7 @@ final class NameTable {
         arena.append(contentsOf: UnsafeBufferPointer(start: start, count: length))
         starts.append(arena.count)
         slots[slot] = Slot(id: id, length: Int32(truncatingIfNeeded: length), prefix: prefix, prefix2: prefix2)
+        spellings.append(slots[slot])
         if count * 2 > mask + 1 { grow() }
         return UInt16(id)
     }
