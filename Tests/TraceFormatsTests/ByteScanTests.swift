@@ -5,17 +5,17 @@ import Testing
 /// input ends inside what they look for.
 @Suite struct ByteScanTests {
     /// `first` and `nameEnd` against a byte-by-byte search, for every length from 0 to 40 (below,
-    /// at and across the sixteen-byte width) and every place of the byte looked for, with a
-    /// decoy at `end` that must not be found.
+    /// at and across the sixteen-byte width) and every place of the byte looked for, with decoys
+    /// from one byte past `end` on: a scan that reads past `end` finds one instead of answering `end`.
     @Test func scansFindTheFirstHitAtEveryPlaceAndNothingAtOrPastTheEnd() {
         for length in 0...40 {
             for hit in 0...length {
-                // Filler "a", the byte looked for at `hit` (none when hit == length), decoys past the end.
-                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length) + [UInt8](repeating: UInt8(ascii: "<"), count: 20)
+                // Filler "a" up to and at `end`, the byte looked for at `hit` (none when hit == length), then decoys.
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length + 1) + [UInt8](repeating: UInt8(ascii: "<"), count: 20)
                 for (target, other) in [(UInt8(ascii: "<"), UInt8(ascii: "&")), (UInt8(ascii: "&"), UInt8(ascii: "<")), (UInt8(ascii: "\""), UInt8(ascii: "&"))] {
-                    for i in 0..<length { bytes[i] = UInt8(ascii: "a") }
+                    for i in 0...length { bytes[i] = UInt8(ascii: "a") }
                     if hit < length { bytes[hit] = target }
-                    for i in length..<bytes.count { bytes[i] = target }
+                    for i in (length + 1)..<bytes.count { bytes[i] = target }
                     let found = bytes.withUnsafeBufferPointer { ByteScan.first(target, other, in: $0.baseAddress!, from: 0, to: length) }
                     #expect(found == hit, "first(\(target)) in \(length) bytes, hit at \(hit)")
                     // From an offset: the scan starts there, not at 0.
@@ -25,9 +25,9 @@ import Testing
                     }
                 }
                 for ender in [UInt8(ascii: " "), 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "=")] {
-                    for i in 0..<length { bytes[i] = UInt8(ascii: "n") }
+                    for i in 0...length { bytes[i] = UInt8(ascii: "n") }
                     if hit < length { bytes[hit] = ender }
-                    for i in length..<bytes.count { bytes[i] = ender }
+                    for i in (length + 1)..<bytes.count { bytes[i] = ender }
                     let found = bytes.withUnsafeBufferPointer { ByteScan.nameEnd(UInt8(ascii: "="), in: $0.baseAddress!, from: 0, to: length) }
                     #expect(found == hit, "nameEnd(\(ender)) in \(length) bytes, hit at \(hit)")
                 }
