@@ -29,8 +29,11 @@ struct Check: AsyncParsableCommand {
     @Option(help: "Budget file (JSON).")
     var budget: String?
 
-    @Option(help: "An older trace of the same scenario: fail when views regressed against it.")
-    var baseline: String?
+    @Option(help: ArgumentHelp(
+        "An older trace of the same scenario: fail when views regressed against it. Repeat for several recordings of the baseline, pooled.",
+        valueName: "old-trace"
+    ))
+    var baseline: [String] = []
 
     @Option(help: "text (readable), json, junit (JUnit XML, one test case per rule) or github (Actions annotations and a job summary in $GITHUB_STEP_SUMMARY).")
     var format: CheckFormat = .text
@@ -45,7 +48,7 @@ struct Check: AsyncParsableCommand {
     var token: String?
 
     func validate() throws {
-        guard budget != nil || baseline != nil else {
+        guard budget != nil || !baseline.isEmpty else {
             throw ValidationError("nothing to check: give --budget FILE, --baseline OLD_TRACE, or both")
         }
         if let server {
@@ -65,14 +68,16 @@ struct Check: AsyncParsableCommand {
         } ?? Budget()
 
         var results = current.evaluate(rules)
-        if let old {
+        if !old.isEmpty {
             results += current.baselineResults(against: old, tolerance: rules.baseline, window: rules.window)
         }
-        var report = CheckReport(trace: current.metadata.name, baseline: old?.metadata.name, results: results)
+        var report = CheckReport(
+            trace: current.metadata.name, baseline: old.isEmpty ? nil : old.map(\.metadata.name).joined(separator: ", "), results: results
+        )
         if let server {
             do {
                 report.links = try await TraceUpload(server: server, token: token ?? CommandContext.current.environment["TRACESVC_TOKEN"])
-                    .links(trace: trace, baseline: baseline)
+                    .links(trace: trace, baselines: baseline)
             } catch {
                 // The verdict stands without links; say why they are missing.
                 Self.printError("could not upload to \(server): \(error)")

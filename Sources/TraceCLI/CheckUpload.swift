@@ -20,10 +20,11 @@ struct TraceUpload {
         var description: String
     }
 
-    func links(trace: String, baseline: String?) async throws -> ShareLinks {
+    func links(trace: String, baselines: [String]) async throws -> ShareLinks {
         let traceID = try await upload(trace)
-        let baselineID: String? = if let baseline { try await upload(baseline) } else { nil }
-        return ShareLinks(server: server, traceID: traceID, baselineID: baselineID)
+        var baselineIDs: [String] = []
+        for baseline in baselines { baselineIDs.append(try await upload(baseline)) }
+        return ShareLinks(server: server, traceID: traceID, baselineIDs: baselineIDs)
     }
 
     /// Streams the file as the raw body; the trace's id from the answer (the same content gets the same id).

@@ -152,6 +152,6 @@ public struct LoadedTrace: Sendable {
     }
 
     public func comparisonSide(in range: TimeRange?) -> ComparisonSide {
-        range == nil ? comparisonSides.side(of: trace) : trace.comparisonSide(in: range)
+        range == nil ? comparisonSides.side(of: trace, findings: findings) : trace.comparisonSide(in: range, findings: findings)
     }
 }

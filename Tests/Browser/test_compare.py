@@ -29,13 +29,10 @@ def test_favorites_fix_shows_one_row_body_per_tap_and_the_shared_fan_out_gone(pa
     row = view_row(page, "LandmarkListItemView")
     expect(row).to_have_attribute("data-change", "improved")
     expect(row).to_have_attribute("data-significant", "true")
-    # Counts per tap: the per-interaction column is for the first label both traces have.
-    header = page.locator("#compare-views thead").inner_text()
-    label = "Tap Gesture" if "Per Tap Gesture" in header else "App Launch"
-    assert f"Per {label}" in header
-    if label == "Tap Gesture":
-        assert "12 → 1" in row.inner_text()
+    # Counts per tap: each row reads per its own interaction (the rows are driven by taps).
+    expect(row.locator("td.interaction")).to_have_text("Tap Gesture 12 → 1")
     assert "36 → 14" in row.inner_text()
+    expect(row.locator("td.count-change")).to_have_text("fewer bodies")
     gone = page.locator('#compare-causes tr[data-change="disappeared"]', has_text="ModelData.favoritesCollection")
     expect(gone).to_contain_text("LandmarkListItemView.body")
     expect(gone).to_contain_text("×12 per event")
@@ -63,11 +60,13 @@ def test_scroll_fix_has_no_red_row_updates_and_formatters_leave_the_cpu(page, se
     open_compare(page, server, slow, fixed, f"ra={SCROLL_RANGE}&rb={SCROLL_RANGE}")
     row = view_row(page, "LandmarkListItemView")
     cells = row.locator("td").all_inner_texts()
-    red = cells[-2]
+    red = cells[-1]
     assert red.endswith("→ 0") and int(red.split(" → ")[0]) > 50, cells
     expect(row).to_have_attribute("data-significant", "true")
-    # Rows within noise are marked so.
-    assert page.locator("#compare-views tr.not-significant .badge.ns").count() >= 1
+    expect(row.locator("td.speed-change")).to_contain_text("faster per body")
+    # Rows within noise say so in words: as many, as fast.
+    quiet = page.locator("#compare-views tr.not-significant td.count-change")
+    assert quiet.count() >= 1 and quiet.first.inner_text().startswith("as many")
     functions = page.locator("#compare-functions tbody tr")
     top = functions.evaluate_all("rows => rows.slice(0, 5).map(r => r.dataset.function)")
     assert "unum_open" in top and "-[NSMeasurementFormatter stringFromMeasurement:]" in top, top
@@ -166,7 +165,7 @@ def test_copied_compare_link_opens_the_same_view_in_a_fresh_browser(page, server
     colleague.locator("#compare-drill").wait_for(timeout=30_000)
     expect(colleague.get_by_role("button", name="App code only")).to_have_attribute("aria-pressed", "true")
     assert colleague.locator("#compare-views tbody tr").all_inner_texts() == page.locator("#compare-views tbody tr").all_inner_texts()
-    expect(colleague.locator("#compare-drill > h2")).to_have_text("LandmarkListItemView: longest updates and merged cause graph")
+    expect(colleague.locator("#compare-drill > h2")).to_have_text("LandmarkListItemView: longest updates and merged cause graph, A above B")
 
 
 def test_swap_makes_b_the_before(page, server, sample_id):
@@ -253,7 +252,7 @@ def test_narrow_window_scrolls_the_views_table_in_its_box_and_keeps_the_cause_re
             box = page.locator("#compare-views").locator("xpath=..")
             box.evaluate("box => { box.scrollLeft = box.scrollWidth; }")
             name = view_row(page, "LandmarkListItemView").locator("td.name")
-            change = view_row(page, "LandmarkListItemView").locator("td.change")
+            change = view_row(page, "LandmarkListItemView").locator("td:last-child")
             box_rect, name_rect, change_rect = (x.bounding_box() for x in (box, name, change))
             assert abs(name_rect["x"] - box_rect["x"]) < 2, (name_rect, box_rect)
             assert change_rect["x"] + change_rect["width"] <= box_rect["x"] + box_rect["width"] + 1, (change_rect, box_rect)

@@ -92,11 +92,14 @@ def test_zoom_or_pan_on_one_timeline_moves_the_other(page, server, sample_id, sh
     slow, fixed = sample_id("landmarks-scroll-slow"), sample_id("landmarks-scroll-fixed")
     open_compare(page, server, slow, fixed, "al=g:Frame%20Update&tw=-2000000,8000000")
     before = shared_window(page)
-    # Zoom out on B (wheel down) with the pointer at its middle: both windows widen together.
+    # Zoom out on B (Ctrl + wheel down: the plain wheel scrolls the page) with the pointer at its
+    # middle: both windows widen together.
     box = page.locator("#timeline-canvas-b").bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 40)
+    page.keyboard.down("Control")
     for _ in range(3):
         page.mouse.wheel(0, 200)
+    page.keyboard.up("Control")
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('tw') !== '{before[0]},{before[1]}'")
     page.wait_for_timeout(400)
     wait_drawn(page)
@@ -125,8 +128,10 @@ def test_anchor_and_window_survive_a_reload_and_a_fresh_browser(page, server, sa
     wait_drawn(page)
     box = page.locator("#timeline-canvas-a").bounding_box()
     page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + 40)
+    page.keyboard.down("Control")
     for _ in range(6):
         page.mouse.wheel(0, -300)
+    page.keyboard.up("Control")
     page.wait_for_timeout(500)
     wait_drawn(page)
     window = shared_window(page)

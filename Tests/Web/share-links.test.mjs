@@ -23,7 +23,7 @@ const EVERY_KEY = {
 };
 const EVERY_COMPARE_KEY = {
   rangeA: [1, 2], rangeB: [3, 4], rows: 'long', row: { module: 'M', view: 'V', category: 'C' },
-  anchor: { group: 'Tap' }, timeline: [-1, 2], lanes: ['swiftui'],
+  anchor: { group: 'Tap' }, timeline: [-1, 2], lanes: ['swiftui'], ruler: 'anchor',
 };
 
 test('there is an upgrade for every version below the current one, and none beyond', () => {
@@ -40,6 +40,7 @@ test('docs/share-links.md documents every query key a link can carry', () => {
   assert.deepEqual(Object.keys(EVERY_SELECTION).sort(), [...SELECTION_KINDS].sort(), 'EVERY_SELECTION must have every selection kind');
   const keysOf = (path) => [...new URL(path, ORIGIN).searchParams.keys()];
   const written = [...new Set([...keysOf(buildPath('t1', EVERY_KEY)), ...keysOf(buildComparePath('t1', 't2', EVERY_COMPARE_KEY)),
+    ...keysOf(buildComparePath(['t1', 't3'], ['t2'], EVERY_COMPARE_KEY)),
     ...Object.values(EVERY_SELECTION).flatMap((selection) => keysOf(buildPath('t1', selectionPatch(selection))))])].sort();
   const documented = [...new Set([...doc.matchAll(/^\| `([a-z]+)=`/gm)].map((m) => m[1]))].sort();
   assert.deepEqual(documented, written, 'the key table of docs/share-links.md and the keys buildPath writes differ');

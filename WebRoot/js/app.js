@@ -5,7 +5,7 @@ import { parseLocation } from './state.js';
 import { watchFileDrops } from './file-drop.js';
 import { renderHome } from './pages/home.js';
 import { openTracePage } from './pages/trace.js';
-import { mountCompare } from './pages/compare/index.js';
+import { compareKey, mountCompare } from './pages/compare/index.js';
 import { badUpdatePage, badVersionPage, messagePage } from './pages/message.js';
 
 let current = null; // the mounted page: {traceId?, compareKey?, restore?(state), teardown(), upload?(file)}
@@ -35,7 +35,7 @@ async function route() {
     await current.restore(parsed.state);
     return;
   }
-  if (parsed.route === 'compare' && current?.compareKey === `${parsed.a}/${parsed.b}`) {
+  if (parsed.route === 'compare' && current?.compareKey === compareKey(parsed.a, parsed.b)) {
     current.restore(parsed.state);
     return;
   }

@@ -29,13 +29,16 @@ public struct BudgetRule: Sendable, Equatable {
     public var limit: Int64
     /// `findings` rules: which findings count.
     public var findings: FindingsFilter
+    /// `per-interaction` rules: the signpost intervals measured, by name ("Favorite Tap").
+    public var interaction: Glob?
 
     public init(
         name: String, metric: BudgetMetric, views: [Glob] = [], perView: Bool = false, window: BudgetWindow? = nil, limit: Int64,
-        findings: FindingsFilter = FindingsFilter()
+        findings: FindingsFilter = FindingsFilter(), interaction: Glob? = nil
     ) {
         self.name = name
         self.findings = findings
+        self.interaction = interaction
         self.metric = metric
         self.views = views
         self.perView = perView
@@ -108,10 +111,13 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
     case fanOut = "fan-out"
     /// Findings (docs/findings.md) of the rule's kinds and at least its severity.
     case findings = "findings"
+    /// Most view bodies (of the rule's views) that started in one signpost interval of the rule's
+    /// `interaction`: "at most 2 LandmarkListItemView bodies per Favorite Tap".
+    case perInteraction = "per-interaction"
 
     public var unit: BudgetUnit {
         switch self {
-        case .redUpdates, .orangeUpdates, .longUpdates, .hangCount, .hitchCount, .fanOut, .findings: .count
+        case .redUpdates, .orangeUpdates, .longUpdates, .hangCount, .hitchCount, .fanOut, .findings, .perInteraction: .count
         case .bodyTimeTotal, .bodyTimeP95, .hangLongest, .hangTotal, .hitchLongest, .hitchTotal: .nanoseconds
         }
     }
@@ -125,7 +131,7 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
     }
 
     /// Metrics that `views` narrows (fan-out: the views that were made to run; findings: the views they are about).
-    public var acceptsViews: Bool { isPerView || self == .fanOut || self == .findings }
+    public var acceptsViews: Bool { isPerView || self == .fanOut || self == .findings || self == .perInteraction }
 
     public var summary: String {
         switch self {
@@ -142,6 +148,7 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
         case .hitchTotal: "total hitch time"
         case .fanOut: "most updates one cause event made run"
         case .findings: "findings"
+        case .perInteraction: "most view bodies in one interval of a signpost"
         }
     }
 }

@@ -8,7 +8,7 @@ func addWebRoutes(to router: some RouterMethods<BasicRequestContext>, files: Sta
         }
         return page
     }
-    for path in ["/", "/traces/:id", "/traces/:id/updates/:updateId", "/compare/:a/:b"] {
+    for path in ["/", "/traces/:id", "/traces/:id/updates/:updateId", "/compare/:a/:b", "/compare"] {
         router.get(RouterPath(path), use: appPage)
         router.head(RouterPath(path), use: appPage)
     }

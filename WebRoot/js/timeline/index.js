@@ -21,9 +21,13 @@ const HIT_SLOP_PX = 3;                // a mark this close to the pointer counts
  * The timeline of `traceView` (trace-view.js) in `section`. `findings`: a promise of the trace's
  * findings, marked on the ruler when it resolves. `focusedKeysOnly`: keys move this timeline only
  * while its canvas has focus (a page with two). `idSuffix`: appended to the ids of its canvas and
- * tooltip, for a page with two. Returns {zoomToFit(), getView(), flush(), destroy()}.
+ * tooltip, for a page with two. `scrollingPage`: the timeline is one part of a page that scrolls,
+ * so a plain wheel scrolls the page and Ctrl/⌘ + wheel zooms (a plain wheel shows that hint).
+ * Returns {zoomToFit(), getView(), setView(window), setMarker(marker), flush(), destroy()};
+ * `setMarker({time, label, rulerFromMarker})` draws a line at `time` and, with `rulerFromMarker`,
+ * makes the ruler read time from it (null: neither).
  */
-export function createTimeline(section, traceView, { windowLabel, findings, focusedKeysOnly = false, idSuffix = '' } = {}) {
+export function createTimeline(section, traceView, { windowLabel, findings, focusedKeysOnly = false, idSuffix = '', scrollingPage = false } = {}) {
   const { trace, state } = traceView;
   const bounds = traceBounds(trace);
   const wholeTrace = [bounds.start, bounds.end];
@@ -37,7 +41,8 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
   });
   const tooltip = el('div', { class: 'tl-tooltip', role: 'tooltip', id: `timeline-tooltip${idSuffix}`, hidden: true });
   const status = el('div', { class: 'tl-status', 'aria-live': 'polite' });
-  const wrap = el('div', { class: 'tl-canvas-wrap' }, canvas, tooltip, status);
+  const wheelHint = el('div', { class: 'tl-wheel-hint', hidden: true, text: `${navigator.platform?.startsWith('Mac') ? '⌘' : 'Ctrl'} + wheel to zoom, or W/S on the focused timeline` });
+  const wrap = el('div', { class: 'tl-canvas-wrap' }, canvas, tooltip, status, wheelHint);
   section.replaceChildren(el('div', { class: 'tl-grid' }, headers, wrap));
   const g = canvas.getContext('2d');
 
@@ -55,6 +60,7 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
   let describeTimer = 0;
   let destroyed = false;
   let findingList = [];
+  let marker = null;        // {time, label, rulerFromMarker}: a line across the lanes (setMarker)
   findings?.then((list) => { findingList = list; requestDraw(); }).catch(() => {});
 
   const loader = new TimelineLoader(trace.id, bounds.start, bounds.end, () => requestDraw());
@@ -99,10 +105,12 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
     const marks = findingMarks(findingList, view, width, state.get().finding);
     const counts = drawTimeline(g, {
       width, height: layout.height, dpr, view, rows: layout.rows, data: loader.current, colors,
-      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks,
+      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, marker,
     });
-    // How many findings are marked in this window (the browser tests and the ruler's header read it).
+    // How many findings are marked in this window (the browser tests and the ruler's header read it), and the marker.
     if (canvas.dataset.findings !== String(marks.length)) canvas.dataset.findings = String(marks.length);
+    setData(canvas, 'marker', marker?.label ? `${marker.label}@${Math.round(marker.time)}` : '');
+    setData(canvas, 'rulerOrigin', marker?.rulerFromMarker ? String(Math.round(marker.time)) : '');
     performance.measure('timeline-draw', { start: began, end: performance.now() });
     if (performance.getEntriesByName('timeline-draw').length > 5000) performance.clearMeasures('timeline-draw');
     // Lane descriptions and the status line change the DOM: keep that out of frames while moving.
@@ -114,6 +122,10 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
     if (canvas.dataset.loading !== loading) canvas.dataset.loading = loading;
     // Which query the drawn marks come from (the browser tests ask the API the same).
     if (loader.current && canvas.dataset.query !== loader.current.query) canvas.dataset.query = loader.current.query;
+  }
+
+  function setData(node, key, value) {
+    if (node.dataset[key] !== value) node.dataset[key] = value;
   }
 
   function setText(node, text) {
@@ -190,7 +202,8 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
     range: (start, end) => traceView.setRange(start, end, { zoom: false }),
     escape: () => { if (currentSelection(state.get()) !== null) traceView.select(null); },
     step: longUpdateStepper(traceView, visible.get, () => destroyed),
-  }, { focusedKeysOnly });
+    wheelHint: showWheelHint(wheelHint),
+  }, { focusedKeysOnly, wheelZoomNeedsModifier: scrollingPage });
 
 
   // ----- state -----
@@ -222,6 +235,8 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
   return {
     zoomToFit: () => setView(wholeTrace, 'jump'),
     getView: () => ({ ...visible.get() }),
+    setView: (window) => setView(window, 'jump'),
+    setMarker(next) { marker = next; requestDraw(); },
     /** Writes a pending pan to the URL now (before a link is copied). */
     flush: () => visible.flush(),
     destroy() {
@@ -235,6 +250,16 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
       scheme.removeEventListener('change', onScheme);
       window.removeEventListener('resize', onDprChange);
     },
+  };
+}
+
+/** Shows `hint` for a moment (a plain wheel over a timeline that does not zoom with it). */
+function showWheelHint(hint) {
+  let timer = 0;
+  return () => {
+    hint.hidden = false;
+    clearTimeout(timer);
+    timer = setTimeout(() => { hint.hidden = true; }, 1500);
   };
 }
 
