@@ -96,6 +96,8 @@ struct CheckReport {
             var updates: [Int], updateCount: Int
             var start: Int64?, duration: Int64?
             var countBefore: Int?, countAfter: Int?, totalBefore: Int64?, totalAfter: Int64?, pValue: Double?
+            /// Main-actor rules: the task's interval, a row for `…/task-states/{row}`.
+            var taskState: Int?
             var link: String?
         }
         let document = Document(
@@ -111,7 +113,7 @@ struct CheckReport {
                             start: offender.span?.start, duration: offender.span?.duration,
                             countBefore: offender.change?.countBefore, countAfter: offender.change?.countAfter,
                             totalBefore: offender.change?.totalBefore, totalAfter: offender.change?.totalAfter,
-                            pValue: offender.change?.pValue, link: links?.link(for: offender, in: result)
+                            pValue: offender.change?.pValue, taskState: offender.taskState, link: links?.link(for: offender, in: result)
                         )
                     },
                     notes: result.notes
@@ -253,12 +255,13 @@ struct ShareLinks {
     var baselineTrace: String? { baselineIDs.first.map { server + ShareLink.trace($0) } }
     var comparison: String? { baselineIDs.isEmpty ? nil : server + ShareLink.comparison(baselineIDs, [traceID]) }
 
-    /// A hang's or hitch's span on the timeline (with some room around it); a cause event's or a
-    /// finding's update in the cause graph; a view's updates pane.
+    /// A hang's or hitch's span on the timeline (with some room around it), with a Swift task's
+    /// interval selected (its details in the side panel); a cause event's or a finding's update in
+    /// the cause graph; a view's updates pane.
     func link(for offender: BudgetOffender, in result: BudgetResult) -> String? {
         if let span = offender.span {
             let margin = max(span.duration / 2, 5_000_000)
-            return server + ShareLink.trace(traceID, .init(window: (span.start - margin)...(span.end + margin)))
+            return server + ShareLink.trace(traceID, .init(window: (span.start - margin)...(span.end + margin), taskState: offender.taskState))
         }
         let showsCause = [BudgetMetric.fanOut.rawValue, BudgetMetric.findings.rawValue].contains(result.metric)
         if showsCause, let update = offender.updates.first {

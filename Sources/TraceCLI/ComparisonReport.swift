@@ -21,7 +21,8 @@ struct ComparisonReport {
 
     /// Section titles, the targets of the verdict's lines (Markdown headings: GitHub anchors them).
     private static let sectionTitles = [
-        "findings": "Findings", "causes": "Causes", "views": "Views", "intervals": "Per interaction", "totals": "Hitches, hangs and CPU",
+        "findings": "Findings", "causes": "Causes", "views": "Views", "intervals": "Per interaction", "totals": "Frames, hitches, hangs and CPU",
+        "main-actor": "Swift tasks on the Main Actor",
     ]
 
     func render(markdown: Bool) -> String {
@@ -44,7 +45,7 @@ struct ComparisonReport {
         }
         lines.append("")
         lines.append(contentsOf: verdict(markdown: markdown))
-        for table in [findingsTable, viewsTable] + intervalTables + [causesTable, totalsTable, functionsTable] {
+        for table in [findingsTable, viewsTable] + intervalTables + [causesTable, totalsTable, mainActorTable, tasksTable, functionsTable] {
             guard !table.rows.isEmpty || table.whenEmpty != nil else { continue }
             lines.append("")
             lines.append(contentsOf: markdown ? self.markdown(table) : text(table))
@@ -111,8 +112,15 @@ struct ComparisonReport {
         let note = [
             "count: fewer/more when the count\(runs ? " per run" : "") changed by at least 2 and more than 10%\(runs ? " and every run is beyond every run of the other side" : "")",
             "per run: faster/slower per body or update by the Mann-Whitney U test on the durations (p < 0.05, 8 or more a side)",
-        ] + more(comparison.views.count)
+        ] + framesNote + more(comparison.views.count)
         return Table(title: "Views", header: header, rows: rows, note: note.joined(separator: "; "), wordColumns: [3, 4, 7, 9])
+    }
+
+    /// Says why a row reads "more frames drawn" instead of more updates.
+    private var framesNote: [String] {
+        guard comparison.views.prefix(top).contains(where: { $0.countChange == .followsFrames }) else { return [] }
+        let frames = comparison.frames
+        return ["more/fewer frames drawn = the count followed the frames drawn (\(frames.a) → \(frames.b)) at the same time per update: not a regression"]
     }
 
     /// One table per signpost name: its measures per interval, then bodies per interval by view.
@@ -155,10 +163,37 @@ struct ComparisonReport {
 
     private var totalsTable: Table {
         let names = ["updates": "Updates", "hitches": "Hitches", "hangs": "Hangs", "cpu": "CPU samples"]
-        let rows = comparison.totals.map { total in
-            [names[total.name] ?? total.name, "\(count(total.a)) → \(count(total.b))", "\(Units.duration(total.a.totalNs)) → \(Units.duration(total.b.totalNs))", signed(total.totalNsDelta)]
+        var rows = comparison.totals.map { total in
+            [names[total.name] ?? total.name, "\(count(total.a)) → \(count(total.b))", "\(Units.duration(total.a.totalNs)) → \(Units.duration(total.b.totalNs))",
+             signed(total.totalNsDelta), ""]
         }
-        return Table(title: "Hitches, hangs and CPU", header: ["", "count A → B", "time A → B", "Δ time"], rows: rows, note: nil, wordColumns: [0])
+        let frames = comparison.frames
+        rows.insert(["Frames drawn", "\(frames.a) → \(frames.b)", "", "", frames.changeText], at: 1)
+        return Table(title: "Frames, hitches, hangs and CPU", header: ["", "count A → B", "time A → B", "Δ time", "change"], rows: rows, note: nil,
+                     wordColumns: [0, 4])
+    }
+
+    /// Neither trace recorded Swift tasks: their tables are left out.
+    private var hasTasks: Bool { !comparison.tasks.isEmpty }
+
+    private var mainActorTable: Table {
+        let rows = comparison.mainActor.map { row in
+            let counts = row.countA.map { a in "\(a) → \(row.countB ?? 0)" } ?? ""
+            return [row.title, counts, "\(Units.duration(row.a)) → \(Units.duration(row.b))", signed(row.deltaNs), row.changeText]
+        }
+        return Table(title: "Swift tasks on the Main Actor", header: ["", "count A → B", "time A → B", "Δ time", "change"], rows: hasTasks ? rows : [],
+                     note: nil, wordColumns: [0, 4], whenEmpty: nil)
+    }
+
+    private var tasksTable: Table {
+        let rows = comparison.tasks.prefix(top).map { task in
+            [signed(task.mainActorDeltaNs), "\(Units.duration(task.a.running)) → \(Units.duration(task.b.running))",
+             "\(Units.duration(task.a.waiting)) → \(Units.duration(task.b.waiting))",
+             "\(Units.duration(task.a.longestWait)) → \(Units.duration(task.b.longestWait))", task.changeText, "\(task.function) on \(task.actor.isEmpty ? "?" : task.actor)"]
+        }
+        return Table(title: "Swift tasks by resume function and actor (Δ: time on or waiting for the Main Actor)",
+                     header: ["Δ", "running A → B", "waiting A → B", "longest wait A → B", "change", "resume function on actor"], rows: rows,
+                     note: more(comparison.tasks.count).first, wordColumns: [4, 5], whenEmpty: nil)
     }
 
     private var functionsTable: Table {

@@ -219,7 +219,7 @@ struct TraceReport {
             lines.append("")
             lines.append(bold("Swift tasks") + " by resume function and actor (waits: orange > 16 ms, red > 100 ms on the main actor)")
             for row in result.tasks.prefix(8) {
-                let function = row.resumeFunction.isEmpty ? "(never resumed)" : row.resumeFunction
+                let function = row.title
                 let wait = row.isMainActor ? MainActorWait.severity(row.longestWait) : .normal
                 let waiting = paint("waiting \(duration(row.waiting))", wait == .red ? .red : wait == .orange ? .orange : nil)
                 lines.append("  \(duration(row.running)) running, \(waiting)  \(function) on \(row.actor.isEmpty ? "?" : row.actor)")
@@ -271,7 +271,8 @@ struct TraceReport {
         for finding in findings.prefix(top) {
             let severity = paint("[\(finding.severity.rawValue)]", finding.severity == .high ? .red : finding.severity == .medium ? .orange : nil)
             lines.append("  \(severity) \(finding.kind.rawValue): \(finding.title)")
-            lines.append("      costs \(duration(finding.costNs)); the fix would save about \(duration(finding.savingNs))")
+            lines.append("      costs \(duration(finding.costNs)); " + (finding.savingNs > 0
+                ? "the fix would save about \(duration(finding.savingNs))" : "no saving estimated (the cause is not identified)"))
             lines.append("      fix: \(finding.fix)")
             let evidence = finding.evidence
             var proof: [String] = []
@@ -280,6 +281,9 @@ struct TraceReport {
                 proof.append("updates \(shown)\(evidence.updateCount > 6 ? " … (\(evidence.updateCount))" : "")")
             }
             if let update = evidence.representativeUpdate { proof.append("cause graph of update \(update)") }
+            if !evidence.taskStates.isEmpty {
+                proof.append("task state\(evidence.taskStates.count == 1 ? "" : "s") " + evidence.taskStates.prefix(4).map(String.init).joined(separator: ", "))
+            }
             if let cpuRange = evidence.range {
                 let thread = evidence.thread.map { " on \(trace.threads[$0].name)" } ?? ""
                 proof.append("CPU \(seconds(cpuRange.start)) – \(seconds(cpuRange.end))\(thread)")

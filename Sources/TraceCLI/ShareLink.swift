@@ -18,6 +18,8 @@ enum ShareLink {
         var paneView: (module: String, view: String, category: String)?
         /// What the graph is of `g=`: `u{update}` or `view`.
         var graph: String?
+        /// A Swift task's interval shown in the side panel `ts=` (without an update in the path).
+        var taskState: Int?
 
     }
 
@@ -34,6 +36,7 @@ enum ShareLink {
             if !paneView.category.isEmpty { query.append("pc=\(encode(paneView.category))") }
         }
         if let graph = view.graph { query.append("g=\(encodeKeepingSeparators(graph))") }
+        if view.update == nil, let taskState = view.taskState { query.append("ts=\(taskState)") }
         return "\(path)?\(query.joined(separator: "&"))"
     }
 

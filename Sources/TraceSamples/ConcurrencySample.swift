@@ -28,6 +28,8 @@ private struct TaskSketch {
         case .running: "Ran for \(length) on actor \(actor) on thread \(Self.threadText(builder, thread)) with priority \(sketch.builder.stringOf(priority)) resuming in \(resume)"
         case .suspended: waitingFor.map { "Suspended for \(length) waiting for Task \(builder.taskID($0))" } ?? "Suspended for \(length)"
         case .continuation: "Ran continuation for \(length) that ended without any errors"
+        case .waiting: "Waiting for \(length)"
+        case .ending: "Ending for \(length)"
         case .unknown: "Was in unknown state for \(length)"
         }
         row.narrative = sketch.builder.intern(narrative)
@@ -50,7 +52,9 @@ extension SampleTraces {
     /// Opening a landmark's detail page. Its `.task` starts an image loader; a map `.task`
     /// needs the main actor too. With `loadOnMainActor` the loader decodes four images on the
     /// main actor for 120 ms: the map's task waits behind it and frames are missed. Fixed,
-    /// decoding runs on the global executor and the main actor stays free.
+    /// decoding runs on the global executor and the main actor stays free. Either way the loader
+    /// ends by assigning `images` on the main actor, which runs LandmarkDetail's body and the
+    /// gallery's: the cause chain from the task to the bodies.
     static func concurrency(name: String, loadOnMainActor: Bool) -> Trace {
         var sketch = TraceSketch(name: name, app: "Landmarks", pid: 2741, seed: loadOnMainActor ? 50 : 51, end: 2_400_000_000)
         let app = "Landmarks"
@@ -71,6 +75,15 @@ extension SampleTraces {
         let awaitStack = sketch.stack(parent: noRow, [
             ("closure #1 in LandmarkDetail.body.getter", app), ("Task.value.getter", "libswift_Concurrency.dylib"),
             ("swift_task_switch", "libswift_Concurrency.dylib"),
+        ])
+        let galleryStack = sketch.stack(parent: sketch.graphUpdateStack, [
+            ("ViewBodyAccessor.updateBody(of:changed:)", "SwiftUICore"), ("LandmarkGallery.body.getter", app),
+            ("ForEach.init(_:content:)", "SwiftUICore"),
+        ])
+        let assignStack = sketch.stack(parent: noRow, [
+            ("swift::runJobInEstablishedExecutorContext(swift::Job*)", "libswift_Concurrency.dylib"),
+            ("LandmarkImageLoader.loadImages(for:)", app), ("LandmarkImageLoader.images.setter", app),
+            ("ObservationRegistrar.withMutation(of:keyPath:_:)", "Observation"),
         ])
         let decodeStack = sketch.stack(parent: noRow, [
             ("swift::runJobInEstablishedExecutorContext(swift::Job*)", "libswift_Concurrency.dylib"),
@@ -115,11 +128,24 @@ extension SampleTraces {
         let loaderActor = loadOnMainActor ? mainActor : globalExecutor
         loader.state(.enqueued, for: loadOnMainActor ? 35_000 : 41_000, in: &sketch, actor: loaderActor)
         let decodeStart = loader.time
-        loader.state(
-            .running, for: decoding, in: &sketch, actor: loaderActor, resume: "LandmarkImageLoader.loadImages(for:)",
-            thread: loadOnMainActor ? main : worker
-        )
+        let loaderResume = "LandmarkImageLoader.loadImages(for:)"
+        loader.state(.running, for: decoding, in: &sketch, actor: loaderActor, resume: loaderResume, thread: loadOnMainActor ? main : worker)
         sketch.sample(start: decodeStart, duration: decoding, stacks: [decodeStack], thread: loadOnMainActor ? main : worker)
+        // The result is assigned on the main actor: at the end of the long run, or (fixed) in a
+        // short hop back to it.
+        let assigned: Nanoseconds
+        if loadOnMainActor {
+            assigned = loader.time - 150_000
+        } else {
+            loader.state(.enqueued, for: 18_000, in: &sketch, actor: mainActor)
+            assigned = loader.time + 100_000
+            loader.state(.running, for: 140_000, in: &sketch, actor: mainActor, resume: loaderResume, thread: main)
+        }
+        let images = sketch.node(.observable, "@Observable LandmarkImageLoader.images", owner: "LandmarkImageLoader", isAppCode: true, at: assigned)
+        sketch.builder.addStateChange(
+            timestamp: assigned, node: images, description: sketch.builder.intern("images: 0 → 4 elements"),
+            backtrace: assignStack, thread: main
+        )
 
         detailTask.state(
             .suspended, for: loader.time - detailTask.time, in: &sketch, waitingFor: loaderRow, suspendBacktrace: awaitStack
@@ -140,6 +166,7 @@ extension SampleTraces {
         // Frames at 120 Hz around the navigation: none can be drawn while the main thread decodes.
         let busy = loadOnMainActor ? decodeStart..<loader.time : decodeStart..<decodeStart
         var missedFrom: Nanoseconds?
+        var imagesShown = false
         for frame in 0..<72 {
             let frameStart = open - 200_000_000 + Nanoseconds(frame) * TraceSketch.frameInterval
             if busy.contains(frameStart) || busy.contains(frameStart + TraceSketch.frameInterval - 1_500_000) {
@@ -155,8 +182,19 @@ extension SampleTraces {
             let start = frameStart + sketch.random.int(300_000...600_000)
             let duration = sketch.random.int(60_000...140_000)
             sketch.update(.other, view: "NavigationStack", module: "SwiftUI", start: start, duration: duration, group: frameGroup, nodeKind: nil)
-            sketch.addGroup(frameGroup, start: start, end: start + duration, label: "Frame Update")
-            sketch.sample(start: start + duration, duration: 400_000, stacks: [sketch.commitStack])
+            var end = start + duration
+            // The first frame after the images were assigned runs the bodies that read them.
+            if !imagesShown, frameStart > assigned {
+                imagesShown = true
+                let detail = sketch.update(.viewBody, view: "LandmarkDetail", start: end + 20_000, duration: 380_000, group: frameGroup)
+                sketch.edge(images, detail.node!, .update, property: "images", at: end + 20_000, group: frameGroup)
+                let gallery = sketch.update(.viewBody, view: "LandmarkGallery", start: end + 420_000, duration: 260_000, group: frameGroup)
+                sketch.edge(detail.node!, gallery.node!, .update, at: end + 420_000, group: frameGroup)
+                sketch.sample(start: end, duration: 700_000, stacks: [galleryStack])
+                end += 700_000
+            }
+            sketch.addGroup(frameGroup, start: start, end: end, label: "Frame Update")
+            sketch.sample(start: end, duration: 400_000, stacks: [sketch.commitStack])
         }
         return sketch.build()
     }

@@ -41,8 +41,12 @@ import Testing
 
     /// The vector's state as the keys tracesvc writes; nil when it sets another key.
     static func traceView(_ state: [String: JSONValue]) -> ShareLink.TraceView? {
-        guard Set(state.keys).isSubset(of: ["update", "window", "pane", "paneView", "graph"]) else { return nil }
+        guard Set(state.keys).isSubset(of: ["update", "window", "pane", "paneView", "graph", "selection"]) else { return nil }
         var view = ShareLink.TraceView()
+        if case .object(let selection)? = state["selection"] {
+            guard selection["kind"]?.text == "task-state", let row = selection["id"]?.number else { return nil }
+            view.taskState = Int(row)
+        }
         view.update = state["update"]?.number.map(Int.init)
         if case .list(let span)? = state["window"], let start = span.first?.number, let end = span.last?.number { view.window = start...end }
         view.pane = state["pane"]?.text
@@ -69,8 +73,8 @@ import Testing
             #expect(ShareLink.trace(vector.trace, view) == Self.current(vector.path), "\(vector.about)")
             checked += 1
         }
-        // Every kind of link the report writes: the trace, a span, an update's graph, a view's updates.
-        #expect(checked >= 6)
+        // Every kind of link the report writes: the trace, a span, an update's graph, a view's updates, a task.
+        #expect(checked >= 7)
     }
 
     @Test func comparisonLinksAreWrittenAsTheVectorsSay() {

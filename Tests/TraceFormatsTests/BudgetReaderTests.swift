@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TraceFormats
 import TraceModel
+import TraceSamples
 
 @Suite struct BudgetReaderTests {
     static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -60,7 +61,7 @@ import TraceModel
 
     @Test(arguments: [
         (#"{"version": 1, "rules": [{"metric": "red-updates", "maxx": 0}]}"#,
-         #"budget.json:1:52: rules[0]: unknown key "maxx"; expected one of: name, metric, views, perView, window, max, kinds, minSeverity, thresholds, interaction"#),
+         #"budget.json:1:52: rules[0]: unknown key "maxx"; expected one of: name, metric, views, perView, window, max, kinds, minSeverity, thresholds, functions, over, interaction"#),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "max": -1}]}"#,
          "budget.json:1:59: rules[0].max: must not be negative, found -1"),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "max": "2ms"}]}"#,
@@ -78,7 +79,7 @@ import TraceModel
         (#"{"version": 1, "rules": [{"metric": "red-updates", "views": 3, "max": 0}]}"#,
          #"budget.json:1:61: rules[0].views: expected an array of a name pattern ("*Row*") or an array of them, found a number"#),
         (#"{"version": 1, "rules": [{"metric": "red", "max": 0}]}"#,
-         #"budget.json:1:37: rules[0].metric: unknown metric "red"; metrics: red-updates, orange-updates, long-updates, body-time-total, body-time-p95, hang-count, hang-longest, hang-total, hitch-count, hitch-longest, hitch-total, fan-out, findings, per-interaction"#),
+         #"budget.json:1:37: rules[0].metric: unknown metric "red"; metrics: red-updates, orange-updates, long-updates, body-time-total, body-time-p95, hang-count, hang-longest, hang-total, hitch-count, hitch-longest, hitch-total, fan-out, findings, main-actor-run-longest, main-actor-run-total, main-actor-wait-longest, main-actor-wait-total, main-actor-tasks-over, per-interaction"#),
         (#"{"version": 1, "rules": [{"metric": "hang-count", "views": "X", "max": 0}]}"#,
          "budget.json:1:60: rules[0].views: hang-count is not about views; views narrow only red-updates, orange-updates, long-updates, body-time-total, body-time-p95, fan-out, findings, per-interaction"),
         (#"{"version": 1, "rules": [{"metric": "fan-out", "perView": true, "max": 0}]}"#,
@@ -102,7 +103,7 @@ import TraceModel
         (#"{"version": 1, "rules": {}}"#, "budget.json:1:25: rules: expected an array of rules (objects), found an object"),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "max": 0}"#, "budget.json:1:61: expected ',' or ']', found the end of the file (is it truncated?)"),
         (#"{"version": 1, "rules": [{"metric": "findings", "kinds": "slow", "max": 0}]}"#,
-         #"budget.json:1:58: rules[0].kinds: unknown finding kind "slow"; kinds: collection-fan-out, long-body, environment-churn, hang-explained, hitch-explained, repeated-body-in-transaction"#),
+         #"budget.json:1:58: rules[0].kinds: unknown finding kind "slow"; kinds: collection-fan-out, long-body, environment-churn, hang-explained, hitch-explained, repeated-body-in-transaction, main-actor-blocked, main-actor-wait"#),
         (#"{"version": 1, "rules": [{"metric": "findings", "kinds": ["long-body", 3], "max": 0}]}"#,
          "budget.json:1:72: rules[0].kinds[1]: expected a string, found a number"),
         (#"{"version": 1, "rules": [{"metric": "findings", "minSeverity": "urgent", "max": 0}]}"#,
@@ -110,7 +111,7 @@ import TraceModel
         (#"{"version": 1, "rules": [{"metric": "findings", "thresholds": {"fanOutMinBodies": 1}, "max": 0}]}"#,
          "budget.json:1:83: rules[0].thresholds.fanOutMinBodies: '1' is not a number in 2...1000000"),
         (#"{"version": 1, "rules": [{"metric": "findings", "thresholds": {"fanout": 3}, "max": 0}]}"#,
-         "budget.json:1:64: rules[0].thresholds: unknown key \"fanout\"; expected one of: fanOutMinBodies, fanOutMinEvents, longBodyNs, longBodyMinCount, environmentMinNotified, environmentMinSkippedShare, repeatedBodyMinRuns, busyCoverage, maxIntervalFindings"),
+         "budget.json:1:64: rules[0].thresholds: unknown key \"fanout\"; expected one of: fanOutMinBodies, fanOutMinEvents, longBodyNs, longBodyMinCount, environmentMinNotified, environmentMinSkippedShare, repeatedBodyMinRuns, busyCoverage, maxIntervalFindings, mainActorBlockedNs, mainActorWaitNs"),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "kinds": "long-body", "max": 0}]}"#,
          "budget.json:1:52: rules[0].kinds: applies only to the findings metric, not red-updates"),
         (#"{"version": 1, "rules": [{"metric": "per-interaction", "max": 2}]}"#,
@@ -168,5 +169,102 @@ import TraceModel
             let budget = try read(block)
             #expect(!budget.rules.isEmpty)
         }
+    }
+}
+
+/// The main-actor rules: read from a file, checked on the concurrency samples and on another app.
+@Suite struct MainActorBudgetTests {
+    private func read(_ text: String) throws -> Budget {
+        try BudgetReader.read(at: try temporaryFile(text, name: "budget.json"), displayName: "budget.json")
+    }
+
+    private func error(_ text: String) throws -> String {
+        do {
+            _ = try read(text)
+            return "no error"
+        } catch let error as TraceFormatError {
+            return error.description
+        }
+    }
+
+    @Test func readsFunctionsAndOver() throws {
+        let budget = try read("""
+            {"version": 1, "rules": [
+              {"metric": "main-actor-wait-longest", "functions": ["MapView.*", "*.loadDraft()"], "max": "16ms"},
+              {"metric": "main-actor-tasks-over", "over": "4ms", "max": 0},
+              {"metric": "main-actor-run-total", "max": "50ms"}
+            ]}
+            """)
+        #expect(budget.rules.map(\.name) == [
+            "main-actor-wait-longest of MapView.*, *.loadDraft() ≤ 16ms", "main-actor-tasks-over over 4ms ≤ 0", "main-actor-run-total ≤ 50ms",
+        ])
+        #expect(budget.rules[0].functions.map(\.pattern) == ["MapView.*", "*.loadDraft()"])
+        #expect(budget.rules[1].over == 4_000_000 && budget.rules[2].over == nil)
+        #expect(budget.rules.map(\.limit) == [16_000_000, 0, 50_000_000])
+    }
+
+    @Test func misplacedKeysAreNamed() throws {
+        #expect(try error(#"{"version": 1, "rules": [{"metric": "hang-longest", "functions": "X*", "max": "1s"}]}"#)
+            .hasSuffix("rules[0].functions: hang-longest is not about Swift tasks; functions narrow only main-actor-run-longest, main-actor-run-total, main-actor-wait-longest, main-actor-wait-total, main-actor-tasks-over"))
+        #expect(try error(#"{"version": 1, "rules": [{"metric": "main-actor-run-total", "over": "1ms", "max": "1s"}]}"#)
+            .hasSuffix("rules[0].over: applies only to main-actor-tasks-over, not main-actor-run-total"))
+        #expect(try error(#"{"version": 1, "rules": [{"metric": "main-actor-run-total", "views": "Row", "max": "1s"}]}"#)
+            .contains("rules[0].views: main-actor-run-total is not about views"))
+        #expect(try error(#"{"version": 1, "rules": [{"metric": "main-actor-tasks-over", "over": 5, "max": 0}]}"#)
+            .contains("rules[0].over: expected a string"))
+        #expect(try error(#"{"version": 1, "rules": [{"metric": "main-actor-wait-total", "functions": [], "max": "1s"}]}"#)
+            .hasSuffix(#"rules[0].functions: an empty list matches no resume function; leave "functions" out to mean every resume function"#))
+        #expect(try error(#"{"version": 1, "rules": [{"metric": "main-actor-run-longest", "max": 3}]}"#)
+            .contains("main-actor-run-longest is a time"))
+    }
+
+    /// The budget of docs/ci.md's "Guarding the Main Actor".
+    static func guideBudget() throws -> String {
+        let guide = try String(contentsOf: BudgetReaderTests.docs.appendingPathComponent("ci.md"), encoding: .utf8)
+        let section = try #require(guide.components(separatedBy: "### Guarding the Main Actor").dropFirst().first)
+        return try #require(section.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+    }
+
+    @Test func theGuidesMainActorBudgetFailsTheSlowSampleAndPassesTheFixedOne() throws {
+        let budget = try read(try Self.guideBudget())
+        #expect(budget.rules.count == 4)
+        let slow = SampleTraces.trace(named: "landmarks-concurrency-slow").evaluate(budget)
+        #expect(slow.allSatisfy { !$0.passed }, "\(slow.map { "\($0.name): \($0.measured)" })")
+        let fixed = SampleTraces.trace(named: "landmarks-concurrency-fixed").evaluate(budget)
+        #expect(fixed.allSatisfy { $0.passed }, "\(fixed.map { "\($0.name): \($0.measured)" })")
+
+        let over = try #require(slow.first)
+        #expect(over.measured == 1)
+        let offender = try #require(over.offenders.first)
+        #expect(offender.title == "Task 502 (created by View.task @ Landmarks/LandmarkDetail.swift:58) ran 120.00 ms on the Main Actor in LandmarkImageLoader.loadImages(for:)")
+        let trace = SampleTraces.trace(named: "landmarks-concurrency-slow")
+        let run = try #require(offender.taskState)
+        #expect(trace.taskStates.state[run] == .running && offender.span?.duration == 120_000_000)
+        let wait = try #require(slow[2].offenders.first)
+        #expect(wait.title.hasPrefix("View.task @ Landmarks/MapView.swift:31 waited 120."))
+        #expect(wait.title.hasSuffix(" ms for the Main Actor, then ran MapView.updateRegion()"))
+        #expect(trace.taskStates.state[try #require(wait.taskState)] == .enqueued)
+    }
+
+    @Test func anotherAppsTasksAreHeldToTheSameRules() throws {
+        let budget = try read("""
+            {"version": 1, "rules": [
+              {"metric": "main-actor-tasks-over", "max": 0},
+              {"metric": "main-actor-wait-longest", "functions": "ComposerView.*", "max": "16ms"},
+              {"metric": "main-actor-wait-longest", "functions": "MapView.*", "max": "16ms"},
+              {"metric": "main-actor-run-total", "functions": "AttachmentStore.*", "max": "0ns"}
+            ]}
+            """)
+        let harbor = OtherAppTraces.harbor().evaluate(budget)
+        // One frame is 16.7 ms: the recording states no refresh rate, so 60 Hz.
+        #expect(harbor[0].measured == 1 && !harbor[0].passed)
+        #expect(harbor[0].offenders.map(\.title) == ["Task 7002 (created by View.task @ Harbor/ConversationView.swift:44) ran 45.00 ms on the Main Actor in MessageStore.decodeHistory()"])
+        #expect(harbor[1].measured == 40_000_000 && !harbor[1].passed)
+        #expect(harbor[2].passed && harbor[2].notes == [#"no wait for the Main Actor matches "MapView.*""#])
+        #expect(harbor[3].passed && harbor[3].measured == 0, "the AttachmentStore actor is not the Main Actor")
+        #expect(OtherAppTraces.harbor(decodeOnMainActor: false).evaluate(budget).allSatisfy { $0.passed })
+        // A recording without Swift Tasks data passes with a note.
+        let noTasks = SampleTraces.trace(named: "landmarks-favorites-slow").evaluate(budget)
+        #expect(noTasks.allSatisfy { $0.passed && $0.notes.contains("the recording has no Swift Tasks data (record with the Swift Tasks instrument)") })
     }
 }

@@ -29,7 +29,7 @@ public enum BudgetReader {
 /// Keys of the file, one place (the schema in docs/ lists the same).
 enum BudgetKeys {
     static let top = ["$schema", "version", "window", "rules", "baseline"]
-    static let rule = ["name", "metric", "views", "perView", "window", "max", "kinds", "minSeverity", "thresholds", "interaction"]
+    static let rule = ["name", "metric", "views", "perView", "window", "max", "kinds", "minSeverity", "thresholds", "functions", "over", "interaction"]
     static let window = ["from", "to"]
     static let baseline = ["countTolerance", "timeTolerance", "views"]
 }
@@ -115,6 +115,8 @@ struct BudgetParser: ~Copyable {
         /// The first key only a findings rule may have, to point at when the metric is another.
         var findingsKey: (name: String, offset: Int)?
         var interaction: (glob: Glob, offset: Int)?
+        var functions: (globs: [Glob], offset: Int)?
+        var over: (value: Nanoseconds, text: String, offset: Int)?
         while let key = try nextKey(&object, in: path, known: BudgetKeys.rule) {
             let field = "\(path).\(key.name)"
             let offset = try tokenOffset()
@@ -133,6 +135,11 @@ struct BudgetParser: ~Copyable {
                 views = (try readGlobs(path: field), offset)
             case "perView":
                 perView = (try readBool(path: field), offset)
+            case "functions":
+                functions = (try readGlobs(path: field, noun: "resume function"), offset)
+            case "over":
+                let text = try readString(path: field)
+                over = (try durationValue(text, path: field, offset: offset), text, offset)
             case "window":
                 window = try readWindow(path: field)
             case "max":
@@ -167,6 +174,13 @@ struct BudgetParser: ~Copyable {
         if let findingsKey, metric.value != .findings {
             throw OffsetError(offset: findingsKey.offset, message: "\(path).\(findingsKey.name): applies only to the findings metric, not \(metric.value.rawValue)")
         }
+        if let functions, !metric.value.isMainActor {
+            let metrics = BudgetMetric.allCases.filter(\.isMainActor).map(\.rawValue).joined(separator: ", ")
+            throw OffsetError(offset: functions.offset, message: "\(path).functions: \(metric.value.rawValue) is not about Swift tasks; functions narrow only \(metrics)")
+        }
+        if let over, metric.value != .mainActorTasksOver {
+            throw OffsetError(offset: over.offset, message: "\(path).over: applies only to main-actor-tasks-over, not \(metric.value.rawValue)")
+        }
         if let interaction, metric.value != .perInteraction {
             throw OffsetError(offset: interaction.offset, message: "\(path).interaction: applies only to the per-interaction metric, not \(metric.value.rawValue)")
         }
@@ -177,12 +191,14 @@ struct BudgetParser: ~Copyable {
         var defaultName = metric.value.rawValue
         if !findings.kinds.isEmpty { defaultName += " (" + findings.kinds.map(\.rawValue).joined(separator: ", ") + ")" }
         if let views { defaultName += " of " + views.globs.map(\.pattern).joined(separator: ", ") }
+        if let functions { defaultName += " of " + functions.globs.map(\.pattern).joined(separator: ", ") }
+        if let over { defaultName += " over \(over.text)" }
         if perView?.value == true { defaultName += " (each view)" }
         if let interaction { defaultName += " per \(interaction.glob.pattern)" }
         defaultName += " ≤ \(limit.token.text)"
         let rule = BudgetRule(
             name: name?.text ?? defaultName, metric: metric.value, views: views?.globs ?? [], perView: perView?.value ?? false,
-            window: window, limit: limitValue, findings: findings, interaction: interaction?.glob
+            window: window, limit: limitValue, findings: findings, functions: functions?.globs ?? [], over: over?.value, interaction: interaction?.glob
         )
         return RuleDraft(rule: rule, path: path, nameOffset: name?.offset ?? start)
     }
@@ -318,14 +334,15 @@ struct BudgetParser: ~Copyable {
         return options
     }
 
-    /// A name pattern or a non-empty array of them.
-    private mutating func readGlobs(path: String) throws(OffsetError) -> [Glob] {
+    /// A name pattern or a non-empty array of them (of view names, or of resume functions).
+    private mutating func readGlobs(path: String, noun: String = "view") throws(OffsetError) -> [Glob] {
         if try scanner.peek() == UInt8(ascii: "\"") { return [try readGlob(path: path)] }
         let start = try tokenOffset()
         try expectArray(path: path, of: "a name pattern (\"*Row*\") or an array of them")
         var globs: [Glob] = []
         if try scanner.consume(UInt8(ascii: "]")) {
-            throw OffsetError(offset: start, message: "\(path): an empty list matches no view; leave \"views\" out to mean every view")
+            let key = path.split(separator: ".").last.map(String.init) ?? "views"
+            throw OffsetError(offset: start, message: "\(path): an empty list matches no \(noun); leave \"\(key)\" out to mean every \(noun)")
         }
         repeat {
             globs.append(try readGlob(path: "\(path)[\(globs.count)]"))

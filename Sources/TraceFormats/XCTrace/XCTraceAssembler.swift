@@ -52,6 +52,8 @@ final class XCTraceAssembler {
     @exclusivity(unchecked) private var graphs = [GraphBuffer(), GraphBuffer()]
     @exclusivity(unchecked) private var changes: [PendingChange] = []
     @exclusivity(unchecked) private var samplesWithoutStack = 0
+    /// Task states by the text of those this model does not know, and how many rows had each.
+    @exclusivity(unchecked) private var unknownTaskStates: [String: Int] = [:]
     /// Samples weighted in cycles (the CPU Profiler's `cpu-profile`): used only when no table
     /// weighted in time was read, so that the two units are never added together.
     @exclusivity(unchecked) private var cycleSamples: [(time: Nanoseconds, thread: Int32, weight: Int64, stack: UInt32)] = []
@@ -433,10 +435,10 @@ final class XCTraceAssembler {
         let duration = try duration(.duration)
         guard let task = task(cell(.task)) else { return }
         latestEnd = max(latestEnd, start + duration)
-        var row = SwiftTaskStateRow(
-            start: start, duration: duration, task: task,
-            state: SwiftTaskState(title: values.string(cell(.state)) ?? values.fmt(cell(.state)) ?? "")
-        )
+        let stateText = values.string(cell(.state)) ?? values.fmt(cell(.state)) ?? ""
+        let state = SwiftTaskState(title: stateText)
+        if state == nil { unknownTaskStates[stateText, default: 0] += 1 }
+        var row = SwiftTaskStateRow(start: start, duration: duration, task: task, state: state ?? .unknown)
         // The acquired actor for running intervals, the one enqueued on for waits.
         let acquired = cell(.actor)
         let actorValue = values.value(acquired) == nil ? cell(.enqueuedActor) : acquired
@@ -902,6 +904,12 @@ final class XCTraceAssembler {
         }
         if samplesWithoutStack > 0 {
             notes.append("CPU samples: \(samplesWithoutStack) samples without a backtrace were left out.")
+        }
+        for (text, rows) in unknownTaskStates.sorted(by: { $0.key < $1.key }) {
+            notes.append("SwiftTaskStateTable: task state \"\(text)\" is not one tracesvc knows (\(rows) row\(rows == 1 ? "" : "s")): read as unknown.")
+        }
+        if tablesRead["SwiftTaskStateTable"] != nil, tablesRead["SwiftTaskLifetime"] == nil, builder.taskCount > 0 {
+            notes.append("No SwiftTaskLifetime table in the export: each task's lifetime is taken from its first and last state.")
         }
         addCycleSamples()
         writeTableNotes()

@@ -31,13 +31,20 @@ public struct BudgetRule: Sendable, Equatable {
     public var findings: FindingsFilter
     /// `per-interaction` rules: the signpost intervals measured, by name ("Favorite Tap").
     public var interaction: Glob?
+    /// Main-actor rules: resume functions the rule looks at (a wait counts for the function the
+    /// task resumed in next); empty means every one.
+    public var functions: [Glob]
+    /// `main-actor-tasks-over`: a run longer than this counts; nil = one frame at the trace's refresh rate.
+    public var over: Nanoseconds?
 
     public init(
         name: String, metric: BudgetMetric, views: [Glob] = [], perView: Bool = false, window: BudgetWindow? = nil, limit: Int64,
-        findings: FindingsFilter = FindingsFilter(), interaction: Glob? = nil
+        findings: FindingsFilter = FindingsFilter(), functions: [Glob] = [], over: Nanoseconds? = nil, interaction: Glob? = nil
     ) {
         self.name = name
         self.findings = findings
+        self.functions = functions
+        self.over = over
         self.interaction = interaction
         self.metric = metric
         self.views = views
@@ -48,6 +55,10 @@ public struct BudgetRule: Sendable, Equatable {
 
     func matches(view name: String) -> Bool {
         views.isEmpty || views.contains { $0.matches(name) }
+    }
+
+    func matches(function name: String) -> Bool {
+        functions.isEmpty || functions.contains { $0.matches(name) }
     }
 }
 
@@ -111,14 +122,25 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
     case fanOut = "fan-out"
     /// Findings (docs/findings.md) of the rule's kinds and at least its severity.
     case findings = "findings"
+    /// Longest run of a Swift task on the Main Actor (or the main thread).
+    case mainActorRunLongest = "main-actor-run-longest"
+    /// Time Swift tasks ran on the Main Actor.
+    case mainActorRunTotal = "main-actor-run-total"
+    /// Longest wait of a task for the Main Actor (enqueued on it).
+    case mainActorWaitLongest = "main-actor-wait-longest"
+    /// Time tasks waited for the Main Actor.
+    case mainActorWaitTotal = "main-actor-wait-total"
+    /// Tasks with a run on the Main Actor longer than the rule's `over`.
+    case mainActorTasksOver = "main-actor-tasks-over"
     /// Most view bodies (of the rule's views) that started in one signpost interval of the rule's
     /// `interaction`: "at most 2 LandmarkListItemView bodies per Favorite Tap".
     case perInteraction = "per-interaction"
 
     public var unit: BudgetUnit {
         switch self {
-        case .redUpdates, .orangeUpdates, .longUpdates, .hangCount, .hitchCount, .fanOut, .findings, .perInteraction: .count
-        case .bodyTimeTotal, .bodyTimeP95, .hangLongest, .hangTotal, .hitchLongest, .hitchTotal: .nanoseconds
+        case .redUpdates, .orangeUpdates, .longUpdates, .hangCount, .hitchCount, .fanOut, .findings, .mainActorTasksOver, .perInteraction: .count
+        case .bodyTimeTotal, .bodyTimeP95, .hangLongest, .hangTotal, .hitchLongest, .hitchTotal,
+             .mainActorRunLongest, .mainActorRunTotal, .mainActorWaitLongest, .mainActorWaitTotal: .nanoseconds
         }
     }
 
@@ -132,6 +154,14 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
 
     /// Metrics that `views` narrows (fan-out: the views that were made to run; findings: the views they are about).
     public var acceptsViews: Bool { isPerView || self == .fanOut || self == .findings || self == .perInteraction }
+
+    /// Metrics of Swift tasks on the Main Actor, which `functions` narrows.
+    public var isMainActor: Bool {
+        switch self {
+        case .mainActorRunLongest, .mainActorRunTotal, .mainActorWaitLongest, .mainActorWaitTotal, .mainActorTasksOver: true
+        default: false
+        }
+    }
 
     public var summary: String {
         switch self {
@@ -148,6 +178,11 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
         case .hitchTotal: "total hitch time"
         case .fanOut: "most updates one cause event made run"
         case .findings: "findings"
+        case .mainActorRunLongest: "longest run of a task on the Main Actor"
+        case .mainActorRunTotal: "time tasks ran on the Main Actor"
+        case .mainActorWaitLongest: "longest wait of a task for the Main Actor"
+        case .mainActorWaitTotal: "time tasks waited for the Main Actor"
+        case .mainActorTasksOver: "tasks that ran on the Main Actor longer than `over`"
         case .perInteraction: "most view bodies in one interval of a signpost"
         }
     }

@@ -43,8 +43,10 @@ public struct BudgetOffender: Sendable, Equatable {
     public var updates: [Int]
     /// How many updates make up the offence (`updates` may list fewer).
     public var updateCount: Int
-    /// Hangs and hitches: when they happened.
+    /// Hangs and hitches: when they happened; Swift task runs and waits: the interval.
     public var span: TimeRange?
+    /// Main-actor rules: the task's interval (a row for `…/task-states/{row}`, `ts=` in links).
+    public var taskState: Int?
     /// Baseline checks: the view in the baseline and in the new trace.
     public var change: Change?
 
@@ -63,9 +65,10 @@ public struct BudgetOffender: Sendable, Equatable {
 
     public init(
         title: String, module: String? = nil, view: String? = nil, measured: Int64, updates: [Int] = [],
-        updateCount: Int = 0, span: TimeRange? = nil, change: Change? = nil
+        updateCount: Int = 0, span: TimeRange? = nil, change: Change? = nil, taskState: Int? = nil
     ) {
         self.title = title
+        self.taskState = taskState
         self.module = module
         self.view = view
         self.measured = measured
@@ -101,6 +104,8 @@ extension Trace {
             return evaluateFindingsRule(rule, range: range)
         case .perInteraction:
             return evaluatePerInteractionRule(rule, range: range)
+        case .mainActorRunLongest, .mainActorRunTotal, .mainActorWaitLongest, .mainActorWaitTotal, .mainActorTasksOver:
+            return evaluateMainActorRule(rule, range: range)
         }
     }
 
@@ -268,6 +273,64 @@ extension Trace {
         return result(rule, measured: measured, passed: passed, offenders: offenders, notes: notes)
     }
 
+    // MARK: Swift tasks on the Main Actor
+
+    private func evaluateMainActorRule(_ rule: BudgetRule, range: TimeRange?) -> BudgetResult {
+        let states = taskStates
+        let isWait = rule.metric == .mainActorWaitLongest || rule.metric == .mainActorWaitTotal
+        // The function a wait counts for is the one the task resumed in next (as the task summary charges it).
+        func function(_ row: Int) -> String {
+            guard isWait else { return resumeFunctionTitle(row) }
+            let next = indexes.states(ofTask: Int(states.task[row])).map(Int.init)
+                .first { states.start[$0] >= states.start[row] && states.state[$0] == .running }
+            return next.map(resumeFunctionTitle) ?? "(did not run again before the recording ended)"
+        }
+        let rows = (isWait ? indexes.mainActorWaits : indexes.mainActorRuns).map(Int.init).filter { row in
+            (range?.overlaps(start: states.start[row], end: states.end(row)) ?? true) && rule.matches(function: function(row))
+        }
+        let over = rule.over ?? metadata.frameDuration
+        let measured: Int64
+        var offending: [Int]
+        switch rule.metric {
+        case .mainActorRunLongest, .mainActorWaitLongest:
+            measured = rows.map { states.duration[$0] }.max() ?? 0
+            offending = rows.filter { states.duration[$0] > rule.limit }
+        case .mainActorTasksOver:
+            let long = rows.filter { states.duration[$0] > over }
+            measured = Int64(Set(long.map { states.task[$0] }).count)
+            // One offender per task: its longest run.
+            var longestOfTask: [UInt32: Int] = [:]
+            for row in long where longestOfTask[states.task[row]].map({ states.duration[$0] < states.duration[row] }) ?? true {
+                longestOfTask[states.task[row]] = row
+            }
+            offending = Array(longestOfTask.values)
+        default:
+            measured = rows.reduce(0) { $0.addingSaturating(states.duration[$1]) }
+            offending = rows
+        }
+        let passed = measured <= rule.limit
+        offending.sort { (states.duration[$0], $1) > (states.duration[$1], $0) }
+        let offenders: [BudgetOffender] = passed ? [] : offending.map { row in
+            let task = Int(states.task[row])
+            let verb = isWait ? "waited \(DurationText.format(states.duration[row])) for the Main Actor, then ran" : "ran \(DurationText.format(states.duration[row])) on the Main Actor in"
+            let span = TimeRange(start: states.start[row], end: states.end(row))
+            let during = updates(overlapping: span)
+            return BudgetOffender(
+                title: "\(taskWithSite(task)) \(verb) \(function(row))", measured: states.duration[row],
+                updates: Array(during.prefix(BudgetOffender.listedUpdates)), updateCount: during.count, span: span, taskState: row
+            )
+        }
+        var notes: [String] = []
+        if !rule.functions.isEmpty, rows.isEmpty {
+            notes.append("no \(isWait ? "wait for" : "run on") the Main Actor \(range == nil ? "" : "in the window ")matches "
+                + rule.functions.map { "\"\($0.pattern)\"" }.joined(separator: ", "))
+        }
+        if taskStates.count == 0 {
+            notes.append("the recording has no Swift Tasks data (record with the Swift Tasks instrument)")
+        }
+        return result(rule, measured: measured, passed: passed, offenders: offenders, notes: notes)
+    }
+
     // MARK: Findings
 
     private func evaluateFindingsRule(_ rule: BudgetRule, range: TimeRange?) -> BudgetResult {
@@ -288,7 +351,7 @@ extension Trace {
                 title: "\(finding.kind.rawValue), \(finding.severity.rawValue): \(finding.title)",
                 module: view.flatMap { $0.detail.isEmpty ? nil : $0.detail }, view: view?.name, measured: Int64(finding.occurrences),
                 updates: Array(listed.prefix(BudgetOffender.listedUpdates)), updateCount: max(evidence.updateCount, listed.count),
-                span: isInterval ? evidence.range : nil
+                span: isInterval ? evidence.range : nil, taskState: evidence.taskStates.first
             )
         }
         return result(rule, measured: Int64(found.count), passed: passed, offenders: offenders, notes: [])

@@ -39,6 +39,24 @@ public struct CauseGraphDocument: Sendable, Equatable, Encodable {
         @NullWhenAbsent public var collapsed: Collapsed?
         /// Where a State / @Observable value was written, leaf frame first.
         @NullWhenAbsent public var backtrace: [BacktraceFrame]?
+        /// A `swift-task` node: the Swift task it stands for, to open its details.
+        @NullWhenAbsent public var task: TaskLink?
+    }
+
+    /// A Swift task in the cause chain of a state change (docs/cause-graph.md, "Swift tasks").
+    public struct TaskLink: Sendable, Equatable, Encodable {
+        /// Row of `Trace.taskStates` to open (`…/task-states/{row}`): the run that wrote the
+        /// state, the creator's first state, or the wait.
+        public var taskState: Int
+        /// Row of `Trace.tasks`.
+        public var task: Int
+        /// "ran": ran on the Main Actor and wrote the state; "created": created that task;
+        /// "waited": waited for the Main Actor while that task ran.
+        public var role: String
+        /// How the state change was tied to the run ("thread", "backtrace", "time"); null for the other roles.
+        @NullWhenAbsent public var basis: TaskWriteBasis?
+        /// The run's, or the wait's time behind it.
+        public var durationNs: Nanoseconds
     }
 
     public struct Collapsed: Sendable, Equatable, Encodable {
@@ -84,7 +102,7 @@ extension Trace {
         let focus = Array(indexes.nodes(ofUpdate: update))
         let selection = causeGraphSelection(from: focus)
         return causeGraphDocument(
-            selection: selection, focus: Set(focus), identity: { $0 }, expand: expand, fanOut: fanOut
+            selection: selection, focus: Set(focus), identity: { $0 }, expand: expand, fanOut: fanOut, taskChains: true
         )
     }
 
@@ -152,7 +170,7 @@ extension Trace {
 
     private func causeGraphDocument<Key: Hashable>(
         selection: (nodes: [UInt32], edges: [UInt32]), focus: Set<UInt32>, identity: (UInt32) -> Key,
-        expand: Set<String>, fanOut: FanOutPolicy, nodeLimit: Int? = nil
+        expand: Set<String>, fanOut: FanOutPolicy, nodeLimit: Int? = nil, taskChains: Bool = false
     ) -> CauseGraphDocument {
         // Merge raw nodes by identity, in order of first appearance (raw rows keep the source's order).
         var merged: [MergedNode] = []
@@ -235,6 +253,7 @@ extension Trace {
         }
         for fold in folds { appendFold(fold, to: &drawn, edges: &drawnEdges) }
         (drawn, drawnEdges) = foldFanOuts(nodes: drawn, edges: drawnEdges, expand: expand, policy: fanOut)
+        if taskChains { appendTaskChains(to: &drawn, edges: &drawnEdges) }
         assignSameUpdateKeys(&drawn)
         var document = laidOut(nodes: drawn, edges: drawnEdges)
         document.omittedEdges = omittedEdges
@@ -390,9 +409,77 @@ extension Trace {
             isAppCode: nodes.isAppCode[node.first], dimmed: dimmed, focus: node.focus, count: node.raw.count,
             updates: node.updates, eventIDs: Set(node.raw.map { nodes.eventID[Int($0)] }),
             identity: MergedIdentity(kind: kind, name: nodes.name[node.first], owner: nodes.owner[node.first], isAppCode: nodes.isAppCode[node.first]),
-            backtrace: (kind == .state || kind == .observable) ? backtrace(ofAny: node.raw) : nil
+            backtrace: (kind == .state || kind == .observable) ? backtrace(ofAny: node.raw) : nil, raw: node.raw
         )
     }
+
+    /// Before each State / @Observable node whose change a Swift task wrote on the Main Actor:
+    /// the task's run (→ "wrote" the state), the task that created it (→ "creation"), and up to
+    /// three tasks that waited for the Main Actor meanwhile (run → "waited"). Rule and limits in
+    /// docs/cause-graph.md.
+    private func appendTaskChains(to nodes: inout [DrawnNode], edges: inout [DrawnEdge]) {
+        guard taskStates.count > 0 else { return }
+        var drawnOfRaw: [UInt32: Int] = [:]
+        for (index, node) in nodes.enumerated() where node.collapsed == nil && (node.kind == .state || node.kind == .observable) {
+            for raw in node.raw { drawnOfRaw[raw] = index }
+        }
+        guard !drawnOfRaw.isEmpty else { return }
+        // The first change of each drawn state node that a main-actor run wrote.
+        var writer: [Int: (row: Int, basis: TaskWriteBasis)] = [:]
+        for change in 0..<stateChanges.count {
+            guard let state = drawnOfRaw[stateChanges.node[change]], writer[state] == nil,
+                  let run = mainActorRun(writing: change) else { continue }
+            writer[state] = run
+        }
+        let states = taskStates
+        var nodeOfID: [String: Int] = [:]
+        func add(_ node: DrawnNode) -> Int {
+            if let known = nodeOfID[node.id] { return known }
+            nodes.append(node)
+            nodeOfID[node.id] = nodes.count - 1
+            return nodes.count - 1
+        }
+        func taskNode(id: String, task: Int, subtitle: String, link: CauseGraphDocument.TaskLink) -> DrawnNode {
+            DrawnNode(
+                id: id, kind: .other, title: taskTitle(task), subtitle: subtitle, isAppCode: true, dimmed: false, focus: false,
+                count: 1, updates: [], eventIDs: [], identity: MergedIdentity(kind: .other, name: 0, owner: 0, isAppCode: true),
+                backtrace: nil, task: link
+            )
+        }
+        for state in writer.keys.sorted() {
+            let (run, basis) = writer[state]!
+            let task = Int(states.task[run])
+            let ran = DurationText.format(states.duration[run])
+            let runID = "t\(run)"
+            let isNew = nodeOfID[runID] == nil
+            let runNode = add(taskNode(
+                id: runID, task: task,
+                subtitle: basis == .time ? "ran \(ran) on the Main Actor (same time only)" : "ran \(ran) on the Main Actor",
+                link: .init(taskState: run, task: task, role: "ran", basis: basis, durationNs: states.duration[run])
+            ))
+            edges.append(DrawnEdge(from: runNode, to: state, label: "wrote", count: 1, property: resumeFunctionTitle(run)))
+            guard isNew else { continue }
+            if let creator = creator(ofTask: task), let first = indexes.states(ofTask: creator).first {
+                let creatorNode = add(taskNode(
+                    id: "tc\(creator)", task: creator, subtitle: "created \(taskTitle(task))",
+                    link: .init(taskState: Int(first), task: creator, role: "created", basis: nil, durationNs: 0)
+                ))
+                edges.append(DrawnEdge(from: creatorNode, to: runNode, label: "creation", count: 1, property: ""))
+            }
+            let waits = mainActorWaits(overlapping: TimeRange(start: states.start[run], end: states.end(run)))
+                .filter { states.task[$0.row] != states.task[run] && $0.overlap > 0 }
+            for wait in waits.prefix(Self.maxWaitersDrawn) {
+                let waiter = add(taskNode(
+                    id: "tw\(wait.row)", task: Int(states.task[wait.row]), subtitle: "waited \(DurationText.format(wait.overlap)) for the Main Actor",
+                    link: .init(taskState: wait.row, task: Int(states.task[wait.row]), role: "waited", basis: nil, durationNs: wait.overlap)
+                ))
+                edges.append(DrawnEdge(from: runNode, to: waiter, label: "waited", count: 1, property: ""))
+            }
+        }
+    }
+
+    /// Tasks drawn hanging off a run as having waited for it (the longest waits).
+    static let maxWaitersDrawn = 3
 
     /// The first recorded write (with a backtrace) to any of `rawNodes`, leaf frame first.
     private func backtrace(ofAny rawNodes: [UInt32]) -> [BacktraceFrame]? {
@@ -518,10 +605,10 @@ extension Trace {
         let documentNodes = nodes.enumerated().map { i, node in
             let frame = layout.frames[i]
             return CauseGraphDocument.Node(
-                id: node.id, kind: node.kind.wireName, title: node.title, subtitle: node.subtitle, isAppCode: node.isAppCode,
+                id: node.id, kind: node.task == nil ? node.kind.wireName : "swift-task", title: node.title, subtitle: node.subtitle, isAppCode: node.isAppCode,
                 dimmed: node.dimmed, focus: node.focus, count: node.count, updates: node.updates, sameUpdateKey: node.sameUpdateKey,
                 x: rounded(frame.x), y: rounded(frame.y), width: rounded(frame.width), height: rounded(frame.height),
-                collapsed: node.collapsed, backtrace: node.backtrace
+                collapsed: node.collapsed, backtrace: node.backtrace, task: node.task
             )
         }
         let documentEdges = edges.enumerated().map { i, edge in
@@ -633,8 +720,11 @@ private struct DrawnNode {
     var eventIDs: Set<Int64>
     var identity: MergedIdentity
     var backtrace: [BacktraceFrame]?
+    /// The merged raw node rows (state nodes: to find their writes).
+    var raw: [UInt32] = []
     var collapsed: CauseGraphDocument.Collapsed? = nil
     var sameUpdateKey: String? = nil
+    var task: CauseGraphDocument.TaskLink? = nil
 }
 
 private struct DrawnEdge {

@@ -27,6 +27,15 @@ public struct TraceComparison: Sendable, Encodable {
     public var intervals: [IntervalComparison]
     /// What changed, in a few lines, the largest effect first (`ComparisonVerdict`).
     public var verdict: [VerdictLine]
+    /// Frames SwiftUI drew updates in on each side (`Trace.framesDrawn(in:)`): a view whose
+    /// update count follows them changed because more (or fewer) frames were drawn.
+    public var frames: FrameCountComparison
+    /// Swift tasks on the Main Actor: "main-actor-busy" (time tasks ran on it), "main-actor-waiting"
+    /// (time tasks waited for it), "main-actor-longest-wait".
+    public var mainActor: [TimeComparison]
+    /// Running and waiting time per resume function and actor (addresses left out), the largest
+    /// absolute change of main-actor time first.
+    public var tasks: [TaskComparison]
 
     /// Rows kept of `causes` and `functions` (a trace may have tens of thousands of fan-outs).
     public static let defaultCauseLimit = 200
@@ -48,7 +57,8 @@ public struct TraceComparison: Sendable, Encodable {
                 firstA: a.firstInteraction[label], firstB: b.firstInteraction[label]
             )
         }.sorted { ($0.a + $0.b, $1.label) > ($1.a + $1.b, $0.label) }
-        views = Self.compareViews(a, b)
+        frames = FrameCountComparison(a: a.frames, b: b.frames)
+        views = Self.compareViews(a, b, frames: frames)
         let limit = max(0, causeLimit)
         let (ran, ranTotal) = Self.compareCauses(a, b, skipped: false, limit: limit)
         let (skipped, skippedTotal) = Self.compareCauses(a, b, skipped: true, limit: limit)
@@ -60,6 +70,14 @@ public struct TraceComparison: Sendable, Encodable {
         let functions = Self.compareFunctions(a.selfTime, b.selfTime, runs: (a.runs, b.runs))
         self.functions = Array(functions.prefix(max(0, functionLimit)))
         functionsTotal = functions.count
+        mainActor = [
+            TimeComparison(name: "main-actor-busy", title: "Main Actor busy (tasks running)", a: a.mainActorRuns.totalNs, b: b.mainActorRuns.totalNs,
+                           countA: a.mainActorRuns.count, countB: b.mainActorRuns.count),
+            TimeComparison(name: "main-actor-waiting", title: "Waiting for the Main Actor", a: a.mainActorWaits.totalNs, b: b.mainActorWaits.totalNs,
+                           countA: a.mainActorWaits.count, countB: b.mainActorWaits.count),
+            TimeComparison(name: "main-actor-longest-wait", title: "Longest wait for the Main Actor", a: a.longestMainActorWait, b: b.longestMainActorWait),
+        ]
+        tasks = Self.compareTasks(a.tasks, b.tasks)
         findings = FindingComparison.compare(a.findings, b.findings)
         intervals = Set(a.intervals.keys).union(b.intervals.keys).map { name in
             IntervalComparison(name: name, a: a.intervals[name], b: b.intervals[name])
@@ -68,12 +86,20 @@ public struct TraceComparison: Sendable, Encodable {
         verdict = ComparisonVerdict(self).lines
     }
 
+    private static func compareTasks(_ a: [ComparisonSide.TaskKey: TaskSummaryRow], _ b: [ComparisonSide.TaskKey: TaskSummaryRow]) -> [TaskComparison] {
+        Set(a.keys).union(b.keys).map { key in
+            TaskComparison(function: key.function, actor: key.actor, isMainActor: (a[key] ?? b[key])!.isMainActor, a: a[key], b: b[key])
+        }.sorted { x, y in
+            (abs(x.mainActorDeltaNs), abs(x.b.running - x.a.running), y.function, y.actor) > (abs(y.mainActorDeltaNs), abs(y.b.running - y.a.running), x.function, x.actor)
+        }
+    }
+
     /// Compares `before` and `after`, each restricted to its range (nil = the whole trace).
     public init(before: Trace, after: Trace, beforeRange: TimeRange? = nil, afterRange: TimeRange? = nil) {
         self.init(before.comparisonSide(in: beforeRange), after.comparisonSide(in: afterRange))
     }
 
-    private static func compareViews(_ a: ComparisonSide, _ b: ComparisonSide) -> [ViewComparison] {
+    private static func compareViews(_ a: ComparisonSide, _ b: ComparisonSide, frames: FrameCountComparison) -> [ViewComparison] {
         let keys = Set(a.views.keys).union(b.views.keys)
         // Labels of either side, most groups first: a row's rates in that order.
         let labels = Set(a.interactions.keys).union(b.interactions.keys).sorted {
@@ -99,7 +125,7 @@ public struct TraceComparison: Sendable, Encodable {
                 isAppCode: (before?.isAppCode ?? false) || (after?.isAppCode ?? false),
                 a: stats(before, runs: a.runs), b: stats(after, runs: b.runs),
                 durations: RankSumTest(before?.sortedDurations ?? [], after?.sortedDurations ?? []),
-                perInteraction: perInteraction
+                perInteraction: perInteraction, frames: frames
             )
         }
         return rows.sorted {
@@ -293,6 +319,9 @@ public enum ComparisonChange: String, Sendable, Encodable {
     case appeared, disappeared, regressed, improved, unchanged
     /// Fan-outs only: the number of targets per cause event differs.
     case changed
+    /// Views only: the update count changed as the number of frames drawn did, the time per
+    /// update did not (more frames drawn is what a fix of a hitch does): no regression.
+    case followsFrames = "follows-frames"
 }
 
 public struct ViewComparison: Sendable, Equatable, Encodable {
@@ -327,6 +356,8 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
     /// few words ("fewer bodies, slower per body"; "no change beyond noise").
     public var countText: String
     public var speedText: String
+    /// Updates per frame drawn on each side (nil on a side that drew none).
+    public var perFrame: InteractionRate
     public var changeText: String
 
     /// A count change counts as real beyond this fraction of the larger count (and at least 2).
@@ -345,7 +376,8 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
 
     init(
         module: String, view: String, category: String, kind: String, isAppCode: Bool,
-        a: ComparedViewStats, b: ComparedViewStats, durations: RankSumTest, perInteraction: [InteractionRate]
+        a: ComparedViewStats, b: ComparedViewStats, durations: RankSumTest, perInteraction: [InteractionRate],
+        frames: FrameCountComparison
     ) {
         self.module = module
         self.view = view
@@ -356,10 +388,13 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
         self.b = b
         self.durations = durations
         self.perInteraction = perInteraction
+        perFrame = InteractionRate(
+            label: "frame", a: frames.a > 0 ? Double(a.count) / Double(frames.a) : nil, b: frames.b > 0 ? Double(b.count) / Double(frames.b) : nil
+        )
         delta = ComparedViewDelta(a, b)
         hasLongUpdates = a.orange + a.red + b.orange + b.red > 0
         let totalDelta = b.totalNs.addingSaturating(-a.totalNs)
-        let change: ComparisonChange
+        var change: ComparisonChange
         if a.count == 0 {
             change = .appeared
         } else if b.count == 0 {
@@ -367,26 +402,127 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
         } else {
             change = totalDelta > 0 ? .regressed : totalDelta < 0 ? .improved : .unchanged
         }
+        // A count that moved with the frames drawn, at the same time per update, is the frames'
+        // doing: more frames drawn (a hitch fixed) runs a per-frame view more often.
+        if change == .regressed || change == .improved, b.count != a.count, frames.a > 0, frames.b > 0, frames.a != frames.b,
+           (b.count > a.count) == (frames.b > frames.a), !durations.significant {
+            // Updates per frame the same within the count threshold.
+            let rateA = Double(a.count) / Double(frames.a), rateB = Double(b.count) / Double(frames.b)
+            if abs(rateB - rateA) <= Self.countChangeThreshold * max(rateA, rateB) { change = .followsFrames }
+        }
         self.change = change
         let countChanged = Self.isCountChange(a, b)
         // Counts are exact (the same interaction runs the same bodies), durations are noisy.
-        significant = change == .appeared || change == .disappeared || (change != .unchanged && (countChanged || durations.significant))
+        significant = change == .appeared || change == .disappeared
+            || (change != .unchanged && change != .followsFrames && (countChanged || durations.significant))
         switch change {
         case .appeared: (countChange, speedChange) = (.new, .none)
         case .disappeared: (countChange, speedChange) = (.gone, .none)
+        case .followsFrames:
+            // The count followed the frames drawn, at the same time per update: not a regression.
+            countChange = .followsFrames
+            speedChange = !durations.tested ? .untested : .same
         default:
             countChange = !countChanged ? .same : b.count < a.count ? .fewer : .more
             speedChange = !durations.tested ? .untested : durations.direction == "faster" ? .faster : durations.direction == "slower" ? .slower : .same
         }
-        countText = ComparisonWords.count(countChange, kind: kind)
+        countText = countChange == .followsFrames ? ComparisonWords.frames(frames.delta) : ComparisonWords.count(countChange, kind: kind)
         speedText = ComparisonWords.speed(speedChange, kind: kind)
-        changeText = ComparisonWords.summary(count: countChange, speed: speedChange, kind: kind)
+        changeText = countChange == .followsFrames ? countText : ComparisonWords.summary(count: countChange, speed: speedChange, kind: kind)
         interaction = perInteraction.max { x, y in
             let changeX = abs((x.b ?? 0) - (x.a ?? 0)), changeY = abs((y.b ?? 0) - (y.a ?? 0))
             if changeX != changeY { return changeX < changeY }
             // On a tie, the label with the higher rate, then the earlier (more groups) label.
             return max(x.a ?? 0, x.b ?? 0) < max(y.a ?? 0, y.b ?? 0)
         }
+    }
+}
+
+/// Frames SwiftUI drew updates in, on each side.
+public struct FrameCountComparison: Sendable, Equatable, Encodable {
+    public var a: Int
+    public var b: Int
+    /// B minus A.
+    public var delta: Int
+    /// More frames drawn is better (`improved`).
+    public var change: ComparisonChange
+    public var changeText: String
+
+    init(a: Int, b: Int) {
+        self.a = a
+        self.b = b
+        delta = b - a
+        change = b > a ? .improved : b < a ? .regressed : .unchanged
+        changeText = delta == 0 ? "same" : ComparisonWords.frames(delta)
+    }
+}
+
+/// A time on each side that is better lower (Main Actor busy or waiting time, the longest wait).
+public struct TimeComparison: Sendable, Equatable, Encodable {
+    /// Stable: "main-actor-busy", "main-actor-waiting", "main-actor-longest-wait".
+    public var name: String
+    public var title: String
+    public var a: Nanoseconds
+    public var b: Nanoseconds
+    public var deltaNs: Nanoseconds
+    /// Intervals counted on each side (runs, waits); null for a longest.
+    @NullWhenAbsent public var countA: Int?
+    @NullWhenAbsent public var countB: Int?
+    public var change: ComparisonChange
+    public var changeText: String
+
+    init(name: String, title: String, a: Nanoseconds, b: Nanoseconds, countA: Int? = nil, countB: Int? = nil) {
+        self.name = name
+        self.title = title
+        self.a = a
+        self.b = b
+        self.countA = countA
+        self.countB = countB
+        deltaNs = b.addingSaturating(-a)
+        change = b > a ? .regressed : b < a ? .improved : .unchanged
+        changeText = ComparisonWords.time(change)
+    }
+}
+
+/// One resume function on one actor: time running and waiting on each side.
+public struct TaskComparison: Sendable, Equatable, Encodable {
+    /// The resume function (or what stands for it, `TaskSummaryRow.title`).
+    public var function: String
+    /// The actor without its address ("Main Actor", "Global Concurrent Executor").
+    public var actor: String
+    public var isMainActor: Bool
+    public var a: TaskTimes
+    public var b: TaskTimes
+    /// Change of the time it held or waited for the Main Actor (running + waiting on it; waiting
+    /// only on other actors, where running is no one's loss).
+    public var mainActorDeltaNs: Nanoseconds
+    public var change: ComparisonChange
+    public var changeText: String
+
+    public struct TaskTimes: Sendable, Equatable, Encodable {
+        public var running: Nanoseconds = 0
+        public var waiting: Nanoseconds = 0
+        public var runs = 0
+        public var longestWait: Nanoseconds = 0
+    }
+
+    init(function: String, actor: String, isMainActor: Bool, a: TaskSummaryRow?, b: TaskSummaryRow?) {
+        self.function = function
+        self.actor = actor
+        self.isMainActor = isMainActor
+        func times(_ row: TaskSummaryRow?) -> TaskTimes {
+            row.map { TaskTimes(running: $0.running, waiting: $0.waiting, runs: $0.runs, longestWait: $0.longestWait) } ?? TaskTimes()
+        }
+        self.a = times(a)
+        self.b = times(b)
+        func cost(_ times: TaskTimes) -> Nanoseconds { isMainActor ? times.running.addingSaturating(times.waiting) : times.waiting }
+        mainActorDeltaNs = cost(self.b).addingSaturating(-cost(self.a))
+        switch (a, b) {
+        case (nil, _): change = .appeared
+        case (_, nil): change = .disappeared
+        default: change = mainActorDeltaNs > 0 ? .regressed : mainActorDeltaNs < 0 ? .improved : .unchanged
+        }
+        changeText = ComparisonWords.time(change)
     }
 }
 

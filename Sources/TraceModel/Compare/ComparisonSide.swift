@@ -33,6 +33,16 @@ public struct ComparisonSide: Sendable {
     var runs: Int { header.runs }
     /// Each total of each run, for the spread of a pooled side.
     var runTotals: [String: [ComparedTotal]]
+    /// Frames SwiftUI drew updates in (`Trace.framesDrawn(in:)`).
+    var frames: Int
+    /// Swift tasks on the Main Actor: runs (count, time), waits (count, time), the longest wait.
+    var mainActorRuns: ComparedTotal
+    var mainActorWaits: ComparedTotal
+    var longestMainActorWait: Nanoseconds
+    /// Running and waiting time per resume function and actor (addresses left out of actor names).
+    var tasks: [TaskKey: TaskSummaryRow]
+
+    struct TaskKey: Hashable, Sendable { var function: String, actor: String }
 
     struct ViewKey: Hashable, Sendable { var module: String, view: String, category: String }
     struct FunctionKey: Hashable, Sendable { var name: String, binary: String }
@@ -209,6 +219,31 @@ extension Trace {
         let (skippedKeys, skipped) = skippedNotificationCounts(in: range)
         let totals = ["updates": updateTotal, "hitches": total(hitches), "hangs": total(hangs), "cpu": cpuTotal]
         let found = (findings ?? self.findings()).filter { range.map { range in isEvidence($0.evidence, in: range) } ?? true }
+        var runs = ComparedTotal(), waits = ComparedTotal(), longestWait: Nanoseconds = 0
+        let states = taskStates
+        for row in indexes.mainActorRuns.map(Int.init) where inRange(states.start[row], states.end(row)) {
+            runs.count += 1
+            runs.totalNs.addSaturating(states.duration[row])
+        }
+        for row in indexes.mainActorWaits.map(Int.init) where inRange(states.start[row], states.end(row)) {
+            waits.count += 1
+            waits.totalNs.addSaturating(states.duration[row])
+            longestWait = max(longestWait, states.duration[row])
+        }
+        var tasks: [ComparisonSide.TaskKey: TaskSummaryRow] = [:]
+        for row in taskSummary(in: range) {
+            let key = ComparisonSide.TaskKey(function: row.title, actor: Self.actorName(row.actor))
+            if var known = tasks[key] {
+                // Two actors of one kind (two instances) are one row.
+                known.running.addSaturating(row.running)
+                known.waiting.addSaturating(row.waiting)
+                known.runs += row.runs
+                known.longestWait = max(known.longestWait, row.longestWait)
+                tasks[key] = known
+            } else {
+                tasks[key] = row
+            }
+        }
         return ComparisonSide(
             header: ComparedTrace(
                 name: metadata.name, app: metadata.app, device: metadata.device, osVersion: metadata.osVersion,
@@ -217,7 +252,8 @@ extension Trace {
             ),
             views: views, interactions: interactions, firstInteraction: firstInteraction, fanOutKeys: fanOutKeys, fanOuts: fanOuts, strings: strings,
             totals: totals, selfTime: selfTime, skippedKeys: skippedKeys, skipped: skipped, intervals: intervalSamples(in: range),
-            findings: [found], runTotals: totals.mapValues { [$0] }
+            findings: [found], runTotals: totals.mapValues { [$0] }, frames: framesDrawn(in: range), mainActorRuns: runs, mainActorWaits: waits,
+            longestMainActorWait: longestWait, tasks: tasks
         )
     }
 
@@ -261,6 +297,33 @@ extension Trace {
         }
         for id in counts.indices { close(id) }
         return (table.keys, counts)
+    }
+
+    /// "Main Actor (0x600001f04000)" → "Main Actor": an actor's address differs in every recording.
+    static func actorName(_ actor: String) -> String {
+        // TraceModel does without Foundation: find the last " (0x" by hand.
+        guard actor.hasSuffix(")"), let open = actor.lastIndex(of: "("), open > actor.startIndex,
+              actor[open...].hasPrefix("(0x"), actor[actor.index(before: open)] == " " else { return actor }
+        return String(actor[..<actor.index(before: open)])
+    }
+
+    /// Frames SwiftUI drew updates in, in `range` (nil = the whole trace): update groups (else
+    /// updates, without groups) starting within half a refresh interval of a frame's first one
+    /// are that frame; the next start after that begins another. A recording has no frame table
+    /// tracesvc reads, so this counts the frames SwiftUI worked in, not the display's.
+    public func framesDrawn(in range: TimeRange? = nil) -> Int {
+        let starts = updateGroups.count > 0 ? updateGroups.start : updates.start
+        let first = range.map { indexOfFirst(atLeast: $0.start, in: starts) } ?? 0
+        let end = range.map { indexOfFirst(atLeast: $0.end, in: starts) } ?? starts.count
+        let half = metadata.frameDuration / 2
+        var frames = 0
+        var frameStart: Nanoseconds?
+        for index in first..<max(first, end) {
+            if let current = frameStart, starts[index] - current < half { continue }
+            frames += 1
+            frameStart = starts[index]
+        }
+        return frames
     }
 
     /// One row per (module, view, category) of the updates that overlap `range`, with their

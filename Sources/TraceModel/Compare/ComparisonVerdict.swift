@@ -1,17 +1,18 @@
 // The comparison's story in a few lines, told first by the page, the CLI's text and its
 // Markdown: findings resolved, new and still present; the fan-outs and notifications that went
 // away or appeared; the largest count and time changes with their significance; per-interaction
-// changes; hitches and hangs. Each line names the row below that is its evidence.
+// changes; hitches and hangs; main-actor time, and frames drawn when a count followed them.
+// Each line names the row below that is its evidence.
 
 /// One line of the verdict.
 public struct VerdictLine: Sendable, Equatable, Encodable {
-    /// "finding", "cause", "count", "speed", "interval", "total", "none".
+    /// "finding", "cause", "count", "speed", "interval", "total", "main-actor", "frames", "none".
     public var kind: String
     /// "better", "worse" or "neutral" (B against A).
     public var tone: String
     public var text: String
     /// The evidence: a table of the comparison ("findings", "causes", "views", "intervals",
-    /// "totals") and the row's key in it (`VerdictLine.key(...)`); "" for the "none" line.
+    /// "totals" (and "frames" there), "main-actor") and the row's key in it; "" for the "none" line.
     public var section: String
     public var key: String
 }
@@ -30,6 +31,7 @@ struct ComparisonVerdict {
         speedLines(c)
         intervalLines(c)
         totalLines(c)
+        mainActorLines(c)
         if lines.isEmpty {
             lines.append(VerdictLine(kind: "none", tone: "neutral", text: "No change beyond noise", section: "", key: ""))
         }
@@ -136,6 +138,29 @@ struct ComparisonVerdict {
             ))
         }
     }
+
+    /// Swift tasks on the Main Actor (busy, waiting, the longest wait) when either side spent a
+    /// millisecond or more; frames drawn when a view's count followed them (that is not a regression).
+    private mutating func mainActorLines(_ c: TraceComparison) {
+        for row in c.mainActor where row.a != row.b && max(row.a, row.b) >= Self.mainActorMinimum {
+            lines.append(VerdictLine(
+                kind: "main-actor", tone: row.b < row.a ? "better" : "worse",
+                text: "\(row.title): \(DurationText.format(row.a)) → \(DurationText.format(row.b))", section: "main-actor", key: row.name
+            ))
+        }
+        let following = c.views.filter { $0.countChange == .followsFrames }
+        if c.frames.delta != 0, !following.isEmpty {
+            let views = following.prefix(Self.perGroup).map(\.view).joined(separator: ", ")
+            lines.append(VerdictLine(
+                kind: "frames", tone: c.frames.delta > 0 ? "better" : "worse",
+                text: "Frames drawn: \(c.frames.a) → \(c.frames.b) (\(c.frames.changeText)); \(views) ran as often per frame: not a regression",
+                section: "totals", key: "frames"
+            ))
+        }
+    }
+
+    /// Main-actor time below this on both sides is not worth a line.
+    static let mainActorMinimum: Nanoseconds = 1_000_000
 
     /// "36", or "36 (35–37)" for a pooled side's mean and spread.
     private func count(_ stats: ComparedViewStats) -> String {

@@ -14,6 +14,9 @@ public enum CountChange: String, Sendable, Equatable, Encodable {
     case fewer, more, same
     /// Only in B / only in A.
     case new, gone
+    /// The count moved with the frames drawn, at the same time per update
+    /// (`ComparisonChange.followsFrames`): more frames drawn is what a fixed hitch does.
+    case followsFrames = "follows-frames"
 }
 
 /// How the time of one run (one body, one update) changed, by the rank test on the durations.
@@ -40,6 +43,7 @@ public enum ComparisonWords {
         case .same: return "as many \(things)"
         case .new: return "new"
         case .gone: return "gone"
+        case .followsFrames: return "as many per frame"
         }
     }
 
@@ -59,13 +63,29 @@ public enum ComparisonWords {
     /// "slower per body", "no change beyond noise", "new", "gone".
     public static func summary(count: CountChange, speed: SpeedChange, kind: String) -> String {
         switch count {
-        case .new, .gone: return self.count(count, kind: kind)
+        case .new, .gone, .followsFrames: return self.count(count, kind: kind)
         default: break
         }
         var parts: [String] = []
         if count != .same { parts.append(self.count(count, kind: kind)) }
         if speed == .faster || speed == .slower { parts.append(self.speed(speed, kind: kind)) }
         return parts.isEmpty ? "no change beyond noise" : parts.joined(separator: ", ")
+    }
+
+    /// A time that is better lower (Main Actor busy, waiting), or a count better higher (frames).
+    public static func time(_ change: ComparisonChange) -> String {
+        switch change {
+        case .appeared: "new"
+        case .disappeared: "gone"
+        case .regressed: "worse"
+        case .improved: "better"
+        default: "same"
+        }
+    }
+
+    /// "more frames drawn: +14", "fewer frames drawn: -3".
+    public static func frames(_ delta: Int) -> String {
+        delta >= 0 ? "more frames drawn: +\(delta)" : "fewer frames drawn: \(delta)"
     }
 
     /// A measure per signpost interval: "fewer bodies", "more body time", "shorter", "as many

@@ -2,7 +2,8 @@
 // `tracesvc compare A1 A2 A3 -- B1 B2` (or /compare?a=ID,ID&b=ID,ID) compares all of them. The
 // durations of every run go into the rank tests (more samples, tighter p-values); counts and
 // times are per run, the mean with the least and most run beside it (`RunSpread`); the intervals
-// of every run are samples of the per-interaction tests.
+// of every run are samples of the per-interaction tests; frames drawn and Swift task times are
+// the runs' means.
 
 extension ComparisonSide {
     /// `sides` (at least one) as one side. The header, the first interaction of each label (the
@@ -58,7 +59,45 @@ extension ComparisonSide {
             pooled.intervals[name] = merged
         }
         pooled.findings = sides.flatMap(\.findings)
+        poolTasks(sides, into: &pooled)
         return pooled
+    }
+
+    /// Frames drawn and the Swift task figures are kept per run: the mean over all runs (a side
+    /// that is itself pooled weighs as its runs), the longest wait the longest of any.
+    private static func poolTasks(_ sides: [ComparisonSide], into pooled: inout ComparisonSide) {
+        let runs = sides.reduce(0) { $0 + $1.runs }
+        func mean(_ value: (ComparisonSide) -> Int64) -> Int64 {
+            var sum: Int64 = 0
+            for side in sides { sum.addSaturating(value(side).multipliedReportingOverflow(by: Int64(side.runs)).partialValue) }
+            return Int64((Double(sum) / Double(runs)).rounded())
+        }
+        pooled.frames = Int(mean { Int64($0.frames) })
+        pooled.mainActorRuns = ComparedTotal(count: Int(mean { Int64($0.mainActorRuns.count) }), totalNs: mean(\.mainActorRuns.totalNs))
+        pooled.mainActorWaits = ComparedTotal(count: Int(mean { Int64($0.mainActorWaits.count) }), totalNs: mean(\.mainActorWaits.totalNs))
+        pooled.longestMainActorWait = sides.map(\.longestMainActorWait).max() ?? 0
+        var tasks: [TaskKey: TaskSummaryRow] = [:]
+        for side in sides {
+            let weight = Int64(side.runs)
+            for (key, row) in side.tasks {
+                var merged = tasks[key] ?? TaskSummaryRow(
+                    resumeFunction: row.resumeFunction, title: row.title, actor: row.actor, isMainActor: row.isMainActor,
+                    running: 0, waiting: 0, runs: 0, longestWait: 0
+                )
+                merged.running.addSaturating(row.running.multipliedReportingOverflow(by: weight).partialValue)
+                merged.waiting.addSaturating(row.waiting.multipliedReportingOverflow(by: weight).partialValue)
+                merged.runs += row.runs * side.runs
+                merged.longestWait = max(merged.longestWait, row.longestWait)
+                tasks[key] = merged
+            }
+        }
+        pooled.tasks = tasks.mapValues { row in
+            var row = row
+            row.running /= Int64(runs)
+            row.waiting /= Int64(runs)
+            row.runs = Int((Double(row.runs) / Double(runs)).rounded())
+            return row
+        }
     }
 
     /// Each view's durations of every run (sorted), its updates per label summed, and its count

@@ -55,7 +55,11 @@ public struct TaskStateDetail: Sendable, Equatable, Encodable {
 
 /// Time spent running and waiting, per resume function and actor.
 public struct TaskSummaryRow: Sendable, Equatable, Encodable {
+    /// "" when the export names none (`title` says why).
     public var resumeFunction: String
+    /// The resume function, or what stands for it: "(resume function not recorded)" for runs whose
+    /// export names none, "(did not run again before the recording ended)" for waits no run followed.
+    public var title: String
     public var actor: String
     public var isMainActor: Bool
     public var running: Nanoseconds
@@ -143,7 +147,8 @@ extension Trace {
     /// actor, most running first. A wait counts for the function the task resumed in next, on
     /// the actor it waited for: that is the code the wait delayed.
     public func taskSummary(in range: TimeRange? = nil) -> [TaskSummaryRow] {
-        struct Key: Hashable { var function: StringRef, actor: StringRef }
+        /// `ranAfter`: a run follows (or is) the row; a wait the recording ends in has none to be charged to.
+        struct Key: Hashable { var function: StringRef, actor: StringRef, ranAfter: Bool }
         let states = taskStates
         var rows: [Key: TaskSummaryRow] = [:]
         func clipped(_ row: Int) -> Nanoseconds {
@@ -151,20 +156,24 @@ extension Trace {
             return max(0, min(range.end, states.end(row)) - max(range.start, states.start[row]))
         }
         func entry(_ key: Key, mainActor: Bool) -> TaskSummaryRow {
-            rows[key] ?? TaskSummaryRow(
-                resumeFunction: string(key.function), actor: string(key.actor), isMainActor: mainActor,
+            let function = string(key.function)
+            let title = !function.isEmpty ? function
+                : key.ranAfter ? "(resume function not recorded)" : "(did not run again before the recording ended)"
+            return rows[key] ?? TaskSummaryRow(
+                resumeFunction: function, title: title, actor: string(key.actor), isMainActor: mainActor,
                 running: 0, waiting: 0, runs: 0, longestWait: 0
             )
         }
         for task in 0..<tasks.count {
             // Backwards, so each wait knows the function the task resumed in next.
             var nextFunction: StringRef = 0
+            var ranAfter = false
             for row in indexes.states(ofTask: task).reversed().map(Int.init) {
                 let state = states.state[row]
-                if state == .running { nextFunction = states.resumeFunction[row] }
+                if state == .running { (nextFunction, ranAfter) = (states.resumeFunction[row], true) }
                 guard state == .running || state == .enqueued,
                       range.map({ $0.overlaps(start: states.start[row], end: states.end(row)) }) ?? true else { continue }
-                let key = Key(function: nextFunction, actor: states.actor[row])
+                let key = Key(function: nextFunction, actor: states.actor[row], ranAfter: ranAfter)
                 var summary = entry(key, mainActor: states.isMainActor[row])
                 if state == .running {
                     summary.running.addSaturating(clipped(row))
@@ -177,7 +186,7 @@ extension Trace {
             }
         }
         return rows.values.sorted {
-            ($1.running, $1.waiting, $0.resumeFunction, $0.actor) < ($0.running, $0.waiting, $1.resumeFunction, $1.actor)
+            ($1.running, $1.waiting, $0.title, $0.actor) < ($0.running, $0.waiting, $1.title, $1.actor)
         }
     }
 }

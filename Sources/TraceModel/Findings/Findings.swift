@@ -10,6 +10,8 @@ public enum FindingKind: String, Sendable, Codable, CaseIterable {
     case hangExplained = "hang-explained"
     case hitchExplained = "hitch-explained"
     case repeatedBody = "repeated-body-in-transaction"
+    case mainActorBlocked = "main-actor-blocked"
+    case mainActorWait = "main-actor-wait"
 }
 
 public enum FindingSeverity: String, Sendable, Codable, CaseIterable, Comparable {
@@ -20,9 +22,10 @@ public enum FindingSeverity: String, Sendable, Codable, CaseIterable, Comparable
     }
 }
 
-/// Something a finding is about: a view, a property or environment value, a frame, a thread.
+/// Something a finding is about: a view, a property or environment value, a frame, a thread, a
+/// Swift task (detail: where it was created) or the function a task resumed in (detail: the actor).
 public struct FindingSubject: Sendable, Equatable, Encodable {
-    public enum Role: String, Sendable, Encodable { case view, property, environment, frame, thread }
+    public enum Role: String, Sendable, Encodable { case view, property, environment, frame, thread, task, function }
     public var role: Role
     public var name: String
     /// The view's module, the frame's binary, the property's owner, or "".
@@ -60,8 +63,12 @@ public struct FindingEvidence: Sendable, Equatable, Encodable {
     @NullWhenAbsent public var thread: Int? = nil
     /// Heaviest frames, most weight first.
     public var frames: [FindingFrame]
-    /// Hangs and hitches: the share (0...1) of the interval the main thread was sampled on CPU.
+    /// Hangs and hitches: the share (0...1) of the interval the main thread was sampled on CPU;
+    /// nil when the recording has no CPU samples.
     @NullWhenAbsent public var cpuCoverage: Double? = nil
+    /// Swift task intervals (rows of `Trace.taskStates`, for `…/task-states/{row}`), the one to
+    /// open first first: the task that ran on the Main Actor, then those it held up.
+    public var taskStates: [Int] = []
 }
 
 public struct Finding: Sendable, Equatable, Encodable {
@@ -100,6 +107,11 @@ public struct FindingsOptions: Sendable, Equatable {
     public var blockedContextNs: Nanoseconds = 20_000_000
     /// Hang and hitch findings kept per kind (the longest).
     public var maxIntervalFindings = 10
+    /// Main actor blocked: a task ran on the Main Actor longer than this; nil = one frame at the
+    /// trace's refresh rate (60 Hz when the recording does not say).
+    public var mainActorBlockedNs: Nanoseconds?
+    /// Main actor wait: a task waited (was enqueued) for the Main Actor longer than this (one 60 Hz frame).
+    public var mainActorWaitNs: Nanoseconds = MainActorWait.orangeThreshold
     public var topFrames = 5
     public var maxEvidenceUpdates = 100
 
@@ -123,6 +135,8 @@ public struct FindingsOptions: Sendable, Equatable {
         Parameter(name: "repeatedBodyMinRuns", summary: "runs of one body in one transaction", range: 2...1_000_000, keyPath: \.repeatedBodyMinRunsValue),
         Parameter(name: "busyCoverage", summary: "main-thread CPU share (0-1) above which a hang is busy, not blocked", range: 0...1, keyPath: \.busyCoverage),
         Parameter(name: "maxIntervalFindings", summary: "hang and hitch findings kept per kind", range: 0...1_000_000, keyPath: \.maxIntervalFindingsValue),
+        Parameter(name: "mainActorBlockedNs", summary: "a task running on the Main Actor longer than this (ns) blocks it (default: one frame)", range: 1...Double(TraceLimits.time), keyPath: \.mainActorBlockedNsValue),
+        Parameter(name: "mainActorWaitNs", summary: "a task waiting for the Main Actor longer than this (ns) is reported", range: 1...Double(TraceLimits.time), keyPath: \.mainActorWaitNsValue),
     ]
 
     public enum ParameterError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -159,6 +173,8 @@ public struct FindingsOptions: Sendable, Equatable {
     private var environmentMinNotifiedValue: Double { get { Double(environmentMinNotified) } set { environmentMinNotified = Int(newValue) } }
     private var repeatedBodyMinRunsValue: Double { get { Double(repeatedBodyMinRuns) } set { repeatedBodyMinRuns = Int(newValue) } }
     private var maxIntervalFindingsValue: Double { get { Double(maxIntervalFindings) } set { maxIntervalFindings = Int(newValue) } }
+    private var mainActorBlockedNsValue: Double { get { Double(mainActorBlockedNs ?? 0) } set { mainActorBlockedNs = Nanoseconds(newValue) } }
+    private var mainActorWaitNsValue: Double { get { Double(mainActorWaitNs) } set { mainActorWaitNs = Nanoseconds(newValue) } }
 }
 
 extension Trace {
@@ -172,6 +188,8 @@ extension Trace {
         found += intervalFindings(&context, hangs, kind: .hangExplained, noun: "Hang")
         found += intervalFindings(&context, hitches, kind: .hitchExplained, noun: "Hitch")
         found += repeatedBodyFindings(&context)
+        found += mainActorBlockedFindings(&context)
+        found += mainActorWaitFindings(&context)
         return found.sorted { ($0.costNs, $1.kind.rawValue, $1.id) > ($1.costNs, $0.kind.rawValue, $0.id) }
     }
 }

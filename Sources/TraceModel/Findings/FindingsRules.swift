@@ -10,16 +10,21 @@ struct FindingsContext {
     /// Sample weight per ns of CPU time: 1, or for the CPU Profiler's cycles the clock rate the
     /// samples show, so that findings speak of (estimated) time either way.
     let weightPerNanosecond: Double
+    /// The recording has CPU samples: without them busy and blocked cannot be told apart.
+    let hasCPUData: Bool
     /// Per stack: the frame the app called (see `FindingFrame`) and the app frame that called it.
     private var attribution: [UInt32: (frame: UInt32, caller: Int32)] = [:]
     /// Per update group: time of its updates (the rest of a transaction is SwiftUI's own bookkeeping).
     private var updateTimeByGroup: [Nanoseconds]?
+    /// Per main-actor run (row of `taskStates`): the state changes it wrote.
+    private var writesByRun: [Int: [Int]]?
 
     init(trace: Trace, options: FindingsOptions) {
         self.trace = trace
         self.options = options
         mainThreads = Set(trace.threads.indices.filter { trace.threads[$0].isMain }.map(Int32.init))
         weightPerNanosecond = trace.metadata.cpuWeightUnit == .cycles ? CPUPrefixSums.cyclesPerNanosecond(trace.cpu.samples) : 1
+        hasCPUData = trace.cpu.samples.count > 0
     }
 
     /// Heaviest attributed frames of the samples on `threads` (empty = any thread) in `ranges`.
@@ -85,6 +90,25 @@ struct FindingsContext {
     private func isEntryPoint(_ frame: UInt32) -> Bool {
         let name = trace.string(trace.cpu.frames.name[Int(frame)])
         return name == "main" || name.hasSuffix("$main()") || name.hasSuffix(".main()")
+    }
+
+    /// Updates whose cause graph starts at a state change one of `runs` wrote (the first update
+    /// each change caused), ascending: where the cause chain from the task is drawn.
+    mutating func updatesCaused(byRuns runs: [Int]) -> [Int] {
+        if writesByRun == nil {
+            var writes: [Int: [Int]] = [:]
+            for change in 0..<trace.stateChanges.count {
+                if let writer = trace.mainActorRun(writing: change) { writes[writer.row, default: []].append(change) }
+            }
+            writesByRun = writes
+        }
+        var found = Set<Int>()
+        for run in runs {
+            for change in writesByRun![run] ?? [] {
+                if let update = trace.firstUpdate(causedBy: Int(trace.stateChanges.node[change])) { found.insert(update) }
+            }
+        }
+        return found.sorted()
     }
 
     mutating func updateTime(ofGroup group: Int) -> Nanoseconds {
@@ -347,32 +371,75 @@ extension Trace {
             let frames = context.heaviestFrames(in: [frameRange], threads: threads)
             let views = timeByView.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map(\.key)
 
+            // The Swift task that ran on the Main Actor meanwhile, if any: the cause by name.
+            let runs = mainActorRuns(overlapping: range)
+            let taskTime = min(range.duration, runs.reduce(Nanoseconds(0)) { $0.addingSaturating($1.overlap) })
+            let taskText = runs.first.map { run -> String in
+                let others = runs.count > 1 ? " (and \(runs.count - 1) shorter run\(runs.count == 2 ? "" : "s"))" : ""
+                return "\(taskWithSite(Int(taskStates.task[run.row]))) ran \(resumeFunctionTitle(run.row)) on the Main Actor for \(DurationText.format(taskStates.duration[run.row]))\(others)"
+            }
+            let taskShare = range.duration > 0 ? Double(taskTime) / Double(range.duration) : 0
+
             let percent = Int((coverage * 100).rounded())
             let reading: String
-            if busy {
+            let state: String
+            var saving: Nanoseconds
+            if !context.hasCPUData {
+                // Without samples nothing tells busy from blocked; long updates and Main Actor runs are still work seen.
+                let culprits = views.map { "\($0) updates" } + (taskText.map { [$0] } ?? [])
+                if max(updateShare, taskShare) >= options.busyCoverage {
+                    state = "busy"
+                    reading = "main thread busy (\(Int((max(updateShare, taskShare) * 100).rounded()))% in \(updateShare >= taskShare ? "long updates" : "a Swift task"); the recording has no CPU samples)"
+                        + (culprits.isEmpty ? "" : ": \(culprits.joined(separator: "; "))")
+                } else {
+                    state = "unknown"
+                    reading = "the recording has no CPU data, so whether the main thread was busy or blocked cannot be told"
+                        + (culprits.isEmpty ? "" : "; seen meanwhile: \(culprits.joined(separator: "; "))")
+                }
+                saving = max(longTime, taskTime)
+            } else if busy {
+                state = "busy"
                 let culprits = views.isEmpty ? frames.prefix(2).map(\.name) : views.map { "\($0) updates" }
                 let inUpdates = updateShare > 0 ? ", \(Int((updateShare * 100).rounded()))% in long updates" : ""
                 reading = "main thread busy (\(percent)% on CPU\(inUpdates))" + (culprits.isEmpty ? "" : " in \(culprits.joined(separator: ", "))")
+                    + (taskText.map { ": \($0)" } ?? "")
+                // Identified work is what a fix removes: the long updates or the task, else the heaviest frame.
+                saving = max(longTime, taskTime)
+                if saving == 0 { saving = frames.first?.weightNs ?? 0 }
             } else {
+                state = "blocked"
                 let near = frames.first.map { " near \($0.name)" } ?? ""
                 reading = "main thread blocked (\(percent)% on CPU): waiting on a lock, I/O or a synchronous call\(near)"
+                    + (taskText.map { ", inside a Swift task: \($0)" } ?? "")
+                saving = range.duration - onCPU
             }
-            var subjects = [FindingSubject(role: .thread, name: threads.count == 1 ? trace(threadName: threads.first!) : "Main Thread", detail: busy ? "busy" : "blocked")]
+            saving = min(interval.duration, saving)
+            var subjects = [FindingSubject(role: .thread, name: threads.count == 1 ? trace(threadName: threads.first!) : "Main Thread", detail: state)]
+            if let run = runs.first {
+                let task = Int(taskStates.task[run.row])
+                subjects.append(FindingSubject(role: .task, name: taskTitle(task), detail: creationSite(ofTask: task)))
+                subjects.append(FindingSubject(role: .function, name: resumeFunctionTitle(run.row), detail: string(taskStates.actor[run.row])))
+            }
             subjects += views.map { FindingSubject(role: .view, name: $0) }
             subjects += frames.map { FindingSubject(role: .frame, name: $0.name, detail: $0.binary) }
-            let saving = min(interval.duration, busy ? longTime : range.duration - onCPU)
+            let taskFix = runs.first.map { "Move the work of \(resumeFunctionTitle($0.row)) off the Main Actor (an @concurrent or nonisolated async function) and hop back only to assign the result." }
+            let fix: String
+            switch state {
+            case "busy": fix = taskShare >= updateShare ? taskFix ?? "" : "Make the work on the main thread cheaper or move it off: start with the long updates and heaviest frames listed."
+            case "blocked": fix = "Do not wait on the main thread: make the lock, file or network access or synchronous call asynchronous."
+            default: fix = "Record with the Time Profiler (the SwiftUI template includes it) to see what the main thread did." + (taskFix.map { " " + $0 } ?? "")
+            }
             found.append(Finding(
                 id: "\(kind.rawValue):\(interval.start)",
                 kind: kind, severity: context.severity(cost: interval.duration, worst: interval.duration),
                 title: "\(noun) of \(DurationText.format(interval.duration)) at \(DurationText.fixed(Double(interval.start) / 1e9, digits: 3)) s: \(reading)",
                 subjects: subjects, costNs: interval.duration, savingNs: saving, occurrences: 1,
-                fix: busy
-                    ? "Make the work on the main thread cheaper or move it off: start with the long updates and heaviest frames listed."
-                    : "Do not wait on the main thread: make the lock, file or network access or synchronous call asynchronous.",
+                fix: fix.isEmpty ? "Make the work on the main thread cheaper or move it off: start with the long updates and heaviest frames listed." : fix,
                 evidence: FindingEvidence(
                     updates: context.evidenceUpdates(long), updateCount: long.count,
                     representativeUpdate: long.max { (updates.duration[$0], $1) < (updates.duration[$1], $0) },
-                    range: frameRange, thread: threads.count == 1 ? Int(threads.first!) : nil, frames: frames, cpuCoverage: coverage
+                    range: frameRange, thread: threads.count == 1 ? Int(threads.first!) : nil, frames: frames,
+                    cpuCoverage: context.hasCPUData ? coverage : nil, taskStates: runs.map(\.row)
                 )
             ))
         }

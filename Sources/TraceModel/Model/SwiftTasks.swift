@@ -1,9 +1,11 @@
 /// Swift concurrency, as the Swift Tasks instrument records it: one row per task, and one row
 /// per interval a task spent in a state (creating, enqueued on an actor, running, suspended...).
 
-/// What a task was doing during one interval (`swift-task-state` in the export).
+/// What a task was doing during one interval (`swift-task-state` in the export): every state
+/// the Swift Tasks instrument writes. `waiting` is a suspension too (blocked on a continuation or
+/// another task, not on an actor); only `enqueued` waits for an actor.
 public enum SwiftTaskState: UInt8, Sendable, CaseIterable, Codable {
-    case creating, enqueued, running, suspended, continuation, unknown
+    case creating, enqueued, running, suspended, waiting, continuation, ending, unknown
 
     public var wireName: String {
         switch self {
@@ -11,7 +13,9 @@ public enum SwiftTaskState: UInt8, Sendable, CaseIterable, Codable {
         case .enqueued: "enqueued"
         case .running: "running"
         case .suspended: "suspended"
+        case .waiting: "waiting"
         case .continuation: "continuation"
+        case .ending: "ending"
         case .unknown: "unknown"
         }
     }
@@ -23,7 +27,9 @@ public enum SwiftTaskState: UInt8, Sendable, CaseIterable, Codable {
         case .enqueued: "Enqueued"
         case .running: "Running"
         case .suspended: "Suspended"
+        case .waiting: "Waiting"
         case .continuation: "Continuation"
+        case .ending: "Ending"
         case .unknown: "Unknown"
         }
     }
@@ -33,10 +39,13 @@ public enum SwiftTaskState: UInt8, Sendable, CaseIterable, Codable {
         self = value
     }
 
-    /// From Instruments' text, case-insensitively; anything else is `.unknown`.
-    public init(title: String) {
-        let lower = title.lowercased()
-        self = Self.allCases.first { lower.hasPrefix($0.wireName) || $0 == .creating && lower.hasPrefix("created") } ?? .unknown
+    /// From Instruments' text, case-insensitively ("Created" and "Ended" too); nil for a text
+    /// that names no state this model knows (the importer notes it and reads `.unknown`).
+    public init?(title: String) {
+        let lower = String(title.lowercased().drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        let aliases: [String: Self] = ["created": .creating, "ended": .ending, "completed": .ending]
+        guard let value = Self.allCases.first(where: { $0.wireName == lower }) ?? aliases[lower] else { return nil }
+        self = value
     }
 }
 

@@ -372,6 +372,7 @@ public struct TraceBuilder: Sendable {
         hitches.sort { ($0.start, $0.duration) < ($1.start, $1.duration) }
         hangs.sort { ($0.start, $0.duration) < ($1.start, $1.duration) }
         taskStates = taskStates.permuted(by: Self.order(taskStates.start))
+        deriveTaskLifetimes()
         signposts = signposts.permuted(by: Self.order(signposts.start))
 
         // A source that does not state its span gets the span of its events.
@@ -387,6 +388,21 @@ public struct TraceBuilder: Sendable {
         )
         trace.indexes = TraceIndexes(trace)
         return trace
+    }
+
+    /// A task without a lifetime (start == end: no SwiftTaskLifetime row) lives from its first
+    /// state's start to its last state's end.
+    private mutating func deriveTaskLifetimes() {
+        var first = [Nanoseconds](repeating: .max, count: tasks.count)
+        var last = [Nanoseconds](repeating: .min, count: tasks.count)
+        for row in 0..<taskStates.count {
+            let task = Int(taskStates.task[row])
+            first[task] = min(first[task], taskStates.start[row])
+            last[task] = max(last[task], taskStates.end(row))
+        }
+        for task in 0..<tasks.count where tasks.start[task] == tasks.end[task] && first[task] <= last[task] {
+            (tasks.start[task], tasks.end[task]) = (first[task], last[task])
+        }
     }
 
     private func spanOfEvents() -> (Nanoseconds, Nanoseconds) {
