@@ -17,14 +17,13 @@ struct Compare: AsyncParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, markdown }
 
-    @Argument(help: ArgumentHelp(
-        "Trace A then trace B (native JSON, .json.gz or xctrace export XML); or A's recordings, then B's after `--`.",
+    /// As typed, with the `--` between A's recordings and B's (ArgumentParser keeps it in an
+    /// `allUnrecognized` array; two positional arrays cannot be declared).
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp(
+        "Trace A then trace B (native JSON, .json.gz or xctrace export XML); or A's recordings, `--`, then B's.",
         valueName: "trace"
     ))
     var traces: [String] = []
-
-    @Argument(parsing: .postTerminator, help: ArgumentHelp("B's recordings, after `--`.", valueName: "b-trace"))
-    var afterTerminator: [String] = []
 
     @Option(help: "text, json (the API's shape) or markdown (for a pull request comment).")
     var format: Format = .text
@@ -43,12 +42,19 @@ struct Compare: AsyncParsableCommand {
 
     /// A's paths and B's.
     var sides: (a: [String], b: [String]) {
-        afterTerminator.isEmpty ? (Array(traces.prefix(1)), Array(traces.dropFirst())) : (traces, afterTerminator)
+        guard let separator = traces.firstIndex(of: "--") else { return (Array(traces.prefix(1)), Array(traces.dropFirst())) }
+        return (Array(traces[..<separator]), Array(traces[(separator + 1)...]))
     }
 
     func validate() throws {
+        // The array takes what ArgumentParser did not recognize: an unknown option lands here.
+        if let unknown = traces.first(where: { $0.hasPrefix("-") && $0 != "--" && $0 != "-" }) {
+            let afterSeparator = traces.firstIndex(of: "--").map { traces[$0...].contains(unknown) } ?? false
+            throw ValidationError(afterSeparator ? "Options go before `--`: '\(unknown)' would be read as a trace." : "Unknown option '\(unknown)'.")
+        }
+        if traces.filter({ $0 == "--" }).count > 1 { throw ValidationError("Give `--` once, between A's recordings and B's.") }
         let (a, b) = sides
-        if afterTerminator.isEmpty, traces.count != 2 {
+        if !traces.contains("--"), traces.count != 2 {
             throw ValidationError(traces.count < 2
                 ? "Give trace A and trace B (or A's recordings, `--`, then B's)."
                 : "\(traces.count) traces: to pool several recordings a side, give A's, then `--`, then B's.")

@@ -17,6 +17,8 @@ struct ComparisonReport {
         var wordColumns: Set<Int> = []
         /// Said instead of an empty table ("none"); nil leaves the table out.
         var whenEmpty: String? = "none"
+        /// Markdown: one of several tables under a heading of their own (bold, not a heading).
+        var underHeading: String? = nil
     }
 
     /// Section titles, the targets of the verdict's lines (Markdown headings: GitHub anchors them).
@@ -28,7 +30,9 @@ struct ComparisonReport {
     func render(markdown: Bool) -> String {
         var lines: [String] = []
         let c = comparison
-        lines.append(markdown ? "### tracesvc compare: \(c.a.name) → \(c.b.name)" : "Compare \(c.a.name) (A, before) → \(c.b.name) (B, after)")
+        // A pooled side is named by its first run and how many others it has.
+        func name(_ side: ComparedTrace) -> String { side.runs > 1 ? "\(side.name) and \(side.runs - 1) more" : side.name }
+        lines.append(markdown ? "### tracesvc compare: \(name(c.a)) → \(name(c.b))" : "Compare \(name(c.a)) (A, before) → \(name(c.b)) (B, after)")
         for (side, trace) in [("A", c.a), ("B", c.b)] {
             let about = [trace.app, trace.device, trace.osVersion].filter { !$0.isEmpty }.joined(separator: ", ")
             var line = "\(side): \(trace.name) (\(about)), \(Units.duration(trace.durationNs)), \(trace.updates) updates"
@@ -45,8 +49,11 @@ struct ComparisonReport {
         }
         lines.append("")
         lines.append(contentsOf: verdict(markdown: markdown))
+        var heading: String?
         for table in [findingsTable, viewsTable] + intervalTables + [causesTable, totalsTable, mainActorTable, tasksTable, functionsTable] {
             guard !table.rows.isEmpty || table.whenEmpty != nil else { continue }
+            if markdown, let under = table.underHeading, under != heading { lines += ["", "#### \(under)"] }
+            heading = table.underHeading
             lines.append("")
             lines.append(contentsOf: markdown ? self.markdown(table) : text(table))
         }
@@ -95,7 +102,7 @@ struct ComparisonReport {
 
     private var viewsTable: Table {
         let shown = comparison.views.prefix(top)
-        let header = ["Δ total", "total A → B", "count A → B", "count", "per interaction A → B", "avg A → B", "p95 A → B", "per run", "red A → B",
+        let header = ["Δ total", "total A → B", "count A → B", "how many", "per interaction A → B", "avg A → B", "p95 A → B", "each one", "red A → B",
                       "view (module, category)"]
         let rows = shown.map { view -> [String] in
             let rate = view.interaction.map { "\($0.label) \(number($0.a)) → \(number($0.b))" } ?? "–"
@@ -110,8 +117,8 @@ struct ComparisonReport {
         }
         let runs = comparison.a.runs > 1 || comparison.b.runs > 1
         let note = [
-            "count: fewer/more when the count\(runs ? " per run" : "") changed by at least 2 and more than 10%\(runs ? " and every run is beyond every run of the other side" : "")",
-            "per run: faster/slower per body or update by the Mann-Whitney U test on the durations (p < 0.05, 8 or more a side)",
+            "how many: fewer/more when the count\(runs ? " per run" : "") changed by at least 2 and more than 10%\(runs ? " and every run is beyond every run of the other side" : "")",
+            "each one: faster/slower per body or update by the Mann-Whitney U test on the durations (p < 0.05, 8 or more a side)",
         ] + framesNote + more(comparison.views.count)
         return Table(title: "Views", header: header, rows: rows, note: note.joined(separator: "; "), wordColumns: [3, 4, 7, 9])
     }
@@ -125,8 +132,10 @@ struct ComparisonReport {
 
     /// One table per signpost name: its measures per interval, then bodies per interval by view.
     private var intervalTables: [Table] {
-        comparison.intervals.prefix(top).map { interval in
-            var rows = interval.measures.map { measure -> [String] in
+        let perRun = comparison.a.runs > 1 || comparison.b.runs > 1 ? " per run" : ""
+        return comparison.intervals.prefix(top).map { interval in
+            // A measure that is zero on both sides (no hitches in any interval) says nothing.
+            var rows = interval.measures.filter { ($0.a ?? 0) != 0 || ($0.b ?? 0) != 0 }.map { measure -> [String] in
                 let isTime = measure.unit == "nanoseconds"
                 func value(_ x: Double?) -> String { x.map { isTime ? Units.duration(Int64($0.rounded())) : number($0) } ?? "–" }
                 let test = measure.test.pValue.map(ComparisonWords.pValue) ?? "too few intervals to test"
@@ -138,10 +147,10 @@ struct ComparisonReport {
             }
             let place = [interval.subsystem, interval.category].filter { !$0.isEmpty }.joined(separator: ", ")
             return Table(
-                title: "Per interaction: \(interval.name) (\(interval.intervalsA) → \(interval.intervalsB) intervals\(place.isEmpty ? "" : "; \(place)"))",
+                title: "Per interaction: \(interval.name) (\(interval.intervalsA) → \(interval.intervalsB) intervals\(perRun)\(place.isEmpty ? "" : "; \(place)"))",
                 header: ["per interval", "mean A → B", "median A → B", "change", "test"], rows: rows,
                 note: interval.viewsComplete ? nil : "bodies by view cover only some intervals (very many overlapping intervals)",
-                wordColumns: [0, 3, 4], whenEmpty: nil
+                wordColumns: [0, 3, 4], whenEmpty: nil, underHeading: "Per interaction"
             )
         }
     }
@@ -223,9 +232,13 @@ struct ComparisonReport {
     }
 
     private func markdown(_ table: Table) -> [String] {
-        guard !table.rows.isEmpty else { return ["#### \(table.title)", "", table.whenEmpty ?? "none"] }
+        // Under its heading a table's title drops the heading's words: "**Add to Cart (10 → 10 intervals)**".
+        let title = table.underHeading.map { under in
+            "**\(escape(table.title.hasPrefix(under + ": ") ? String(table.title.dropFirst(under.count + 2)) : table.title))**"
+        } ?? "#### \(table.title)"
+        guard !table.rows.isEmpty else { return [title, "", table.whenEmpty ?? "none"] }
         func line(_ cells: [String]) -> String { "| " + cells.map(escape).joined(separator: " | ") + " |" }
-        var lines = ["#### \(table.title)", "", line(table.header), "|" + table.header.map { _ in "---|" }.joined()]
+        var lines = [title, "", line(table.header), "|" + table.header.map { _ in "---|" }.joined()]
         lines += table.rows.map(line)
         if let note = table.note, !note.isEmpty { lines += ["", "_\(note)_"] }
         return lines
@@ -235,19 +248,20 @@ struct ComparisonReport {
 
     private func signed(_ ns: Nanoseconds) -> String { (ns > 0 ? "+" : ns < 0 ? "-" : "±") + Units.duration(ns == .min ? .max : abs(ns)) }
 
-    /// "12", "1.5", "–" (nil).
+    /// "12", "1.5", "0.03", "–" (nil).
     private func number(_ value: Double?) -> String {
         guard let value else { return "–" }
-        return value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+        if value == value.rounded() { return String(Int(value)) }
+        return String(format: abs(value) < 0.1 ? "%.2f" : "%.1f", value)
     }
 
-    /// "36", or a pooled side's mean with its runs' least and most: "36 (35–37)".
+    /// "36", or a pooled side's mean with its runs' least and most when they differ: "36 (35–37)".
     private func count(_ stats: ComparedViewStats) -> String {
-        stats.spread.map { "\(stats.count) (\($0.countMin)–\($0.countMax))" } ?? "\(stats.count)"
+        stats.spread.flatMap { $0.countMin == $0.countMax ? nil : "\(stats.count) (\($0.countMin)–\($0.countMax))" } ?? "\(stats.count)"
     }
 
     private func count(_ total: ComparedTotal) -> String {
-        total.spread.map { "\(total.count) (\($0.countMin)–\($0.countMax))" } ?? "\(total.count)"
+        total.spread.flatMap { $0.countMin == $0.countMax ? nil : "\(total.count) (\($0.countMin)–\($0.countMax))" } ?? "\(total.count)"
     }
 
     private func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }

@@ -31,7 +31,7 @@ public enum PantryTraces {
 
     public static func trace(slow: Bool, run: UInt64) -> Trace {
         let app = "Pantry"
-        var sketch = TraceSketch(name: "\(slow ? "pantry-slow" : "pantry-fixed")-\(run)", app: app, pid: 6210, seed: (slow ? 700 : 800) + run, end: 5_000_000_000)
+        var sketch = TraceSketch(name: "\(slow ? "pantry-slow" : "pantry-fixed")-\(run)", app: app, pid: 6210, seed: (slow ? 700 : 800) + run, end: 5_600_000_000)
         sketch.builder.metadata.device = "iPhone 15"
         sketch.builder.metadata.osVersion = "iOS 26.0"
         sketch.builder.metadata.refreshRate = 60
@@ -107,13 +107,18 @@ public enum PantryTraces {
             time += layout
             sketch.addGroup(group, start: tapTime + 50_000, end: time, label: "Button Tap")
             sketch.sample(start: time, duration: 400_000, stacks: [sketch.commitStack])
-            if slow { sketch.hitch(start: tapTime + frame, duration: frame) }
-            sketch.signpost("Add to Cart", start: tapTime, end: time + 400_000, id: UInt64(50 + tap), subsystem: subsystem, category: category,
+            // The app ends the interval when the updated row is on screen: a frame late in slow.
+            var shown = time + 400_000
+            if slow {
+                sketch.hitch(start: tapTime + frame, duration: frame)
+                shown = tapTime + 2 * frame + 1_000_000
+            }
+            sketch.signpost("Add to Cart", start: tapTime, end: shown, id: UInt64(50 + tap), subsystem: subsystem, category: category,
                             message: "item \(tap + 1)", endMessage: slow ? "\(rows) rows updated" : "1 row updated")
         }
 
         // A second of scrolling: a scroll update every frame, a row body now and then.
-        let scrollStart: Nanoseconds = 4_500_000_000 - 1_000_000_000
+        let scrollStart: Nanoseconds = 4_400_000_000
         for index in 0..<60 {
             let frameStart = scrollStart + Nanoseconds(index) * frame
             time = frameStart + sketch.random.int(200_000...400_000)

@@ -141,7 +141,7 @@ def test_drill_down_shows_the_views_merged_cause_graph_in_a_and_in_b(page, serve
     # The graph is the trace page's: selecting a node shows its card, and stays in the drill-down.
     page.locator("#compare-drill").scroll_into_view_if_needed()
     shot(page, "compare-03-drill-graphs")
-    node = page.locator('#compare-drill [data-graph="B"] .cg-node[data-kind="observable"]').first
+    node = page.locator('#compare-drill [data-graph="B"] .cg-node[data-kind="observable"][aria-label*="LandmarkViewModel"]')
     node.click()
     expect(page.locator('#compare-drill [data-graph="B"] .cg-info')).to_be_visible()
     assert page.url == url
@@ -198,7 +198,7 @@ def test_compare_with_from_a_trace_page(page, server, sample_id, timeline):
     slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
     timeline.open(page, slow, "r=1000000000,3000000000")
     page.get_by_role("button", name="Compare with…").click()
-    page.get_by_label("Trace to compare with").select_option(label="landmarks-favorites-fixed")
+    page.get_by_label("Trace to compare with").select_option(value=fixed)
     page.locator("#compare-with-go").click()
     page.wait_for_url(f"**/compare/{slow}/{fixed}?*")
     page.locator("#compare-views").wait_for()

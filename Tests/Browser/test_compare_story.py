@@ -17,7 +17,7 @@ WIDTHS = (1440, 1000)
 
 
 def new_page(new_context, width):
-    page = new_page(new_context, width)
+    page = new_context(width=width, height=900).new_page()
     page.errors = []
     page.on("pageerror", lambda error: page.errors.append(str(error)))
     return page
@@ -67,13 +67,13 @@ def test_the_first_screen_is_the_verdict(new_context, server, sample_id, shot, w
     expect(resolved).to_have_attribute("data-tone", "better")
     # The verdict comes before the timelines.
     assert verdict.bounding_box()["y"] < page.locator("#compare-timelines-section").bounding_box()["y"]
+    shot(page, f"compare-story-verdict-{width}")
     # Each line opens its evidence below.
     fan_out.get_by_role("button").click()
     evidence = page.locator('#compare-causes tr[data-change="disappeared"]', has_text="favoritesCollection")
     expect(evidence).to_have_class(re.compile("evidence-flash"))
     page.wait_for_timeout(600)
     assert in_first_screen(page, evidence)
-    shot(page, f"compare-story-verdict-{width}")
     assert not page.errors
 
 
@@ -137,9 +137,11 @@ def test_drilled_graphs_are_stacked_readable_and_marked_where_they_differ(new_co
     sizes = page.evaluate("""() => [...document.querySelectorAll('#compare-drill .cg-title, #compare-drill .cg-subtitle, #compare-drill .cg-edge-label:not(.cg-label-hidden)')]
       .filter((t) => t.textContent.trim()).map((t) => t.getScreenCTM().a * parseFloat(getComputedStyle(t).fontSize))""")
     assert sizes and min(sizes) >= 11, sorted(sizes)[:5]
-    # The fan-out's label is drawn: "update ×12" in A.
+    # The fan-out's labels are drawn: "update ×24" (12 rows, twice) in A, "update ×2" in B.
     labels = page.locator('#compare-drill [data-graph="A"] .cg-edge-label:not(.cg-label-hidden)').all_text_contents()
-    assert any("×12" in label for label in labels), labels
+    assert "update ×24" in labels, labels
+    labels_b = page.locator('#compare-drill [data-graph="B"] .cg-edge-label:not(.cg-label-hidden)').all_text_contents()
+    assert "update ×2" in labels_b, labels_b
     # The shared collection's edge is gone (A), the per-row model's new (B).
     gone = page.locator('#compare-drill [data-graph="A"] .cg-edge[data-diff="gone"]')
     new = page.locator('#compare-drill [data-graph="B"] .cg-edge[data-diff="new"]')
@@ -160,6 +162,7 @@ def test_the_wheel_scrolls_the_page_over_charts_and_ctrl_wheel_zooms(page, serve
     canvas = page.locator("#timeline-canvas-a")
     canvas.scroll_into_view_if_needed()
     label = page.locator(".compare-timeline.side-a .window-label").inner_text()
+    window = query_of(page).get("tw")
     top = scroller.evaluate("s => s.scrollTop")
     box = canvas.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 30)
@@ -167,14 +170,15 @@ def test_the_wheel_scrolls_the_page_over_charts_and_ctrl_wheel_zooms(page, serve
     page.wait_for_function(f"() => document.querySelector('#compare').scrollTop > {top}")
     page.wait_for_timeout(300)
     assert page.locator(".compare-timeline.side-a .window-label").inner_text() == label
-    assert "tw" not in query_of(page)
+    assert query_of(page).get("tw") == window
+    expect(page.locator(".compare-timeline.side-a .tl-wheel-hint")).to_be_visible()
     # Ctrl + wheel zooms it (and both timelines follow).
     box = canvas.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 30)
     page.keyboard.down("Control")
     page.mouse.wheel(0, -300)
     page.keyboard.up("Control")
-    page.wait_for_function("() => new URLSearchParams(location.search).has('tw')")
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('tw') !== {window!r}")
     # Over a drilled graph: the page scrolls, the graph keeps its scale.
     graph = page.locator('#compare-drill [data-graph="A"] .cg-stage')
     page.locator('#compare-drill [data-graph="A"] .cg-node').first.wait_for(timeout=30_000)
@@ -236,16 +240,35 @@ def test_several_recordings_a_side_are_pooled(new_context, server, server_contro
     open_compare(page, f"{server}/compare?a={a}&b={b}")
     for side in "AB":
         expect(page.locator(f'.compare-card[data-side="{side}"]')).to_contain_text("3 recordings pooled")
-    expect(page.locator("#compare-verdict .verdict-line").first).to_contain_text("collection-fan-out resolved: ItemRowView")
+    expect(page.locator("#compare-verdict .verdict-line", has_text="collection-fan-out resolved: ItemRowView (@Observable Pantry.items)")).to_be_visible()
     status, body = server_control.api(f"/api/compare?a={a}&b={b}")
     assert status == 200 and body["a"]["runs"] == 3 and body["b"]["runs"] == 3
+    # Per recording, with the recordings' least and most where they differ (CPU samples do).
+    cpu = next(t for t in body["totals"] if t["name"] == "cpu")
+    spread = cpu["a"]["spread"]
+    assert spread["runs"] == 3 and spread["countMin"] < spread["countMax"], spread
+    expect(page.locator('#compare-totals tr[data-total="cpu"] td').first).to_have_text(
+        f"{cpu['a']['count']} ({spread['countMin']}–{spread['countMax']}) → {cpu['b']['count']}"
+        + (f" ({cpu['b']['spread']['countMin']}–{cpu['b']['spread']['countMax']})" if cpu['b']['spread']['countMin'] != cpu['b']['spread']['countMax'] else ""))
     row = next(v for v in body["views"] if v["view"] == "ItemRowView")
-    spread = row["a"]["spread"]
-    expect(page.locator('#compare-views tr[data-view="ItemRowView"] td').nth(1)).to_contain_text(
-        f"{row['a']['count']} ({spread['countMin']}–{spread['countMax']}) →")
+    expect(page.locator('#compare-views tr[data-view="ItemRowView"] td').nth(1)).to_have_text(f"{row['a']['count']} → {row['b']['count']}")
     # The link is the pooled form, and survives a reload.
     assert "/compare?" in page.url and query_of(page)["a"] == a
     page.reload()
     page.locator("#compare-views").wait_for(timeout=60_000)
     expect(page.locator('.compare-card[data-side="B"]')).to_contain_text("3 recordings pooled")
     shot(page, f"compare-story-pooled-{width}")
+
+
+def test_the_concurrency_fix_is_not_called_a_regression_anywhere(page, server, sample_id):
+    slow, fixed = sample_id("landmarks-concurrency-slow"), sample_id("landmarks-concurrency-fixed")
+    open_compare(page, f"{server}/compare/{slow}/{fixed}")
+    # NavigationStack ran once a frame, and 14 more frames were drawn: said so, in neither colour.
+    row = page.locator('#compare-views tr[data-view="NavigationStack"]')
+    expect(row.locator("td.count-change")).to_have_text("more frames drawn: +14")
+    assert page.locator('#compare-views tr[data-change="regressed"]').count() == 0
+    assert page.locator('#compare-verdict .verdict-line[data-tone="worse"]').count() == 0
+    expect(page.locator("#compare-verdict .verdict-line", has_text="Main Actor busy")).to_have_attribute("data-tone", "better")
+    expect(page.locator("#compare-verdict .verdict-line", has_text="Frames drawn: 58 → 72")).to_contain_text("not a regression")
+    expect(page.locator('#compare-totals tr[data-total="main-actor-busy"]')).to_have_class(re.compile("change-improved"))
+    assert not page.errors

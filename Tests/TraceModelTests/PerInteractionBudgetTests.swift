@@ -44,6 +44,6 @@ import TraceSamples
         #expect(!count.passed && count.offenders.contains { $0.view == "ItemRowView" })
         // Against its own scenario's other recordings nothing regressed.
         let same = PantryTraces.trace(slow: false, run: 4).baselineResults(against: baselines, tolerance: BaselineTolerance())
-        #expect(same.allSatisfy(\.passed), "\(same.flatMap(\.offenders).map(\.title))")
+        #expect(same.allSatisfy { $0.passed }, "\(same.flatMap(\.offenders).map(\.title))")
     }
 }

@@ -60,6 +60,11 @@ test('readableFit: a graph is drawn at reading scale or larger, its box as tall 
   assert.equal(wideFit.transform.k, READING_SCALE);
   assert.equal(wideFit.height, 640);
   assert.deepEqual([wideFit.transform.x, wideFit.transform.y], [12, 12]);
+  // The view drilled into (the focus, at the graph's right end) is in view: the graph's right edge at the box's.
+  const focused = { width: 3000, height: 300, nodes: [{ x: 2800, y: 100, width: 160, height: 40, focus: true }] };
+  const focusFit = readableFit(focused, 1300, 640);
+  assert.equal(focusFit.transform.x, 1300 - 12 - 3000);
+  assert.ok(focusFit.transform.x + 2800 + 160 <= 1300);
 });
 
 test('anchorWindow: "Align at" zooms to the anchor (0 on the shared axis), a compared range with a margin, both starts to both whole traces', () => {

@@ -218,7 +218,7 @@ extension Trace {
         let (fanOutKeys, fanOuts) = causeFanOutCounts(in: range)
         let (skippedKeys, skipped) = skippedNotificationCounts(in: range)
         let totals = ["updates": updateTotal, "hitches": total(hitches), "hangs": total(hangs), "cpu": cpuTotal]
-        let found = (findings ?? self.findings()).filter { range.map { range in isEvidence($0.evidence, in: range) } ?? true }
+        let found = (findings ?? self.findings()).filter { finding in range.map { isEvidence(finding.evidence, in: $0) } ?? true }
         var runs = ComparedTotal(), waits = ComparedTotal(), longestWait: Nanoseconds = 0
         let states = taskStates
         for row in indexes.mainActorRuns.map(Int.init) where inRange(states.start[row], states.end(row)) {

@@ -95,7 +95,8 @@ struct ComparisonVerdict {
     }
 
     private mutating func speedLines(_ c: TraceComparison) {
-        let rows = c.views.filter { $0.speedChange == .faster || $0.speedChange == .slower }
+        // Significant and large enough to matter: many rows are tested, a few pass by chance.
+        let rows = c.views.filter { ($0.speedChange == .faster || $0.speedChange == .slower) && Self.isNoticeable($0) }
             .sorted { (abs($0.b.avgNs - $0.a.avgNs) * Int64(max($0.a.count, $0.b.count)), $1.view) > (abs($1.b.avgNs - $1.a.avgNs) * Int64(max($1.a.count, $1.b.count)), $0.view) }
         for view in rows.prefix(2) {
             let text = "\(view.view): \(view.speedText), avg \(DurationText.format(view.a.avgNs)) → \(DurationText.format(view.b.avgNs)), "
@@ -109,6 +110,7 @@ struct ComparisonVerdict {
 
     private mutating func intervalLines(_ c: TraceComparison) {
         var shown = 0
+        let perRun = c.a.runs > 1 || c.b.runs > 1 ? " per run" : ""
         for interval in c.intervals where shown < 2 {
             // Bodies first (the fan-out a tap causes), then the interval's own duration.
             guard let measure = [IntervalMeasure.bodies, .duration, .longUpdates, .hitches].compactMap({ interval.measure($0) })
@@ -120,7 +122,7 @@ struct ComparisonVerdict {
             let test = measure.test.pValue.map { ", \(ComparisonWords.pValue($0))" } ?? ""
             lines.append(VerdictLine(
                 kind: "interval", tone: after < before ? "better" : "worse",
-                text: "\(interval.name): \(measure.changeText) per interval, \(values) (\(interval.intervalsA) → \(interval.intervalsB) intervals\(test))",
+                text: "\(interval.name): \(measure.changeText) per interval, \(values) (\(interval.intervalsA) → \(interval.intervalsB) intervals\(perRun)\(test))",
                 section: "intervals", key: interval.name
             ))
             shown += 1
@@ -159,22 +161,31 @@ struct ComparisonVerdict {
         }
     }
 
+    /// The average run changed by at least this share of A's: a 3 µs change of a 50 µs update,
+    /// significant or not, is not the story.
+    static let speedMinimumShare = 0.1
+
+    static func isNoticeable(_ view: ViewComparison) -> Bool {
+        Double(abs(view.b.avgNs - view.a.avgNs)) >= speedMinimumShare * Double(max(view.a.avgNs, 1))
+    }
+
     /// Main-actor time below this on both sides is not worth a line.
     static let mainActorMinimum: Nanoseconds = 1_000_000
 
-    /// "36", or "36 (35–37)" for a pooled side's mean and spread.
+    /// "36", or "36 (35–37)" for a pooled side's mean and spread (when its runs differ).
     private func count(_ stats: ComparedViewStats) -> String {
-        stats.spread.map { "\(stats.count) (\($0.countMin)–\($0.countMax))" } ?? "\(stats.count)"
+        stats.spread.flatMap { $0.countMin == $0.countMax ? nil : "\(stats.count) (\($0.countMin)–\($0.countMax))" } ?? "\(stats.count)"
     }
 
     private func count(_ total: ComparedTotal) -> String {
-        total.spread.map { "\(total.count) (\($0.countMin)–\($0.countMax))" } ?? "\(total.count)"
+        total.spread.flatMap { $0.countMin == $0.countMax ? nil : "\(total.count) (\($0.countMin)–\($0.countMax))" } ?? "\(total.count)"
     }
 
-    /// "12", "1.5", "–" (no value).
+    /// "12", "1.5", "0.03", "–" (no value): as the CLI's tables and the page print rates.
     static func number(_ value: Double?) -> String {
         guard let value else { return "–" }
-        return value == value.rounded() ? String(Int(value)) : DurationText.fixed(value, digits: 1)
+        if value == value.rounded() { return String(Int(value)) }
+        return DurationText.fixed(value, digits: abs(value) < 0.1 ? 2 : 1)
     }
 
     /// A view row's key: "module:view:category" (the page's row key).

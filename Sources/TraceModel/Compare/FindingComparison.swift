@@ -102,13 +102,14 @@ extension FindingComparison {
         }
     }
 
-    /// The finding's subjects in a few words: the views first, then what drove them.
+    /// The finding's subjects in a few words: the views, then the first other subject, what drove
+    /// them ("ItemRowView (@Observable Pantry.items)", "AisleHeader (EnvironmentWriter: CartCount)").
     private static func subject(of finding: Finding, counted: Bool) -> String {
         if counted { return finding.kind == .hangExplained ? "hangs" : "hitches" }
         let views = finding.subjects.filter { $0.role == .view }.map(\.name)
-        let others = finding.subjects.filter { $0.role != .view && $0.role != .property }.map(\.name)
+        let cause = finding.subjects.first { $0.role != .view }?.name
         let head = views.prefix(3).joined(separator: ", ") + (views.count > 3 ? " and \(views.count - 3) more" : "")
-        if head.isEmpty { return others.joined(separator: ", ") }
-        return others.isEmpty ? head : "\(head) (\(others.prefix(2).joined(separator: ", ")))"
+        if head.isEmpty { return cause ?? "" }
+        return cause.map { "\(head) (\($0))" } ?? head
     }
 }

@@ -214,7 +214,8 @@ public struct IntervalMeasureComparison: Sendable, Equatable, Encodable {
     /// Beyond noise: the test says so, or (untested) a count whose mean changed by at least 2
     /// and by more than 10 %, as a view's count (`ViewComparison.countChangeThreshold`).
     public var significant: Bool
-    /// "fewer bodies", "more body time", "shorter", "as many bodies" (per interval).
+    /// "fewer bodies", "more body time", "shorter", "as many bodies" (per interval); "too few to
+    /// time" for a time with too few intervals to test.
     public var changeText: String
 
     init(measure: IntervalMeasure, a: [Int64], b: [Int64]) {
@@ -222,27 +223,34 @@ public struct IntervalMeasureComparison: Sendable, Equatable, Encodable {
         unit = measure.isTime ? "nanoseconds" : "count"
         let sortedA = a.sorted(), sortedB = b.sorted()
         func mean(_ values: [Int64]) -> Double? {
-            values.isEmpty ? nil : Double(values.reduce(0) { $0.addingSaturating($1) }) / Double(values.count)
+            values.isEmpty ? nil : Double(values.reduce(Int64(0)) { $0.addingSaturating($1) }) / Double(values.count)
         }
         func median(_ values: [Int64]) -> Double? {
             guard !values.isEmpty else { return nil }
             let middle = values.count / 2
             return values.count % 2 == 1 ? Double(values[middle]) : (Double(values[middle - 1]) + Double(values[middle])) / 2
         }
-        self.a = mean(a)
-        self.b = mean(b)
+        let meanA = mean(a), meanB = mean(b)
+        self.a = meanA
+        self.b = meanB
         medianA = median(sortedA)
         medianB = median(sortedB)
-        test = RankSumTest(sortedA, sortedB)
-        let before = self.a ?? 0, after = self.b ?? 0
+        let test = RankSumTest(sortedA, sortedB)
+        self.test = test
+        let before = meanA ?? 0, after = meanB ?? 0
+        let significant: Bool
         if test.tested {
             significant = test.significant
-        } else if !measure.isTime, self.a != nil, self.b != nil {
+        } else if !measure.isTime, meanA != nil, meanB != nil {
             significant = abs(after - before) >= 2 && abs(after - before) > ViewComparison.countChangeThreshold * max(before, after)
         } else {
             significant = false
         }
-        changeText = ComparisonWords.interval(measure, direction: significant ? (after > before ? 1 : after < before ? -1 : 0) : 0)
+        self.significant = significant
+        // Times are noisy: without the test they are not read at all (counts are, by the count rule).
+        changeText = measure.isTime && !test.tested
+            ? ComparisonWords.speed(.untested, kind: "")
+            : ComparisonWords.interval(measure, direction: significant ? (after > before ? 1 : after < before ? -1 : 0) : 0)
     }
 }
 

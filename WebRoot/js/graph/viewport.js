@@ -24,16 +24,23 @@ const READABLE_PAD = 12;
  * A graph fitted at reading scale into a box `width` wide (an unmeasured box counts as 800): as
  * large as the width allows, never below READING_SCALE (a wider graph pans sideways) nor above
  * the fit's ceiling; `height` is the box height that shows it whole, at most `maxHeight` (a
- * taller graph pans). Returns {transform, height}.
+ * taller graph pans, as does a wider one, showing its focus nodes). Returns {transform, height}.
  */
 export function readableFit(graph, width, maxHeight = 640) {
   const w = width || 800;
   if (!graph || !graph.width) return { transform: { x: 0, y: 0, k: 1 }, height: 240 };
   const k = Math.max(READING_SCALE, Math.min(MAX_FIT_SCALE, (w - 2 * READABLE_PAD) / graph.width));
   const height = Math.min(maxHeight, Math.max(160, graph.height * k + 2 * READABLE_PAD));
-  const x = graph.width * k <= w - 2 * READABLE_PAD ? (w - graph.width * k) / 2 : READABLE_PAD;
-  const y = graph.height * k <= height - 2 * READABLE_PAD ? (height - graph.height * k) / 2 : READABLE_PAD;
-  return { transform: { k, x, y }, height };
+  // Too large for the box: the focus nodes (the view drilled into) in the middle, no farther
+  // than the graph's edges, as the first view of a trace page's graph.
+  const focus = (graph.nodes ?? []).filter((n) => n.focus);
+  const place = (size, room, centre) => {
+    if (size * k <= room - 2 * READABLE_PAD) return (room - size * k) / 2;
+    const wanted = centre === null ? READABLE_PAD : room / 2 - centre * k;
+    return Math.min(READABLE_PAD, Math.max(room - READABLE_PAD - size * k, wanted));
+  };
+  const centreOf = (start, size) => (focus.length ? focus.reduce((sum, n) => sum + n[start] + n[size] / 2, 0) / focus.length : null);
+  return { transform: { k, x: place(graph.width, w, centreOf('x', 'width')), y: place(graph.height, height, centreOf('y', 'height')) }, height };
 }
 
 /**

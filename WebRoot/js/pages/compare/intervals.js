@@ -3,15 +3,14 @@
 // the rank test, then the view bodies per interval by view.
 import { el } from '../../dom.js';
 import { formatDuration, formatPValue } from '../../format.js';
-import { scrollBox } from './sections.js';
+import { rateText, scrollBox } from './sections.js';
 
 const MEASURES = {
   duration: 'Duration', bodies: 'View bodies', 'body-time': 'Body time', 'long-updates': 'Long updates',
   hitches: 'Hitches', 'main-actor': 'Main-actor time',
 };
 
-/** "12", "1.5", "–". */
-const number = (x) => (x === null || x === undefined ? '–' : String(Math.round(x * 10) / 10));
+const number = rateText;
 
 /** "p = 0.003", "p = 3e-11", "too few intervals to test". */
 const pText = (test) => (test.tested && test.pValue !== null ? formatPValue(test.pValue) : 'too few intervals to test');
@@ -22,9 +21,10 @@ function headline(interval) {
   return top ? `${interval.name}: ${number(top.a)} → ${number(top.b)} ${top.view} bodies per interval` : null;
 }
 
-function intervalTable(interval) {
+function intervalTable(interval, pooled) {
   const value = (m, x) => (x === null || x === undefined ? '–' : m.unit === 'nanoseconds' ? formatDuration(Math.round(x)) : number(x));
-  const rows = interval.measures.map((m) => el('tr', { 'data-measure': m.name, class: m.significant ? 'significant' : 'not-significant' },
+  // A measure that is zero on both sides (no hitches in any interval) says nothing.
+  const rows = interval.measures.filter((m) => m.a || m.b).map((m) => el('tr', { 'data-measure': m.name, class: m.significant ? 'significant' : 'not-significant' },
     el('th', { scope: 'row', text: MEASURES[m.name] ?? m.name }),
     el('td', { class: 'num', text: `${value(m, m.a)} → ${value(m, m.b)}` }),
     el('td', { class: 'num', text: `${value(m, m.medianA)} → ${value(m, m.medianB)}` }),
@@ -40,7 +40,7 @@ function intervalTable(interval) {
   const place = [interval.subsystem, interval.category].filter(Boolean).join(' · ');
   const line = headline(interval);
   return el('div', { class: 'compare-interval', 'data-interval': interval.name },
-    el('h3', {}, interval.name, el('span', { class: 'meta', text: ` ${interval.intervalsA} → ${interval.intervalsB} intervals${place ? ` · ${place}` : ''}` })),
+    el('h3', {}, interval.name, el('span', { class: 'meta', text: ` ${interval.intervalsA} → ${interval.intervalsB} intervals${pooled ? ' per run' : ''}${place ? ` · ${place}` : ''}` })),
     line ? el('p', { class: 'interval-headline', text: line }) : null,
     scrollBox(table, `${interval.name} table (scrolls sideways)`),
     interval.viewsComplete ? null : el('p', { class: 'compare-note', text: 'Bodies by view cover only some intervals (very many overlapping intervals).' }));
@@ -51,5 +51,5 @@ export function intervalsSection(c) {
   return el('section', { class: 'compare-section', id: 'compare-intervals', 'aria-label': 'Per interaction' },
     el('h2', { text: 'Per interaction' }),
     el('p', { class: 'meta', text: 'Each signpost interval the app marks (any subsystem) is one sample: updates count in it when they start in it.' }),
-    ...c.intervals.map(intervalTable));
+    ...c.intervals.map((interval) => intervalTable(interval, c.a.runs > 1 || c.b.runs > 1)));
 }

@@ -90,14 +90,22 @@ export function viewsSection(c, s, { setRows, setRow }) {
       + 'of the label whose rate changed most.' }));
 }
 
-/** "36", or a pooled side's mean per recording and its least and most: "36 (35–37)". */
+/** A rate as the CLI prints it: "12", "1.5", "0.03", "–". */
+export function rateText(x) {
+  if (x === null || x === undefined) return '–';
+  if (Number.isInteger(x)) return String(x);
+  return Math.abs(x) < 0.1 ? x.toFixed(2) : x.toFixed(1);
+}
+
+/** "36", or a pooled side's mean per recording and, when its recordings differ, their least and most: "36 (35–37)". */
 export function countText(stats) {
-  return stats.spread ? `${stats.count} (${stats.spread.countMin}–${stats.spread.countMax})` : String(stats.count);
+  const spread = stats.spread;
+  return spread && spread.countMin !== spread.countMax ? `${stats.count} (${spread.countMin}–${spread.countMax})` : String(stats.count);
 }
 
 function viewRow(v, s, setRow) {
   const selected = s.row && rowKey(s.row) === rowKey(v);
-  const rate = (x) => (x === null || x === undefined ? '–' : String(Math.round(x * 10) / 10));
+  const rate = rateText;
   const open = () => setRow(selected ? null : { module: v.module, view: v.view, category: v.category });
   const tone = (change) => ({ fewer: 'better', faster: 'better', gone: 'better', more: 'worse', slower: 'worse', new: 'worse' }[change] ?? '');
   const speed = v.speedText + ((v.speedChange === 'faster' || v.speedChange === 'slower') && v.durations.pValue !== null ? ` (${formatPValue(v.durations.pValue)})` : '');
@@ -143,19 +151,42 @@ export function causesSection(c) {
     c.causes.length ? scrollBox(table, 'Causes table (scrolls sideways)') : el('p', { class: 'empty', text: 'Neither trace recorded causes.' }));
 }
 
+/**
+ * Frames drawn, updates, hitches, hangs and CPU; with Swift task data, the Main Actor's busy and
+ * waiting time (`mainActor`) and the resume functions whose main-actor time changed (`tasks`).
+ * Words are the API's (`changeText`).
+ */
 export function totalsSection(c) {
   const names = { updates: 'Updates', hitches: 'Hitches', hangs: 'Hangs', cpu: 'CPU samples' };
-  return el('section', { class: 'compare-section', 'aria-label': 'Hitches, hangs and CPU' },
-    el('h2', { text: 'Hitches, hangs and CPU' }),
+  const tone = (delta) => (delta < 0 ? 'change-improved' : delta > 0 ? 'change-regressed' : 'change-unchanged');
+  const row = (key, title, counts, times, delta, words, className) => el('tr', { 'data-total': key, class: className },
+    el('th', { scope: 'row', text: title }), el('td', { class: 'num', text: counts }), el('td', { class: 'num', text: times }),
+    el('td', { class: 'num delta', text: delta }), el('td', { class: 'change', text: words }));
+  const rows = c.totals.map((t) => row(t.name, names[t.name] ?? t.name, arrow(countText(t.a), countText(t.b)),
+    arrow(formatDuration(t.a.totalNs), formatDuration(t.b.totalNs)), signedDuration(t.totalNsDelta), '', tone(t.totalNsDelta)));
+  // More frames drawn is better: the tone is the other way round.
+  rows.splice(1, 0, row('frames', 'Frames drawn', arrow(c.frames.a, c.frames.b), '', '', c.frames.changeText, tone(-c.frames.delta)));
+  const withTasks = c.tasks.length > 0;
+  if (withTasks) {
+    rows.push(...c.mainActor.map((m) => row(m.name, m.title, m.countA === null ? '' : arrow(m.countA, m.countB ?? 0),
+      arrow(formatDuration(m.a), formatDuration(m.b)), signedDuration(m.deltaNs), m.changeText, tone(m.deltaNs))));
+  }
+  const tasks = withTasks ? scrollBox(el('table', { class: 'compare-table', id: 'compare-tasks', 'aria-label': 'Swift tasks by resume function and actor' },
+    el('thead', {}, el('tr', {}, ...['Resume function on actor', 'Running A → B', 'Waiting A → B', 'Longest wait A → B', 'Δ main actor', 'Change']
+      .map((h, i) => el('th', { scope: 'col', class: i && i < 5 ? 'num' : null, text: h })))),
+    el('tbody', {}, ...c.tasks.slice(0, 10).map((t) => el('tr', { class: tone(t.mainActorDeltaNs), 'data-function': t.function },
+      el('td', { class: 'name', text: `${t.function} on ${t.actor || '?'}` }),
+      el('td', { class: 'num', text: arrow(formatDuration(t.a.running), formatDuration(t.b.running)) }),
+      el('td', { class: 'num', text: arrow(formatDuration(t.a.waiting), formatDuration(t.b.waiting)) }),
+      el('td', { class: 'num', text: arrow(formatDuration(t.a.longestWait), formatDuration(t.b.longestWait)) }),
+      el('td', { class: 'num delta', text: signedDuration(t.mainActorDeltaNs) }),
+      el('td', { class: 'change', text: t.changeText }))))), 'Swift tasks table (scrolls sideways)') : null;
+  return el('section', { class: 'compare-section', 'aria-label': 'Frames, hitches, hangs, CPU and the Main Actor' },
+    el('h2', { text: withTasks ? 'Frames, hitches, hangs, CPU and the Main Actor' : 'Frames, hitches, hangs and CPU' }),
     el('table', { class: 'compare-table', id: 'compare-totals' },
-      el('thead', {}, el('tr', {}, ...['', 'Count A → B', 'Time A → B', 'Δ time'].map((h, i) => el('th', { scope: 'col', class: i ? 'num' : null, text: h })))),
-      el('tbody', {}, ...c.totals.map((t) => el('tr', {
-        'data-total': t.name, class: t.totalNsDelta < 0 ? 'change-improved' : t.totalNsDelta > 0 ? 'change-regressed' : 'change-unchanged',
-      },
-      el('th', { scope: 'row', text: names[t.name] ?? t.name }),
-      el('td', { class: 'num', text: arrow(countText(t.a), countText(t.b)) }),
-      el('td', { class: 'num', text: arrow(formatDuration(t.a.totalNs), formatDuration(t.b.totalNs)) }),
-      el('td', { class: 'num delta', text: signedDuration(t.totalNsDelta) }))))));
+      el('thead', {}, el('tr', {}, ...['', 'Count A → B', 'Time A → B', 'Δ time', 'Change'].map((h, i) => el('th', { scope: 'col', class: i && i < 4 ? 'num' : null, text: h })))),
+      el('tbody', {}, ...rows)),
+    tasks);
 }
 
 export function functionsSection(c) {
