@@ -27,6 +27,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        // Storage engines (TraceStorage): the embedded catalog in SQLite, the team catalog in PostgreSQL,
+        // blobs in any S3-compatible store over HTTP (signed with our own SigV4 signer).
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // Already under postgres-nio; named for its TLS settings (sslmode=prefer|require).
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .target(name: "TraceModel", swiftSettings: strict),
@@ -43,10 +52,30 @@ let package = Package(
         // for `tracesvc generate`, the benchmarks and the tests.
         .target(name: "TraceSamples", dependencies: ["TraceModel", "TraceFormats"], swiftSettings: strict),
         .target(
+            name: "TraceStorage",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "TraceServer",
             dependencies: [
                 "TraceModel",
                 "TraceFormats",
+                "TraceStorage",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -67,6 +96,9 @@ let package = Package(
                 "TraceFormats",
                 "TraceSamples",
                 "TraceServer",
+                "TraceStorage",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -99,9 +131,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "TraceStorageTests",
+            dependencies: ["TraceStorage"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "TraceServerTests",
             dependencies: [
                 "TraceServer",
+                "TraceStorage",
                 "TraceFormats",
                 "TraceSamples",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

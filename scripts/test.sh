@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of tracesvc from a fresh machine: installs what the tests need when missing,
-# builds with warnings checked, runs the Swift tests, the browser logic's node tests, then the browser suite
-# in headless Chromium.
+# builds with warnings checked, starts team mode on real engines (PostgreSQL, SeaweedFS, two replicas,
+# nginx: scripts/team-up.sh, once for the run), runs the Swift tests, the team tests, the browser logic's
+# node tests, then the browser suite in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,19 +33,31 @@ summary() {
     fi
     return $status
 }
-trap summary EXIT
+team_run=.build-team/ci
+# summary reads the exit status first (the run keeps it); then the team is stopped.
+on_exit() {
+    summary || true
+    bash scripts/team-down.sh "$team_run" >/dev/null 2>&1 || true
+}
+trap on_exit EXIT
 
 need_apt=()
 [ -f /usr/include/zlib.h ] || need_apt+=(zlib1g-dev)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 [ -d /usr/share/fonts/truetype/dejavu ] || need_apt+=(fonts-dejavu-core)
+# Team mode's engines (scripts/team-up.sh installs them too; here once, with the rest).
+[ -x /usr/lib/postgresql/15/bin/initdb ] || need_apt+=(postgresql)
+command -v nginx >/dev/null 2>&1 || need_apt+=(nginx)
+command -v bc >/dev/null 2>&1 || need_apt+=(bc)
+[ -f /usr/include/sqlite3.h ] || need_apt+=(libsqlite3-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     stage "installing ${need_apt[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 python3 -c 'import playwright, pytest' 2>/dev/null || python3 -m pip install -q playwright pytest
+python3 -c 'import boto3' 2>/dev/null || python3 -m pip install -q boto3
 
 stage "swift build"
 build_log=$(mktemp)
@@ -58,8 +71,19 @@ if grep -E '^/.*(/Sources/|/Tests/).*warning:' "$build_log" | grep -v '/.build/'
     echo "warnings in tracesvc sources (above)"; exit 1
 fi
 
+# One team for the whole run: the Swift storage tests use its engines, Tests/Team its replicas and nginx.
+# An engine that does not start fails the run here, loudly.
+stage "team mode up: PostgreSQL, SeaweedFS, two replicas, nginx (scripts/team-up.sh)"
+bash scripts/team-down.sh "$team_run" >/dev/null 2>&1 || true
+TRACESVC_BIN="$PWD/.build/debug/tracesvc" bash scripts/team-up.sh "$team_run"
+# shellcheck disable=SC1091
+source "$team_run/team.env"
+
 stage "swift test"
 swift test --skip-build
+
+stage "team mode tests (Tests/Team, real engines)"
+python3 -m pytest -q Tests/Team
 
 stage "browser logic (node --test)"
 node --test Tests/Web/*.test.mjs

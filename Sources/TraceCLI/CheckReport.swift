@@ -78,27 +78,36 @@ struct CheckReport {
     // MARK: JSON
 
     var json: String {
+        // Absent values are null, as in the API.
         struct Document: Encodable {
             var trace: String
-            var baseline: String?
+            @NullWhenAbsent var baseline: String?
             var passed: Bool
-            var links: Links?
+            @NullWhenAbsent var links: Links?
             var results: [Result]
         }
-        struct Links: Encodable { var trace: String, baseline: String?, comparison: String? }
+        struct Links: Encodable { var trace: String; @NullWhenAbsent var baseline: String?; @NullWhenAbsent var comparison: String? }
         struct Result: Encodable {
             var name: String, metric: String, unit: String, measured: Int64, limit: Int64, passed: Bool
             var offenders: [Offender]
             var notes: [String]
         }
         struct Offender: Encodable {
-            var title: String, module: String?, view: String?, measured: Int64
+            var title: String
+            @NullWhenAbsent var module: String?
+            @NullWhenAbsent var view: String?
+            var measured: Int64
             var updates: [Int], updateCount: Int
-            var start: Int64?, duration: Int64?
-            var countBefore: Int?, countAfter: Int?, totalBefore: Int64?, totalAfter: Int64?, pValue: Double?
+            @NullWhenAbsent var start: Int64?
+            @NullWhenAbsent var duration: Int64?
+            @NullWhenAbsent var countBefore: Int?
+            @NullWhenAbsent var countAfter: Int?
+            @NullWhenAbsent var totalBefore: Int64?
+            @NullWhenAbsent var totalAfter: Int64?
+            @NullWhenAbsent var pValue: Double?
             /// Main-actor rules: the task's interval, a row for `…/task-states/{row}`.
-            var taskState: Int?
-            var link: String?
+            @NullWhenAbsent var taskState: Int?
+            @NullWhenAbsent var link: String?
         }
         let document = Document(
             trace: trace, baseline: baseline, passed: passed,

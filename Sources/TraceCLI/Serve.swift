@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Metrics
+import Prometheus
 import ServiceLifecycle
 import TraceServer
 
@@ -58,6 +60,20 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Let anyone who can connect upload and delete, even with --host other than loopback.")
     var allowAnonymousWrites = false
 
+    @OptionGroup(title: "Team mode (shared catalog and bytes; any number of replicas)")
+    var team: TeamStorageOptions
+
+    @Option(help: "Minutes a stored blob that no trace names is kept before the sweep deletes it (uploads in flight are never swept).")
+    var sweepGraceMinutes = 60
+
+    /// /metrics reads this registry; every counter and timer of the process lands in it
+    /// (swift-metrics takes one factory per process: it is made once).
+    static let metrics: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
+    }()
+
     mutating func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard maxUploadMb > 0 else { throw ValidationError("--max-upload-mb must be positive") }
@@ -70,6 +86,7 @@ struct Serve: AsyncParsableCommand {
         guard !allowAnonymousWrites || (writeToken == nil && writeTokenFile == nil) else {
             throw ValidationError("--allow-anonymous-writes contradicts a write token")
         }
+        guard sweepGraceMinutes >= 0 else { throw ValidationError("--sweep-grace-minutes must not be negative") }
     }
 
     /// The token writes need: given, read from a file, or made up for a server on the network.
@@ -94,6 +111,12 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = CommandContext.current.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
 
         var options = ServerOptions(dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true).standardizedFileURL)
+        options.metrics = Self.metrics
+        options.sweepGrace = .seconds(60 * sweepGraceMinutes)
+        if let (storage, services) = try await team.open(logger: logger) {
+            options.storage = storage
+            options.storageServices = services
+        }
         options.host = host
         options.port = port
         options.maxUploadBytes = Int64(maxUploadMb) << 20

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TraceStorage
 import TraceFormats
 import TraceModel
 
@@ -34,6 +35,21 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         case .storageFailure(let detail): self.init(.internalServerError, "storage failure", detail: detail)
         case .busy(let detail): self.init(.serviceUnavailable, "server busy", detail: detail)
         case .shuttingDown: self.init(.serviceUnavailable, "server is shutting down", detail: "The server is stopping; try again when it is back.")
+        case let .service(error): self.init(error)
+        }
+    }
+
+    /// A storage service that is down is a 503 naming it; one that answered wrongly a 502.
+    public init(_ error: StorageError) {
+        switch error {
+        case let .unavailable(service, detail):
+            self.init(.serviceUnavailable, "\(service) unavailable", detail: "The \(service) did not answer in time or refused the connection (\(detail)); try again in a moment.")
+        case let .failed(service, detail):
+            self.init(.badGateway, "\(service) failed", detail: "The \(service) answered with an error (\(detail)); the server log has the details.")
+        case let .missingBlob(key):
+            self.init(.internalServerError, "trace bytes missing", detail: "The stored bytes of this trace (blob \(key)) are missing; upload the trace again.")
+        case let .corruptBlob(key):
+            self.init(.internalServerError, "trace bytes damaged", detail: "The stored bytes of this trace (blob \(key)) do not match their hash; upload the trace again.")
         }
     }
 
@@ -98,6 +114,8 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             throw error
         } catch let error as StoreError {
+            throw APIError(error)
+        } catch let error as StorageError {
             throw APIError(error)
         } catch let error as WorkGate.Busy {
             throw APIError(.serviceUnavailable, "server busy", detail: error.detail)

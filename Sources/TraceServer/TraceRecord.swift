@@ -1,4 +1,5 @@
 import TraceModel
+import TraceStorage
 
 /// What the trace list shows about one trace; also the JSON sidecar stored next to an upload.
 public struct TraceRecord: Sendable, Codable, Equatable {
@@ -28,6 +29,21 @@ public struct TraceRecord: Sendable, Codable, Equatable {
         sourceFormat = trace.metadata.sourceFormat
         updateCount = trace.updates.count
         self.run = run
+    }
+
+    /// An upload as the catalog keeps it.
+    init(entry: CatalogEntry) {
+        id = entry.id
+        name = entry.name
+        app = entry.app
+        device = entry.device
+        durationNs = entry.durationNs
+        sizeBytes = entry.sizeBytes
+        uploadedAt = entry.uploadedAtText
+        isSample = false
+        sourceFormat = entry.sourceFormat
+        updateCount = entry.updateCount
+        run = entry.run
     }
 }
 

@@ -1,7 +1,10 @@
 import Foundation
 import Hummingbird
 import Logging
+import Prometheus
+import ServiceLifecycle
 import TraceModel
+import TraceStorage
 
 /// How `tracesvc serve` is set up.
 public struct ServerOptions: Sendable {
@@ -20,6 +23,14 @@ public struct ServerOptions: Sendable {
     /// Heavy queries (timeline, summary, graphs, call trees) running at once; more wait.
     public var maxConcurrentQueries = max(2, ProcessInfo.processInfo.activeProcessorCount)
     public var access = AccessPolicy()
+    /// The catalog and blob store; nil is the embedded default in `dataDirectory` (SQLite and files).
+    public var storage: TraceStore.Storage?
+    /// Services the storage needs running while the server runs (the PostgreSQL pool and listener).
+    public var storageServices: [any Service] = []
+    /// A blob no trace names is swept after this long.
+    public var sweepGrace: Duration = .seconds(3600)
+    /// Where `/metrics` reads from (the process bootstraps swift-metrics with it); nil answers an empty registry.
+    public var metrics: PrometheusCollectorRegistry?
 
     /// A compressed upload may decompress to this many times `maxUploadBytes` (exports gzip
     /// about 10:1 to 20:1; a gzip bomb goes far beyond).
@@ -37,6 +48,8 @@ public struct ServerOptions: Sendable {
 /// The router with every route; each area registers its routes in its own file.
 public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<BasicRequestContext> {
     let router = Router()
+    // Outermost: counts every request by route and status, errors included (they are answers by then).
+    router.add(middleware: MetricsMiddleware())
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: APIErrorMiddleware())
     router.add(middleware: AccessGuardMiddleware(policy: options.access))
@@ -47,6 +60,12 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Bas
     }
     // Waiting queries hold no thread; the bound on waiters keeps a flood from queuing forever.
     let queries = WorkGate(name: "queries", limit: options.maxConcurrentQueries, maxWaiting: 256)
+    let storage = store.storage
+    let readiness = Readiness(checks: [
+        .init(service: storage.catalog.serviceName) { try await storage.catalog.check() },
+        .init(service: storage.blobs.serviceName) { try await storage.blobs.check() },
+    ])
+    addHealthRoutes(to: router, readiness: readiness, metrics: options.metrics ?? PrometheusCollectorRegistry())
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes)
     addQueryRoutes(to: router, store: store, queries: queries)
     addGraphRoutes(to: router, store: store, queries: queries)
@@ -65,7 +84,7 @@ public func buildApplication(
         TraceStore.Configuration(
             dataDirectory: options.dataDirectory, samplesDirectory: options.samplesDirectory, memoryBudgetBytes: options.memoryBudgetBytes,
             maxUploadReadBytes: options.maxUploadReadBytes, maxStoredBytes: options.maxStoredBytes,
-            minFreeDiskBytes: options.minFreeDiskBytes
+            minFreeDiskBytes: options.minFreeDiskBytes, storage: options.storage, sweepGrace: options.sweepGrace
         ),
         logger: logger
     )
@@ -78,7 +97,18 @@ public func buildApplication(
             idleTimeout: limits.idleTimeout
         )),
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "tracesvc"),
+        services: options.storageServices + [StoreMaintenance(store: store, sweepEvery: min(.seconds(600), options.sweepGrace))],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
         logger: logger
     )
+}
+
+/// Follows other replicas' deletes and sweeps unnamed blobs while the server runs.
+struct StoreMaintenance: Service {
+    let store: TraceStore
+    let sweepEvery: Duration
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await store.maintain(sweepEvery: sweepEvery) }
+    }
 }

@@ -4,6 +4,7 @@ import Logging
 import NIOPosix
 import TraceFormats
 import TraceModel
+import TraceStorage
 
 /// What can go wrong with stored traces, in the store's terms; `APIError.init(_:)` is the one
 /// place that turns it into HTTP.
@@ -21,16 +22,22 @@ public enum StoreError: Error, Sendable, Equatable {
     /// Too many loads running and waiting.
     case busy(String)
     case shuttingDown
+    /// The catalog or the blob store is down, or answered with an error (named in it).
+    case service(StorageError)
 }
 
-/// Every trace the server knows (uploads persisted in the data directory, plus the read-only
-/// samples), and the ones in memory: loaded on demand, shared by concurrent requests while
-/// loading, and evicted least-recently-used when over the memory budget.
+/// Every trace the server knows, and the ones in memory. Uploads are rows of the *catalog* with
+/// their bytes in the *blob store* (both behind protocols: SQLite and files in the data
+/// directory by default, PostgreSQL and an S3 bucket in team mode); samples are read-only files
+/// of this server. Models are loaded on demand, shared by concurrent requests while loading,
+/// and evicted least-recently-used when over the memory budget: a per-process cache that
+/// another replica's delete evicts too (`maintain()`).
 ///
-/// Data directory layout: `traces/<id>.trace` (the uploaded bytes) committed by its sidecar
-/// `traces/<id>.json` (a `TraceRecord`); `incoming/` holds uploads being received;
-/// `samples/<id>.json` caches the list entries of samples so a restart does not re-read them;
-/// `quarantine/` receives stored files the server cannot explain (never deleted).
+/// Data directory layout: `catalog.sqlite` and `blobs/<sha256>` (embedded mode); `incoming/`
+/// holds uploads being received; `scratch/` blobs fetched from an object store while they are
+/// read; `samples/<id>.json` caches the list entries of samples; `quarantine/` receives stored
+/// files the server cannot explain (never deleted). A directory of the earlier layout
+/// (`traces/<id>.trace` with `<id>.json` sidecars) is moved into the catalog at first start.
 public actor TraceStore {
     public struct Configuration: Sendable {
         public var dataDirectory: URL
@@ -39,16 +46,21 @@ public actor TraceStore {
         public var memoryBudgetBytes: Int
         /// Most bytes an upload may decompress to (a gzip bomb is refused, not read to the end).
         public var maxUploadReadBytes: Int64
-        /// Most bytes of uploads kept on disk, all together.
+        /// Most bytes of uploads stored, all together.
         public var maxStoredBytes: Int64
         /// Uploads are refused when they would leave less free disk space than this.
         public var minFreeDiskBytes: Int64
         /// Parses and cold loads at once; more wait their turn.
         public var maxConcurrentLoads: Int
+        /// The catalog and blob store; nil is the embedded default in `dataDirectory`.
+        public var storage: Storage?
+        /// A blob no row names is swept once it is older than this (an upload in flight is never swept).
+        public var sweepGrace: Duration
 
         public init(
             dataDirectory: URL, samplesDirectory: URL?, memoryBudgetBytes: Int, maxUploadReadBytes: Int64 = .max,
-            maxStoredBytes: Int64 = .max, minFreeDiskBytes: Int64 = 0, maxConcurrentLoads: Int = 2
+            maxStoredBytes: Int64 = .max, minFreeDiskBytes: Int64 = 0, maxConcurrentLoads: Int = 2, storage: Storage? = nil,
+            sweepGrace: Duration = .seconds(3600)
         ) {
             self.dataDirectory = dataDirectory
             self.samplesDirectory = samplesDirectory
@@ -57,6 +69,29 @@ public actor TraceStore {
             self.maxStoredBytes = maxStoredBytes
             self.minFreeDiskBytes = minFreeDiskBytes
             self.maxConcurrentLoads = maxConcurrentLoads
+            self.storage = storage
+            self.sweepGrace = sweepGrace
+        }
+    }
+
+    /// Where uploads are kept: what exists (catalog) and their bytes (blobs).
+    public struct Storage: Sendable {
+        public var catalog: any Catalog
+        public var blobs: any BlobStore
+        /// Other processes use the same catalog and blobs (team mode): blobs of deleted traces
+        /// wait for the sweep's grace period instead of going at once.
+        public var isShared: Bool
+
+        public init(catalog: any Catalog, blobs: any BlobStore, isShared: Bool) {
+            self.catalog = catalog
+            self.blobs = blobs
+            self.isShared = isShared
+        }
+
+        /// SQLite and files in the data directory.
+        public static func embedded(in dataDirectory: URL) throws -> Storage {
+            Storage(catalog: try SQLiteCatalog(file: dataDirectory.appendingPathComponent("catalog.sqlite")),
+                    blobs: try FileBlobStore(directory: dataDirectory.appendingPathComponent("blobs", isDirectory: true)), isShared: false)
         }
     }
 
@@ -66,7 +101,7 @@ public actor TraceStore {
     /// ...but small files may always inflate this far.
     static let inflationFloor: Int64 = 64 << 20
 
-    struct Entry: Sendable {
+    struct Sample: Sendable {
         var record: TraceRecord
         var file: URL
     }
@@ -78,57 +113,77 @@ public actor TraceStore {
     }
 
     public let configuration: Configuration
+    public nonisolated let storage: Storage
     private let logger: Logger
-    private var entries: [String: Entry] = [:]
+    private var samples: [String: Sample] = [:]
     private var cache: [String: CacheSlot] = [:]
     private var loading: [String: Task<LoadedTrace, any Error>] = [:]
     private var useCounter: UInt64 = 0
+    /// Blobs this process is writing (claimed, not yet named by a row) and sweeping: the two never overlap.
+    private var blobsBeingWritten: [String: Int] = [:]
+    private var blobsBeingSwept: Set<String> = []
     /// Estimated bytes of the traces in memory.
     public private(set) var cachedBytes = 0
     /// Estimated bytes of parses and loads in flight (counted against the budget too).
     public private(set) var inFlightBytes = 0
     private let loadGate: WorkGate
-    /// Loads from disk started since the store opened (concurrent requests share one).
+    /// Loads started since the store opened (concurrent requests share one).
     public private(set) var loadsStarted = 0
 
-    nonisolated var tracesDirectory: URL { configuration.dataDirectory.appendingPathComponent("traces", isDirectory: true) }
-    /// Where uploads are streamed to before they are known to be good: same file system as
-    /// `traces/`, so committing one is a rename.
+    /// Where uploads are streamed to before they are known to be good.
     public nonisolated var incomingDirectory: URL { configuration.dataDirectory.appendingPathComponent("incoming", isDirectory: true) }
+    nonisolated var scratchDirectory: URL { configuration.dataDirectory.appendingPathComponent("scratch", isDirectory: true) }
     nonisolated var samplesCacheDirectory: URL { configuration.dataDirectory.appendingPathComponent("samples", isDirectory: true) }
     nonisolated var quarantineDirectory: URL { configuration.dataDirectory.appendingPathComponent("quarantine", isDirectory: true) }
 
-    private init(configuration: Configuration, logger: Logger) {
+    private init(configuration: Configuration, storage: Storage, logger: Logger) {
         self.configuration = configuration
+        self.storage = storage
         self.logger = logger
         loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64)
     }
 
-    /// Opens (creating if needed) the data directory, lists stored uploads and the samples.
+    /// Opens (creating if needed) the data directory and its storage, moves a directory of the
+    /// earlier layout into the catalog, and lists the samples.
     public static func open(_ configuration: Configuration, logger: Logger) async throws -> TraceStore {
-        let store = TraceStore(configuration: configuration, logger: logger)
-        try await store.scan()
+        let files = FileManager.default
+        for directory in ["incoming", "scratch", "samples"] {
+            try files.createDirectory(at: configuration.dataDirectory.appendingPathComponent(directory, isDirectory: true), withIntermediateDirectories: true)
+        }
+        let store = TraceStore(configuration: configuration, storage: try configuration.storage ?? .embedded(in: configuration.dataDirectory), logger: logger)
+        try await store.start()
         return store
     }
 
     // MARK: Listing
 
-    /// Newest upload first, samples last (by name).
-    public func list() -> [TraceRecord] {
-        entries.values.map(\.record).sorted { a, b in
-            if a.isSample != b.isSample { return !a.isSample }
-            if a.uploadedAt != b.uploadedAt { return (a.uploadedAt ?? "") > (b.uploadedAt ?? "") }
-            return (a.name, a.id) < (b.name, b.id)
-        }
+    /// Every upload (newest first), then the samples (by name).
+    public func list() async throws(StoreError) -> [TraceRecord] {
+        let uploads = try await service { try await self.storage.catalog.all() }
+        return uploads.map(TraceRecord.init(entry:)) + sampleRecords()
     }
 
-    public func record(id: String) throws(StoreError) -> TraceRecord {
-        guard let entry = entries[id] else { throw .unknownTrace(id: id) }
-        return entry.record
+    /// At most `limit` uploads after `cursor` (newest first); the samples follow the last page.
+    public func page(limit: Int, cursor: CatalogCursor?) async throws(StoreError) -> (records: [TraceRecord], next: CatalogCursor?) {
+        let page = try await service { try await self.storage.catalog.page(limit: limit, after: cursor) }
+        let records = page.entries.map(TraceRecord.init(entry:))
+        return (page.next == nil ? records + sampleRecords() : records, page.next)
     }
 
-    /// Bytes of uploads on disk.
-    public var storedBytes: Int64 { entries.values.reduce(0) { $0 + ($1.record.isSample ? 0 : $1.record.sizeBytes) } }
+    private func sampleRecords() -> [TraceRecord] {
+        samples.values.map(\.record).sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+
+    public func record(id: String) async throws(StoreError) -> TraceRecord {
+        if let sample = samples[id] { return sample.record }
+        guard let entry = try await service({ try await self.storage.catalog.entry(id: id) }) else { throw .unknownTrace(id: id) }
+        return TraceRecord(entry: entry)
+    }
+
+    /// Bytes of uploads stored.
+    public func storedBytes() async throws(StoreError) -> Int64 {
+        try await service { try await self.storage.catalog.totals().bytes }
+    }
 
     // MARK: Loading
 
@@ -137,45 +192,81 @@ public actor TraceStore {
         try await loaded(id: id).trace
     }
 
+    /// A model in memory answers without asking the catalog: reads keep working while it is down.
     public func loaded(id: String) async throws(StoreError) -> LoadedTrace {
-        guard let entry = entries[id] else { throw .unknownTrace(id: id) }
         if let slot = cache[id] {
             touch(id)
+            TraceMetrics.cacheHits.increment()
             return slot.loaded
         }
         let task: Task<LoadedTrace, any Error>
         if let running = loading[id] {
             task = running
         } else {
-            // A task of its own (not the request's) so that concurrent requests share one load.
-            let estimate = Self.memoryEstimate(ofFile: entry.file)
-            reserve(estimate)
-            loadsStarted += 1
-            let gate = loadGate
-            task = Task {
-                // The task runs on this actor: the reservation ends with the load, once, whoever awaits it.
-                defer { release(estimate) }
-                return try await gate.run {
-                    // An upload's id is the hash of its bytes: a replaced or damaged file is not served as that trace.
-                    if !entry.record.isSample, Self.uploadID(content: try Self.contentID(of: entry.file).0, run: entry.record.run) != id {
-                        throw StoreError.fileChanged(id: id)
-                    }
-                    let trace = try TraceImporter.importTrace(at: entry.file, displayName: entry.record.name, run: entry.record.run)
-                    return LoadedTrace(id: id, trace: trace)
-                }
+            let source: Source
+            if let sample = samples[id] {
+                source = .sample(sample)
+            } else if let entry = try await service({ try await self.storage.catalog.entry(id: id) }) {
+                source = .upload(entry)
+            } else {
+                throw .unknownTrace(id: id)
             }
-            loading[id] = task
+            if let running = loading[id] {
+                task = running
+            } else if let slot = cache[id] {
+                touch(id)
+                return slot.loaded
+            } else {
+                loadsStarted += 1
+                TraceMetrics.cacheLoads.increment()
+                // A task of its own (not the request's) so that concurrent requests share one load.
+                task = Task { try await self.load(id: id, from: source) }
+                loading[id] = task
+            }
         }
         do {
             let loaded = try await task.value
             loading[id] = nil
-            if cache[id] == nil, entries[id] != nil { insert(loaded, id: id) }
+            if cache[id] == nil { insert(loaded, id: id) }
             touch(id)
             return loaded
         } catch {
             loading[id] = nil
-            logger.error("cannot load trace \(id) from \(entry.file.path): \(error)")
+            logger.error("cannot load trace \(id): \(error)")
             throw Self.storeError(error)
+        }
+    }
+
+    enum Source: Sendable {
+        case sample(Sample)
+        case upload(CatalogEntry)
+    }
+
+    /// Fetches the bytes (a local file, or a copy from the object store), checks them against
+    /// their hash, and parses them within the load gate and the memory budget.
+    private func load(id: String, from source: Source) async throws -> LoadedTrace {
+        let file: BlobFile
+        let name: String
+        let run: Int?
+        switch source {
+        case let .sample(sample):
+            (file, name, run) = (BlobFile(url: sample.file, isTemporary: false), sample.record.name, nil)
+        case let .upload(entry):
+            file = try await storage.blobs.localFile(key: entry.sha256, scratch: scratchDirectory)
+            (name, run) = (entry.name, entry.run)
+        }
+        defer { if file.isTemporary { try? FileManager.default.removeItem(at: file.url) } }
+        // The reservation ends with the load, once, whoever awaits it.
+        let estimate = Self.memoryEstimate(ofFile: file.url)
+        reserve(estimate)
+        defer { release(estimate) }
+        let verify: String? = if case let .upload(entry) = source, !file.isTemporary { entry.sha256 } else { nil }
+        return try await loadGate.run {
+            // A stored file is named by the hash of its bytes: a replaced or damaged one is not served as that trace
+            // (a copy from the object store was checked while it arrived).
+            if let verify, try sha256OfFile(file.url).hex != verify { throw StoreError.fileChanged(id: id) }
+            let trace = try TraceImporter.importTrace(at: file.url, displayName: name, run: run)
+            return LoadedTrace(id: id, trace: trace)
         }
     }
 
@@ -217,6 +308,7 @@ public actor TraceStore {
     private func evict(_ id: String) {
         guard let slot = cache.removeValue(forKey: id) else { return }
         cachedBytes -= slot.bytes
+        TraceMetrics.cacheEvictions.increment()
         logger.debug("evicted trace \(id) (\(slot.bytes) bytes) from memory")
     }
 
@@ -239,144 +331,206 @@ public actor TraceStore {
         public var isNew: Bool
     }
 
-    /// Bytes an upload may still take on disk: within the quota, and leaving the reserve free.
-    public func uploadAllowance() -> Int64 {
-        let quotaLeft = configuration.maxStoredBytes - storedBytes
+    /// Bytes an upload may still take: within the quota, and leaving the disk's reserve free
+    /// (uploads arrive in `incoming/` on this disk in every mode).
+    public func uploadAllowance() async throws(StoreError) -> Int64 {
+        let quotaLeft = configuration.maxStoredBytes - (try await storedBytes())
         let free = (try? FileManager.default.attributesOfFileSystem(forPath: configuration.dataDirectory.path)[.systemFreeSize] as? Int64) ?? .max
         return max(0, min(quotaLeft, free - configuration.minFreeDiskBytes))
     }
 
-    /// Reads an upload received into `incomingDirectory` and commits it, or deletes it and
-    /// throws when it is not a trace. Either way, the incoming file is gone afterwards.
+    /// Reads an upload received into `incomingDirectory` and commits it: its blob first, then its
+    /// catalog row, so no row ever names missing bytes. Deletes it and throws when it is not a
+    /// trace. Either way, the incoming file is gone afterwards.
     /// - Parameter run: the run of a several-run xctrace export to read (`?run=N`); nil or 1 reads run 1.
     public func add(_ received: ReceivedUpload, run requestedRun: Int? = nil) async throws(StoreError) -> Added {
         defer { try? FileManager.default.removeItem(at: received.file) }
         // Another run of the same file is another trace: its id covers the run too.
         let run = requestedRun == 1 ? nil : requestedRun
-        let upload = ReceivedUpload(file: received.file, id: Self.uploadID(content: received.id, run: run), size: received.size, name: received.name)
-        if entries[upload.id] != nil {
-            return Added(record: try record(id: upload.id), loaded: try await loaded(id: upload.id), isNew: false)
+        let id = Self.uploadID(content: received.id, run: run)
+        // The same bytes as a sample: that sample is the trace (samples are never stored as uploads).
+        if let sample = samples[id] {
+            TraceMetrics.uploads(.duplicate)
+            return Added(record: sample.record, loaded: try await loaded(id: id), isNew: false)
         }
-        guard upload.size <= uploadAllowance() else {
-            throw .storageFull("Storing \(upload.size >> 20) MB more would pass this server's storage quota (--max-stored-mb) or fill its disk; delete traces you no longer need.")
+        if let existing = try await service({ try await self.storage.catalog.entry(id: id) }) {
+            TraceMetrics.uploads(.duplicate)
+            return Added(record: TraceRecord(entry: existing), loaded: try await loaded(id: id), isNew: false)
+        }
+        guard received.size <= (try await uploadAllowance()) else {
+            TraceMetrics.uploads(.refused)
+            throw .storageFull("Storing \(received.size >> 20) MB more would pass this server's storage quota (--max-stored-mb) or fill its disk; delete traces you no longer need.")
         }
         // Inflation is bounded by the upload's own size, so a small bomb fails in seconds.
-        let (scaled, overflow) = upload.size.multipliedReportingOverflow(by: Self.maxInflationRatio)
+        let (scaled, overflow) = received.size.multipliedReportingOverflow(by: Self.maxInflationRatio)
         let maxBytes = min(configuration.maxUploadReadBytes, max(Self.inflationFloor, overflow ? .max : scaled))
-        let estimate = Self.memoryEstimate(ofFile: upload.file)
+        let estimate = Self.memoryEstimate(ofFile: received.file)
         reserve(estimate)
-        defer { release(estimate) }
         let parsed: LoadedTrace
+        let started = ContinuousClock.now
         do {
             parsed = try await loadGate.run {
-                LoadedTrace(id: upload.id, trace: try TraceImporter.importTrace(at: upload.file, displayName: upload.name, maxBytes: maxBytes, run: run))
+                LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run))
             }
+            release(estimate)
         } catch {
+            release(estimate)
+            TraceMetrics.uploads(.refused)
             throw Self.storeError(error)
         }
-        // The same content may have been committed by another request while this one parsed.
-        if entries[upload.id] != nil {
-            return Added(record: try record(id: upload.id), loaded: try await loaded(id: upload.id), isNew: false)
-        }
-        let uploadedAt = Date.now.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        TraceMetrics.importDuration.record(duration: ContinuousClock.now - started)
         let trace = parsed.trace
-        let record = TraceRecord(id: upload.id, trace: trace, sizeBytes: upload.size, uploadedAt: uploadedAt, isSample: false, run: run)
-        let file = tracesDirectory.appendingPathComponent("\(upload.id).trace")
-        do {
-            // Durable before visible: the bytes reach the disk before the rename, the rename
-            // before the sidecar that commits it.
-            try DurableFiles.sync(upload.file)
-            try? FileManager.default.removeItem(at: file)
-            try FileManager.default.moveItem(at: upload.file, to: file)
-            try DurableFiles.sync(tracesDirectory)
-            try DurableFiles.write(JSONEncoder().encode(record), to: sidecar(upload.id))
-        } catch {
-            try? FileManager.default.removeItem(at: file)
-            logger.error("cannot store trace \(upload.id): \(error)")
-            throw .storageFailure("The server could not write the trace to its data directory.")
+        let entry = CatalogEntry(
+            id: id, name: trace.metadata.name, app: trace.metadata.app, device: trace.metadata.device, durationNs: trace.metadata.duration,
+            sizeBytes: received.size, sha256: received.sha256, sourceFormat: trace.metadata.sourceFormat, updateCount: trace.updates.count,
+            run: run, uploadedAtMicros: CatalogEntry.nowMicros(), parserVersion: TraceImporter.parserVersion
+        )
+        let stored = try await commit(entry, file: received.file)
+        if !stored.isNew {
+            TraceMetrics.uploads(.duplicate)
+            return Added(record: TraceRecord(entry: stored.entry), loaded: try await loaded(id: id), isNew: false)
         }
-        entries[upload.id] = Entry(record: record, file: file)
-        insert(parsed, id: upload.id)
-        logger.info("stored trace \(upload.id) '\(record.name)' (\(upload.size) bytes, \(trace.updates.count) updates)")
-        return Added(record: record, loaded: parsed, isNew: true)
+        if cache[id] == nil { insert(parsed, id: id) }
+        TraceMetrics.uploads(.stored, bytes: received.size)
+        logger.info("stored trace \(id) '\(entry.name)' (\(received.size) bytes, \(trace.updates.count) updates)")
+        return Added(record: TraceRecord(entry: stored.entry), loaded: parsed, isNew: true)
     }
 
-    private static func storeError(_ error: any Error) -> StoreError {
+    /// Blob, then row. The blob is claimed first, so a sweep running meanwhile (here or on
+    /// another replica) keeps it; a crash between the two leaves an unnamed blob for the sweep.
+    func commit(_ entry: CatalogEntry, file: URL) async throws(StoreError) -> (entry: CatalogEntry, isNew: Bool) {
+        let key = entry.sha256
+        while blobsBeingSwept.contains(key) { try? await Task.sleep(for: .milliseconds(10)) }
+        blobsBeingWritten[key, default: 0] += 1
+        defer {
+            blobsBeingWritten[key, default: 1] -= 1
+            if blobsBeingWritten[key] == 0 { blobsBeingWritten[key] = nil }
+        }
+        let storage = storage
+        return try await service {
+            try await storage.catalog.claimBlob(key)
+            _ = try await storage.blobs.put(key: key, file: file, size: entry.sizeBytes)
+            return try await storage.catalog.insert(entry)
+        }
+    }
+
+    static func storeError(_ error: any Error) -> StoreError {
         switch error {
         case let error as StoreError: error
         case let error as TraceFormatError: .unreadable(error)
+        case let error as StorageError: .service(error)
         case let error as WorkGate.Busy: .busy(error.detail)
         case is NIOThreadPoolError.ThreadPoolInactive: .shuttingDown
-        default: .storageFailure("The server could not read the trace from its data directory.")
+        default: .storageFailure("The server could not read the trace from its storage.")
         }
     }
 
-    public func delete(id: String) throws(StoreError) {
-        guard let entry = entries[id] else { throw .unknownTrace(id: id) }
-        guard !entry.record.isSample else { throw .readOnlySample(name: entry.record.name) }
-        try? FileManager.default.removeItem(at: sidecar(id))
-        try? FileManager.default.removeItem(at: entry.file)
-        entries[id] = nil
-        evict(id)
+    /// Runs a storage call; its failure in the store's terms.
+    private func service<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw Self.storeError(error)
+        }
     }
 
-    private nonisolated func sidecar(_ id: String) -> URL {
-        tracesDirectory.appendingPathComponent("\(id).json")
+    public func delete(id: String) async throws(StoreError) {
+        if let sample = samples[id] { throw .readOnlySample(name: sample.record.name) }
+        guard let removed = try await service({ try await self.storage.catalog.delete(id: id) }) else { throw .unknownTrace(id: id) }
+        evict(id)
+        // One process owns embedded storage: the bytes go now, unless an upload of them is under way.
+        // Shared storage: the sweep removes them after its grace period.
+        if !storage.isShared {
+            _ = await sweepBlob(removed.sha256, writtenAt: 0, cutoff: .max)
+        }
+    }
+
+    // MARK: Replicas and the sweep
+
+    /// Follows the other replicas' deletes (evicting their models here) and sweeps blobs that no
+    /// row names, until cancelled. Runs in the server's service group.
+    public func maintain(sweepEvery interval: Duration = .seconds(600)) async {
+        let changes = storage.catalog.changes()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await change in changes { await self.apply(change) }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    _ = await self.sweepUnnamedBlobs()
+                    try? await Task.sleep(for: interval)
+                }
+            }
+            await group.waitForAll()
+        }
+    }
+
+    func apply(_ change: CatalogChange) async {
+        switch change {
+        case let .deleted(id):
+            if cache[id] != nil { logger.info("trace \(id) was deleted on another replica: dropped from memory") }
+            evict(id)
+        case .resync:
+            // Deletes said while the listener was disconnected were lost: ask about every model in memory.
+            for id in cache.keys where samples[id] == nil {
+                do {
+                    if try await storage.catalog.entry(id: id) == nil { evict(id) }
+                } catch {
+                    // A catalog that does not answer now keeps the model: the next re-check decides.
+                }
+            }
+        }
+    }
+
+    /// Deletes blobs older than the grace period that no row names; returns how many.
+    public func sweepUnnamedBlobs() async -> Int {
+        let cutoff = CatalogEntry.nowMicros() - Int64(configuration.sweepGrace.components.seconds) * 1_000_000
+        let blobs: [StoredBlob]
+        do {
+            blobs = try await storage.blobs.list()
+        } catch {
+            logger.warning("sweep: cannot list blobs: \(error)")
+            return 0
+        }
+        var removed = 0
+        for blob in blobs {
+            let writtenAt = Int64(blob.modified.timeIntervalSince1970 * 1_000_000)
+            guard writtenAt < cutoff else { continue }
+            if await sweepBlob(blob.key, writtenAt: writtenAt, cutoff: cutoff) { removed += 1 }
+        }
+        if removed > 0 { logger.info("sweep: removed \(removed) blob(s) that no trace names") }
+        return removed
+    }
+
+    private func sweepBlob(_ key: String, writtenAt: Int64, cutoff: Int64) async -> Bool {
+        guard blobsBeingWritten[key] == nil, !blobsBeingSwept.contains(key) else { return false }
+        blobsBeingSwept.insert(key)
+        defer { blobsBeingSwept.remove(key) }
+        let blobs = storage.blobs
+        do {
+            return try await storage.catalog.releaseBlob(key, writtenAt: writtenAt, cutoff: cutoff) { try await blobs.delete(key: key) }
+        } catch {
+            logger.warning("sweep: cannot remove blob \(key): \(error)")
+            return false
+        }
     }
 
     // MARK: Startup
 
-    private func scan() async throws {
+    private func start() async throws {
         let files = FileManager.default
-        for directory in [tracesDirectory, incomingDirectory, samplesCacheDirectory] {
-            try files.createDirectory(at: directory, withIntermediateDirectories: true)
-        }
-        // Uploads cut off by a shutdown or crash are discarded whole: they were never committed.
-        for leftover in (try? files.contentsOfDirectory(atPath: incomingDirectory.path)) ?? [] {
-            try? files.removeItem(at: incomingDirectory.appendingPathComponent(leftover))
-        }
-        let stored = try files.contentsOfDirectory(atPath: tracesDirectory.path)
-        for name in stored where name.hasSuffix(".trace") {
-            let id = String(name.dropLast(".trace".count))
-            let file = tracesDirectory.appendingPathComponent(name)
-            if let data = files.contents(atPath: sidecar(id).path),
-               let record = try? JSONDecoder().decode(TraceRecord.self, from: data), record.id == id,
-               let size = try? files.attributesOfItem(atPath: file.path)[.size] as? Int64, size == record.sizeBytes {
-                entries[id] = Entry(record: record, file: file)
-            } else {
-                // A missing or damaged sidecar (or a size that does not match it): rebuild it
-                // from the file when the file is what its name says; otherwise set it aside.
-                await recover(id: id, file: file)
+        // Uploads and fetches cut off by a shutdown or crash are discarded whole: they were never committed.
+        for directory in [incomingDirectory, scratchDirectory] {
+            for leftover in (try? files.contentsOfDirectory(atPath: directory.path)) ?? [] {
+                try? files.removeItem(at: directory.appendingPathComponent(leftover))
             }
         }
-        // Sidecars without their trace file commit nothing.
-        for name in stored where name.hasSuffix(".json") && entries[String(name.dropLast(".json".count))] == nil {
-            quarantine(tracesDirectory.appendingPathComponent(name), reason: "its trace file is missing")
-        }
+        try await LegacyDataDirectory(store: self, dataDirectory: configuration.dataDirectory, logger: logger).migrate()
         try await scanSamples()
     }
 
-    private func recover(id: String, file: URL) async {
-        let logger = logger
-        let rebuilt: TraceRecord? = try? await loadGate.run { () throws -> TraceRecord in
-            let (contentID, size) = try Self.contentID(of: file)
-            guard contentID == id else { throw StoreError.fileChanged(id: id) }
-            let trace = try TraceImporter.importTrace(at: file, displayName: id)
-            let uploadedAt = (try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date)?
-                .formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-            return TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: uploadedAt, isSample: false)
-        }
-        guard let rebuilt, (try? DurableFiles.write(JSONEncoder().encode(rebuilt), to: sidecar(id))) != nil else {
-            quarantine(file, reason: "it is not a readable trace with the content its name says")
-            quarantine(sidecar(id), reason: "its trace was set aside")
-            return
-        }
-        logger.warning("rebuilt the damaged or missing record of stored trace \(id) from its file")
-        entries[id] = Entry(record: rebuilt, file: file)
-    }
-
     /// Moves a stored file the server cannot explain out of the way; it is never deleted.
-    private func quarantine(_ file: URL, reason: String) {
+    nonisolated func quarantine(_ file: URL, reason: String) {
         guard FileManager.default.fileExists(atPath: file.path) else { return }
         try? FileManager.default.createDirectory(at: quarantineDirectory, withIntermediateDirectories: true)
         let target = quarantineDirectory.appendingPathComponent("\(Int(Date.now.timeIntervalSince1970))-\(file.lastPathComponent)")
@@ -388,6 +542,11 @@ public actor TraceStore {
         }
     }
 
+    /// Parses a file within the load gate (for the migration of the earlier layout).
+    func parse(_ file: URL, displayName: String, run: Int?) async throws -> Trace {
+        try await loadGate.run { try TraceImporter.importTrace(at: file, displayName: displayName, run: run) }
+    }
+
     private func scanSamples() async throws {
         guard let directory = configuration.samplesDirectory else { return }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
@@ -396,33 +555,33 @@ public actor TraceStore {
         let cacheDirectory = samplesCacheDirectory
         let logger = logger
         // Hash and (first time only) read the samples in parallel, off the actor.
-        let found = await withTaskGroup(of: (Entry, LoadedTrace?)?.self) { group in
+        let found = await withTaskGroup(of: (Sample, LoadedTrace?)?.self) { group in
             for name in names {
                 let file = directory.appendingPathComponent(name)
                 group.addTask { Self.indexSample(file, name: name, cacheDirectory: cacheDirectory, logger: logger) }
             }
-            var found: [(Entry, LoadedTrace?)] = []
+            var found: [(Sample, LoadedTrace?)] = []
             for await result in group { if let result { found.append(result) } }
             return found
         }
-        for (entry, loaded) in found where entries[entry.record.id] == nil {
-            entries[entry.record.id] = Entry(record: entry.record, file: entry.file)
-            if let loaded { insert(loaded, id: entry.record.id) }
+        for (sample, loaded) in found where samples[sample.record.id] == nil {
+            samples[sample.record.id] = sample
+            if let loaded { insert(loaded, id: sample.record.id) }
         }
     }
 
-    private nonisolated static func indexSample(_ file: URL, name: String, cacheDirectory: URL, logger: Logger) -> (Entry, LoadedTrace?)? {
+    private nonisolated static func indexSample(_ file: URL, name: String, cacheDirectory: URL, logger: Logger) -> (Sample, LoadedTrace?)? {
         do {
             let (id, size) = try contentID(of: file)
             let cached = cacheDirectory.appendingPathComponent("\(id).json")
             if let data = FileManager.default.contents(atPath: cached.path),
                let record = try? JSONDecoder().decode(TraceRecord.self, from: data) {
-                return (Entry(record: record, file: file), nil)
+                return (Sample(record: record, file: file), nil)
             }
             let trace = try TraceImporter.importTrace(at: file, displayName: name)
             let record = TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: nil, isSample: true)
             try? JSONEncoder().encode(record).write(to: cached, options: .atomic)
-            return (Entry(record: record, file: file), LoadedTrace(id: id, trace: trace))
+            return (Sample(record: record, file: file), LoadedTrace(id: id, trace: trace))
         } catch {
             logger.error("skipping sample \(file.path): \(error)")
             return nil
@@ -437,40 +596,8 @@ public actor TraceStore {
 
     /// The content-derived id (first 128 bits of SHA-256, hex) and size of a file.
     nonisolated static func contentID(of file: URL) throws -> (String, Int64) {
-        let handle = try FileHandle(forReadingFrom: file)
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        var size: Int64 = 0
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
-            size += Int64(chunk.count)
-        }
-        return (traceID(hasher.finalize()), size)
-    }
-}
-
-/// Writes that survive a power cut: data and directory entries flushed before they count.
-enum DurableFiles {
-    /// fsync of a file or a directory.
-    static func sync(_ url: URL) throws {
-        let descriptor = open(url.path, O_RDONLY)
-        guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path]) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
-    }
-
-    /// Writes to a temporary file, syncs it, renames it over `url`, syncs the directory.
-    static func write(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        do {
-            try data.write(to: temporary)
-            try sync(temporary)
-            guard rename(temporary.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
-            try sync(url.deletingLastPathComponent())
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
+        let (hex, size) = try sha256OfFile(file)
+        return (String(hex.prefix(32)), size)
     }
 }
 

@@ -3,12 +3,15 @@ import Foundation
 import Hummingbird
 import MultipartKit
 import TraceFormats
+import TraceStorage
 
 /// An upload streamed to a file in the store's incoming directory, not yet read as a trace.
 public struct ReceivedUpload: Sendable {
     public var file: URL
-    /// Content-derived trace id (hashed while receiving).
+    /// Content-derived trace id (hashed while receiving): the first 32 digits of `sha256`.
     public var id: String
+    /// Lowercase hex SHA-256 of the trace file: its blob's key.
+    public var sha256: String
     /// Bytes of the trace file itself (without multipart framing).
     public var size: Int64
     /// Display name: the file name the client gave.
@@ -56,7 +59,8 @@ enum UploadReceiver {
             }
             try handle.close()
             let name = displayName(formName ?? QueryParameters(request: request).string("name") ?? request.headers[.traceName].map { $0.removingPercentEncoding ?? $0 })
-            return ReceivedUpload(file: file, id: traceID(sink.hasher.finalize()), size: sink.written, name: name)
+            let sha256 = SigV4.hex(sink.hasher.finalize())
+            return ReceivedUpload(file: file, id: String(sha256.prefix(32)), sha256: sha256, size: sink.written, name: name)
         } catch {
             try? handle.close()
             try? FileManager.default.removeItem(at: file)

@@ -33,7 +33,9 @@ actor WorkGate {
             throw Busy(detail: "\(running) \(name) are running and \(waiters.count) are waiting; try again in a moment.")
         }
         // The slot is handed over by `leave()`: `running` already counts this caller when it resumes.
+        let started = ContinuousClock.now
         await withCheckedContinuation { waiters.append($0) }
+        TraceMetrics.gateWait(name, ContinuousClock.now - started)
     }
 
     func leave() {

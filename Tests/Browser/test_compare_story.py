@@ -270,5 +270,5 @@ def test_the_concurrency_fix_is_not_called_a_regression_anywhere(page, server, s
     assert page.locator('#compare-verdict .verdict-line[data-tone="worse"]').count() == 0
     expect(page.locator("#compare-verdict .verdict-line", has_text="Main Actor busy")).to_have_attribute("data-tone", "better")
     expect(page.locator("#compare-verdict .verdict-line", has_text="Frames drawn: 58 → 72")).to_contain_text("not a regression")
-    expect(page.locator('#compare-totals tr[data-total="main-actor-busy"]')).to_have_class(re.compile("change-improved"))
+    expect(page.locator('#compare-main-actor tr[data-main-actor="main-actor-busy"]')).to_have_class(re.compile("change-improved"))
     assert not page.errors

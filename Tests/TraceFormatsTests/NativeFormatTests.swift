@@ -312,3 +312,25 @@ let minimalTrace = """
         }
     }
 }
+
+/// Traces of another app for the browser tests (Tests/Browser), committed as the generator writes
+/// them: `TRACESVC_RECORD=1 swift test --filter OtherAppFixtureTests` rewrites them.
+@Suite struct OtherAppFixtureTests {
+    static let fixtures: [(file: String, trace: @Sendable () -> Trace)] = [
+        ("harbor-conversation.json", { OtherAppTraces.harbor() }),
+        ("harbor-conversation-fixed.json", { OtherAppTraces.harbor(decodeOnMainActor: false) }),
+    ]
+
+    @Test func committedHarborTracesAreWhatTheGeneratorWrites() throws {
+        let directory = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
+        for (file, trace) in Self.fixtures {
+            let url = directory.appendingPathComponent(file)
+            var trace = trace()
+            trace.metadata.name = String(file.dropLast(".json".count))
+            let bytes = NativeTraceWriter.encode(trace)
+            if ProcessInfo.processInfo.environment["TRACESVC_RECORD"] == "1" { try Data(bytes).write(to: url) }
+            #expect(try [UInt8](Data(contentsOf: url)) == bytes, "Tests/Fixtures/\(file) differs: TRACESVC_RECORD=1 swift test --filter OtherAppFixtureTests rewrites it")
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -9,6 +10,7 @@ import Testing
 import TraceFormats
 import TraceSamples
 @testable import TraceServer
+import TraceStorage
 
 @Suite struct HardeningTests {
     // MARK: 1. Deep stacks
@@ -97,28 +99,70 @@ import TraceSamples
 
     // MARK: 4. Damaged data directory
 
-    @Test func aDamagedSidecarIsRebuiltAndTheTraceKept() async throws {
+    @Test func aDataDirectoryOfTheEarlierLayoutOpensWithNothingLost() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let id = try await scratch.withServer { client in try await client.uploadedID(nativeTrace(updates: 33)) }
+        // traces/<id>.trace committed by traces/<id>.json, as releases before the catalog wrote them.
         let traces = scratch.dataDirectory.appendingPathComponent("traces")
-        try Data("garbage{".utf8).write(to: traces.appendingPathComponent("\(id).json"))
-        try await scratch.withServer { client in
-            let response = try await client.get("/api/traces/\(id)")
-            #expect(response.status == .ok, "\(response.text)")
-            #expect((try response.json()["counts"] as? [String: Any])?["updates"] as? Int == 33)
+        try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
+        func store(_ text: String) throws -> (id: String, size: Int) {
+            let bytes = Data(text.utf8)
+            let id = String(SigV4.hex(SHA256.hash(data: bytes)).prefix(32))
+            try bytes.write(to: traces.appendingPathComponent("\(id).trace"))
+            return (id, bytes.count)
         }
-        #expect(FileManager.default.fileExists(atPath: traces.appendingPathComponent("\(id).trace").path))
-        let sidecar = try Data(contentsOf: traces.appendingPathComponent("\(id).json"))
-        #expect((try JSONSerialization.jsonObject(with: sidecar) as? [String: Any])?["id"] as? String == id)
+        func sidecar(_ id: String, _ json: String) throws {
+            try Data(json.utf8).write(to: traces.appendingPathComponent("\(id).json"))
+        }
+        let kept = try store(nativeTrace(updates: 33, app: "Recipes"))
+        try sidecar(kept.id, """
+            {"id":"\(kept.id)","name":"recipes-ci-1234.json","app":"Recipes","device":"iPhone 16 Pro","durationNs":6300000,"sizeBytes":\(kept.size),\
+            "uploadedAt":"2026-03-01T09:30:00.250Z","isSample":false,"sourceFormat":"tracesvc-trace","updateCount":33,"run":null}
+            """)
+        let older = try store(nativeTrace(updates: 12, app: "Weather"))
+        try sidecar(older.id, """
+            {"id":"\(older.id)","name":"weather.json","app":"Weather","device":"iPhone 16 Pro","durationNs":4200000,"sizeBytes":\(older.size),\
+            "uploadedAt":"2025-12-24T18:00:00.000Z","isSample":false,"sourceFormat":"tracesvc-trace","updateCount":12,"run":null}
+            """)
+        let damaged = try store(nativeTrace(updates: 21, app: "Notes"))
+        try sidecar(damaged.id, "garbage{")
+        // A file whose bytes are not what its name says, and a sidecar without its file: set aside, never deleted.
+        try Data(nativeTrace(updates: 5).utf8).write(to: traces.appendingPathComponent("0123456789abcdef0123456789abcdef.trace"))
+        try sidecar("fedcba9876543210fedcba9876543210", "{}")
+
+        try await scratch.withServer { client in
+            let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
+            let uploads = list.filter { $0["isSample"] as? Bool == false }
+            #expect(uploads.map { $0["id"] as? String } == [damaged.id, kept.id, older.id].map(Optional.some), "newest first; the rebuilt one dated by its file")
+            #expect(uploads[1]["name"] as? String == "recipes-ci-1234.json")
+            #expect(uploads[1]["uploadedAt"] as? String == "2026-03-01T09:30:00.250Z")
+            #expect(uploads[2]["app"] as? String == "Weather")
+            #expect(uploads[0]["app"] as? String == "Notes")
+            for trace in [kept, older, damaged] {
+                #expect(try await client.get("/api/traces/\(trace.id)/summary").status == .ok)
+            }
+        }
+        let files = FileManager.default
+        #expect(!files.fileExists(atPath: traces.path), "the old folder is gone once moved")
+        #expect(files.fileExists(atPath: scratch.dataDirectory.appendingPathComponent("catalog.sqlite").path))
+        #expect(try files.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("blobs").path).count == 3)
+        let quarantined = try files.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("quarantine").path)
+        #expect(quarantined.contains { $0.hasSuffix("0123456789abcdef0123456789abcdef.trace") })
+        #expect(quarantined.contains { $0.hasSuffix("fedcba9876543210fedcba9876543210.json") })
+        // A second start finds nothing more to move and keeps everything.
+        try await scratch.withServer { client in
+            let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
+            #expect(list.filter { $0["isSample"] as? Bool == false }.count == 3)
+        }
     }
 
-    @Test func aReplacedTraceFileIsNotServedUnderTheOldIdAndIsKept() async throws {
+    @Test func aReplacedBlobIsNotServedUnderTheOldIdAndIsKept() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let id = try await scratch.withServer { client in try await client.uploadedID(nativeTrace(updates: 33)) }
-        let file = scratch.dataDirectory.appendingPathComponent("traces/\(id).trace")
-        // Same size, other content: passes the size check at start, fails the hash at load.
+        let blobs = scratch.dataDirectory.appendingPathComponent("blobs")
+        let file = blobs.appendingPathComponent(try #require(try FileManager.default.contentsOfDirectory(atPath: blobs.path).first))
+        // Same size, other content: fails the hash at load.
         let original = try String(contentsOf: file, encoding: .utf8)
         try Data(original.replacingOccurrences(of: "iPhone 16 Pro", with: "iPhone 16 Max").utf8).write(to: file)
         var options = scratch.options()
@@ -127,20 +171,6 @@ import TraceSamples
             try expectError(try await client.get("/api/traces/\(id)/summary"), .conflict)
         }
         #expect(FileManager.default.fileExists(atPath: file.path), "never deleted")
-    }
-
-    @Test func anUnexplainedTraceFileIsQuarantinedNotDeleted() async throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let traces = scratch.dataDirectory.appendingPathComponent("traces")
-        try FileManager.default.createDirectory(at: traces, withIntermediateDirectories: true)
-        try Data(nativeTrace().utf8).write(to: traces.appendingPathComponent("0123456789abcdef0123456789abcdef.trace"))
-        try await scratch.withServer { client in
-            let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
-            #expect(list.allSatisfy { $0["isSample"] as? Bool == true })
-        }
-        let quarantined = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("quarantine").path)
-        #expect(quarantined.contains { $0.hasSuffix("0123456789abcdef0123456789abcdef.trace") })
     }
 
     // MARK: 5. Memory budget
@@ -157,7 +187,7 @@ import TraceSamples
         let store = try await TraceStore.open(
             .init(dataDirectory: scratch.dataDirectory, samplesDirectory: scratch.samples, memoryBudgetBytes: 1, maxConcurrentLoads: 2), logger: logger
         )
-        let ids = await store.list().map(\.id)
+        let ids = try await store.list().map(\.id)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for id in ids { group.addTask { _ = try await store.trace(id: id) } }
             try await group.waitForAll()
@@ -227,8 +257,8 @@ import TraceSamples
             let response = try await client.upload(nativeTrace(updates: 21), name: "second.json")
             try expectError(response, .init(code: 507))
         }
-        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("traces").path)
-        #expect(stored.count == 2, "one trace and its sidecar, nothing of the refused upload")
+        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("blobs").path)
+        #expect(stored.count == 1, "one trace's bytes, nothing of the refused upload")
     }
 
     // MARK: 8, 9. Bombs, non-traces, headers

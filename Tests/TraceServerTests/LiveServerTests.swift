@@ -120,7 +120,7 @@ import Darwin
 
         #expect(server.stop(within: 8) == 0, "SIGTERM shuts down cleanly after the grace period, not when the client gives up")
         #expect(try FileManager.default.contentsOfDirectory(atPath: incoming.path).isEmpty, "no partial file is left")
-        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("traces").path)
+        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("blobs").path)
         #expect(stored.isEmpty, "nothing half-stored")
     }
 }

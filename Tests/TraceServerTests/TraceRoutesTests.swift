@@ -97,7 +97,7 @@ import Testing
             let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
             #expect(list.count == 1)
         }
-        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("traces").path)
+        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("blobs").path)
         let incoming = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("incoming").path)
         #expect(stored.isEmpty && incoming.isEmpty)
     }
@@ -161,7 +161,7 @@ import Testing
             let list = try #require(try await client.get("/api/traces").json()["traces"] as? [[String: Any]])
             #expect(list.count == 1, "only the sample")
         }
-        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("traces").path)
+        let stored = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("blobs").path)
         let incoming = try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("incoming").path)
         #expect(stored.isEmpty && incoming.isEmpty)
     }
@@ -226,7 +226,7 @@ import Testing
             try expectError(try await client.execute(uri: "/api/traces/\(id)", method: .delete), .notFound)
             try expectError(try await client.execute(uri: "/api/traces/\(try await client.sampleID())", method: .delete), .forbidden)
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("traces").path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.dataDirectory.appendingPathComponent("blobs").path).isEmpty)
     }
 
     @Test func uploadsSurviveARestart() async throws {

@@ -23,7 +23,7 @@ import Testing
         defer { scratch.remove() }
         // A budget smaller than one trace keeps exactly the last one used.
         let store = try await store(scratch, budget: 1)
-        let ids = await store.list().map(\.id)
+        let ids = try await store.list().map(\.id)
         #expect(ids.count == 2)
         let first = try await store.trace(id: ids[0])
         #expect(await inMemory(store, ids) == [true, false])
@@ -38,7 +38,7 @@ import Testing
         let scratch = try Scratch()
         defer { scratch.remove() }
         let store = try await store(scratch, budget: 1 << 30)
-        let ids = await store.list().map(\.id)
+        let ids = try await store.list().map(\.id)
         for id in ids { _ = try await store.trace(id: id) }
         // Checked after loading them all: each load could have evicted the ones before.
         for id in ids { #expect(await store.isInMemory(id: id)) }
@@ -48,7 +48,7 @@ import Testing
         let scratch = try Scratch()
         defer { scratch.remove() }
         let store = try await store(scratch, budget: 1)
-        let ids = await store.list().map(\.id)
+        let ids = try await store.list().map(\.id)
         _ = try await store.trace(id: ids[1])  // evicts ids[0]
         let loadsBefore = await store.loadsStarted
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -77,8 +77,27 @@ import Testing
         try Data("half".utf8).write(to: incoming.appendingPathComponent("x.part"))
         try Data(nativeTrace().utf8).write(to: traces.appendingPathComponent("0123456789abcdef0123456789abcdef.trace"))
         let store = try await store(scratch, budget: 1 << 30)
-        #expect(await store.list().allSatisfy(\.isSample))
+        #expect(try await store.list().allSatisfy(\.isSample))
         #expect(try FileManager.default.contentsOfDirectory(atPath: incoming.path).isEmpty)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: traces.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: traces.path), "the unexplained file went to quarantine/, the emptied folder away")
+    }
+
+    @Test func deletingATraceRemovesItsBytesAndTheSweepTakesBlobsNoRowNames() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let blobs = scratch.dataDirectory.appendingPathComponent("blobs")
+        let id = try await scratch.withServer { client in try await client.uploadedID(nativeTrace(updates: 25, app: "Recipes")) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blobs.path).count == 1)
+        // A blob left by a crash between its write and its row: no row names it.
+        let orphan = String(repeating: "ab", count: 32)
+        try Data("left behind".utf8).write(to: blobs.appendingPathComponent(orphan))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: blobs.appendingPathComponent(orphan).path)
+        let store = try await TraceStore.open(.init(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: 1 << 30), logger: Logger(label: "test"))
+        #expect(await store.sweepUnnamedBlobs() == 1)
+        #expect(!FileManager.default.fileExists(atPath: blobs.appendingPathComponent(orphan).path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blobs.path).count == 1, "the named blob stays")
+        try await store.delete(id: id)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blobs.path).isEmpty)
+        await #expect(throws: StoreError.unknownTrace(id: id)) { try await store.trace(id: id) }
     }
 }

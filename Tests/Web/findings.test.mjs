@@ -1,7 +1,7 @@
 // Evidence links of a finding (WebRoot/js/panes/findings.js): each opens what proves it.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { evidenceLinks } from '../../WebRoot/js/panes/findings.js';
+import { evidenceLinks, numbers } from '../../WebRoot/js/panes/findings.js';
 import { parseLocation } from '../../WebRoot/js/state.js';
 
 const ORIGIN = 'http://tracesvc.test';
@@ -37,4 +37,18 @@ test('update links select each update and keep the finding open, at most twelve'
 
 test('a finding without evidence has no links', () => {
   assert.deepEqual(evidenceLinks('t1', finding({})), []);
+});
+
+test('task links show each Swift task interval in the side panel, the finding kept open', () => {
+  const blocked = { ...finding({ taskStates: [8, 3, 5, 6, 9] }), id: 'main-actor-blocked:Decode@View.task @ Harbor/A.swift:4',
+    subjects: [{ role: 'function', name: 'Decode', detail: 'Main Actor' }, { role: 'task', name: 'Task 7002', detail: '' }] };
+  const links = evidenceLinks('t1', blocked).filter((link) => link.kind === 'task');
+  assert.deepEqual(links.map((link) => link.text), ['Task: Task 7002', 'task interval 3', 'task interval 5', 'task interval 6']);
+  const { state } = open(links[0]);
+  assert.deepEqual([state.selection, state.update, state.pane, state.finding], [{ kind: 'task-state', id: 8 }, null, 'findings', blocked.id]);
+});
+
+test('no saving is claimed for a cause that is not identified', () => {
+  assert.equal(numbers({ costNs: 50_000_000, occurrences: 1, savingNs: 0 }), 'Costs 50.0 ms (1×); no saving estimated: the cause is not identified.');
+  assert.match(numbers({ costNs: 125_000_000, occurrences: 1, savingNs: 121_190_000 }), /the fix would save about 121 ms\.$/);
 });

@@ -33,6 +33,15 @@ final class XMLTokenizer {
 
     let names = NameTable()
     private let source: ByteChunks
+    // `@exclusivity(unchecked)` on the stored properties of the import's per-byte and per-row
+    // classes (this tokenizer, XCTraceReader, XCTraceRowBatch, XCTraceAssembler): each instance
+    // has one owner thread at a time and no access to a property begins while another is under
+    // way, so the runtime's exclusivity checks of class properties only cost. Measured with
+    // `tracesvc-bench xctrace --file E --stages --peer-mb 0` on a 199 MB synthetic export
+    // (`--mb 200`), release builds with and without the attribute, 5 interleaved runs each in one
+    // session (2 shared cores at load 20: CPU time, medians): import CPU 0.79 s without the checks,
+    // 1.93 s with them (1.19 s with only the tokenizer's); tokenizer alone 0.25 s against 0.57 s;
+    // tokenizer and row reader 0.47 s against 1.44 s.
     @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) private var capacity: Int
     @exclusivity(unchecked) private var count = 0

@@ -30,9 +30,9 @@ public struct TraceMetadata: Sendable, Codable, Equatable {
     public var device: String
     public var osVersion: String
     /// Display refresh rate in Hz (120 on ProMotion iPhones); nil when the source does not say.
-    public var refreshRate: Double?
+    @NullWhenAbsent public var refreshRate: Double? = nil
     /// Wall-clock time the recording started, ISO 8601, if the source knows it.
-    public var recordedAt: String?
+    @NullWhenAbsent public var recordedAt: String? = nil
     /// Recording span; every event lies inside it.
     public var start: Nanoseconds
     public var end: Nanoseconds
@@ -45,7 +45,7 @@ public struct TraceMetadata: Sendable, Codable, Equatable {
     /// The runs an xctrace export holds when it holds several (each a separate recording), and
     /// the one read; `[]` and nil for a source of one run. Lets the browser offer the others.
     public var runs: [Int] = []
-    public var run: Int?
+    @NullWhenAbsent public var run: Int? = nil
 
     public init(
         name: String, app: String = "", device: String = "", osVersion: String = "",

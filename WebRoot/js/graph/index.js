@@ -179,9 +179,19 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
       traceView.state.set({ groups: [...expandedGroups(), node.collapsed.key] }, { push: true });
       return;
     }
+    if (node.task && traceView.offers('select')) {
+      openTask(node);
+      return;
+    }
     const update = bodyUpdate(node);
     select(node.id, { push: update == null });
     if (update != null && update !== selectedUpdate(traceView.state.get())) traceView.select({ kind: 'update', id: update }, { graph: graphSubject(request) });
+  }
+
+  /** A Swift task node: select it and show its task in the side panel (the graph stays pinned). */
+  function openTask(node) {
+    select(node.id);
+    traceView.select({ kind: 'task-state', id: node.task.taskState }, { graph: graphSubject(request) });
   }
 
   /** The one update a body node stands for (selecting it selects that update on the timeline). */
@@ -217,6 +227,8 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
       select: (id) => select(id, { push: true }),
       selectUpdate: (id) => traceView.select({ kind: 'update', id }),
       open: activate,
+      // A page without a side panel (the comparison's drill-down) cannot show a task.
+      openTask: traceView.offers('select') ? openTask : null,
     }) : []));
   }
 

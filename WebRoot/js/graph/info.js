@@ -1,12 +1,14 @@
 // The selected node's card beside the cause graph: what the node is, where a value was written
 // (the backtrace), what caused it and what it caused (each a link to that node), its updates
-// (each selects the update) and, for a folded group, its members.
+// (each selects the update), for a folded group its members, and for a Swift task how it is tied
+// to the change and a button that opens the task (docs/cause-graph.md, "Swift tasks in the chain").
 import { el } from '../dom.js';
 import { KIND_LABELS, edgeText } from './render.js';
 
 /**
  * The card's children for `node` of `graph` (`nodeById`: its nodes by id). `actions`: close(),
- * copyLink(), select(nodeId) (another node), selectUpdate(id), open(node) (a folded group).
+ * copyLink(), select(nodeId) (another node), selectUpdate(id), open(node) (a folded group),
+ * openTask(node) (a Swift task: its details in the side panel).
  */
 export function nodeInfo(node, graph, nodeById, actions) {
   const parts = [
@@ -19,12 +21,35 @@ export function nodeInfo(node, graph, nodeById, actions) {
   if (node.dimmed) parts.push(el('p', { class: 'cg-info-note' }, 'This body was notified of a change but did not run.'));
   if (node.count > 1) parts.push(el('p', {}, `Merged from ${node.count} appearances.`));
   if (node.kind === 'state' || node.kind === 'observable') parts.push(backtrace(node));
+  if (node.task) parts.push(task(node, actions));
   parts.push(
     edgeList('Caused by', graph.edges.filter((e) => e.to === node.id), 'from', nodeById, actions),
     edgeList('Caused', graph.edges.filter((e) => e.from === node.id), 'to', nodeById, actions),
     updates(node, actions),
     members(node, actions));
   return parts.filter(Boolean);
+}
+
+const TASK_ROLES = {
+  ran: 'Ran on the Main Actor and wrote the value it points to.',
+  created: 'Created the task that wrote the value.',
+  waited: 'Waited for the Main Actor while that task ran.',
+};
+
+/** How sure the tie from the change to the task is (TaskWriteBasis). */
+const TASK_BASES = {
+  thread: 'Written on the thread the task ran on, while it ran.',
+  backtrace: "The write's backtrace holds the task's resume function.",
+  time: 'Probably: the change names no thread and no resume function; this was the only task on the Main Actor at that time.',
+};
+
+function task(node, actions) {
+  const link = node.task;
+  return el('div', { class: 'cg-info-section cg-task' },
+    el('h4', {}, 'Swift task'),
+    el('p', {}, TASK_ROLES[link.role] ?? link.role),
+    link.basis ? el('p', { class: link.basis === 'time' ? 'cg-info-note' : 'cg-hint' }, TASK_BASES[link.basis] ?? link.basis) : null,
+    actions.openTask ? el('button', { type: 'button', class: 'pane-button cg-open-task', onclick: () => actions.openTask(node) }, "Open the task's details") : null);
 }
 
 function backtrace(node) {

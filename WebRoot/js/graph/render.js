@@ -13,6 +13,7 @@ export const KIND_LABELS = {
   'environment-writer': 'EnvironmentWriter',
   'view-creation': 'View creation / reuse',
   other: 'System node',
+  'swift-task': 'Swift task',
 };
 
 // 16x16 icons drawn with the node's colour (currentColor), one per kind, plus the folded group.
@@ -25,6 +26,8 @@ const ICONS = {
   'environment-writer': [['path', { d: 'M3 13 L3.6 10.2 L10.8 3 L13 5.2 L5.8 12.4 Z M9.6 4.2 L11.8 6.4' }]],
   'view-creation': [['rect', { x: 2.5, y: 2.5, width: 11, height: 11, rx: 2 }], ['path', { d: 'M8 5 V11 M5 8 H11' }]],
   other: [['path', { d: 'M8 1.8 L13.4 4.9 V11.1 L8 14.2 L2.6 11.1 V4.9 Z' }], ['circle', { cx: 8, cy: 8, r: 2 }]],
+  // A task: a clock-like dial with a running hand (the Swift Tasks instrument's lane, in a node).
+  'swift-task': [['circle', { cx: 8, cy: 8, r: 6 }], ['path', { d: 'M8 4.5 V8 L10.8 9.6' }]],
   group: [['rect', { x: 4.5, y: 1.5, width: 9.5, height: 9.5, rx: 1.5 }], ['rect', { x: 2, y: 4, width: 9.5, height: 9.5, rx: 1.5, class: 'back' }]],
 };
 
@@ -83,6 +86,8 @@ export function nodeLabel(node) {
 export function renderEdge(bundle, nodeById) {
   const names = `${nodeById.get(bundle.from)?.title ?? bundle.from} \u2192 ${nodeById.get(bundle.to)?.title ?? bundle.to}`;
   const creation = bundle.edges.every((e) => e.label === 'creation');
+  // A task that waited for the Main Actor hangs off the run that held it: not a cause, a delay.
+  const waited = bundle.edges.every((e) => e.label === 'waited');
   const label = svg('text', { class: 'cg-edge-label', 'text-anchor': 'middle', 'dominant-baseline': 'central' });
   bundle.edges.forEach((edge, i) => {
     if (i > 0) label.append(' \u00b7 ');
@@ -90,7 +95,7 @@ export function renderEdge(bundle, nodeById) {
     if (edge.count > 1) label.append(svg('tspan', { class: 'cg-edge-count' }, ` \u00d7${edge.count}`));
   });
   const details = bundle.edges.map((e) => `${edgeText(e)}${e.property ? ` (${e.property})` : ''}`).join(', ');
-  return svg('g', { class: `cg-edge cg-edge-${creation ? 'creation' : 'update'}`, 'data-from': bundle.from, 'data-to': bundle.to, 'data-count': bundle.count },
+  return svg('g', { class: `cg-edge cg-edge-${creation ? 'creation' : waited ? 'waited' : 'update'}`, 'data-from': bundle.from, 'data-to': bundle.to, 'data-count': bundle.count },
     svg('path', { d: edgePath(bundle.points), 'marker-end': 'url(#cg-arrow)' }),
     label,
     svg('title', {}, `${names}: ${details}`));

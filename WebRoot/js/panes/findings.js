@@ -1,12 +1,14 @@
 // The Findings pane: what is wrong in the trace (GET findings, docs/findings.md), costliest first.
 // Each finding expands to its evidence as share links: its updates, the cause graph of a
-// representative update, the CPU range. The expanded finding is in the URL (fd=).
+// representative update, the CPU range, the Swift task intervals (each shown in the side
+// panel). The expanded finding is in the URL (fd=).
 import { el } from '../dom.js';
 import { buildPath } from '../state.js';
 import { formatDuration, formatMs, message } from './common.js';
 
 const SEVERITY_TITLES = { high: 'High', medium: 'Medium', low: 'Low' };
 const UPDATE_LINKS_SHOWN = 12;
+const TASK_LINKS_SHOWN = 4;
 const loaded = new WeakMap();
 
 /** The trace's findings, fetched once per open trace: the tab's count badge and the pane share them. */
@@ -29,10 +31,22 @@ export function evidenceLinks(traceId, finding) {
     links.push({ kind: 'cpu', text: `CPU ${formatSeconds(start)} – ${formatSeconds(end)}`,
       href: buildPath(traceId, { range: [start, end], window: [start, end], pane: 'cpu' }) });
   }
+  // The first interval is the task the finding is about (its first task subject); then those it held up or that held it.
+  const task = finding.subjects?.find((subject) => subject.role === 'task')?.name;
+  (evidence.taskStates ?? []).slice(0, TASK_LINKS_SHOWN).forEach((row, i) => {
+    links.push({ kind: 'task', text: i === 0 && task ? `Task: ${task}` : `task interval ${row}`,
+      href: buildPath(traceId, { selection: { kind: 'task-state', id: row }, pane: 'findings', finding: finding.id }) });
+  });
   for (const id of evidence.updates.slice(0, UPDATE_LINKS_SHOWN)) {
     links.push({ kind: 'update', text: `${id}`, href: buildPath(traceId, { update: id, pane: 'findings', finding: finding.id }) });
   }
   return links;
+}
+
+/** "Costs 120.00 ms (1×); the fix would save about 120.00 ms." — no saving claimed when the cause is not identified. */
+export function numbers(finding) {
+  const cost = `Costs ${formatDuration(finding.costNs)} (${finding.occurrences}×); `;
+  return cost + (finding.savingNs > 0 ? `the fix would save about ${formatDuration(finding.savingNs)}.` : 'no saving estimated: the cause is not identified.');
 }
 
 function formatSeconds(ns) {
@@ -85,8 +99,7 @@ export function mountFindings(container, traceView) {
     const more = finding.evidence.updateCount - updates.length;
     const frames = finding.evidence.frames;
     return el('div', { class: 'finding-body' },
-      el('p', { class: 'finding-numbers',
-        text: `Costs ${formatDuration(finding.costNs)} (${finding.occurrences}×); the fix would save about ${formatDuration(finding.savingNs)}.` }),
+      el('p', { class: 'finding-numbers', text: numbers(finding) }),
       el('p', { class: 'finding-fix' }, el('strong', { text: 'Fix: ' }), finding.fix),
       el('p', { class: 'finding-subjects' }, ...finding.subjects.map((subject) =>
         el('span', { class: `subject subject-${subject.role}`, title: subject.detail || subject.role, text: subject.name }))),

@@ -5,7 +5,11 @@ import { el } from '../dom.js';
 import { formatDuration, formatTimestamp, severityLabel, waitSeverityLabel } from '../format.js';
 import { field } from './panel.js';
 
-const stateLabel = { creating: 'Creating', enqueued: 'Enqueued', running: 'Running', suspended: 'Suspended', continuation: 'Continuation', unknown: 'Unknown' };
+// Every state the Swift Tasks instrument writes (SwiftTaskState.title).
+const stateLabel = {
+  creating: 'Creating', enqueued: 'Enqueued', running: 'Running', suspended: 'Suspended', waiting: 'Waiting',
+  continuation: 'Continuation', ending: 'Ending', unknown: 'Unknown',
+};
 
 /** "503 in Landmarks (2741)": task ids are per process, so the process is part of the name. */
 function taskKey(task) {

@@ -6,7 +6,7 @@
 import { getJSON, getTrace, ApiError } from '../../api.js';
 import { el } from '../../dom.js';
 import { mountAlignedTimelines } from './timelines.js';
-import { causesSection, functionsSection, headerSection, totalsSection, viewsSection } from './sections.js';
+import { causesSection, functionsSection, headerSection, mainActorSection, totalsSection, viewsSection } from './sections.js';
 import { findingsSection, verdictSection } from './verdict.js';
 import { intervalsSection } from './intervals.js';
 import { drillSection } from './drill.js';
@@ -99,7 +99,7 @@ export function mountCompare(root, header, { a, b, state: initial }) {
       findingsSection(c),
       viewsSection(c, s, { setRows: (rows) => state.set({ rows }, { push: true }), setRow: (row) => state.set({ row }, { push: true }) }),
       drillSection(c, s, { a, b, infos, graphs: drillGraphs }),
-      intervalsSection(c), causesSection(c), totalsSection(c), functionsSection(c),
+      intervalsSection(c), causesSection(c), totalsSection(c), mainActorSection(c), functionsSection(c),
     ].filter(Boolean));
     for (const box of tables.querySelectorAll('.compare-table-scroll')) box.scrollLeft = scrolled.get(box.firstChild.id) ?? 0;
   }

@@ -1,5 +1,6 @@
-// The comparison page's sections, each a function of the comparison (GET /api/compare) and the
-// page's state: the compared traces, the views table, the cause fan-outs, the totals and the top
+// The comparison page's sections below the verdict and the timelines, each a function of the
+// comparison (GET /api/compare) and the page's state: the compared traces, the views table, the
+// cause fan-outs, the totals (with the frames drawn), Swift tasks on the Main Actor and the top
 // self-time changes. The verdict and findings are verdict.js, the per-interaction tables
 // intervals.js, the drill-down into a row drill.js. Change words are the API's (`countText`,
 // `speedText`, `changeText`: the model's ComparisonWords), the same the CLI prints.
@@ -87,7 +88,9 @@ export function viewsSection(c, s, { setRows, setRow }) {
     el('p', { class: 'compare-note', text: `How many: fewer / more ${pooled ? 'per recording (mean, least–most) ' : ''}when the count changed by 2 or more and over 10 %`
       + `${pooled ? ', and every recording of one side is beyond every recording of the other' : ''}. Each one: faster / slower per body (or update) `
       + 'by the Mann-Whitney U test on the durations (p < 0.05, tested with 8 or more a side). Per interaction: the row\'s updates per update group '
-      + 'of the label whose rate changed most.' }));
+      + 'of the label whose rate changed most.'
+      + (rows.some((v) => v.change === 'follows-frames') ? ` "${c.frames.changeText}": the count followed the frames drawn `
+        + `(${arrow(c.frames.a, c.frames.b)}) at the same time per update, so it is not a regression.` : '') }));
 }
 
 /** A rate as the CLI prints it: "12", "1.5", "0.03", "–". */
@@ -151,11 +154,7 @@ export function causesSection(c) {
     c.causes.length ? scrollBox(table, 'Causes table (scrolls sideways)') : el('p', { class: 'empty', text: 'Neither trace recorded causes.' }));
 }
 
-/**
- * Frames drawn, updates, hitches, hangs and CPU; with Swift task data, the Main Actor's busy and
- * waiting time (`mainActor`) and the resume functions whose main-actor time changed (`tasks`).
- * Words are the API's (`changeText`).
- */
+/** Frames drawn, updates, hitches, hangs and CPU (a pooled side's counts with their spread). */
 export function totalsSection(c) {
   const names = { updates: 'Updates', hitches: 'Hitches', hangs: 'Hangs', cpu: 'CPU samples' };
   const tone = (delta) => (delta < 0 ? 'change-improved' : delta > 0 ? 'change-regressed' : 'change-unchanged');
@@ -166,27 +165,43 @@ export function totalsSection(c) {
     arrow(formatDuration(t.a.totalNs), formatDuration(t.b.totalNs)), signedDuration(t.totalNsDelta), '', tone(t.totalNsDelta)));
   // More frames drawn is better: the tone is the other way round.
   rows.splice(1, 0, row('frames', 'Frames drawn', arrow(c.frames.a, c.frames.b), '', '', c.frames.changeText, tone(-c.frames.delta)));
-  const withTasks = c.tasks.length > 0;
-  if (withTasks) {
-    rows.push(...c.mainActor.map((m) => row(m.name, m.title, m.countA === null ? '' : arrow(m.countA, m.countB ?? 0),
-      arrow(formatDuration(m.a), formatDuration(m.b)), signedDuration(m.deltaNs), m.changeText, tone(m.deltaNs))));
-  }
-  const tasks = withTasks ? scrollBox(el('table', { class: 'compare-table', id: 'compare-tasks', 'aria-label': 'Swift tasks by resume function and actor' },
-    el('thead', {}, el('tr', {}, ...['Resume function on actor', 'Running A → B', 'Waiting A → B', 'Longest wait A → B', 'Δ main actor', 'Change']
-      .map((h, i) => el('th', { scope: 'col', class: i && i < 5 ? 'num' : null, text: h })))),
-    el('tbody', {}, ...c.tasks.slice(0, 10).map((t) => el('tr', { class: tone(t.mainActorDeltaNs), 'data-function': t.function },
-      el('td', { class: 'name', text: `${t.function} on ${t.actor || '?'}` }),
-      el('td', { class: 'num', text: arrow(formatDuration(t.a.running), formatDuration(t.b.running)) }),
-      el('td', { class: 'num', text: arrow(formatDuration(t.a.waiting), formatDuration(t.b.waiting)) }),
-      el('td', { class: 'num', text: arrow(formatDuration(t.a.longestWait), formatDuration(t.b.longestWait)) }),
-      el('td', { class: 'num delta', text: signedDuration(t.mainActorDeltaNs) }),
-      el('td', { class: 'change', text: t.changeText }))))), 'Swift tasks table (scrolls sideways)') : null;
-  return el('section', { class: 'compare-section', 'aria-label': 'Frames, hitches, hangs, CPU and the Main Actor' },
-    el('h2', { text: withTasks ? 'Frames, hitches, hangs, CPU and the Main Actor' : 'Frames, hitches, hangs and CPU' }),
+  return el('section', { class: 'compare-section', 'aria-label': 'Frames, hitches, hangs and CPU' },
+    el('h2', { text: 'Frames, hitches, hangs and CPU' }),
     el('table', { class: 'compare-table', id: 'compare-totals' },
       el('thead', {}, el('tr', {}, ...['', 'Count A → B', 'Time A → B', 'Δ time', 'Change'].map((h, i) => el('th', { scope: 'col', class: i && i < 4 ? 'num' : null, text: h })))),
-      el('tbody', {}, ...rows)),
-    tasks);
+      el('tbody', {}, ...rows)));
+}
+
+/** Swift tasks on the Main Actor (time busy, waiting, longest wait) and per resume function and actor; null when neither trace has Swift Tasks data. */
+export function mainActorSection(c) {
+  if (!c.tasks?.length) return null;
+  const sign = (ns) => (ns < 0 ? 'change-improved' : ns > 0 ? 'change-regressed' : 'change-unchanged');
+  const totals = el('table', { class: 'compare-table', id: 'compare-main-actor', 'aria-label': 'Main Actor, A against B' },
+    el('thead', {}, el('tr', {}, ...['', 'Count A → B', 'Time A → B', 'Δ time', 'Change'].map((h, i) => el('th', { scope: 'col', class: i && i < 4 ? 'num' : null, text: h })))),
+    el('tbody', {}, ...c.mainActor.map((m) => el('tr', { 'data-main-actor': m.name, class: sign(m.deltaNs) },
+      el('th', { scope: 'row', text: m.title }),
+      el('td', { class: 'num', text: m.countA === null ? '' : arrow(m.countA, m.countB) }),
+      el('td', { class: 'num', text: arrow(formatDuration(m.a), formatDuration(m.b)) }),
+      el('td', { class: 'num delta', text: signedDuration(m.deltaNs) }),
+      el('td', { class: 'change', text: m.changeText })))));
+  const tasks = el('table', { class: 'compare-table', id: 'compare-tasks', 'aria-label': 'Swift tasks by resume function and actor, A against B' },
+    el('thead', {}, el('tr', {}, ...['Resume function', 'Actor', 'Running A → B', 'Waiting A → B', 'Longest wait A → B', 'Δ Main Actor', 'Change']
+      .map((h, i) => el('th', { scope: 'col', class: i > 1 && i < 6 ? 'num' : null, text: h })))),
+    el('tbody', {}, ...c.tasks.map((t) => el('tr', {
+      class: sign(t.mainActorDeltaNs), 'data-function': t.function, 'data-actor': t.actor, 'data-change': t.change,
+    },
+    el('td', { class: 'name', text: t.function }),
+    el('td', { class: t.isMainActor ? 'main-actor' : null, text: t.actor || '?' }),
+    el('td', { class: 'num', text: arrow(formatDuration(t.a.running), formatDuration(t.b.running)) }),
+    el('td', { class: 'num', text: arrow(formatDuration(t.a.waiting), formatDuration(t.b.waiting)) }),
+    el('td', { class: 'num', text: arrow(formatDuration(t.a.longestWait), formatDuration(t.b.longestWait)) }),
+    el('td', { class: 'num delta', text: signedDuration(t.mainActorDeltaNs) }),
+    el('td', { class: 'change', text: t.changeText })))));
+  return el('section', { class: 'compare-section', 'aria-label': 'Swift tasks on the Main Actor' },
+    el('h2', { text: 'Swift tasks on the Main Actor' }),
+    el('p', { class: 'meta', text: 'Time Swift tasks ran on the Main Actor and waited to get onto it. Δ Main Actor: running and '
+      + 'waiting time on the Main Actor; on other actors only the waiting (running there costs the main thread nothing).' }),
+    totals, scrollBox(tasks, 'Swift tasks table (scrolls sideways)'));
 }
 
 export function functionsSection(c) {

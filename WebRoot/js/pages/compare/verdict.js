@@ -15,7 +15,8 @@ export function evidenceSelector(line) {
     case 'views': return `#compare-views tr[data-key="${key}"]`;
     case 'causes': return `#compare-causes tr[data-index="${key}"]`;
     case 'intervals': return `.compare-interval[data-interval="${key}"]`;
-    case 'totals': case 'main-actor': return `#compare-totals tr[data-total="${key}"]`;
+    case 'totals': return `#compare-totals tr[data-total="${key}"]`;
+    case 'main-actor': return `#compare-main-actor tr[data-main-actor="${key}"]`;
     default: return null;
   }
 }

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import TraceServer
+import TraceStorage
+
+/// `tracesvc migrate --from DATA_DIR --catalog … --blobs …`: copies every trace of an embedded
+/// data directory into team mode's catalog and bucket. Each trace is its blob then its row, as an
+/// upload is, so running it again (after an interruption, or twice) copies only what is missing.
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy every trace of a data directory into team mode's catalog and bucket (idempotent: run it again to resume).",
+        discussion: "A data directory of an earlier release is first moved into its own catalog, as `serve` does at start."
+    )
+
+    @Option(help: "The data directory of `tracesvc serve` (embedded mode) to copy from.")
+    var from: String
+
+    @OptionGroup(title: "Team mode (where to copy to)")
+    var team: TeamStorageOptions
+
+    func validate() throws {
+        guard team.isTeamMode else { throw ValidationError("give --catalog and --blobs: where the traces are copied to") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "tracesvc")
+        logger.logLevel = CommandContext.current.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        let directory = URL(fileURLWithPath: from, isDirectory: true).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("--from: \(from) is not a folder")
+        }
+        let source = try await TraceStore.open(.init(dataDirectory: directory, samplesDirectory: nil, memoryBudgetBytes: 256 << 20), logger: logger)
+        guard let (target, services) = try await team.open(logger: logger) else { return }
+        let running = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for service in services { group.addTask { try await service.run() } }
+                try await group.waitForAll()
+            }
+        }
+        defer { running.cancel() }
+
+        let entries = try await source.storage.catalog.all()
+        CommandContext.print("migrate: \(entries.count) trace(s) in \(directory.path)")
+        var copied = 0, present = 0, failed = 0
+        for (index, entry) in entries.enumerated() {
+            do {
+                if try await target.catalog.entry(id: entry.id) != nil {
+                    present += 1
+                    continue
+                }
+                let file = try await source.storage.blobs.localFile(key: entry.sha256, scratch: directory)
+                defer { if file.isTemporary { try? FileManager.default.removeItem(at: file.url) } }
+                guard try sha256OfFile(file.url).hex == entry.sha256 else {
+                    throw StorageError.corruptBlob(key: entry.sha256)
+                }
+                try await target.catalog.claimBlob(entry.sha256)
+                _ = try await target.blobs.put(key: entry.sha256, file: file.url, size: entry.sizeBytes)
+                _ = try await target.catalog.insert(entry)
+                copied += 1
+                CommandContext.print("migrate: [\(index + 1)/\(entries.count)] \(entry.id) \(entry.name) (\(entry.sizeBytes) bytes)")
+            } catch {
+                failed += 1
+                CommandContext.printError("migrate: \(entry.id) \(entry.name): \(error)")
+            }
+        }
+        CommandContext.print("migrate: \(copied) copied, \(present) already there, \(failed) failed")
+        if failed > 0 { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Logging
+import TraceStorage
+
+/// The data directory layout before the catalog: `traces/<id>.trace`, committed by a sidecar
+/// `traces/<id>.json` (a `TraceRecord`). At start every such trace moves into the catalog and
+/// the blob store with nothing lost: its name, run and upload time come from the sidecar; a
+/// missing or damaged sidecar is rebuilt from the file when the file is what its name says;
+/// what cannot be explained goes to `quarantine/`, never deleted. Each trace's old files go only
+/// after its row is in, so an interrupted start resumes where it stopped.
+struct LegacyDataDirectory {
+    let store: TraceStore
+    let dataDirectory: URL
+    let logger: Logger
+
+    var tracesDirectory: URL { dataDirectory.appendingPathComponent("traces", isDirectory: true) }
+
+    func migrate() async throws {
+        let files = FileManager.default
+        guard let names = try? files.contentsOfDirectory(atPath: tracesDirectory.path) else { return }
+        var moved = 0
+        for name in names.sorted() where name.hasSuffix(".trace") {
+            let id = String(name.dropLast(".trace".count))
+            let file = tracesDirectory.appendingPathComponent(name)
+            let sidecar = tracesDirectory.appendingPathComponent("\(id).json")
+            let (sha256, size) = try sha256OfFile(file)
+            var record = files.contents(atPath: sidecar.path).flatMap { try? JSONDecoder().decode(TraceRecord.self, from: $0) }
+            // The record must be this file's: its id, its size, and an id that the bytes (and run) give.
+            if let found = record, found.id != id || found.sizeBytes != size || TraceStore.uploadID(content: String(sha256.prefix(32)), run: found.run) != id {
+                record = nil
+            }
+            if record == nil { record = await rebuild(id: id, file: file, sha256: sha256, size: size) }
+            guard let record else {
+                store.quarantine(file, reason: "it is not a readable trace with the content its name says")
+                store.quarantine(sidecar, reason: "its trace was set aside")
+                continue
+            }
+            let uploadedAt = record.uploadedAt.flatMap(CatalogEntry.micros(fromISO8601:)) ?? Self.modificationMicros(file)
+            let entry = CatalogEntry(
+                id: id, name: record.name, app: record.app, device: record.device, durationNs: record.durationNs, sizeBytes: size,
+                sha256: sha256, sourceFormat: record.sourceFormat, updateCount: record.updateCount, run: record.run,
+                uploadedAtMicros: uploadedAt, parserVersion: 0
+            )
+            do {
+                _ = try await store.commit(entry, file: file)
+            } catch {
+                logger.error("cannot move stored trace \(id) into the catalog (it stays in traces/ for the next start): \(error)")
+                throw error
+            }
+            try? files.removeItem(at: file)
+            try? files.removeItem(at: sidecar)
+            moved += 1
+        }
+        // Sidecars without their trace file commit nothing.
+        for name in (try? files.contentsOfDirectory(atPath: tracesDirectory.path)) ?? [] where name.hasSuffix(".json") {
+            store.quarantine(tracesDirectory.appendingPathComponent(name), reason: "its trace file is missing")
+        }
+        if ((try? files.contentsOfDirectory(atPath: tracesDirectory.path)) ?? []).allSatisfy({ $0.hasPrefix(".") }) {
+            try? files.removeItem(at: tracesDirectory)
+        }
+        if moved > 0 { logger.info("moved \(moved) stored trace(s) of the earlier data directory layout into the catalog") }
+    }
+
+    /// A record from the file itself, when its bytes give its id (run 1: a sidecar is the only
+    /// place another run is written down).
+    private func rebuild(id: String, file: URL, sha256: String, size: Int64) async -> TraceRecord? {
+        guard String(sha256.prefix(32)) == id, let trace = try? await store.parse(file, displayName: id, run: nil) else { return nil }
+        logger.warning("rebuilt the damaged or missing record of stored trace \(id) from its file")
+        return TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: CatalogEntry.iso8601(micros: Self.modificationMicros(file)), isSample: false)
+    }
+
+    static func modificationMicros(_ file: URL) -> Int64 {
+        let date = (try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date) ?? Date()
+        return Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+    }
+}

@@ -1,0 +1,104 @@
+import Crypto
+import Foundation
+
+/// Blobs as files in a folder of the data directory (`blobs/<sha256>`): the embedded default.
+/// A blob is synced to disk before `put` returns, so the catalog row written after it never
+/// names bytes a power cut could lose.
+public struct FileBlobStore: BlobStore {
+    public let directory: URL
+    public var serviceName: String { "data directory" }
+
+    public init(directory: URL) throws {
+        self.directory = directory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    public func file(key: String) -> URL { directory.appendingPathComponent(key) }
+
+    /// The caller's file is hard-linked in (same file system: a 2 GB upload is not written twice),
+    /// or copied when linking fails; synced before this returns.
+    public func put(key: String, file: URL, size: Int64) async throws -> Bool {
+        precondition(isBlobKey(key))
+        let target = self.file(key: key)
+        if FileManager.default.fileExists(atPath: target.path) { return false }
+        do {
+            try DurableFiles.sync(file)
+            do {
+                try FileManager.default.linkItem(at: file, to: target)
+            } catch CocoaError.fileWriteFileExists {
+                return false
+            } catch {
+                try? FileManager.default.removeItem(at: target)
+                try FileManager.default.copyItem(at: file, to: target)
+                try DurableFiles.sync(target)
+            }
+            try DurableFiles.sync(directory)
+            return true
+        } catch {
+            throw StorageError.failed(service: serviceName, detail: "cannot write \(target.path): \(error.localizedDescription)")
+        }
+    }
+
+    public func localFile(key: String, scratch: URL) async throws -> BlobFile {
+        let url = file(key: key)
+        guard isBlobKey(key), FileManager.default.fileExists(atPath: url.path) else { throw StorageError.missingBlob(key: key) }
+        return BlobFile(url: url, isTemporary: false)
+    }
+
+    public func delete(key: String) async throws {
+        guard isBlobKey(key) else { return }
+        try? FileManager.default.removeItem(at: file(key: key))
+    }
+
+    public func list() async throws -> [StoredBlob] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter(isBlobKey).compactMap { name in
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path) else { return nil }
+            return StoredBlob(key: name, size: (attributes[.size] as? Int64) ?? 0, modified: (attributes[.modificationDate] as? Date) ?? .distantPast)
+        }
+    }
+
+    public func check() async throws {
+        guard FileManager.default.isWritableFile(atPath: directory.path) else {
+            throw StorageError.unavailable(service: serviceName, detail: "\(directory.path) is not writable")
+        }
+    }
+}
+
+/// Writes that survive a power cut: data and directory entries flushed before they count.
+public enum DurableFiles {
+    /// fsync of a file or a directory.
+    public static func sync(_ url: URL) throws {
+        let descriptor = open(url.path, O_RDONLY)
+        guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path]) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+    }
+
+    /// Writes to a temporary file, syncs it, renames it over `url`, syncs the directory.
+    public static func write(_ data: Data, to url: URL) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        do {
+            try data.write(to: temporary)
+            try sync(temporary)
+            guard rename(temporary.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+            try sync(url.deletingLastPathComponent())
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+}
+
+/// SHA-256 of a file's bytes (lowercase hex) and its size, read in 1 MB chunks.
+public func sha256OfFile(_ file: URL) throws -> (hex: String, size: Int64) {
+    let handle = try FileHandle(forReadingFrom: file)
+    defer { try? handle.close() }
+    var hasher = SHA256()
+    var size: Int64 = 0
+    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+        hasher.update(data: chunk)
+        size += Int64(chunk.count)
+    }
+    return (SigV4.hex(hasher.finalize()), size)
+}

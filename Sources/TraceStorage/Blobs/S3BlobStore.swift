@@ -1,0 +1,302 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Blobs in any S3-compatible object store (AWS S3, SeaweedFS, MinIO, Ceph RGW): path-style
+/// requests signed with `SigV4`, keys `blobs/<sha256>`. A `PUT` sends `If-None-Match: *`, so a
+/// blob already there answers 412 and is not written again; its body is signed with its SHA-256
+/// (AWS refuses bytes damaged on the way; SeaweedFS does not check), and a `GET` hashes what
+/// arrives, so damaged bytes are never read as the trace on any store.
+public final class S3BlobStore: BlobStore {
+    public struct Location: Sendable, Equatable, CustomStringConvertible {
+        public var endpoint: URL
+        public var bucket: String
+        public var region: String
+
+        /// `s3://BUCKET?endpoint=http://HOST:PORT&region=REGION` (region defaults to us-east-1;
+        /// without an endpoint, AWS's regional one).
+        public init(url text: String) throws {
+            guard let components = URLComponents(string: text), components.scheme == "s3",
+                  let bucket = components.host, !bucket.isEmpty
+            else { throw StorageConfigurationError("--blobs: expected s3://BUCKET?endpoint=http://HOST:PORT&region=REGION, got \(redactURL(text))") }
+            let items = components.queryItems ?? []
+            region = items.first { $0.name == "region" }?.value ?? "us-east-1"
+            let endpointText = items.first { $0.name == "endpoint" }?.value ?? "https://s3.\(region).amazonaws.com"
+            guard let endpoint = URL(string: endpointText), let scheme = endpoint.scheme, ["http", "https"].contains(scheme), endpoint.host != nil else {
+                throw StorageConfigurationError("--blobs: endpoint must be an http:// or https:// URL, got \(endpointText)")
+            }
+            self.endpoint = endpoint
+            self.bucket = bucket
+        }
+
+        public var description: String { "s3://\(bucket)?endpoint=\(endpoint.absoluteString)&region=\(region)" }
+    }
+
+    public let location: Location
+    public let serviceName = "object store (S3)"
+    private let credentials: SigV4.Credentials
+    private let client: HTTPClient
+    private let logger: Logger
+    /// Deadline of a call without a body worth counting (HEAD, DELETE, a list page).
+    public let callTimeout: Duration
+    /// Bytes per second a transfer must at least keep up; a blob's deadline grows with its size.
+    public let minimumThroughput: Int64
+
+    public init(location: Location, credentials: SigV4.Credentials, logger: Logger,
+                callTimeout: Duration = .seconds(5), minimumThroughput: Int64 = 4 << 20) {
+        self.location = location
+        self.credentials = credentials
+        self.logger = logger
+        self.callTimeout = callTimeout
+        self.minimumThroughput = minimumThroughput
+        // The process-wide client: it needs no shutdown, and every call here has its own deadline.
+        client = HTTPClient.shared
+    }
+
+    private func deadline(forBytes bytes: Int64) -> Duration {
+        callTimeout + .seconds(bytes / max(1, minimumThroughput))
+    }
+
+    private func objectPath(_ key: String) -> String { "/\(location.bucket)/blobs/\(key)" }
+
+    /// A signed request; `path` is decoded text (the signer and the URL encode it the same way).
+    private func request(_ method: HTTPMethod, path: String, query: [(name: String, value: String)] = [],
+                         headers extra: [(name: String, value: String)] = [], payloadHash: String = SigV4.emptyPayloadHash) -> HTTPClientRequest {
+        var host = location.endpoint.host ?? ""
+        if let port = location.endpoint.port { host += ":\(port)" }
+        let amzDate = SigV4.amzDate(Date())
+        var headers: [(name: String, value: String)] = [("host", host), ("x-amz-date", amzDate), ("x-amz-content-sha256", payloadHash)] + extra
+        if let token = credentials.sessionToken { headers.append(("x-amz-security-token", token)) }
+        let signed = SigV4.Request(method: method.rawValue, path: path, query: query, headers: headers, payloadHash: payloadHash)
+        let authorization = SigV4.authorization(signed, credentials: credentials, region: location.region, service: "s3", amzDate: amzDate)
+        let base = location.endpoint.absoluteString.hasSuffix("/") ? String(location.endpoint.absoluteString.dropLast()) : location.endpoint.absoluteString
+        var url = base + SigV4.uriEncode(path, keepSlash: true)
+        if !query.isEmpty {
+            url += "?" + query.map { "\(SigV4.uriEncode($0.name, keepSlash: false))=\(SigV4.uriEncode($0.value, keepSlash: false))" }.joined(separator: "&")
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for (name, value) in headers where name != "host" { request.headers.add(name: name, value: value) }
+        request.headers.add(name: "authorization", value: authorization)
+        return request
+    }
+
+    /// Runs one call under its deadline; transport failures and 5xx are `.unavailable`, other
+    /// unexpected answers `.failed` with the store's error code.
+    private func call<T: Sendable>(_ what: String, timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        do {
+            return try await measured(service: serviceName, operation: String(what.prefix { $0 != " " })) {
+                try await withDeadline(timeout, service: serviceName, body)
+            }
+        } catch let error as StorageError {
+            throw error
+        } catch let error as HTTPClientError {
+            logger.warning("object store: \(what): \(String(reflecting: error))")
+            throw StorageError.unavailable(service: serviceName, detail: "\(what): \(Self.describe(error))")
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            logger.warning("object store: \(what): \(String(reflecting: error))")
+            throw StorageError.unavailable(service: serviceName, detail: "\(what): cannot reach \(location.endpoint.absoluteString)")
+        }
+    }
+
+    private static func describe(_ error: HTTPClientError) -> String {
+        switch error {
+        case .connectTimeout: "connection timed out"
+        case .deadlineExceeded: "no answer in time"
+        case .remoteConnectionClosed: "the store closed the connection"
+        default: "cannot reach the store"
+        }
+    }
+
+    private func unexpected(_ response: HTTPClientResponse, _ what: String) async -> StorageError {
+        let text = (try? await response.body.collect(upTo: 64 << 10)).map { String(buffer: $0) } ?? ""
+        let code = Self.xmlValues("Code", in: text).first ?? "HTTP \(response.status.code)"
+        logger.error("object store: \(what): HTTP \(response.status.code) \(code)")
+        if response.status.code >= 500 { return .unavailable(service: serviceName, detail: "\(what): \(code)") }
+        return .failed(service: serviceName, detail: "\(what): \(code)")
+    }
+
+    public func put(key: String, file: URL, size: Int64) async throws -> Bool {
+        precondition(isBlobKey(key))
+        let request = self.request(.PUT, path: objectPath(key), headers: [("if-none-match", "*")], payloadHash: key)
+        return try await call("PUT \(key)", timeout: deadline(forBytes: size)) {
+            var request = request
+            request.body = .stream(FileChunks(file: file), length: .known(size))
+            let response = try await self.client.execute(request, deadline: .distantFuture)
+            switch response.status.code {
+            case 200, 201, 204:
+                _ = try await response.body.collect(upTo: 1 << 20)
+                return true
+            // 412: the same content is there already. 409: another PUT of it is in flight (AWS's
+            // ConditionalRequestConflict); that one will have written the same bytes.
+            case 412, 409:
+                _ = try? await response.body.collect(upTo: 1 << 20)
+                return false
+            default:
+                throw await self.unexpected(response, "PUT \(key)")
+            }
+        }
+    }
+
+    public func localFile(key: String, scratch: URL) async throws -> BlobFile {
+        guard isBlobKey(key) else { throw StorageError.missingBlob(key: key) }
+        let target = scratch.appendingPathComponent("\(key).\(UUID().uuidString).blob")
+        let request = self.request(.GET, path: objectPath(key))
+        // The size is not known before the answer: the deadline is for the first bytes, then a
+        // blob of up to 4 GB at the minimum throughput.
+        do {
+            try await call("GET \(key)", timeout: deadline(forBytes: 4 << 30)) {
+                let response = try await self.client.execute(request, deadline: .distantFuture)
+                if response.status == .notFound { throw StorageError.missingBlob(key: key) }
+                guard response.status == .ok else { throw await self.unexpected(response, "GET \(key)") }
+                guard FileManager.default.createFile(atPath: target.path, contents: nil) else {
+                    throw StorageError.failed(service: "scratch folder", detail: "cannot create \(target.path)")
+                }
+                let handle = try FileHandle(forWritingTo: target)
+                defer { try? handle.close() }
+                var hasher = SHA256()
+                for try await buffer in response.body {
+                    buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+                    try handle.write(contentsOf: buffer.readableBytesView)
+                }
+                guard SigV4.hex(hasher.finalize()) == key else { throw StorageError.corruptBlob(key: key) }
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: target)
+            throw error
+        }
+        return BlobFile(url: target, isTemporary: true)
+    }
+
+    public func delete(key: String) async throws {
+        guard isBlobKey(key) else { return }
+        let request = self.request(.DELETE, path: objectPath(key))
+        try await call("DELETE \(key)", timeout: callTimeout) {
+            let response = try await self.client.execute(request, deadline: .distantFuture)
+            guard [200, 204, 404].contains(response.status.code) else { throw await self.unexpected(response, "DELETE \(key)") }
+            _ = try? await response.body.collect(upTo: 1 << 20)
+        }
+    }
+
+    /// Whether a blob is stored (HEAD).
+    public func exists(key: String) async throws -> Bool {
+        let request = self.request(.HEAD, path: objectPath(key))
+        return try await call("HEAD \(key)", timeout: callTimeout) {
+            let response = try await self.client.execute(request, deadline: .distantFuture)
+            switch response.status.code {
+            case 200: return true
+            case 404: return false
+            default: throw await self.unexpected(response, "HEAD \(key)")
+            }
+        }
+    }
+
+    public func list() async throws -> [StoredBlob] {
+        var blobs: [StoredBlob] = []
+        var token: String?
+        repeat {
+            var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", "blobs/")]
+            if let token { query.append(("continuation-token", token)) }
+            let request = self.request(.GET, path: "/\(location.bucket)", query: query)
+            let page = try await call("list", timeout: callTimeout) {
+                let response = try await self.client.execute(request, deadline: .distantFuture)
+                guard response.status == .ok else { throw await self.unexpected(response, "list") }
+                return String(buffer: try await response.body.collect(upTo: 16 << 20))
+            }
+            for contents in Self.xmlValues("Contents", in: page) {
+                guard let name = Self.xmlValues("Key", in: contents).first, name.hasPrefix("blobs/") else { continue }
+                let key = String(name.dropFirst("blobs/".count))
+                guard isBlobKey(key) else { continue }
+                let size = Self.xmlValues("Size", in: contents).first.flatMap { Int64($0) } ?? 0
+                let modified = Self.xmlValues("LastModified", in: contents).first.flatMap(Self.parseTime) ?? .distantPast
+                blobs.append(StoredBlob(key: key, size: size, modified: modified))
+            }
+            token = Self.xmlValues("IsTruncated", in: page).first == "true" ? Self.xmlValues("NextContinuationToken", in: page).first : nil
+        } while token != nil
+        return blobs
+    }
+
+    public func check() async throws {
+        let request = self.request(.HEAD, path: "/\(location.bucket)")
+        try await call("HEAD bucket", timeout: callTimeout) {
+            let response = try await self.client.execute(request, deadline: .distantFuture)
+            guard response.status == .ok else { throw await self.unexpected(response, "HEAD bucket \(self.location.bucket)") }
+        }
+    }
+
+    /// Creates the bucket when it does not exist (test and first-start convenience).
+    public func createBucketIfMissing() async throws {
+        let request = self.request(.PUT, path: "/\(location.bucket)")
+        try await call("create bucket", timeout: callTimeout) {
+            let response = try await self.client.execute(request, deadline: .distantFuture)
+            guard [200, 409].contains(response.status.code) else { throw await self.unexpected(response, "create bucket \(self.location.bucket)") }
+            _ = try? await response.body.collect(upTo: 1 << 20)
+        }
+    }
+
+    /// The texts of every `<name>…</name>` element, unescaped; S3's answers are flat enough.
+    static func xmlValues(_ name: String, in text: String) -> [String] {
+        var values: [String] = []
+        var rest = text[...]
+        while let open = rest.range(of: "<\(name)>"), let close = rest[open.upperBound...].range(of: "</\(name)>") {
+            values.append(unescapeXML(String(rest[open.upperBound..<close.lowerBound])))
+            rest = rest[close.upperBound...]
+        }
+        return values
+    }
+
+    static func unescapeXML(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        return text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    static func parseTime(_ text: String) -> Date? {
+        (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
+    }
+}
+
+/// A file's bytes in 1 MB buffers, read as the upload asks for them.
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let file: URL
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var handle: FileHandle?
+        let file: URL
+
+        mutating func next() async throws -> ByteBuffer? {
+            if handle == nil { handle = try FileHandle(forReadingFrom: file) }
+            guard let data = try handle?.read(upToCount: 1 << 20), !data.isEmpty else {
+                try? handle?.close()
+                return nil
+            }
+            return ByteBuffer(bytes: data)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(handle: nil, file: file) }
+}
+
+/// A bad `--catalog` or `--blobs` option, said so the person can fix it (secrets redacted).
+public struct StorageConfigurationError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A URL with any password replaced by `***` (`postgres://user:***@host/db`): the form in which
+/// a service URL may be printed or logged.
+public func redactURL(_ text: String) -> String {
+    guard let scheme = text.range(of: "://") else { return text }
+    let authorityEnd = text[scheme.upperBound...].firstIndex { "/?#".contains($0) } ?? text.endIndex
+    let authority = text[scheme.upperBound..<authorityEnd]
+    guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
+    return String(text[..<colon]) + ":***" + String(text[at...])
+}

@@ -1,0 +1,191 @@
+"""Swift concurrency through the analysis (issue 26), in Chromium against a real `tracesvc serve`:
+the main-actor findings and their task links, the cause chain from a task to the bodies it ran in
+the Cause & Effect graph (the task node opens the task), and the comparison's frames and Main
+Actor rows, in the words `tracesvc compare` prints. On the Landmarks concurrency samples and on
+another app (Harbor, Tests/Fixtures/harbor-conversation*.json: other task, actor and view names)."""
+
+import json
+import os
+import subprocess
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+SLOW = "landmarks-concurrency-slow"
+FIXED = "landmarks-concurrency-fixed"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "Tests" / "Fixtures"
+
+
+def findings(server, trace_id):
+    with urllib.request.urlopen(f"{server}/api/traces/{trace_id}/findings") as response:
+        return json.load(response)["findings"]
+
+
+def query_of(page):
+    return urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+
+
+@pytest.fixture(scope="module")
+def harbor(server_control):
+    """Ids of the Harbor traces: decoding on the Main Actor, and moved off it."""
+    slow = server_control.upload(FIXTURES / "harbor-conversation.json")["id"]
+    fixed = server_control.upload(FIXTURES / "harbor-conversation-fixed.json")["id"]
+    return slow, fixed
+
+
+def wait_graph(page):
+    page.wait_for_selector(".cg-root:not([aria-busy]) .cg-node", state="attached", timeout=30_000)
+
+
+def node(page, title):
+    return page.locator(".cg-node", has=page.locator(".cg-title", has_text=title)).first
+
+
+def box(locator):
+    b = locator.locator(".cg-box").bounding_box()
+    assert b, "node not drawn"
+    return b
+
+
+def test_the_findings_pane_names_the_task_that_blocked_the_main_actor(page, server, sample_id, shot):
+    trace_id = sample_id(SLOW)
+    page.goto(f"{server}/traces/{trace_id}?v=2&p=findings")
+    blocked = page.locator('.finding[data-kind="main-actor-blocked"]')
+    expect(blocked).to_contain_text("LandmarkImageLoader.loadImages(for:) ran on the Main Actor for 120.00 ms")
+    expect(blocked).to_contain_text("View.task @ Landmarks/LandmarkDetail.swift:58")
+    wait = page.locator('.finding[data-kind="main-actor-wait"]')
+    expect(wait).to_contain_text("View.task @ Landmarks/MapView.swift:31 waited 120.20 ms for the Main Actor while Task 502 ran")
+    # The hitch names the task too, and never claims to save 0.
+    hitch = page.locator('.finding[data-kind="hitch-explained"]')
+    expect(hitch).to_contain_text("Task 502")
+
+    blocked.locator(".finding-head").click()
+    body = blocked.locator(".finding-body")
+    expect(body).to_contain_text("the fix would save about 120 ms")
+    expect(body).to_contain_text("@concurrent")
+    expect(body.locator(".subject-task", has_text="Task 502")).to_be_visible()
+    expect(body.locator(".subject-function", has_text="LandmarkImageLoader.loadImages(for:)")).to_be_visible()
+    shot(page, "main-actor-01-finding")
+
+    # The task link shows the run in the side panel, the finding still open.
+    body.get_by_role("link", name="Task: Task 502").click()
+    details = page.locator("#update-details")
+    expect(details.locator("#task-details-title")).to_have_text("Task 502")
+    expect(details).to_contain_text("LandmarkImageLoader.loadImages(for:)")
+    expect(details).to_contain_text("Running 120 ms")
+    assert query_of(page)["fd"][0].startswith("main-actor-blocked:")
+    assert "ts" in query_of(page)
+    expect(page.locator('.finding[data-kind="main-actor-blocked"].open')).to_be_visible()
+
+    hitch.locator(".finding-head").click()
+    expect(hitch.locator(".finding-numbers")).not_to_contain_text("save about 0")
+    expect(hitch.locator(".finding-numbers")).to_contain_text("the fix would save about 121 ms")
+    assert not page.errors
+
+
+def test_the_cause_graph_starts_at_the_task_and_its_node_opens_the_task(page, server, sample_id, shot):
+    trace_id = sample_id(SLOW)
+    blocked = next(f for f in findings(server, trace_id) if f["kind"] == "main-actor-blocked")
+    update = blocked["evidence"]["representativeUpdate"]
+    page.goto(f"{server}/traces/{trace_id}/updates/{update}?v=2&p=graph&g=u{update}")
+    wait_graph(page)
+
+    creator = node(page, "View.task @ Landmarks/LandmarkDetail.swift:58")
+    run = node(page, "Task 502")
+    state = node(page, "@Observable LandmarkImageLoader.images")
+    body = node(page, "LandmarkDetail")
+    waiter = node(page, "View.task @ Landmarks/MapView.swift:31")
+    for task in (creator, run, waiter):
+        expect(task).to_have_attribute("data-kind", "swift-task")
+    expect(run.locator(".cg-subtitle")).to_have_text("ran 120.00 ms on the Main Actor")
+    expect(waiter.locator(".cg-subtitle")).to_contain_text("waited 120.")
+    # Left to right: the .task that created it, the task, the state it wrote, the body that ran.
+    xs = [box(n)["x"] for n in (creator, run, state, body)]
+    assert xs == sorted(xs) and len(set(xs)) == 4, xs
+    expect(page.locator(".cg-edge-label", has_text="wrote")).to_have_count(1)
+    expect(page.locator(".cg-edge-waited")).to_have_count(1)
+    shot(page, "main-actor-02-cause-chain")
+
+    # A click opens the task in the side panel; the graph stays the update's.
+    run.click()
+    details = page.locator("#update-details")
+    expect(details.locator("#task-details-title")).to_have_text("Task 502")
+    expect(details).to_contain_text("LandmarkImageLoader.loadImages(for:)")
+    query = query_of(page)
+    assert query["g"] == [f"u{update}"] and "ts" in query, query
+    expect(page.locator(".cg-info")).to_contain_text("Written on the thread the task ran on, while it ran.")
+    expect(node(page, "Task 502")).to_have_attribute("aria-pressed", "true")
+
+    # The waiting task opens its wait.
+    node(page, "View.task @ Landmarks/MapView.swift:31").click()
+    expect(details.locator("#task-details-title")).to_have_text("View.task @ Landmarks/MapView.swift:31")
+    expect(details).to_contain_text("Enqueued 120")
+    shot(page, "main-actor-03-task-from-graph")
+    assert not page.errors
+
+
+def test_comparing_slow_with_fixed_shows_the_main_actor_freed_and_no_regression(page, server, sample_id, shot):
+    a, b = sample_id(SLOW), sample_id(FIXED)
+    page.goto(f"{server}/compare/{a}/{b}?v=2")
+    stack = page.locator('#compare-views tr[data-view="NavigationStack"]')
+    expect(stack).to_have_attribute("data-change", "follows-frames")
+    expect(stack.locator("td.count-change")).to_have_text("more frames drawn: +14")
+    expect(stack.locator(".badge.ns")).to_have_count(0)
+    expect(page.locator('#compare-views tr[data-change="regressed"]')).to_have_count(0)
+    expect(page.locator("#compare-views").locator("xpath=ancestor::section")).to_contain_text("the count followed the frames drawn (58 → 72)")
+
+    frames = page.locator('#compare-totals tr[data-total="frames"]')
+    expect(frames).to_contain_text("58 → 72")
+    expect(frames.locator("td.change")).to_have_text("more frames drawn: +14")
+
+    busy = page.locator('#compare-main-actor tr[data-main-actor="main-actor-busy"]')
+    expect(busy).to_have_class("change-improved")
+    expect(busy.locator("td.change")).to_have_text("better")
+    longest = page.locator('#compare-main-actor tr[data-main-actor="main-actor-longest-wait"]')
+    expect(longest).to_contain_text("120 ms →")
+    map_row = page.locator('#compare-tasks tr[data-function="MapView.updateRegion()"]')
+    expect(map_row.locator("td.change")).to_have_text("better")
+    moved = page.locator('#compare-tasks tr[data-function="LandmarkImageLoader.loadImages(for:)"][data-actor="Global Concurrent Executor"]')
+    expect(moved.locator("td.change")).to_have_text("new")
+    page.locator("#compare-main-actor").scroll_into_view_if_needed()
+    shot(page, "main-actor-04-compare")
+
+    # `tracesvc compare` says the same words for the same rows.
+    binary = os.environ.get("TRACESVC_BIN") or str(ROOT / ".build" / "debug" / "tracesvc")
+    cli = subprocess.run([binary, "compare", str(ROOT / "SampleTraces" / f"{SLOW}.json"), str(ROOT / "SampleTraces" / f"{FIXED}.json")],
+                         capture_output=True, text=True, check=True).stdout
+    stack_line = next(line for line in cli.splitlines() if "NavigationStack (SwiftUI" in line)
+    assert "more frames drawn: +14" in stack_line and "regressed" not in cli and "slower" not in stack_line
+    busy_line = next(line for line in cli.splitlines() if "Main Actor busy" in line)
+    assert busy_line.rstrip().endswith("better")
+    assert not page.errors
+
+
+def test_another_app_reads_the_same(page, server, harbor, shot):
+    slow, fixed = harbor
+    page.goto(f"{server}/traces/{slow}?v=2&p=findings")
+    blocked = page.locator('.finding[data-kind="main-actor-blocked"]')
+    expect(blocked).to_contain_text("MessageStore.decodeHistory() ran on the Main Actor for 45.00 ms in Task 7002 (created by View.task @ Harbor/ConversationView.swift:44)")
+    expect(page.locator('.finding[data-kind="main-actor-wait"]')).to_contain_text("View.task @ Harbor/ComposerView.swift:19 waited 40.00 ms")
+
+    update = next(f for f in findings(server, slow) if f["kind"] == "main-actor-blocked")["evidence"]["representativeUpdate"]
+    page.goto(f"{server}/traces/{slow}/updates/{update}?v=2&p=graph&g=u{update}")
+    wait_graph(page)
+    run = node(page, "Task 7002")
+    expect(run).to_have_attribute("data-kind", "swift-task")
+    expect(node(page, "View.task @ Harbor/ConversationView.swift:44")).to_have_attribute("data-kind", "swift-task")
+    assert box(run)["x"] < box(node(page, "@State messages"))["x"] < box(node(page, "ConversationView"))["x"]
+    run.click()
+    expect(page.locator("#update-details #task-details-title")).to_have_text("Task 7002")
+
+    page.goto(f"{server}/compare/{slow}/{fixed}?v=2")
+    scroll = page.locator('#compare-views tr[data-view="ScrollView"]')
+    expect(scroll).to_have_attribute("data-change", "follows-frames")
+    expect(page.locator('#compare-tasks tr[data-function="MessageStore.decodeHistory()"][data-actor="Global Concurrent Executor"] td.change')).to_have_text("new")
+    expect(page.locator('#compare-tasks tr[data-function="AttachmentStore.prefetch(_:)"][data-actor="AttachmentStore"] td.change')).to_have_text("same")
+    shot(page, "main-actor-05-harbor-compare")
+    assert not page.errors

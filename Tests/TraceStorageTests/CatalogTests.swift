@@ -1,0 +1,229 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+@testable import TraceStorage
+
+/// One contract, both engines: the embedded SQLite catalog and PostgreSQL (scripts/team-up.sh).
+enum CatalogContract {
+    static func entry(_ n: Int, at micros: Int64, blob: String? = nil, tags: [String] = []) -> CatalogEntry {
+        let id = String(format: "%032x", n)
+        return CatalogEntry(
+            id: id, name: "Recipes-\(n).trace", app: "Recipes", device: "iPad Pro", durationNs: 1_000_000 * Int64(n), sizeBytes: Int64(1000 + n),
+            sha256: blob ?? String(repeating: "0", count: 32) + id, sourceFormat: "xctrace-xml", updateCount: n, run: n % 3 == 0 ? 2 : nil,
+            uploadedAtMicros: micros, tags: tags, parserVersion: 1
+        )
+    }
+
+    static func check(_ catalog: some Catalog) async throws {
+        let first = entry(1, at: 1_000, tags: ["ci", "main"])
+        #expect(try await catalog.insert(first) == (first, true))
+        // The same id again keeps the stored row.
+        var changed = first
+        changed.name = "renamed"
+        let again = try await catalog.insert(changed)
+        #expect(again.isNew == false)
+        #expect(again.entry == first)
+        #expect(try await catalog.entry(id: first.id) == first)
+        #expect(try await catalog.entry(id: String(repeating: "f", count: 32)) == nil)
+
+        // 25 more, three sharing one upload time: the cursor must not skip or repeat ties.
+        let shared = String(repeating: "ab", count: 32)
+        for n in 2...26 {
+            _ = try await catalog.insert(entry(n, at: n <= 4 ? 5_000 : Int64(n) * 1_000, blob: n <= 3 ? shared : nil))
+        }
+        var seen: [String] = []
+        var cursor: CatalogCursor?
+        var pages = 0
+        repeat {
+            let page = try await catalog.page(limit: 7, after: cursor)
+            #expect(page.entries.count <= 7)
+            seen += page.entries.map(\.id)
+            cursor = page.next
+            pages += 1
+        } while cursor != nil
+        #expect(pages == 4)
+        #expect(seen.count == 26)
+        #expect(Set(seen).count == 26)
+        let all = try await catalog.all()
+        #expect(all.map(\.id) == seen)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.uploadedAtMicros > $1.uploadedAtMicros || ($0.uploadedAtMicros == $1.uploadedAtMicros && $0.id > $1.id) })
+        #expect(all.last?.tags == ["ci", "main"])
+
+        let totals = try await catalog.totals()
+        #expect(totals.count == 26)
+        #expect(totals.bytes == (1...26).reduce(0) { $0 + Int64(1000 + $1) })
+
+        let unnamed = String(repeating: "cd", count: 32)
+        #expect(try await catalog.namedBlobs(among: [shared, unnamed]) == [shared])
+
+        #expect(try await catalog.delete(id: first.id) == first)
+        #expect(try await catalog.delete(id: first.id) == nil)
+        #expect(try await catalog.entry(id: first.id) == nil)
+        // The shared blob is still named by the other rows.
+        _ = try await catalog.delete(id: entry(2, at: 0).id)
+        #expect(try await catalog.namedBlobs(among: [shared]) == [shared])
+        try await catalog.check()
+
+        // The sweep: a named blob stays, a recently claimed one stays, an old unnamed one goes.
+        let removed = RemovedKeys()
+        let now = CatalogEntry.nowMicros()
+        let hour: Int64 = 3_600_000_000
+        #expect(try await catalog.releaseBlob(shared, writtenAt: 0, cutoff: now, remove: { await removed.add(shared) }) == false)
+        let claimed = String(repeating: "ef", count: 32)
+        try await catalog.claimBlob(claimed)
+        #expect(try await catalog.releaseBlob(claimed, writtenAt: 0, cutoff: now - hour, remove: { await removed.add(claimed) }) == false)
+        #expect(try await catalog.releaseBlob(unnamed, writtenAt: now - 2 * hour, cutoff: now - hour, remove: { await removed.add(unnamed) }) == true)
+        #expect(try await catalog.releaseBlob(claimed, writtenAt: 0, cutoff: now + hour, remove: { await removed.add(claimed) }) == true)
+        #expect(await removed.keys == [unnamed, claimed])
+    }
+}
+
+struct SQLiteCatalogTests {
+    static func temporaryFile() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.appendingPathComponent("catalog.sqlite")
+    }
+
+    @Test func keepsTheContract() async throws {
+        try await CatalogContract.check(try SQLiteCatalog(file: try Self.temporaryFile()))
+    }
+
+    @Test func isInWALModeWithVersionedMigrations() async throws {
+        let file = try Self.temporaryFile()
+        let catalog = try SQLiteCatalog(file: file)
+        #expect(try await catalog.journalMode == "wal")
+        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims"])
+        _ = try await catalog.insert(CatalogContract.entry(1, at: 1))
+        // Opening again migrates nothing and keeps the rows.
+        let reopened = try SQLiteCatalog(file: file)
+        #expect(try await reopened.totals().count == 1)
+    }
+}
+
+/// Against the shared PostgreSQL cluster; serialized because one test stops the server.
+@Suite(.serialized) struct PostgresCatalogTests {
+    static func catalog(_ url: String, timeout: Duration = .seconds(3)) async throws -> (PostgresCatalog, Task<Void, any Error>) {
+        let location = try PostgresCatalog.Location(url: url)
+        try await PostgresCatalog.prepare(location, logger: TeamEngines.logger)
+        let catalog = PostgresCatalog(location: location, logger: TeamEngines.logger, callTimeout: timeout)
+        let running = Task { try await catalog.run() }
+        return (catalog, running)
+    }
+
+    @Test func keepsTheContract() async throws {
+        let (catalog, running) = try await Self.catalog(try TeamEngines.freshDatabase("contract"))
+        defer { running.cancel() }
+        try await CatalogContract.check(catalog)
+    }
+
+    @Test func replicasStartingTogetherMigrateOnce() async throws {
+        let url = try TeamEngines.freshDatabase("migrate")
+        let location = try PostgresCatalog.Location(url: url)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 { group.addTask { try await PostgresCatalog.prepare(location, logger: TeamEngines.logger) } }
+            try await group.waitForAll()
+        }
+        let (catalog, running) = try await Self.catalog(url)
+        defer { running.cancel() }
+        #expect(try await catalog.appliedVersions() == CatalogSchema.migrations.map(\.version))
+    }
+
+    @Test func aDeleteReachesTheOtherReplica() async throws {
+        let url = try TeamEngines.freshDatabase("notify")
+        let (a, runningA) = try await Self.catalog(url)
+        let (b, runningB) = try await Self.catalog(url)
+        defer { runningA.cancel(); runningB.cancel() }
+        let entry = CatalogContract.entry(7, at: 7)
+        _ = try await a.insert(entry)
+        let changes = ChangeLog(b)
+        // The listener says it is listening (and asks for a re-check) before anything else.
+        #expect(await changes.wait(for: .resync, within: .seconds(5)))
+        _ = try await a.delete(id: entry.id)
+        // Within a second end to end: Tests/Team; here with room for a busy test run.
+        #expect(await changes.wait(for: .deleted(id: entry.id), within: .seconds(10)))
+    }
+
+    @Test func aStoppedServerIsUnavailableAndRecoversWithoutRestart() async throws {
+        let url = try TeamEngines.freshDatabase("outage")
+        let (catalog, running) = try await Self.catalog(url, timeout: .seconds(2))
+        defer { running.cancel() }
+        let changes = ChangeLog(catalog)
+        #expect(await changes.wait(for: .resync, within: .seconds(5)))
+        await changes.clear()
+        _ = try await catalog.insert(CatalogContract.entry(1, at: 1))
+
+        try TeamEngines.stopPostgres()
+        do {
+            // The wall-clock bound is checked end to end in Tests/Team (other suites may hold the cooperative threads here).
+            do {
+                _ = try await catalog.page(limit: 10, after: nil)
+                Issue.record("a stopped server answered")
+            } catch let StorageError.unavailable(service, _) {
+                #expect(service == "catalog (PostgreSQL)")
+            }
+            // A fresh start fails fast and says what it could not reach.
+            let location = try PostgresCatalog.Location(url: url)
+            await #expect(throws: StorageError.self) { try await PostgresCatalog.prepare(location, logger: TeamEngines.logger, timeout: .seconds(2)) }
+        } catch {
+            try? TeamEngines.startPostgres()
+            throw error
+        }
+        try TeamEngines.startPostgres()
+
+        // Back without restarting the catalog: queries answer again, the listener reconnects and asks for a re-check.
+        var recovered = false
+        for _ in 0..<50 where !recovered {
+            recovered = (try? await catalog.page(limit: 10, after: nil).entries.count) == 1
+            if !recovered { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(recovered)
+        #expect(await changes.wait(for: .resync, within: .seconds(10)))
+    }
+
+    @Test func passwordsAreNeverPrinted() throws {
+        let inURL = try PostgresCatalog.Location(url: "postgres://app:s3cr3t@db.example:5433/traces", environment: [:])
+        #expect("\(inURL)" == "postgres://app:***@db.example:5433/traces")
+        #expect(!String(reflecting: inURL).contains("s3cr3t"))
+        let fromEnvironment = try PostgresCatalog.Location(url: "postgres://app@db/traces", environment: ["PGPASSWORD": "hunter2"])
+        #expect(fromEnvironment.password == "hunter2")
+        #expect(!"\(fromEnvironment)".contains("hunter2"))
+        #expect(throws: StorageConfigurationError.self) { try PostgresCatalog.Location(url: "mysql://x@y/z") }
+    }
+}
+
+actor RemovedKeys {
+    var keys: [String] = []
+    func add(_ key: String) { keys.append(key) }
+}
+
+/// Collects a catalog's changes as they come, for tests to wait on.
+actor ChangeLog {
+    private var seen: [CatalogChange] = []
+    private var reader: Task<Void, Never>?
+
+    init(_ catalog: some Catalog) {
+        let stream = catalog.changes()
+        Task { await self.start(stream) }
+    }
+
+    private func start(_ stream: AsyncStream<CatalogChange>) {
+        reader = Task { for await change in stream { self.append(change) } }
+    }
+
+    private func append(_ change: CatalogChange) { seen.append(change) }
+
+    func clear() { seen.removeAll() }
+
+    func wait(for change: CatalogChange, within timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if seen.contains(change) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return seen.contains(change)
+    }
+
+    deinit { reader?.cancel() }
+}

