@@ -240,6 +240,7 @@ def test_several_recordings_a_side_are_pooled(new_context, server, server_contro
     open_compare(page, f"{server}/compare?a={a}&b={b}")
     for side in "AB":
         expect(page.locator(f'.compare-card[data-side="{side}"]')).to_contain_text("3 recordings pooled")
+    expect(page.locator("#compare-title")).to_have_text("pantry-slow-1 and 2 more → pantry-fixed-1 and 2 more")
     expect(page.locator("#compare-verdict .verdict-line", has_text="collection-fan-out resolved: ItemRowView (@Observable Pantry.items)")).to_be_visible()
     status, body = server_control.api(f"/api/compare?a={a}&b={b}")
     assert status == 200 and body["a"]["runs"] == 3 and body["b"]["runs"] == 3

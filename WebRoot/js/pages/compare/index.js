@@ -79,8 +79,10 @@ export function mountCompare(root, header, { a, b, state: initial }) {
 
   function render() {
     const c = comparison;
-    header.trace.querySelector('#compare-title').textContent = `${c.a.name} → ${c.b.name}`;
-    document.title = `Compare ${c.a.name} → ${c.b.name} – tracesvc`;
+    // A pooled side is named by its first recording and how many others it has (as the CLI).
+    const sideName = (side) => (side.runs > 1 ? `${side.name} and ${side.runs - 1} more` : side.name);
+    header.trace.querySelector('#compare-title').textContent = `${sideName(c.a)} → ${sideName(c.b)}`;
+    document.title = `Compare ${sideName(c.a)} → ${sideName(c.b)} – tracesvc`;
     const s = state.get();
     const nextHeader = headerSection(c, s, { a, b });
     const nextVerdict = verdictSection(c, { showAllRows: () => { if (state.get().rows) state.set({ rows: null }, { push: true }); } });

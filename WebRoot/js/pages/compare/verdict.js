@@ -45,7 +45,7 @@ export function verdictSection(c, { showAllRows }) {
       line.section
         ? el('button', { type: 'button', class: 'link-like verdict-text', title: 'Show the evidence below', onclick: () => showEvidence(line, { showAllRows }) }, line.text)
         : el('span', { class: 'verdict-text', text: line.text })))),
-    el('p', { class: 'compare-note', text: `Fewer / more: how many ran (per run), beyond noise when the count changed by 2 or more and over 10 %. `
+    el('p', { class: 'compare-note', text: `Fewer / more: how many ran, beyond noise when the count changed by 2 or more and over 10 %. `
       + `Faster / slower per body: how long each took, by the Mann-Whitney U test on the durations (p < 0.05).${runs}` }));
 }
 
