@@ -41,17 +41,24 @@ on_exit() {
 }
 trap on_exit EXIT
 
+# What the tests need, installed when missing on Debian or Ubuntu; elsewhere install it yourself
+# (README, "Two commands") and this says what is missing.
 need_apt=()
-[ -f /usr/include/zlib.h ] || need_apt+=(zlib1g-dev)
-command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+[ "$(uname)" = Darwin ] || [ -f /usr/include/zlib.h ] || need_apt+=(zlib1g-dev)
+[ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
-[ -d /usr/share/fonts/truetype/dejavu ] || need_apt+=(fonts-dejavu-core)
+[ "$(uname)" = Darwin ] || [ -d /usr/share/fonts/truetype/dejavu ] || need_apt+=(fonts-dejavu-core)
 # Team mode's engines (scripts/team-up.sh installs them too; here once, with the rest).
 [ -x /usr/lib/postgresql/15/bin/initdb ] || need_apt+=(postgresql)
 command -v nginx >/dev/null 2>&1 || need_apt+=(nginx)
 command -v bc >/dev/null 2>&1 || need_apt+=(bc)
 [ -f /usr/include/sqlite3.h ] || need_apt+=(libsqlite3-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "missing: ${need_apt[*]} (Debian package names). This script installs them only on Debian or Ubuntu:"
+        echo "install them yourself (README, \"Two commands\"), set CHROMIUM_PATH to a Chromium, and run it again."
+        exit 1
+    fi
     stage "installing ${need_apt[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null

@@ -6,20 +6,21 @@ import TraceModel
 struct Check: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Fail a CI run when a trace goes over its performance budget or regressed against a baseline.",
+        // One line per paragraph: ArgumentParser wraps them at words to the terminal's width.
         discussion: """
-            Budgets are a JSON file (docs/ci.md, docs/budgets.schema.json): limits on red/orange updates,
-            view body time, hangs, hitches and cause fan-out. With --baseline, a view whose body count or
-            time grew beyond the budget's tolerance (default +\(Int(BaselineTolerance.defaultCount * 100)) % count, \
-            +\(Int(BaselineTolerance.defaultTime * 100)) % time) with a significant change is a regression.
+            Budgets are a JSON file (docs/ci.md, docs/budgets.schema.json): limits on red/orange updates, view body time, hangs, hitches, cause fan-out, findings and the Main Actor. With --baseline, a view whose body count or time grew beyond the budget's tolerance (default +\(Int(BaselineTolerance.defaultCount * 100)) % count, +\(Int(BaselineTolerance.defaultTime * 100)) % time) with a significant change is a regression. Times are written as everywhere in tracesvc: "16ms", "1.5 s", "500 µs".
 
             Exit codes:
               0  within budget (and no regression)
               1  over budget or regressed
               2  usage error, or a trace or budget file that cannot be read
 
-            tracesvc check run.json --budget perf-budget.json
-            tracesvc check run.json --baseline main.json --format junit --output check.xml
-            tracesvc check run.json --budget perf-budget.json --format github --server https://tracesvc.example.com
+            Examples:
+              tracesvc check run.json --budget budget.json
+              tracesvc check run.json --baseline main.json --format junit --output out.xml
+              tracesvc check run.json --budget budget.json --format markdown > comment.md
+              tracesvc check run.json --budget budget.json --format github \\
+                  --server https://tracesvc.example.com
             """
     )
 
@@ -35,7 +36,7 @@ struct Check: AsyncParsableCommand {
     ))
     var baseline: [String] = []
 
-    @Option(help: "text (readable), json, junit (JUnit XML, one test case per rule) or github (Actions annotations and a job summary in $GITHUB_STEP_SUMMARY).")
+    @Option(help: "text (readable), json, junit (JUnit XML, one test case per rule), markdown (a pull request comment, as compare's) or github (Actions annotations and a job summary in $GITHUB_STEP_SUMMARY).")
     var format: CheckFormat = .text
 
     @Option(help: "Write the report to this file (the readable text still goes to standard output).")
@@ -72,7 +73,8 @@ struct Check: AsyncParsableCommand {
             results += current.baselineResults(against: old, tolerance: rules.baseline, window: rules.window)
         }
         var report = CheckReport(
-            trace: current.metadata.name, baseline: old.isEmpty ? nil : old.map(\.metadata.name).joined(separator: ", "), results: results
+            trace: current.metadata.name, baseline: old.isEmpty ? nil : old.map(\.metadata.name).joined(separator: ", "),
+            budgetFile: budget, results: results
         )
         if let server {
             do {
@@ -89,6 +91,7 @@ struct Check: AsyncParsableCommand {
         case .text: text
         case .json: report.json
         case .junit: report.junit
+        case .markdown: report.markdown
         case .github: report.githubAnnotations
         }
         if let output {
@@ -134,5 +137,5 @@ struct Check: AsyncParsableCommand {
 }
 
 enum CheckFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json, junit, github
+    case text, json, junit, markdown, github
 }

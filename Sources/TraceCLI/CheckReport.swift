@@ -5,6 +5,8 @@ import TraceModel
 struct CheckReport {
     var trace: String
     var baseline: String?
+    /// The budget file as given: GitHub annotations point at the line of a rule that failed.
+    var budgetFile: String? = nil
     var results: [BudgetResult]
     /// Set when the traces were uploaded with --server.
     var links: ShareLinks?
@@ -28,9 +30,9 @@ struct CheckReport {
         }
     }
 
-    /// "87 (limit 0)".
+    /// "87 (limit 0)", "-92 % in LandmarkListItemView (limit +10 %)".
     static func measuredText(_ result: BudgetResult) -> String {
-        "\(format(result.measured, result.unit)) (limit \(format(result.limit, result.unit)))"
+        "\(format(result.measured, result.unit))" + (result.measuredIn.map { " in \($0)" } ?? "") + " (limit \(format(result.limit, result.unit)))"
     }
 
     /// One line about an offender: "Landmarks LandmarkListItemView: 87; updates 12, 40, 41 … (87 in all)".
@@ -201,12 +203,17 @@ struct CheckReport {
     var githubAnnotations: String {
         var lines: [String] = []
         for result in results {
+            let title = Self.annotationProperty("tracesvc check: \(result.name)")
+            var place = ""
+            if let budgetFile, let line = result.line {
+                place = "file=\(Self.annotationProperty(budgetFile)),line=\(line),"
+            }
             if !result.passed {
                 let body = ([Self.measuredText(result)] + details(result).split(separator: "\n").map(String.init)).joined(separator: "\n")
-                lines.append("::error title=\(Self.annotationProperty("tracesvc check: \(result.name)"))::\(Self.annotationData(body))")
+                lines.append("::error \(place)title=\(title)::\(Self.annotationData(body))")
             }
             for note in result.notes {
-                lines.append("::warning title=\(Self.annotationProperty("tracesvc check: \(result.name)"))::\(Self.annotationData(note))")
+                lines.append("::warning \(place)title=\(title)::\(Self.annotationData(note))")
             }
         }
         if passed { lines.append("::notice title=tracesvc check::\(Self.annotationData("\(trace): \(verdict)"))") }

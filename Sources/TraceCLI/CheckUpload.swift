@@ -37,7 +37,13 @@ struct TraceUpload {
         request.httpMethod = "POST"
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        let (data, response) = try await URLSession.shared.upload(for: request, fromFile: file)
+        let data: Data, response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.upload(for: request, fromFile: file)
+        } catch {
+            // One line ("Could not connect to the server."), not the NSError's user-info dump.
+            throw Failure(description: "uploading \(path): \((error as? URLError)?.localizedDescription ?? error.localizedDescription)")
+        }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         guard (200..<300).contains(status) else {

@@ -28,14 +28,14 @@ struct Compare: AsyncParsableCommand {
     @Option(help: "text, json (the API's shape) or markdown (for a pull request comment).")
     var format: Format = .text
 
-    @Option(name: .customLong("a-start"), help: "Only what overlaps A from here (ns from its recording's start; one recording a side).")
-    var aStart: Int64?
-    @Option(name: .customLong("a-end"), help: "... up to here (ns).")
-    var aEnd: Int64?
-    @Option(name: .customLong("b-start"), help: "Only what overlaps B from here (ns).")
-    var bStart: Int64?
-    @Option(name: .customLong("b-end"), help: "... up to here (ns).")
-    var bEnd: Int64?
+    @Option(name: .customLong("a-start"), help: "Only what overlaps A from here, from its recording's start (one recording a side; \"1s\", \"1.5 s\", \"250 ms\", or ns).")
+    var aStart: DurationOption?
+    @Option(name: .customLong("a-end"), help: "... up to here.")
+    var aEnd: DurationOption?
+    @Option(name: .customLong("b-start"), help: "Only what overlaps B from here.")
+    var bStart: DurationOption?
+    @Option(name: .customLong("b-end"), help: "... up to here.")
+    var bEnd: DurationOption?
 
     @Option(help: "Rows per table (text and markdown).")
     var top = 10

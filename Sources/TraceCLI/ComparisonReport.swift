@@ -91,7 +91,7 @@ struct ComparisonReport {
             func side(_ presence: FindingPresence?, runs sideRuns: Int) -> String {
                 guard let presence else { return "–" }
                 let runs = presence.runs < sideRuns ? ", in \(presence.runs) of \(sideRuns) runs" : ""
-                return "\(presence.severity.rawValue), \(plural(presence.occurrences, finding.key.isEmpty ? "finding" : "occurrence")), "
+                return "\(presence.severity.rawValue), \(plural(presence.occurrences, "occurrence")), "
                     + "\(Units.duration(presence.costNs))\(runs)"
             }
             return [finding.change.rawValue, finding.kind.rawValue, finding.subject, side(finding.a, runs: comparison.a.runs), side(finding.b, runs: comparison.b.runs)]

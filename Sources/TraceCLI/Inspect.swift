@@ -11,11 +11,11 @@ struct Inspect: AsyncParsableCommand {
     @Argument(help: "A trace file: native JSON (.json / .json.gz) or xctrace export XML.")
     var file: String
 
-    @Option(help: "Only what overlaps the range starting here (ns from the recording's start).")
-    var start: Int64?
+    @Option(help: "Only what overlaps the range starting here, from the recording's start (\"1s\", \"1.5 s\", \"250 ms\", or ns).")
+    var start: DurationOption?
 
-    @Option(help: "Only what overlaps the range ending here (ns).")
-    var end: Int64?
+    @Option(help: "Only what overlaps the range ending here.")
+    var end: DurationOption?
 
     @Option(help: "Rows per table.")
     var top = 8
@@ -62,13 +62,7 @@ struct Inspect: AsyncParsableCommand {
             CommandContext.printError(error.description)
             throw ExitCode(1)
         }
-        let range = (start != nil || end != nil)
-            ? TimeRange(start: start ?? trace.metadata.start, end: end ?? trace.metadata.end)
-            : nil
-        if let range, range.end <= range.start {
-            CommandContext.printError("--end must be after --start")
-            throw ExitCode(1)
-        }
+        let range = try commandLineRange(start: start, end: end, of: trace)
         let result = InspectResult(trace: trace, range: range, findings: try findingsOptions())
         switch format {
         case .text:
@@ -271,8 +265,13 @@ struct TraceReport {
         for finding in findings.prefix(top) {
             let severity = paint("[\(finding.severity.rawValue)]", finding.severity == .high ? .red : finding.severity == .medium ? .orange : nil)
             lines.append("  \(severity) \(finding.kind.rawValue): \(finding.title)")
-            lines.append("      costs \(duration(finding.costNs)); " + (finding.savingNs > 0
-                ? "the fix would save about \(duration(finding.savingNs))" : "no saving estimated (the cause is not identified)"))
+            // As the browser says it (findings.js numbers): count, total and worst; "at least" for a lower bound.
+            let cost = finding.occurrences > 1
+                ? "\(finding.occurrences) occurrences cost \(duration(finding.costNs)) in all, the worst \(duration(finding.worstNs))"
+                : "costs \(duration(finding.costNs))"
+            lines.append("      \(cost); " + (finding.savingNs > 0
+                ? "the fix would save \(finding.savingIsLowerBound ? "at least" : "about") \(duration(finding.savingNs))"
+                : "no saving estimated (the cause is not identified)"))
             lines.append("      fix: \(finding.fix)")
             let evidence = finding.evidence
             var proof: [String] = []
@@ -378,7 +377,7 @@ struct TraceReport {
 enum Units {
     static func duration(_ ns: Int64) -> String { DurationText.format(ns) }
 
-    static func seconds(_ ns: Int64) -> String { String(format: "%.3f s", Double(ns) / 1e9) }
+    static func seconds(_ ns: Int64) -> String { DurationText.seconds(ns) }
 
     static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int64(value)) : String(value)

@@ -36,8 +36,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds that requests in flight get to finish on Ctrl-C or SIGTERM.")
     var shutdownGrace = 10
 
-    @Option(help: "All uploads kept on disk together, in MB; beyond it uploads get 507 until traces are deleted.")
+    @Option(help: "All uploads kept on disk together (trace files and their records), in MB; beyond it uploads get 507 until traces are deleted.")
     var maxStoredMb = 20480
+
+    @Option(help: "Uploads kept at most, however small; beyond it uploads get 507 until traces are deleted.")
+    var maxTraces = 10_000
 
     @Option(help: "Seconds a connection may stay without a complete request (idle, or sending headers slowly).")
     var idleTimeout = 30
@@ -45,8 +48,20 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a request body may send nothing before the connection is closed.")
     var readTimeout = 30
 
-    @Option(help: "Open connections at most; more are closed as they arrive.")
+    @Option(help: "Open connections at most; more are closed as they arrive (lowered to what the open-file limit allows).")
     var maxConnections = 512
+
+    @Option(help: "Open connections from one address (an IPv6 /64) at most; more are closed as they arrive. Raise it behind a proxy or a shared NAT.")
+    var maxConnectionsPerAddress = 32
+
+    @Option(help: "Bytes a second a request body must average (measured from 10 s after its head); slower ones are cut off with 408.")
+    var minUploadRate = 1024
+
+    @Option(help: "Seconds a request body may take in all, however fast it arrives; longer ones are cut off with 408.")
+    var uploadDeadline = 3600
+
+    @Option(help: "Heavy queries one client (an address, or the write token) may have waiting; more are answered 503.")
+    var maxQueuedQueriesPerClient = 64
 
     @Option(help: "A host name this server answers to (repeatable). IP addresses, localhost and this machine's name always work; other names are refused, which stops DNS rebinding.")
     var allowedHost: [String] = []
@@ -80,8 +95,12 @@ struct Serve: AsyncParsableCommand {
         guard memoryBudgetMb > 0 else { throw ValidationError("--memory-budget-mb must be positive") }
         guard shutdownGrace >= 0 else { throw ValidationError("--shutdown-grace must not be negative") }
         guard maxStoredMb > 0 else { throw ValidationError("--max-stored-mb must be positive") }
+        guard maxTraces > 0 else { throw ValidationError("--max-traces must be positive") }
         guard idleTimeout > 0, readTimeout > 0 else { throw ValidationError("--idle-timeout and --read-timeout must be positive") }
-        guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
+        guard maxConnections > 0, maxConnectionsPerAddress > 0 else { throw ValidationError("--max-connections and --max-connections-per-address must be positive") }
+        guard minUploadRate >= 0 else { throw ValidationError("--min-upload-rate must not be negative") }
+        guard uploadDeadline > 0 else { throw ValidationError("--upload-deadline must be positive") }
+        guard maxQueuedQueriesPerClient >= 0 else { throw ValidationError("--max-queued-queries-per-client must not be negative") }
         guard writeToken == nil || writeTokenFile == nil else { throw ValidationError("give --write-token or --write-token-file, not both") }
         guard !allowAnonymousWrites || (writeToken == nil && writeTokenFile == nil) else {
             throw ValidationError("--allow-anonymous-writes contradicts a write token")
@@ -122,9 +141,14 @@ struct Serve: AsyncParsableCommand {
         options.maxUploadBytes = Int64(maxUploadMb) << 20
         options.memoryBudgetBytes = memoryBudgetMb << 20
         options.maxStoredBytes = Int64(maxStoredMb) << 20
+        options.maxStoredTraces = maxTraces
         options.connectionLimits.idleTimeout = .seconds(Int64(idleTimeout))
         options.connectionLimits.bodyReadTimeout = .seconds(Int64(readTimeout))
         options.connectionLimits.maxConnections = maxConnections
+        options.connectionLimits.maxConnectionsPerAddress = maxConnectionsPerAddress
+        options.connectionLimits.minBodyBytesPerSecond = minUploadRate
+        options.connectionLimits.bodyDeadline = .seconds(Int64(uploadDeadline))
+        options.maxWaitingQueriesPerClient = maxQueuedQueriesPerClient
         let (token, generated) = try resolveWriteToken()
         var hosts = Set(allowedHost)
         hosts.insert(ProcessInfo.processInfo.hostName)

@@ -13,11 +13,24 @@ func readTraceOrExit(_ path: String) throws -> Trace {
     }
 }
 
+/// A time or duration option: the one duration syntax of budget files and the browser
+/// (DurationText.parse): "1s", "1 s", "250 ms", "500 µs", or a whole number of nanoseconds.
+struct DurationOption: ExpressibleByArgument, Sendable {
+    var nanoseconds: Int64
+
+    init?(argument: String) {
+        guard let value = DurationText.parse(argument) else { return nil }
+        nanoseconds = value
+    }
+
+    static var defaultValueDescription: String { "duration" }
+}
+
 /// The range `--start`/`--end` (or a named pair) give for `trace`: nil when neither is given,
 /// a missing end is the trace's, and end <= start exits 1 naming the options.
-func commandLineRange(start: Int64?, end: Int64?, of trace: Trace, options: String = "--start/--end") throws -> TimeRange? {
+func commandLineRange(start: DurationOption?, end: DurationOption?, of trace: Trace, options: String = "--start/--end") throws -> TimeRange? {
     guard start != nil || end != nil else { return nil }
-    let range = TimeRange(start: start ?? trace.metadata.start, end: end ?? trace.metadata.end)
+    let range = TimeRange(start: start?.nanoseconds ?? trace.metadata.start, end: end?.nanoseconds ?? trace.metadata.end)
     guard range.end > range.start else {
         CommandContext.printError("\(options): the end must be after the start")
         throw ExitCode(1)

@@ -63,10 +63,10 @@ public struct AccessPolicy: Sendable {
     }
 }
 
-struct AccessGuardMiddleware<Context: RequestContext>: RouterMiddleware {
+struct AccessGuardMiddleware: RouterMiddleware {
     let policy: AccessPolicy
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: TraceRequestContext, next: (Request, TraceRequestContext) async throws -> Response) async throws -> Response {
         // HTTP/1.1 requires Host; a request without one cannot come from a browser page.
         if let authority = request.head.authority {
             let host = AccessPolicy.hostName(ofAuthority: authority)
@@ -82,6 +82,12 @@ struct AccessGuardMiddleware<Context: RequestContext>: RouterMiddleware {
                                detail: "Uploading and deleting traces on this server needs its write token: send Authorization: Bearer <token> (the token `tracesvc serve` printed or was given with --write-token).")
             }
         }
+        // A client holding the write token is known by it, wherever it connects from (CI runners
+        // behind one token share one fair share of the query pool); others by their address.
+        var context = context
+        if policy.writeToken != nil, request.headers[.authorization] != nil, policy.tokenMatches(request.headers[.authorization]) {
+            context.client = "token"
+        }
         return try await next(request, context)
     }
 
@@ -93,10 +99,16 @@ struct AccessGuardMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let url = URL(string: origin), let originHost = url.host, let authority = request.head.authority else {
             throw crossOrigin("Origin is \(origin)")
         }
+        // The server speaks plain HTTP; a TLS proxy in front of it says so with X-Forwarded-Proto
+        // (a header no page of another origin can add to a request without the server's consent).
+        let scheme = request.headers[.xForwardedProto]?.lowercased() == "https" ? "https" : "http"
+        guard url.scheme?.lowercased() == scheme else {
+            throw crossOrigin("Origin \(origin) is not this server (\(scheme)://\(authority))")
+        }
         let originAuthority = url.port.map { "\(originHost):\($0)" } ?? originHost
         let requested = authority.lowercased()
         // Browsers omit the default port in Origin; Host may or may not carry it.
-        let defaultPort = url.scheme == "https" ? "443" : "80"
+        let defaultPort = scheme == "https" ? "443" : "80"
         guard originAuthority.lowercased() == requested || "\(originAuthority.lowercased()):\(defaultPort)" == requested else {
             throw crossOrigin("Origin \(origin) is not this server (\(authority))")
         }
@@ -109,6 +121,7 @@ struct AccessGuardMiddleware<Context: RequestContext>: RouterMiddleware {
 
 extension HTTPField.Name {
     static let secFetchSite = Self("Sec-Fetch-Site")!
+    static let xForwardedProto = Self("X-Forwarded-Proto")!
 }
 
 /// Headers that keep the app's pages from being framed or made to run foreign code, even if a

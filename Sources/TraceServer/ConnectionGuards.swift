@@ -5,36 +5,80 @@ import NIOHTTP1
 import NIOHTTPTypes
 import Synchronization
 
-/// Limits that keep one client from holding the server: how many connections may be open, how
-/// long a request's body may stall. (Hummingbird's idle timeout covers a connection that sends
-/// no complete request head: partial headers never reach its state machine.)
+/// Limits that keep one client from holding the server: how many connections may be open (in
+/// all and per address), how long a request head may take, how slowly and how long a body may
+/// arrive. (Hummingbird's idle timeout covers a connection that sends no complete request head:
+/// partial headers never reach its state machine.)
 public struct ConnectionLimits: Sendable {
     /// Open connections beyond this are closed as soon as they are accepted.
     public var maxConnections = 512
+    /// Open connections from one address (an IPv6 /64) beyond this are closed as they are accepted.
+    public var maxConnectionsPerAddress = 32
     /// A connection without a complete request head (or idle between requests) for this long is closed.
     public var idleTimeout: TimeAmount = .seconds(30)
-    /// A request whose body sends nothing for this long is closed (a stalled upload is discarded).
+    /// ...and for only this long once the server, or the client's address, is near its connection
+    /// limit (three quarters of it), so that half-open sockets cannot hold the slots.
+    public var busyHeaderTimeout: TimeAmount = .seconds(5)
+    /// A request whose body sends nothing for this long while the server waits for it is closed
+    /// (a stalled upload is discarded).
     public var bodyReadTimeout: TimeAmount = .seconds(30)
+    /// A body must arrive at least this fast on average over the time the server waits for it,
+    /// measured once it has waited `minBodyRateGrace`: a body trickled a byte at a time is cut off,
+    /// whatever its pauses.
+    public var minBodyBytesPerSecond = 1024
+    public var minBodyRateGrace: TimeAmount = .seconds(10)
+    /// A body must be complete this long after its request head, however fast it arrives.
+    public var bodyDeadline: TimeAmount = .seconds(3600)
 
     public init() {}
 }
 
-/// Counts open connections across all event loops.
+/// Counts open connections across all event loops, in all and per client address.
 final class ConnectionCounter: Sendable {
     private let open = Atomic<Int>(0)
+    private let perAddress = Mutex<[String: Int]>([:])
     let limit: Int
+    let limitPerAddress: Int
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, limitPerAddress: Int = .max) {
+        self.limit = limit
+        self.limitPerAddress = limitPerAddress
+    }
 
-    /// Adds one connection; false when that puts the server over its limit (the caller closes it).
-    func admit() -> Bool { open.add(1, ordering: .relaxed).newValue <= limit }
-    func release() { open.subtract(1, ordering: .relaxed) }
+    /// Adds a connection from `address`; false when that puts the server or the address over its
+    /// limit (the caller closes it, and releases it like any other).
+    func admit(_ address: String) -> Bool {
+        let fromAddress = perAddress.withLock { counts -> Int in
+            counts[address, default: 0] += 1
+            return counts[address]!
+        }
+        let total = open.add(1, ordering: .relaxed).newValue
+        return total <= limit && fromAddress <= limitPerAddress
+    }
+
+    func release(_ address: String) {
+        open.subtract(1, ordering: .relaxed)
+        perAddress.withLock { counts in
+            counts[address, default: 1] -= 1
+            if counts[address] == 0 { counts[address] = nil }
+        }
+    }
+
     var current: Int { open.load(ordering: .relaxed) }
+
+    /// Three quarters or more of the server's slots, or of the address's, are taken.
+    func isNearLimit(_ address: String) -> Bool {
+        if current * 4 >= limit * 3 { return true }
+        return perAddress.withLock { $0[address, default: 0] } * 4 >= limitPerAddress * 3
+    }
 }
 
-/// Per-connection guard, added after the HTTP codec: enforces the connection limit, closes
-/// requests whose body stalls, answers `Expect: 100-continue`, and turns HTTP parser errors
-/// (a huge URL or header) into the API's JSON error instead of an empty 400.
+/// Per-connection guard, added after the HTTP codec: enforces the connection limits, closes a
+/// connection whose head is slow while the server is busy, cuts off bodies that stall, trickle
+/// or take too long, answers `Expect: 100-continue` unless the headers already decide the answer
+/// (an upload over the size limit or the storage quota), tells the requests on the connection
+/// when the client leaves (`ConnectionWatch`), and turns HTTP parser errors (a huge URL or
+/// header) into the API's JSON error instead of an empty 400.
 final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -42,61 +86,183 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     typealias OutboundOut = HTTPResponsePart
 
     private let counter: ConnectionCounter
-    private let bodyReadTimeout: TimeAmount
+    private let limits: ConnectionLimits
+    /// Whether to answer `Expect: 100-continue` to this request head (false: its answer is
+    /// known from the headers, and sending the body would be for nothing).
+    private let continueAllowed: @Sendable (HTTPRequest) -> Bool
+    private var address = "unknown"
     private var admitted = false
-    private var lastRead = NIODeadline.now()
+    private var awaitingHead = true
+    private var idleSince = NIODeadline.now()
+    private var headCheck: Scheduled<Void>?
     private var readingBody = false
-    private var stallCheck: Scheduled<Void>?
+    private var bodyStart = NIODeadline.now()
+    private var bodyBytes = 0
+    /// Time this request's body kept the server waiting: only while the server asked for more
+    /// (a read was requested and nothing came), so a server slow to read is not the client's fault.
+    private var bodyWaited: TimeAmount = .zero
+    /// Since when the server has been asking for data that has not come; nil when it is not asking.
+    private var waitingSince: NIODeadline?
+    private var responseStarted = false
+    private var bodyCheck: Scheduled<Void>?
+    /// Answered before its body ended (a refused upload): the rest of the body is read and thrown
+    /// away for a moment, so that the client sees the answer, and then the connection is closed.
+    private var discarding = false
+    /// How long a refused body is read and thrown away before the connection closes.
+    static let lingerAfterRefusal: TimeAmount = .seconds(2)
 
-    init(counter: ConnectionCounter, bodyReadTimeout: TimeAmount) {
+    init(counter: ConnectionCounter, limits: ConnectionLimits, continueAllowed: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true }) {
         self.counter = counter
-        self.bodyReadTimeout = bodyReadTimeout
+        self.limits = limits
+        self.continueAllowed = continueAllowed
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        admitted = counter.admit()
-        if !admitted { context.close(promise: nil) }
+        address = context.channel.remoteAddress.map(ClientAddress.key) ?? "unknown"
+        admitted = counter.admit(address)
+        if !admitted {
+            context.close(promise: nil)
+            return
+        }
+        _ = ConnectionWatch.opened(for: context.channel)
+        scheduleHeadCheck(context)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        counter.release()
-        stallCheck?.cancel()
-        stallCheck = nil
+        counter.release(address)
+        headCheck?.cancel()
+        bodyCheck?.cancel()
+        headCheck = nil
+        bodyCheck = nil
+        ConnectionWatch.closed(context.channel)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        ConnectionWatch.closed(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The client closed its side (the server allows half-closed connections): it is gone,
+        // and so is any reason to finish work for it.
+        if case .some(.inputClosed) = event as? ChannelEvent { ConnectionWatch.closed(context.channel) }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard admitted else { return }
-        lastRead = .now()
+        if discarding {
+            if case .end = unwrapInboundIn(data) { context.close(promise: nil) } else { context.read() }
+            return
+        }
+        let now = NIODeadline.now()
+        if let waitingSince {
+            if readingBody { bodyWaited = bodyWaited + (now - waitingSince) }
+            self.waitingSince = nil
+        }
         switch unwrapInboundIn(data) {
         case .head(let head):
+            awaitingHead = false
             readingBody = true
-            scheduleStallCheck(context)
-            if head.headerFields[.expect]?.lowercased() == "100-continue" {
+            responseStarted = false
+            bodyStart = now
+            bodyBytes = 0
+            bodyWaited = .zero
+            scheduleBodyCheck(context)
+            if head.headerFields[.expect]?.lowercased() == "100-continue", continueAllowed(head) {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
             }
-        case .body:
-            break
+        case .body(let buffer):
+            bodyBytes += buffer.readableBytes
         case .end:
             readingBody = false
-            stallCheck?.cancel()
-            stallCheck = nil
+            bodyCheck?.cancel()
+            bodyCheck = nil
         }
         context.fireChannelRead(data)
     }
 
-    private func scheduleStallCheck(_ context: ChannelHandlerContext) {
-        guard stallCheck == nil else { return }
+    func read(context: ChannelHandlerContext) {
+        if waitingSince == nil { waitingSince = .now() }
+        context.read()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status.kind != .informational:
+            responseStarted = true
+        case .end where readingBody:
+            // Answered before the body ended: Hummingbird would read the rest to keep the
+            // connection (or, told to close, stop reading and wait for the client, who is still
+            // sending). Read it away instead, briefly, then close.
+            readingBody = false
+            bodyCheck?.cancel()
+            bodyCheck = nil
+            discarding = true
+            let channel = context.channel
+            context.write(data, promise: promise)
+            context.flush()
+            context.read()
+            context.eventLoop.scheduleTask(in: Self.lingerAfterRefusal) { channel.close(promise: nil) }
+            return
+        case .end:
+            // The response is out: the connection waits for its next request head.
+            awaitingHead = true
+            idleSince = .now()
+            scheduleHeadCheck(context)
+        default:
+            break
+        }
+        context.write(data, promise: promise)
+    }
+
+    /// While waiting for a request head: once the connection has waited `busyHeaderTimeout`,
+    /// checks every second whether the server or its address is near the connection limit, and
+    /// then closes it (the idle timeout covers the rest).
+    private func scheduleHeadCheck(_ context: ChannelHandlerContext) {
+        guard headCheck == nil else { return }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        stallCheck = context.eventLoop.scheduleTask(deadline: lastRead + bodyReadTimeout) {
+        headCheck = context.eventLoop.scheduleTask(deadline: max(idleSince + limits.busyHeaderTimeout, .now() + .seconds(1))) {
             let (handler, context) = loopBound.value
-            handler.stallCheck = nil
-            guard handler.readingBody else { return }
-            if NIODeadline.now() - handler.lastRead >= handler.bodyReadTimeout {
+            handler.headCheck = nil
+            guard handler.awaitingHead else { return }
+            if handler.counter.isNearLimit(handler.address) {
                 context.close(promise: nil)
             } else {
-                handler.scheduleStallCheck(context)
+                handler.scheduleHeadCheck(context)
             }
         }
+    }
+
+    /// While a body arrives: every second, the silence, rate and deadline checks.
+    private func scheduleBodyCheck(_ context: ChannelHandlerContext) {
+        guard bodyCheck == nil else { return }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        bodyCheck = context.eventLoop.scheduleTask(in: .seconds(1)) {
+            let (handler, context) = loopBound.value
+            handler.bodyCheck = nil
+            guard handler.readingBody else { return }
+            let now = NIODeadline.now()
+            if let waitingSince = handler.waitingSince, now - waitingSince >= handler.limits.bodyReadTimeout {
+                context.close(promise: nil)  // silent: as before, nothing more to say to a client that says nothing
+            } else if let reason = handler.bodyTooSlow(at: now) {
+                handler.refuse(context, status: .requestTimeout, error: "upload too slow", detail: reason)
+            } else {
+                handler.scheduleBodyCheck(context)
+            }
+        }
+    }
+
+    private func bodyTooSlow(at now: NIODeadline) -> String? {
+        let elapsed = now - bodyStart
+        if elapsed >= limits.bodyDeadline {
+            return "The request body did not arrive within \(limits.bodyDeadline.nanoseconds / 1_000_000_000) s (--upload-deadline)."
+        }
+        let waited = bodyWaited + (waitingSince.map { now - $0 } ?? .zero)
+        guard waited > limits.minBodyRateGrace else { return nil }
+        let required = Int64(limits.minBodyBytesPerSecond) * waited.nanoseconds / 1_000_000_000
+        guard Int64(bodyBytes) < required else { return nil }
+        return "The request body arrived slower than \(limits.minBodyBytesPerSecond) bytes a second (--min-upload-rate)."
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -104,11 +270,22 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             context.fireErrorCaught(error)
             return
         }
-        let body = APIError(.badRequest, "malformed request", detail: "The request could not be parsed as HTTP: \(Self.describe(parserError)).")
-            .jsonBody()
+        refuse(context, status: .badRequest, error: "malformed request",
+               detail: "The request could not be parsed as HTTP: \(Self.describe(parserError)).")
+    }
+
+    /// Answers with the API's JSON error (unless a response has begun) and closes the connection.
+    private func refuse(_ context: ChannelHandlerContext, status: HTTPResponse.Status, error: String, detail: String) {
+        readingBody = false
+        guard !responseStarted else {
+            context.close(promise: nil)
+            return
+        }
+        responseStarted = true
+        let body = APIError(status, error, detail: detail).jsonBody()
         var buffer = context.channel.allocator.buffer(capacity: body.count)
         buffer.writeBytes(body)
-        let head = HTTPResponse(status: .badRequest, headerFields: [
+        let head = HTTPResponse(status: status, headerFields: [
             .contentType: "application/json; charset=utf-8", .contentLength: "\(body.count)", .connection: "close",
         ])
         context.write(wrapOutboundOut(.head(head)), promise: nil)

@@ -61,12 +61,19 @@ struct LegacyDataDirectory {
         if moved > 0 { logger.info("moved \(moved) stored trace(s) of the earlier data directory layout into the catalog") }
     }
 
-    /// A record from the file itself, when its bytes give its id (run 1: a sidecar is the only
-    /// place another run is written down).
+    /// A record from the file itself, when its bytes give its id: the content's hash for run 1,
+    /// or the hash of the content and one of the runs the file holds (`?run=N` uploads).
     private func rebuild(id: String, file: URL, sha256: String, size: Int64) async -> TraceRecord? {
-        guard String(sha256.prefix(32)) == id, let trace = try? await store.parse(file, displayName: id, run: nil) else { return nil }
+        let content = String(sha256.prefix(32))
+        guard var trace = try? await store.parse(file, displayName: id) else { return nil }
+        var run: Int?
+        if content != id {
+            guard let found = trace.metadata.runs.first(where: { $0 != 1 && TraceStore.uploadID(content: content, run: $0) == id }),
+                  let ofRun = try? await store.parse(file, displayName: id, run: found) else { return nil }
+            (trace, run) = (ofRun, found)
+        }
         logger.warning("rebuilt the damaged or missing record of stored trace \(id) from its file")
-        return TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: CatalogEntry.iso8601(micros: Self.modificationMicros(file)), isSample: false)
+        return TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: CatalogEntry.iso8601(micros: Self.modificationMicros(file)), isSample: false, run: run)
     }
 
     static func modificationMicros(_ file: URL) -> Int64 {

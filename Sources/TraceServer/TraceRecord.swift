@@ -149,13 +149,23 @@ public struct LoadedTrace: Sendable {
     private let timelineIndex = TimelineIndex()
     /// The whole-trace comparison side, built by the first compare and kept with the trace.
     private let comparisonSides = ComparisonSideCache()
+    /// The trace's share of the memory budget, held as long as any copy of this value lives
+    /// (in the store's cache or in a request), resized to `footprint` once it is built.
+    let memory: MemoryBudget.Claim
 
-    init(id: String, trace: Trace) {
+    init(id: String, trace: Trace, memory: MemoryBudget.Claim) {
         self.trace = trace
         info = TraceInfo(id: id, trace: trace)
         findings = trace.findings()
         trace.indexes.lists.prepare(trace)
         timelineIndex.prepare(trace)
+        self.memory = memory
+        memory.resize(to: Self.footprint(of: trace))
+    }
+
+    /// Bytes the trace and what is derived from it take (the comparison side counted up front).
+    static func footprint(of trace: Trace) -> Int {
+        trace.memoryFootprint + TimelineIndex.expectedFootprint(of: trace) + ComparisonSideCache.expectedFootprint(of: trace)
     }
 
     public func timeline(window: TimeRange, width: Int, lanes: [TimelineLaneID]) -> Timeline {

@@ -15,13 +15,20 @@ public struct ServerOptions: Sendable {
     public var webRoot: URL?
     public var maxUploadBytes: Int64 = 2048 << 20
     public var memoryBudgetBytes = 2048 << 20
-    /// All uploads on disk together.
+    /// All uploads stored together (their bytes, and `StorageQuota.recordAllowance` each).
     public var maxStoredBytes: Int64 = 20 << 30
+    /// Uploads kept, however small.
+    public var maxStoredTraces = 10_000
     /// Uploads are refused when they would leave less free disk than this.
     public var minFreeDiskBytes: Int64 = 1 << 30
+    /// Free bytes of the data directory's disk; nil reads them from the file system (tests play a small disk).
+    public var freeDiskBytes: (@Sendable () -> Int64?)?
     public var connectionLimits = ConnectionLimits()
-    /// Heavy queries (timeline, summary, graphs, call trees) running at once; more wait.
+    /// Heavy queries (timeline, summary, graphs, call trees, ...) running at once; more wait,
+    /// shared fairly between clients.
     public var maxConcurrentQueries = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// Queries one client (an address, or the write token) may have waiting; more are 503.
+    public var maxWaitingQueriesPerClient = 64
     public var access = AccessPolicy()
     /// The catalog and blob store; nil is the embedded default in `dataDirectory` (SQLite and files).
     public var storage: TraceStore.Storage?
@@ -46,8 +53,8 @@ public struct ServerOptions: Sendable {
 }
 
 /// The router with every route; each area registers its routes in its own file.
-public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<BasicRequestContext> {
-    let router = Router()
+public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<TraceRequestContext> {
+    let router = Router(context: TraceRequestContext.self)
     // Outermost: counts every request by route and status, errors included (they are answers by then).
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: SecurityHeadersMiddleware())
@@ -58,8 +65,8 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Bas
         router.add(middleware: StaticFilesMiddleware(files: files))
         addWebRoutes(to: router, files: files)
     }
-    // Waiting queries hold no thread; the bound on waiters keeps a flood from queuing forever.
-    let queries = WorkGate(name: "queries", limit: options.maxConcurrentQueries, maxWaiting: 256)
+    // Waiting queries hold no thread; the bounds on waiters keep a flood from queuing forever.
+    let queries = WorkGate(name: "queries", limit: options.maxConcurrentQueries, maxWaiting: 256, maxWaitingPerClient: options.maxWaitingQueriesPerClient)
     let storage = store.storage
     let readiness = Readiness(checks: [
         .init(service: storage.catalog.serviceName) { try await storage.catalog.check() },
@@ -68,6 +75,7 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Bas
     addHealthRoutes(to: router, readiness: readiness, metrics: options.metrics ?? PrometheusCollectorRegistry())
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes)
     addQueryRoutes(to: router, store: store, queries: queries)
+    SearchRoutes(store: store, queries: queries).add(to: router)
     addGraphRoutes(to: router, store: store, queries: queries)
     addCompareRoutes(to: router, store: store, queries: queries)
     return router
@@ -84,16 +92,27 @@ public func buildApplication(
         TraceStore.Configuration(
             dataDirectory: options.dataDirectory, samplesDirectory: options.samplesDirectory, memoryBudgetBytes: options.memoryBudgetBytes,
             maxUploadReadBytes: options.maxUploadReadBytes, maxStoredBytes: options.maxStoredBytes,
-            minFreeDiskBytes: options.minFreeDiskBytes, storage: options.storage, sweepGrace: options.sweepGrace
+            maxStoredTraces: options.maxStoredTraces, minFreeDiskBytes: options.minFreeDiskBytes,
+            freeDiskBytes: options.freeDiskBytes, storage: options.storage, sweepGrace: options.sweepGrace
         ),
         logger: logger
     )
     let limits = options.connectionLimits
-    let connections = ConnectionCounter(limit: limits.maxConnections)
+    let maxConnections = DescriptorBudget.connectionsAllowed(configured: limits.maxConnections)
+    if maxConnections < limits.maxConnections {
+        logger.warning("serving at most \(maxConnections) connections, not \(limits.maxConnections): the open-file limit (ulimit -n) leaves no more")
+    }
+    let connections = ConnectionCounter(limit: maxConnections, limitPerAddress: limits.maxConnectionsPerAddress)
+    // No `100 Continue` for an upload the headers already refuse (too large, or past the quota).
+    let (maxUploadBytes, quota) = (options.maxUploadBytes, store.quota)
+    let continueAllowed: @Sendable (HTTPRequest) -> Bool = { head in
+        guard head.method == .post, let length = head.headerFields[.contentLength].flatMap({ Int64($0) }) else { return true }
+        return length <= maxUploadBytes && quota.wouldAccept(bytes: length)
+    }
     return Application(
         router: buildRouter(store: store, options: options),
         server: .http1(configuration: .init(
-            additionalChannelHandlers: [ConnectionGuardHandler(counter: connections, bodyReadTimeout: limits.bodyReadTimeout)],
+            additionalChannelHandlers: [ConnectionGuardHandler(counter: connections, limits: limits, continueAllowed: continueAllowed)],
             idleTimeout: limits.idleTimeout
         )),
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "tracesvc"),

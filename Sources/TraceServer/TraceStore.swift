@@ -42,12 +42,15 @@ public actor TraceStore {
     public struct Configuration: Sendable {
         public var dataDirectory: URL
         public var samplesDirectory: URL?
-        /// Traces in memory, plus parses and loads in flight (estimated from their file sizes).
+        /// Every trace model alive (cached, or evicted but still used by a request), plus parses
+        /// and loads in flight (by estimate): `MemoryBudget`.
         public var memoryBudgetBytes: Int
         /// Most bytes an upload may decompress to (a gzip bomb is refused, not read to the end).
         public var maxUploadReadBytes: Int64
-        /// Most bytes of uploads stored, all together.
+        /// Most bytes of uploads stored, all together (with `StorageQuota.recordAllowance` a trace).
         public var maxStoredBytes: Int64
+        /// Most uploads kept.
+        public var maxStoredTraces: Int
         /// Uploads are refused when they would leave less free disk space than this.
         public var minFreeDiskBytes: Int64
         /// Parses and cold loads at once; more wait their turn.
@@ -56,17 +59,22 @@ public actor TraceStore {
         public var storage: Storage?
         /// A blob no row names is swept once it is older than this (an upload in flight is never swept).
         public var sweepGrace: Duration
+        /// Free bytes of the data directory's disk (where uploads arrive in every mode); nil reads
+        /// them from the file system (tests give their own to play a nearly full disk).
+        public var freeDiskBytes: (@Sendable () -> Int64?)?
 
         public init(
             dataDirectory: URL, samplesDirectory: URL?, memoryBudgetBytes: Int, maxUploadReadBytes: Int64 = .max,
-            maxStoredBytes: Int64 = .max, minFreeDiskBytes: Int64 = 0, maxConcurrentLoads: Int = 2, storage: Storage? = nil,
-            sweepGrace: Duration = .seconds(3600)
+            maxStoredBytes: Int64 = .max, maxStoredTraces: Int = .max, minFreeDiskBytes: Int64 = 0, maxConcurrentLoads: Int = 2,
+            freeDiskBytes: (@Sendable () -> Int64?)? = nil, storage: Storage? = nil, sweepGrace: Duration = .seconds(3600)
         ) {
             self.dataDirectory = dataDirectory
             self.samplesDirectory = samplesDirectory
             self.memoryBudgetBytes = memoryBudgetBytes
             self.maxUploadReadBytes = maxUploadReadBytes
             self.maxStoredBytes = maxStoredBytes
+            self.maxStoredTraces = maxStoredTraces
+            self.freeDiskBytes = freeDiskBytes
             self.minFreeDiskBytes = minFreeDiskBytes
             self.maxConcurrentLoads = maxConcurrentLoads
             self.storage = storage
@@ -108,7 +116,6 @@ public actor TraceStore {
 
     private struct CacheSlot {
         var loaded: LoadedTrace
-        var bytes: Int
         var lastUse: UInt64
     }
 
@@ -122,10 +129,12 @@ public actor TraceStore {
     /// Blobs this process is writing (claimed, not yet named by a row) and sweeping: the two never overlap.
     private var blobsBeingWritten: [String: Int] = [:]
     private var blobsBeingSwept: Set<String> = []
-    /// Estimated bytes of the traces in memory.
-    public private(set) var cachedBytes = 0
-    /// Estimated bytes of parses and loads in flight (counted against the budget too).
-    public private(set) var inFlightBytes = 0
+    /// What each upload took in memory when last loaded here: the estimate of its next load.
+    private var footprints: [String: Int] = [:]
+    /// Every trace model alive and every load in flight.
+    let memory: MemoryBudget
+    /// Uploads stored and being received, against the quota and the disk.
+    nonisolated let quota: StorageQuota
     private let loadGate: WorkGate
     /// Loads started since the store opened (concurrent requests share one).
     public private(set) var loadsStarted = 0
@@ -141,6 +150,11 @@ public actor TraceStore {
         self.storage = storage
         self.logger = logger
         loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64)
+        memory = MemoryBudget(limit: configuration.memoryBudgetBytes)
+        quota = StorageQuota(
+            limits: .init(maxStoredBytes: configuration.maxStoredBytes, minFreeDiskBytes: configuration.minFreeDiskBytes, maxTraces: configuration.maxStoredTraces),
+            freeDiskBytes: configuration.freeDiskBytes ?? StorageQuota.freeDiskBytes(of: configuration.dataDirectory)
+        )
     }
 
     /// Opens (creating if needed) the data directory and its storage, moves a directory of the
@@ -151,6 +165,11 @@ public actor TraceStore {
             try files.createDirectory(at: configuration.dataDirectory.appendingPathComponent(directory, isDirectory: true), withIntermediateDirectories: true)
         }
         let store = TraceStore(configuration: configuration, storage: try configuration.storage ?? .embedded(in: configuration.dataDirectory), logger: logger)
+        // A load waiting for memory the cache holds: evict for it (the budget cannot reach the actor itself).
+        store.memory.onPressure { [weak store] in
+            guard let store else { return }
+            Task { await store.evictForWaitingLoads() }
+        }
         try await store.start()
         return store
     }
@@ -185,6 +204,15 @@ public actor TraceStore {
         try await service { try await self.storage.catalog.totals().bytes }
     }
 
+    /// The quota's stored traces and bytes as the catalog has them now (another replica may
+    /// have added or deleted some); each upload is checked against them when it starts and
+    /// again at commit.
+    public func refreshQuota() async throws(StoreError) {
+        let mark = quota.changeMark
+        let totals = try await service { try await self.storage.catalog.totals() }
+        quota.setStored(bytes: totals.bytes, traces: totals.count, readAfter: mark)
+    }
+
     // MARK: Loading
 
     /// The trace with this id, loading it if needed.
@@ -193,7 +221,10 @@ public actor TraceStore {
     }
 
     /// A model in memory answers without asking the catalog: reads keep working while it is down.
-    public func loaded(id: String) async throws(StoreError) -> LoadedTrace {
+    /// A load waits until memory allows it (for traces other requests are done with);
+    /// `alongside` are traces the caller keeps using meanwhile (compare's sides loaded before this
+    /// one): their memory is not waited for.
+    public func loaded(id: String, alongside held: [LoadedTrace] = []) async throws(StoreError) -> LoadedTrace {
         if let slot = cache[id] {
             touch(id)
             TraceMetrics.cacheHits.increment()
@@ -220,7 +251,8 @@ public actor TraceStore {
                 loadsStarted += 1
                 TraceMetrics.cacheLoads.increment()
                 // A task of its own (not the request's) so that concurrent requests share one load.
-                task = Task { try await self.load(id: id, from: source) }
+                let holding = held.map(\.memory)
+                task = Task { try await self.load(id: id, from: source, holding: holding) }
                 loading[id] = task
             }
         }
@@ -244,7 +276,7 @@ public actor TraceStore {
 
     /// Fetches the bytes (a local file, or a copy from the object store), checks them against
     /// their hash, and parses them within the load gate and the memory budget.
-    private func load(id: String, from source: Source) async throws -> LoadedTrace {
+    private func load(id: String, from source: Source, holding: [MemoryBudget.Claim]) async throws -> LoadedTrace {
         let file: BlobFile
         let name: String
         let run: Int?
@@ -256,17 +288,15 @@ public actor TraceStore {
             (name, run) = (entry.name, entry.run)
         }
         defer { if file.isTemporary { try? FileManager.default.removeItem(at: file.url) } }
-        // The reservation ends with the load, once, whoever awaits it.
-        let estimate = Self.memoryEstimate(ofFile: file.url)
-        reserve(estimate)
-        defer { release(estimate) }
+        // The claim goes with the trace (resized to its footprint), or with the load if it fails.
+        let claim = try await memory.claim(footprints[id] ?? memoryEstimate(ofFile: file.url), holding: holding)
         let verify: String? = if case let .upload(entry) = source, !file.isTemporary { entry.sha256 } else { nil }
         return try await loadGate.run {
             // A stored file is named by the hash of its bytes: a replaced or damaged one is not served as that trace
             // (a copy from the object store was checked while it arrived).
             if let verify, try sha256OfFile(file.url).hex != verify { throw StoreError.fileChanged(id: id) }
             let trace = try TraceImporter.importTrace(at: file.url, displayName: name, run: run)
-            return LoadedTrace(id: id, trace: trace)
+            return LoadedTrace(id: id, trace: trace, memory: claim)
         }
     }
 
@@ -281,45 +311,63 @@ public actor TraceStore {
         cache[id]?.lastUse = useCounter
     }
 
+    /// Bytes of trace models alive and loads in flight, now and at most since the store opened.
+    public nonisolated var memoryInUse: Int { memory.used }
+    public nonisolated var peakMemoryInUse: Int { memory.peakUsed }
+
     private func insert(_ loaded: LoadedTrace, id: String) {
-        let bytes = loaded.trace.memoryFootprint + TimelineIndex.expectedFootprint(of: loaded.trace)
-            + ComparisonSideCache.expectedFootprint(of: loaded.trace)
         useCounter += 1
-        cache[id] = CacheSlot(loaded: loaded, bytes: bytes, lastUse: useCounter)
-        cachedBytes += bytes
+        cache[id] = CacheSlot(loaded: loaded, lastUse: useCounter)
+        if samples[id] == nil { footprints[id] = loaded.memory.bytes }
         evictOverBudget(keeping: id)
+        evictForWaitingLoads()
     }
 
-    /// Least recently used first; `keeping` (the trace just loaded) stays even if alone over budget.
+    /// Least recently used first, until every trace alive fits the budget; `keeping` (the trace
+    /// just loaded) stays even if alone over budget. An evicted trace a request still uses is
+    /// counted until the request ends.
     private func evictOverBudget(keeping: String? = nil) {
-        while cachedBytes + inFlightBytes > configuration.memoryBudgetBytes,
-              let victim = cache.filter({ $0.key != keeping }).min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            evict(victim.key)
+        while memory.used > memory.limit, let victim = leastRecentlyUsed(except: keeping) {
+            evict(victim)
         }
     }
 
-    private func reserve(_ bytes: Int) {
-        inFlightBytes += bytes
-        evictOverBudget()
+    /// Loads are waiting for memory: evict what the cache alone holds for them.
+    private func evictForWaitingLoads() {
+        while memory.isHoldingBackLoads, let victim = leastRecentlyUsed(except: nil) {
+            evict(victim)
+        }
     }
 
-    private func release(_ bytes: Int) { inFlightBytes -= bytes }
+    private func leastRecentlyUsed(except kept: String?) -> String? {
+        cache.filter { $0.key != kept }.min { $0.value.lastUse < $1.value.lastUse }?.key
+    }
 
     private func evict(_ id: String) {
         guard let slot = cache.removeValue(forKey: id) else { return }
-        cachedBytes -= slot.bytes
         TraceMetrics.cacheEvictions.increment()
-        logger.debug("evicted trace \(id) (\(slot.bytes) bytes) from memory")
+        logger.debug("evicted trace \(id) (\(slot.loaded.memory.bytes) bytes) from memory")
     }
 
-    /// Memory a parse of this file may take: about its size for plain files (the model is
-    /// smaller than JSON or XML text); a gzip file inflates about tenfold.
-    nonisolated static func memoryEstimate(ofFile file: URL) -> Int {
-        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
-        guard let handle = FileHandle(forReadingAtPath: file.path) else { return size }
-        defer { try? handle.close() }
-        let magic = (try? handle.read(upToCount: 2)) ?? Data()
-        return magic == Data([0x1f, 0x8b]) ? size.multipliedReportingOverflow(by: 10).partialValue : size
+    /// Memory a load of this file may take before its footprint is known: twice the text it
+    /// reads (the model with its indexes took 1.4 times the JSON of a 20,000-update trace, and
+    /// less than XML); for a gzip file that text is the most it is allowed to inflate to, since
+    /// that is what the reader accepts.
+    func memoryEstimate(ofFile file: URL) -> Int {
+        let size = Int64((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0)
+        var text = size
+        if let handle = FileHandle(forReadingAtPath: file.path) {
+            defer { try? handle.close() }
+            if (try? handle.read(upToCount: 2)) == Data([0x1f, 0x8b]) { text = maxInflatedBytes(ofUpload: size) }
+        }
+        return Int(clamping: text.multipliedReportingOverflow(by: 2).partialValue)
+    }
+
+    /// Most bytes a trace file of `size` bytes is read to: a compressed one inflates at most
+    /// `maxInflationRatio` times (at least `inflationFloor`), never past `maxUploadReadBytes`.
+    func maxInflatedBytes(ofUpload size: Int64) -> Int64 {
+        let (scaled, overflow) = size.multipliedReportingOverflow(by: Self.maxInflationRatio)
+        return min(configuration.maxUploadReadBytes, max(Self.inflationFloor, overflow ? .max : scaled))
     }
 
     // MARK: Uploads
@@ -329,14 +377,6 @@ public actor TraceStore {
         public var loaded: LoadedTrace
         /// False when the same content was uploaded before (or is a sample).
         public var isNew: Bool
-    }
-
-    /// Bytes an upload may still take: within the quota, and leaving the disk's reserve free
-    /// (uploads arrive in `incoming/` on this disk in every mode).
-    public func uploadAllowance() async throws(StoreError) -> Int64 {
-        let quotaLeft = configuration.maxStoredBytes - (try await storedBytes())
-        let free = (try? FileManager.default.attributesOfFileSystem(forPath: configuration.dataDirectory.path)[.systemFreeSize] as? Int64) ?? .max
-        return max(0, min(quotaLeft, free - configuration.minFreeDiskBytes))
     }
 
     /// Reads an upload received into `incomingDirectory` and commits it: its blob first, then its
@@ -357,24 +397,24 @@ public actor TraceStore {
             TraceMetrics.uploads(.duplicate)
             return Added(record: TraceRecord(entry: existing), loaded: try await loaded(id: id), isNew: false)
         }
-        guard received.size <= (try await uploadAllowance()) else {
+        // Reserved when receiving started (or now, for an upload that came another way).
+        let reservation: StorageQuota.Reservation
+        do throws(StoreError) {
+            if let reserved = received.reservation { reservation = reserved } else { reservation = try quota.reserve(bytes: received.size) }
+        } catch {
             TraceMetrics.uploads(.refused)
-            throw .storageFull("Storing \(received.size >> 20) MB more would pass this server's storage quota (--max-stored-mb) or fill its disk; delete traces you no longer need.")
+            throw error
         }
         // Inflation is bounded by the upload's own size, so a small bomb fails in seconds.
-        let (scaled, overflow) = received.size.multipliedReportingOverflow(by: Self.maxInflationRatio)
-        let maxBytes = min(configuration.maxUploadReadBytes, max(Self.inflationFloor, overflow ? .max : scaled))
-        let estimate = Self.memoryEstimate(ofFile: received.file)
-        reserve(estimate)
+        let maxBytes = maxInflatedBytes(ofUpload: received.size)
         let parsed: LoadedTrace
         let started = ContinuousClock.now
         do {
+            let claim = try await memory.claim(memoryEstimate(ofFile: received.file))
             parsed = try await loadGate.run {
-                LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run))
+                LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
             }
-            release(estimate)
         } catch {
-            release(estimate)
             TraceMetrics.uploads(.refused)
             throw Self.storeError(error)
         }
@@ -385,7 +425,22 @@ public actor TraceStore {
             sizeBytes: received.size, sha256: received.sha256, sourceFormat: trace.metadata.sourceFormat, updateCount: trace.updates.count,
             run: run, uploadedAtMicros: CatalogEntry.nowMicros(), parserVersion: TraceImporter.parserVersion
         )
-        let stored = try await commit(entry, file: received.file)
+        // Checked once more, against the catalog as it is now, before anything becomes visible.
+        try await refreshQuota()
+        do throws(StoreError) {
+            try reservation.commit(bytes: received.size)
+        } catch {
+            TraceMetrics.uploads(.refused)
+            throw error
+        }
+        let stored: (entry: CatalogEntry, isNew: Bool)
+        do throws(StoreError) {
+            stored = try await commit(entry, file: received.file)
+        } catch {
+            quota.settle(bytes: received.size, stored: false)
+            throw error
+        }
+        quota.settle(bytes: received.size, stored: stored.isNew)
         if !stored.isNew {
             TraceMetrics.uploads(.duplicate)
             return Added(record: TraceRecord(entry: stored.entry), loaded: try await loaded(id: id), isNew: false)
@@ -417,7 +472,14 @@ public actor TraceStore {
     static func storeError(_ error: any Error) -> StoreError {
         switch error {
         case let error as StoreError: error
+        // The file could not be opened or read: a server condition (no descriptor left, a disk
+        // error), not a fault of the file.
+        case let error as TraceFormatError where error.systemError != nil:
+            SystemFailure(code: error.systemError ?? 0, action: "read a trace file").storeError
         case let error as TraceFormatError: .unreadable(error)
+        case let error as SystemFailure: error.storeError
+        // The request went away (its client left, or the server is stopping) while it waited.
+        case is CancellationError: .shuttingDown
         case let error as StorageError: .service(error)
         case let error as WorkGate.Busy: .busy(error.detail)
         case is NIOThreadPoolError.ThreadPoolInactive: .shuttingDown
@@ -437,6 +499,8 @@ public actor TraceStore {
     public func delete(id: String) async throws(StoreError) {
         if let sample = samples[id] { throw .readOnlySample(name: sample.record.name) }
         guard let removed = try await service({ try await self.storage.catalog.delete(id: id) }) else { throw .unknownTrace(id: id) }
+        quota.remove(bytes: removed.sizeBytes)
+        footprints[id] = nil
         evict(id)
         // One process owns embedded storage: the bytes go now, unless an upload of them is under way.
         // Shared storage: the sweep removes them after its grace period.
@@ -526,6 +590,9 @@ public actor TraceStore {
             }
         }
         try await LegacyDataDirectory(store: self, dataDirectory: configuration.dataDirectory, logger: logger).migrate()
+        // A shared catalog answers only once the server runs its client; every upload reads the
+        // totals before it is received anyway.
+        if !storage.isShared { try await refreshQuota() }
         try await scanSamples()
     }
 
@@ -543,7 +610,7 @@ public actor TraceStore {
     }
 
     /// Parses a file within the load gate (for the migration of the earlier layout).
-    func parse(_ file: URL, displayName: String, run: Int?) async throws -> Trace {
+    func parse(_ file: URL, displayName: String, run: Int? = nil) async throws -> Trace {
         try await loadGate.run { try TraceImporter.importTrace(at: file, displayName: displayName, run: run) }
     }
 
@@ -555,22 +622,23 @@ public actor TraceStore {
         let cacheDirectory = samplesCacheDirectory
         let logger = logger
         // Hash and (first time only) read the samples in parallel, off the actor.
-        let found = await withTaskGroup(of: (Sample, LoadedTrace?)?.self) { group in
+        let found = await withTaskGroup(of: (Sample, (Trace, String)?)?.self) { group in
             for name in names {
                 let file = directory.appendingPathComponent(name)
                 group.addTask { Self.indexSample(file, name: name, cacheDirectory: cacheDirectory, logger: logger) }
             }
-            var found: [(Sample, LoadedTrace?)] = []
+            var found: [(Sample, (Trace, String)?)] = []
             for await result in group { if let result { found.append(result) } }
             return found
         }
         for (sample, loaded) in found where samples[sample.record.id] == nil {
             samples[sample.record.id] = sample
-            if let loaded { insert(loaded, id: sample.record.id) }
+            if let (trace, id) = loaded { insert(LoadedTrace(id: id, trace: trace, memory: memory.claimNow(0)), id: id) }
         }
     }
 
-    private nonisolated static func indexSample(_ file: URL, name: String, cacheDirectory: URL, logger: Logger) -> (Sample, LoadedTrace?)? {
+    /// A sample's list entry, and the trace when it had to be read (the first time).
+    private nonisolated static func indexSample(_ file: URL, name: String, cacheDirectory: URL, logger: Logger) -> (Sample, (Trace, String)?)? {
         do {
             let (id, size) = try contentID(of: file)
             let cached = cacheDirectory.appendingPathComponent("\(id).json")
@@ -581,7 +649,7 @@ public actor TraceStore {
             let trace = try TraceImporter.importTrace(at: file, displayName: name)
             let record = TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: nil, isSample: true)
             try? JSONEncoder().encode(record).write(to: cached, options: .atomic)
-            return (Sample(record: record, file: file), LoadedTrace(id: id, trace: trace))
+            return (Sample(record: record, file: file), (trace, id))
         } catch {
             logger.error("skipping sample \(file.path): \(error)")
             return nil

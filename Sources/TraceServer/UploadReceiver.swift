@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import Logging
 import MultipartKit
 import TraceFormats
 import TraceStorage
@@ -16,17 +17,20 @@ public struct ReceivedUpload: Sendable {
     public var size: Int64
     /// Display name: the file name the client gave.
     public var name: String
+    /// Its room on disk, reserved when receiving started; committed or given back by the store.
+    var reservation: StorageQuota.Reservation?
 }
 
 /// Streams `POST /api/traces` bodies to disk: a raw body, or the `file` field of a
-/// `multipart/form-data` form. Never holds the body in memory; over the limit is 413 and the
-/// partial file is deleted.
+/// `multipart/form-data` form. Never holds the body in memory; over the size limit is 413, over
+/// the storage quota 507, and the partial file is deleted.
 enum UploadReceiver {
     /// - Parameters:
-    ///   - limit: most bytes accepted now (the size limit, or less when storage is nearly full).
-    ///   - sizeLimit: the configured size limit, named in the error when that is what was passed.
-    static func receive(_ request: Request, into directory: URL, limit: Int64, sizeLimit: Int64) async throws(APIError) -> ReceivedUpload {
-        let overLimit = limit < sizeLimit ? storageFull() : tooLarge(sizeLimit)
+    ///   - quota: reserves the upload's room when receiving starts (its `Content-Length`, else
+    ///     as it arrives), so concurrent uploads cannot pass the quota together.
+    ///   - maxUploadBytes: the size limit (`--max-upload-mb`).
+    static func receive(_ request: Request, into directory: URL, quota: StorageQuota, maxUploadBytes: Int64, logger: Logger) async throws(APIError) -> ReceivedUpload {
+        let tooLarge = tooLarge(maxUploadBytes)
         let contentType = request.headers[.contentType] ?? ""
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         // text/plain is refused too: it is what a cross-site page can send without asking (a
@@ -36,69 +40,109 @@ enum UploadReceiver {
             throw APIError(.unsupportedMediaType, "unsupported media type",
                            detail: "Send the trace file as the raw body (e.g. curl -H 'Content-Type: application/octet-stream' --data-binary @trace.json), or as the field 'file' of a multipart/form-data form (curl -F file=@trace.json); got \(mediaType).")
         }
-        if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > limit {
-            throw overLimit
+        let length = request.headers[.contentLength].flatMap { Int64($0) }
+        if let length, length > maxUploadBytes { throw tooLarge }
+        let reservation: StorageQuota.Reservation
+        do {
+            reservation = try quota.reserve(bytes: length ?? 0)
+        } catch {
+            throw APIError(error)
         }
-        let file = directory.appendingPathComponent("\(UUID().uuidString).part")
-        guard let handle = try? FileHandle.creatingForWriting(at: file) else {
-            throw APIError(.internalServerError, "cannot store trace", detail: "Cannot create \(file.path).")
+        let file: IncomingFile
+        do {
+            file = try IncomingFile(in: directory)
+        } catch {
+            logger.error("upload refused: \(error)")
+            throw APIError(error.storeError)
         }
-        let sink = FileSink(handle: handle)
         do {
             let formName: String?
             if mediaType == "multipart/form-data" {
-                formName = try await receiveMultipart(request, contentType: contentType, sink: sink, limit: limit, overLimit: overLimit)
+                formName = try await receiveMultipart(request, contentType: contentType, file: file, reservation: reservation, maxBytes: maxUploadBytes, tooLarge: tooLarge)
             } else {
                 var received: Int64 = 0
                 for try await buffer in request.body {
                     received += Int64(buffer.readableBytes)
-                    if received > limit { throw overLimit }
-                    try sink.write(buffer)
+                    if received > maxUploadBytes { throw tooLarge }
+                    try reservation.cover(received)
+                    try file.write(buffer)
                 }
                 formName = nil
             }
-            try handle.close()
+            let sha256 = try file.finish()
             let name = displayName(formName ?? QueryParameters(request: request).string("name") ?? request.headers[.traceName].map { $0.removingPercentEncoding ?? $0 })
-            let sha256 = SigV4.hex(sink.hasher.finalize())
-            return ReceivedUpload(file: file, id: String(sha256.prefix(32)), sha256: sha256, size: sink.written, name: name)
+            return ReceivedUpload(file: file.url, id: String(sha256.prefix(32)), sha256: sha256, size: file.written, name: name, reservation: reservation)
         } catch {
-            try? handle.close()
-            try? FileManager.default.removeItem(at: file)
-            if let error = error as? APIError { throw error }
-            throw APIError(.badRequest, "upload interrupted", detail: "The upload did not arrive whole: \(error)")
+            file.discard()
+            switch error {
+            case let error as APIError: throw error
+            case let error as StoreError: throw APIError(error)
+            case let error as SystemFailure:
+                logger.error("upload refused: \(error)")
+                throw APIError(error.storeError)
+            // The body stopped arriving (the client left, or a guard closed the connection): the
+            // error's text is the transport's, not the client's business.
+            default: throw APIError(.badRequest, "upload interrupted", detail: "The upload did not arrive whole; send it again.")
+            }
         }
     }
 
-    /// Writes the first `file` field of the form to the sink; returns the field's file name.
-    private static func receiveMultipart(_ request: Request, contentType: String, sink: FileSink, limit: Int64, overLimit: APIError) async throws -> String? {
+    /// Most bytes the multipart parser may read without reporting a header, body bytes or the end
+    /// of a part: bounds a part's headers (and a preamble) before the parser accumulates them;
+    /// MultipartKit copies a header value on every chunk it is given, so an endless value cost
+    /// time growing with the square of its length.
+    static let maxPartHeaderBytes = 16 << 10
+    /// The parser is given the body in slices of at most this, so that the bound above is checked
+    /// between slices (a single chunk of the body may be far larger).
+    private static let parserSlice = 4 << 10
+
+    /// Writes the first `file` field of the form to the file; returns the field's file name.
+    private static func receiveMultipart(
+        _ request: Request, contentType: String, file: IncomingFile, reservation: StorageQuota.Reservation, maxBytes: Int64, tooLarge: APIError
+    ) async throws -> String? {
         guard let boundary = headerParameter(contentType, "boundary"), !boundary.isEmpty else {
             throw APIError(.badRequest, "bad multipart form", detail: "Content-Type multipart/form-data has no boundary.")
         }
         let parser = MultipartParser(boundary: boundary)
         let part = PartState()
         parser.onHeader = { name, value in
+            part.progressed = true
             guard name.lowercased() == "content-disposition" else { return }
             part.isFile = !part.fileDone && headerParameter(value, "name") == "file"
             if part.isFile { part.fileName = headerParameter(value, "filename") }
         }
         parser.onBody = { buffer in
+            part.progressed = true
             guard part.isFile else { return }
-            do { try sink.write(buffer) } catch { part.writeError = error }
+            do { try file.write(buffer) } catch { part.writeError = error }
         }
         parser.onPartComplete = {
+            part.progressed = true
             if part.isFile { part.fileDone = true }
             part.isFile = false
         }
         var received: Int64 = 0
-        for try await buffer in request.body {
+        var sinceProgress = 0
+        for try await var buffer in request.body {
             received += Int64(buffer.readableBytes)
-            if received > limit { throw overLimit }
-            do {
-                try parser.execute(buffer)
-            } catch {
-                throw APIError(.badRequest, "bad multipart form", detail: "The multipart/form-data body is malformed.")
+            if received > maxBytes { throw tooLarge }
+            // The rest of the form after the file is not read: nothing in it is used.
+            while !part.fileDone, let slice = buffer.readSlice(length: min(buffer.readableBytes, parserSlice)), slice.readableBytes > 0 {
+                // The file gets at most the slice's bytes.
+                try reservation.cover(file.written + Int64(slice.readableBytes))
+                part.progressed = false
+                do {
+                    try parser.execute(slice)
+                } catch {
+                    throw APIError(.badRequest, "bad multipart form", detail: "The multipart/form-data body is malformed.")
+                }
+                if let error = part.writeError { throw error }
+                sinceProgress = part.progressed ? 0 : sinceProgress + slice.readableBytes
+                if sinceProgress > maxPartHeaderBytes {
+                    throw APIError(.badRequest, "bad multipart form",
+                                   detail: "A part's headers (or the text before the first part) pass \(maxPartHeaderBytes >> 10) KB.")
+                }
             }
-            if let error = part.writeError { throw error }
         }
         guard part.fileDone else {
             throw APIError(.badRequest, "bad multipart form", detail: "The form has no complete field named 'file'.")
@@ -107,29 +151,12 @@ enum UploadReceiver {
     }
 
     private final class PartState {
+        /// The parser reported something since this was last cleared.
+        var progressed = false
         var isFile = false
         var fileDone = false
         var fileName: String?
         var writeError: (any Error)?
-    }
-
-    private final class FileSink {
-        let handle: FileHandle
-        var hasher = SHA256()
-        var written: Int64 = 0
-        init(handle: FileHandle) { self.handle = handle }
-
-        func write(_ buffer: ByteBuffer) throws {
-            try buffer.withUnsafeReadableBytes { bytes in
-                hasher.update(bufferPointer: bytes)
-                try handle.write(contentsOf: bytes)
-            }
-            written += Int64(buffer.readableBytes)
-        }
-    }
-
-    static func storageFull() -> APIError {
-        APIError(StoreError.storageFull("The server's storage quota (--max-stored-mb) or its disk is nearly full; delete traces you no longer need."))
     }
 
     static func tooLarge(_ limit: Int64) -> APIError {

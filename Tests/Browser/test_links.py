@@ -250,11 +250,11 @@ def test_shared_link_opens_the_same_pane(page, new_context, server, server_contr
     elif pane == "cpu":
         page.keyboard.press("Escape")
         page.locator("#pane-tab-cpu").click()
-        search = page.get_by_role("searchbox").first
+        search = page.locator("#detail-pane").get_by_role("searchbox")
         search.fill("body")
         page.wait_for_function("() => location.search.includes('q=body')")
         shown = lambda p: [p.locator("#pane-tab-cpu").get_attribute("aria-selected"),
-                           p.get_by_role("searchbox").first.input_value(),
+                           p.locator("#detail-pane").get_by_role("searchbox").input_value(),
                            p.locator("#pane-body").inner_text()]
     else:
         page.get_by_role("menuitem", name="Show Cause & Effect Graph").click()

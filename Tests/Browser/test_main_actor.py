@@ -2,7 +2,8 @@
 the main-actor findings and their task links, the cause chain from a task to the bodies it ran in
 the Cause & Effect graph (the task node opens the task), and the comparison's frames and Main
 Actor rows, in the words `tracesvc compare` prints. On the Landmarks concurrency samples and on
-another app (Harbor, Tests/Fixtures/harbor-conversation*.json: other task, actor and view names)."""
+another app (Harbor, Tests/Fixtures/harbor-conversation*.json: other task, actor and view names;
+-time-only's write is tied to its task by time only). A budget offender's link opens its task."""
 
 import json
 import os
@@ -55,10 +56,10 @@ def test_the_findings_pane_names_the_task_that_blocked_the_main_actor(page, serv
     trace_id = sample_id(SLOW)
     page.goto(f"{server}/traces/{trace_id}?v=2&p=findings")
     blocked = page.locator('.finding[data-kind="main-actor-blocked"]')
-    expect(blocked).to_contain_text("LandmarkImageLoader.loadImages(for:) ran on the Main Actor for 120.00 ms")
+    expect(blocked).to_contain_text("LandmarkImageLoader.loadImages(for:) ran on the Main Actor for 120 ms")
     expect(blocked).to_contain_text("View.task @ Landmarks/LandmarkDetail.swift:58")
     wait = page.locator('.finding[data-kind="main-actor-wait"]')
-    expect(wait).to_contain_text("View.task @ Landmarks/MapView.swift:31 waited 120.20 ms for the Main Actor while Task 502 ran")
+    expect(wait).to_contain_text("View.task @ Landmarks/MapView.swift:31 waited 120 ms for the Main Actor while Task 502 ran")
     # The hitch names the task too, and never claims to save 0.
     hitch = page.locator('.finding[data-kind="hitch-explained"]')
     expect(hitch).to_contain_text("Task 502")
@@ -101,8 +102,8 @@ def test_the_cause_graph_starts_at_the_task_and_its_node_opens_the_task(page, se
     waiter = node(page, "View.task @ Landmarks/MapView.swift:31")
     for task in (creator, run, waiter):
         expect(task).to_have_attribute("data-kind", "swift-task")
-    expect(run.locator(".cg-subtitle")).to_have_text("ran 120.00 ms on the Main Actor")
-    expect(waiter.locator(".cg-subtitle")).to_contain_text("waited 120.")
+    expect(run.locator(".cg-subtitle")).to_have_text("ran 120 ms on the Main Actor")
+    expect(waiter.locator(".cg-subtitle")).to_contain_text("waited 120 ms")
     # Left to right: the .task that created it, the task, the state it wrote, the body that ran.
     xs = [box(n)["x"] for n in (creator, run, state, body)]
     assert xs == sorted(xs) and len(set(xs)) == 4, xs
@@ -170,8 +171,8 @@ def test_another_app_reads_the_same(page, server, harbor, shot):
     slow, fixed = harbor
     page.goto(f"{server}/traces/{slow}?v=2&p=findings")
     blocked = page.locator('.finding[data-kind="main-actor-blocked"]')
-    expect(blocked).to_contain_text("MessageStore.decodeHistory() ran on the Main Actor for 45.00 ms in Task 7002 (created by View.task @ Harbor/ConversationView.swift:44)")
-    expect(page.locator('.finding[data-kind="main-actor-wait"]')).to_contain_text("View.task @ Harbor/ComposerView.swift:19 waited 40.00 ms")
+    expect(blocked).to_contain_text("MessageStore.decodeHistory() ran on the Main Actor for 45.0 ms in Task 7002 (created by View.task @ Harbor/ConversationView.swift:44)")
+    expect(page.locator('.finding[data-kind="main-actor-wait"]')).to_contain_text("View.task @ Harbor/ComposerView.swift:19 waited 40.0 ms")
 
     update = next(f for f in findings(server, slow) if f["kind"] == "main-actor-blocked")["evidence"]["representativeUpdate"]
     page.goto(f"{server}/traces/{slow}/updates/{update}?v=2&p=graph&g=u{update}")
@@ -189,4 +190,143 @@ def test_another_app_reads_the_same(page, server, harbor, shot):
     expect(page.locator('#compare-tasks tr[data-function="MessageStore.decodeHistory()"][data-actor="Global Concurrent Executor"] td.change')).to_have_text("new")
     expect(page.locator('#compare-tasks tr[data-function="AttachmentStore.prefetch(_:)"][data-actor="AttachmentStore"] td.change')).to_have_text("same")
     shot(page, "main-actor-05-harbor-compare")
+    assert not page.errors
+
+
+def check(server, trace, budget, tmp_path):
+    """`tracesvc check TRACE --budget BUDGET --format json --server SERVER`: its exit status and report."""
+    path = tmp_path / "budget.json"
+    path.write_text(budget)
+    binary = os.environ.get("TRACESVC_BIN") or str(ROOT / ".build" / "debug" / "tracesvc")
+    run = subprocess.run([binary, "check", str(trace), "--budget", str(path), "--format", "json", "--server", server],
+                         capture_output=True, text=True, timeout=300)
+    return run.returncode, json.loads(run.stdout)
+
+
+def guide_budget():
+    """The budget of docs/ci.md's "Guarding the Main Actor"."""
+    section = (ROOT / "docs" / "ci.md").read_text().split("### Guarding the Main Actor")[1]
+    return section.split("```json\n")[1].split("```")[0]
+
+
+def offender_link(report, metric):
+    result = next(r for r in report["results"] if r["metric"] == metric)
+    assert not result["passed"], result
+    offender = result["offenders"][0]
+    assert offender["taskState"] is not None and "ts=" in offender["link"], offender
+    return offender
+
+
+def test_a_budget_offender_links_to_its_task(page, server, shot, tmp_path):
+    """The guide's Main Actor budget fails the slow sample and passes the fixed one; each offender's
+    link (uploaded with --server) opens the trace at the task's run or wait, its details shown."""
+    status, report = check(server, ROOT / "SampleTraces" / f"{FIXED}.json", guide_budget(), tmp_path)
+    assert status == 0 and report["passed"], report
+    status, report = check(server, ROOT / "SampleTraces" / f"{SLOW}.json", guide_budget(), tmp_path)
+    assert status == 1 and all(not r["passed"] for r in report["results"]), report
+
+    run = offender_link(report, "main-actor-tasks-over")
+    page.goto(run["link"])
+    details = page.locator("#update-details")
+    expect(details.locator("#task-details-title")).to_have_text("Task 502")
+    expect(details).to_contain_text("LandmarkImageLoader.loadImages(for:)")
+    expect(details).to_contain_text("Running 120 ms")
+    shot(page, "main-actor-06-budget-offender")
+
+    wait = offender_link(report, "main-actor-wait-longest")
+    page.goto(wait["link"])
+    expect(details.locator("#task-details-title")).to_have_text("View.task @ Landmarks/MapView.swift:31")
+    expect(details).to_contain_text("Enqueued 120")
+    assert not page.errors
+
+
+def test_another_apps_budget_offender_links_to_its_task(page, server, tmp_path):
+    budget = json.dumps({"version": 1, "rules": [
+        {"metric": "main-actor-tasks-over", "max": 0},
+        {"metric": "main-actor-wait-longest", "functions": "ComposerView.*", "max": "16ms"},
+    ]})
+    status, report = check(server, FIXTURES / "harbor-conversation-fixed.json", budget, tmp_path)
+    assert status == 0, report
+    status, report = check(server, FIXTURES / "harbor-conversation.json", budget, tmp_path)
+    assert status == 1, report
+
+    page.goto(offender_link(report, "main-actor-tasks-over")["link"])
+    details = page.locator("#update-details")
+    expect(details.locator("#task-details-title")).to_have_text("Task 7002")
+    expect(details).to_contain_text("MessageStore.decodeHistory()")
+    page.goto(offender_link(report, "main-actor-wait-longest")["link"])
+    expect(details.locator("#task-details-title")).to_have_text("View.task @ Harbor/ComposerView.swift:19")
+    assert not page.errors
+
+
+def test_a_write_tied_to_the_task_by_time_only_says_it_is_unsure(page, server, server_control, shot):
+    """Harbor's messages write names no thread and no resume function: the task is still drawn
+    before the state, marked "same time only", and its card says why it is only probable."""
+    trace_id = server_control.upload(FIXTURES / "harbor-conversation-time-only.json")["id"]
+    update = next(f for f in findings(server, trace_id) if f["kind"] == "main-actor-blocked")["evidence"]["representativeUpdate"]
+    page.goto(f"{server}/traces/{trace_id}/updates/{update}?v=2&p=graph&g=u{update}")
+    wait_graph(page)
+    run = node(page, "Task 7002")
+    expect(run.locator(".cg-subtitle")).to_contain_text("(same time only)")
+    assert box(run)["x"] < box(node(page, "@State messages"))["x"]
+    run.click()
+    expect(page.locator("#update-details #task-details-title")).to_have_text("Task 7002")
+    expect(page.locator(".cg-info .cg-info-note")).to_have_text(
+        "Probably: the change names no thread and no resume function; this was the only task on the Main Actor at that time.")
+    shot(page, "main-actor-07-time-only")
+    assert not page.errors
+
+
+def test_a_recording_without_cpu_samples_never_reads_blocked(page, server, server_control, tmp_path):
+    """A SwiftUI-only xctrace export (hangs and hitches, no Time Profiler table): the findings
+    pane says busy or blocked cannot be told, never 'blocked (0% on CPU)', and how to record it."""
+    import tarfile
+    xctrace = ROOT / "Tests" / "TraceFormatsTests" / "Fixtures" / "xctrace"
+    bundle = tmp_path / "swiftui-only.tar"
+    with tarfile.open(bundle, "w") as tar:
+        for table in ["toc", "swiftui-updates", "swiftui-update-groups", "swiftui-causes", "swiftui-changes",
+                      "potential-hangs", "hitches", "hitches-renders"]:
+            tar.add(xctrace / f"{table}.xml", arcname=f"swiftui-only/{table}.xml")
+    trace_id = server_control.upload(bundle)["id"]
+    page.goto(f"{server}/traces/{trace_id}?v=2&p=findings")
+    readings = page.locator('.finding[data-kind="hang-explained"], .finding[data-kind="hitch-explained"]')
+    expect(readings.first).to_be_visible()
+    assert readings.count() >= 2
+    for i in range(readings.count()):
+        reading = readings.nth(i)
+        expect(reading.locator(".finding-title")).to_contain_text("the recording has no CPU data, so whether the main thread was busy or blocked cannot be told")
+        expect(reading).not_to_contain_text("on CPU")
+    readings.first.locator(".finding-head").click()
+    expect(readings.first.locator(".finding-body")).to_contain_text("Record with the Time Profiler")
+    assert not page.errors
+
+
+def test_task_states_of_a_real_export_read_whole(page, server, server_control):
+    """An export's SwiftTaskStateTable alone (a Harbor recording, Tests/TraceFormatsTests/Fixtures/
+    xctrace-task-states): the 5.5 s Waiting state is shown as Waiting on the task it awaits, the
+    task's whole range comes from its states (no lifetime table), and the unknown state is noted."""
+    xml = ROOT / "Tests" / "TraceFormatsTests" / "Fixtures" / "xctrace-task-states" / "SwiftTaskStateTable.xml"
+    trace_id = server_control.upload(xml, name="harbor-tasks.xml")["id"]
+    row = 0
+    while True:
+        status, state = server_control.api(f"/api/traces/{trace_id}/task-states/{row}")
+        assert status == 200, "no Waiting state in the export"
+        if state["state"] == "waiting":
+            break
+        row += 1
+    page.goto(f"{server}/traces/{trace_id}?v=2&ts={row}")
+    details = page.locator("#update-details")
+    expect(details.locator("#task-details-title")).to_have_text("View.task @ Harbor/InboxView.swift:22")
+    expect(details).to_contain_text("Waiting for")
+    expect(details).to_contain_text("Task 301 (task 301 in Harbor (5120))")
+    expect(details.locator("#task-states tr.current")).to_contain_text("Waiting")
+    expect(details).not_to_contain_text("never resumed")
+    details.get_by_role("button", name="Range: whole task").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).has('r')")
+    start, end = (int(v) for v in query_of(page)["r"][0].split(","))
+    assert (start, end) == (2_000_000_000, 7_507_040_000), (start, end)
+    notes = page.locator(".import-notes")
+    notes.locator("summary").click()
+    expect(notes).to_contain_text('task state "Sleeping" is not one tracesvc knows (2 rows): read as unknown.')
+    expect(notes).to_contain_text("each task's lifetime is taken from its first and last state")
     assert not page.errors

@@ -10,7 +10,7 @@ LANE_TITLES = ["Update Groups", "Long View Body Updates", "Long Representable Up
                "SwiftUI", "Hitches", "Hangs",
                # The sample's own signpost lanes (one per subsystem and category), above CPU; no
                # Main Actor lanes: it has no Swift task data.
-               "Points of Interest · com.example.apple-samplecode.Landmarks", "Images · com.example.apple-samplecode.Landmarks",
+               "Points of Interest", "Images",
                "CPU"]
 SUB_TRACKS = ["View Body Updates", "Representable Updates", "Other Updates"]
 COLOURED_LANES = ["long-view-body", "long-representable", "long-other", "view-body", "representable", "other"]
@@ -62,7 +62,7 @@ def test_lanes_in_the_instruments_order_with_a_legend(page, trace_info, timeline
     titles = page.locator("#timeline .tl-header[data-lane] .title").all_inner_texts()
     assert titles == LANE_TITLES
     legend = page.get_by_label("Legend").inner_text()
-    for text in ["> 500 us", "> 1 ms", "Hitch", "Hang", "CPU", "Signposts"]:
+    for text in ["> 500 µs", "> 1 ms", "Hitch", "Hang", "CPU", "Signpost"]:
         assert text in legend
     shot(page, "timeline-01-lanes")
     page.get_by_role("button", name="Expand the SwiftUI track").click()
@@ -141,7 +141,7 @@ def test_wheel_zooms_around_the_pointer_and_the_ruler_follows(page, trace_info, 
     deeper = wait_for_window_change(page, timeline, after)
     assert deeper[1] - deeper[0] < 1_000_000
     label = page.locator("#window-label").inner_text()
-    assert label != label_before and ("us" in label), label
+    assert label != label_before and ("µs" in label), label
     shot(page, "timeline-05-zoomed-in-us")
     assert not page.errors
 

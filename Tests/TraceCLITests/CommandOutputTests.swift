@@ -100,6 +100,44 @@ import TraceCLI
         #expect(pooledRange.status == 2)
     }
 
+    /// A fix that frees the Main Actor lets the app draw more frames, and the views that update
+    /// once a frame update more often: checked against the slow recording as baseline, that is no
+    /// regression (issue 26), for the Landmarks sample and for another app.
+    @Test func aFixThatDrawsMoreFramesPassesAgainstTheSlowBaseline() async throws {
+        let harbor = Golden.packageRoot.appendingPathComponent("Tests/Fixtures")
+        for (slow, fixed, view) in [
+            (Golden.sample("landmarks-concurrency-slow"), Golden.sample("landmarks-concurrency-fixed"), "NavigationStack"),
+            (harbor.appendingPathComponent("harbor-conversation.json").path, harbor.appendingPathComponent("harbor-conversation-fixed.json").path, "ScrollView"),
+        ] {
+            let compare = await TraceSvc.capture(["compare", slow, fixed])
+            #expect(compare.status == 0)
+            let row = try #require(compare.output.split(separator: "\n").first { $0.contains("\(view) (SwiftUI") })
+            #expect(row.contains("more frames drawn: +"), "\(row)")
+            let check = await TraceSvc.capture(["check", fixed, "--baseline", slow])
+            #expect(check.status == 0 && check.output.contains("within budget") && !check.output.contains("FAIL"), "\(check.output)")
+            // The other way round fewer frames are drawn: the views that follow them are not faster either.
+            let back = await TraceSvc.capture(["check", slow, "--baseline", fixed])
+            #expect(back.status == 0 && !back.output.contains(view), "\(back.output)")
+        }
+    }
+
+    /// Times are typed as budget files and the browser take them: "1s", "1 s", "1000 ms" and
+    /// 1000000000 (ns) are the same time; anything else is refused before a trace is read.
+    @Test func rangeOptionsTakeTheDurationsBudgetsTake() async throws {
+        let before = Golden.sample("landmarks-favorites-slow"), after = Golden.sample("landmarks-favorites-fixed")
+        let inNanoseconds = await TraceSvc.capture(["compare", before, after, "--a-start", "1000000000", "--b-end", "2500000000", "--top", "3"])
+        #expect(inNanoseconds.status == 0)
+        for (start, end) in [("1s", "2.5s"), ("1 s", "2.5 s"), ("1000 ms", "2500ms")] {
+            let typed = await TraceSvc.capture(["compare", before, after, "--a-start", start, "--b-end", end, "--top", "3"])
+            #expect(typed.status == 0 && typed.output == inNanoseconds.output, "--a-start \(start) --b-end \(end)")
+        }
+        let inspected = await TraceSvc.capture(["inspect", before, "--start", "1000000000", "--end", "1500000000", "--top", "3"])
+        let typed = await TraceSvc.capture(["inspect", before, "--start", "1 s", "--end", "1.5 s", "--top", "3"])
+        #expect(typed.status == 0 && typed.output == inspected.output && inspected.output.contains("Showing 1.000 s – 1.500 s"))
+        let wrong = await TraceSvc.capture(["compare", before, after, "--a-start", "1 parsec"])
+        #expect(wrong.status == 2 && wrong.error.contains("--a-start") && wrong.error.contains("1 parsec"), "\(wrong.error)")
+    }
+
     @Test func compareExitStatuses() async throws {
         let folder = try Folder()
         let trace = Golden.sample("landmarks-favorites-slow")
@@ -170,6 +208,49 @@ import TraceCLI
         #expect(run.status == 1)
         let passing = await TraceSvc.capture(["check", fixed[1], "--budget", budget, "--baseline", fixed[0]])
         #expect(passing.status == 0, "\(passing.output)")
+    }
+
+    /// What a CI job reads: a Markdown report like compare's, annotations that point at the budget
+    /// rule's line, a hitch named by its recorded start and length, and one line when the server
+    /// to upload to is not there.
+    @Test func checkReportsWhatACIJobNeeds() async throws {
+        let folder = try Folder()
+        let budget = try folder.file("budget.json", Self.budget)
+        let slow = Golden.sample("landmarks-favorites-slow"), fixed = Golden.sample("landmarks-favorites-fixed")
+        let markdown = try await Golden.run(["check", slow, "--budget", budget, "--baseline", fixed, "--format", "markdown"], pinnedAs: "check-favorites-slow-markdown", folder: folder)
+        #expect(markdown.status == 1 && markdown.output.hasPrefix("### tracesvc check: ❌ landmarks-favorites-slow"))
+
+        // Each budget rule's annotation names the file and the line its object starts on (Self.budget:
+        // the rules are on lines 2-5); the baseline rules come from no line.
+        let github = await TraceSvc.capture(["check", slow, "--budget", budget, "--baseline", fixed, "--format", "github"])
+        let errors = github.output.split(separator: "\n").filter { $0.hasPrefix("::error") }
+        #expect(errors.contains { $0.hasPrefix("::error file=\(budget),line=4,title=tracesvc check%3A fan-out of LandmarkListItemView") })
+        #expect(errors.contains { $0.hasPrefix("::error file=\(budget),line=5,title=tracesvc check%3A findings (collection-fan-out)") })
+        #expect(errors.contains { $0.hasPrefix("::error title=tracesvc check%3A baseline%3A view body count::") })
+
+        // The hitch's own interval (1.008 s, 125 ms), not the frames around it the CPU range reads (1.000 s).
+        let hitches = try folder.file("hitches.json", #"{"version": 1, "rules": [{"metric": "findings", "kinds": ["hitch-explained"], "max": 0}]}"#)
+        let hitch = await TraceSvc.capture(["check", Golden.sample("landmarks-concurrency-slow"), "--budget", hitches])
+        #expect(hitch.status == 1 && hitch.output.hasSuffix("at 1.008 s, 125 ms\n"), "\(hitch.output)")
+        let json = await TraceSvc.capture(["check", Golden.sample("landmarks-concurrency-slow"), "--budget", hitches, "--format", "json"])
+        #expect(json.output.contains(#""start" : 1008333325"#) && json.output.contains(#""duration" : 124999995"#))
+
+        // Nothing listens on port 9 of this machine: one line on standard error, the verdict stands.
+        let offline = await TraceSvc.capture(["check", slow, "--budget", budget, "--server", "http://127.0.0.1:9"])
+        let errorLines = offline.error.split(separator: "\n")
+        #expect(offline.status == 1 && errorLines.count == 1 && errorLines[0].hasPrefix("tracesvc check: could not upload to http://127.0.0.1:9: uploading "), "\(offline.error)")
+        #expect(!offline.error.contains("NSError") && !offline.error.contains("UserInfo"))
+
+        // The help text's paragraphs wrap at words within 80 columns (the usage line is ArgumentParser's):
+        // a line of a paragraph breaks only where the next word would not fit.
+        let help = await TraceSvc.capture(["check", "--help"])
+        let lines = help.output.split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.hasPrefix("USAGE:") }
+        #expect(lines.count > 10 && lines.allSatisfy { $0.count <= 80 })
+        // (ArgumentParser fills a line to 79 characters.)
+        for (line, next) in zip(lines, lines.dropFirst()) where !line.isEmpty && !next.isEmpty && !next.hasPrefix(" ") && !line.hasPrefix(" ") {
+            let word = next.split(separator: " ").first ?? ""
+            #expect(line.count + 1 + word.count >= 80, "\"\(line)\" breaks before \"\(word)\", which fits")
+        }
     }
 
     @Test func checkExitStatuses() async throws {

@@ -69,6 +69,36 @@ import TraceSamples
         #expect(refused > 0, "mutations reach the error paths")
     }
 
+    /// Budget files, mutated: the reader (and its second pass over every rule for the other
+    /// mistakes) accepts or refuses each, with a message, and never crashes.
+    @Test func mutatedBudgetsNeverCrashTheReader() throws {
+        var random = SeededRandom(seed: Self.seed)
+        let seed = Array("""
+            {"version": 1, "window": {"from": "1 s"}, "rules": [
+              {"name": "No red rows", "metric": "red-updates", "views": ["Row*", "Cell[0-9]"], "max": 0},
+              {"metric": "hang-total", "max": "250 ms", "window": {"to": "5s"}},
+              {"metric": "findings", "kinds": ["hitch-explained"], "minSeverity": "high", "max": 0},
+              {"metric": "main-actor-tasks-over", "functions": "Loader.*", "over": "16ms", "max": 0}
+            ], "baseline": {"countTolerance": 0.1, "views": "Row*"}}
+            """.utf8)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-fuzz-budget-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var accepted = 0, refused = 0
+        for iteration in 0..<400 {
+            let file = folder.appendingPathComponent("budget-\(iteration).json")
+            try Data(iteration == 0 ? seed : Self.mutate(seed, &random)).write(to: file)
+            do {
+                _ = try BudgetReader.read(at: file, displayName: "budget.json")
+                accepted += 1
+            } catch {
+                refused += 1
+                #expect(error.description.hasPrefix("budget.json:"))
+            }
+        }
+        #expect(accepted > 0 && refused > 0)
+    }
+
     @Test func theDeepSeedsAnswerTheirCallTreesFolded() throws {
         for (name, bytes) in try Self.corpus() where name.hasPrefix("deep") {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-\(UUID().uuidString)-\(name)")

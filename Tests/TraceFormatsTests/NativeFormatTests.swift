@@ -319,6 +319,8 @@ let minimalTrace = """
     static let fixtures: [(file: String, trace: @Sendable () -> Trace)] = [
         ("harbor-conversation.json", { OtherAppTraces.harbor() }),
         ("harbor-conversation-fixed.json", { OtherAppTraces.harbor(decodeOnMainActor: false) }),
+        // The messages write names no thread and no resume function: tied to the task by time only.
+        ("harbor-conversation-time-only.json", { OtherAppTraces.harbor(messagesWrite: .timeOnly) }),
     ]
 
     @Test func committedHarborTracesAreWhatTheGeneratorWrites() throws {

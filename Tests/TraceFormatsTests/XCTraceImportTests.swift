@@ -376,3 +376,22 @@ import TraceModel
         #expect(documented.subtracting(read) == ["toc.xml"], "documented but not read: \(documented.subtracting(read).sorted())")
     }
 }
+
+/// An export with SwiftUI, hang and hitch tables but no Time Profiler table (a SwiftUI-only
+/// recording): its hang and hitch readings cannot say busy or blocked from the CPU.
+@Suite struct NoCPUExportFindingsTests {
+    @Test func hangAndHitchReadingsSayTheRecordingHasNoCPUData() throws {
+        let tables = XCTraceImportTests.tableFiles.filter { $0 != "time-profile" }
+        let trace = try XCTraceImportTests.read(try XCTraceImportTests.bundle(tables))
+        #expect(trace.cpu.samples.count == 0)
+        let readings = trace.findings().filter { $0.kind == .hangExplained || $0.kind == .hitchExplained }
+        // Both hangs (one reading, grouped) and both hitches are read.
+        #expect(readings.contains { $0.kind == .hangExplained && $0.title.hasPrefix("2 hangs") })
+        #expect(readings.filter { $0.kind == .hitchExplained }.count == 2)
+        for reading in readings {
+            #expect(!reading.title.contains("on CPU") && !reading.title.contains("blocked (") && reading.evidence.cpuCoverage == nil, "\(reading.title)")
+            #expect(reading.title.contains("the recording has no CPU data, so whether the main thread was busy or blocked cannot be told"))
+            #expect(reading.fix.hasPrefix("Record with the Time Profiler"))
+        }
+    }
+}

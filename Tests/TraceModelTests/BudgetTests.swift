@@ -171,7 +171,7 @@ private func photosTrace() throws -> Trace {
         let result = trace.evaluate(try rule(.fanOut, max: 3))
         #expect(!result.passed && result.measured == 4, "six AlbumHeaders were created, not invalidated")
         let offender = try #require(result.offenders.first)
-        #expect(offender.title == "@Observable LibraryModel (assets) → PhotoGridCell.body ×1–4")
+        #expect(offender.title == "@Observable LibraryModel.assets → PhotoGridCell.body ×1–4")
         #expect(offender.view == "PhotoGridCell" && offender.module == "Photos")
         #expect(offender.updateCount == 4 && offender.updates.allSatisfy { trace.updates.start[$0] >= 2_000_000_000 && trace.updates.start[$0] < 2_500_000_000 })
         #expect(trace.evaluate(try rule(.fanOut, views: ["Album*"], max: 0)).passed)

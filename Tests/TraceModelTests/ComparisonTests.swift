@@ -141,6 +141,31 @@ private func spread(_ count: Int, from low: Nanoseconds, step: Nanoseconds) -> [
         #expect(reversed.change == .improved && reversed.durations.direction == "faster")
     }
 
+    /// `check --baseline`: a view that runs twice as often at the same speed fails both rules on its
+    /// count; no p-value stands beside either (the durations did not differ). The other way round
+    /// both pass and say how far the view fell, not "+0 %".
+    @Test func baselineRulesReportTheChangeTheyReadAndOnlyTheEvidenceTheyUsed() throws {
+        var few = Recording(name: "few"), many = Recording(name: "many")
+        few.updates("Row", spread(20, from: 100_000, step: 10_000))
+        many.updates("Row", spread(40, from: 100_000, step: 5_000))
+        let before = try few.trace(), after = try many.trace()
+        let row = try row(TraceComparison(before: before, after: after), "Row")
+        #expect(row.significant && !row.durations.significant, "significant on its count alone")
+
+        let regressed = after.baselineResults(against: before, tolerance: BaselineTolerance())
+        #expect(regressed.map(\.metric) == ["baseline-body-count", "baseline-body-time"] && regressed.allSatisfy { !$0.passed })
+        for result in regressed {
+            let offender = try #require(result.offenders.first)
+            #expect(offender.title == "Row" && offender.change?.pValue == nil, "\(result.metric)")
+            #expect(result.measuredIn == nil, "the offenders name the view")
+        }
+        #expect(regressed[0].measured == 100)
+
+        let fell = before.baselineResults(against: after, tolerance: BaselineTolerance())
+        #expect(fell.allSatisfy(\.passed) && fell.allSatisfy { $0.measuredIn == "Row" })
+        #expect(fell[0].measured == -50, "20 bodies where there were 40")
+    }
+
     @Test func mannWhitneyMatchesTheTextbookValueWithTies() throws {
         // A entirely below B, 8 each: U = 0, z = -(32 - 0.5) / sqrt(8·8·17/12), p = 0.000939.
         let separated = RankSumTest(Array(1...8), Array(9...16))

@@ -18,8 +18,8 @@ import TraceSamples
         #expect(blocked.count == 1)
         let finding = try #require(blocked.first)
         #expect(finding.id == "main-actor-blocked:LandmarkImageLoader.loadImages(for:)@View.task @ Landmarks/LandmarkDetail.swift:58")
-        #expect(finding.title.hasPrefix("LandmarkImageLoader.loadImages(for:) ran on the Main Actor for 120.00 ms in Task 502 (created by View.task @ Landmarks/LandmarkDetail.swift:58), during 1 hitch of "))
-        #expect(finding.title.contains("; View.task @ Landmarks/MapView.swift:31 waited 120."))
+        #expect(finding.title.hasPrefix("LandmarkImageLoader.loadImages(for:) ran on the Main Actor for 120 ms in Task 502 (created by View.task @ Landmarks/LandmarkDetail.swift:58), during 1 hitch of "))
+        #expect(finding.title.contains("; View.task @ Landmarks/MapView.swift:31 waited 120 ms for it"))
         #expect(finding.severity == .high)
         #expect(finding.costNs == 120_000_000 && finding.savingNs == 120_000_000)
         #expect(finding.fix.contains("@concurrent") && finding.fix.contains("assign the result"))
@@ -39,9 +39,9 @@ import TraceSamples
     @Test func theSlowSampleNamesWhatMapViewsTaskWaitedFor() throws {
         let finding = try #require(Self.only(.mainActorWait, Self.slow).first)
         #expect(Self.only(.mainActorWait, Self.slow).count == 1)
-        #expect(finding.title.hasPrefix("View.task @ Landmarks/MapView.swift:31 waited 120."))
+        #expect(finding.title.hasPrefix("View.task @ Landmarks/MapView.swift:31 waited 120 ms"))
         // The detail task's own first run (95 µs) held it too.
-        #expect(finding.title.hasSuffix(" for the Main Actor while Task 502 ran LandmarkImageLoader.loadImages(for:) (120.00 ms) and 1 shorter run"))
+        #expect(finding.title.hasSuffix(" for the Main Actor while Task 502 ran LandmarkImageLoader.loadImages(for:) (120 ms) and 1 shorter run"))
         #expect(finding.severity == .high, "over 100 ms: red on the lane")
         #expect(finding.savingNs == 120_095_000)
         #expect(finding.subjects.first == FindingSubject(role: .task, name: "View.task @ Landmarks/MapView.swift:31", detail: "View.task @ Landmarks/MapView.swift:31"))
@@ -58,7 +58,7 @@ import TraceSamples
     @Test func theHitchNamesTheTaskAndItsSavingIsNotZero() throws {
         let hitch = try #require(Self.only(.hitchExplained, Self.slow).first)
         #expect(hitch.title.contains("main thread busy (9"))
-        #expect(hitch.title.contains(": Task 502 (created by View.task @ Landmarks/LandmarkDetail.swift:58) ran LandmarkImageLoader.loadImages(for:) on the Main Actor for 120.00 ms"))
+        #expect(hitch.title.contains(": Task 502 (created by View.task @ Landmarks/LandmarkDetail.swift:58) ran LandmarkImageLoader.loadImages(for:) on the Main Actor for 120 ms"))
         #expect(hitch.savingNs > 100_000_000, "the task's run inside the hitch, not 0 ns")
         #expect(hitch.subjects.contains { $0.role == .task && $0.name == "Task 502" })
         #expect(hitch.fix.contains("LandmarkImageLoader.loadImages(for:)"))
@@ -86,12 +86,12 @@ import TraceSamples
         let blocked = Self.only(.mainActorBlocked, trace)
         #expect(blocked.map(\.id) == ["main-actor-blocked:MessageStore.decodeHistory()@View.task @ Harbor/ConversationView.swift:44"])
         let finding = try #require(blocked.first)
-        #expect(finding.title.hasPrefix("MessageStore.decodeHistory() ran on the Main Actor for 45.00 ms in Task 7002 (created by View.task @ Harbor/ConversationView.swift:44), during 1 hitch of 50.00 ms; View.task @ Harbor/ComposerView.swift:19 waited 40.00 ms for it"))
+        #expect(finding.title.hasPrefix("MessageStore.decodeHistory() ran on the Main Actor for 45.0 ms in Task 7002 (created by View.task @ Harbor/ConversationView.swift:44), during 1 hitch of 50.0 ms; View.task @ Harbor/ComposerView.swift:19 waited 40.0 ms for it"))
         #expect(finding.evidence.frames.first?.name == "JSONDecoder.decode(_:from:)")
         #expect(trace.string(trace.updates.viewName[try #require(finding.evidence.representativeUpdate)]) == "ConversationView")
 
         let wait = try #require(Self.only(.mainActorWait, trace).first)
-        #expect(wait.title == "View.task @ Harbor/ComposerView.swift:19 waited 40.00 ms for the Main Actor while Task 7002 ran MessageStore.decodeHistory() (40.00 ms)")
+        #expect(wait.title == "View.task @ Harbor/ComposerView.swift:19 waited 40.0 ms for the Main Actor while Task 7002 ran MessageStore.decodeHistory() (40.0 ms)")
         #expect(wait.severity == .medium, "orange on the lane: over 16 ms, under 100 ms")
         // The AttachmentStore actor's 8 ms run is off the main actor; at 60 Hz 45 ms is over one frame (16.7 ms).
         #expect(!trace.findings().contains { $0.title.contains("AttachmentStore") })

@@ -128,6 +128,7 @@ private let rowStack = [("main", "Weather"), ("ForecastCell.body.getter", "Weath
         // The app's call into Foundation is named, not the ICU leaf under it.
         let frame = try #require(finding.evidence.frames.first)
         #expect(frame.name == "DateFormatter.init()" && frame.binary == "Foundation" && frame.caller == "ForecastCell.body.getter")
+        #expect(finding.savingIsLowerBound && finding.worstNs == 3_000_000)
         #expect(frame.weightNs == 12_000_000)
         #expect(finding.title.contains("ForecastCell.body") && finding.title.contains("4 times") && finding.title.contains("DateFormatter.init()"))
         #expect(finding.occurrences == 4 && finding.costNs == 12_000_000 && finding.savingNs == 8_000_000)
@@ -135,6 +136,21 @@ private let rowStack = [("main", "Weather"), ("ForecastCell.body.getter", "Weath
         #expect(finding.evidence.range == TimeRange(start: trace.updates.start[representative], end: trace.updates.end(representative)))
         #expect(finding.evidence.thread == 0)
         #expect(finding.severity == .medium)
+    }
+
+    @Test func oneFrameCalledFromSeveralPlacesIsNamedOnce() throws {
+        var recording = AppRecording(app: "Weather")
+        let callers = ["ForecastCell.date.getter", "ForecastCell.time.getter", "ForecastCell.day.getter"]
+        for index in 0..<3 {
+            let start = Nanoseconds(500_000_000 + index * 50_000_000)
+            recording.body("ForecastCell", start: start, duration: 3_000_000)
+            recording.samples([("main", "Weather"), ("ForecastCell.body.getter", "Weather"), (callers[index], "Weather"), ("DateFormatter.string(from:)", "Foundation")],
+                              from: start, to: start + 3_000_000)
+        }
+        let finding = try #require(try recording.build().findings().first { $0.kind == .longBody })
+        #expect(finding.evidence.frames.count == 3, "one row per caller in the evidence")
+        #expect(finding.title.components(separatedBy: "DateFormatter.string(from:)").count == 2, "\(finding.title)")
+        #expect(finding.subjects.filter { $0.name == "DateFormatter.string(from:)" }.count == 1)
     }
 
     @Test func fewOrShortOrNonBodyUpdatesAreNotLongBodies() throws {
@@ -153,9 +169,9 @@ private let rowStack = [("main", "Weather"), ("ForecastCell.body.getter", "Weath
 
     // MARK: Environment churn
 
-    private func environmentChange(notified views: [String], running: Set<String>) throws -> Trace {
+    private func environmentChange(notified views: [String], running: Set<String>, changes: Int = 2) throws -> Trace {
         var recording = AppRecording(app: "Notes")
-        for change in 0..<2 {
+        for change in 0..<changes {
             let start = Nanoseconds(1_000_000_000 * (change + 1))
             let group = recording.group(start: start, end: start + 2_000_000)
             let external = recording.node(.externalEnvironment, "External Environment", at: start)
@@ -179,13 +195,28 @@ private let rowStack = [("main", "Weather"), ("ForecastCell.body.getter", "Weath
         #expect(finding.subjects.first == FindingSubject(role: .environment, name: "External Environment → EnvironmentWriter: DynamicTypeSize"))
         #expect(finding.subjects.contains(FindingSubject(role: .property, name: "dynamicTypeSize", detail: "environment")))
         #expect(finding.subjects.contains(FindingSubject(role: .view, name: "Sidebar")))
-        #expect(finding.title.contains("notifies 5 view bodies") && finding.title.contains("8 of 10"))
-        #expect(finding.occurrences == 2)
+        // The totals of both changes, said once: no "notifies 5 … 8 of 10" that reads as a contradiction.
+        #expect(finding.title.hasPrefix("2 changes of dynamicTypeSize"))
+        #expect(finding.title.contains("notified 10 view bodies (up to 5 at once); 8 of them did not need to run"), "\(finding.title)")
+        #expect(finding.occurrences == 2 && finding.worstNs == 1_920_000)
         // The checks: each 2 ms transaction less the 80 µs body that ran.
         #expect(finding.costNs == 2 * 1_920_000 && finding.savingNs == Nanoseconds(Double(finding.costNs) * 0.8))
         let representative = try #require(finding.evidence.representativeUpdate)
         #expect(trace.string(trace.updates.viewName[representative]) == "Editor")
         #expect(trace.causeGraph(ofUpdate: representative)?.nodes.contains { $0.title == "Sidebar" && $0.dimmed } == true)
+    }
+
+    @Test func aRarelyChangingValueIsLowWithAdviceThatFitsIt() throws {
+        let views = ["NoteRow", "Toolbar", "Sidebar", "Editor", "StatusBar"]
+        // Two changes (an appearance switch and back): low, and no advice about geometry or timers.
+        let rare = try #require(try environmentChange(notified: views, running: ["Editor"], changes: 2).findings().first)
+        #expect(rare.severity == .low && rare.fix.contains("changed twice") && !rare.fix.contains("timers"))
+        let once = try #require(try environmentChange(notified: views, running: ["Editor"], changes: 1).findings().first)
+        #expect(once.title.hasPrefix("A change of dynamicTypeSize") && once.title.contains("notified 5 view bodies; 4 of them"))
+        #expect(once.fix.contains("changed once"))
+        // Changing again and again: the churn's own severity and the advice to read narrower values.
+        let often = try #require(try environmentChange(notified: views, running: ["Editor"], changes: 6).findings().first)
+        #expect(often.severity != .low && often.fix.contains("Read narrower values"))
     }
 
     @Test func environmentChangesWhoseBodiesRunOrThatNotifyOneViewAreNotChurn() throws {
@@ -253,14 +284,40 @@ private let rowStack = [("main", "Weather"), ("ForecastCell.body.getter", "Weath
         recording.body("Inbox", start: 1_000_000_000, duration: 30_000_000)  // long, but no hang or hitch recorded
         #expect(try recording.build().findings().allSatisfy { $0.kind != .hangExplained && $0.kind != .hitchExplained })
 
+        // Four hitches each in a different view's long updates: four causes, the two costliest kept.
         var many = AppRecording(app: "Mail")
         for index in 0..<4 {
-            many.builder.addHitch(TimelineInterval(start: Nanoseconds(index) * 100_000_000, duration: Nanoseconds(index + 1) * 8_000_000, kind: "Hitch", detail: ""))
+            let start = Nanoseconds(index + 1) * 100_000_000
+            many.builder.addHitch(TimelineInterval(start: start, duration: Nanoseconds(index + 1) * 8_000_000, kind: "Hitch", detail: ""))
+            many.body("View\(index)", start: start - 16_000_000, duration: 15_000_000)
         }
         var options = FindingsOptions()
         try options.set("maxIntervalFindings", to: "2")
         let hitches = try many.build().findings(options).filter { $0.kind == .hitchExplained }
         #expect(hitches.map(\.costNs) == [32_000_000, 24_000_000])
+    }
+
+    @Test func hitchesReadTheSameWayAreOneFindingWithTheirOccurrences() throws {
+        // A scroll: twelve hitches, each after a long MessageRow update; one after a long Toolbar one.
+        var recording = AppRecording(app: "Mail")
+        for index in 0..<12 {
+            let start = 1_000_000_000 + Nanoseconds(index) * 100_000_000
+            recording.builder.addHitch(TimelineInterval(start: start, duration: index == 5 ? 33_333_333 : 16_666_666, kind: "Hitch", detail: ""))
+            recording.body("MessageRow", start: start - 16_000_000, duration: index == 5 ? 30_000_000 : 14_000_000)
+        }
+        recording.builder.addHitch(TimelineInterval(start: 3_000_000_000, duration: 16_666_666, kind: "Hitch", detail: ""))
+        recording.body("Toolbar", start: 3_000_000_000 - 16_000_000, duration: 14_000_000)
+        let trace = try recording.build()
+        let hitches = trace.findings().filter { $0.kind == .hitchExplained }
+        #expect(hitches.count == 2)
+        let rows = try #require(hitches.first { $0.title.contains("MessageRow") })
+        #expect(rows.occurrences == 12 && rows.costNs == 11 * 16_666_666 + 33_333_333 && rows.worstNs == 33_333_333)
+        #expect(rows.title.hasPrefix("12 hitches of up to 33.3 ms (217 ms in all)"), "\(rows.title)")
+        #expect(rows.evidence.intervals.count == 12 && rows.evidence.intervals.first?.start == 1_000_000_000)
+        #expect(rows.evidence.updateCount == 12)
+        #expect(rows.id == "hitch-explained:1000000000", "stable: the first occurrence")
+        let toolbar = try #require(hitches.first { $0.title.contains("Toolbar") })
+        #expect(toolbar.occurrences == 1 && toolbar.title.hasPrefix("Hitch of 16.7 ms at 3.000 s"))
     }
 
     // MARK: Repeated body in one transaction

@@ -131,8 +131,8 @@ import TraceSamples
         var answers: [Any] = [
             TraceInfo(id: id, trace: trace),
             TraceRecord(id: id, trace: trace, sizeBytes: 1, uploadedAt: nil, isSample: true),
-            TraceList(traces: [TraceRecord(id: id, trace: trace, sizeBytes: 1, uploadedAt: "2026-11-26T00:00:00Z", isSample: false, run: 2)]),
-            TraceList(traces: [], nextCursor: "1764115200000000.\(id)"),
+            TraceList(traces: [TraceRecord(id: id, trace: trace, sizeBytes: 1, uploadedAt: "2026-11-26T00:00:00Z", isSample: false, run: 2)], maxUploadBytes: 1 << 20),
+            TraceList(traces: [], nextCursor: "1764115200000000.\(id)", maxUploadBytes: 1 << 20),
             Readiness.Report(ready: false, services: [
                 .init(name: "catalog (PostgreSQL)", ok: true, milliseconds: 2, error: nil),
                 .init(name: "object store (S3)", ok: false, milliseconds: 3000, error: "object store (S3) unavailable: no answer within 3 s"),
@@ -155,6 +155,11 @@ import TraceSamples
             let module = trace.summary(in: nil, filter: .all).processes.first?.modules.first?.name ?? ""
             answers.append(trace.causeGraph(ofView: view.name, module: module))
         }
+        // The find box: a match and none (every key written either way).
+        let matches = trace.matches(TimelineSearchQuery("e")!)
+        answers.append(trace.searchMarks(matches, window: TimeRange(start: trace.metadata.start, end: trace.metadata.end + 1), width: 400))
+        answers.append(trace.searchStep(matches, forward: true, after: nil, at: trace.metadata.start))
+        answers.append(trace.searchStep(matches, forward: true, after: nil, at: trace.metadata.end + 1))
         answers += (0..<trace.signposts.count).map(trace.signpostDetail)
         answers += (0..<trace.taskStates.count).compactMap(trace.taskStateDetail)
         return answers

@@ -237,13 +237,15 @@ import TraceSamples
         let folder = try Folder()
         let summary = folder.path("summary.md")
         try Data("earlier step\n".utf8).write(to: URL(fileURLWithPath: summary))
-        let (run, _) = try scrollSlowRun(["--format", "github"], environment: ["GITHUB_STEP_SUMMARY": summary])
+        let (run, _) = try scrollSlowRun(["--format", "github"], environment: ["GITHUB_STEP_SUMMARY": summary], in: folder)
+        let budget = folder.path("budget.json")
         #expect(run.status == 1)
         let lines = run.stdout.split(separator: "\n").map(String.init)
         let errors = lines.filter { $0.hasPrefix("::error ") }
         #expect(errors.count == 2 && lines.allSatisfy { $0.hasPrefix("::") }, "one command a line: \(run.stdout)")
-        #expect(errors[0].hasPrefix("::error title=tracesvc check%3A No red <rows> & \"friends\"::115 (limit 0)%0ALandmarkListItemView (Landmarks): 115"))
-        #expect(lines.contains { $0.hasPrefix("::warning title=tracesvc check%3A fan-out of Nothing* ≤ 0::no cause made") })
+        // Each annotation points at its rule's line in the budget file.
+        #expect(errors[0].hasPrefix("::error file=\(budget),line=2,title=tracesvc check%3A No red <rows> & \"friends\"::115 (limit 0)%0ALandmarkListItemView (Landmarks): 115"))
+        #expect(lines.contains { $0.hasPrefix("::warning file=\(budget),line=5,title=tracesvc check%3A fan-out of Nothing* ≤ 0::no cause made") })
         let markdown = try String(contentsOfFile: summary, encoding: .utf8)
         #expect(markdown.hasPrefix("earlier step\n### tracesvc check: ❌ landmarks-scroll-slow"), "appended, not overwritten")
         #expect(markdown.contains("| ❌ | hitch-count ≤ 0 | 12 | 0 |") && markdown.contains("| ✅ | hang-count ≤ 0 | 0 | 0 |"))

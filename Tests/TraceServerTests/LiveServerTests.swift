@@ -12,6 +12,10 @@ import Darwin
 /// Runs the real `tracesvc serve` binary (built by `swift build`) over HTTP.
 @Suite(.serialized) struct LiveServerTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The `tracesvc` under test: this package's debug build, or TRACESVC_BIN (another build, to
+    /// see a test fail on it).
+    static let binary = ProcessInfo.processInfo.environment["TRACESVC_BIN"].map { URL(fileURLWithPath: $0) }
+        ?? packageRoot.appendingPathComponent(".build/debug/tracesvc")
 
     /// A running `tracesvc serve --port 0`; `base` is the URL it printed.
     final class Server {
@@ -20,11 +24,17 @@ import Darwin
         /// What the server printed when it started.
         let printed: String
 
-        init(dataDirectory: URL, scratch: Scratch, arguments: [String] = []) throws {
-            let binary = LiveServerTests.packageRoot.appendingPathComponent(".build/debug/tracesvc")
-            process.executableURL = binary
-            process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory.path,
-                                 "--web-root", scratch.webRoot.path, "--samples-dir", scratch.samples.path] + arguments
+        /// - Parameter fileLimit: the open-file limit (ulimit -n) the server runs with.
+        init(dataDirectory: URL, scratch: Scratch, arguments: [String] = [], fileLimit: Int? = nil) throws {
+            let serve = ["serve", "--port", "0", "--data-dir", dataDirectory.path,
+                         "--web-root", scratch.webRoot.path, "--samples-dir", scratch.samples.path] + arguments
+            if let fileLimit {
+                process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", LiveServerTests.binary.path] + serve
+            } else {
+                process.executableURL = LiveServerTests.binary
+                process.arguments = serve
+            }
             let output = Pipe()
             process.standardOutput = output
             try process.run()
@@ -47,6 +57,9 @@ import Darwin
             // Always talk to it on loopback, whatever address it listens on.
             base = URL(string: "http://127.0.0.1:\(url.port ?? 80)/")!
             printed = text
+            // Its log goes on to stdout: read it away, or a full pipe stops the server mid-test.
+            let reader = output.fileHandleForReading
+            Thread.detachNewThread { while !reader.availableData.isEmpty {} }
         }
 
         /// SIGTERM, as a service manager would send; returns the exit status, or nil (and kills
@@ -129,12 +142,23 @@ import Darwin
 final class StalledClient {
     private let socketFD: Int32
 
-    init(port: Int, head: String) throws {
+    /// - Parameter source: the local address to connect from (any of 127.0.0.0/8 on Linux), to
+    ///   play another client.
+    init(port: Int, head: String, from source: String? = nil) throws {
         #if canImport(Glibc)
         socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         socketFD = socket(AF_INET, SOCK_STREAM, 0)
         #endif
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw CocoaError(.fileWriteUnknown) }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -43,6 +43,57 @@ import TraceSamples
         }
     }
 
+    /// Another app (Harbor: its own task, actor and view names) through the routes the browser
+    /// reads: the main-actor findings, the task in the update's cause graph, the compare rows.
+    @Test func anotherAppsMainActorWorkReadsThroughTheAPI() async throws {
+        let fixtures = LiveServerTests.packageRoot.appendingPathComponent("Tests/Fixtures")
+        let slowText = try String(contentsOf: fixtures.appendingPathComponent("harbor-conversation.json"), encoding: .utf8)
+        let fixedText = try String(contentsOf: fixtures.appendingPathComponent("harbor-conversation-fixed.json"), encoding: .utf8)
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let slow = try await client.uploadedID(slowText, name: "harbor.json")
+            let fixed = try await client.uploadedID(fixedText, name: "harbor-fixed.json")
+
+            let findings = try #require(try await client.get("/api/traces/\(slow)/findings").json()["findings"] as? [[String: Any]])
+            let blocked = try #require(findings.first { $0["kind"] as? String == "main-actor-blocked" })
+            #expect((blocked["title"] as? String)?.hasPrefix("MessageStore.decodeHistory() ran on the Main Actor for 45.0 ms in Task 7002 (created by View.task @ Harbor/ConversationView.swift:44)") == true)
+            let subjects = try #require(blocked["subjects"] as? [[String: Any]]).map { "\($0["role"] ?? ""): \($0["name"] ?? "")" }
+            #expect(subjects.contains("task: Task 7002") && subjects.contains("function: MessageStore.decodeHistory()"))
+            let wait = try #require(findings.first { $0["kind"] as? String == "main-actor-wait" })
+            #expect((wait["title"] as? String)?.hasPrefix("View.task @ Harbor/ComposerView.swift:19 waited 40.0 ms for the Main Actor while Task 7002 ran") == true)
+            let hitch = try #require(findings.first { $0["kind"] as? String == "hitch-explained" })
+            #expect((hitch["title"] as? String)?.contains("Task 7002") == true && (hitch["savingNs"] as? Int ?? 0) > 40_000_000)
+            let fixedFindings = try #require(try await client.get("/api/traces/\(fixed)/findings").json()["findings"] as? [[String: Any]])
+            #expect(!fixedFindings.contains { ($0["kind"] as? String)?.hasPrefix("main-actor") == true })
+
+            // The task that wrote the state is a cause before it; its node carries the row to open.
+            let update = try #require((blocked["evidence"] as? [String: Any])?["representativeUpdate"] as? Int)
+            let graph = try await client.get("/api/traces/\(slow)/updates/\(update)/graph").json()
+            let nodes = try #require(graph["nodes"] as? [[String: Any]])
+            let edges = try #require(graph["edges"] as? [[String: Any]])
+            let id = { (title: String) in nodes.first { $0["title"] as? String == title }?["id"] as? String }
+            let run = try #require(nodes.first { $0["title"] as? String == "Task 7002" })
+            #expect(run["kind"] as? String == "swift-task" && run["subtitle"] as? String == "ran 45.0 ms on the Main Actor")
+            #expect(((run["task"] as? [String: Any])?["taskState"] as? Int) != nil)
+            let chain = { (from: String?, to: String?) in edges.first { $0["from"] as? String == from && $0["to"] as? String == to }?["label"] as? String }
+            #expect(chain(id("View.task @ Harbor/ConversationView.swift:44"), id("Task 7002")) == "creation")
+            #expect(chain(id("Task 7002"), id("@State messages")) == "wrote")
+            #expect(chain(id("@State messages"), id("ConversationView")) == "update")
+            #expect(chain(id("Task 7002"), id("View.task @ Harbor/ComposerView.swift:19")) == "waited")
+
+            // Comparing: the Main Actor freed, and a view that followed the frames is no regression.
+            let comparison = try await client.get("/api/compare?a=\(slow)&b=\(fixed)").json()
+            let mainActor = try #require(comparison["mainActor"] as? [[String: Any]])
+            #expect(mainActor.map { $0["name"] as? String } == ["main-actor-busy", "main-actor-waiting", "main-actor-longest-wait"])
+            #expect(mainActor.allSatisfy { $0["changeText"] as? String == "better" })
+            #expect((comparison["frames"] as? [String: Any])?["changeText"] as? String == "more frames drawn: +3")
+            let views = try #require(comparison["views"] as? [[String: Any]])
+            #expect(views.first { $0["view"] as? String == "ScrollView" }?["change"] as? String == "follows-frames")
+            #expect(!views.contains { $0["change"] as? String == "regressed" })
+        }
+    }
+
     @Test func badTaskRequestsAre4xx() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

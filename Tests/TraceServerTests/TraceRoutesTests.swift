@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 @testable import TraceFormats
 @testable import TraceServer
@@ -179,7 +180,8 @@ import Testing
         )
         let incoming = scratch.dataDirectory.appendingPathComponent("incoming")
         await #expect(throws: UploadReceiver.tooLarge(1000)) {
-            _ = try await UploadReceiver.receive(request, into: incoming, limit: 1000, sizeLimit: 1000)
+            let quota = StorageQuota(limits: .init(maxStoredBytes: .max, minFreeDiskBytes: 0, maxTraces: .max), freeDiskBytes: { nil })
+            _ = try await UploadReceiver.receive(request, into: incoming, quota: quota, maxUploadBytes: 1000, logger: Logger(label: "test"))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: incoming.path).isEmpty)
     }

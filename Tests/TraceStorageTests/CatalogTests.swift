@@ -104,9 +104,12 @@ struct SQLiteCatalogTests {
 
 /// Against the shared PostgreSQL cluster; serialized because one test stops the server.
 @Suite(.serialized) struct PostgresCatalogTests {
-    static func catalog(_ url: String, timeout: Duration = .seconds(3)) async throws -> (PostgresCatalog, Task<Void, any Error>) {
+    /// Deadlines well above the server's defaults: the whole suite runs at once on two cores
+    /// (a load average near 18 here), and 5 s to connect and migrate was missed there. The
+    /// outage test gives its own short one.
+    static func catalog(_ url: String, timeout: Duration = .seconds(20)) async throws -> (PostgresCatalog, Task<Void, any Error>) {
         let location = try PostgresCatalog.Location(url: url)
-        try await PostgresCatalog.prepare(location, logger: TeamEngines.logger)
+        try await PostgresCatalog.prepare(location, logger: TeamEngines.logger, timeout: .seconds(30))
         let catalog = PostgresCatalog(location: location, logger: TeamEngines.logger, callTimeout: timeout)
         let running = Task { try await catalog.run() }
         return (catalog, running)
@@ -122,7 +125,7 @@ struct SQLiteCatalogTests {
         let url = try TeamEngines.freshDatabase("migrate")
         let location = try PostgresCatalog.Location(url: url)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<4 { group.addTask { try await PostgresCatalog.prepare(location, logger: TeamEngines.logger) } }
+            for _ in 0..<4 { group.addTask { try await PostgresCatalog.prepare(location, logger: TeamEngines.logger, timeout: .seconds(30)) } }
             try await group.waitForAll()
         }
         let (catalog, running) = try await Self.catalog(url)

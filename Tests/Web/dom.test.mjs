@@ -22,7 +22,7 @@ globalThis.document = {
   createElementNS: (namespace, tag) => new FakeElement(tag, namespace),
   createTextNode: (text) => new FakeText(text),
 };
-const { el, svg } = await import('../../WebRoot/js/dom.js');
+const { el, svg, tooltipText } = await import('../../WebRoot/js/dom.js');
 const texts = (node) => node.children.map((c) => (c instanceof FakeText ? c.text : `<${c.tag}>`));
 
 test('attributes: true is present and empty, false/null/undefined are left out, the rest is text', () => {
@@ -64,4 +64,13 @@ test('svg() builds in the SVG namespace with the same treatment', () => {
   assert.deepEqual(node.attributes, { class: 'cg-node', transform: 'translate(1,2)', tabindex: '0' });
   assert.deepEqual(node.dataset, { id: 'n1' });
   assert.equal(node.children[0].namespace, 'http://www.w3.org/2000/svg');
+});
+
+test('tooltips carry no bidirectional controls: a right-to-left override cannot reverse them', () => {
+  const name = 'Evil\u202eppA.json \u2066x\u2069 \u202ay\u202c';
+  assert.equal(el('h1', { title: name }).attributes.title, 'EvilppA.json x y');
+  assert.equal(el('h1', { text: name }).children[0].text, name, 'text shown in the page keeps them (it is isolated there)');
+  assert.deepEqual(texts(svg('title', {}, name, ' \u202edone')), ['EvilppA.json x y', ' done']);
+  assert.deepEqual(texts(svg('title', { text: name })), ['EvilppA.json x y']);
+  assert.equal(tooltipText(42), '42');
 });

@@ -1,7 +1,7 @@
 // Evidence links of a finding (WebRoot/js/panes/findings.js): each opens what proves it.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { evidenceLinks, numbers } from '../../WebRoot/js/panes/findings.js';
+import { evidenceLinks, filterFindings, numbers, subjectLink } from '../../WebRoot/js/panes/findings.js';
 import { parseLocation } from '../../WebRoot/js/state.js';
 
 const ORIGIN = 'http://tracesvc.test';
@@ -49,6 +49,52 @@ test('task links show each Swift task interval in the side panel, the finding ke
 });
 
 test('no saving is claimed for a cause that is not identified', () => {
-  assert.equal(numbers({ costNs: 50_000_000, occurrences: 1, savingNs: 0 }), 'Costs 50.0 ms (1×); no saving estimated: the cause is not identified.');
+  assert.equal(numbers({ costNs: 50_000_000, occurrences: 1, savingNs: 0 }), 'Costs 50.0 ms; no saving estimated: the cause is not identified.');
   assert.match(numbers({ costNs: 125_000_000, occurrences: 1, savingNs: 121_190_000 }), /the fix would save about 121 ms\.$/);
+});
+
+test('a lower-bound saving says "at least", an estimate "about"', () => {
+  assert.match(numbers({ costNs: 9_000_000, occurrences: 3, worstNs: 4_000_000, savingNs: 6_000_000, savingIsLowerBound: true }),
+    /the fix would save at least 6\.00 ms\.$/);
+  assert.doesNotMatch(numbers({ costNs: 9_000_000, occurrences: 3, worstNs: 4_000_000, savingNs: 6_000_000 }), /at least/);
+});
+
+test('a finding of several occurrences gives their count, total and worst', () => {
+  assert.equal(numbers({ costNs: 100_000_000, occurrences: 12, worstNs: 8_333_333, savingNs: 80_000_000 }),
+    '12 occurrences cost 100 ms in all, the worst 8.33 ms; the fix would save about 80.0 ms.');
+});
+
+test('the pane filters by kind and by lowest severity', () => {
+  const all = [
+    { id: 'a', kind: 'long-body', severity: 'high' }, { id: 'b', kind: 'hitch-explained', severity: 'medium' },
+    { id: 'c', kind: 'hitch-explained', severity: 'low' }, { id: 'd', kind: 'environment-churn', severity: 'low' },
+  ];
+  assert.deepEqual(filterFindings(all).map((f) => f.id), ['a', 'b', 'c', 'd']);
+  assert.deepEqual(filterFindings(all, { kind: 'hitch-explained' }).map((f) => f.id), ['b', 'c']);
+  assert.deepEqual(filterFindings(all, { minSeverity: 'medium' }).map((f) => f.id), ['a', 'b']);
+  assert.deepEqual(filterFindings(all, { kind: 'hitch-explained', minSeverity: 'high' }), []);
+});
+
+test('each occurrence of a grouped hitch opens zoomed around it with it as the range', () => {
+  const hitches = { ...finding({ intervals: [{ start: 1_008_000_000, end: 1_016_333_333 }, { start: 1_050_000_000, end: 1_058_333_333 }] }),
+    id: 'hitch-explained:1008000000', kind: 'hitch-explained' };
+  const links = evidenceLinks('t1', hitches).filter((link) => link.kind === 'occurrence');
+  assert.deepEqual(links.map((link) => link.text), ['1.008 s', '1.050 s']);
+  const { state } = open(links[1]);
+  assert.deepEqual(state.range, [1_050_000_000, 1_058_333_333]);
+  assert.ok(state.window[0] < 1_050_000_000 && state.window[1] > 1_058_333_333, 'context around it');
+  assert.equal(state.finding, hitches.id);
+});
+
+test('subject chips open what they name: a view its updates, a frame the CPU of the range; a thread nothing', () => {
+  const body = { ...finding({ range: { start: 10, end: 90 }, taskStates: [4] }),
+    subjects: [{ role: 'view', name: 'RecipeRow', detail: 'Recipes' }, { role: 'frame', name: 'DateFormatter.init()', detail: 'Foundation' },
+      { role: 'thread', name: 'Main Thread', detail: 'busy' }, { role: 'task', name: 'Task 9', detail: '' }] };
+  const [view, frame, thread, task] = body.subjects.map((subject) => subjectLink('t1', body, subject));
+  assert.deepEqual(open(view).state.paneView, { module: 'Recipes', view: 'RecipeRow', category: '' });
+  assert.equal(open(view).state.pane, 'updates');
+  const cpu = open(frame).state;
+  assert.deepEqual([cpu.pane, cpu.search, cpu.range], ['cpu', 'DateFormatter.init()', [10, 90]]);
+  assert.equal(thread, null);
+  assert.deepEqual(open(task).state.selection, { kind: 'task-state', id: 4 });
 });

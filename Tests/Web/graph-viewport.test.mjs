@@ -76,3 +76,18 @@ test('centring puts a node in the middle at the same scale; nodeInView tells whe
   assert.equal(nodeInView(t, node('edge', 1440, 0), 800, 400), true);   // right edge exactly at 800
   assert.equal(nodeInView(t, node('over', 1441, 0), 800, 400), false);
 });
+
+test('revealing a node and its neighbours moves only as far as they need, zooming out only when they do not fit', async () => {
+  const { revealTransform } = await import('../../WebRoot/js/graph/viewport.js');
+  const node = (x, y) => ({ x, y, width: 100, height: 40 });
+  const inView = (t, n, w, h) => t.x + n.x * t.k >= 0 && t.y + n.y * t.k >= 0 && t.x + (n.x + n.width) * t.k <= w && t.y + (n.y + n.height) * t.k <= h;
+  // The stage narrowed to 500 px by the card; the effects at x=600 fell off its right edge.
+  const nodes = [node(300, 100), node(600, 60), node(600, 140)];
+  const moved = revealTransform({ x: 0, y: 0, k: 1 }, nodes, 500, 400);
+  assert.equal(moved.k, 1);
+  assert.ok(nodes.every((n) => inView(moved, n, 500, 400)), JSON.stringify(moved));
+  // Too wide for the stage at this zoom: zoomed out just enough.
+  const far = [node(0, 0), node(1200, 0)];
+  const fitted = revealTransform({ x: 0, y: 0, k: 1 }, far, 500, 400);
+  assert.ok(fitted.k < 1 && far.every((n) => inView(fitted, n, 500, 400)), JSON.stringify(fitted));
+});

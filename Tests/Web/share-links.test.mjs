@@ -19,7 +19,7 @@ const EVERY_SELECTION = {
 const EVERY_KEY = {
   update: 42, window: [1, 2], range: [1, 2], expanded: ['swiftui'], pane: 'updates',
   paneView: { module: 'M', view: 'V', category: 'C' }, filter: 'all', node: 'n1', graph: 'view',
-  groups: ['g1'], search: 'q', mode: 'bottom-up', finding: 'long-body:M.V', cpu: 'view', selection: EVERY_SELECTION.signpost,
+  groups: ['g1'], search: 'q', mode: 'bottom-up', finding: 'long-body:M.V', findingKind: 'long-body', findingSeverity: 'high', find: 'Row', cpu: 'view', selection: EVERY_SELECTION.signpost,
 };
 const EVERY_COMPARE_KEY = {
   rangeA: [1, 2], rangeB: [3, 4], rows: 'long', row: { module: 'M', view: 'V', category: 'C' },

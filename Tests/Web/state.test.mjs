@@ -25,6 +25,9 @@ const SAMPLES = {
   search: 'NumberFormatter init, 100% #2',
   mode: 'bottom-up',
   finding: 'collection-fan-out:@Observable Store.items>Row<Item>',
+  findingKind: 'hitch-explained',
+  findingSeverity: 'medium',
+  find: 'Row<Item> & "x"',
   cpu: 'view',
   selection: { kind: 'task-states', id: { lane: 'main-actor-waits', start: 1_000, end: 9_000, row: 17 } },
 };

@@ -31,7 +31,7 @@ test('an update mark selects its update; a merged one zooms in to separate its u
   const merged = mark({ count: 5, severity: 'orange' });
   assert.deepEqual(clickOf(long, merged), { zoom: markWindow(merged) });
   assert.equal(tooltipOf(long, merged).title, '5 updates (click or zoom in to separate them)');
-  assert.deepEqual(tooltipOf(long, merged).lines[2], ['Worst', 'Long (> 500 us)']);
+  assert.deepEqual(tooltipOf(long, merged).lines[2], ['Worst', 'Long (> 500 µs)']);
   assert.ok(clickable(long, one) && clickable(long, merged));
 });
 
@@ -82,4 +82,16 @@ test('every kind a click selects is a selection kind, and updates are outlined o
   assert.deepEqual(update.outline({ start: 5, duration: 2, kind: 'view-body', severity: 'red' }), { start: 5, duration: 2, lanes: ['view-body', 'long-view-body'] });
   assert.deepEqual(update.outline({ start: 5, duration: 2, kind: 'layout', severity: 'normal' }).lanes, ['other']);
   assert.deepEqual(SELECTION_OUTLINES.signpost.outline({ start: 1, duration: 0, lane: 'signposts-2' }), { start: 1, duration: 0, lanes: ['signposts-2'] });
+});
+
+test('a chosen Main Actor interval is outlined on its lane: a run on Main Actor, a wait on the waits lane, a mark as itself', () => {
+  const one = SELECTION_OUTLINES['task-state'];
+  assert.equal(one.path(8), 'task-states/8');
+  assert.deepEqual(one.outline({ start: 10, duration: 120, state: 'running', isMainActor: true }), { start: 10, duration: 120, lanes: ['main-actor'] });
+  assert.deepEqual(one.outline({ start: 10, duration: 50, state: 'enqueued', isMainActor: true }).lanes, ['main-actor-waits']);
+  const mark = SELECTION_OUTLINES['task-states'];
+  const id = { lane: 'main-actor-waits', start: 100, end: 400, row: null };
+  assert.equal(mark.path(id), null, 'the mark itself needs no request');
+  assert.deepEqual(mark.outline(null, id), { start: 100, duration: 300, lanes: ['main-actor-waits'] });
+  assert.equal(mark.path({ ...id, row: 9 }), 'task-states/9', 'the interval picked from its list');
 });

@@ -10,6 +10,7 @@
 //   style            {css-property: value} through the CSSOM (style.setProperty); a string throws:
 //                    a style attribute is an inline style, which the Content-Security-Policy forbids
 //   on<event>        a function, added with addEventListener; anything else throws (no inline handlers)
+//   title            the tooltip, without bidirectional controls (tooltipText); so is an svg('title')'s text
 //   anything else    an attribute: true -> present and empty, false/null/undefined -> left out,
 //                    other values -> String(value)
 // Children: nodes, strings or numbers (as text), arrays of them (flattened); null, undefined and
@@ -22,7 +23,20 @@ export function el(tag, props = {}, ...children) {
 }
 
 export function svg(tag, props = {}, ...children) {
+  // An SVG <title> is a tooltip: its text is treated like a title attribute.
+  if (tag === 'title') {
+    children = children.flat(Infinity).map((child) => (typeof child === 'string' ? tooltipText(child) : child));
+    if (props?.text !== undefined && props.text !== null) props = { ...props, text: tooltipText(props.text) };
+  }
   return build(document.createElementNS(SVG_NS, tag), props, children);
+}
+
+// Tooltips are drawn by the browser as one plain line, outside any <bdi> or CSS isolation: a
+// bidirectional control in a trace's names (U+202E RIGHT-TO-LEFT OVERRIDE, say) would reverse
+// the rest of the tooltip. They are left out of title attributes and SVG titles.
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+export function tooltipText(value) {
+  return String(value).replace(BIDI_CONTROLS, '');
 }
 
 function build(node, props, children) {
@@ -37,11 +51,21 @@ function build(node, props, children) {
     } else if (key.startsWith('on')) {
       if (typeof value !== 'function') throw new TypeError(`el(): ${key} must be a function`);
       node.addEventListener(key.slice(2), value);
-    } else node.setAttribute(key, value === true ? '' : String(value));
+    } else if (key === 'title') node.setAttribute(key, tooltipText(value));
+    else node.setAttribute(key, value === true ? '' : String(value));
   }
   for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return node;
+}
+
+/**
+ * A code name ("LandmarkImageLoader.loadImages(for:)", "Landmarks/MapView.swift:31") as text with
+ * line-break opportunities after its separators (. ( / : and spaces), so a narrow column wraps it
+ * between its parts, never inside a word. Children for el().
+ */
+export function codeName(text) {
+  return String(text ?? '').split(/(?<=[.(/:])(?=[^\s.(/:)])/).flatMap((part, i) => (i ? [document.createElement('wbr'), part] : [part]));
 }

@@ -4,7 +4,7 @@
 const UNITS = [
   { ns: 1e9, name: 's' },
   { ns: 1e6, name: 'ms' },
-  { ns: 1e3, name: 'us' },
+  { ns: 1e3, name: 'µs' },
   { ns: 1, name: 'ns' },
 ];
 
@@ -14,14 +14,52 @@ export function unitFor(ns) {
   return UNITS.find((u) => abs >= u.ns) ?? UNITS[UNITS.length - 1];
 }
 
-/** A duration with three significant digits: "1.25 ms", "480 us", "2.00 s". */
+/**
+ * A duration with three significant digits in the largest unit that keeps it at or above 1:
+ * "840 µs", "2.31 ms", "125 ms", "1.20 s"; a rounding that reaches 1000 moves up a unit ("1.00 s",
+ * never "1000 ms" or "100.0 ms" for 99.97 ms), zero is "0 ms". The CLI's DurationText follows the
+ * same rules (both are checked against Tests/Fixtures/duration-format.json).
+ */
 export function formatDuration(ns) {
-  if (ns == null || !Number.isFinite(ns)) return '–';
-  if (ns === 0) return '0 ns';
-  const unit = unitFor(ns);
+  if (ns == null || !Number.isFinite(Number(ns))) return '–';
+  ns = Number(ns);
+  if (ns === 0) return '0 ms';
+  let index = UNITS.indexOf(unitFor(ns));
+  while (index > 0 && Math.abs(ns / UNITS[index].ns) >= 999.5) index -= 1;
+  const unit = UNITS[index];
   const value = ns / unit.ns;
-  const digits = unit.ns === 1 ? 0 : Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+  const digits = unit.ns === 1 || Math.abs(value) >= 99.95 ? 0 : Math.abs(value) >= 9.995 ? 1 : 2;
   return `${value.toFixed(digits)} ${unit.name}`;
+}
+
+const PARSE_UNITS = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
+
+/**
+ * A duration as people type it, in the syntax the CLI's options and budget files accept
+ * (DurationText.parse): "1s", "1 s", "1.5 ms", "500 µs" (or "us"), "120ns"; a bare whole number
+ * is nanoseconds. Null when the text is not one.
+ */
+export function parseDuration(text) {
+  const match = /^(\d+(?:\.\d+)?)(?: ?(ns|us|µs|ms|s))?$/.exec(text ?? '');
+  if (!match || (!match[2] && match[1].includes('.'))) return null;
+  return Math.round(Number(match[1]) * (match[2] ? PARSE_UNITS[match[2]] : 1));
+}
+
+/** A time from the start of the recording in seconds to the microsecond ("1.234567 s"), one
+ * unit for every row so a column of times lines up. */
+export function formatTime(ns) {
+  return `${(Number(ns) / 1e9).toFixed(6)} s`;
+}
+
+/**
+ * A range of recording times in seconds with as many decimals as it takes to tell its ends apart
+ * (at least milliseconds): "1.200 s – 1.350 s", "1.2001 s – 1.2004 s", never "1.200 s – 1.200 s".
+ */
+export function formatTimeRange(start, end) {
+  let decimals = 3;
+  const text = (ns) => `${(Number(ns) / 1e9).toFixed(decimals)} s`;
+  while (decimals < 9 && text(start) === text(end)) decimals += 1;
+  return `${text(start)} – ${text(end)}`;
 }
 
 /**
@@ -38,7 +76,7 @@ export function formatTimestamp(ns, resolutionNs = 1000) {
  * Ruler tick labels for ticks `stepNs` apart starting at `firstTick`. Labels are absolute times
  * in the unit that reads best ("800 ms", "1.2 s", "1.1735 s"); when that would need more than
  * four decimals (deep zoom far from the start) the first tick is absolute and the others are
- * offsets from it in the step's unit ("+20 us"), as Perfetto does.
+ * offsets from it in the step's unit ("+20 µs"), as Perfetto does.
  */
 export function tickLabel(ns, stepNs, firstTick) {
   const unit = unitFor(Math.max(Math.abs(ns), stepNs));
@@ -63,12 +101,12 @@ export function formatCount(n) {
   return n == null ? '–' : Number(n).toLocaleString('en-US');
 }
 
-/** ISO 8601 -> local date and time, short. */
 /** A count and its noun, singular for one: "1 sample", "1,204 samples". */
 export function plural(n, noun) {
   return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
+/** ISO 8601 -> local date and time, short. */
 export function formatDate(iso) {
   if (!iso) return '';
   const date = new Date(iso);
@@ -79,7 +117,7 @@ export function formatDate(iso) {
 /** Main-actor waits have their own thresholds (MainActorWait in the model). */
 export const waitSeverityLabel = { normal: 'Short wait (≤ 16 ms)', orange: 'Long wait (> 16 ms)', red: 'Very long wait (> 100 ms)' };
 
-export const severityLabel = { normal: 'Normal', orange: 'Long (> 500 us)', red: 'Very long (> 1 ms)' };
+export const severityLabel = { normal: 'Normal', orange: 'Long (> 500 µs)', red: 'Very long (> 1 ms)' };
 
 export const kindLabel = {
   'view-body': 'View Body',

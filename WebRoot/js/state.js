@@ -36,6 +36,9 @@ export const EMPTY_STATE = Object.freeze({
   search: '',      // CPU search text (q=)
   mode: null,      // 'top-down' | 'bottom-up' (m=td / m=bu)
   finding: null,   // id of the finding expanded in the Findings pane (fd=)
+  findingKind: null,     // the Findings pane shows this kind only (fk=)
+  findingSeverity: null, // the Findings pane shows this severity and above: 'medium' | 'high' (fs=)
+  find: '',        // the timeline search: updates of views, modules and signposts matching it are lit (tf=)
   cpu: null,       // what the CPU pane is of: 'view' = all updates of the paneView (c=); null: the range
   selection: null, // the selection when it is not an update: {kind, id} (SELECTION_KINDS) (sp= / ts= / tm=)
 });
@@ -152,6 +155,9 @@ export function parseLocation(location = window.location) {
     search: params.get('q') ?? '',
     mode,
     finding: params.get('fd') || null,
+    findingKind: /^[a-z-]+$/.test(params.get('fk') ?? '') ? params.get('fk') : null,
+    findingSeverity: ['medium', 'high'].includes(params.get('fs')) ? params.get('fs') : null,
+    find: params.get('tf') ?? '',
     cpu: params.get('c') === 'view' ? 'view' : null,
     selection: parseSelection(params, update),
   };
@@ -271,6 +277,9 @@ export function buildPath(traceId, state) {
   if (s.search) query.push(`q=${encodeURIComponent(s.search)}`);
   if (s.mode && MODE_TO_URL[s.mode]) query.push(`m=${MODE_TO_URL[s.mode]}`);
   if (s.finding) query.push(`fd=${encodeURIComponent(s.finding)}`);
+  if (s.findingKind) query.push(`fk=${enc(s.findingKind)}`);
+  if (s.findingSeverity) query.push(`fs=${enc(s.findingSeverity)}`);
+  if (s.find) query.push(`tf=${encodeURIComponent(s.find)}`);
   if (s.cpu === 'view') query.push('c=view');
   if (update === null) query.push(...selectionQuery(s.selection));
   return `${path}?${query.join('&')}`;

@@ -7,22 +7,53 @@ public enum BudgetReader {
     public static func read(at url: URL, displayName: String) throws(TraceFormatError) -> Budget {
         let source = try ByteSource(url: url, displayName: displayName, chunkSize: 64 << 10)
         var parser = BudgetParser(scanner: JSONScanner(source: source))
+        var budget: Budget
         do {
-            return try parser.parse()
+            budget = try parser.parse()
         } catch {
-            throw TextLocation.formatError(error, url: url, displayName: displayName)
+            throw allMistakes(first: error, url: url, displayName: displayName)
         }
+        // Each rule's line, for annotations that point at it (`::error file=budget.json,line=4`).
+        for (index, offset) in parser.ruleOffsets.enumerated() where index < budget.rules.count {
+            budget.rules[index].line = TextLocation.lineAndColumn(of: offset, in: url).line
+        }
+        return budget
     }
 
-    /// "16ms", "500us", "1.5s" in nanoseconds; nil when the text is not a duration.
+    /// The first mistake, with those of the other rules on the lines after it
+    /// (`budget.json:5:17: rules[2].max: ...`): a CI job's author fixes them all in one go. Each
+    /// rule is read again on its own (BudgetRuleSpans); mistakes outside the rules stop at the first.
+    private static func allMistakes(first: OffsetError, url: URL, displayName: String) -> TraceFormatError {
+        var error = TextLocation.formatError(first, url: url, displayName: displayName)
+        guard let bytes = try? Data(contentsOf: url), bytes.count <= BudgetRuleSpans.maxBytes, bytes.first != 0x1f,
+              let spans = BudgetRuleSpans.rules(in: [UInt8](bytes)) else { return error }
+        var others: [OffsetError] = []
+        for (index, span) in spans.enumerated() where !span.contains(first.offset) && others.count < 20 {
+            // The rule alone at its own offsets: the bytes around it are blanks.
+            var alone = [UInt8](repeating: UInt8(ascii: " "), count: span.upperBound)
+            alone.replaceSubrange(span, with: bytes[span])
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-budget-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            guard (try? Data(alone).write(to: file)) != nil, let source = try? ByteSource(url: file) else { break }
+            var parser = BudgetParser(scanner: JSONScanner(source: source))
+            do {
+                _ = try parser.parseRule(path: "rules[\(index)]")
+            } catch {
+                others.append(error)
+            }
+        }
+        for other in others.sorted(by: { $0.offset < $1.offset }) {
+            error.message += "\n" + TextLocation.formatError(other, url: url, displayName: displayName).description
+        }
+        return error
+    }
+
+    /// "16ms", "500 us", "1.5 s" in nanoseconds (DurationText.parse, the one syntax of the CLI and
+    /// the browser); nil when the text is not a duration. A budget's string has a unit: a bare
+    /// number is not read as nanoseconds here, where "16" most likely meant milliseconds.
     public static func duration(_ text: String) -> Nanoseconds? {
-        let units: [(suffix: String, scale: Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)]
-        guard let unit = units.first(where: { text.hasSuffix($0.suffix) }) else { return nil }
-        let number = text.dropLast(unit.suffix.count)
-        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(number) else { return nil }
-        let nanoseconds = (value * unit.scale).rounded()
-        guard nanoseconds <= Double(TraceLimits.time) else { return nil }
-        return Nanoseconds(nanoseconds)
+        guard text.contains(where: { $0.isLetter }) else { return nil }
+        return DurationText.parse(text)
     }
 }
 
@@ -36,6 +67,8 @@ enum BudgetKeys {
 
 struct BudgetParser: ~Copyable {
     static let version: Int64 = 1
+    /// Where each rule of the parsed budget starts, in order.
+    private(set) var ruleOffsets: [Int] = []
     private var scanner: JSONScanner
 
     init(scanner: consuming JSONScanner) {
@@ -79,6 +112,7 @@ struct BudgetParser: ~Copyable {
                 throw OffsetError(offset: draft.nameOffset, message: "\(draft.path): another rule is named \"\(rule.name)\"; rule names must differ (they name the JUnit test cases)")
             }
             budget.rules.append(rule)
+            ruleOffsets.append(draft.offset)
         }
         return budget
     }
@@ -88,9 +122,16 @@ struct BudgetParser: ~Copyable {
         var path: String
         /// Where the name is (or the rule, when the name is made up).
         var nameOffset: Int
+        /// Where the rule's object starts.
+        var offset: Int
     }
 
     // MARK: Rules
+
+    /// One rule object and nothing else (BudgetReader.allMistakes reads each rule on its own).
+    mutating func parseRule(path: String) throws(OffsetError) -> BudgetRule {
+        try readRule(path: path).rule
+    }
 
     private mutating func readRules() throws(OffsetError) -> [RuleDraft] {
         try expectArray(path: "rules", of: "rules (objects)")
@@ -200,7 +241,7 @@ struct BudgetParser: ~Copyable {
             name: name?.text ?? defaultName, metric: metric.value, views: views?.globs ?? [], perView: perView?.value ?? false,
             window: window, limit: limitValue, findings: findings, functions: functions?.globs ?? [], over: over?.value, interaction: interaction?.glob
         )
-        return RuleDraft(rule: rule, path: path, nameOffset: name?.offset ?? start)
+        return RuleDraft(rule: rule, path: path, nameOffset: name?.offset ?? start, offset: start)
     }
 
     /// `max` as written: its meaning (count or duration) depends on the metric, which may come after it.
@@ -429,5 +470,96 @@ private enum Units {
     /// 2 → "2", 0.5 → "0.5", as the number was most likely written.
     static func plain(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+/// Where each element of a budget's top-level "rules" array lies in the file's bytes, found
+/// without reading the values (iteratively: no depth an input controls); nil when the file is not
+/// well-formed enough to tell.
+enum BudgetRuleSpans {
+    /// Larger files are not budgets; only the first mistake of one is reported.
+    static let maxBytes = 1 << 20
+
+    static func rules(in bytes: [UInt8]) -> [Range<Int>]? {
+        var i = skipSpaces(bytes, 0)
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { return nil }
+        i += 1
+        while true {
+            i = skipSpaces(bytes, i)
+            guard i < bytes.count else { return nil }
+            if bytes[i] == UInt8(ascii: "}") { return [] }
+            guard bytes[i] == UInt8(ascii: "\""), let keyEnd = stringEnd(bytes, i) else { return nil }
+            let key = bytes[(i + 1)..<(keyEnd - 1)]
+            i = skipSpaces(bytes, keyEnd)
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return nil }
+            i = skipSpaces(bytes, i + 1)
+            if key.elementsEqual("rules".utf8), i < bytes.count, bytes[i] == UInt8(ascii: "[") {
+                var spans: [Range<Int>] = []
+                i += 1
+                while true {
+                    i = skipSpaces(bytes, i)
+                    guard i < bytes.count else { return spans }
+                    if bytes[i] == UInt8(ascii: "]") { return spans }
+                    guard let end = valueEnd(bytes, i) else { return spans }
+                    spans.append(i..<end)
+                    i = skipSpaces(bytes, end)
+                    guard i < bytes.count, bytes[i] == UInt8(ascii: ",") else { return spans }
+                    i += 1
+                }
+            }
+            guard let end = valueEnd(bytes, i) else { return nil }
+            i = skipSpaces(bytes, end)
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ",") else { return nil }
+            i += 1
+        }
+    }
+
+    private static func skipSpaces(_ bytes: [UInt8], _ start: Int) -> Int {
+        var i = start
+        while i < bytes.count, [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains(bytes[i]) { i += 1 }
+        return i
+    }
+
+    /// Just past the closing quote of the string starting at `start`.
+    private static func stringEnd(_ bytes: [UInt8], _ start: Int) -> Int? {
+        var i = start + 1
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "\\") { i += 2; continue }
+            if bytes[i] == UInt8(ascii: "\"") { return i + 1 }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Just past the value starting at `start`: a string, an object or array (brackets counted
+    /// outside strings), or a number or keyword.
+    private static func valueEnd(_ bytes: [UInt8], _ start: Int) -> Int? {
+        guard start < bytes.count else { return nil }
+        switch bytes[start] {
+        case UInt8(ascii: "\""):
+            return stringEnd(bytes, start)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var i = start
+            while i < bytes.count {
+                switch bytes[i] {
+                case UInt8(ascii: "\""):
+                    guard let end = stringEnd(bytes, i) else { return nil }
+                    i = end
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return i + 1 }
+                default: break
+                }
+                i += 1
+            }
+            return nil
+        default:
+            var i = start
+            while i < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains(bytes[i]) { i += 1 }
+            return i > start ? i : nil
+        }
     }
 }

@@ -42,7 +42,8 @@ public final class ByteSource {
         self.maxBytes = maxBytes
         let fd = open(url.path, O_RDONLY)
         if fd < 0 {
-            throw TraceFormatError(file: name, line: 1, column: 1, message: "cannot open file: \(String(cString: strerror(errno)))")
+            let code = errno
+            throw TraceFormatError(file: name, line: 1, column: 1, message: "cannot open file: \(String(cString: strerror(code)))", systemError: code)
         }
         descriptor = fd
         scratch = .allocate(byteCount: self.chunkSize, alignment: 16)
@@ -178,7 +179,7 @@ public final class ByteSource {
     }
 
     private func readError(_ code: Int32) -> TraceFormatError {
-        TraceFormatError(file: displayName, line: 1, column: 1, message: "cannot read file: \(String(cString: strerror(code)))")
+        TraceFormatError(file: displayName, line: 1, column: 1, message: "cannot read file: \(String(cString: strerror(code)))", systemError: code)
     }
 
     private func gzipError(_ message: String) -> TraceFormatError {

@@ -97,10 +97,12 @@ final class XCTraceReadingThread: @unchecked Sendable {
             let head = try stream.peek(512)
             if TarArchive.isTarHeader(head) {
                 var members = 0
+                var recording: String?
                 while let member = try TarArchive.nextMember(in: stream) {
                     // "._x.xml" files are macOS metadata (AppleDouble), not exports.
                     let fileName = member.name.split(separator: "/").last ?? ""
                     guard fileName.hasSuffix(".xml"), !fileName.hasPrefix("._") else {
+                        recording = recording ?? ZippedRecording.recordingFolder(ofMember: member.name)
                         try stream.skip(member.size)
                         try TarArchive.skipPadding(after: member.size, in: stream)
                         continue
@@ -115,7 +117,8 @@ final class XCTraceReadingThread: @unchecked Sendable {
                     try TarArchive.skipPadding(after: member.size, in: stream)
                 }
                 if members == 0 {
-                    throw XCTraceValueError(offset: 0, message: "the archive holds no .xml export")
+                    // A tarred .trace bundle: the recording itself, not its export.
+                    throw XCTraceValueError(offset: 0, message: ZippedRecording.tarMessage(recording: recording, displayName: displayName))
                 }
             } else if ZippedRecording.isZip(head) {
                 throw XCTraceValueError(offset: 0, message: ZippedRecording.message(head: head, displayName: displayName))

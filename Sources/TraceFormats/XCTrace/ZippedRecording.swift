@@ -8,15 +8,37 @@ enum ZippedRecording {
 
     /// What to tell the user about a zip whose first bytes are `head`, uploaded as `displayName`.
     static func message(head: [UInt8], displayName: String) -> String {
+        message(recording: recordingName(head: head, displayName: displayName), packed: "zipped", archive: "a zip archive")
+    }
+
+    /// The same for a tar archive that holds no export: `recording` the `.trace` folder its
+    /// members are in (or the upload's name says), nil when neither says it is a recording.
+    static func tarMessage(recording: String?, displayName: String) -> String {
+        message(recording: recording ?? recordingName(head: [], displayName: strippingTar(displayName)), packed: "in a tar archive", archive: "a tar archive with no .xml export")
+    }
+
+    private static func message(recording: String?, packed: String, archive: String) -> String {
         let script = "scripts/export-instruments-trace.sh"
-        guard let recording = recordingName(head: head, displayName: displayName) else {
-            return "a zip archive is not a trace file. If it holds an Instruments recording (a .trace bundle), "
+        guard let recording else {
+            return "\(archive) is not a trace file. If it holds an Instruments recording (a .trace bundle), "
                 + "export that on the Mac first: \(script) RUN.trace (it writes RUN.xctrace.tar.gz to upload)"
         }
         let stem = String(recording.dropLast(".trace".count))
-        return "this is an Instruments recording (\(recording), zipped), which tracesvc cannot read directly. "
+        return "this is an Instruments recording (\(recording), \(packed)), which tracesvc cannot read directly. "
             + "Export it on the Mac with Xcode installed: \(script) \(shellQuoted(recording)), "
             + "then upload the \(stem).xctrace.tar.gz it writes next to the recording"
+    }
+
+    /// "Run.trace.tar.gz" -> "Run.trace", so the name says it is a recording.
+    private static func strippingTar(_ name: String) -> String {
+        var name = name
+        for suffix in [".gz", ".tgz", ".tar"] where name.lowercased().hasSuffix(suffix) { name.removeLast(suffix.count) }
+        return name
+    }
+
+    /// The `.trace` folder a tar member's path is in ("Run.trace/instrument_data/…" -> "Run.trace").
+    static func recordingFolder(ofMember path: String) -> String? {
+        path.split(separator: "/").first(where: { $0.lowercased().hasSuffix(".trace") && $0.count > ".trace".count }).map(String.init)
     }
 
     /// "Run.trace" from the first entry's path ("Run.trace/form.template") or the upload's name

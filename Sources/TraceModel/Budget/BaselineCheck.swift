@@ -27,13 +27,14 @@ extension Trace {
         if !tolerance.views.isEmpty, bodies.isEmpty {
             notes.append("no view body matches " + tolerance.views.map { "\"\($0.pattern)\"" }.joined(separator: ", "))
         }
+        // Counts are exact: the rank-sum test's p-value is the time rule's evidence only.
         let count = baselineResult(
             name: "baseline: view body count", metric: "baseline-body-count", views: bodies, tolerance: tolerance.count,
-            range: window?.range(in: self), notes: notes
+            range: window?.range(in: self), notes: notes, usesDurationTest: false
         ) { Self.growth(Int64($0.a.count), Int64($0.b.count)) }
         let time = baselineResult(
             name: "baseline: view body time", metric: "baseline-body-time", views: bodies, tolerance: tolerance.time,
-            range: window?.range(in: self), notes: []
+            range: window?.range(in: self), notes: [], usesDurationTest: true
         ) { Self.growth($0.a.totalNs, $0.b.totalNs) }
         return [count, time]
     }
@@ -45,7 +46,7 @@ extension Trace {
 
     private func baselineResult(
         name: String, metric: String, views: [ViewComparison], tolerance: Double, range: TimeRange?, notes: [String],
-        growth: (ViewComparison) -> Double?
+        usesDurationTest: Bool, growth: (ViewComparison) -> Double?
     ) -> BudgetResult {
         let regressed = views.compactMap { view -> (ViewComparison, Double)? in
             guard view.significant, let grown = growth(view), grown > tolerance else { return nil }
@@ -61,14 +62,24 @@ extension Trace {
                 updates: updates.updates.map(\.id), updateCount: updates.total,
                 change: BudgetOffender.Change(
                     countBefore: view.a.count, countAfter: view.b.count, totalBefore: view.a.totalNs, totalAfter: view.b.totalNs,
-                    pValue: view.durations.pValue
+                    // Printed only where it decided: a view whose count moved beyond noise regressed on its count.
+                    pValue: usesDurationTest && view.durations.significant ? view.durations.pValue : nil
                 )
             )
         }
-        return BudgetResult(
-            name: name, metric: metric, unit: .percent, measured: offenders.first?.measured ?? 0, limit: Self.percent(tolerance),
+        // A pass reports the change there was: the largest beyond noise (a view that fell 61 % reads
+        // "-61 %", not "+0 %"), else the largest growth within it.
+        let changes = views.compactMap { view in growth(view).map { (view: view, growth: $0) } }
+        let shown = changes.filter(\.view.significant).max { (abs($0.growth), $1.view.view) < (abs($1.growth), $0.view.view) }
+            ?? changes.max { ($0.growth, $1.view.view) < ($1.growth, $0.view.view) }
+        var result = BudgetResult(
+            name: name, metric: metric, unit: .percent, measured: offenders.first?.measured ?? shown.map { Self.percent($0.growth) } ?? 0,
+            limit: Self.percent(tolerance),
             passed: offenders.isEmpty, offenders: Array(offenders.prefix(BudgetOffender.listedOffenders)), notes: notes
         )
+        // A failure's offenders name the views; a pass names the one its figure is read from.
+        result.measuredIn = offenders.isEmpty ? shown?.view.view : nil
+        return result
     }
 
     private static func percent(_ fraction: Double) -> Int64 {

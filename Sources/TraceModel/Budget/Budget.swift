@@ -36,6 +36,8 @@ public struct BudgetRule: Sendable, Equatable {
     public var functions: [Glob]
     /// `main-actor-tasks-over`: a run longer than this counts; nil = one frame at the trace's refresh rate.
     public var over: Nanoseconds?
+    /// The line of the budget file the rule starts on (for CI annotations); nil for a rule made in code.
+    public var line: Int?
 
     public init(
         name: String, metric: BudgetMetric, views: [Glob] = [], perView: Bool = false, window: BudgetWindow? = nil, limit: Int64,

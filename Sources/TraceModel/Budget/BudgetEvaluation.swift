@@ -14,6 +14,10 @@ public struct BudgetResult: Sendable, Equatable {
     public var offenders: [BudgetOffender]
     /// Things a reader should know, e.g. that no view matched the rule's names.
     public var notes: [String]
+    /// What `measured` was read from when it is one of several (the baseline rules' view).
+    public var measuredIn: String?
+    /// The budget file's line the rule starts on (BudgetRule.line).
+    public var line: Int?
 
     public init(
         name: String, metric: String, unit: BudgetUnit, measured: Int64, limit: Int64, passed: Bool,
@@ -310,7 +314,8 @@ extension Trace {
         }
         let passed = measured <= rule.limit
         offending.sort { (states.duration[$0], $1) > (states.duration[$1], $0) }
-        let offenders: [BudgetOffender] = passed ? [] : offending.map { row in
+        // Only the listed offenders are described (a trace may have thousands of runs over a limit).
+        let offenders: [BudgetOffender] = passed ? [] : offending.prefix(BudgetOffender.listedOffenders).map { row in
             let task = Int(states.task[row])
             let verb = isWait ? "waited \(DurationText.format(states.duration[row])) for the Main Actor, then ran" : "ran \(DurationText.format(states.duration[row])) on the Main Actor in"
             let span = TimeRange(start: states.start[row], end: states.end(row))
@@ -321,6 +326,9 @@ extension Trace {
             )
         }
         var notes: [String] = []
+        if !passed, offending.count > offenders.count {
+            notes.append("\(offending.count - offenders.count) more over the limit not listed")
+        }
         if !rule.functions.isEmpty, rows.isEmpty {
             notes.append("no \(isWait ? "wait for" : "run on") the Main Actor \(range == nil ? "" : "in the window ")matches "
                 + rule.functions.map { "\"\($0.pattern)\"" }.joined(separator: ", "))
@@ -351,7 +359,9 @@ extension Trace {
                 title: "\(finding.kind.rawValue), \(finding.severity.rawValue): \(finding.title)",
                 module: view.flatMap { $0.detail.isEmpty ? nil : $0.detail }, view: view?.name, measured: Int64(finding.occurrences),
                 updates: Array(listed.prefix(BudgetOffender.listedUpdates)), updateCount: max(evidence.updateCount, listed.count),
-                span: isInterval ? evidence.range : nil, taskState: evidence.taskStates.first
+                // The worst recorded interval itself, not the frames around it the CPU range reads.
+                span: isInterval ? (evidence.intervals.max { $0.duration < $1.duration } ?? evidence.range) : nil,
+                taskState: evidence.taskStates.first
             )
         }
         return result(rule, measured: Int64(found.count), passed: passed, offenders: offenders, notes: [])
@@ -381,9 +391,11 @@ extension Trace {
         if offenders.count > BudgetOffender.listedOffenders {
             notes.append("\(offenders.count - BudgetOffender.listedOffenders) more over the limit not listed")
         }
-        return BudgetResult(
+        var result = BudgetResult(
             name: rule.name, metric: rule.metric.rawValue, unit: rule.metric.unit, measured: measured, limit: rule.limit,
             passed: passed, offenders: Array(offenders.prefix(BudgetOffender.listedOffenders)), notes: notes
         )
+        result.line = rule.line
+        return result
     }
 }

@@ -111,6 +111,7 @@ extension Trace {
         var sampleCount = 0
         for span in spans {
             for i in span.first..<max(span.first, span.last) {
+                if QueryCancellation.requested(at: i) { break }
                 let thread = samples.thread[i]
                 if let wanted = query.thread, Int(thread) != wanted { continue }
                 if let wanted = span.thread, thread != wanted { continue }

@@ -54,10 +54,19 @@ public struct CauseFanOut: Sendable, Equatable {
     /// How a node is named in a fan-out: "Row.body" for a view body, else its name.
     static func title(name: String, kind: NodeKind) -> String { kind == .viewBody ? "\(name).body" : name }
 
-    /// "@Observable X (items) → Row.body ×12 [creation]"
+    /// "@Observable X.items → Row.body ×12 [creation]"
     public var edgeText: String {
-        let changed = property.isEmpty ? "" : " (\(property))"
-        return "\(source)\(changed) → \(target) \(fanOutText)\(label == .creation ? " [creation]" : "")"
+        "\(sourceTitle) → \(target) \(fanOutText)\(label == .creation ? " [creation]" : "")"
+    }
+
+    /// The source with the property that changed, named once, as the cause graph names it.
+    public var sourceTitle: String { Self.sourceTitle(source, property: property) }
+
+    /// "@Observable LandmarkViewModel" with "isFavorite" -> "@Observable LandmarkViewModel.isFavorite";
+    /// "@Observable Loader.images" with "images" -> itself; "List.body" with "items" -> "List.body (items)".
+    public static func sourceTitle(_ source: String, property: String) -> String {
+        if property.isEmpty || source.hasSuffix(".\(property)") || source.hasSuffix(" \(property)") { return source }
+        return source.hasPrefix("@") && !source.contains(".") ? "\(source).\(property)" : "\(source) (\(property))"
     }
 }
 

@@ -113,9 +113,10 @@ extension Trace {
         expand: Set<String> = [], fanOut: FanOutPolicy = FanOutPolicy()
     ) -> CauseGraphDocument {
         var focus: [UInt32] = []
-        for row in 0..<updates.count
-        where string(updates.viewName[row]) == view && string(updates.module[row]) == module
-            && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true) {
+        for row in 0..<updates.count {
+            if QueryCancellation.requested(at: row) { break }
+            guard string(updates.viewName[row]) == view, string(updates.module[row]) == module,
+                  range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true else { continue }
             focus.append(contentsOf: indexes.nodes(ofUpdate: row))
         }
         focus.append(contentsOf: notifiedNotRun(view: view, besides: focus, in: range))

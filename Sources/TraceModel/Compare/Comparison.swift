@@ -559,6 +559,8 @@ public struct CauseComparison: Sendable, Equatable, Encodable {
     public var target: String
     public var label: String
     public var property: String
+    /// The source and property named once ("@Observable LandmarkViewModel.isFavorite"): what to show.
+    public var title: String
     /// appeared / disappeared / changed (targets per event differ) / unchanged.
     public var change: ComparisonChange
     /// "ran": the bodies ran (a fan-out); "skipped": bodies notified that did not run (drawn
@@ -575,6 +577,7 @@ public struct CauseComparison: Sendable, Equatable, Encodable {
         self.target = target
         self.label = label
         self.property = property
+        title = CauseFanOut.sourceTitle(source, property: property)
         self.a = a
         self.b = b
         updatesDelta = (b?.updates ?? 0) - (a?.updates ?? 0)

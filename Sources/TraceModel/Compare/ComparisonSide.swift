@@ -343,8 +343,11 @@ extension Trace {
         var firstRowOfName = [Int32](repeating: noRow, count: strings.count)
         let rowOfUpdate = UnsafeMutableBufferPointer<Int32>.allocate(capacity: candidates.count)
         defer { rowOfUpdate.deallocate() }
+        var cancelled = false
         for update in candidates {
-            if let range, !range.overlaps(start: starts[update], end: starts[update] + durations[update]) {
+            // Cancelled: the rest count as outside the range (every update needs its row set).
+            if !cancelled, QueryCancellation.requested(at: update) { cancelled = true }
+            if cancelled || range.map({ !$0.overlaps(start: starts[update], end: starts[update] + durations[update]) }) ?? false {
                 rowOfUpdate[update - candidates.lowerBound] = noRow
                 continue
             }
@@ -429,6 +432,7 @@ extension Trace {
         var byStack = [Nanoseconds](repeating: 0, count: cpu.stacks.count)
         var total = ComparedTotal()
         for sample in first..<max(first, last) {
+            if QueryCancellation.requested(at: sample) { break }
             byStack[Int(samples.stack[sample])].addSaturating(samples.weight[sample])
             total.count += 1
             total.totalNs.addSaturating(samples.weight[sample])

@@ -37,7 +37,7 @@ public struct FindingPresence: Sendable, Equatable, Encodable {
     public var run: Int
     /// Runs of the side that have it.
     public var runs: Int
-    /// Per run (the mean over the runs that have it): findings (hangs, hitches) or occurrences.
+    /// Per run (the mean over the runs that have it): occurrences (of hangs and hitches: how many).
     public var occurrences: Int
     public var costNs: Nanoseconds
     public var severity: FindingSeverity
@@ -74,7 +74,8 @@ extension FindingComparison {
                 let prefix = finding.kind.rawValue + ":"
                 let key = Key(kind: finding.kind, key: counted ? "" : finding.id.hasPrefix(prefix) ? String(finding.id.dropFirst(prefix.count)) : finding.id)
                 var entry = inRun[key] ?? (0, 0, finding.severity, finding)
-                entry.occurrences += counted ? 1 : finding.occurrences
+                // A hitch or hang finding groups the intervals of one cause: its occurrences are the hitches.
+                entry.occurrences += finding.occurrences
                 entry.cost.addSaturating(finding.costNs)
                 entry.severity = max(entry.severity, finding.severity)
                 inRun[key] = entry

@@ -62,19 +62,18 @@ extension Trace {
         let own = indexes.states(ofTask: task)
         guard let first = own.first else { return nil }
         let created = states.start[Int(first)]
-        var awaiting = Set<Int>()
-        // Tasks that suspended waiting for this one (a handful of rows at most per task).
-        for row in 0..<states.count where states.waitingFor[row] == Int32(task) {
-            awaiting.insert(Int(states.task[row]))
-        }
+        let awaiting = Set(indexes.states(awaiting: task).map { Int(states.task[Int($0)]) })
+        if awaiting.count == 1 { return awaiting.first }
+        // Tasks running when it was created: on the Main Actor (indexed), and off it when nothing else tells.
         var runningAtCreation: [Int] = []
-        for overlap in mainActorRuns(overlapping: TimeRange(start: created, end: created + 1)) + runs(at: created) {
+        var overlaps = mainActorRuns(overlapping: TimeRange(start: created, end: created + 1))
+        if awaiting.isEmpty { overlaps += runs(at: created) }
+        for overlap in overlaps {
             let other = Int(states.task[overlap.row])
             if other != task, !runningAtCreation.contains(other) { runningAtCreation.append(other) }
         }
         if let both = runningAtCreation.first(where: awaiting.contains) { return both }
-        if awaiting.count == 1 { return awaiting.first }
-        if awaiting.count > 1 { return awaiting.min() }
+        if let first = awaiting.min() { return first }
         return runningAtCreation.count == 1 ? runningAtCreation[0] : nil
     }
 
@@ -83,9 +82,10 @@ extension Trace {
         let states = taskStates
         var found: [MainActorOverlap] = []
         var index = indexOfFirst(atLeast: time + 1, in: states.start)
-        // Walk back over rows that started before `time`; running intervals are short next to a recording.
+        // Walk back over the rows that started just before `time` (bounded: running intervals are
+        // short next to a recording, and a task is created right after its creator resumed).
         var looked = 0
-        while index > 0, looked < 4096 {
+        while index > 0, looked < 1024 {
             index -= 1
             looked += 1
             if states.state[index] == .running, states.start[index] <= time, time < states.end(index) {

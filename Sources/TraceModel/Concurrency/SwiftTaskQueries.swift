@@ -138,7 +138,11 @@ extension Trace {
         default: return ([], 0)
         }
         let states = taskStates
-        let overlapping = rows.lazy.map(Int.init).filter { range.overlaps(start: states.start[$0], end: states.end($0)) }
+        // An interval that only touches the range's start (ends where it begins) is not in it: the
+        // timeline's mark and this list count the same intervals.
+        let overlapping = rows.lazy.map(Int.init).filter {
+            range.overlaps(start: states.start[$0], end: states.end($0)) && (states.end($0) > range.start || states.duration[$0] == 0)
+        }
         let sorted = overlapping.sorted { (states.duration[$1], $0) < (states.duration[$0], $1) }
         return (Array(sorted.prefix(max(0, limit))), sorted.count)
     }

@@ -22,8 +22,11 @@ extension Trace {
         struct Key: Hashable { var function: StringRef, site: String }
         var runsByKey: [Key: [Int]] = [:]
         var order: [Key] = []
+        var siteOfTask: [UInt32: String] = [:]
         for row in indexes.mainActorRuns.map(Int.init) where states.duration[row] > threshold {
-            let key = Key(function: states.resumeFunction[row], site: creationSite(ofTask: Int(states.task[row])))
+            let task = states.task[row]
+            if siteOfTask[task] == nil { siteOfTask[task] = creationSite(ofTask: Int(task)) }
+            let key = Key(function: states.resumeFunction[row], site: siteOfTask[task]!)
             if runsByKey[key] == nil { order.append(key) }
             runsByKey[key, default: []].append(row)
         }
@@ -68,7 +71,7 @@ extension Trace {
                 kind: .mainActorBlocked, severity: context.severity(cost: cost, worst: states.duration[longest]),
                 title: title, subjects: subjects, costNs: cost,
                 // Off the main actor, all of it leaves; assigning the result back takes microseconds.
-                savingNs: cost, occurrences: runs.count,
+                savingNs: cost, occurrences: runs.count, worstNs: states.duration[longest],
                 fix: "Move the work off the Main Actor: make \(function) an @concurrent (or nonisolated async) function, "
                     + "await it from the task, and hop back to the Main Actor only to assign the result.",
                 evidence: FindingEvidence(
@@ -188,7 +191,7 @@ extension Trace {
             found.append(Finding(
                 id: "\(FindingKind.mainActorWait.rawValue):\(label)",
                 kind: .mainActorWait, severity: severity, title: title, subjects: subjects,
-                costNs: cost, savingNs: behind, occurrences: waits.count,
+                costNs: cost, savingNs: behind, occurrences: waits.count, worstNs: states.duration[longest],
                 fix: holders.isEmpty
                     ? "Keep the main thread free so tasks get onto the Main Actor: make the work it did instead cheaper or move it off."
                     : "Free the Main Actor: move the long work that held it (\(resumeFunctionTitle(holders[0].row))) off the Main Actor with an @concurrent or nonisolated async function; this task then runs as soon as it is enqueued.",

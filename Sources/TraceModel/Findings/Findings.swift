@@ -69,6 +69,9 @@ public struct FindingEvidence: Sendable, Equatable, Encodable {
     /// Swift task intervals (rows of `Trace.taskStates`, for `…/task-states/{row}`), the one to
     /// open first first: the task that ran on the Main Actor, then those it held up.
     public var taskStates: [Int] = []
+    /// Hangs and hitches: the recorded intervals the finding reads, ascending (at most
+    /// `FindingsOptions.maxEvidenceUpdates`); `[]` for the other kinds.
+    public var intervals: [TimeRange] = []
 }
 
 public struct Finding: Sendable, Equatable, Encodable {
@@ -81,8 +84,12 @@ public struct Finding: Sendable, Equatable, Encodable {
     /// Time the problem costs in the trace, and the time the suggested fix would save (an estimate).
     public var costNs: Nanoseconds
     public var savingNs: Nanoseconds
-    /// How often it happened (events, bodies, transactions or intervals, as the title says).
+    /// How often it happened (events, bodies, transactions or intervals, as the title says):
+    /// `costNs` is their total and `worstNs` the costliest one.
     public var occurrences: Int
+    public var worstNs: Nanoseconds
+    /// The saving is a lower bound ("at least"), not an estimate ("about").
+    public var savingIsLowerBound = false
     public var fix: String
     public var evidence: FindingEvidence
 }
@@ -114,6 +121,9 @@ public struct FindingsOptions: Sendable, Equatable {
     public var mainActorWaitNs: Nanoseconds = MainActorWait.orangeThreshold
     public var topFrames = 5
     public var maxEvidenceUpdates = 100
+    /// Environment churn: a value changing fewer times than this in the recording (the appearance,
+    /// the locale) is reported low, with advice that fits a rare change.
+    public static let environmentFrequentChanges = 3
 
     public init() {}
 
@@ -194,19 +204,56 @@ extension Trace {
     }
 }
 
-/// Durations as people read them: "840 µs", "2.31 ms", "1.204 s".
+/// Durations and times as people read them, by the rules of the browser's format.js (both are
+/// checked against Tests/Fixtures/duration-format.json): three significant digits in the largest
+/// unit that keeps the value at or above 1 ("840 µs", "2.31 ms", "125 ms", "1.20 s"), a rounding
+/// that reaches 1000 moves up a unit ("1.00 s", never "1000 ms"), and zero is "0 ms".
 public enum DurationText {
     public static func format(_ ns: Nanoseconds) -> String {
-        let value = Double(ns)
-        if ns < 1_000_000 { return "\(Int((value / 1e3).rounded())) µs" }
-        if ns < 1_000_000_000 { return fixed(value / 1e6, digits: 2) + " ms" }
-        return fixed(value / 1e9, digits: 3) + " s"
+        if ns == 0 { return "0 ms" }
+        let units: [(scale: Double, name: String)] = [(1e9, "s"), (1e6, "ms"), (1e3, "µs"), (1, "ns")]
+        var index = units.firstIndex { Double(ns.magnitude) >= $0.scale } ?? units.count - 1
+        // 999.7 ms would round to "1000 ms": it is "1.00 s".
+        while index > 0, abs(Double(ns) / units[index].scale) >= 999.5 { index -= 1 }
+        let value = Double(ns) / units[index].scale
+        let digits = units[index].scale == 1 || abs(value) >= 99.95 ? 0 : abs(value) >= 9.995 ? 1 : 2
+        return "\(fixed(value, digits: digits)) \(units[index].name)"
+    }
+
+    /// A duration as people type it, the one syntax of the CLI's options, budget files and the
+    /// browser (format.js parseDuration): "1s", "1 s", "1.5 ms", "500 µs" (or "us"), "120ns"; a
+    /// bare whole number is nanoseconds. nil when the text is not one (or is past `TraceLimits.time`).
+    public static func parse(_ text: String) -> Nanoseconds? {
+        let units: [(suffix: String, scale: Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)]
+        var number = Substring(text)
+        var scale: Double?
+        if let unit = units.first(where: { text.hasSuffix($0.suffix) }) {
+            number = number.dropLast(unit.suffix.count)
+            if number.hasSuffix(" ") { number = number.dropLast() }
+            scale = unit.scale
+        }
+        let parts = number.split(separator: ".", omittingEmptySubsequences: false)
+        guard !number.isEmpty, parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              scale != nil || parts.count == 1, let value = Double(number) else { return nil }
+        let nanoseconds = (value * (scale ?? 1)).rounded()
+        guard nanoseconds <= Double(TraceLimits.time) else { return nil }
+        return Nanoseconds(nanoseconds)
+    }
+
+    /// A time from the start of the recording in seconds, to the millisecond: "1.008 s".
+    public static func seconds(_ ns: Nanoseconds) -> String {
+        fixed(Double(ns) / 1e9, digits: 3) + " s"
+    }
+
+    private static func pow10(_ digits: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        return scale
     }
 
     /// `String(format:)` needs Foundation, which TraceModel does not import.
     static func fixed(_ value: Double, digits: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
+        let scale = pow10(digits)
         let scaled = Int64((abs(value) * scale).rounded())
         let whole = scaled / Int64(scale)
         let fraction = String(scaled % Int64(scale))

@@ -165,7 +165,7 @@ extension Trace {
             let span = TimeRange(
                 start: widest.updates.map { updates.start[$0] }.min()!, end: widest.updates.map { updates.end($0) }.max()!
             )
-            let cause = fanOut.property.isEmpty ? fanOut.source : "\(fanOut.source) (\(fanOut.property))"
+            let cause = fanOut.sourceTitle
             let perEvent = wide.map(\.updates.count)
             let fan = perEvent.min() == perEvent.max() ? "\(perEvent[0])" : "\(perEvent.min()!)–\(perEvent.max()!)"
             var subjects = [
@@ -177,7 +177,7 @@ extension Trace {
                 id: "\(FindingKind.collectionFanOut.rawValue):\(fanOut.source)>\(fanOut.targetName)",
                 kind: .collectionFanOut, severity: context.severity(cost: cost, worst: worst),
                 title: "One change of \(cause) runs \(fan) \(fanOut.targetName) bodies (\(plural(wide.count, "change")))",
-                subjects: subjects, costNs: cost, savingNs: saving, occurrences: wide.count,
+                subjects: subjects, costNs: cost, savingNs: saving, occurrences: wide.count, worstNs: worst,
                 fix: "Give each \(fanOut.targetName) its own @Observable model (per-item state), so a change to one item runs one body, not every item's.",
                 evidence: FindingEvidence(
                     updates: context.evidenceUpdates(rows), updateCount: rows.count, representativeUpdate: widest.updates.first!,
@@ -217,15 +217,16 @@ extension Trace {
                 in: rows.lazy.map { TimeRange(start: self.updates.start[$0], end: self.updates.end($0)) },
                 threads: context.threads(ofUpdate: longest)
             )
-            let heavy = frames.filter { !($0.isAppCode && $0.name.hasPrefix("\(view).body")) }.prefix(3).map(\.name)
+            // One frame called from several places is one frame to name.
+            let heavy = frames.filter { !($0.isAppCode && $0.name.hasPrefix("\(view).body")) }.map(\.name).uniqued(by: { $0 }).prefix(3)
             let within = heavy.isEmpty ? "" : ", mostly in \(heavy.joined(separator: ", "))"
             found.append(Finding(
                 id: "\(FindingKind.longBody.rawValue):\(module).\(view)",
                 kind: .longBody, severity: context.severity(cost: cost, worst: updates.duration[longest]),
                 title: "\(view).body takes over \(DurationText.format(options.longBodyNs)) \(rows.count) times (up to \(DurationText.format(updates.duration[longest])))\(within)",
                 subjects: [FindingSubject(role: .view, name: view, detail: module)]
-                    + frames.map { FindingSubject(role: .frame, name: $0.name, detail: $0.binary) },
-                costNs: cost, savingNs: saving, occurrences: rows.count,
+                    + frames.map { FindingSubject(role: .frame, name: $0.name, detail: $0.binary) }.uniqued(by: \.name),
+                costNs: cost, savingNs: saving, occurrences: rows.count, worstNs: updates.duration[longest], savingIsLowerBound: true,
                 fix: "Move the work out of \(view).body: cache formatters and other expensive objects, precompute values (in the model) instead of computing them on every call.",
                 evidence: FindingEvidence(
                     updates: context.evidenceUpdates(rows), updateCount: rows.count, representativeUpdate: longest,
@@ -308,12 +309,19 @@ extension Trace {
             subjects += (skippedViews + ranViews).map { FindingSubject(role: .view, name: $0) }
             let widestGroup = churn.widestGroup == noRow ? nil : Int(churn.widestGroup)
             let representative = churn.ran.first { updates.group[$0] == churn.widestGroup } ?? churn.ran.first
+            // A value that changes once or twice in a recording (the appearance, the locale) costs a
+            // re-check of its readers each time: worth knowing, not worth restructuring for.
+            let rare = churn.changes < FindingsOptions.environmentFrequentChanges
+            let changes = churn.changes == 1 ? "A change" : "\(churn.changes) changes"
+            let atOnce = churn.changes > 1 && churn.widest < churn.notified ? " (up to \(churn.widest) at once)" : ""
             found.append(Finding(
                 id: "\(FindingKind.environmentChurn.rawValue):\(writer)",
-                kind: .environmentChurn, severity: context.severity(cost: cost, worst: worst),
-                title: "A change of \(values) (\(source)) notifies \(churn.widest) view bodies; \(churn.skipped) of \(churn.notified) notified did not need to run (\(plural(churn.changes, "change")))",
-                subjects: subjects, costNs: cost, savingNs: Nanoseconds(Double(cost) * share), occurrences: churn.changes,
-                fix: "Read narrower values: keep frequently changing values (geometry, timers) out of the environment and pass them only to the views that use them.",
+                kind: .environmentChurn, severity: rare ? .low : context.severity(cost: cost, worst: worst),
+                title: "\(changes) of \(values) (\(source)) notified \(churn.notified == 1 ? "1 view body" : "\(churn.notified) view bodies")\(atOnce); \(churn.skipped) of them did not need to run",
+                subjects: subjects, costNs: cost, savingNs: Nanoseconds(Double(cost) * share), occurrences: churn.changes, worstNs: worst,
+                fix: rare
+                    ? "\(values) changed \(churn.changes == 1 ? "once" : "twice") in this recording (as the appearance or the locale does): each change only re-checks the views that read the environment, which costs little when rare. Nothing to fix unless it changes often; then read narrower values."
+                    : "Read narrower values: keep frequently changing values (geometry, timers, scroll offsets) out of the environment and pass them only to the views that use them.",
                 evidence: FindingEvidence(
                     updates: context.evidenceUpdates(churn.ran), updateCount: churn.ran.count, representativeUpdate: representative,
                     range: widestGroup.map { TimeRange(start: updateGroups.start[$0], end: updateGroups.start[$0] + updateGroups.duration[$0]) },
@@ -337,117 +345,6 @@ extension Trace {
             current = source
         }
         return string(graph.nodes.name[current])
-    }
-
-    // MARK: Hangs and hitches
-
-    func intervalFindings(_ context: inout FindingsContext, _ intervals: [TimelineInterval], kind: FindingKind, noun: String) -> [Finding] {
-        let options = context.options
-        let kept = intervals.indices.sorted { (intervals[$0].duration, $1) > (intervals[$1].duration, $0) }.prefix(options.maxIntervalFindings)
-        var found: [Finding] = []
-        for index in kept.sorted() {
-            let interval = intervals[index]
-            // A hitch is a frame shown late: the work that made it late ran one frame earlier.
-            let lead = kind == .hitchExplained ? metadata.frameDuration : 0
-            let range = TimeRange(start: interval.start - lead, end: interval.end - lead)
-            var threads = context.mainThreads
-            if threads.isEmpty, interval.thread != noRow { threads = [interval.thread] }
-            let onCPU = min(context.cpuWeight(in: range, threads: threads), range.duration)
-            let coverage = range.duration > 0 ? Double(onCPU) / Double(range.duration) : 1
-            var long: [Int] = []
-            var longTime: Nanoseconds = 0
-            for lane in [Lane.longViewBody, .longRepresentable, .longOther] {
-                for row in updateRows(of: lane, overlapping: range) {
-                    long.append(row)
-                    longTime.addSaturating(min(updates.end(row), range.end) - max(updates.start[row], range.start))
-                }
-            }
-            var timeByView: [String: Nanoseconds] = [:]
-            for row in long { timeByView[string(updates.viewName[row]), default: 0].addSaturating(updates.duration[row]) }
-            // Long updates are main-thread work even where the 1 ms sampling missed them.
-            let updateShare = range.duration > 0 ? Double(min(longTime, range.duration)) / Double(range.duration) : 0
-            let busy = max(coverage, updateShare) >= options.busyCoverage
-            let frameRange = busy ? range : TimeRange(start: range.start - options.blockedContextNs, end: range.end + options.blockedContextNs)
-            let frames = context.heaviestFrames(in: [frameRange], threads: threads)
-            let views = timeByView.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map(\.key)
-
-            // The Swift task that ran on the Main Actor meanwhile, if any: the cause by name.
-            let runs = mainActorRuns(overlapping: range)
-            let taskTime = min(range.duration, runs.reduce(Nanoseconds(0)) { $0.addingSaturating($1.overlap) })
-            let taskText = runs.first.map { run -> String in
-                let others = runs.count > 1 ? " (and \(runs.count - 1) shorter run\(runs.count == 2 ? "" : "s"))" : ""
-                return "\(taskWithSite(Int(taskStates.task[run.row]))) ran \(resumeFunctionTitle(run.row)) on the Main Actor for \(DurationText.format(taskStates.duration[run.row]))\(others)"
-            }
-            let taskShare = range.duration > 0 ? Double(taskTime) / Double(range.duration) : 0
-
-            let percent = Int((coverage * 100).rounded())
-            let reading: String
-            let state: String
-            var saving: Nanoseconds
-            if !context.hasCPUData {
-                // Without samples nothing tells busy from blocked; long updates and Main Actor runs are still work seen.
-                let culprits = views.map { "\($0) updates" } + (taskText.map { [$0] } ?? [])
-                if max(updateShare, taskShare) >= options.busyCoverage {
-                    state = "busy"
-                    reading = "main thread busy (\(Int((max(updateShare, taskShare) * 100).rounded()))% in \(updateShare >= taskShare ? "long updates" : "a Swift task"); the recording has no CPU samples)"
-                        + (culprits.isEmpty ? "" : ": \(culprits.joined(separator: "; "))")
-                } else {
-                    state = "unknown"
-                    reading = "the recording has no CPU data, so whether the main thread was busy or blocked cannot be told"
-                        + (culprits.isEmpty ? "" : "; seen meanwhile: \(culprits.joined(separator: "; "))")
-                }
-                saving = max(longTime, taskTime)
-            } else if busy {
-                state = "busy"
-                let culprits = views.isEmpty ? frames.prefix(2).map(\.name) : views.map { "\($0) updates" }
-                let inUpdates = updateShare > 0 ? ", \(Int((updateShare * 100).rounded()))% in long updates" : ""
-                reading = "main thread busy (\(percent)% on CPU\(inUpdates))" + (culprits.isEmpty ? "" : " in \(culprits.joined(separator: ", "))")
-                    + (taskText.map { ": \($0)" } ?? "")
-                // Identified work is what a fix removes: the long updates or the task, else the heaviest frame.
-                saving = max(longTime, taskTime)
-                if saving == 0 { saving = frames.first?.weightNs ?? 0 }
-            } else {
-                state = "blocked"
-                let near = frames.first.map { " near \($0.name)" } ?? ""
-                reading = "main thread blocked (\(percent)% on CPU): waiting on a lock, I/O or a synchronous call\(near)"
-                    + (taskText.map { ", inside a Swift task: \($0)" } ?? "")
-                saving = range.duration - onCPU
-            }
-            saving = min(interval.duration, saving)
-            var subjects = [FindingSubject(role: .thread, name: threads.count == 1 ? trace(threadName: threads.first!) : "Main Thread", detail: state)]
-            if let run = runs.first {
-                let task = Int(taskStates.task[run.row])
-                subjects.append(FindingSubject(role: .task, name: taskTitle(task), detail: creationSite(ofTask: task)))
-                subjects.append(FindingSubject(role: .function, name: resumeFunctionTitle(run.row), detail: string(taskStates.actor[run.row])))
-            }
-            subjects += views.map { FindingSubject(role: .view, name: $0) }
-            subjects += frames.map { FindingSubject(role: .frame, name: $0.name, detail: $0.binary) }
-            let taskFix = runs.first.map { "Move the work of \(resumeFunctionTitle($0.row)) off the Main Actor (an @concurrent or nonisolated async function) and hop back only to assign the result." }
-            let fix: String
-            switch state {
-            case "busy": fix = taskShare >= updateShare ? taskFix ?? "" : "Make the work on the main thread cheaper or move it off: start with the long updates and heaviest frames listed."
-            case "blocked": fix = "Do not wait on the main thread: make the lock, file or network access or synchronous call asynchronous."
-            default: fix = "Record with the Time Profiler (the SwiftUI template includes it) to see what the main thread did." + (taskFix.map { " " + $0 } ?? "")
-            }
-            found.append(Finding(
-                id: "\(kind.rawValue):\(interval.start)",
-                kind: kind, severity: context.severity(cost: interval.duration, worst: interval.duration),
-                title: "\(noun) of \(DurationText.format(interval.duration)) at \(DurationText.fixed(Double(interval.start) / 1e9, digits: 3)) s: \(reading)",
-                subjects: subjects, costNs: interval.duration, savingNs: saving, occurrences: 1,
-                fix: fix.isEmpty ? "Make the work on the main thread cheaper or move it off: start with the long updates and heaviest frames listed." : fix,
-                evidence: FindingEvidence(
-                    updates: context.evidenceUpdates(long), updateCount: long.count,
-                    representativeUpdate: long.max { (updates.duration[$0], $1) < (updates.duration[$1], $0) },
-                    range: frameRange, thread: threads.count == 1 ? Int(threads.first!) : nil, frames: frames,
-                    cpuCoverage: context.hasCPUData ? coverage : nil, taskStates: runs.map(\.row)
-                )
-            ))
-        }
-        return found
-    }
-
-    private func trace(threadName thread: Int32) -> String {
-        thread >= 0 && Int(thread) < threads.count ? threads[Int(thread)].name : "Main Thread"
     }
 
     // MARK: Repeated body in one transaction
@@ -514,7 +411,7 @@ extension Trace {
                 subjects: [FindingSubject(role: .view, name: view, detail: module)]
                     + Set(repeats.runs.compactMap { firstCause(ofUpdate: $0) }.map { causeTitle(node: Int($0)) }).sorted().prefix(5)
                         .map { FindingSubject(role: .property, name: $0) },
-                costNs: repeats.cost, savingNs: repeats.saving, occurrences: repeats.groups,
+                costNs: repeats.cost, savingNs: repeats.saving, occurrences: repeats.groups, worstNs: repeats.worstCost,
                 fix: "Let \(view) settle in one pass: do not write state it reads while it updates (body, onAppear, onChange), and coalesce several writes into one.",
                 evidence: FindingEvidence(
                     updates: context.evidenceUpdates(repeats.runs), updateCount: repeats.runs.count,

@@ -33,7 +33,7 @@ extension Trace {
             + bytes(t.start) + bytes(t.duration) + bytes(t.task) + bytes(t.state) + bytes(t.actor) + bytes(t.isMainActor)
             + bytes(t.priority) + bytes(t.resumeFunction) + bytes(t.waitingFor) + bytes(t.suspendBacktrace) + bytes(t.thread)
             + bytes(t.narrative) + bytes(indexes.mainActorRuns) + bytes(indexes.mainActorWaits)
-            + bytes(indexes.taskStateOffsets) + bytes(indexes.taskStateRows)
+            + bytes(indexes.taskStateOffsets) + bytes(indexes.taskStateRows) + bytes(indexes.awaitingOffsets) + bytes(indexes.awaitingRows)
         let s = signposts
         let signpostBytes = bytes(s.start) + bytes(s.duration) + bytes(s.kind) + bytes(s.process) + bytes(s.thread)
             + bytes(s.subsystem) + bytes(s.category) + bytes(s.name) + bytes(s.beginMessage) + bytes(s.endMessage)

@@ -280,12 +280,20 @@ public struct TraceIndexes: Sendable {
     /// Task-state rows of each task, as compressed sparse rows over task rows, in start order.
     public internal(set) var taskStateOffsets: [UInt32] = [0]
     public internal(set) var taskStateRows: [UInt32] = []
+    /// Task-state rows that wait for each task (`waitingFor`), as compressed sparse rows over task rows.
+    public internal(set) var awaitingOffsets: [UInt32] = [0]
+    public internal(set) var awaitingRows: [UInt32] = []
     /// The trace's signpost lanes (none without signposts), at most `SignpostLane.maxLanes`: one
     /// per group and row of its stack, a group's rows in order.
     public internal(set) var signpostLanes: [SignpostLane] = []
 
     public func states(ofTask task: Int) -> ArraySlice<UInt32> {
         taskStateRows[Int(taskStateOffsets[task])..<Int(taskStateOffsets[task + 1])]
+    }
+
+    /// Task-state rows (of other tasks) that wait for `task`.
+    public func states(awaiting task: Int) -> ArraySlice<UInt32> {
+        awaitingRows[Int(awaitingOffsets[task])..<Int(awaitingOffsets[task + 1])]
     }
 
     public func nodes(ofUpdate update: Int) -> ArraySlice<UInt32> {

@@ -556,6 +556,10 @@ extension TraceIndexes {
         }
         signpostLanes = SignpostLane.lanes(of: trace.signposts, strings: trace.strings)
         (taskStateOffsets, taskStateRows) = CauseGraph.compressedRows(keys: states.task, keyCount: trace.tasks.count)
+        let waiting = states.waitingFor.indices.filter { states.waitingFor[$0] != noRow }
+        let (awaitOffsets, awaitRows) = CauseGraph.compressedRows(keys: waiting.map { UInt32(states.waitingFor[$0]) }, keyCount: trace.tasks.count)
+        awaitingOffsets = awaitOffsets
+        awaitingRows = awaitRows.map { UInt32(waiting[Int($0)]) }
         updatesByLane = byLane
         maxDurationByLane = maxDuration
 

@@ -189,6 +189,7 @@ extension Trace {
         let table = updates
         for lane in filter.lanes {
             for row in updateRows(of: lane, overlapping: range) {
+                if QueryCancellation.requested(at: row) { break }
                 let duration = table.duration[row]
                 let summaryRow = Int(index.rowOfUpdate[row])
                 if statsOfRow[summaryRow].count == 0 { kindOfRow[summaryRow] = table.kind[row] }

@@ -114,7 +114,9 @@ extension Trace {
         var title = string(graph.nodes.name[node])
         let owner = string(graph.nodes.owner[node])
         let isWrapper = title.hasPrefix("@")
-        if isWrapper, !owner.isEmpty, !title.contains("."), let space = title.firstIndex(of: " ") {
+        // "@State isFavorite" owned by LandmarkDetail names its owner; "@Observable LandmarkViewModel"
+        // owned by LandmarkViewModel already does.
+        if isWrapper, !owner.isEmpty, !title.contains("."), let space = title.firstIndex(of: " "), title[title.index(after: space)...] != owner {
             title = "\(title[..<space]) \(owner).\(title[title.index(after: space)...])"
         }
         let changed = string(property)

@@ -6,7 +6,8 @@ import Synchronization
 // taken in start order; an event joins the current group when it starts before the end of the
 // pixel column that holds the group's end, otherwise it opens a new group. Each group therefore
 // owns at least one column of its own, so a lane never returns more than `width + 1` events, and
-// an event wider than the gap to its neighbours stays on its own with its id and label.
+// an event wider than the gap to its neighbours stays on its own with its id and label. The Main
+// Actor lane also keeps a run two columns wide apart from its neighbours (`apartGroups`).
 
 /// One drawn event: a single trace event (`count == 1`) or a merge of neighbouring ones.
 public struct TimelineEvent: Sendable, Equatable {
@@ -15,6 +16,8 @@ public struct TimelineEvent: Sendable, Equatable {
     public var count: Int
     /// Worst severity of the merged events.
     public var severity: LongUpdateSeverity
+    /// A red mark merging orange events too: drawn in both colours, as Instruments does.
+    public var alsoOrange = false
     /// Update row (update lanes, `count == 1`).
     public var update: Int?
     /// Task-state row (main-actor lanes, `count == 1`).
@@ -63,6 +66,7 @@ public struct Timeline: Sendable, Equatable {
                 out.raw(",\"duration\":"); out.int(event.duration)
                 out.raw(",\"count\":"); out.int(Int64(event.count))
                 out.raw(",\"severity\":"); out.string(event.severity.wireName)
+                if event.alsoOrange { out.raw(",\"alsoOrange\":true") }
                 if let update = event.update { out.raw(",\"update\":"); out.int(Int64(update)) }
                 if let taskState = event.taskState { out.raw(",\"taskState\":"); out.int(Int64(taskState)) }
                 if let signpost = event.signpost { out.raw(",\"signpost\":"); out.int(Int64(signpost)) }
@@ -219,7 +223,9 @@ extension Trace {
         return Set(lanes).sorted { $0.wireName < $1.wireName }.compactMap { lane -> (TimelineLaneID, LaneAnswer)? in
             if lane == .fixed(.cpu) { return (lane, .events(cpuLane(columns: columns, sums: index.cpu(self)))) }
             guard let series = LaneSeries(self, lane) else { return nil }
-            let groups = Self.fastGroups(index.pyramid(lane, series), columns, maxDuration: series.maxDuration)
+            let groups = series.keepsWideApart
+                ? Self.apartGroups(series, columns)
+                : Self.fastGroups(index.pyramid(lane, series), columns, maxDuration: series.maxDuration)
             return (lane, .groups(series, groups))
         }
     }
@@ -239,12 +245,16 @@ extension Trace {
                 continue
             }
             guard let series = LaneSeries(self, lane) else { continue }
+            if series.keepsWideApart {
+                result.lanes[lane.wireName] = laneResult(series, Self.apartGroups(series, columns))
+                continue
+            }
             var groups: [EventGroup] = []
             for i in 0..<series.count {
                 let start = series.start(i), end = series.end(i)
                 guard window.overlaps(start: start, end: end) else { continue }
                 if var last = groups.last, start < columns.endOfColumn(containing: last.end) {
-                    last.add(count: 1, end: end, severity: series.severity(i))
+                    last.add(count: 1, end: end, severity: series.severity(i), orange: series.severity(i) == .orange)
                     groups[groups.count - 1] = last
                 } else {
                     groups.append(EventGroup(first: i, start: start, end: end, severity: series.severity(i)))
@@ -253,6 +263,38 @@ extension Trace {
             result.lanes[lane.wireName] = laneResult(series, groups)
         }
         return result
+    }
+
+    /// The Main Actor lane: one actor runs one thing at a time and a long run is what the lane is
+    /// read for, so a run at least two columns wide is never merged with its neighbours (a 120 ms
+    /// run stays one mark beside the short ones around it, not "4 intervals"); shorter runs merge
+    /// by the rule above, but not into a group already two columns wide. Runs on the Main Actor
+    /// number thousands, not millions: a scan of the window's runs does.
+    static func apartGroups(_ series: LaneSeries, _ columns: PixelColumns) -> [EventGroup] {
+        let window = columns.window
+        let wide = 2 * columns.nanosecondsPerColumn
+        var low = 0, high = series.count
+        let earliest = window.start.addingSaturating(-series.maxDuration)
+        while low < high {
+            let mid = (low + high) / 2
+            if series.start(mid) < earliest { low = mid + 1 } else { high = mid }
+        }
+        var groups: [EventGroup] = []
+        var i = low
+        while i < series.count, series.start(i) < window.end {
+            defer { i += 1 }
+            let start = series.start(i), end = series.end(i)
+            guard window.overlaps(start: start, end: end) else { continue }
+            let severity = series.severity(i)
+            if var last = groups.last, Double(end - start) < wide, Double(last.end - last.start) < wide,
+               start < columns.endOfColumn(containing: last.end) {
+                last.add(count: 1, end: end, severity: severity, orange: severity == .orange)
+                groups[groups.count - 1] = last
+            } else {
+                groups.append(EventGroup(first: i, start: start, end: end, severity: severity))
+            }
+        }
+        return groups
     }
 
     private static func fastGroups(_ pyramid: EventPyramid, _ columns: PixelColumns, maxDuration: Nanoseconds) -> [EventGroup] {
@@ -271,7 +313,7 @@ extension Trace {
                 if current == nil {
                     current = EventGroup(first: i, start: pyramid.starts[i], end: end, severity: pyramid.severity(i))
                 } else {
-                    current!.add(count: 1, end: end, severity: pyramid.severity(i))
+                    current!.add(count: 1, end: end, severity: pyramid.severity(i), orange: pyramid.severity(i) == .orange)
                 }
             }
             i = pyramid.firstIndex(endAtLeast: window.start, from: i + 1, before: inWindow)
@@ -282,8 +324,8 @@ extension Trace {
                 let columnEnd = columns.endOfColumn(containing: group.end)
                 let next = pyramid.lowerBound(startAtLeast: columnEnd, from: i, to: limit)
                 if next > i {
-                    let (maxEnd, severity) = pyramid.aggregate(i, next, groupEnd: group.end)
-                    current!.add(count: next - i, end: maxEnd, severity: severity)
+                    let (maxEnd, severity, orange) = pyramid.aggregate(i, next, groupEnd: group.end)
+                    current!.add(count: next - i, end: maxEnd, severity: severity, orange: orange)
                     i = next
                     continue
                 }
@@ -300,6 +342,7 @@ extension Trace {
         var merged = false
         let events = groups.map { group -> TimelineEvent in
             var event = TimelineEvent(start: group.start, duration: group.end - group.start, count: group.count, severity: group.severity)
+            event.alsoOrange = group.alsoOrange
             if group.count == 1 {
                 series.describe(group.first, in: self, into: &event)
             } else {
@@ -384,19 +427,29 @@ struct EventGroup {
     var end: Nanoseconds
     var count = 1
     var severity: LongUpdateSeverity
+    /// Some merged event is orange.
+    var orange: Bool
 
     init(first: Int, start: Nanoseconds, end: Nanoseconds, severity: LongUpdateSeverity) {
         self.first = first
         self.start = start
         self.end = end
         self.severity = severity
+        orange = severity == .orange
     }
 
-    mutating func add(count: Int, end: Nanoseconds, severity: LongUpdateSeverity) {
+    mutating func add(count: Int, end: Nanoseconds, severity: LongUpdateSeverity, orange: Bool) {
         self.count += count
         self.end = max(self.end, end)
         self.severity = max(self.severity, severity)
+        self.orange = self.orange || orange
     }
+
+    /// A red mark that merges orange events too (`TimelineEvent.alsoOrange`).
+    var alsoOrange: Bool { count > 1 && severity == .red && orange }
+
+    /// The binary answer's code column: severity, update kind (0 none, 1 + `UpdateKind.rawValue`), also-orange bit.
+    func code(kind: Int64) -> Int64 { Int64(severity.rawValue) | kind << 2 | (alsoOrange ? 32 : 0) }
 }
 
 /// One lane's events in start order, read in place from the trace's columns (no copies:
@@ -465,6 +518,8 @@ struct LaneSeries: Sendable {
 
     /// Main-actor lanes: a lone event stands for a task-state row (`TimelineEvent.taskState`).
     var rowsAreTaskStates: Bool { lane == .fixed(.mainActor) || lane == .fixed(.mainActorWaits) }
+    /// Wide events stay apart from their neighbours (`Trace.apartGroups`): the Main Actor's runs.
+    var keepsWideApart: Bool { lane == .fixed(.mainActor) }
     /// Signpost lanes: a lone event stands for a signpost row (`TimelineEvent.signpost`).
     var rowsAreSignposts: Bool { if case .signposts = lane { true } else { false } }
     /// Update lanes: a lone event stands for an update row (`TimelineEvent.update`).
@@ -581,13 +636,14 @@ struct EventPyramid: Sendable {
         self.prefixes = prefixes
     }
 
-    /// Max end and worst severity of events `low..<high`, for merging them into a group whose
-    /// end so far is `groupEnd`: the returned end is exact whenever it is at least `groupEnd`.
-    @inline(__always) func aggregate(_ low: Int, _ high: Int, groupEnd: Nanoseconds) -> (Nanoseconds, LongUpdateSeverity) {
+    /// Max end, worst severity and whether any is orange of events `low..<high`, for merging them
+    /// into a group whose end so far is `groupEnd`: the returned end is exact whenever it is at least `groupEnd`.
+    @inline(__always) func aggregate(_ low: Int, _ high: Int, groupEnd: Nanoseconds) -> (Nanoseconds, LongUpdateSeverity, Bool) {
         let (before, upTo) = (prefixes[low], prefixes[high])
-        let severity: LongUpdateSeverity = upTo.red != before.red ? .red : upTo.orange != before.orange ? .orange : .normal
-        guard before.maxEnd <= groupEnd else { return (aggregate(low, high).0, severity) }
-        return (upTo.maxEnd, severity)
+        let orange = upTo.orange != before.orange
+        let severity: LongUpdateSeverity = upTo.red != before.red ? .red : orange ? .orange : .normal
+        guard before.maxEnd <= groupEnd else { return (aggregate(low, high).0, severity, orange) }
+        return (upTo.maxEnd, severity, orange)
     }
 
     private static func buckets(_ starts: [Nanoseconds]) -> ([UInt32], Int) {

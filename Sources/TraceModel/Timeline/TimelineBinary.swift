@@ -22,7 +22,8 @@ extension Timeline {
         case update
         /// Index into the lane's labels + 1; 0 = none.
         case label
-        /// Severity (bits 0-1) | update kind code << 2 (0 none, 1 + `UpdateKind.rawValue`).
+        /// Severity (bits 0-1) | update kind code << 2 (0 none, 1 + `UpdateKind.rawValue`) | 32 when
+        /// a red mark merges orange events too.
         case code
         /// CPU lane only: load and mainLoad × 65535, rounded.
         case load, mainLoad
@@ -66,7 +67,7 @@ extension Timeline {
             columns[BinaryColumn.update.rawValue].append((event.update ?? event.taskState ?? event.signpost).map { Int64($0) - firstUpdate + 1 } ?? 0)
             columns[BinaryColumn.label.rawValue].append(event.label.flatMap { labelIndex[$0] } ?? 0)
             let kind = event.kind.flatMap { wire in UpdateKind.allCases.first { $0.wireName == wire } }
-            columns[BinaryColumn.code.rawValue].append(Int64(event.severity.rawValue) | Int64(kind.map { $0.rawValue + 1 } ?? 0) << 2)
+            columns[BinaryColumn.code.rawValue].append(Int64(event.severity.rawValue) | Int64(kind.map { $0.rawValue + 1 } ?? 0) << 2 | (event.alsoOrange ? 32 : 0))
             if hasLoad {
                 columns[BinaryColumn.load.rawValue].append(fixedPoint(event.load))
                 columns[BinaryColumn.mainLoad.rawValue].append(fixedPoint(event.mainLoad))
@@ -258,11 +259,11 @@ struct BinaryLanePlan {
             previousStart = group.start
             include(.duration, group.end - group.start)
             include(.count, Int64(group.count))
-            var code = Int64(group.severity.rawValue)
+            var code = group.code(kind: 0)
             if group.count == 1 {
                 let row = series.row(group.first)
                 if hasRows { firstUpdate = min(firstUpdate, Int64(row)) }
-                if isUpdateLane { code |= Int64(kinds[row].rawValue + 1) << 2 }
+                if isUpdateLane { code = group.code(kind: Int64(kinds[row].rawValue + 1)) }
                 if let interned {
                     let ref = Int(interned[row])
                     if labelSlots[ref] == 0 {
@@ -329,7 +330,7 @@ struct BinaryLanePlan {
                 out.column(width: width, base: base, count: groups.count) { i in
                     let group = groups[i]
                     let kind = group.count == 1 && isUpdateLane ? Int64(kinds[series.row(group.first)].rawValue + 1) : 0
-                    return Int64(group.severity.rawValue) | kind << 2
+                    return group.code(kind: kind)
                 }
             case .load, .mainLoad: break
             }

@@ -5,8 +5,8 @@ import TraceModel
 /// restricted to a range (`aStart`/`aEnd`, `bStart`/`bEnd`). `a` and `b` may each list several
 /// recordings (`a=ID,ID,ID`), pooled (`ComparisonSide.pooled`); a range then does not apply.
 /// docs/api.md has the shape.
-func addCompareRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore, queries: WorkGate) {
-    router.get("/api/compare") { request, _ in
+func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, queries: WorkGate) {
+    router.get("/api/compare") { request, context in
         let query = QueryParameters(request: request)
         let idsA = try recordingIDs(query.string("a"), parameter: "a", side: "A (before)")
         let idsB = try recordingIDs(query.string("b"), parameter: "b", side: "B (after)")
@@ -16,21 +16,22 @@ func addCompareRoutes(to router: some RouterMethods<BasicRequestContext>, store:
         let causeLimit = Int(try query.int("causes", in: 0...100_000) ?? Int64(TraceComparison.defaultCauseLimit))
         let functionLimit = Int(try query.int("functions", in: 0...100_000) ?? Int64(TraceComparison.defaultFunctionLimit))
         var tracesA: [LoadedTrace] = [], tracesB: [LoadedTrace] = []
-        for id in idsA { tracesA.append(try await store.loaded(id: id)) }
-        for id in idsB { tracesB.append(try await store.loaded(id: id)) }
+        // Each load holds the memory of those before it (they are used together).
+        for id in idsA { tracesA.append(try await store.loaded(id: id, alongside: tracesA)) }
+        for id in idsB { tracesB.append(try await store.loaded(id: id, alongside: tracesA + tracesB)) }
         // Each side is a pass over a whole trace (kept after the first compare of the whole
         // trace): all go through the query gate at once, off the cooperative pool.
         let sides = try await withThrowingTaskGroup(of: (Int, ComparisonSide).self) { group in
             for (index, trace) in (tracesA + tracesB).enumerated() {
                 let range = index < tracesA.count ? rangeA : rangeB
-                group.addTask { (index, try await queries.run { trace.comparisonSide(in: range) }) }
+                group.addTask { (index, try await queries.run(for: context.work) { trace.comparisonSide(in: range) }) }
             }
             var sides = [ComparisonSide?](repeating: nil, count: tracesA.count + tracesB.count)
             for try await (index, side) in group { sides[index] = side }
             return sides.map { $0! }
         }
         let a = Array(sides.prefix(tracesA.count)), b = Array(sides.dropFirst(tracesA.count))
-        return jsonResponse(bytes: try await queries.run {
+        return jsonResponse(bytes: try await queries.run(for: context.work) {
             try encodeJSON(TraceComparison(.pooled(a), .pooled(b), causeLimit: causeLimit, functionLimit: functionLimit))
         })
     }

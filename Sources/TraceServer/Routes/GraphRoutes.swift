@@ -4,7 +4,7 @@ import TraceModel
 /// Cause & effect graph routes (`/api/traces/:id/updates/:updateId/graph`, `/api/traces/:id/graph`).
 /// The graph is extracted and laid out by TraceModel (`Trace.causeGraph`, `GraphLayout`); see
 /// docs/cause-graph.md for the JSON shape. `expand=KEY,KEY` opens folded fan-out groups.
-func addGraphRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore, queries: WorkGate) {
+func addGraphRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, queries: WorkGate) {
     router.get("/api/traces/:id/updates/:updateId/graph") { request, context in
         let trace = try await store.trace(id: context.traceID())
         let text = context.parameters.get("updateId") ?? ""
@@ -15,7 +15,7 @@ func addGraphRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
         guard update < trace.updates.count else {
             throw APIError(.notFound, "unknown update", detail: "Trace has \(trace.updates.count) updates; there is no update \(update).")
         }
-        return jsonResponse(bytes: try await queries.run { try encodeJSON(trace.causeGraph(ofUpdate: update, expand: expand)) })
+        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(trace.causeGraph(ofUpdate: update, expand: expand)) })
     }
 
     router.get("/api/traces/:id/graph") { request, context in
@@ -25,7 +25,7 @@ func addGraphRoutes(to router: some RouterMethods<BasicRequestContext>, store: T
             throw APIError.badParameter("view", "give the view name whose updates to merge, e.g. view=LandmarkListItemView")
         }
         let (module, range, expand) = (query.string("module") ?? "", try query.timeRange(), expandedGroups(query))
-        return jsonResponse(bytes: try await queries.run { try encodeJSON(trace.causeGraph(ofView: view, module: module, in: range, expand: expand)) })
+        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(trace.causeGraph(ofView: view, module: module, in: range, expand: expand)) })
     }
 }
 

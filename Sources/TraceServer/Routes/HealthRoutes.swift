@@ -7,7 +7,7 @@ import TraceStorage
 /// `GET /healthz` (the process answers), `GET /readyz` (every storage service answers within its
 /// deadline) and `GET /metrics` (Prometheus text): what a load balancer and an operator's
 /// Grafana read. None of them needs the write token.
-func addHealthRoutes(to router: some RouterMethods<BasicRequestContext>, readiness: Readiness, metrics: PrometheusCollectorRegistry) {
+func addHealthRoutes(to router: some RouterMethods<TraceRequestContext>, readiness: Readiness, metrics: PrometheusCollectorRegistry) {
     router.get("/healthz") { _, _ in
         try jsonResponse(["status": "ok"])
     }

@@ -3,27 +3,30 @@ import TraceModel
 import TraceStorage
 
 /// List, upload, describe and delete traces.
-func addTraceRoutes(to router: some RouterMethods<BasicRequestContext>, store: TraceStore, maxUploadBytes: Int64) {
+func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, maxUploadBytes: Int64) {
     // Every trace, or a page of them (?limit=N, then ?cursor= from the previous page's nextCursor).
     router.get("/api/traces") { request, _ in
         let query = QueryParameters(request: request)
         guard let limit = try query.int("limit", in: 1...1000) else {
-            return try jsonResponse(TraceList(traces: try await store.list(), nextCursor: nil))
+            return try jsonResponse(TraceList(traces: try await store.list(), nextCursor: nil, maxUploadBytes: maxUploadBytes))
         }
         let cursor = try query.string("cursor").map { text throws(APIError) -> CatalogCursor in
             guard let cursor = CatalogCursor(token: text) else { throw .badParameter("cursor", "'\(text)' is not a cursor this server gave") }
             return cursor
         }
         let page = try await store.page(limit: Int(limit), cursor: cursor)
-        return try jsonResponse(TraceList(traces: page.records, nextCursor: page.next?.token))
+        return try jsonResponse(TraceList(traces: page.records, nextCursor: page.next?.token, maxUploadBytes: maxUploadBytes))
     }
 
-    router.post("/api/traces") { request, _ in
+    router.post("/api/traces") { request, context in
         // ?run=N: which run of a several-run xctrace export to read (checked before the body is received).
         let run = try QueryParameters(request: request).int("run", in: 1...1_000_000).map(Int.init)
         // The upload may not pass the size limit, the storage quota or the disk's reserve.
-        let limit = min(maxUploadBytes, try await store.uploadAllowance())
-        let upload = try await UploadReceiver.receive(request, into: store.incomingDirectory, limit: limit, sizeLimit: maxUploadBytes)
+        // Stored bytes and traces as the catalog has them now (another replica may have added some).
+        try await store.refreshQuota()
+        let upload = try await UploadReceiver.receive(
+            request, into: store.incomingDirectory, quota: store.quota, maxUploadBytes: maxUploadBytes, logger: context.logger
+        )
         let added = try await store.add(upload, run: run)
         var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info), status: added.isNew ? .created : .ok)
         response.headers[.location] = "/api/traces/\(added.record.id)"
@@ -44,6 +47,8 @@ struct TraceList: Encodable {
     var traces: [TraceRecord]
     /// Where the next page starts (`?cursor=`); null on the last page and without `?limit`.
     @NullWhenAbsent var nextCursor: String?
+    /// The largest upload accepted (`--max-upload-mb`): the browser checks a file against it before sending.
+    var maxUploadBytes: Int64
 }
 struct Uploaded: Encodable { var trace: TraceRecord; var summary: TraceInfo }
 

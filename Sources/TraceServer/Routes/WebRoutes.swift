@@ -1,10 +1,11 @@
 import Hummingbird
 
 /// Browser routes: every app URL answers with `index.html`, so a shared link opens the app.
-func addWebRoutes(to router: some RouterMethods<BasicRequestContext>, files: StaticFiles) {
-    let appPage: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+func addWebRoutes(to router: some RouterMethods<TraceRequestContext>, files: StaticFiles) {
+    let appPage: @Sendable (Request, TraceRequestContext) async throws -> Response = { request, context in
         guard let page = try files.response(forPath: "/index.html", request: request) else {
-            throw APIError(.notFound, "no web app", detail: "index.html is missing from the web root \(files.root.path).")
+            context.logger.error("index.html is missing from the web root \(files.root.path)")
+            throw APIError(.notFound, "no web app", detail: "The server's web root has no index.html.")
         }
         return page
     }

@@ -35,7 +35,10 @@ public struct FileBlobStore: BlobStore {
             try DurableFiles.sync(directory)
             return true
         } catch {
-            throw StorageError.failed(service: serviceName, detail: "cannot write \(target.path): \(error.localizedDescription)")
+            // No descriptor left or a full disk is the server's condition, said as such; anything
+            // else a failure of the data directory. Never the path or the system's dump.
+            if let failure = SystemFailure.from(error, action: "write blob \(key.prefix(12))") { throw failure }
+            throw StorageError.failed(service: serviceName, detail: "cannot write a blob")
         }
     }
 
@@ -65,26 +68,42 @@ public struct FileBlobStore: BlobStore {
     }
 }
 
-/// Writes that survive a power cut: data and directory entries flushed before they count.
+/// Writes that survive a power cut: data and directory entries flushed before they count. Plain
+/// system calls, so a failure keeps its errno (`SystemFailure`), never a path in its text.
 public enum DurableFiles {
     /// fsync of a file or a directory.
-    public static func sync(_ url: URL) throws {
-        let descriptor = open(url.path, O_RDONLY)
-        guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path]) }
+    public static func sync(_ url: URL) throws(SystemFailure) {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .lastError("open \(url.lastPathComponent) to sync it") }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+        guard fsync(descriptor) == 0 else { throw .lastError("sync \(url.lastPathComponent)") }
     }
 
-    /// Writes to a temporary file, syncs it, renames it over `url`, syncs the directory.
-    public static func write(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        do {
-            try data.write(to: temporary)
-            try sync(temporary)
-            guard rename(temporary.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+    /// Writes to a temporary file (of a random name: `RandomName`), syncs it, renames it over
+    /// `url`, syncs the directory.
+    public static func write(_ data: Data, to url: URL) throws(SystemFailure) {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(RandomName.make()).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .lastError("create \(temporary.lastPathComponent)") }
+        do throws(SystemFailure) {
+            let failure: Int32 = data.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let count = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    offset += count
+                }
+                return fsync(descriptor) == 0 ? 0 : errno
+            }
+            let closed = close(descriptor) == 0 ? 0 : errno
+            if failure != 0 || closed != 0 { throw SystemFailure(code: failure != 0 ? failure : closed, action: "write \(temporary.lastPathComponent)") }
+            guard rename(temporary.path, url.path) == 0 else { throw SystemFailure.lastError("rename \(temporary.lastPathComponent)") }
             try sync(url.deletingLastPathComponent())
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary.path)
             throw error
         }
     }

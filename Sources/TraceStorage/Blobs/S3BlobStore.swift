@@ -145,7 +145,7 @@ public final class S3BlobStore: BlobStore {
 
     public func localFile(key: String, scratch: URL) async throws -> BlobFile {
         guard isBlobKey(key) else { throw StorageError.missingBlob(key: key) }
-        let target = scratch.appendingPathComponent("\(key).\(UUID().uuidString).blob")
+        let target = scratch.appendingPathComponent("\(key).\(RandomName.make()).blob")
         let request = self.request(.GET, path: objectPath(key))
         // The size is not known before the answer: the deadline is for the first bytes, then a
         // blob of up to 4 GB at the minimum throughput.

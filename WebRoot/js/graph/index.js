@@ -8,7 +8,7 @@ import { bundleEdges, labelCandidates, placeLabels } from './labels.js';
 import { nodeInfo } from './info.js';
 import { attachGraphInput } from './input.js';
 import { currentRange, graphSubject, selectedUpdate } from '../state.js';
-import { centreTransform, fitTransform, initialTransform, nodeInView, readableFit, zoomTransform } from './viewport.js';
+import { centreTransform, fitTransform, initialTransform, nodeInView, readableFit, revealTransform, zoomTransform } from './viewport.js';
 
 /** What to ask the server for the graph of `request` in `state`, and the pane's title for it. */
 function graphQuery(request, state) {
@@ -59,14 +59,15 @@ function graphFrame(actions) {
   const viewport = svg('g', { class: 'cg-viewport', 'aria-label': 'Nodes and edges' }); // Chromium counts it focusable: it needs a name
   const canvas = svg('svg', { class: 'cg-canvas', role: 'group', 'aria-label': 'Cause and effect graph, causes left, effects right' },
     graphDefs(), viewport);
+  // Under the stage, not over it: at any width it never covers a node.
   const hint = el('p', { class: 'cg-hint cg-stage-hint' }, GRAPH_HINT);
   const wheelHint = el('div', { class: 'cg-wheel-hint', hidden: true, text: `${MODIFIER} + wheel to zoom` });
-  const stage = el('div', { class: 'cg-stage' }, canvas, hint, wheelHint);
+  const stage = el('div', { class: 'cg-stage' }, canvas, wheelHint);
   // Details of the selected node sit beside the stage (never over its nodes); hidden, the graph has the full width.
   const info = el('aside', { class: 'cg-info', 'aria-label': 'Selected graph node', 'aria-live': 'polite', hidden: true });
   // The card scrolls and is clicked like a page: no panning or zooming from inside it.
   for (const type of ['pointerdown', 'wheel', 'keydown']) info.addEventListener(type, (e) => e.stopPropagation());
-  const root = el('div', { class: 'cg-root' }, toolbar, el('div', { class: 'cg-body' }, stage, info));
+  const root = el('div', { class: 'cg-root' }, toolbar, el('div', { class: 'cg-body' }, stage, info), hint);
   return { root, toolbar, heading, status, collapseButton, maximizeButton, viewport, canvas, stage, info, hint, wheelHint };
 }
 
@@ -120,18 +121,24 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     applyTransform();
   }
 
-  const fit = () => {
-    if (!readable) { setTransform(fitTransform(graph, stage.clientWidth, stage.clientHeight)); return; }
-    const { transform: next, height } = readableFit(graph, stage.clientWidth, maxHeight);
-    container.style.height = `${Math.ceil(toolbar.offsetHeight + height + 2)}px`;
-    setTransform(next);
-  };
+  const fit = () => setTransform(readable ? readableTransform(graph, { container, toolbar, stage }, maxHeight)
+    : fitTransform(graph, stage.clientWidth, stage.clientHeight));
   const zoomBy = (factor, px = stage.clientWidth / 2, py = stage.clientHeight / 2) => setTransform(zoomTransform(transform, factor, px, py));
   const centreOn = (node) => setTransform(centreTransform(transform, node, stage.clientWidth, stage.clientHeight));
 
-  /** Brings a node into view without changing the zoom. */
+  /**
+   * Brings a node and its neighbours (what its card explains) into the stage the card leaves:
+   * panned there, zoomed out only as far as they need.
+   */
   function reveal(node) {
-    if (!nodeInView(transform, node, stage.clientWidth, stage.clientHeight)) centreOn(node);
+    const near = new Set([node.id]);
+    for (const edge of graph.edges) {
+      if (edge.from === node.id) near.add(edge.to);
+      if (edge.to === node.id) near.add(edge.from);
+    }
+    const nodes = [...near].map((id) => nodeById.get(id)).filter(Boolean);
+    if (nodes.every((n) => nodeInView(transform, n, stage.clientWidth, stage.clientHeight))) return;
+    setTransform(revealTransform(transform, nodes, stage.clientWidth, stage.clientHeight));
   }
 
   // Hover and selection highlight every appearance of the same update.
@@ -325,6 +332,13 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
   };
 }
 
+/** The graph at reading scale (`readableFit`), its `container` made as tall as it needs. */
+function readableTransform(graph, { container, toolbar, stage }, maxHeight) {
+  const { transform, height } = readableFit(graph, stage.clientWidth, maxHeight);
+  container.style.height = `${Math.ceil(toolbar.offsetHeight + height + 2)}px`;
+  return transform;
+}
+
 /** Shows `element` for a moment each time the returned function is called. */
 function flasher(element) {
   let timer = 0;
@@ -345,7 +359,7 @@ function markEdgeBundles(viewport, graph, nodeById, markOf) {
 }
 
 // Edge labels keep at least LABEL_PX on screen whatever the zoom; zoomed out they grow in graph
-// units, so fewer fit between the nodes, and those that do not fit are not drawn (labels.js).
+// units, so fewer fit between the nodes: those stack, and those with no room at all show on hover (labels.js).
 const LABEL_PX = 11.5;
 const LABEL_FONT = 12;        // graph units at scale 1 (graph.css)
 
@@ -366,16 +380,25 @@ function edgeLabels(canvas) {
       items.map((l) => ({ id: l.id, width: l.width * s + 4, height: size * 1.25, weight: l.weight, candidates: l.candidates })),
       graph.nodes.map((n) => ({ x: n.x, y: n.y, width: n.width, height: n.height })),
     );
-    let hidden = 0;
+    let dropped = 0;
+    let stacked = 0;
     for (const l of items) {
       const box = boxes.get(l.id);
       l.element.style.fontSize = `${size}px`;
-      l.element.classList.toggle('cg-label-hidden', !box);
-      if (!box) { hidden += 1; continue; }
+      // No free place: the label waits for a hover on its edge; a dot marks where it would be.
+      l.element.classList.toggle('cg-label-dropped', !!box?.dropped);
+      l.marker.classList.toggle('cg-label-hidden', !box?.dropped);
+      if (!box) continue;
+      if (box.dropped) dropped += 1;
+      if (box.stacked) stacked += 1;
       l.element.setAttribute('x', box.x + box.width / 2);
       l.element.setAttribute('y', box.y + box.height / 2);
+      l.marker.setAttribute('cx', l.candidates[0][0]);
+      l.marker.setAttribute('cy', l.candidates[0][1]);
+      l.marker.setAttribute('r', 3.5 * s);
     }
-    canvas.dataset.hiddenLabels = String(hidden);
+    canvas.dataset.hiddenLabels = String(dropped);
+    canvas.dataset.stackedLabels = String(stacked);
   }
 
   return {
@@ -383,8 +406,9 @@ function edgeLabels(canvas) {
     measure(bundles, edgeElements) {
       items = bundles.map((b, i) => {
         const element = edgeElements[i].querySelector('.cg-edge-label');
+        const marker = edgeElements[i].querySelector('.cg-label-marker');
         element.style.fontSize = `${LABEL_FONT}px`;
-        return { id: i, element, width: element.getComputedTextLength(), weight: b.count, candidates: labelCandidates(b.points) };
+        return { id: i, element, marker, width: element.getComputedTextLength(), weight: b.count, candidates: labelCandidates(b.points) };
       });
       placedAt = 0;
     },

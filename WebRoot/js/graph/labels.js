@@ -1,8 +1,9 @@
 // Where the cause graph's edge labels go, free of the DOM (node tests in Tests/Web).
 // Parallel edges (same cause, same effect) are drawn as one, with one label; each label is
 // placed greedily, heaviest count first, at the first point along its edge where its box
-// touches no node and no label placed before it; a label with no free point is not drawn
-// (its text stays in the edge's tooltip and in the node's details).
+// touches no node and no label placed before it, else stacked above or below such a point
+// ("creation ×12" under "update ×24"); a label with no free place at all is shown on hover,
+// its place marked on the edge with a dot.
 
 /** Edges merged by (from, to): {from, to, points, edges: [edge...], count} in first-seen order. */
 export function bundleEdges(edges) {
@@ -47,11 +48,15 @@ function overlaps(a, b, pad) {
   return a.x < b.x + b.width + pad && b.x < a.x + a.width + pad && a.y < b.y + b.height + pad && b.y < a.y + a.height + pad;
 }
 
+// Stacked places, in label heights from a point along the edge: just below, just above, then further.
+const STACK = [1.1, -1.1, 2.2, -2.2];
+
 /**
  * Places labels: [{id, width, height, candidates: [[cx, cy]...], weight}] avoiding `obstacles`
- * ([{x, y, width, height}], the nodes) and each other. Returns Map id -> {x, y, width, height}
- * (the box) or null (not drawn). Heavier labels choose first; ties keep the input order.
- * A grid of buckets keeps it near-linear for hundreds of labels.
+ * ([{x, y, width, height}], the nodes) and each other. Returns Map id -> {x, y, width, height,
+ * stacked} (the box; `stacked` when it sits off its edge) or {x, y, width, height, dropped: true}
+ * (no free place: the box at its first point, shown on hover only). Heavier labels choose first;
+ * ties keep the input order. A grid of buckets keeps it near-linear for hundreds of labels.
  */
 export function placeLabels(labels, obstacles, { pad = 2, cell = 80 } = {}) {
   const grid = new Map();
@@ -74,13 +79,15 @@ export function placeLabels(labels, obstacles, { pad = 2, cell = 80 } = {}) {
   const placed = new Map();
   const order = labels.map((label, index) => ({ label, index }))
     .sort((a, b) => (b.label.weight ?? 0) - (a.label.weight ?? 0) || a.index - b.index);
-  for (const { label } of order) {
-    let chosen = null;
-    for (const [cx, cy] of label.candidates) {
-      const box = { x: cx - label.width / 2, y: cy - label.height / 2, width: label.width, height: label.height };
-      if (free(box)) { chosen = box; break; }
+  const boxAt = ([cx, cy], dy = 0) => ({ x: cx - label.width / 2, y: cy + dy - label.height / 2, width: label.width, height: label.height });
+  let label = null;
+  for ({ label } of order) {
+    let chosen = label.candidates.map((point) => boxAt(point)).find(free) ?? null;
+    if (!chosen) {
+      chosen = label.candidates.slice(0, 3).flatMap((point) => STACK.map((dy) => ({ ...boxAt(point, dy * label.height), stacked: true }))).find(free) ?? null;
     }
     if (chosen) add(chosen);
+    else if (label.candidates.length) chosen = { ...boxAt(label.candidates[0]), dropped: true };
     placed.set(label.id, chosen);
   }
   return placed;

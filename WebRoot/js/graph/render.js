@@ -97,6 +97,7 @@ export function renderEdge(bundle, nodeById) {
   const details = bundle.edges.map((e) => `${edgeText(e)}${e.property ? ` (${e.property})` : ''}`).join(', ');
   return svg('g', { class: `cg-edge cg-edge-${creation ? 'creation' : waited ? 'waited' : 'update'}`, 'data-from': bundle.from, 'data-to': bundle.to, 'data-count': bundle.count },
     svg('path', { d: edgePath(bundle.points), 'marker-end': 'url(#cg-arrow)' }),
+    svg('circle', { class: 'cg-label-marker cg-label-hidden', r: 3.5 }),
     label,
     svg('title', {}, `${names}: ${details}`));
 }
@@ -127,13 +128,22 @@ export function renderNode(node) {
   return g;
 }
 
-/** Shortens texts that do not fit their box (the server sizes boxes from character counts). */
+/**
+ * Shortens texts that do not fit their box (the server sizes boxes from character counts); the
+ * focal node's title is never cut: it is narrowed to fit instead.
+ */
 export function fitTexts(nodeElement, node) {
   const badge = nodeElement.querySelector('.cg-badge rect');
   const room = node.width - 34 - 8 - (badge ? Number(badge.getAttribute('width')) + 8 : 0);
   for (const text of nodeElement.querySelectorAll('.cg-title, .cg-subtitle')) {
     const full = text.textContent;
     if (text.getComputedTextLength() <= room) continue;
+    if (node.focus && text.classList.contains('cg-title')) {
+      text.setAttribute('textLength', room);
+      text.setAttribute('lengthAdjust', 'spacingAndGlyphs');
+      text.append(svg('title', {}, full));
+      continue;
+    }
     let lo = 0;
     let hi = full.length;
     while (lo < hi) {

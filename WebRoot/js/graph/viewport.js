@@ -79,3 +79,33 @@ export function nodeInView(transform, node, width, height) {
   const top = transform.y + node.y * transform.k;
   return left >= 0 && top >= 0 && left + node.width * transform.k <= width && top + node.height * transform.k <= height;
 }
+
+/**
+ * `transform` moved (and zoomed out only if they do not fit) so all of `nodes` are on the stage
+ * with `margin` px around them: the selected node and its neighbours beside its card.
+ */
+export function revealTransform(transform, nodes, width, height, margin = 16) {
+  const x0 = Math.min(...nodes.map((n) => n.x));
+  const y0 = Math.min(...nodes.map((n) => n.y));
+  const x1 = Math.max(...nodes.map((n) => n.x + n.width));
+  const y1 = Math.max(...nodes.map((n) => n.y + n.height));
+  const k = Math.max(MIN_FIT_SCALE, Math.min(transform.k, (width - 2 * margin) / Math.max(x1 - x0, 1), (height - 2 * margin) / Math.max(y1 - y0, 1)));
+  // Keep what was in view where it can stay: move only as far as the box needs, in each axis.
+  const shift = (position, low, high, room) => {
+    const start = position + low * k;
+    const end = position + high * k;
+    if (end - start > room - 2 * margin) return room / 2 - ((low + high) / 2) * k;
+    if (start < margin) return position + margin - start;
+    if (end > room - margin) return position - (end - (room - margin));
+    return position;
+  };
+  const scaled = { x: transform.x, y: transform.y };
+  if (k !== transform.k) {
+    // Zoom about the box's centre first, so the shift below is small.
+    const cx = (x0 + x1) / 2;
+    const cy = (y0 + y1) / 2;
+    scaled.x = width / 2 - cx * k;
+    scaled.y = height / 2 - cy * k;
+  }
+  return { k, x: shift(scaled.x, x0, x1, width), y: shift(scaled.y, y0, y1, height) };
+}

@@ -5,9 +5,21 @@ import { navigate, toast } from '../shell.js';
 import { buildComparePath, buildPath } from '../state.js';
 import { rememberUpload } from './runs.js';
 
+import { formatBytes, formatCount, formatDate, formatDuration } from '../format.js';
+
 /** Opening a trace from the list or after an upload shows its findings first. */
 const openTracePath = (id) => buildPath(id, { pane: 'findings' });
-import { formatBytes, formatCount, formatDate, formatDuration } from '../format.js';
+
+/** Each sample's story: what it shows and what to click first (the samples are SampleTraces/). */
+export const SAMPLE_STORIES = {
+  'landmarks-scroll-slow': 'Scrolling hitches: open the Long body finding, then its CPU link: every row builds formatters.',
+  'landmarks-scroll-fixed': 'The same scroll with cached strings: compare it with landmarks-scroll-slow to see the hitches go.',
+  'landmarks-favorites-slow': 'A favorite tap re-runs all 12 rows: open the Collection fan-out finding and its Cause & Effect graph.',
+  'landmarks-favorites-fixed': 'The same taps with a model per row: one row body per tap; compare it with the slow one.',
+  'environment-color-scheme': 'Dark mode switch: click View1 on the timeline, then Cause & Effect: View2 was notified but did not run.',
+  'landmarks-concurrency-slow': 'Images load on the Main Actor for 120 ms: open the Main Actor blocked finding, then click the red Main Actor mark.',
+  'landmarks-concurrency-fixed': 'The loading moved off the Main Actor: the map’s task waits under a millisecond; compare it with the slow one.',
+};
 
 /** Text with the export script's command line set as code (so it reads, and copies, as one). */
 function withCommands(text) {
@@ -29,10 +41,12 @@ export function renderHome(root) {
 
   let alive = true;
   let uploading = false;
+  let uploadLimit = null;   // bytes (GET /api/traces: maxUploadBytes), once the list is loaded
 
   async function refresh() {
     try {
-      const { traces } = await listTraces();
+      const { traces, maxUploadBytes } = await listTraces();
+      uploadLimit = maxUploadBytes ?? null;
       if (alive) list.replaceChildren(traceTable(traces));
     } catch (error) {
       if (alive) list.replaceChildren(el('div', { class: 'error-box', role: 'alert', text: `Could not load the trace list. ${error.message}` }));
@@ -58,7 +72,8 @@ export function renderHome(root) {
       el('td', { class: 'pick' }, el('input', { type: 'checkbox', class: 'compare-pick', 'aria-label': `Pick ${trace.name} to compare`,
         onchange: (event) => pick(trace, event.target) })),
       el('td', { class: 'name' }, el('a', { href: openTracePath(trace.id), text: trace.name }),
-        trace.isSample ? el('span', { class: 'badge badge-after', text: 'sample' }) : null),
+        trace.isSample ? el('span', { class: 'badge badge-after', text: 'sample' }) : null,
+        trace.isSample && SAMPLE_STORIES[trace.name] ? el('div', { class: 'sample-story', text: SAMPLE_STORIES[trace.name] }) : null),
       el('td', { text: trace.app || '–' }),
       el('td', { class: 'num', text: formatDuration(trace.durationNs) }),
       el('td', { class: 'num', text: formatCount(trace.updateCount) }),
@@ -110,8 +125,23 @@ export function renderHome(root) {
     status.replaceChildren(...children);
   }
 
+  /** A file larger than the server accepts is refused here, before a byte is sent. */
+  async function tooLarge(file) {
+    if (uploadLimit === null) {
+      try { uploadLimit = (await listTraces()).maxUploadBytes ?? null; } catch { return false; }
+    }
+    if (uploadLimit === null || file.size <= uploadLimit) return false;
+    status.dataset.state = 'too-large';
+    showStatus(el('div', { class: 'error-box', role: 'alert' },
+      el('strong', { text: `${file.name} is too large to upload: ` }),
+      `it is ${formatBytes(file.size)}, and this server accepts traces up to ${formatBytes(uploadLimit)} `,
+      '(tracesvc serve --max-upload-mb). Export a shorter recording, or run the server with a higher limit.'));
+    return true;
+  }
+
   async function upload(file) {
     if (uploading) { toast('An upload is already running'); return; }
+    if (await tooLarge(file)) { input.value = ''; return; }
     uploading = true;
     uploadButton.disabled = true;
     const bar = el('progress', { max: '1', value: '0', 'aria-label': `Uploading ${file.name}` });
@@ -150,8 +180,11 @@ export function renderHome(root) {
       // The detail of an unreadable file begins with its location: say it once, on its own line.
       const detail = error.location && error.detail.startsWith(`${error.location}:`)
         ? error.detail.slice(error.location.length + 1).trim() : error.detail;
+      // A refusal for size or space is not a file that could not be read.
+      const lead = error.status === 413 ? `${file.name} is too large to upload: `
+        : error.status === 507 ? `No room to store ${file.name}: ` : `Could not read ${file.name}: `;
       showStatus(el('div', { class: 'error-box', role: 'alert' },
-        el('strong', { text: `Could not read ${file.name}: ` }),
+        el('strong', { text: lead }),
         detail ? [`${error.error}. `, ...withCommands(detail[0].toUpperCase() + detail.slice(1))] : error.message,
         error.location ? el('span', { class: 'where', text: `at ${error.location}` }) : null));
     } finally {

@@ -8,6 +8,7 @@ import { buildPath, buildComparePath, createViewState, graphSubject, selectedUpd
 import { createTraceView } from '../trace-view.js';
 import { rankPartners } from '../compare-partner.js';
 import { createTimeline } from '../timeline/index.js';
+import { mountCrumbs } from '../timeline/crumbs.js';
 import { contextWindow } from '../timeline/viewport.js';
 import { hasTaskData } from '../timeline/lanes.js';
 import { mountSidePanel } from '../side-panel/index.js';
@@ -137,14 +138,14 @@ function renderHeader(shell, trace, state) {
 
 function legend(trace) {
   return el('div', { class: 'legend', role: 'group', 'aria-label': 'Legend' },
-    ...[['--orange', 'Long update (> 500 us)'], ['--red', 'Very long update (> 1 ms)'], ['--gray-event', 'Update'],
+    ...[['--orange', 'Long update (> 500 µs)'], ['--red', 'Very long update (> 1 ms)'], ['--gray-event', 'Update'],
       ['--accent', 'Update group'], ['--hitch', 'Hitch'], ['--hang', 'Hang (striped)'], ['--cpu', 'CPU, other threads'], ['--cpu-main', 'CPU, main thread']]
       .map(([color, label]) => el('span', {}, el('span', { class: `swatch swatch${color}`, style: { 'background-color': `var(${color})` }, 'aria-hidden': 'true' }), label)),
     el('span', {}, el('span', { class: 'swatch swatch-finding', 'aria-hidden': 'true' }), 'Finding (bar under the ruler, by severity)'),
     hasTaskData(trace) ? el('span', { id: 'legend-main-actor-waits' }, 'Main Actor Waits: orange > 16 ms, red > 100 ms') : null,
     (trace.lanes ?? []).some((lane) => lane.signposts)
-      ? el('span', { id: 'legend-signposts' }, el('span', { class: 'swatch swatch--signpost', style: { 'background-color': 'var(--signpost)' }, 'aria-hidden': 'true' }),
-        'Signposts: one lane per subsystem · category, at most 12 (the rest share “Other signposts”); overlapping ones stack in rows')
+      ? el('span', { id: 'legend-signposts', title: 'One lane per category of signposts; hover a lane’s title for its subsystem' },
+        el('span', { class: 'swatch swatch--signpost', style: { 'background-color': 'var(--signpost)' }, 'aria-hidden': 'true' }), 'Signpost')
       : null);
 }
 
@@ -159,9 +160,10 @@ function toolbar(trace) {
   const notes = trace.importNotes?.length ? el('details', { class: 'import-notes' },
     el('summary', { text: `${trace.importNotes.length} import note${trace.importNotes.length > 1 ? 's' : ''}` }),
     el('ul', {}, ...trace.importNotes.map((note) => el('li', { text: note })))) : null;
+  const findSlot = el('div', { class: 'find-slot' });
   const bar = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Timeline' },
-    zoomFit, zoomRange, clearRange, notes, el('span', { class: 'spacer' }), windowLabel);
-  return { bar, zoomFit, zoomRange, clearRange, windowLabel };
+    zoomFit, zoomRange, clearRange, findSlot, notes, el('span', { class: 'spacer' }), windowLabel);
+  return { bar, zoomFit, zoomRange, clearRange, findSlot, windowLabel };
 }
 
 function renderTracePage(shell, trace, api, initial) {
@@ -171,16 +173,18 @@ function renderTracePage(shell, trace, api, initial) {
   const copyLink = renderHeader(shell, trace, state);
   const tools = toolbar(trace);
   const timelineSection = el('section', { id: 'timeline', 'aria-label': 'Timeline lanes' });
+  const crumbsNav = el('nav', { class: 'tl-crumbs', id: 'zoom-crumbs', hidden: true });
   const help = el('div', { class: 'tl-help', id: 'timeline-help',
-    text: 'Wheel: zoom · drag: pan · W/S zoom, A/D or ←/→ pan · drag on the ruler: inspection range · click an update or press [ ] to select long updates · Esc clears the selection' });
+    text: 'Wheel: zoom · drag: pan · W/S zoom, A/D or ←/→ pan · drag on the ruler: inspection range · click an update or press [ ] to select long updates (or the find box’s matches) · Esc clears the selection' });
   const detailPane = el('div', { id: 'detail-pane' }, el('p', { class: 'pane-placeholder', role: 'status', text: 'Loading detail panes…' }));
   const sidePanel = el('aside', { id: 'update-details', class: 'side-panel', 'aria-label': 'Selected update' });
-  shell.main.append(el('div', { class: 'trace-view' }, tools.bar, runPicker(trace), legend(trace), timelineSection, help,
+  shell.main.append(el('div', { class: 'trace-view' }, tools.bar, runPicker(trace), legend(trace), crumbsNav, timelineSection, help,
     el('section', { id: 'detail-area', 'aria-label': 'Details' }, detailPane, sidePanel)));
 
   const view = traceView(trace, api, state);
-  const timeline = createTimeline(timelineSection, view, { windowLabel: tools.windowLabel, findings: traceFindings(view) });
+  const timeline = createTimeline(timelineSection, view, { windowLabel: tools.windowLabel, findings: traceFindings(view), findSlot: tools.findSlot });
   const panel = mountSidePanel(sidePanel, view);
+  const crumbs = mountCrumbs(crumbsNav, view, { start: trace.start, end: Math.max(trace.end, trace.start + 1) });
   tools.zoomFit.addEventListener('click', () => timeline.zoomToFit());
   tools.zoomRange.addEventListener('click', () => { const r = state.get().range; if (r) state.set({ window: [...r] }, { push: true }); });
   tools.clearRange.addEventListener('click', () => view.setRange(null, null, { zoom: false }));
@@ -218,6 +222,7 @@ function renderTracePage(shell, trace, api, initial) {
       alive = false;
       unsubscribe();
       timeline.destroy();
+      crumbs.destroy();
       panel.destroy();
       panes?.destroy?.();
     },

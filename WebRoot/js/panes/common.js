@@ -1,10 +1,10 @@
 // Helpers shared by the detail panes: number/time text, the long-update filters, and reading
 // the pane arguments out of the shared view state.
 import { el } from '../dom.js';
-import { formatDuration, formatCount, plural, severityLabel } from '../format.js';
+import { formatDuration, formatCount, formatTime, plural, severityLabel } from '../format.js';
 import { currentRange } from '../state.js';
 
-export { formatDuration, formatCount, plural, severityLabel, currentRange };
+export { formatDuration, formatCount, formatTime, plural, severityLabel, currentRange };
 
 /** The summary / updates filters, in the order of the SwiftUI instrument's lanes. */
 export const FILTERS = [
@@ -29,18 +29,6 @@ export function filterSelect(value, onChange) {
 /** Query parameters for a range (none = the whole trace). */
 export function rangeParams(range) {
   return range ? { start: range.start, end: range.end } : {};
-}
-
-/** A time from the start of the recording in seconds to the microsecond ("1.234567 s"), one
- * unit for every row so a column of times lines up. */
-export function formatTime(ns) {
-  return `${(Number(ns) / 1e9).toFixed(6)} s`;
-}
-
-/** Milliseconds with a fixed precision, for the call tree's weight columns. */
-export function formatMs(ns) {
-  const ms = Number(ns) / 1e6;
-  return `${ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)} ms`;
 }
 
 export function formatPercent(part, whole) {

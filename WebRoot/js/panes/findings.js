@@ -1,20 +1,42 @@
-// The Findings pane: what is wrong in the trace (GET findings, docs/findings.md), costliest first.
-// Each finding expands to its evidence as share links: its updates, the cause graph of a
-// representative update, the CPU range, the Swift task intervals (each shown in the side
-// panel). The expanded finding is in the URL (fd=).
+// The Findings pane: what is wrong in the trace (GET findings, docs/findings.md), costliest first,
+// filtered by kind and severity (fk=, fs=). Each finding expands to its evidence as share links:
+// its occurrences, its updates, the cause graph of a representative update, the CPU range, the
+// Swift task intervals (each shown in the side panel); its subjects open what they name. The
+// expanded finding is in the URL (fd=).
 import { el } from '../dom.js';
 import { buildPath } from '../state.js';
-import { formatDuration, formatMs, message } from './common.js';
+import { formatDuration, formatTimeRange, plural } from '../format.js';
+import { message } from './common.js';
 
 const SEVERITY_TITLES = { high: 'High', medium: 'Medium', low: 'Low' };
+const SEVERITY_ORDER = ['low', 'medium', 'high'];
+/** Each kind as the pane names it; the stable name (docs/findings.md) is its tooltip. */
+export const KIND_TITLES = {
+  'collection-fan-out': 'Collection fan-out',
+  'long-body': 'Long body',
+  'environment-churn': 'Environment churn',
+  'hang-explained': 'Hang',
+  'hitch-explained': 'Hitch',
+  'repeated-body-in-transaction': 'Repeated body',
+  'main-actor-blocked': 'Main Actor blocked',
+  'main-actor-wait': 'Main Actor wait',
+};
 const UPDATE_LINKS_SHOWN = 12;
 const TASK_LINKS_SHOWN = 4;
+const OCCURRENCE_LINKS_SHOWN = 12;
 const loaded = new WeakMap();
 
 /** The trace's findings, fetched once per open trace: the tab's count badge and the pane share them. */
 export function traceFindings(traceView) {
   if (!loaded.has(traceView)) loaded.set(traceView, traceView.api.get('findings').then((body) => body.findings));
   return loaded.get(traceView);
+}
+
+/** The findings a filter keeps: of `kind` (null: any), at `minSeverity` or above (null: any). */
+export function filterFindings(findings, { kind = null, minSeverity = null } = {}) {
+  const floor = SEVERITY_ORDER.indexOf(minSeverity);
+  return findings.filter((finding) => (!kind || finding.kind === kind)
+    && (floor < 0 || SEVERITY_ORDER.indexOf(finding.severity) >= floor));
 }
 
 /** Links of a finding's evidence: [{kind, text, href}] (pure: the node tests and the pane use it). */
@@ -28,7 +50,7 @@ export function evidenceLinks(traceId, finding) {
   }
   if (evidence.range) {
     const { start, end } = evidence.range;
-    links.push({ kind: 'cpu', text: `CPU ${formatSeconds(start)} – ${formatSeconds(end)}`,
+    links.push({ kind: 'cpu', text: `CPU ${formatTimeRange(start, end)}`,
       href: buildPath(traceId, { range: [start, end], window: [start, end], pane: 'cpu' }) });
   }
   // The first interval is the task the finding is about (its first task subject); then those it held up or that held it.
@@ -37,26 +59,61 @@ export function evidenceLinks(traceId, finding) {
     links.push({ kind: 'task', text: i === 0 && task ? `Task: ${task}` : `task interval ${row}`,
       href: buildPath(traceId, { selection: { kind: 'task-state', id: row }, pane: 'findings', finding: finding.id }) });
   });
+  // A grouped hang or hitch: each occurrence opens zoomed around it, as the range.
+  for (const { start, end } of (evidence.intervals ?? []).slice(0, OCCURRENCE_LINKS_SHOWN)) {
+    const pad = Math.max(end - start, 1_000_000) * 2;
+    links.push({ kind: 'occurrence', text: `${(start / 1e9).toFixed(3)} s`,
+      href: buildPath(traceId, { range: [start, end], window: [Math.max(0, start - pad), end + pad], pane: 'findings', finding: finding.id }) });
+  }
   for (const id of evidence.updates.slice(0, UPDATE_LINKS_SHOWN)) {
     links.push({ kind: 'update', text: `${id}`, href: buildPath(traceId, { update: id, pane: 'findings', finding: finding.id }) });
   }
   return links;
 }
 
-/** "Costs 120.00 ms (1×); the fix would save about 120.00 ms." — no saving claimed when the cause is not identified. */
-export function numbers(finding) {
-  const cost = `Costs ${formatDuration(finding.costNs)} (${finding.occurrences}×); `;
-  return cost + (finding.savingNs > 0 ? `the fix would save about ${formatDuration(finding.savingNs)}.` : 'no saving estimated: the cause is not identified.');
+/**
+ * What a subject chip opens, or null when it names something with nothing to open (a thread, a
+ * function, a property): a view its updates, a frame the CPU of the finding's range searched for
+ * it, a task its interval in the side panel.
+ */
+export function subjectLink(traceId, finding, subject) {
+  const range = finding.evidence.range ? [finding.evidence.range.start, finding.evidence.range.end] : null;
+  switch (subject.role) {
+    case 'view':
+      return { title: `Open the updates of ${subject.name}`,
+        href: buildPath(traceId, { pane: 'updates', paneView: { module: subject.detail ?? '', view: subject.name, category: '' }, finding: finding.id }) };
+    case 'frame':
+      return { title: `Find ${subject.name} in the CPU call tree${range ? ' of this range' : ''}`,
+        href: buildPath(traceId, { pane: 'cpu', search: subject.name, ...(range ? { range, window: range } : {}) }) };
+    case 'task': {
+      const row = finding.evidence.taskStates?.[0];
+      if (row === undefined || finding.subjects.find((s) => s.role === 'task') !== subject) return null;
+      return { title: `Show ${subject.name} in the side panel`,
+        href: buildPath(traceId, { selection: { kind: 'task-state', id: row }, pane: 'findings', finding: finding.id }) };
+    }
+    default: return null;
+  }
 }
 
-function formatSeconds(ns) {
-  return `${(Number(ns) / 1e9).toFixed(3)} s`;
+/**
+ * "12 occurrences cost 100 ms in all, the worst 8.33 ms; the fix would save about 80.0 ms." A
+ * lower-bound saving says "at least"; no saving is claimed when the cause is not identified.
+ */
+export function numbers(finding) {
+  const many = finding.occurrences > 1;
+  const worst = many && finding.worstNs ? `, the worst ${formatDuration(finding.worstNs)}` : '';
+  const cost = many
+    ? `${plural(finding.occurrences, 'occurrence')} cost ${formatDuration(finding.costNs)} in all${worst}; `
+    : `Costs ${formatDuration(finding.costNs)}; `;
+  if (!(finding.savingNs > 0)) return `${cost}no saving estimated: the cause is not identified.`;
+  return `${cost}the fix would save ${finding.savingIsLowerBound ? 'at least' : 'about'} ${formatDuration(finding.savingNs)}.`;
 }
 
 export function mountFindings(container, traceView) {
+  const filters = el('div', { class: 'findings-filters', role: 'group', 'aria-label': 'Filter findings' });
   const list = el('ol', { class: 'findings-list', 'aria-label': 'Findings, costliest first' });
   const status = el('div', { class: 'findings-status' });
-  container.append(status, list);
+  container.append(status, filters, list);
   let findings = null;
   let alive = true;
 
@@ -67,16 +124,35 @@ export function mountFindings(container, traceView) {
       status.replaceChildren(message('No findings: none of the rules of docs/findings.md matched this trace.'));
       return;
     }
-    status.replaceChildren(el('p', { class: 'findings-intro',
-      text: `${findings.length} finding${findings.length > 1 ? 's' : ''}, costliest first. Open one for its evidence.` }));
     render(traceView.state.get());
   }, (error) => {
     if (alive) status.replaceChildren(message(`Could not load the findings: ${error.message}`, 'error'));
   });
 
   function render(state) {
-    list.replaceChildren(...findings.map((finding) => item(finding, finding.id === state.finding)));
+    const shown = filterFindings(findings, { kind: state.findingKind, minSeverity: state.findingSeverity });
+    const filtered = shown.length < findings.length;
+    status.replaceChildren(el('p', { class: 'findings-intro', role: 'status',
+      text: filtered ? `${shown.length} of ${plural(findings.length, 'finding')} shown, costliest first.`
+        : `${plural(findings.length, 'finding')}, costliest first. Open one for its evidence.` }));
+    filters.replaceChildren(...filterControls(state));
+    list.replaceChildren(...shown.map((finding) => item(finding, finding.id === state.finding)));
     list.querySelector('.finding.open')?.scrollIntoView?.({ block: 'nearest' });
+  }
+
+  function filterControls(state) {
+    const count = (kind) => findings.filter((f) => f.kind === kind).length;
+    const kinds = Object.keys(KIND_TITLES).filter(count);
+    const kind = el('select', { class: 'pane-filter', id: 'finding-kind', 'aria-label': 'Kind of finding' },
+      el('option', { value: '', text: `All kinds (${findings.length})` }),
+      ...kinds.map((k) => el('option', { value: k, selected: k === state.findingKind, text: `${KIND_TITLES[k]} (${count(k)})` })));
+    const severity = el('select', { class: 'pane-filter', id: 'finding-severity', 'aria-label': 'Lowest severity shown' },
+      el('option', { value: '', text: 'Any severity' }),
+      el('option', { value: 'medium', selected: state.findingSeverity === 'medium', text: 'Medium and high' }),
+      el('option', { value: 'high', selected: state.findingSeverity === 'high', text: 'High only' }));
+    kind.addEventListener('change', () => traceView.state.set({ findingKind: kind.value || null }, { push: true }));
+    severity.addEventListener('change', () => traceView.state.set({ findingSeverity: severity.value || null }, { push: true }));
+    return [kind, severity];
   }
 
   function item(finding, open) {
@@ -85,8 +161,9 @@ export function mountFindings(container, traceView) {
       onclick: () => traceView.state.set({ finding: open ? null : finding.id }, { push: true }),
     },
     el('span', { class: `finding-severity severity-${finding.severity}`, text: SEVERITY_TITLES[finding.severity] ?? finding.severity }),
-    el('span', { class: 'finding-kind', text: finding.kind }),
+    el('span', { class: 'finding-kind', title: finding.kind, text: KIND_TITLES[finding.kind] ?? finding.kind }),
     el('span', { class: 'finding-title', text: finding.title }),
+    finding.occurrences > 1 ? el('span', { class: 'finding-count', title: `${plural(finding.occurrences, 'occurrence')}`, text: `${finding.occurrences}×` }) : null,
     el('span', { class: 'finding-cost', text: formatDuration(finding.costNs) }));
     return el('li', { class: `finding${open ? ' open' : ''}`, dataset: { id: finding.id, kind: finding.kind } },
       head, open ? body(finding) : null);
@@ -95,29 +172,40 @@ export function mountFindings(container, traceView) {
   function body(finding) {
     const links = evidenceLinks(traceView.traceId, finding);
     const anchor = (link) => el('a', { href: link.href, class: `evidence-link evidence-${link.kind}`, text: link.text });
-    const updates = links.filter((link) => link.kind === 'update');
-    const more = finding.evidence.updateCount - updates.length;
+    const inline = (kind, label, total) => {
+      const shown = links.filter((link) => link.kind === kind);
+      const more = total - shown.length;
+      return shown.length ? el('span', { class: `evidence-${kind}s` }, label, ...shown.flatMap((link, i) => [i ? ', ' : '', anchor(link)]),
+        more > 0 ? ` and ${more} more` : '') : null;
+    };
     const frames = finding.evidence.frames;
     return el('div', { class: 'finding-body' },
       el('p', { class: 'finding-numbers', text: numbers(finding) }),
       el('p', { class: 'finding-fix' }, el('strong', { text: 'Fix: ' }), finding.fix),
-      el('p', { class: 'finding-subjects' }, ...finding.subjects.map((subject) =>
-        el('span', { class: `subject subject-${subject.role}`, title: subject.detail || subject.role, text: subject.name }))),
+      el('p', { class: 'finding-subjects' }, ...finding.subjects.map((subject) => chip(finding, subject))),
       el('div', { class: 'finding-evidence', role: 'group', 'aria-label': 'Evidence' },
-        ...links.filter((link) => link.kind !== 'update').map(anchor),
-        updates.length ? el('span', { class: 'evidence-updates' }, 'Updates: ', ...updates.flatMap((link, i) => [i ? ', ' : '', anchor(link)]),
-          more > 0 ? ` and ${more} more` : '') : null),
+        ...links.filter((link) => !['update', 'occurrence'].includes(link.kind)).map(anchor),
+        inline('occurrence', 'At: ', finding.evidence.intervals?.length ?? 0),
+        inline('update', 'Updates: ', finding.evidence.updateCount)),
       frames.length ? el('table', { class: 'pane-table finding-frames' },
         el('thead', {}, el('tr', {}, el('th', { class: 'num', text: 'CPU' }), el('th', { text: 'Frame' }), el('th', { text: 'Called from' }))),
         el('tbody', {}, ...frames.map((frame) => el('tr', {},
-          el('td', { class: 'num', text: formatMs(frame.weightNs) }),
+          el('td', { class: 'num', text: formatDuration(frame.weightNs) }),
           el('td', { text: `${frame.name} (${frame.binary})` }),
           el('td', { text: frame.caller || '–' }))))) : null);
   }
 
+  /** A subject that opens something is a link; one that does not is plain text, not a button look-alike. */
+  function chip(finding, subject) {
+    const link = subjectLink(traceView.traceId, finding, subject);
+    const detail = subject.detail ? ` (${subject.detail})` : '';
+    if (!link) return el('span', { class: `subject subject-text subject-${subject.role}`, title: `${subject.role}${detail}`, text: subject.name });
+    return el('a', { class: `subject subject-link subject-${subject.role}`, href: link.href, title: `${link.title}${detail}`, text: subject.name });
+  }
+
   return {
     update(state, changed) {
-      if (findings?.length && changed.has('finding')) render(state);
+      if (findings?.length && (changed.has('finding') || changed.has('findingKind') || changed.has('findingSeverity'))) render(state);
     },
     destroy() { alive = false; },
   };

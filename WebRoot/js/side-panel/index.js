@@ -32,7 +32,7 @@ export function mountSidePanel(root, traceView) {
     if (key === shown) return;
     shown = key;
     panel.abort();
-    if (!selection) placeholder();
+    if (!selection) { placeholder(); panel.announce(''); }
     else DETAILS[selection.kind](panel, traceView, selection.id);
   }
 

@@ -14,6 +14,11 @@ export function field(name, value) {
  */
 export function createPanel(root) {
   let controller = null;
+  // What is shown, and a live region that says what was selected (a selection made with [ or ]
+  // from the keyboard is heard, not only seen); the region stays while the content is replaced.
+  const content = el('div', { class: 'side-panel-content' });
+  const live = el('div', { class: 'visually-hidden', id: 'selection-announcement', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
+  root.replaceChildren(live, content);
 
   function abort() {
     controller?.abort();
@@ -32,7 +37,7 @@ export function createPanel(root) {
       render(answer);
     } catch (error) {
       if (error.name === 'AbortError' || mine.signal.aborted) return;
-      root.replaceChildren(...[title ? el('h2', { text: title }) : null,
+      content.replaceChildren(...[title ? el('h2', { text: title }) : null,
         el('div', { class: 'error-box', role: 'alert', text: error.message })].filter(Boolean));
     } finally {
       if (controller === mine) root.setAttribute('aria-busy', 'false');
@@ -44,6 +49,8 @@ export function createPanel(root) {
     load,
     abort,
     /** Replaces what the panel shows. */
-    show: (...children) => root.replaceChildren(...children.filter(Boolean)),
+    show: (...children) => content.replaceChildren(...children.filter(Boolean)),
+    /** Says `text` to screen readers ("Update 12 selected: …"); '' says nothing. */
+    announce(text) { if (live.textContent !== text) live.textContent = text; },
   };
 }

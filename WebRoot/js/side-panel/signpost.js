@@ -13,6 +13,7 @@ export function showSignpost(panel, traceView, row) {
 
 function render(panel, traceView, s) {
   const end = s.start + Math.max(s.duration, 1);
+  panel.announce(`Signpost ${s.name || ''} selected${s.kind === 'event' ? '' : `: ${formatDuration(s.duration)}`}, at ${formatTimestamp(s.start)}`);
   panel.show(
     el('h2', { id: 'signpost-details-title', text: s.name || 'Signpost' }),
     el('div', {}, el('strong', { text: s.kind === 'event' ? 'Event' : formatDuration(s.duration) }), ' · ', el('span', { text: s.laneTitle })),
@@ -20,8 +21,8 @@ function render(panel, traceView, s) {
       el('button', { type: 'button', id: 'signpost-set-range', class: 'primary',
         title: 'Make this interval the inspection range: the summary, updates and CPU panes then cover only it',
         onclick: () => traceView.setRange(s.start, end, { zoom: false }), text: 'Set Inspection Range' }),
-      el('button', { type: 'button', 'aria-label': 'Set inspection range to this signpost and zoom to it',
-        onclick: () => traceView.setRange(s.start, end, { zoom: true }), text: 'Set range & zoom' })),
+      el('button', { type: 'button', title: 'Make this signpost the inspection range and zoom to it, with some time around it',
+        onclick: () => traceView.setRange(s.start, end, { zoom: 'context' }), text: 'Set range & zoom' })),
     el('dl', { id: 'signpost-details-fields' },
       ...field('Name', s.name),
       ...field('Subsystem', s.subsystem),

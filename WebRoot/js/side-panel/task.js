@@ -1,7 +1,7 @@
 // A Swift task's state interval in the side panel, shown when a Main Actor lane interval is
 // clicked: GET /api/traces/{id}/task-states/{row}; a mark that holds several intervals (several
 // tasks wait for the main actor at once) shows the longest, with the others listed.
-import { el } from '../dom.js';
+import { codeName, el } from '../dom.js';
 import { formatDuration, formatTimestamp, severityLabel, waitSeverityLabel } from '../format.js';
 import { field } from './panel.js';
 
@@ -38,7 +38,7 @@ export function showTaskStates(panel, traceView, mark) {
 function backtrace(title, frames) {
   if (!frames?.length) return null;
   return el('details', { class: 'task-backtrace' }, el('summary', { text: `${title} (${frames.length} frames)` }),
-    el('ol', {}, ...frames.map((f) => el('li', { class: f.isAppCode ? 'app-frame' : null, text: f.binary ? `${f.name} — ${f.binary}` : f.name }))));
+    el('ol', {}, ...frames.map((f) => el('li', { class: f.isAppCode ? 'app-frame' : null }, codeName(f.binary ? `${f.name} — ${f.binary}` : f.name)))));
 }
 
 /** The other intervals of the clicked mark, each selectable. */
@@ -48,16 +48,17 @@ function others(traceView, overlapping, current) {
   return el('div', { class: 'task-overlap' },
     el('h3', { class: 'causes-title', text: `${list.count} intervals overlap here` }),
     el('ul', { class: 'causes' }, ...list.rows.map((r) => el('li', {},
-      el('button', { type: 'button', class: 'link', disabled: r.row === current, text: r.task,
-        onclick: () => traceView.select({ kind: 'task-states', id: { ...mark, row: r.row } }) }), ' ',
+      el('button', { type: 'button', class: 'link', disabled: r.row === current,
+        onclick: () => traceView.select({ kind: 'task-states', id: { ...mark, row: r.row } }) }, codeName(r.task)), ' ',
       el('span', { class: `sev sev-${r.severity}`, text: formatDuration(r.duration) })))));
 }
 
 function render(panel, traceView, s, overlapping) {
   const isWait = s.state === 'enqueued' && s.isMainActor;
   const label = isWait ? waitSeverityLabel[s.severity] : severityLabel[s.severity];
+  panel.announce(`${s.task.title} selected: ${stateLabel[s.state] ?? s.state} ${formatDuration(s.duration)}${s.resumeFunction ? ` in ${s.resumeFunction}` : ''}`);
   panel.show(
-    el('h2', { id: 'task-details-title', text: s.task.title }),
+    el('h2', { id: 'task-details-title' }, codeName(s.task.title)),
     others(traceView, overlapping, s.row),
     el('div', {}, el('span', { class: `sev sev-${s.severity}`, text: label ?? s.severity }), ' ',
       el('strong', { text: `${stateLabel[s.state] ?? s.state} ${formatDuration(s.duration)}` })),
@@ -68,15 +69,15 @@ function render(panel, traceView, s, overlapping) {
       ...field('Duration', formatDuration(s.duration)),
       ...field('Actor', s.actor),
       ...field('Priority', s.priority),
-      ...field('Resume function', s.resumeFunction),
-      ...field('Waiting for', s.waitingFor ? `${s.waitingFor.title} (task ${taskKey(s.waitingFor)})` : null),
+      ...field('Resume function', s.resumeFunction ? codeName(s.resumeFunction) : null),
+      ...field('Waiting for', s.waitingFor ? codeName(`${s.waitingFor.title} (task ${taskKey(s.waitingFor)})`) : null),
       ...field('Thread', s.thread ? `${s.thread.name || 'Thread'} (${s.thread.tid})` : null),
       ...field('Narrative', s.narrative)),
     el('div', { class: 'actions' },
-      el('button', { type: 'button', 'aria-label': 'Set inspection range to this interval and zoom',
-        onclick: () => traceView.setRange(s.start, s.start + Math.max(s.duration, 1), { zoom: true }), text: 'Set range & zoom' }),
-      el('button', { type: 'button', 'aria-label': 'Set inspection range to the whole task',
-        onclick: () => traceView.setRange(s.task.start, Math.max(s.task.end, s.task.start + 1), { zoom: true }), text: 'Range: whole task' })),
+      el('button', { type: 'button', title: 'Make this interval the inspection range and zoom to it, with some time around it',
+        onclick: () => traceView.setRange(s.start, s.start + Math.max(s.duration, 1), { zoom: 'context' }), text: 'Set range & zoom' }),
+      el('button', { type: 'button', title: 'Make the whole task, from its creation to its end, the inspection range',
+        onclick: () => traceView.setRange(s.task.start, Math.max(s.task.end, s.task.start + 1), { zoom: 'context' }), text: 'Range: whole task' })),
     el('h3', { class: 'causes-title', text: `States of this task${s.stateCount > s.states.length ? ` (first ${s.states.length} of ${s.stateCount})` : ''}` }),
     el('table', { class: 'task-states', id: 'task-states' },
       el('tbody', {}, ...s.states.map((state) => el('tr', { class: state.row === s.row ? 'current' : null },

@@ -1,5 +1,5 @@
 // The selected update in the side panel: GET /api/traces/{id}/updates/{uid}.
-import { el } from '../dom.js';
+import { codeName, el } from '../dom.js';
 import { updateLink } from '../state.js';
 import { formatCount, formatDuration, formatTimestamp, kindLabel, severityLabel } from '../format.js';
 import { field } from './panel.js';
@@ -9,14 +9,26 @@ export function showUpdate(panel, traceView, id) {
   return panel.load(`Update ${id}`, (signal) => traceView.api.get(`updates/${id}`, null, { signal }), (u) => render(panel, traceView, u));
 }
 
+/** The two severities an update has, each said with where it comes from. */
+const SEVERITY_SOURCE = 'Apple’s thresholds for the SwiftUI instrument’s lanes: long above 500 µs (orange), very long above 1 ms (red)';
+
+/** "very-low" as recorded -> "Very low, the recording's own rating (not Apple's thresholds)". */
+export function recordedSeverity(value) {
+  const words = String(value).replace(/-/g, ' ');
+  return `${words[0].toUpperCase()}${words.slice(1)}, the recording’s own rating (not Apple’s thresholds)`;
+}
+
 function render(panel, traceView, u) {
   const group = u.group ? `${u.group.label || 'Group'} · ${formatDuration(u.group.duration)} at ${formatTimestamp(u.group.start)}` : null;
   const link = updateLink(traceView.traceId, u.id);
   const select = (id) => traceView.select({ kind: 'update', id }, { zoom: true });
+  panel.announce(`Update ${u.id} selected: ${u.view || u.description || kindLabel[u.kind] || 'update'}, ${formatDuration(u.duration)}`
+    + `${u.severity !== 'normal' ? `, ${severityLabel[u.severity] ?? u.severity}` : ''}, at ${formatTimestamp(u.start)}`);
   panel.show(
-    el('h2', { id: 'update-details-title', text: u.view || u.description || `Update ${u.id}` }),
-    el('div', {}, el('span', { class: `sev sev-${u.severity}`, text: severityLabel[u.severity] ?? u.severity }), ' ',
-      el('strong', { text: formatDuration(u.duration) })),
+    el('h2', { id: 'update-details-title' }, codeName(u.view || u.description || `Update ${u.id}`)),
+    el('div', {}, el('span', { class: `sev sev-${u.severity}`, title: SEVERITY_SOURCE, text: severityLabel[u.severity] ?? u.severity }), ' ',
+      el('strong', { text: formatDuration(u.duration) }),
+      el('span', { class: 'sev-source', text: ` · by Apple's thresholds` })),
     el('dl', {},
       ...field('Update', String(u.id)),
       ...field('Kind', kindLabel[u.kind] ?? u.kind),
@@ -30,10 +42,10 @@ function render(panel, traceView, u) {
       ...field('Thread', u.thread ? `${u.thread.name || 'Thread'} (${u.thread.tid})` : null),
       ...field('Process', u.process ? `${u.process.name} (${u.process.pid})` : null),
       ...field('Group', group),
-      ...field('Reported severity', u.sourceSeverity && u.sourceSeverity !== 'none' ? u.sourceSeverity : null)),
+      ...field('Recorded severity', u.sourceSeverity && u.sourceSeverity !== 'none' ? recordedSeverity(u.sourceSeverity) : null)),
     el('div', { class: 'actions' },
       el('button', { type: 'button', 'aria-label': 'Zoom to this update', onclick: () => select(u.id), text: 'Zoom to update' }),
-      el('button', { type: 'button', 'aria-label': 'Set inspection range to this update and zoom',
+      el('button', { type: 'button', title: 'Make this update the inspection range and zoom to it, with some time around it',
         onclick: () => traceView.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: 'context' }), text: 'Set range & zoom' }),
       el('button', { type: 'button', 'aria-label': 'Show cause and effect graph of this update', onclick: () => traceView.openPane('graph', { update: u.id }), text: 'Cause & Effect' }),
       // Not the header's "Link to this view": this one opens the update zoomed around it with its graph.

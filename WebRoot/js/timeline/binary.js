@@ -88,7 +88,8 @@ function decodeLane(r) {
   const code = read('code', new Uint8Array(n));
   const severity = new Uint8Array(n);
   const kind = new Uint8Array(n);
-  for (let i = 0; i < n; i++) { severity[i] = code[i] & 3; kind[i] = code[i] >> 2; }
+  const alsoOrange = new Uint8Array(n);
+  for (let i = 0; i < n; i++) { severity[i] = code[i] & 3; kind[i] = (code[i] >> 2) & 7; alsoOrange[i] = (code[i] >> 5) & 1; }
   let load = null;
   let mainLoad = null;
   if (hasLoad) {
@@ -99,7 +100,7 @@ function decodeLane(r) {
   const taskState = rowsAreTaskStates ? rows : null;
   const signpost = rowsAreSignposts ? rows : null;
   const update = rowsAreTaskStates || rowsAreSignposts ? new Int32Array(n).fill(-1) : rows;
-  return { id, lane: { length: n, maxDuration, merged, start, duration, count, severity, update, taskState, signpost, kind, label, labels, load, mainLoad } };
+  return { id, lane: { length: n, maxDuration, merged, start, duration, count, severity, alsoOrange, update, taskState, signpost, kind, label, labels, load, mainLoad } };
 }
 
 /**
@@ -122,7 +123,7 @@ export function decodeTimeline(buffer) {
 
 /** The transferable buffers of a decoded lane. */
 export function laneBuffers(lane) {
-  const arrays = [lane.start, lane.duration, lane.count, lane.severity, lane.update, lane.kind, lane.label];
+  const arrays = [lane.start, lane.duration, lane.count, lane.severity, lane.alsoOrange, lane.update, lane.kind, lane.label];
   if (lane.taskState) arrays.push(lane.taskState);
   if (lane.signpost) arrays.push(lane.signpost);
   if (lane.load) arrays.push(lane.load, lane.mainLoad);

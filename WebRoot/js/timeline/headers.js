@@ -12,9 +12,11 @@ import { RULER_HEIGHT } from './lanes.js';
 export function buildHeaders(container, rows, { laneInfo, expanded, toggleTrack }) {
   const items = [el('div', { class: 'tl-header ruler', style: { height: `${RULER_HEIGHT}px` }, role: 'listitem' },
     el('span', { class: 'title', text: 'Time' }))];
+  const shortTitles = signpostTitles(rows.filter((row) => row.signposts).map((row) => laneInfo[row.id]?.title ?? row.title));
   for (const row of rows) {
     const info = laneInfo[row.id];
     const title = info?.title ?? row.title;
+    const shown = row.signposts ? shortTitles.get(title) ?? title : title;
     const children = [];
     if (row.track) {
       children.push(el('button', {
@@ -24,7 +26,7 @@ export function buildHeaders(container, rows, { laneInfo, expanded, toggleTrack 
       }, expanded ? '▾' : '▸'));
     }
     // A stacked signpost row continues the group above it: the title and count are there.
-    children.push(el('span', { class: 'title', text: row.stacked ? '' : title }));
+    children.push(el('span', { class: 'title', text: row.stacked ? '' : shown }));
     if (row.signposts) {
       if (!row.stacked) children.push(el('span', { class: 'count', title: `${row.groupSignposts} signposts: ${info.title}`, text: row.groupSignposts.toLocaleString('en-US') }));
     } else if (info && !row.cpu) {
@@ -41,17 +43,32 @@ export function buildHeaders(container, rows, { laneInfo, expanded, toggleTrack 
 }
 
 /** Tells each header what is drawn in its lane: `counts` by lane id, {marks, orange, red, merged} (render.js). */
+/**
+ * What a signpost lane's header shows: its category alone ("Points of Interest"), the subsystem
+ * going to the tooltip, unless two lanes share the category; then the whole "category · subsystem".
+ */
+export function signpostTitles(titles) {
+  const category = (title) => title.split(' · ')[0];
+  const counts = new Map();
+  for (const title of titles) counts.set(category(title), (counts.get(category(title)) ?? 0) + 1);
+  return new Map(titles.map((title) => [title, counts.get(category(title)) > 1 ? title : category(title)]));
+}
+
 export function describeLanes(container, counts) {
   for (const header of container.querySelectorAll('[data-lane]')) {
     const stats = counts[header.dataset.lane];
     if (!stats) continue;
-    const text = `${stats.marks} marks in view` + (stats.orange || stats.red ? `, ${stats.orange} orange, ${stats.red} red` : '') + (stats.merged ? ', some merged' : '');
+    const text = `${stats.marks} marks in view` + (stats.orange || stats.red ? `, ${stats.orange} orange, ${stats.red} red` : '')
+      + (stats.alsoOrange ? ` (${stats.alsoOrange} of them with orange too)` : '') + (stats.merged ? ', some merged' : '')
+      + (stats.matches ? `, ${stats.matches} found` : '');
     if (header.dataset.drawn === text) continue;
     header.dataset.drawn = text;
     header.dataset.marks = stats.marks;
     header.dataset.orange = stats.orange;
     header.dataset.red = stats.red;
     header.dataset.merged = stats.merged;
+    header.dataset.alsoOrange = stats.alsoOrange ?? 0;
+    header.dataset.matches = stats.matches ?? 0;
     header.setAttribute('aria-description', text);
   }
 }

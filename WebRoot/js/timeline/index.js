@@ -11,8 +11,9 @@ import { clickOf, clickable, SELECTION_OUTLINES, tooltipDetail, tooltipOf } from
 import { attachInput } from './input.js';
 import { buildHeaders, describeLanes } from './headers.js';
 import { TimelineLoader } from './loader.js';
+import { createTimelineSearch } from './search.js';
 import { drawTimeline, readColors } from './render.js';
-import { clampWindow, historyStep, pixelsToTime, timeAt, traceBounds } from './viewport.js';
+import { clampWindow, contextWindow, historyStep, pixelsToTime, timeAt, traceBounds } from './viewport.js';
 
 const URL_WRITE_MS = 250;             // continuous pans write the URL at most this often
 const HIT_SLOP_PX = 3;                // a mark this close to the pointer counts as under it
@@ -21,13 +22,14 @@ const HIT_SLOP_PX = 3;                // a mark this close to the pointer counts
  * The timeline of `traceView` (trace-view.js) in `section`. `findings`: a promise of the trace's
  * findings, marked on the ruler when it resolves. `focusedKeysOnly`: keys move this timeline only
  * while its canvas has focus (a page with two). `idSuffix`: appended to the ids of its canvas and
- * tooltip, for a page with two. `scrollingPage`: the timeline is one part of a page that scrolls,
- * so a plain wheel scrolls the page and Ctrl/⌘ + wheel zooms (a plain wheel shows that hint).
+ * tooltip, for a page with two. `findSlot`: where the find box goes (search.js), none without it.
+ * `scrollingPage`: the timeline is one part of a page that scrolls, so a plain wheel scrolls the
+ * page and Ctrl/⌘ + wheel zooms (a plain wheel shows that hint).
  * Returns {zoomToFit(), getView(), setView(window), setMarker(marker), flush(), destroy()};
  * `setMarker({time, label, rulerFromMarker})` draws a line at `time` and, with `rulerFromMarker`,
  * makes the ruler read time from it (null: neither).
  */
-export function createTimeline(section, traceView, { windowLabel, findings, focusedKeysOnly = false, idSuffix = '', scrollingPage = false } = {}) {
+export function createTimeline(section, traceView, { windowLabel, findings, findSlot = null, focusedKeysOnly = false, idSuffix = '', scrollingPage = false } = {}) {
   const { trace, state } = traceView;
   const bounds = traceBounds(trace);
   const wholeTrace = [bounds.start, bounds.end];
@@ -64,6 +66,8 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
   findings?.then((list) => { findingList = list; requestDraw(); }).catch(() => {});
 
   const loader = new TimelineLoader(trace.id, bounds.start, bounds.end, () => requestDraw());
+  const search = findSlot ? createTimelineSearch(traceView, { onMarks: () => requestDraw(), onStep: (direction) => step(direction) }) : null;
+  findSlot?.replaceChildren(search.box);
 
   // ----- layout -----
   const expandedTracks = () => state.get().expanded ?? [];
@@ -103,12 +107,15 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
     loader.ensure(view.start, view.end, width, queriedLanes(layout.rows));
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     const marks = findingMarks(findingList, view, width, state.get().finding);
+    const matches = search?.marks(view, width);
     const counts = drawTimeline(g, {
       width, height: layout.height, dpr, view, rows: layout.rows, data: loader.current, colors,
-      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, marker,
+      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, matches: matches?.lanes, marker,
     });
-    // How many findings are marked in this window (the browser tests and the ruler's header read it), and the marker.
+    // How many findings are marked in this window, the lanes the selection is outlined on, and the marker (the browser tests read them).
     if (canvas.dataset.findings !== String(marks.length)) canvas.dataset.findings = String(marks.length);
+    const outlined = outline ? `${outline.lanes.join(',')}@${outline.start},${outline.duration}` : '';
+    if (canvas.dataset.outlined !== outlined) canvas.dataset.outlined = outlined;
     setData(canvas, 'marker', marker?.label ? `${marker.label}@${Math.round(marker.time)}` : '');
     setData(canvas, 'rulerOrigin', marker?.rulerFromMarker ? String(Math.round(marker.time)) : '');
     performance.measure('timeline-draw', { start: began, end: performance.now() });
@@ -201,9 +208,13 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
     rangeDrag: (span) => { rangeDrag = span; requestDraw(); },
     range: (start, end) => traceView.setRange(start, end, { zoom: false }),
     escape: () => { if (currentSelection(state.get()) !== null) traceView.select(null); },
-    step: longUpdateStepper(traceView, visible.get, () => destroyed),
+    step: (direction) => step(direction),
     wheelHint: showWheelHint(wheelHint),
   }, { focusedKeysOnly, wheelZoomNeedsModifier: scrollingPage });
+  // [ and ]: through the find box's matches while it has a query, else through the long updates.
+  const stepLong = longUpdateStepper(traceView, visible.get, () => destroyed);
+  const stepMatch = search ? matchStepper(traceView, search, visible.get, (span) => setView(contextWindow(bounds, span[0], span[1] - span[0]), 'jump')) : null;
+  function step(direction) { return search?.active() ? stepMatch(direction) : stepLong(direction); }
 
 
   // ----- state -----
@@ -242,6 +253,7 @@ export function createTimeline(section, traceView, { windowLabel, findings, focu
     destroy() {
       destroyed = true;
       visible.destroy();
+      search?.destroy();
       clearTimeout(describeTimer);
       loader.destroy();
       input.destroy();
@@ -303,6 +315,29 @@ function longUpdateStepper(traceView, visible, destroyed) {
 }
 
 /**
+ * ] and [ while the find box has a query: select the next / previous match (an update, zoomed to
+ * with context when out of view; a signpost, the window moved to it with `reveal(span)`). Presses queue.
+ */
+function matchStepper(traceView, search, visible, reveal) {
+  let stepping = Promise.resolve();
+  return (direction) => {
+    stepping = stepping.then(() => search.step(direction, {
+      visible,
+      async show(match) {
+        const now = visible();
+        const inView = match.start >= now.start && match.start + match.duration <= now.end;
+        if (match.kind === 'update') { await traceView.select({ kind: 'update', id: match.id }, { zoom: !inView }); return; }
+        await traceView.select({ kind: 'signpost', id: match.id });
+        if (!inView) reveal([match.start, match.start + Math.max(match.duration, 1)]);
+      },
+    }).then((answer) => {
+      if (answer && !answer.match) toast(`No ${direction > 0 ? 'later' : 'earlier'} match of “${traceView.state.get().find}”`);
+    })).catch((error) => toast(`Could not step to the match: ${error.message}`));
+    return stepping;
+  };
+}
+
+/**
  * Outlines the selection on its lanes (kinds.js SELECTION_OUTLINES) once its extent is known:
  * returns outline(selection), which hands `show` {key, start, duration, lanes} or null.
  */
@@ -314,9 +349,10 @@ function selectionOutliner(traceView, show) {
     const key = JSON.stringify(selection);
     if (current?.key === key) return;
     try {
-      const answer = await traceView.api.get(how.path(selection.id));
+      const path = how.path(selection.id);
+      const answer = path ? await traceView.api.get(path) : null;
       if (JSON.stringify(currentSelection(traceView.state.get())) !== key) return;
-      current = { key, ...how.outline(answer) };
+      current = { key, ...how.outline(answer, selection.id) };
     } catch {
       current = null;
     }

@@ -14,6 +14,7 @@ function markLines(row, e, severities = severityLabel) {
   if (e.count > 1) {
     const lines = [['Lane', row.title], ['Span', formatDuration(e.duration)]];
     if (row.long) lines.push(['Worst', severities[e.severity] ?? e.severity]);
+    if (row.long && e.alsoOrange) lines.push(['Also', severities.orange]);
     lines.push(['Start', formatTimestamp(e.start)]);
     return { title: `${countLabel(row, e.count)} (click or zoom in to separate them)`, lines };
   }
@@ -114,8 +115,8 @@ const UPDATE_LANES = {
 };
 
 /**
- * How a selection is outlined on the lanes: `path(id)` asks the trace's API for it, `outline(answer)`
- * gives {start, duration, lanes}. Kinds without an entry are not outlined.
+ * How a selection is outlined on the lanes: `path(id)` asks the trace's API for it (null: nothing to
+ * ask), `outline(answer, id)` gives {start, duration, lanes}. Kinds without an entry are not outlined.
  */
 export const SELECTION_OUTLINES = Object.freeze({
   update: {
@@ -126,4 +127,18 @@ export const SELECTION_OUTLINES = Object.freeze({
     path: (id) => `signposts/${id}`,
     outline: (s) => ({ start: s.start, duration: s.duration, lanes: [s.lane] }),
   },
+  /** A Swift task interval: a wait for the Main Actor on the waits lane, anything else on the Main Actor lane. */
+  'task-state': {
+    path: (id) => `task-states/${id}`,
+    outline: taskStateOutline,
+  },
+  /** A Main Actor mark's intervals: the one picked from its list, else the mark itself (no request). */
+  'task-states': {
+    path: (id) => (id.row != null ? `task-states/${id.row}` : null),
+    outline: (answer, id) => (answer ? taskStateOutline(answer) : { start: id.start, duration: id.end - id.start, lanes: [id.lane] }),
+  },
 });
+
+function taskStateOutline(s) {
+  return { start: s.start, duration: s.duration, lanes: [s.state === 'enqueued' && s.isMainActor ? 'main-actor-waits' : 'main-actor'] };
+}

@@ -82,6 +82,7 @@ export function eventOf(lane, i) {
     count: lane.count[i],
     severity: SEVERITIES[lane.severity[i]],
   };
+  if (lane.alsoOrange?.[i]) event.alsoOrange = true;
   if (lane.update[i] >= 0) event.update = lane.update[i];
   if (lane.taskState && lane.taskState[i] >= 0) event.taskState = lane.taskState[i];
   if (lane.signpost && lane.signpost[i] >= 0) event.signpost = lane.signpost[i];

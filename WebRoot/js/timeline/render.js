@@ -2,7 +2,7 @@
 import { formatDuration, tickLabel } from '../format.js';
 import { countLabel, RULER_HEIGHT, SEVERITIES, visibleSpan } from './lanes.js';
 
-const COLOR_NAMES = ['bg', 'bg-alt', 'fg', 'muted', 'border', 'accent', 'orange', 'red', 'gray-event', 'hitch', 'hang', 'signpost', 'cpu', 'cpu-main', 'range', 'range-edge', 'lane-alt'];
+const COLOR_NAMES = ['bg', 'bg-alt', 'fg', 'muted', 'border', 'accent', 'orange', 'red', 'gray-event', 'hitch', 'hang', 'signpost', 'cpu', 'cpu-main', 'range', 'range-edge', 'lane-alt', 'match'];
 
 export function readColors(element) {
   const style = getComputedStyle(element);
@@ -26,9 +26,10 @@ function eventColor(row, severity, colors) {
 
 /**
  * Draws everything; returns per-lane counts of drawn marks (for the lane headers' accessible
- * descriptions): {laneId: {marks, orange, red, merged}}.
+ * descriptions): {laneId: {marks, orange, red, merged, matches}}. `matches`: the find box's
+ * matches by lane ({laneId: [start, end, start, end…]}, search.js).
  */
-export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, range, selected, hover, rangeDrag, findingMarks = [], marker = null }) {
+export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, range, selected, hover, rangeDrag, findingMarks = [], matches = null, marker = null }) {
   const k = width / (view.end - view.start);
   const xOf = (t) => (t - view.start) * k;
   g.clearRect(0, 0, width, height);
@@ -102,7 +103,9 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
   const lanes = data?.lanes ?? {};
   for (const row of rows) {
     if (row.track) {
-      if (!row.expanded) drawNote(g, row, 'Click to expand: every update in View Body, Representable and Other Updates', colors);
+      // The note gives way to the find box's matches drawn on the collapsed row.
+      const lit = (TRACK_LANES[row.id] ?? []).some((lane) => matches?.[lane]?.length);
+      if (!row.expanded && !lit) drawNote(g, row, 'Click to expand: every update in View Body, Representable and Other Updates', colors);
       continue;
     }
     const lane = lanes[row.id];
@@ -123,7 +126,8 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
     const runStart = [NaN, NaN, NaN];
     const runEnd = [NaN, NaN, NaN];
     const labelled = [];
-    const { start, duration, severity, label, count } = lane;
+    const mixed = [];   // red marks that merge orange updates too: [x0, x1, ...]
+    const { start, duration, severity, label, count, alsoOrange } = lane;
     const [first, last] = visibleSpan(lane, view.start, view.end);
     for (let i = first; i < last; i++) {
       const x0 = (start[i] - view.start) * k;
@@ -143,6 +147,7 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
         runStart[sev] = left;
         runEnd[sev] = right;
       }
+      if (alsoOrange?.[i]) mixed.push(left, right);
       if (right - left > 36 && (label[i] >= 0 || count[i] > 1)) labelled.push(i);
     }
     for (let sev = 0; sev < 3; sev++) {
@@ -152,12 +157,15 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
       g.fillStyle = eventColor(row, SEVERITIES[sev], colors);
       for (let j = 0; j < list.length; j += 2) g.fillRect(list[j], top, list[j + 1] - list[j], h);
     }
-    // Red is drawn over orange; where they share pixels (a zoom-out), orange stays visible as a
-    // strip along the bottom of the red, so long updates next to very long ones are not lost.
+    // Red is drawn over orange; where they share pixels (a zoom-out), or a red mark merges orange
+    // updates too, orange stays visible as a strip along the bottom of the red (as Instruments
+    // shows both), so long updates next to very long ones are not lost.
     if (row.long) {
       g.fillStyle = colors.orange;
       const strip = Math.max(3, Math.round(h / 3));
       for (const [x0, x1] of overlaps(rects[1], rects[2])) g.fillRect(x0, top + h - strip, x1 - x0, strip);
+      for (let j = 0; j < mixed.length; j += 2) g.fillRect(mixed[j], top + h - strip, mixed[j + 1] - mixed[j], strip);
+      stats.alsoOrange = mixed.length / 2;
     }
     // Hangs are striped: their red differs from a very long update's red by more than hue.
     if (row.color === 'hang') {
@@ -187,6 +195,8 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
       g.restore();
     }
   }
+
+  if (matches) drawMatches(g, rows, matches, counts, xOf, width, colors);
 
   // Selected update: outline where its mark is, and guide lines through the lanes.
   if (selected) {
@@ -243,6 +253,36 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
     g.strokeRect(x0 - 1.5, hover.row.y + 2.5, x1 - x0 + 3, hover.row.height - 5);
   }
   return counts;
+}
+
+/** The track's lanes: a collapsed SwiftUI track shows its lanes' matches on its own row. */
+const TRACK_LANES = { swiftui: ['view-body', 'representable', 'other'] };
+
+/**
+ * The find box's matches: a band in the match colour under each matching span and a frame around
+ * it, so a lit mark reads at any zoom (a 1-pixel match is widened to 3).
+ */
+function drawMatches(g, rows, matches, counts, xOf, width, colors) {
+  for (const row of rows) {
+    const lanes = row.track && !row.expanded ? TRACK_LANES[row.id] ?? [] : [row.id];
+    const spans = lanes.flatMap((lane) => {
+      const list = matches[lane] ?? [];
+      return Array.from({ length: list.length / 2 }, (_, j) => [list[2 * j], list[2 * j + 1]]);
+    });
+    if (counts[row.id]) counts[row.id].matches = spans.length;
+    else if (spans.length) counts[row.id] = { marks: 0, orange: 0, red: 0, merged: false, matches: spans.length };
+    g.fillStyle = colors.match;
+    g.strokeStyle = colors.match;
+    g.lineWidth = 2;
+    for (const [start, end] of spans) {
+      let x0 = xOf(start);
+      let x1 = xOf(end);
+      if (x1 < -3 || x0 > width + 3) continue;
+      if (x1 - x0 < 3) { const mid = (x0 + x1) / 2; x0 = mid - 1.5; x1 = mid + 1.5; }
+      g.fillRect(x0, row.y + row.height - 4, x1 - x0, 3);
+      g.strokeRect(x0 - 1, row.y + 1, x1 - x0 + 2, row.height - 6);
+    }
+  }
 }
 
 function drawCPU(g, lane, row, view, k, width, dpr, colors) {

@@ -17,6 +17,7 @@ function decodeLane(lane) {
   const duration = new Float64Array(n);
   const count = new Uint32Array(n);
   const severity = new Uint8Array(n);
+  const alsoOrange = new Uint8Array(n);
   const update = new Int32Array(n);
   const taskState = new Int32Array(n);
   const signpost = new Int32Array(n);
@@ -38,6 +39,7 @@ function decodeLane(lane) {
     if (e.duration > maxDuration) maxDuration = e.duration;
     count[i] = e.count ?? 1;
     severity[i] = e.severity === 'red' ? 2 : e.severity === 'orange' ? 1 : 0;
+    alsoOrange[i] = e.alsoOrange ? 1 : 0;
     update[i] = e.update ?? -1;
     taskState[i] = e.taskState ?? -1;
     signpost[i] = e.signpost ?? -1;
@@ -49,9 +51,9 @@ function decodeLane(lane) {
     } else label[i] = -1;
     if (load) { load[i] = e.load ?? 0; mainLoad[i] = e.mainLoad ?? 0; }
   }
-  const buffers = [start, duration, count, severity, update, taskState, signpost, kind, label].map((a) => a.buffer);
+  const buffers = [start, duration, count, severity, alsoOrange, update, taskState, signpost, kind, label].map((a) => a.buffer);
   if (load) buffers.push(load.buffer, mainLoad.buffer);
-  return { lane: { length: n, maxDuration, merged: !!lane.merged, start, duration, count, severity, update, taskState, signpost, kind, label, labels, load, mainLoad }, buffers };
+  return { lane: { length: n, maxDuration, merged: !!lane.merged, start, duration, count, severity, alsoOrange, update, taskState, signpost, kind, label, labels, load, mainLoad }, buffers };
 }
 
 self.onmessage = async ({ data }) => {

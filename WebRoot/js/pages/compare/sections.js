@@ -143,7 +143,7 @@ export function causesSection(c) {
       class: `change-${cause.change}`, 'data-change': cause.change, 'data-outcome': cause.outcome, 'data-index': String(index),
     },
     el('td', { class: 'change', text: cause.change }),
-    el('td', { class: 'name' }, `${cause.source}${cause.property ? ` (${cause.property})` : ''} → ${cause.target}`,
+    el('td', { class: 'name' }, `${cause.title} → ${cause.target}`,
       cause.outcome === 'skipped' ? el('span', { class: 'meta', text: ' notified, did not run' }) : null),
     el('td', { class: 'fan-out' }, fanOut(cause.a, cause.outcome)), el('td', { class: 'fan-out' }, fanOut(cause.b, cause.outcome))))));
   return el('section', { class: 'compare-section', 'aria-label': 'Causes' },

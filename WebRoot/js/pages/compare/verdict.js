@@ -50,9 +50,9 @@ export function verdictSection(c, { showAllRows }) {
 }
 
 /** "high · 2 occurrences · 24.0 ms", "in 2 of 3 runs". */
-function presence(p, runs, counted) {
+function presence(p, runs) {
   if (!p) return '–';
-  return [p.severity, plural(p.occurrences, counted ? 'finding' : 'occurrence'), formatDuration(p.costNs),
+  return [p.severity, plural(p.occurrences, 'occurrence'), formatDuration(p.costNs),
     p.runs < runs ? `in ${p.runs} of ${runs} runs` : null].filter(Boolean).join(' · ');
 }
 
@@ -66,8 +66,8 @@ export function findingsSection(c) {
     el('td', { class: 'change', text: order[f.change] ?? f.change }),
     el('td', { class: 'kind', text: f.kind }),
     el('td', { class: 'name', title: f.title, text: f.subject }),
-    el('td', { class: 'presence', text: presence(f.a, c.a.runs, !f.key) }),
-    el('td', { class: 'presence', text: presence(f.b, c.b.runs, !f.key) })))));
+    el('td', { class: 'presence', text: presence(f.a, c.a.runs) }),
+    el('td', { class: 'presence', text: presence(f.b, c.b.runs) })))));
   return el('section', { class: 'compare-section', 'aria-label': 'Findings' },
     el('h2', { text: 'Findings' }),
     c.findings.length ? scrollBox(table, 'Findings table (scrolls sideways)')

@@ -8,7 +8,7 @@
 // Keyboard: arrows move/expand/collapse, `h` expands the heaviest path below the selected row,
 // `*` expands everything below it.
 import {
-  currentRange, currentPaneView, rangeParams, formatDuration, formatTime, formatMs, plural, latestOnly, loadingSoon, message,
+  currentRange, currentPaneView, rangeParams, formatDuration, formatTime, plural, latestOnly, loadingSoon, message,
 } from '../common.js';
 import { el } from '../../dom.js';
 import { markSelectedRow, scrollRowIntoView } from '../tree.js';
@@ -174,7 +174,7 @@ export function mountCallTree(root, traceView) {
       const names = [first.best, ...first.tied].map((n) => `“${n.name}”`);
       const more = ties.length > 1 ? ` It broke ${ties.length - 1} more tie${ties.length > 2 ? 's' : ''} below.` : '';
       notes.append(el('p', { class: 'cpu-tie-note', role: 'note' },
-        `Tie: below “${first.parent.name}”, ${names.join(' and ')} weigh ${formatMs(first.best.total)} each; `
+        `Tie: below “${first.parent.name}”, ${names.join(' and ')} weigh ${formatDuration(first.best.total)} each; `
         + `the heaviest path follows ${names[0]} (first by name), not a heavier one.${more}`));
     }
     revealSelected(focus);

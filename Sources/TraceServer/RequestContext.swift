@@ -1,0 +1,116 @@
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// The context of every request: Hummingbird's, plus who the client is (for the query pool's
+/// fairness) and its connection (so that work for a client who left is stopped).
+public struct TraceRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+    /// Closed when the client goes away; nil where requests do not come over a socket (tests).
+    let connection: ConnectionWatch?
+    /// Whose share of the query pool this request uses: its address, or the write token it
+    /// carries (set by `AccessGuardMiddleware`).
+    var client: String
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+        connection = ConnectionWatch.of(source.channel)
+        client = remoteAddress.map(ClientAddress.key) ?? "local"
+    }
+
+    /// The query pool's view of this request.
+    var work: WorkClient { WorkClient(key: client, connection: connection) }
+}
+
+/// Who a piece of heavy work is for.
+struct WorkClient: Sendable {
+    /// Clients share the pool fairly by this key.
+    var key: String
+    /// The work stops when this closes.
+    var connection: ConnectionWatch?
+
+    /// Work on the server's own behalf (trace loads shared by requests).
+    static let server = WorkClient(key: "server", connection: nil)
+}
+
+/// The key of a client address: an IPv4 address, or the /64 network of an IPv6 one (one host
+/// usually holds a whole /64, and would otherwise count as billions of clients).
+enum ClientAddress {
+    static func key(_ address: SocketAddress) -> String {
+        switch address {
+        case .v4:
+            return address.ipAddress ?? "v4"
+        case .v6(let v6):
+            var bytes = v6.address.sin6_addr
+            let text = withUnsafeBytes(of: &bytes) { raw in
+                stride(from: 0, to: 8, by: 2).map { String(UInt16(raw[$0]) << 8 | UInt16(raw[$0 + 1]), radix: 16) }.joined(separator: ":")
+            }
+            // An IPv4 client on a dual-stack socket (::ffff:a.b.c.d) is its IPv4 address.
+            if text == "0:0:0:0", let ip = address.ipAddress, ip.hasPrefix("::ffff:") { return String(ip.dropFirst("::ffff:".count)) }
+            return "\(text)::/64"
+        case .unixDomainSocket:
+            return "local"
+        }
+    }
+}
+
+/// A connection's end as the requests on it see it: closed when the client closes its side
+/// (or the connection goes away), so that work started for it can stop.
+final class ConnectionWatch: Sendable {
+    private struct State {
+        var closed = false
+        var nextHandler = 0
+        var handlers: [Int: @Sendable () -> Void] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Runs `handler` once the connection closes (at once if it has); returns what `remove` takes.
+    func onClose(_ handler: @escaping @Sendable () -> Void) -> Int? {
+        let token = state.withLock { state -> Int? in
+            guard !state.closed else { return nil }
+            state.nextHandler += 1
+            state.handlers[state.nextHandler] = handler
+            return state.nextHandler
+        }
+        if token == nil { handler() }
+        return token
+    }
+
+    func remove(_ token: Int) {
+        _ = state.withLock { $0.handlers.removeValue(forKey: token) }
+    }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    func close() {
+        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+            guard !state.closed else { return [] }
+            state.closed = true
+            defer { state.handlers = [:] }
+            return Array(state.handlers.values)
+        }
+        for handler in handlers { handler() }
+    }
+
+    // The connection guard (one per connection) opens and closes the watch; requests find it
+    // by their channel.
+    private static let open = Mutex<[ObjectIdentifier: ConnectionWatch]>([:])
+
+    static func opened(for channel: any Channel) -> ConnectionWatch {
+        let watch = ConnectionWatch()
+        open.withLock { $0[ObjectIdentifier(channel)] = watch }
+        return watch
+    }
+
+    static func of(_ channel: any Channel) -> ConnectionWatch? {
+        open.withLock { $0[ObjectIdentifier(channel)] }
+    }
+
+    static func closed(_ channel: any Channel) {
+        let watch = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+        watch?.close()
+    }
+}

@@ -1,0 +1,34 @@
+import Hummingbird
+import TraceModel
+
+/// `GET /api/traces/{id}/findings`: what the rules found, with the default or given thresholds.
+struct FindingsRoutes {
+    let store: TraceStore
+    let queries: WorkGate
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.get("/api/traces/:id/findings", use: findings)
+    }
+
+    @Sendable func findings(_ request: Request, context: TraceRequestContext) async throws -> Response {
+        let loaded = try await store.loaded(id: context.traceID())
+        let query = QueryParameters(request: request)
+        var options = FindingsOptions()
+        for parameter in FindingsOptions.parameters {
+            guard let text = query.string(parameter.name) else { continue }
+            do {
+                try options.set(parameter.name, to: text)
+            } catch {
+                throw APIError(.badRequest, "bad parameter", detail: "\(error)")
+            }
+        }
+        // Default thresholds were computed at load time; others read every update, off the pool.
+        if options == FindingsOptions() { return try jsonResponse(FindingsResponse(findings: loaded.findings)) }
+        let (trace, thresholds) = (loaded.trace, options)
+        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(FindingsResponse(findings: trace.findings(thresholds))) })
+    }
+}
+
+private struct FindingsResponse: Encodable {
+    var findings: [Finding]
+}

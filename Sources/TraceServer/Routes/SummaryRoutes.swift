@@ -1,0 +1,44 @@
+import Hummingbird
+import TraceModel
+
+/// `GET /api/traces/{id}/summary`, a view's updates (`/updates?view=`) and one update (`/updates/{updateId}`).
+struct SummaryRoutes {
+    let store: TraceStore
+    let queries: WorkGate
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.get("/api/traces/:id/summary", use: summary)
+        router.get("/api/traces/:id/updates", use: viewUpdates)
+        router.get("/api/traces/:id/updates/:updateId", use: update)
+    }
+
+    @Sendable func summary(_ request: Request, context: TraceRequestContext) async throws -> Response {
+        let trace = try await store.trace(id: context.traceID())
+        let query = QueryParameters(request: request)
+        let (range, filter) = (try query.timeRange(), try query.choice("filter", default: SummaryFilter.all))
+        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(trace.summary(in: range, filter: filter)) })
+    }
+
+    @Sendable func viewUpdates(_ request: Request, context: TraceRequestContext) async throws -> Response {
+        let trace = try await store.trace(id: context.traceID())
+        let query = QueryParameters(request: request)
+        guard let view = query.string("view") else { throw APIError.badParameter("view", "the view name is required") }
+        let order = try query.choice("order", default: SortOrder.asc)
+        let updatesQuery = ViewUpdatesQuery(
+            view: view, module: query.string("module"), category: query.string("category"), range: try query.timeRange(),
+            filter: try query.choice("filter", default: .all), sort: try query.choice("sort", default: .start),
+            descending: order == .desc,
+            offset: Int(try query.int("offset", in: 0...Int64(Int32.max)) ?? 0),
+            limit: Int(try query.int("limit", in: 1...10_000) ?? 200)
+        )
+        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(trace.viewUpdates(updatesQuery)) })
+    }
+
+    @Sendable func update(_ request: Request, context: TraceRequestContext) async throws -> Response {
+        let trace = try await store.trace(id: context.traceID())
+        let id = try context.rowParameter("updateId", noun: "update", count: trace.updates.count)
+        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(trace.updateDetail(id)) })
+    }
+}
+
+private enum SortOrder: String, CaseIterable { case asc, desc }

@@ -1,0 +1,59 @@
+import Crypto
+import Foundation
+import NIOCore
+import TraceStorage
+
+/// An upload being written to the store's incoming directory under a random name, hashed as it
+/// is written. Plain system calls, so a failure keeps its errno (`SystemFailure`), and the file
+/// descriptor is closed exactly once.
+final class IncomingFile {
+    let url: URL
+    private var descriptor: Int32
+    private var hasher = SHA256()
+    private(set) var written: Int64 = 0
+
+    init(in directory: URL) throws(SystemFailure) {
+        url = directory.appendingPathComponent("\(RandomName.make()).part")
+        descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .lastError("create an incoming upload file") }
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    func write(_ buffer: ByteBuffer) throws(SystemFailure) {
+        let failure: Int32 = buffer.withUnsafeReadableBytes { bytes in
+            hasher.update(bufferPointer: bytes)
+            var offset = 0
+            while offset < bytes.count {
+                let count = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += count
+            }
+            return 0
+        }
+        guard failure == 0 else { throw SystemFailure(code: failure, action: "write an incoming upload file") }
+        written += Int64(buffer.readableBytes)
+    }
+
+    /// Closes the file; returns the lowercase hex SHA-256 of what was written (its blob's key;
+    /// the first 32 digits are the upload's content id).
+    func finish() throws(SystemFailure) -> String {
+        let result = close(descriptor)
+        descriptor = -1
+        guard result == 0 else { throw .lastError("close an incoming upload file") }
+        return SigV4.hex(hasher.finalize())
+    }
+
+    /// Closes (if still open) and deletes the file.
+    func discard() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+        unlink(url.path)
+    }
+}
+
