@@ -54,6 +54,7 @@ let package = Package(
         .target(
             name: "TraceStorage",
             dependencies: [
+                "TraceModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -132,7 +133,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TraceStorageTests",
-            dependencies: ["TraceStorage"],
+            dependencies: ["TraceStorage", "TraceModel"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

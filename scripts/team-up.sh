@@ -84,7 +84,7 @@ setsid "$venv/bin/weed" mini -dir="$run/s3/data" -ip=127.0.0.1 -ip.bind=127.0.0.
     -master.port="$master_port" -master.port.grpc="$master_grpc" -filer.port="$filer_port" -filer.port.grpc="$filer_grpc" \
     -admin.port="$admin_port" -admin.port.grpc="$admin_grpc" -volume.port="$volume_port" -volume.port.grpc="$volume_grpc" \
     -s3.port="$s3_port" -s3.port.grpc="$s3_grpc" -metricsPort="$metrics_port" -webdav=false -master.telemetry=false \
-    -s3.config="$run/s3/identities.json" -bucket=traces >"$run/s3/log" 2>&1 </dev/null &
+    -s3.port.iceberg=0 -s3.port.lance=0 -s3.config="$run/s3/identities.json" -bucket=traces >"$run/s3/log" 2>&1 </dev/null &
 echo $! >"$run/s3/pid"
 for _ in $(seq 1 100); do
     # Any S3 answer (even 403 to an unsigned request) means the gateway is up.

@@ -53,6 +53,8 @@ command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v nginx >/dev/null 2>&1 || need_apt+=(nginx)
 command -v bc >/dev/null 2>&1 || need_apt+=(bc)
 [ -f /usr/include/sqlite3.h ] || need_apt+=(libsqlite3-dev)
+# The flame graph SVGs of `tracesvc flamegraph` and `compare --flamegraph` are rendered by an image tool in the tests.
+command -v rsvg-convert >/dev/null 2>&1 || need_apt+=(librsvg2-bin)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if ! command -v apt-get >/dev/null 2>&1; then
         echo "missing: ${need_apt[*]} (Debian package names). This script installs them only on Debian or Ubuntu:"

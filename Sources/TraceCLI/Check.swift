@@ -21,6 +21,8 @@ struct Check: AsyncParsableCommand {
               tracesvc check run.json --budget budget.json --format markdown > comment.md
               tracesvc check run.json --budget budget.json --format github \\
                   --server https://tracesvc.example.com
+              tracesvc check run.json --server https://tracesvc.example.com \\
+                  --baseline-tags branch=main,scenario=scroll --upload --tag commit=$GITHUB_SHA
             """
     )
 
@@ -48,10 +50,25 @@ struct Check: AsyncParsableCommand {
     @Option(help: "Bearer token for uploading to --server (default: $TRACESVC_TOKEN).")
     var token: String?
 
+    @Option(help: "A file whose first line is the write token of --server (instead of --token).")
+    var tokenFile: String?
+
+    @Option(help: ArgumentHelp(
+        "Take as baseline the latest trace on --server with these tags (other than this one).", valueName: "key=value,key=value"
+    ))
+    var baselineTags: String?
+
+    @Flag(help: "Upload the trace to --server with its tags (--baseline-tags, overridden by --tag) and record the verdict there.")
+    var upload = false
+
+    @Option(name: .customLong("tag"), help: ArgumentHelp("A tag of the uploaded trace, key=value (repeatable).", valueName: "key=value"))
+    var tags: [String] = []
+
     func validate() throws {
-        guard budget != nil || !baseline.isEmpty else {
-            throw ValidationError("nothing to check: give --budget FILE, --baseline OLD_TRACE, or both")
+        guard budget != nil || !baseline.isEmpty || baselineTags != nil else {
+            throw ValidationError("nothing to check: give --budget FILE, --baseline OLD_TRACE (or --baseline-tags), or both")
         }
+        try validateServerOptions()
         if let server {
             guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw ValidationError("--server must be an http:// or https:// URL, e.g. http://127.0.0.1:8080")
@@ -61,12 +78,18 @@ struct Check: AsyncParsableCommand {
 
     func run() async throws {
         let current = try Self.load { () throws(TraceFormatError) in try TraceImporter.importTrace(at: URL(fileURLWithPath: trace), displayName: trace) }
-        let old = try baseline.map { path in
+        var old = try baseline.map { path in
             try Self.load { () throws(TraceFormatError) in try TraceImporter.importTrace(at: URL(fileURLWithPath: path), displayName: path) }
         }
         let rules = try budget.map { path in
             try Self.load { () throws(TraceFormatError) in try BudgetReader.read(at: URL(fileURLWithPath: path), displayName: path) }
         } ?? Budget()
+
+        let server = try server.map { ServerClient(server: $0, token: try serverToken()) }
+        var baselineID: String?
+        if let server, let baselineTags, let found = try await serverBaseline(server, tags: baselineTags) {
+            (old, baselineID) = ([found.trace], found.id)
+        }
 
         var results = current.evaluate(rules)
         if !old.isEmpty {
@@ -78,11 +101,15 @@ struct Check: AsyncParsableCommand {
         )
         if let server {
             do {
-                report.links = try await TraceUpload(server: server, token: token ?? CommandContext.current.environment["TRACESVC_TOKEN"])
-                    .links(trace: trace, baselines: baseline)
+                if upload {
+                    report.links = try await uploadWithVerdict(server, report: report, baselineID: baselineID)
+                } else {
+                    report.links = try await TraceUpload(server: server.server, token: server.token).links(trace: trace, baselines: baseline)
+                    if let baselineID { report.links?.baselineIDs = [baselineID] }
+                }
             } catch {
                 // The verdict stands without links; say why they are missing.
-                Self.printError("could not upload to \(server): \(error)")
+                Self.printError("could not upload to \(server.server): \(error)")
             }
         }
 
@@ -112,7 +139,7 @@ struct Check: AsyncParsableCommand {
     }
 
     /// Reads an input or exits 2 with the reader's `file:line:column: what is wrong`.
-    private static func load<T>(_ read: () throws(TraceFormatError) -> T) throws -> T {
+    static func load<T>(_ read: () throws(TraceFormatError) -> T) throws -> T {
         do {
             return try read()
         } catch {

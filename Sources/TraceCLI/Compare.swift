@@ -40,6 +40,15 @@ struct Compare: AsyncParsableCommand {
     @Option(help: "Rows per table (text and markdown).")
     var top = 10
 
+    @Option(help: "Also write the differential flame graph to this SVG file: B's flame graph coloured by each frame's change of self share against A, the functions that went away beside it.")
+    var flamegraph: String?
+
+    @Option(help: "With --flamegraph: only the samples inside every update of this view, each stack from its body frame.")
+    var flamegraphView: String?
+
+    @Option(help: "With --flamegraph: the picture's width in pixels.")
+    var flamegraphWidth = 1200
+
     /// A's paths and B's.
     var sides: (a: [String], b: [String]) {
         guard let separator = traces.firstIndex(of: "--") else { return (Array(traces.prefix(1)), Array(traces.dropFirst())) }
@@ -64,6 +73,9 @@ struct Compare: AsyncParsableCommand {
         if (aStart != nil || aEnd != nil) && a.count > 1 || (bStart != nil || bEnd != nil) && b.count > 1 {
             throw ValidationError("--a-start/--a-end and --b-start/--b-end apply to one recording a side.")
         }
+        if flamegraph != nil, a.count > 1 || b.count > 1 {
+            throw ValidationError("--flamegraph draws one recording a side against the other, not pooled recordings.")
+        }
     }
 
     func run() async throws {
@@ -74,6 +86,9 @@ struct Compare: AsyncParsableCommand {
         let comparison = TraceComparison(
             .pooled(tracesA.map { $0.comparisonSide(in: rangeA) }), .pooled(tracesB.map { $0.comparisonSide(in: rangeB) })
         )
+        if let flamegraph {
+            try writeFlameGraph(a: tracesA[0], b: tracesB[0], comparison: comparison, to: flamegraph)
+        }
         switch format {
         case .json:
             let encoder = JSONEncoder()
@@ -83,5 +98,26 @@ struct Compare: AsyncParsableCommand {
         case .text: CommandContext.print(ComparisonReport(comparison: comparison, top: top).render(markdown: false))
         case .markdown: CommandContext.print(ComparisonReport(comparison: comparison, top: top).render(markdown: true))
         }
+    }
+}
+
+extension Compare {
+    private func writeFlameGraph(a: Trace, b: Trace, comparison: TraceComparison, to path: String) throws {
+        guard (100...20_000).contains(flamegraphWidth) else {
+            CommandContext.printError("--flamegraph-width: between 100 and 20000 pixels, not \(flamegraphWidth)")
+            throw ExitCode(1)
+        }
+        let view = flamegraphView.map { CallTreeQuery.ViewSelector(name: $0, module: nil) }
+        let before = CallTreeQuery(range: try commandLineRange(start: aStart, end: aEnd, of: a, options: "--a-start/--a-end"), view: view)
+        let after = CallTreeQuery(range: try commandLineRange(start: bStart, end: bEnd, of: b, options: "--b-start/--b-end"), view: view)
+        let diff = Trace.differentialFlameGraph(before: a, after: b, DifferentialFlameGraphQuery(before: before, after: after, width: flamegraphWidth - FlameGraphSVG.removedWidth))
+        let scope = flamegraphView.map { "\($0)'s bodies" } ?? "the compared ranges"
+        let svg = FlameGraphSVG(
+            graph: diff.graph, diff: diff, title: "\(comparison.a.name) → \(comparison.b.name): CPU, B against A",
+            subtitle: "B's flame graph of \(scope) (\(FlameGraphCommand.weight(diff.graph.totalWeight, diff.graph.unit)), \(diff.graph.sampleCount) samples; "
+                + "A \(FlameGraphCommand.weight(diff.beforeTotal, diff.beforeUnit)), \(diff.beforeSamples) samples), coloured by each frame's change of self share"
+        ).render(width: flamegraphWidth)
+        try writeOrExit(svg, to: path)
+        CommandContext.printError("wrote \(path): \(diff.graph.frames.count) frames of B, \(diff.removedCount) functions gone since A")
     }
 }

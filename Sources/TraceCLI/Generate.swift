@@ -11,6 +11,7 @@ struct Generate: AsyncParsableCommand {
             tracesvc generate --sample landmarks-favorites-slow --output /tmp
             tracesvc generate --updates 1000000 --seed 42 --output /tmp/big.json.gz
             tracesvc generate --scenario pantry-slow --seed 2 --output /tmp/pantry-slow-2.json
+            tracesvc generate --cpu-samples 1000000 --stack-depth 120 --output /tmp/profile.json
             """
     )
 
@@ -26,6 +27,12 @@ struct Generate: AsyncParsableCommand {
     @Option(help: "A recording of an app other than Landmarks, for tests of comparisons: \(PantryTraces.scenarios.joined(separator: ", ")) (--seed: which re-recording).")
     var scenario: String?
 
+    @Option(help: "Write a synthetic CPU profile with this many samples to the --output file (the CPU benchmarks' profile).")
+    var cpuSamples: Int?
+
+    @Option(help: "With --cpu-samples: the typical stack depth.")
+    var stackDepth = 120
+
     @Option(help: "Seed of the synthetic trace or scenario: the same seed gives the same file.")
     var seed: UInt64 = 42
 
@@ -33,11 +40,13 @@ struct Generate: AsyncParsableCommand {
     var output: String
 
     func validate() throws {
-        let modes = [sample != nil, allSamples, updates != nil, scenario != nil].filter { $0 }.count
-        guard modes == 1 else { throw ValidationError("Give exactly one of --sample NAME, --all-samples, --updates N or --scenario NAME.") }
+        let modes = [sample != nil, allSamples, updates != nil, scenario != nil, cpuSamples != nil].filter { $0 }.count
+        guard modes == 1 else { throw ValidationError("Give exactly one of --sample NAME, --all-samples, --updates N, --scenario NAME or --cpu-samples N.") }
         if let scenario, !PantryTraces.scenarios.contains(scenario) {
             throw ValidationError("Unknown scenario \"\(scenario)\". Scenarios: \(PantryTraces.scenarios.joined(separator: ", ")).")
         }
+        if let cpuSamples, cpuSamples < 1 { throw ValidationError("--cpu-samples must be at least 1.") }
+        guard (1...1000).contains(stackDepth) else { throw ValidationError("--stack-depth must be 1...1000.") }
         if let sample, !SampleTraces.names.contains(sample) {
             throw ValidationError("Unknown sample \"\(sample)\". Samples: \(SampleTraces.names.joined(separator: ", ")).")
         }
@@ -46,6 +55,12 @@ struct Generate: AsyncParsableCommand {
 
     func run() async throws {
         let outputURL = URL(fileURLWithPath: output)
+        if let cpuSamples {
+            let trace = SyntheticProfiles.trace(samples: cpuSamples, depth: stackDepth, seed: seed)
+            try NativeTraceWriter.write(trace, to: outputURL)
+            CommandContext.print("wrote \(outputURL.path): \(trace.cpu.samples.count) samples, \(trace.cpu.stacks.count) stack rows")
+            return
+        }
         if updates != nil || scenario != nil {
             let trace = scenario.map { PantryTraces.trace(scenario: $0, run: seed) } ?? SyntheticTraces.trace(updates: updates!, seed: seed)
             try NativeTraceWriter.write(trace, to: outputURL)

@@ -4,7 +4,7 @@ import Foundation
 /// (docs/share-links.md); both are checked against Tests/Fixtures/share-link-vectors.json.
 enum ShareLink {
     /// The link version: `STATE_VERSION` in state.js, "The current version" of docs/share-links.md.
-    static let version = 2
+    static let version = 3
 
     /// The part of a trace page's view state that tracesvc writes outside the browser.
     struct TraceView {
@@ -46,7 +46,7 @@ enum ShareLink {
     }
 
     /// The comparison of A's recordings with B's: `/compare/A/B` for one each, else the pooled
-    /// form `/compare?v=2&a=A1,A2&b=B1` (docs/share-links.md, "Comparison pages").
+    /// form `/compare?v=3&a=A1,A2&b=B1` (docs/share-links.md, "Comparison pages").
     static func comparison(_ a: [String], _ b: [String]) -> String {
         if a.count == 1, b.count == 1 { return "/compare/\(encode(a[0]))/\(encode(b[0]))?v=\(version)" }
         return "/compare?v=\(version)&a=\(a.map(encode).joined(separator: ","))&b=\(b.map(encode).joined(separator: ","))"

@@ -8,7 +8,7 @@ public struct TraceSvc: AsyncParsableCommand {
         abstract: "Look at recorded SwiftUI performance traces in the browser, and share links to them.",
         discussion: "A usage error (unknown option, bad value) exits with status 2.",
         subcommands: [
-            Serve.self, Inspect.self, Compare.self, Check.self, Generate.self, ExportXCTrace.self, Migrate.self,
+            Serve.self, Inspect.self, Compare.self, FlameGraphCommand.self, Check.self, Upload.self, Generate.self, ExportXCTrace.self, Migrate.self,
         ]
     )
 

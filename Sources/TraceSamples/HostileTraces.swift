@@ -1,4 +1,4 @@
-/// Inputs that broke the server once (issue 11): kept as generators so the fuzz test seeds with
+/// Inputs that broke the server once (issues 11 and 24): kept as generators so the fuzz test seeds with
 /// them and the API tests replay them.
 public enum HostileTraces {
     /// A native trace with one sample on a stack `depth` frames deep.
@@ -22,5 +22,75 @@ public enum HostileTraces {
         <row><sample-time id="1" fmt="00:01.000">1000000000</sample-time><thread id="2" fmt="Main Thread (0x1) (Deep, pid: 1)"><tid id="3" fmt="0x1">1</tid><process id="4" fmt="Deep (1)"><pid id="5" fmt="1">1</pid></process></thread><process ref="4"/><weight id="9" fmt="1.00 ms">1000000</weight><backtrace id="10"><frame id="11" name="recurse" addr="0x1"><binary id="12" name="Deep" UUID="3F2A9C1B-55E0-3D7B-A1C4-9B0E6D2F7A13" arch="arm64" load-addr="0x0" path="/Deep"/></frame>\(frames)</backtrace></row>
         </node></trace-query-result>
         """
+    }
+
+    // MARK: Issue 24: answers an input can make huge, loops an input can make quadratic
+
+    /// One update caused by `stateNodes` @State nodes, each written from the leaf of one
+    /// `depth`-frame stack (every backtrace is the whole chain): issue 24's graph bomb at
+    /// 300 x 100,000 (1.0 MB) grew the update's graph past 6 GB.
+    public static func backtraceBomb(stateNodes: Int, depth: Int) -> String {
+        var text = header(app: "Bomb")
+        text += #""updateGroups":[[0,1000000,"Tap",0]],"updates":[[1000,50000,"view-body","Bomb","BombView","BombView.body","View Body",0,0,0,"low"]],"nodes":["#
+        for node in 0..<stateNodes { text += #"["state","@State value\#(node)","BombView",true,\#(node),500,null],"# }
+        text += #"["view-body","BombView","",true,\#(stateNodes),1000,0]],"edges":["#
+        text += (0..<stateNodes).map { "[\($0),\(stateNodes),\"update\",\"\",1000,0]" }.joined(separator: ",")
+        text += #"],"frames":[["write","Bomb",true]],"stacks":"# + chain(depth)
+        text += #","stateChanges":["# + (0..<stateNodes).map { "[500,\($0),\"w\",\(depth - 1),0]" }.joined(separator: ",") + "]}"
+        return text
+    }
+
+    /// One update caused by `writtenNodes` @State nodes, each written once, and `otherWrites`
+    /// writes of a State that is in no graph, before them or after them (`graphWritesLast`):
+    /// finding each node's write by reading the writes from the first costs nodes x writes.
+    public static func manyWrites(writtenNodes: Int, otherWrites: Int, graphWritesLast: Bool) -> String {
+        var text = header(app: "Writes")
+        text += #""updates":[[1000,50000,"view-body","Writes","WritesView","WritesView.body","View Body",0,0,null,"low"]],"nodes":["#
+        for node in 0..<writtenNodes { text += #"["state","@State value\#(node)","WritesView",true,\#(node),500,null],"# }
+        text += #"["view-body","WritesView","",true,\#(writtenNodes),1000,0],["state","@State elsewhere","OtherView",true,-1,0,null]],"edges":["#
+        text += (0..<writtenNodes).map { "[\($0),\(writtenNodes),\"update\",\"\",1000,null]" }.joined(separator: ",")
+        text += #"],"frames":[["write","Writes",true]],"stacks":[[null,0]],"stateChanges":["#
+        let graphWrites = (0..<writtenNodes).map { "[500,\($0),\"w\",0,0]" }
+        let otherRows = Array(repeating: "[400,\(writtenNodes + 1),\"o\",0,0]", count: otherWrites)
+        text += (graphWritesLast ? otherRows + graphWrites : graphWrites + otherRows).joined(separator: ",") + "]}"
+        return text
+    }
+
+    /// `stacks` stacks, each one frame deeper than the last (one frame, "recurse"), one sample
+    /// on each: expanding every stack to its full depth is quadratic in the file's size.
+    public static func stackChain(stacks: Int) -> String {
+        header(app: "Chain") + #""frames":[["recurse","Chain",true]],"stacks":"# + chain(stacks)
+            + #","samples":["# + (0..<stacks).map { "[\($0 * 1000),0,1000,\($0)]" }.joined(separator: ",") + "]}"
+    }
+
+    /// A view `A` whose body sample sits on a frame named `A<A<A<…` (`repeats` times, never
+    /// closed): matching the view's body frame from every start position is quadratic.
+    public static func genericBodyName(repeats: Int) -> String {
+        let name = String(repeating: "A<", count: repeats)
+        return header(app: "Generic")
+            + #""updates":[[0,5000000,"view-body","Generic","A","A.body","View Body",0,0,null,"low"]],"#
+            + #""frames":[["\#(name)","Generic",true],["A.body.getter","Generic",true]],"stacks":[[null,0],[0,1]],"#
+            + #""samples":[[1000,0,1000000,0],[2000,0,1000000,1]]}"#
+    }
+
+    /// A hang over `stacks` samples of system frames, each stack one frame deeper than the last:
+    /// attributing each sample by walking its stack to the root is quadratic.
+    public static func systemChainInHang(stacks: Int) -> String {
+        header(app: "Hang") + #""frames":[["__psynch_mutexwait","libsystem_kernel.dylib",false]],"stacks":"# + chain(stacks)
+            + #","samples":["# + (0..<stacks).map { "[\($0 * 1000),0,1000,\($0)]" }.joined(separator: ",") + "]"
+            + #","hangs":[[0,\#(stacks * 1000),"Hang","Severe hang",0]]}"#
+    }
+
+    /// The file up to its first table: metadata, one process, one main thread.
+    private static func header(app: String) -> String {
+        #"""
+        {"format":"tracesvc-trace","version":3,"metadata":{"app":"\#(app)","device":"d","osVersion":"1","refreshRate":60,"recordedAt":null,"start":0,"end":10000000000,"importNotes":[]},
+        "processes":[[1,"\#(app)"]],"threads":[[1,"Main Thread",0,true]],
+        """#
+    }
+
+    /// `[[null,0],[0,0],[1,0],…]`: `count` stacks of frame 0, each the child of the one before.
+    private static func chain(_ count: Int) -> String {
+        "[[null,0]" + (0..<max(0, count - 1)).map { ",[\($0),0]" }.joined() + "]"
     }
 }

@@ -26,7 +26,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         switch error {
         case .unknownTrace(let id): self = .unknownTrace(id)
         case .readOnlySample(let name):
-            self.init(.forbidden, "read-only trace", detail: "\(name) is a sample; samples cannot be deleted.")
+            self.init(.forbidden, "read-only trace", detail: "\(name) is a sample; samples cannot be deleted, tagged or given notes.")
         case .unreadable(let formatError): self = .unreadable(formatError)
         case .fileChanged(let id):
             self.init(.conflict, "stored file changed",
@@ -122,6 +122,11 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             let text = error.status == .notFound ? "no such route" : error.status.reasonPhrase.lowercased()
             throw APIError(error.status, text, detail: "\(request.method) \(request.uri.path): \(error.status.reasonPhrase).")
+        } catch is CancellationError {
+            // The client left or the server is shutting down: not a failure of the server's, and
+            // nobody but a shutting-down client can still read the answer.
+            context.logger.debug("\(request.method) \(request.uri.path) cancelled")
+            throw APIError(.serviceUnavailable, "cancelled", detail: "\(request.method) \(request.uri.path) was cancelled: its client left or the server is shutting down.")
         } catch {
             // The error's text may dump internal state (a whole value): log it, never send it.
             context.logger.error("\(request.method) \(request.uri.path) failed: \(error)")
@@ -133,6 +138,8 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 /// Reads and checks query parameters; a malformed value is a 400 naming the parameter.
 struct QueryParameters {
     private var values: [String: String] = [:]
+    /// Every value of each name, in order (`tag=` is repeated).
+    private var repeated: [String: [String]] = [:]
 
     init(request: Request) {
         self.init(query: request.uri.query ?? "")
@@ -144,13 +151,30 @@ struct QueryParameters {
         func decode(_ text: Substring) -> String? { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = decode(parts[0]), values[name] == nil else { continue }
-            values[name] = parts.count > 1 ? decode(parts[1]) : ""
+            guard let name = decode(parts[0]) else { continue }
+            let value = parts.count > 1 ? decode(parts[1]) : ""
+            if let value { repeated[name, default: []].append(value) }
+            guard values[name] == nil else { continue }
+            values[name] = value
         }
     }
 
     func string(_ name: String) -> String? {
         values[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Every non-empty value given for `name`.
+    func strings(_ name: String) -> [String] {
+        (repeated[name] ?? []).filter { !$0.isEmpty }
+    }
+
+    /// `tag=key:value` (repeated): each valid, each key once; a bad one is a 400 naming it.
+    func tags() throws(APIError) -> [TraceTag] {
+        do {
+            return try TraceTag.parseAll(strings("tag"))
+        } catch {
+            throw APIError(.badRequest, "bad tag", detail: "\(error.description) (docs/api.md, \"Tags\").")
+        }
     }
 
     func int(_ name: String, in range: ClosedRange<Int64>? = nil) throws(APIError) -> Int64? {
@@ -189,4 +213,63 @@ struct QueryParameters {
             throw APIError(.badRequest, "bad range", detail: "Give both \(startName) and \(endName), or neither.")
         }
     }
+}
+
+extension QueryParameters {
+    /// The list's filters and order (`GET /api/traces`): tag, name, q, from, to, sort, order.
+    func catalogQuery() throws(APIError) -> CatalogQuery {
+        var query = CatalogQuery(tags: try tags())
+        if let name = string("name") {
+            guard name.count <= 200 else { throw .badParameter("name", "at most 200 characters") }
+            query.name = name
+        }
+        if let text = string("q") {
+            let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+            guard text.count <= 200, words.count <= 8 else { throw .badParameter("q", "at most 8 words and 200 characters") }
+            query.words = words
+        }
+        query.uploadedFrom = try date("from", endOfDay: false)
+        query.uploadedBefore = try date("to", endOfDay: true)
+        query.sort = try choice("sort", default: CatalogSort.uploaded)
+        // Newest, longest, largest first by default; names from A.
+        query.descending = try choice("order", default: query.sort == .name ? SortOrder.asc : SortOrder.desc) == .desc
+        return query
+    }
+
+    /// `2026-11-25` (a whole day: `to` means the end of it) or an ISO 8601 time, as µs since 1970.
+    func date(_ name: String, endOfDay: Bool) throws(APIError) -> Int64? {
+        guard let text = string(name) else { return nil }
+        let isDay = text.count == 10 && text.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        guard let micros = CatalogEntry.micros(fromISO8601: isDay ? text + "T00:00:00Z" : text) else {
+            throw .badParameter(name, "'\(text)' is not a date (2026-11-25) or an ISO 8601 time (2026-11-25T09:30:00Z)")
+        }
+        return isDay && endOfDay ? micros + 86_400_000_000 : micros
+    }
+}
+
+/// A JSON request body of at most `maxBytes`, as `T`: 415 unless it is JSON, 400 naming what is wrong.
+func decodeJSONBody<T: Decodable>(_ type: T.Type, from request: Request, maxBytes: Int = 64 << 10) async throws -> T {
+    guard let contentType = request.headers[.contentType]?.lowercased(), contentType.hasPrefix("application/json") else {
+        throw APIError(.unsupportedMediaType, "unsupported media type", detail: "Send the body as JSON (Content-Type: application/json).")
+    }
+    let buffer: ByteBuffer
+    do {
+        buffer = try await request.body.collect(upTo: maxBytes)
+    } catch {
+        throw APIError(.contentTooLarge, "body too large", detail: "The JSON body may have at most \(maxBytes >> 10) KB.")
+    }
+    do {
+        return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+    } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+        throw APIError(.badRequest, "bad JSON body", detail: "\(jsonPath(context)): \(context.debugDescription)")
+    } catch let DecodingError.keyNotFound(key, context) {
+        throw APIError(.badRequest, "bad JSON body", detail: "\(jsonPath(context, key)): required")
+    } catch {
+        throw APIError(.badRequest, "bad JSON body", detail: "The body is not JSON of the documented shape.")
+    }
+}
+
+private func jsonPath(_ context: DecodingError.Context, _ last: (any CodingKey)? = nil) -> String {
+    let path = (context.codingPath + (last.map { [$0] } ?? [])).map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+    return path.isEmpty ? "body" : path.joined(separator: ".")
 }

@@ -79,7 +79,7 @@ struct AccessGuardMiddleware: RouterMiddleware {
             try checkSameOrigin(request)
             guard policy.tokenMatches(request.headers[.authorization]) else {
                 throw APIError(.unauthorized, "write token required",
-                               detail: "Uploading and deleting traces on this server needs its write token: send Authorization: Bearer <token> (the token `tracesvc serve` printed or was given with --write-token).")
+                               detail: "Uploading, tagging, annotating and deleting traces on this server needs its write token: send Authorization: Bearer <token> (the token `tracesvc serve` printed or was given with --write-token).")
             }
         }
         // A client holding the write token is known by it, wherever it connects from (CI runners

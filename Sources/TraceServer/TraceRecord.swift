@@ -16,6 +16,8 @@ public struct TraceRecord: Sendable, Codable, Equatable {
     public var updateCount: Int
     /// The run of a several-run xctrace export read at upload (`?run=N`); null for run 1 or one run.
     @NullWhenAbsent public var run: Int?
+    /// `key:value` tags and labels, sorted (docs/api.md, "Tags"); samples have none.
+    public var tags: [String] = []
 
     init(id: String, trace: Trace, sizeBytes: Int64, uploadedAt: String?, isSample: Bool, run: Int? = nil) {
         self.id = id
@@ -44,6 +46,24 @@ public struct TraceRecord: Sendable, Codable, Equatable {
         sourceFormat = entry.sourceFormat
         updateCount = entry.updateCount
         run = entry.run
+        tags = entry.tags.sorted()
+    }
+
+    /// Sidecars of the earlier data-directory layout predate tags: a missing `tags` is none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        app = try container.decode(String.self, forKey: .app)
+        device = try container.decode(String.self, forKey: .device)
+        durationNs = try container.decode(Int64.self, forKey: .durationNs)
+        sizeBytes = try container.decode(Int64.self, forKey: .sizeBytes)
+        _uploadedAt = try container.decode(NullWhenAbsent<String>.self, forKey: .uploadedAt)
+        isSample = try container.decode(Bool.self, forKey: .isSample)
+        sourceFormat = try container.decode(String.self, forKey: .sourceFormat)
+        updateCount = try container.decode(Int.self, forKey: .updateCount)
+        _run = try container.decode(NullWhenAbsent<Int>.self, forKey: .run)
+        tags = try container.decodeIfPresent([String].self, forKey: .tags) ?? []
     }
 }
 
@@ -68,7 +88,12 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
 
     public struct Counts: Sendable, Encodable, Equatable {
         public var updates, updateGroups, nodes, edges, stateChanges, samples, hitches, hangs, tasks, taskStates, signposts: Int
+        /// All of them: `TraceInfo` lists the first `TraceInfo.maxListed`.
+        public var processes, threads, importNotes: Int
     }
+
+    /// Processes, threads and import notes listed (a file may hold a million threads).
+    public static let maxListed = 1000
 
     public struct ThreadInfo: Sendable, Encodable, Equatable {
         public var index: Int
@@ -101,6 +126,8 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     public var counts: Counts
     public var processes: [TraceProcess]
     public var threads: [ThreadInfo]
+    /// The upload's tags (`key:value`), as the list shows them; `[]` for samples.
+    public var tags: [String] = []
 
     init(id: String, trace: Trace) {
         let meta = trace.metadata
@@ -114,7 +141,7 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
         start = meta.start
         end = meta.end
         sourceFormat = meta.sourceFormat
-        importNotes = meta.importNotes
+        importNotes = Array(meta.importNotes.prefix(Self.maxListed))
         cpuWeightUnit = meta.cpuWeightUnit.rawValue
         runs = meta.runs
         run = meta.run
@@ -128,10 +155,11 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
             updates: trace.updates.count, updateGroups: trace.updateGroups.count, nodes: trace.graph.nodes.count,
             edges: trace.graph.edges.count, stateChanges: trace.stateChanges.count, samples: trace.cpu.samples.count,
             hitches: trace.hitches.count, hangs: trace.hangs.count, tasks: trace.tasks.count, taskStates: trace.taskStates.count,
-            signposts: trace.signposts.count
+            signposts: trace.signposts.count,
+            processes: trace.processes.count, threads: trace.threads.count, importNotes: meta.importNotes.count
         )
-        processes = trace.processes
-        threads = trace.threads.enumerated().map { index, thread in
+        processes = Array(trace.processes.prefix(Self.maxListed))
+        threads = trace.threads.prefix(Self.maxListed).enumerated().map { index, thread in
             ThreadInfo(index: index, tid: thread.tid, name: thread.name, process: Int(thread.process), isMain: thread.isMain)
         }
     }
@@ -179,5 +207,10 @@ public struct LoadedTrace: Sendable {
 
     public func comparisonSide(in range: TimeRange?) -> ComparisonSide {
         range == nil ? comparisonSides.side(of: trace, findings: findings) : trace.comparisonSide(in: range, findings: findings)
+    }
+
+    /// What the history keeps of this trace, from the comparison side and findings held here.
+    public func measurements() -> TraceMeasurements {
+        TraceMeasurements(side: comparisonSide(in: nil), findings: findings)
     }
 }

@@ -78,6 +78,8 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
     SearchRoutes(store: store, queries: queries).add(to: router)
     addGraphRoutes(to: router, store: store, queries: queries)
     addCompareRoutes(to: router, store: store, queries: queries)
+    addCPURoutes(to: router, store: store, queries: queries)
+    addHistoryRoutes(to: router, store: store)
     return router
 }
 

@@ -121,8 +121,10 @@ public actor TraceStore {
 
     public let configuration: Configuration
     public nonisolated let storage: Storage
-    private let logger: Logger
-    private var samples: [String: Sample] = [:]
+    let logger: Logger
+    private(set) var samples: [String: Sample] = [:]
+    /// Uploads whose history figures could not be made (unreadable now, bytes missing): not retried until restart.
+    var unmeasurable: Set<String> = []
     private var cache: [String: CacheSlot] = [:]
     private var loading: [String: Task<LoadedTrace, any Error>] = [:]
     private var useCounter: UInt64 = 0
@@ -135,7 +137,7 @@ public actor TraceStore {
     let memory: MemoryBudget
     /// Uploads stored and being received, against the quota and the disk.
     nonisolated let quota: StorageQuota
-    private let loadGate: WorkGate
+    let loadGate: WorkGate
     /// Loads started since the store opened (concurrent requests share one).
     public private(set) var loadsStarted = 0
 
@@ -176,17 +178,40 @@ public actor TraceStore {
 
     // MARK: Listing
 
-    /// Every upload (newest first), then the samples (by name).
-    public func list() async throws(StoreError) -> [TraceRecord] {
-        let uploads = try await service { try await self.storage.catalog.all() }
-        return uploads.map(TraceRecord.init(entry:)) + sampleRecords()
+    /// Every upload `query` matches (newest first by default), then the samples that match (by name).
+    public func list(_ query: CatalogQuery = CatalogQuery()) async throws(StoreError) -> [TraceRecord] {
+        var records: [TraceRecord] = []
+        var cursor: CatalogCursor?
+        repeat {
+            let page = try await page(query, limit: 1000, cursor: cursor)
+            records += page.records
+            cursor = page.next
+        } while cursor != nil
+        return records
     }
 
-    /// At most `limit` uploads after `cursor` (newest first); the samples follow the last page.
-    public func page(limit: Int, cursor: CatalogCursor?) async throws(StoreError) -> (records: [TraceRecord], next: CatalogCursor?) {
-        let page = try await service { try await self.storage.catalog.page(limit: limit, after: cursor) }
+    /// The bytes of a trace as they were uploaded (a sample's file): a temporary copy when the
+    /// blob store is remote (the caller deletes it).
+    public func file(id: String) async throws(StoreError) -> BlobFile {
+        if let sample = samples[id] { return BlobFile(url: sample.file, isTemporary: false) }
+        guard let entry = try await service({ try await self.storage.catalog.entry(id: id) }) else { throw .unknownTrace(id: id) }
+        let storage = storage, scratch = scratchDirectory
+        return try await service { try await storage.blobs.localFile(key: entry.sha256, scratch: scratch) }
+    }
+
+    /// At most `limit` uploads `query` matches after `cursor`, and how many match; the samples
+    /// that match follow the last page (a sample has no tags and no upload time).
+    public func page(_ query: CatalogQuery = CatalogQuery(), limit: Int, cursor: CatalogCursor?) async throws(StoreError) -> (records: [TraceRecord], next: CatalogCursor?, total: Int) {
+        let page = try await service { try await self.storage.catalog.page(query, limit: limit, after: cursor) }
         let records = page.entries.map(TraceRecord.init(entry:))
-        return (page.next == nil ? records + sampleRecords() : records, page.next)
+        let samples = query.tags.isEmpty && query.uploadedFrom == nil && query.uploadedBefore == nil
+            ? sampleRecords().filter { sample in
+                let text = [sample.name, sample.app, sample.device].joined(separator: "\n").lowercased()
+                return (query.name.map { sample.name.lowercased().contains($0.lowercased()) } ?? true)
+                    && query.words.allSatisfy { text.contains($0.lowercased()) }
+            }
+            : []
+        return (page.next == nil ? records + samples : records, page.next, page.total + samples.count)
     }
 
     private func sampleRecords() -> [TraceRecord] {
@@ -383,7 +408,8 @@ public actor TraceStore {
     /// catalog row, so no row ever names missing bytes. Deletes it and throws when it is not a
     /// trace. Either way, the incoming file is gone afterwards.
     /// - Parameter run: the run of a several-run xctrace export to read (`?run=N`); nil or 1 reads run 1.
-    public func add(_ received: ReceivedUpload, run requestedRun: Int? = nil) async throws(StoreError) -> Added {
+    /// - Parameter tags: given with the upload (`?tag=`); an upload of content stored before sets them on that trace.
+    public func add(_ received: ReceivedUpload, run requestedRun: Int? = nil, tags: [TraceTag] = []) async throws(StoreError) -> Added {
         defer { try? FileManager.default.removeItem(at: received.file) }
         // Another run of the same file is another trace: its id covers the run too.
         let run = requestedRun == 1 ? nil : requestedRun
@@ -395,7 +421,7 @@ public actor TraceStore {
         }
         if let existing = try await service({ try await self.storage.catalog.entry(id: id) }) {
             TraceMetrics.uploads(.duplicate)
-            return Added(record: TraceRecord(entry: existing), loaded: try await loaded(id: id), isNew: false)
+            return Added(record: try await adding(tags, to: existing), loaded: try await loaded(id: id), isNew: false)
         }
         // Reserved when receiving started (or now, for an upload that came another way).
         let reservation: StorageQuota.Reservation
@@ -405,16 +431,23 @@ public actor TraceStore {
             TraceMetrics.uploads(.refused)
             throw error
         }
+        // The blob is written while the trace is read: in team mode the PUT to the object store
+        // takes about as long as the import, and the two no longer add up. Every path below ends
+        // the write: `finish` names it, `abandon` stops it and removes what it wrote.
+        let write = await beginBlobWrite(key: received.sha256, file: received.file, size: received.size)
         // Inflation is bounded by the upload's own size, so a small bomb fails in seconds.
         let maxBytes = maxInflatedBytes(ofUpload: received.size)
         let parsed: LoadedTrace
+        let measurements: TraceMeasurements
         let started = ContinuousClock.now
         do {
             let claim = try await memory.claim(memoryEstimate(ofFile: received.file))
-            parsed = try await loadGate.run {
-                LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
+            (parsed, measurements) = try await loadGate.run {
+                let loaded = LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
+                return (loaded, loaded.measurements())
             }
         } catch {
+            await abandon(write)
             TraceMetrics.uploads(.refused)
             throw Self.storeError(error)
         }
@@ -423,19 +456,20 @@ public actor TraceStore {
         let entry = CatalogEntry(
             id: id, name: trace.metadata.name, app: trace.metadata.app, device: trace.metadata.device, durationNs: trace.metadata.duration,
             sizeBytes: received.size, sha256: received.sha256, sourceFormat: trace.metadata.sourceFormat, updateCount: trace.updates.count,
-            run: run, uploadedAtMicros: CatalogEntry.nowMicros(), parserVersion: TraceImporter.parserVersion
+            run: run, uploadedAtMicros: CatalogEntry.nowMicros(), tags: tags.map(\.text), parserVersion: TraceImporter.parserVersion
         )
         // Checked once more, against the catalog as it is now, before anything becomes visible.
-        try await refreshQuota()
         do throws(StoreError) {
+            try await refreshQuota()
             try reservation.commit(bytes: received.size)
         } catch {
+            await abandon(write)
             TraceMetrics.uploads(.refused)
             throw error
         }
         let stored: (entry: CatalogEntry, isNew: Bool)
         do throws(StoreError) {
-            stored = try await commit(entry, file: received.file)
+            stored = try await finish(write, entry: entry, measurements: measurements)
         } catch {
             quota.settle(bytes: received.size, stored: false)
             throw error
@@ -443,7 +477,7 @@ public actor TraceStore {
         quota.settle(bytes: received.size, stored: stored.isNew)
         if !stored.isNew {
             TraceMetrics.uploads(.duplicate)
-            return Added(record: TraceRecord(entry: stored.entry), loaded: try await loaded(id: id), isNew: false)
+            return Added(record: try await adding(tags, to: stored.entry), loaded: try await loaded(id: id), isNew: false)
         }
         if cache[id] == nil { insert(parsed, id: id) }
         TraceMetrics.uploads(.stored, bytes: received.size)
@@ -453,20 +487,54 @@ public actor TraceStore {
 
     /// Blob, then row. The blob is claimed first, so a sweep running meanwhile (here or on
     /// another replica) keeps it; a crash between the two leaves an unnamed blob for the sweep.
-    func commit(_ entry: CatalogEntry, file: URL) async throws(StoreError) -> (entry: CatalogEntry, isNew: Bool) {
-        let key = entry.sha256
+    func commit(_ entry: CatalogEntry, measurements: TraceMeasurements? = nil, file: URL) async throws(StoreError) -> (entry: CatalogEntry, isNew: Bool) {
+        let write = await beginBlobWrite(key: entry.sha256, file: file, size: entry.sizeBytes)
+        return try await finish(write, entry: entry, measurements: measurements)
+    }
+
+    /// A blob being written (claimed, then put) in a task of its own, so an upload's import runs
+    /// meanwhile. Counted in `blobsBeingWritten` until `finish` or `abandon`, so no sweep here
+    /// removes it in between.
+    struct BlobWrite: Sendable {
+        let key: String
+        /// Whether this write stored the bytes (false: they were there already).
+        let task: Task<Bool, any Error>
+    }
+
+    func beginBlobWrite(key: String, file: URL, size: Int64) async -> BlobWrite {
         while blobsBeingSwept.contains(key) { try? await Task.sleep(for: .milliseconds(10)) }
         blobsBeingWritten[key, default: 0] += 1
-        defer {
-            blobsBeingWritten[key, default: 1] -= 1
-            if blobsBeingWritten[key] == 0 { blobsBeingWritten[key] = nil }
-        }
+        let storage = storage
+        // Detached: the put must not run on this actor (a local store's fsync would hold it).
+        return BlobWrite(key: key, task: Task.detached {
+            try await storage.catalog.claimBlob(key)
+            return try await storage.blobs.put(key: key, file: file, size: size)
+        })
+    }
+
+    /// Row after blob: waits for the write, then names it.
+    func finish(_ write: BlobWrite, entry: CatalogEntry, measurements: TraceMeasurements?) async throws(StoreError) -> (entry: CatalogEntry, isNew: Bool) {
+        defer { endBlobWrite(write.key) }
         let storage = storage
         return try await service {
-            try await storage.catalog.claimBlob(key)
-            _ = try await storage.blobs.put(key: key, file: file, size: entry.sizeBytes)
-            return try await storage.catalog.insert(entry)
+            _ = try await write.task.value
+            return try await storage.catalog.insert(entry, measurements: measurements, measuredVersion: measurements == nil ? 0 : Self.measuredVersion)
         }
+    }
+
+    /// An upload that will not be stored: its blob write stops, and bytes it stored are removed
+    /// now when this process owns the storage. In shared storage the sweep removes them after the
+    /// claim's grace period, since another replica may be storing the same bytes meanwhile.
+    func abandon(_ write: BlobWrite) async {
+        write.task.cancel()
+        let stored = (try? await write.task.value) ?? false
+        endBlobWrite(write.key)
+        if stored, !storage.isShared { _ = await sweepBlob(write.key, writtenAt: 0, cutoff: .max) }
+    }
+
+    private func endBlobWrite(_ key: String) {
+        blobsBeingWritten[key, default: 1] -= 1
+        if blobsBeingWritten[key] == 0 { blobsBeingWritten[key] = nil }
     }
 
     static func storeError(_ error: any Error) -> StoreError {
@@ -488,7 +556,7 @@ public actor TraceStore {
     }
 
     /// Runs a storage call; its failure in the store's terms.
-    private func service<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws(StoreError) -> T {
+    func service<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws(StoreError) -> T {
         do {
             return try await body()
         } catch {
@@ -511,8 +579,9 @@ public actor TraceStore {
 
     // MARK: Replicas and the sweep
 
-    /// Follows the other replicas' deletes (evicting their models here) and sweeps blobs that no
-    /// row names, until cancelled. Runs in the server's service group.
+    /// Follows the other replicas' deletes (evicting their models here), sweeps blobs that no
+    /// row names and measures traces whose history figures are missing or old, until cancelled.
+    /// Runs in the server's service group.
     public func maintain(sweepEvery interval: Duration = .seconds(600)) async {
         let changes = storage.catalog.changes()
         await withTaskGroup(of: Void.self) { group in
@@ -525,6 +594,7 @@ public actor TraceStore {
                     try? await Task.sleep(for: interval)
                 }
             }
+            group.addTask { await self.measureInBackground() }
             await group.waitForAll()
         }
     }
@@ -660,6 +730,11 @@ public actor TraceStore {
     nonisolated static func uploadID(content: String, run: Int?) -> String {
         guard let run else { return content }
         return traceID(SHA256.hash(data: Data("\(content) run \(run)".utf8)))
+    }
+
+    /// The id an upload of this file gets (read at run 1): what `tracesvc check` asks the server not to use as its own baseline.
+    public nonisolated static func uploadID(ofFile file: URL) throws -> String {
+        try contentID(of: file).0
     }
 
     /// The content-derived id (first 128 bits of SHA-256, hex) and size of a file.

@@ -220,7 +220,7 @@ def test_broken_compare_links_say_what_is_wrong(page, server, sample_id):
     page.goto(f"{server}/compare/{known}/{known}?v=99&vf=app")
     expect(page.get_by_role("heading", name="This link needs a newer tracesvc")).to_be_visible()
     plain = page.get_by_role("link", name="Open the comparison without the view")
-    assert plain.get_attribute("href") == f"/compare/{known}/{known}?v=2"
+    assert plain.get_attribute("href") == f"/compare/{known}/{known}?v=3"
 
 
 def test_narrow_window_scrolls_the_views_table_in_its_box_and_keeps_the_cause_readable(new_context, server, sample_id, shot):

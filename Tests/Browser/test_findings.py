@@ -61,7 +61,7 @@ def test_trace_list_opens_findings_first_with_a_badge_and_the_fan_out(page, serv
     expect(page.locator('.finding.open')).to_have_attribute('data-id', fan_out['id'])
 
 
-def test_long_body_cpu_link_opens_the_call_tree_of_its_range(page, server, sample_id, shot):
+def test_long_body_range_link_opens_the_call_tree_of_one_update(page, server, sample_id, shot):
     trace_id = sample_id(SCROLL)
     long_body = next(f for f in findings(server, trace_id) if f['kind'] == 'long-body')
     # A shared link to the open finding shows it expanded, with the formatter frames.
@@ -71,7 +71,8 @@ def test_long_body_cpu_link_opens_the_call_tree_of_its_range(page, server, sampl
     expect(row.locator('.finding-frames')).to_contain_text('NumberFormatter.init()')
     expect(row.locator('.finding-frames')).to_contain_text('LandmarkListItemView.distance.getter')
 
-    row.locator('.evidence-cpu').click()
+    # The merged CPU of all its bodies comes first (test_cpu_flame.py); one update's range second.
+    row.locator('.evidence-cpu-range').click()
     evidence_range = long_body['evidence']['range']
     expect(page.locator('#pane-tab-cpu')).to_have_attribute('aria-selected', 'true')
     assert query_of(page)['r'] == [f"{evidence_range['start']},{evidence_range['end']}"]

@@ -1,4 +1,4 @@
-"""Share links: the URL holds the view (v=2, w, r, x, p, g, e, ...), Copy link gives it, a colleague
+"""Share links: the URL holds the view (v=3, w, r, x, p, g, e, ...), Copy link gives it, a colleague
 opening it sees the same thing (even after a server restart), and broken links say so."""
 import urllib.parse
 
@@ -74,7 +74,7 @@ def test_copy_link_opens_the_same_view_elsewhere(page, new_context, server_contr
     link = copied_link(page, page.get_by_role("button", name="Copy link to this view"))
     assert link == page.url
     query = timeline.query(page)
-    assert query["v"] == "2" and "w" in query and "r" in query and query["x"] == "swiftui"
+    assert query["v"] == "3" and "w" in query and "r" in query and query["x"] == "swiftui"
     before = what_is_shown(page, timeline)
     shot(page, "links-01-copied-view")
 
@@ -167,19 +167,19 @@ def test_broken_links_say_what_is_wrong_with_a_way_back(page, server, server_con
     elif case == "unknown-update":
         url, heading = f"{server}/traces/{sample}/updates/987654321?v=1", "Update not found"
     elif case == "newer-version":
-        url, heading = f"{server}/traces/{sample}?v=3&w=0,1000", "This link needs a newer tracesvc"
+        url, heading = f"{server}/traces/{sample}?v=4&w=0,1000", "This link needs a newer tracesvc"
     else:
         url, heading = f"{server}/traces/{sample}?v=two&w=0,1000", "This link is damaged"
     page.goto(url)
     alert = page.get_by_role("alert")
     alert.get_by_role("heading", name=heading).wait_for()
     if case == "newer-version":
-        assert "newer tracesvc (v=3)" in alert.inner_text()
+        assert "newer tracesvc (v=4)" in alert.inner_text()
     if case == "damaged-version":
         assert '"v=two" is not a link version' in alert.inner_text()
     if case.endswith("-version"):
         # The trace itself can still be opened, without the view.
-        assert alert.get_by_role("link", name="Open the trace without the view").get_attribute("href").startswith(f"/traces/{sample}?v=2")
+        assert alert.get_by_role("link", name="Open the trace without the view").get_attribute("href").startswith(f"/traces/{sample}?v=3")
     shot(page, f"links-05-{case}")
     page.get_by_role("link", name="Back to all traces").click()
     page.get_by_role("table", name="Traces").wait_for()
@@ -193,7 +193,7 @@ def test_view_state_round_trips_every_key_through_the_url(page, server, sample_i
         const { buildPath, parseLocation, EMPTY_STATE } = await import('/js/state.js');
         const state = { ...EMPTY_STATE, update: 42, window: [1000, 2000000], range: [1500, 1800000], expanded: ['swiftui'],
           pane: 'updates', paneView: { module: 'Landmarks', view: 'Item View: <T> & "x"', category: 'View Body' }, filter: 'long-view-body',
-          node: 'n17', graph: 'u40', groups: ['gn3-0', 'gn9-1'], search: 'NumberFormatter init', mode: 'bottom-up' };
+          node: 'n17', graph: 'u40', groups: ['gn3-0', 'gn9-1'], search: 'NumberFormatter init', inverted: true };
         const path = buildPath(traceId, state);
         const url = new URL(path, location.origin);
         const parsed = parseLocation(url);
@@ -202,23 +202,26 @@ def test_view_state_round_trips_every_key_through_the_url(page, server, sample_i
         return { path, parsed, empty, newer: at(`/traces/${traceId}?v=7`),
           v1Update: at(`/traces/${traceId}/updates/5?v=1&w=10,20`), v1Pane: at(`/traces/${traceId}/updates/5?v=1&p=cpu`),
           v2Update: at(`/traces/${traceId}/updates/5?v=2`), bare: at(`/traces/${traceId}/updates/5`),
+          v2BottomUp: at(`/traces/${traceId}?v=2&p=cpu&m=bu`),
           summaryPath: buildPath(traceId, { update: 5 }) };
     }""", sample_id(SAMPLE))
     path = result["path"]
-    assert path.startswith(f"/traces/{sample_id(SAMPLE)}/updates/42?v=2&w=1000,2000000&r=1500,1800000&x=swiftui&p=updates&pv=")
-    assert "&f=long-view-body&n=n17&g=u40&e=gn3-0,gn9-1&q=NumberFormatter%20init&m=bu" in path
+    assert path.startswith(f"/traces/{sample_id(SAMPLE)}/updates/42?v=3&w=1000,2000000&r=1500,1800000&x=swiftui&p=updates&pv=")
+    assert "&f=long-view-body&n=n17&g=u40&e=gn3-0,gn9-1&q=NumberFormatter%20init&i=1" in path
     state = result["parsed"]["state"]
     assert result["parsed"]["route"] == "trace"
     assert state["update"] == 42 and state["window"] == [1000, 2000000] and state["range"] == [1500, 1800000]
     assert state["expanded"] == ["swiftui"] and state["pane"] == "updates" and state["filter"] == "long-view-body"
     assert state["paneView"] == {"module": "Landmarks", "view": 'Item View: <T> & "x"', "category": "View Body"}
     assert "&pc=View%20Body&" in path
-    assert state["node"] == "n17" and state["search"] == "NumberFormatter init" and state["mode"] == "bottom-up"
+    assert state["node"] == "n17" and state["search"] == "NumberFormatter init" and state["inverted"] is True
     assert state["graph"] == "u40" and state["groups"] == ["gn3-0", "gn9-1"]
     # v=1 links are upgraded: there, an update path without p= opened the Summary; in v=2 it opens the graph.
     assert result["v1Update"]["state"]["pane"] == "summary" and result["v1Update"]["state"]["window"] == [10, 20]
     assert result["v1Pane"]["state"]["pane"] == "cpu"
     assert result["v2Update"]["state"]["pane"] == "graph" and result["bare"]["state"]["pane"] == "graph"
+    # v=2 links kept the tree's direction in m=; in v=3 it is i=1 (m= is the CPU pane's view).
+    assert result["v2BottomUp"]["state"]["inverted"] is True and result["v2BottomUp"]["state"]["cpuView"] is None
     # So a selected update with the Summary open must say so.
     assert "p=summary" in result["summaryPath"]
     assert result["empty"]["state"]["update"] is None and result["empty"]["state"]["window"] is None

@@ -450,7 +450,7 @@ def test_cpu_tree_keyboard_invert_and_search(page, server, sample_id, shot):
 
     # inverted: roots are the functions that ran (self time); formatter frames among the heaviest
     page.get_by_label('Invert call tree').check()
-    expect(page).to_have_url(re.compile(r'[?&]m=bu'))
+    expect(page).to_have_url(re.compile(r'[?&]i=1'))
     search.fill('')
     roots = page.locator('.cpu-row[aria-level="1"]')
     expect(roots.first).to_be_visible()

@@ -295,3 +295,37 @@ def _wait_for(condition, seconds=60):
             pass
         time.sleep(0.2)
     raise AssertionError("timed out")
+
+
+def test_tags_the_history_and_notes_written_through_one_replica_are_read_through_the_other(team):
+    """Issue 29 in team mode: the tags, the figures measured at upload and the notes are the
+    PostgreSQL catalog's, so every replica answers the same list, history and notes."""
+    app = app_name("Cookbook")
+    scenario = f"scenario:{app.lower()}"
+    ids = []
+    for build in range(1, 7):
+        data = native_trace(app, updates=20 + build, seed=f"build {build}")
+        status, body, _ = team.request(team.a if build % 2 else team.b, "POST",
+                                       f"/api/traces?name={app}-{build}.json&tag={scenario}&tag=branch:main&tag=build:{build}",
+                                       data, {"Content-Type": "application/octet-stream"})
+        assert status == 201, body[:300]
+        ids.append(json.loads(body)["trace"]["id"])
+    assert team.sql(f"SELECT count(*) FROM trace_totals WHERE trace_id IN ({','.join(repr(i) for i in ids)})") == "6", \
+        "the figures are written with the upload"
+    for base in (team.a, team.b, team.nginx):
+        listed = team.json(base, f"/api/traces?tag={scenario}&limit=4")
+        assert listed["total"] == 6 and [t["id"] for t in listed["traces"]] == ids[::-1][:4]
+        history = team.json(base, f"/api/history?tag={scenario}&metric=update-count")
+        assert [build["median"] for build in history["builds"]] == [21, 22, 23, 24, 25, 26]
+        assert history["firstBad"] is None or history["firstBad"]["direction"] == "up"
+    # Tags edited on B, a note written on A: both seen at once on the other replica.
+    status, body, _ = team.request(team.b, "PATCH", f"/api/traces/{ids[0]}", json.dumps({"add": ["nightly"]}).encode(),
+                                   {"Content-Type": "application/json"})
+    assert status == 200, body[:300]
+    assert "nightly" in team.json(team.a, f"/api/traces/{ids[0]}")["tags"]
+    note = {"target": {"kind": "update", "update": 3}, "text": "fixed in #1234: cached the formatter"}
+    status, body, _ = team.request(team.a, "POST", f"/api/traces/{ids[1]}/notes", json.dumps(note).encode(),
+                                   {"Content-Type": "application/json"})
+    assert status == 201, body[:300]
+    notes = team.json(team.b, f"/api/traces/{ids[1]}/notes")["notes"]
+    assert [n["text"] for n in notes] == [note["text"]]

@@ -98,6 +98,8 @@ import TraceCLI
         #expect(tooMany.status == 2)
         let pooledRange = try await Golden.run(["compare", "--a-start", "5"] + slow + ["--"] + fixed, pinnedAs: "compare-pooled-range", folder: folder)
         #expect(pooledRange.status == 2)
+        let pooledFlame = try await Golden.run(["compare", "--flamegraph", "pair.svg"] + slow + ["--"] + fixed, pinnedAs: "compare-pooled-flamegraph", folder: folder)
+        #expect(pooledFlame.status == 2)
     }
 
     /// A fix that frees the Main Actor lets the app draw more frames, and the views that update

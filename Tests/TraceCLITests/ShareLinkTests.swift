@@ -23,12 +23,14 @@ import Testing
     }
 
     enum JSONValue: Decodable, Sendable {
-        case number(Int64), text(String), list([JSONValue]), object([String: JSONValue])
+        case number(Int64), flag(Bool), text(String), list([JSONValue]), object([String: JSONValue])
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let number = try? container.decode(Int64.self) {
                 self = .number(number)
+            } else if let flag = try? container.decode(Bool.self) {
+                self = .flag(flag)
             } else if let text = try? container.decode(String.self) {
                 self = .text(text)
             } else if let list = try? container.decode([JSONValue].self) {

@@ -22,6 +22,11 @@ import TraceSamples
             ("sample.xml", xml),
             ("deep.json", Array(HostileTraces.deepNativeStack(depth: 3000).utf8)),
             ("deep-backtrace.xml", Array(HostileTraces.deepXCTraceBacktrace(repeats: 3000).utf8)),
+            // Issue 24's shapes, small (HostileCostTests times them at two sizes).
+            ("backtrace-bomb.json", Array(HostileTraces.backtraceBomb(stateNodes: 250, depth: 300).utf8)),
+            ("stack-chain.json", Array(HostileTraces.stackChain(stacks: 400).utf8)),
+            ("generic-body.json", Array(HostileTraces.genericBodyName(repeats: 400).utf8)),
+            ("system-chain-hang.json", Array(HostileTraces.systemChainInHang(stacks: 400).utf8)),
             ("swift-tasks.json", NativeTraceWriter.encode(try SwiftTasksTests.recipes())),
             ("swift-tasks.xml", try SwiftTasksTests.tables.flatMap { table in
                 let url = try #require(Bundle.module.url(forResource: "Fixtures/xctrace-concurrency/\(table)", withExtension: "xml"))
@@ -168,6 +173,8 @@ import TraceSamples
                 for (module, row) in views.prefix(3) {
                     _ = trace.viewUpdates(ViewUpdatesQuery(view: row.name, module: module, category: row.category, range: range, filter: filter, limit: 50))
                     _ = trace.causeGraph(ofView: row.name, module: module, in: range, expand: [])
+                    let selector = CallTreeQuery.ViewSelector(name: row.name, module: module)
+                    _ = trace.callTree(CallTreeQuery(range: range, minPercent: 0, view: selector, hideSystemLibraries: true)).json()
                 }
             }
         }
@@ -184,8 +191,10 @@ import TraceSamples
         for mode in CallTreeQuery.Mode.allCases {
             for range in [nil, middle] {
                 _ = trace.callTree(CallTreeQuery(range: range, mode: mode, minPercent: 0)).json()
+                _ = trace.callTree(CallTreeQuery(range: range, mode: mode, minPercent: 0, hideSystemLibraries: true)).json()
             }
         }
+        _ = trace.findings()
         if trace.updates.count > 0 {
             for _ in 0..<3 {
                 let update = random.int(0..<trace.updates.count)

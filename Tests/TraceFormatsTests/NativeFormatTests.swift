@@ -4,9 +4,17 @@ import Testing
 import TraceModel
 import TraceSamples
 
+/// One folder for this test process's temporary files, removed when it exits: the fuzz-style tests
+/// write thousands of files, and a run must not leave them behind.
+let temporaryFilesRoot: URL = {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("native-tests-\(getpid())")
+    atexit { try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("native-tests-\(getpid())")) }
+    return root
+}()
+
 /// Writes `text` (or bytes) to a fresh temp file and returns its URL.
 func temporaryFile(_ bytes: [UInt8], name: String = "trace.json") throws -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("native-tests-\(UUID().uuidString)")
+    let directory = temporaryFilesRoot.appendingPathComponent(UUID().uuidString)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let url = directory.appendingPathComponent(name)
     try Data(bytes).write(to: url)

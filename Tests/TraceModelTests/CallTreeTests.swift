@@ -51,6 +51,39 @@ import Testing
         #expect(tree.roots[1].children.isEmpty && tree.roots[1].selfWeight == 2_000_000)
     }
 
+    @Test func aTreeHoldsAtMostMaxNodesTheHeaviestAndCountsTheRest() throws {
+        // `maxNodes + 500` leaf functions under one caller, function i weighing i + 1 (one sample each).
+        let functions = CallTreeQuery.maxNodes + 500
+        var builder = TraceBuilder(metadata: TraceMetadata(name: "wide", start: 0, end: 1_000_000_000, sourceFormat: "test"))
+        let process = builder.addProcess(TraceProcess(pid: 1, name: "Wide"))
+        let thread = builder.addThread(TraceThread(tid: 1, name: "Main Thread", process: process, isMain: true))
+        let app = builder.intern("Wide")
+        let caller = builder.addFrame(name: builder.intern("caller"), binary: app, isAppCode: true)
+        for index in 0..<functions {
+            let leaf = builder.addFrame(name: builder.intern("f\(index)"), binary: app, isAppCode: true)
+            let stack = UInt32(builder.addStack(rootToLeaf: [caller, leaf]))
+            builder.addSample(time: Nanoseconds(index), thread: thread, weight: Nanoseconds(index + 1), stack: stack)
+        }
+        let trace = try builder.build()
+        let total = Nanoseconds(functions) * Nanoseconds(functions + 1) / 2
+
+        let topDown = trace.callTree(CallTreeQuery(minPercent: 0))
+        let callerNode = try #require(topDown.roots.first?.children.first)
+        // The caller is a node too: the lightest 501 functions are left out, their weight in its self.
+        #expect(callerNode.name == "caller" && callerNode.children.count == CallTreeQuery.maxNodes - 1)
+        #expect(topDown.omittedNodes == 501 && callerNode.total == total)
+        #expect(callerNode.children.last?.name == "f501" && callerNode.selfWeight == 501 * 502 / 2)
+        #expect(String(decoding: topDown.json(), as: UTF8.self).contains("\"omittedNodes\":501"))
+
+        let bottomUp = trace.callTree(CallTreeQuery(mode: .bottomUp, minPercent: 0))
+        // Roots are the functions; each one's caller is a node of its own: half the budget each.
+        #expect(bottomUp.roots.count == CallTreeQuery.maxNodes / 2 && bottomUp.roots.allSatisfy { $0.children.count == 1 })
+        #expect(bottomUp.omittedNodes == 2 * functions - CallTreeQuery.maxNodes)
+        #expect(bottomUp.roots.first?.name == "f\(functions - 1)")
+
+        #expect(try profile().callTree(CallTreeQuery(minPercent: 0)).omittedNodes == 0)
+    }
+
     @Test func bottomUpStartsAtFunctionsOnCPU() throws {
         let tree = try profile().callTree(CallTreeQuery(mode: .bottomUp, minPercent: 0))
         #expect(tree.roots.map(\.name) == ["body", "work", "layout", "tiny"])

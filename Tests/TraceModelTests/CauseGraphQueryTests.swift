@@ -245,4 +245,21 @@ struct LandmarksGraphFixture {
         #expect(graph.nodes.allSatisfy { linked.contains($0.id) })
         #expect(graph.nodes.count == CauseGraphMetrics.maxEdges + 1)
     }
+
+    @Test func aGraphKeepsTheNodesNearestItsFocusUpToItsLimit() throws {
+        // One update that 3,000 body nodes stand for (a hostile file), one of them caused by a gesture.
+        var b = TraceBuilder(metadata: TraceMetadata(name: "flood", sourceFormat: "test"))
+        let view = b.intern("FloodView"), module = b.intern("Flood")
+        let update = b.addUpdate(start: 1_000, duration: 100, kind: .viewBody, module: module, viewName: view)
+        let gesture = b.addNode(kind: .gesture, name: b.intern("Tap"), isAppCode: true, eventID: 0, timestamp: 0)
+        for k in 0..<3000 {
+            let body = b.addNode(kind: .viewBody, name: b.intern("Body\(k)"), isAppCode: true, eventID: Int64(k + 1), timestamp: 1_000, update: update)
+            if k == 2500 { b.addEdge(source: gesture, target: body, label: .update, timestamp: 1_000) }
+        }
+        let trace = try b.build()
+        let graph = try #require(trace.causeGraph(ofUpdate: 0))
+        #expect(graph.nodes.count == CauseGraphMetrics.maxNodes && graph.omittedNodes == 3001 - CauseGraphMetrics.maxNodes)
+        #expect(graph.nodes.allSatisfy { $0.focus })
+        #expect(graph.nodes.map(\.id) == (0..<CauseGraphMetrics.maxNodes).map { "n\($0 + 1)" }, "the first focus nodes, in order")
+    }
 }

@@ -80,7 +80,7 @@ import Testing
     @Test func jsonHasTheAPIShapeWithStatsFlattened() throws {
         let summary = try makeTrace().summary(in: nil, filter: .longViewBody)
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(summary)) as! [String: Any]
-        #expect(Set(json.keys) == ["start", "end", "filter", "total", "processes"])
+        #expect(Set(json.keys) == ["start", "end", "filter", "total", "processes", "omittedViews"])
         #expect(json["filter"] as? String == "long-view-body")
         let process = (json["processes"] as! [[String: Any]])[0]
         #expect(Set(process.keys) == ["name", "pid", "count", "totalNs", "avgNs", "maxNs", "orange", "red", "modules"])

@@ -4,6 +4,7 @@ import TraceFormats
 import TraceModel
 import TraceSamples
 @testable import TraceServer
+import TraceStorage
 
 /// docs/api.md: "Absent values are `null`, never missing keys". Every stored property of every
 /// API type must be a key of its JSON (a nil optional written as null by `NullWhenAbsent`, the one
@@ -131,8 +132,8 @@ import TraceSamples
         var answers: [Any] = [
             TraceInfo(id: id, trace: trace),
             TraceRecord(id: id, trace: trace, sizeBytes: 1, uploadedAt: nil, isSample: true),
-            TraceList(traces: [TraceRecord(id: id, trace: trace, sizeBytes: 1, uploadedAt: "2026-11-26T00:00:00Z", isSample: false, run: 2)], maxUploadBytes: 1 << 20),
-            TraceList(traces: [], nextCursor: "1764115200000000.\(id)", maxUploadBytes: 1 << 20),
+            TraceList(traces: [TraceRecord(id: id, trace: trace, sizeBytes: 1, uploadedAt: "2026-11-26T00:00:00Z", isSample: false, run: 2)], total: 1, maxUploadBytes: 1 << 20),
+            TraceList(traces: [], nextCursor: "1764115200000000.\(id)", total: 7, maxUploadBytes: 1 << 20),
             Readiness.Report(ready: false, services: [
                 .init(name: "catalog (PostgreSQL)", ok: true, milliseconds: 2, error: nil),
                 .init(name: "object store (S3)", ok: false, milliseconds: 3000, error: "object store (S3) unavailable: no answer within 3 s"),
@@ -162,7 +163,43 @@ import TraceSamples
         answers.append(trace.searchStep(matches, forward: true, after: nil, at: trace.metadata.end + 1))
         answers += (0..<trace.signposts.count).map(trace.signpostDetail)
         answers += (0..<trace.taskStates.count).compactMap(trace.taskStateDetail)
+        answers += historyAnswers(of: trace, id: id)
         return answers
+    }
+
+    /// A history of this trace's figures over 24 builds, stepping up at build 13 (with and
+    /// without verdicts and findings), its notes of each kind, a verdict.
+    static func historyAnswers(of trace: Trace, id: String) -> [Any] {
+        let measurements = trace.measurements()
+        let view = measurements.views.first
+        var traces: [HistoryTrace] = []
+        for build in 1...24 {
+            let tags: [String] = build % 2 == 0 ? ["build:\(build)", "commit:c\(build)"] : ["build:\(build)"]
+            let value = Int64(build < 13 ? 100 : 900 + build)
+            let failed = build < 13 ? 0 : 1
+            let check: HistoryCheck? = build % 3 == 0 ? HistoryCheck(passed: failed == 0, failedRules: failed, rules: 2, baselineId: build % 2 == 0 ? id : nil, summary: "s") : nil
+            traces.append(HistoryTrace(
+                id: String(format: "%032x", build), name: "run \(build)", orderKey: Int64(build), uploadedAt: "2026-11-26T00:00:00.000Z",
+                tags: tags, value: value, check: check
+            ))
+        }
+        let series = HistorySeries(metric: .bodyTimeTotal, traces: traces)
+        var findingsByTrace: [String: [TraceMeasurements.FindingMark]] = [:]
+        for trace in traces { findingsByTrace[trace.id] = measurements.findings }
+        let findings = series.findingHistories(findingsByTrace)
+        let answer = HistoryAnswer(
+            metric: .init(.bodyTimeTotal), tags: ["branch:main"], view: view?.view, module: nil, finding: nil, order: "upload", matched: 24, shown: 24,
+            pending: 0, window: series.window, builds: series.builds, changePoints: series.changePoints, firstBad: series.firstBad, findings: findings,
+            views: measurements.views.map { .init(module: $0.module, view: $0.view, totalNs: $0.totalNs) },
+            metrics: HistoryMetric.allCases.map(HistoryAnswer.MetricInfo.init), notes: ["n"]
+        )
+        let notes = [TraceNote.Target.update(1), .range(start: 1, end: 2), .finding("long-body:X")].enumerated().map { index, target in
+            NoteJSON(TraceNote(id: String(format: "%016x", index), traceID: id, target: target, text: "t", createdAtMicros: 1))
+        }
+        return [
+            answer, NoteList(notes: notes),
+            VerdictJSON(CheckVerdict(traceID: id, passed: true, failedRules: 0, rules: 1, baselineID: nil, summary: "ok", checkedAtMicros: 1)),
+        ]
     }
 
     @Test func everyStoredPropertyOfEveryAPITypeIsAKeyOfItsJSON() throws {

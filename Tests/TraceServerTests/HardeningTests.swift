@@ -56,6 +56,20 @@ import TraceStorage
         }
     }
 
+    @Test func aCancelledQueryIsNotAnInternalError() async throws {
+        // A query stops when its client leaves or the server shuts down: a 503 saying so, never a
+        // 500 "internal error" (and no error in the log for every abandoned request).
+        let router = Router()
+        router.add(middleware: APIErrorMiddleware())
+        router.get("/gone") { _, _ -> String in throw CancellationError() }
+        let app = Application(router: router)
+        try await app.test(.router) { client in
+            let response = try await client.get("/gone")
+            #expect(response.status == .serviceUnavailable)
+            #expect(response.text.contains("cancelled"))
+        }
+    }
+
     // MARK: 3. Heavy queries off the request path
 
     @Test func aCheapRequestIsAnsweredWhileHeavyQueriesQueue() async throws {

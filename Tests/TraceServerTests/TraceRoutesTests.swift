@@ -209,7 +209,8 @@ import Testing
             let longBodies = try #require(lanes.first { $0["id"] as? String == "long-view-body" })
             #expect(longBodies["count"] as? Int == 2 && longBodies["red"] as? Int == 2 && longBodies["title"] as? String == "Long View Body Updates")
             let counts = try #require(info["counts"] as? [String: Int])
-            #expect(counts == ["updates": 20, "updateGroups": 1, "nodes": 2, "edges": 1, "stateChanges": 0, "samples": 2, "hitches": 0, "hangs": 0, "tasks": 0, "taskStates": 0, "signposts": 0])
+            #expect(counts == ["updates": 20, "updateGroups": 1, "nodes": 2, "edges": 1, "stateChanges": 0, "samples": 2, "hitches": 0, "hangs": 0, "tasks": 0, "taskStates": 0, "signposts": 0,
+                              "processes": 1, "threads": 1, "importNotes": 0])
             let threads = try #require(info["threads"] as? [[String: Any]])
             #expect(threads.first?["isMain"] as? Bool == true && threads.first?["name"] as? String == "Main Thread")
             #expect((info["processes"] as? [[String: Any]])?.first?["pid"] as? Int == 42)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import Testing
 @testable import TraceServer
 
@@ -80,6 +81,29 @@ import Testing
         #expect(try await store.list().allSatisfy(\.isSample))
         #expect(try FileManager.default.contentsOfDirectory(atPath: incoming.path).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: traces.path), "the unexplained file went to quarantine/, the emptied folder away")
+    }
+
+    /// The blob is written while the upload is read; one that is not a trace must leave nothing.
+    @Test func anUploadThatIsNotATraceLeavesNoBlobWhileATraceIsStored() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let store = try await TraceStore.open(.init(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: 1 << 30), logger: Logger(label: "test"))
+        func upload(_ text: String, name: String) async throws -> ReceivedUpload {
+            let file = try IncomingFile(in: store.incomingDirectory)
+            try file.write(ByteBuffer(string: text))
+            let sha256 = try file.finish()
+            return ReceivedUpload(file: file.url, id: String(sha256.prefix(32)), sha256: sha256, size: file.written, name: name)
+        }
+        let broken = String(nativeTrace(updates: 2_000, app: "Pantry").dropLast(40))
+        await #expect(throws: StoreError.self) { try await store.add(try await upload(broken, name: "cut.json")) }
+        let blobs = scratch.dataDirectory.appendingPathComponent("blobs")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: blobs.path)) ?? []).isEmpty, "the refused upload's bytes are gone")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: store.incomingDirectory.path)) ?? []).isEmpty)
+        let pantry = try await upload(nativeTrace(updates: 2_000, app: "Pantry"), name: "pantry.json")
+        let added = try await store.add(pantry)
+        #expect(added.isNew)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blobs.path) == [pantry.sha256])
+        #expect(try await store.trace(id: added.record.id).updates.count == 2_000)
     }
 
     @Test func deletingATraceRemovesItsBytesAndTheSweepTakesBlobsNoRowNames() async throws {

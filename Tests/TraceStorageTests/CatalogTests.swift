@@ -90,11 +90,15 @@ struct SQLiteCatalogTests {
         try await CatalogContract.check(try SQLiteCatalog(file: try Self.temporaryFile()))
     }
 
+    @Test func keepsTheHistoryContract() async throws {
+        try await CatalogHistoryContract.check(try SQLiteCatalog(file: try Self.temporaryFile()))
+    }
+
     @Test func isInWALModeWithVersionedMigrations() async throws {
         let file = try Self.temporaryFile()
         let catalog = try SQLiteCatalog(file: file)
         #expect(try await catalog.journalMode == "wal")
-        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims"])
+        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history"])
         _ = try await catalog.insert(CatalogContract.entry(1, at: 1))
         // Opening again migrates nothing and keeps the rows.
         let reopened = try SQLiteCatalog(file: file)
@@ -119,6 +123,12 @@ struct SQLiteCatalogTests {
         let (catalog, running) = try await Self.catalog(try TeamEngines.freshDatabase("contract"))
         defer { running.cancel() }
         try await CatalogContract.check(catalog)
+    }
+
+    @Test func keepsTheHistoryContract() async throws {
+        let (catalog, running) = try await Self.catalog(try TeamEngines.freshDatabase("history"))
+        defer { running.cancel() }
+        try await CatalogHistoryContract.check(catalog)
     }
 
     @Test func replicasStartingTogetherMigrateOnce() async throws {

@@ -40,27 +40,21 @@ enum TeamEngines {
         var environment = ProcessInfo.processInfo.environment
         if environment["TEAM_CATALOG_URL"] == nil {
             let run = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-team-\(getpid())").path
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [packageRoot.appendingPathComponent("scripts/team-up.sh").path, "--engines-only", run]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            do { try process.run() } catch { return .failure(EngineError(description: "cannot run scripts/team-up.sh: \(error)")) }
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                return .failure(EngineError(description: "scripts/team-up.sh --engines-only failed:\n\(text)"))
+            // Through `system` with the output in a file, not a `Process` pipe: the engines it starts
+            // inherit the pipe and keep it open, so reading it to its end would wait forever.
+            // `timeout` is the deadline for the whole start.
+            let log = run + ".up.log"
+            let script = packageRoot.appendingPathComponent("scripts/team-up.sh").path
+            let status = system("timeout 300 /bin/bash '\(script)' --engines-only '\(run)' >'\(log)' 2>&1 </dev/null")
+            guard status == 0 else {
+                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                return .failure(EngineError(description: "scripts/team-up.sh --engines-only failed (status \(status), after at most 300 s):\n\(text)"))
             }
             ownRunDirectory = run
             atexit {
                 guard let run = TeamEngines.ownRunDirectory else { return }
-                let down = Process()
-                down.executableURL = URL(fileURLWithPath: "/bin/bash")
-                down.arguments = [TeamEngines.packageRoot.appendingPathComponent("scripts/team-down.sh").path, run]
-                down.standardOutput = FileHandle.nullDevice
-                try? down.run()
-                down.waitUntilExit()
+                let script = TeamEngines.packageRoot.appendingPathComponent("scripts/team-down.sh").path
+                _ = system("timeout 120 /bin/bash '\(script)' '\(run)' >/dev/null 2>&1 </dev/null")
             }
             guard let env = try? String(contentsOfFile: run + "/team.env", encoding: .utf8) else {
                 return .failure(EngineError(description: "scripts/team-up.sh wrote no \(run)/team.env"))

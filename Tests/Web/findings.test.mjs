@@ -26,6 +26,20 @@ test('the CPU link sets and zooms to the range with the CPU pane open', () => {
   assert.deepEqual([state.range, state.window, state.pane, state.update], [[1_000, 5_000], [1_000, 5_000], 'cpu', null]);
 });
 
+test('a view\'s finding is proved by the merged CPU of every update it counts, one update\'s range second', () => {
+  const links = evidenceLinks('t1', finding({
+    updateCount: 31, range: { start: 1_000, end: 5_000 }, thread: 0,
+    cpuView: { name: 'RecipeRow', module: 'Recipes', category: 'View Body', filter: 'long-view-body', longerThanNs: 1_000_000 },
+  }));
+  assert.deepEqual(links.map((link) => link.kind), ['cpu', 'cpu-range']);
+  assert.equal(links[0].text, 'CPU of all 31 long bodies of RecipeRow');
+  const merged = open(links[0]).state;
+  assert.deepEqual([merged.pane, merged.cpu, merged.paneView, merged.filter, merged.longerThan, merged.range],
+    ['cpu', 'view', { module: 'Recipes', view: 'RecipeRow', category: 'View Body' }, 'long-view-body', 1_000_000, null]);
+  const one = open(links[1]).state;
+  assert.deepEqual([one.pane, one.cpu, one.range, one.cpuThread], ['cpu', null, [1_000, 5_000], 0]);
+});
+
 test('update links select each update and keep the finding open, at most twelve', () => {
   const ids = Array.from({ length: 30 }, (_, i) => i + 100);
   const links = evidenceLinks('t1', finding({ updates: ids, updateCount: 30 }));

@@ -23,12 +23,20 @@ const SAMPLES = {
   graph: 'u40',
   groups: ['gn3-0', 'gn9-1'],
   search: 'NumberFormatter init, 100% #2',
-  mode: 'bottom-up',
+  cpuView: 'flame',
+  inverted: true,
+  cpuThread: 3,
+  hideSystem: true,
+  charged: ['-[NSMeasurementFormatter stringFromMeasurement:]', 'f(a, b)'],
+  flatten: true,
+  focus: 't0.f12.f40',
+  flameZoom: 'f7.sys',
   finding: 'collection-fan-out:@Observable Store.items>Row<Item>',
   findingKind: 'hitch-explained',
   findingSeverity: 'medium',
   find: 'Row<Item> & "x"',
   cpu: 'view',
+  longerThan: 1_000_000,
   selection: { kind: 'task-states', id: { lane: 'main-actor-waits', start: 1_000, end: 9_000, row: 17 } },
 };
 // The update is the selection when there is one: `selection` is of the other kinds.
@@ -70,9 +78,9 @@ test('every kind of selection survives format -> parse: an update in the path, t
     assert.deepEqual(state, { ...EMPTY_STATE, ...selectionPatch(selection), pane: 'summary' }, path);
     assert.deepEqual(currentSelection(state), selection, path);
   }
-  assert.equal(buildPath('t1', selectionPatch(selections[0])), '/traces/t1/updates/42?v=2&p=summary');
-  assert.equal(buildPath('t1', selectionPatch(selections[4])), '/traces/t1?v=2&tm=main-actor-waits:990000000,1140000000&ts=12');
-  assert.equal(buildPath('t1', selectionPatch(selections[1])), '/traces/t1?v=2&sp=7');
+  assert.equal(buildPath('t1', selectionPatch(selections[0])), '/traces/t1/updates/42?v=3&p=summary');
+  assert.equal(buildPath('t1', selectionPatch(selections[4])), '/traces/t1?v=3&tm=main-actor-waits:990000000,1140000000&ts=12');
+  assert.equal(buildPath('t1', selectionPatch(selections[1])), '/traces/t1?v=3&sp=7');
   assert.deepEqual([selectedUpdate(at('/traces/t1/updates/5').state), selectedUpdate(at('/traces/t1?sp=5').state)], [5, null]);
   assert.equal(currentSelection(EMPTY_STATE), null);
 });
@@ -84,7 +92,7 @@ test('a link carries one selection: the path\'s update wins, then a Main Actor m
   assert.deepEqual(at('/traces/t1?sp=3&ts=4&tm=main-actor:1,2').state.selection,
     { kind: 'task-states', id: { lane: 'main-actor', start: 1, end: 2, row: 4 } });
   // A state written with both keeps the update only.
-  assert.equal(buildPath('t1', { update: 5, selection: { kind: 'signpost', id: 3 }, pane: 'summary' }), '/traces/t1/updates/5?v=2&p=summary');
+  assert.equal(buildPath('t1', { update: 5, selection: { kind: 'signpost', id: 3 }, pane: 'summary' }), '/traces/t1/updates/5?v=3&p=summary');
 });
 
 test('selecting one thing drops the other selection, in the state itself', () => {
@@ -113,7 +121,7 @@ test('a page-only view state tells its subscribers what changed, and makes links
   state.set({ node: 'n1', range: [1, 2] });
   state.set({ node: 'n1' });
   assert.deepEqual(seen, [['node']]);
-  assert.equal(state.link(), '/traces/t1?v=2&r=1,2&n=n1');
+  assert.equal(state.link(), '/traces/t1?v=3&r=1,2&n=n1');
   assert.deepEqual(state.get(), { ...EMPTY_STATE, range: [1, 2], node: 'n1' });
 });
 
@@ -127,15 +135,20 @@ test('the empty state is a bare versioned link, and parses back to the empty sta
 
 test('links keep "," and ":" readable', () => {
   const path = buildPath('t1', { window: [1, 2], expanded: ['swiftui'], groups: ['g1', 'g2'], paneView: { module: 'M', view: 'V' } });
-  assert.equal(path, '/traces/t1?v=2&w=1,2&x=swiftui&pv=M%3AV&e=g1,g2');
+  assert.equal(path, '/traces/t1?v=3&w=1,2&x=swiftui&pv=M%3AV&e=g1,g2');
 });
 
 test('malformed values are dropped, not guessed', () => {
-  const state = at('/traces/t1?v=2&w=20,10&r=1,x&g=node7&m=sideways').state;
+  const state = at('/traces/t1?v=3&w=20,10&r=1,x&g=node7&m=sideways').state;
   assert.equal(state.window, null);   // end before start
   assert.equal(state.range, null);    // not a number
   assert.equal(state.graph, null);    // neither u<id> nor view
-  assert.equal(state.mode, null);
+  assert.equal(state.cpuView, null);
+  assert.equal(state.inverted, false);
+  assert.equal(state.cpuThread, null);
+  assert.equal(state.focus, null);
+  assert.equal(state.flameZoom, null);
+  assert.equal(state.hideSystem, false);
   assert.equal(at('/traces/t1/updates/abc').route, 'bad-update');
   assert.equal(at('/elsewhere').route, 'not-found');
   assert.equal(at('/').route, 'home');
@@ -156,6 +169,26 @@ test('a v1 update link without p= opened the Summary, and still does', () => {
   // And the upgraded link is written back as the current version, meaning the same.
   assert.deepEqual(roundTrip('t1', v1.state).state, v1.state);
   assert.ok(buildPath('t1', v1.state).includes(`v=${STATE_VERSION}&`));
+});
+
+test('a v2 link kept the call tree direction in m=: bottom-up is i=1 now, and m= is the CPU view', () => {
+  const bottomUp = at('/traces/t1?v=2&p=cpu&m=bu&q=format');
+  assert.deepEqual(bottomUp.state, { ...EMPTY_STATE, pane: 'cpu', inverted: true, search: 'format' });
+  assert.deepEqual(at('/traces/t1?v=2&p=cpu&m=td').state, { ...EMPTY_STATE, pane: 'cpu' });
+  // Through the whole chain: a v1 update link with the tree bottom-up.
+  assert.deepEqual(at('/traces/t1/updates/5?v=1&w=10,20&m=bu').state, { ...EMPTY_STATE, update: 5, window: [10, 20], pane: 'summary', inverted: true });
+  assert.equal(buildPath('t1', bottomUp.state), `/traces/t1?v=${STATE_VERSION}&p=cpu&q=format&i=1`);
+  // A v3 link's m= is the view; a v2 "m=flame" was never written and means nothing.
+  assert.equal(at('/traces/t1?v=3&p=cpu&m=flame').state.cpuView, 'flame');
+  assert.equal(at('/traces/t1?v=2&p=cpu&m=flame').state.cpuView, null);
+});
+
+test('the CPU settings are all in the link: view, direction, thread, transforms, focus and zoom', () => {
+  const cpu = { pane: 'cpu', cpuView: 'flame', inverted: false, cpuThread: 0, hideSystem: true, charged: ['a, b', 'c\u00e9'], flatten: true,
+    focus: 't0.f3.f9', flameZoom: 'f11.f12', search: 'unum' };
+  const path = buildPath('t1', cpu);
+  assert.equal(path, `/traces/t1?v=${STATE_VERSION}&p=cpu&q=unum&m=flame&th=0&hs=1&cc=a%2C%20b%0Ac%C3%A9&fr=1&fo=t0.f3.f9&fz=f11.f12`);
+  assert.deepEqual(at(path).state, { ...EMPTY_STATE, ...cpu });
 });
 
 test('upgrades run in order from the link version up to the current one', () => {

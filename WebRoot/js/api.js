@@ -51,6 +51,30 @@ const authorization = () => (writeToken.get() ? { Authorization: `Bearer ${write
 export const listTraces = () => getJSON('/api/traces');
 export const getTrace = (id) => getJSON(`/api/traces/${encodeURIComponent(id)}`);
 
+/**
+ * One page of the list: `query` is the filters' query (state.js listQuery), then at most `limit`
+ * traces after `cursor`. Resolves to {traces, nextCursor, total}.
+ */
+export function listTracePage(query, { limit = 200, cursor = null, signal } = {}) {
+  const parts = [query, `limit=${limit}`, cursor ? `cursor=${encodeURIComponent(cursor)}` : ''].filter(Boolean);
+  return getJSON(`/api/traces?${parts.join('&')}`, null, { signal });
+}
+
+/** GET /api/history with a history question's query (state.js historyQuery). */
+export const getHistory = (query, { signal } = {}) => getJSON(`/api/history${query ? `?${query}` : ''}`, null, { signal });
+
+/** A write (POST, PATCH, DELETE) with a JSON body and the write token; the answer's JSON, or null for 204. */
+export async function sendJSON(method, path, body) {
+  const headers = { ...authorization(), Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!response.ok) throw new ApiError(response.status, await errorBody(response));
+  return response.status === 204 ? null : response.json();
+}
+
+/** Replaces a trace's tags (PATCH /api/traces/{id}); resolves to its list entry. */
+export const setTraceTags = (id, tags) => sendJSON('PATCH', `/api/traces/${encodeURIComponent(id)}`, { tags });
+
 export async function deleteTrace(id) {
   const response = await fetch(`/api/traces/${encodeURIComponent(id)}`, { method: 'DELETE', headers: authorization() });
   if (!response.ok) throw new ApiError(response.status, await errorBody(response));

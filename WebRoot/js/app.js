@@ -4,11 +4,12 @@ import { navigate, startNavigation } from './shell.js';
 import { parseLocation } from './state.js';
 import { watchFileDrops } from './file-drop.js';
 import { renderHome } from './pages/home.js';
+import { mountHistory } from './pages/history.js';
 import { openTracePage } from './pages/trace.js';
 import { compareKey, mountCompare } from './pages/compare/index.js';
 import { badUpdatePage, badVersionPage, messagePage } from './pages/message.js';
 
-let current = null; // the mounted page: {traceId?, compareKey?, restore?(state), teardown(), upload?(file)}
+let current = null; // the mounted page: {route, traceId?, compareKey?, restore?(state), teardown(), upload?(file)}
 let routeToken = 0;
 let droppedFile = null; // dropped on another page, uploaded once the list page is up
 
@@ -39,14 +40,25 @@ async function route() {
     current.restore(parsed.state);
     return;
   }
+  // The list and the history keep their page when only their filters change.
+  if ((parsed.route === 'home' || parsed.route === 'history') && current?.route === parsed.route) {
+    current.restore(parsed.route === 'home' ? parsed.list : parsed.history);
+    return;
+  }
   shell.clear();
   switch (parsed.route) {
     case 'home': {
       document.title = 'tracesvc';
-      const home = renderHome(shell.main);
-      current = { teardown: home.teardown, upload: home.upload };
+      const home = renderHome(shell.main, parsed.list);
+      current = { route: 'home', teardown: home.teardown, upload: home.upload, restore: home.restore };
       if (droppedFile) home.upload(droppedFile);
       droppedFile = null;
+      return;
+    }
+    case 'history': {
+      document.title = 'History – tracesvc';
+      const page = mountHistory(shell.main, parsed.history);
+      current = { route: 'history', restore: page.restore, teardown: page.teardown };
       return;
     }
     case 'bad-version':

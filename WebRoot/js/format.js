@@ -135,3 +135,13 @@ export function formatPValue(p) {
   if (mantissa >= 10) { mantissa = 1; exponent += 1; }
   return `p = ${mantissa}e${exponent}`;
 }
+
+/** What a note is about, in words: "update 12", "the range 1.200 s – 1.500 s", "finding long-body:X". */
+export function noteTargetText(target) {
+  switch (target?.kind) {
+    case 'update': return `update ${target.update}`;
+    case 'range': return `the range ${formatTimestamp(target.start)} – ${formatTimestamp(target.end)}`;
+    case 'finding': return `finding ${target.finding}`;
+    default: return 'the trace';
+  }
+}

@@ -4,7 +4,8 @@
 import { formatAnchor, parseAnchor } from './compare-align.js';
 
 // v2: an update path without p= opens the Cause & Effect graph (v1 opened the Summary).
-export const STATE_VERSION = 2;
+// v3: m= is the CPU pane's view (tree, flame graph, stack chart); its direction is i=1 (v2: m=td / m=bu).
+export const STATE_VERSION = 3;
 
 /**
  * Upgrades of older link versions: UPGRADES[v] turns the query of a v link into the query of a
@@ -13,6 +14,11 @@ export const STATE_VERSION = 2;
  */
 export const UPGRADES = Object.freeze({
   1: (params, update) => { if (update !== null && !params.has('p')) params.set('p', 'summary'); },
+  2: (params) => {
+    const direction = params.get('m');
+    params.delete('m');
+    if (direction === 'bu') params.set('i', '1');
+  },
 });
 
 /** The query of a `version` link, upgraded in place to STATE_VERSION, one version at a time. */
@@ -34,13 +40,21 @@ export const EMPTY_STATE = Object.freeze({
   graph: null,     // the graph's subject: 'u<update id>' or 'view' (the paneView's merged graph) (g=)
   groups: [],      // folded graph groups the user opened (e=)
   search: '',      // CPU search text (q=)
-  mode: null,      // 'top-down' | 'bottom-up' (m=td / m=bu)
+  cpuView: null,   // the CPU pane's view: null (the call tree) | 'flame' | 'stack' (m=)
+  inverted: false, // the CPU pane bottom-up: callers below the functions on CPU (i=1)
+  cpuThread: null, // the CPU pane's thread index, null for all threads (th=)
+  hideSystem: false, // hide system libraries (hs=1)
+  charged: [],     // symbols charged to their callers (cc=, one per line)
+  flatten: false,  // flatten recursion (fr=1)
+  focus: null,     // focus on subtree: a call path, e.g. 't0.f12.f40' (fo=)
+  flameZoom: null, // the flame graph's zoomed frame: a call path below the focus (fz=)
   finding: null,   // id of the finding expanded in the Findings pane (fd=)
   findingKind: null,     // the Findings pane shows this kind only (fk=)
   findingSeverity: null, // the Findings pane shows this severity and above: 'medium' | 'high' (fs=)
   find: '',        // the timeline search: updates of views, modules and signposts matching it are lit (tf=)
   cpu: null,       // what the CPU pane is of: 'view' = all updates of the paneView (c=); null: the range
-  selection: null, // the selection when it is not an update: {kind, id} (SELECTION_KINDS) (sp= / ts= / tm=)
+  longerThan: null, // with cpu 'view': only its updates longer than this many ns (cl=)
+  selection: null, // the selection when it is not an update: {kind, id} (SELECTION_KINDS) (sp= / ts= / tm= / nt=)
 });
 
 /**
@@ -50,9 +64,10 @@ export const EMPTY_STATE = Object.freeze({
  * - signpost: a signpost interval's or event's row (sp=);
  * - task-state: a Swift task state interval's row (ts=);
  * - task-states: the intervals of a Main Actor lane mark, {lane, start, end, row}: `row` the one
- *   shown (ts=), null for the longest (tm=lane:start,end).
+ *   shown (ts=), null for the longest (tm=lane:start,end);
+ * - note: a note on the trace's evidence, its id (nt=).
  */
-export const SELECTION_KINDS = Object.freeze(['update', 'signpost', 'task-state', 'task-states']);
+export const SELECTION_KINDS = Object.freeze(['update', 'signpost', 'task-state', 'task-states', 'note']);
 
 /** The selected update's id, or null when the selection is of another kind or there is none. */
 export const selectedUpdate = (state) => state.update ?? null;
@@ -82,6 +97,8 @@ function parseSelection(params, update) {
     return { kind: 'task-states', id: { lane: mark[1], start: Number(mark[2]), end: Number(mark[3]), row } };
   }
   if (row !== null) return { kind: 'task-state', id: row };
+  const note = params.get('nt');
+  if (/^[0-9a-f]{16}$/.test(note ?? '')) return { kind: 'note', id: note };
   const signpost = wholeNumber(params.get('sp'));
   return signpost === null ? null : { kind: 'signpost', id: signpost };
 }
@@ -93,12 +110,15 @@ function selectionQuery(selection) {
     case 'signpost': return [`sp=${Math.round(id)}`];
     case 'task-state': return [`ts=${Math.round(id)}`];
     case 'task-states': return [`tm=${id.lane}:${Math.round(id.start)},${Math.round(id.end)}`, ...(id.row != null ? [`ts=${Math.round(id.row)}`] : [])];
+    case 'note': return /^[0-9a-f]{16}$/.test(id) ? [`nt=${id}`] : [];
     default: return [];
   }
 }
 
-const MODE_TO_URL = { 'top-down': 'td', 'bottom-up': 'bu' };
-const MODE_FROM_URL = { td: 'top-down', bu: 'bottom-up' };
+const CPU_VIEWS = ['flame', 'stack'];
+/** A call path as the API writes it (t3.f120.sys.out: docs/api.md), or null. */
+const CALL_PATH = /^(t\d{1,10}|f\d{1,10}|sys|out)(\.(t\d{1,10}|f\d{1,10}|sys|out)){0,201}$/;
+export const parseCallPath = (text) => (CALL_PATH.test(text ?? '') ? text : null);
 
 function parseSpan(text) {
   if (!text) return null;
@@ -117,14 +137,15 @@ function parsePaneView(text, category) {
 
 /**
  * Reads a location into a route:
- * {route:'home'} | {route:'trace', traceId, state} | {route:'bad-version', version, traceId} |
+ * {route:'home', list} (LIST_EMPTY) | {route:'history', history} (HISTORY_EMPTY) | {route:'trace', traceId, state} | {route:'bad-version', version, traceId} |
  * {route:'bad-update', traceId, updateText} | {route:'not-found', path} |
  * {route:'compare', a, b, state} (a and b: the ids of each side's recordings, one or more; state a
  * COMPARE_EMPTY_STATE); a bad-version route carries `plainPath`, the page without the view.
  */
 export function parseLocation(location = window.location) {
   const path = location.pathname.replace(/\/+$/, '') || '/';
-  if (path === '/') return { route: 'home' };
+  if (path === '/') return { route: 'home', list: parseListQuery(location.search) };
+  if (path === '/history') return { route: 'history', history: parseHistoryQuery(location.search) };
   if (path === '/compare' || path.startsWith('/compare/')) return parseCompareLocation(path, location.search);
   const match = path.match(/^\/traces\/([^/]+)(?:\/updates\/([^/]+))?$/);
   if (!match) return { route: 'not-found', path };
@@ -139,7 +160,6 @@ export function parseLocation(location = window.location) {
   const version = params.get('v') ?? String(STATE_VERSION);
   if (!/^[1-9]\d*$/.test(version) || Number(version) > STATE_VERSION) return { route: 'bad-version', version, traceId };
   upgradeParams(params, Number(version), update);
-  const mode = MODE_FROM_URL[params.get('m')] ?? null;
   const state = {
     ...EMPTY_STATE,
     update,
@@ -153,12 +173,20 @@ export function parseLocation(location = window.location) {
     graph: /^(u\d+|view)$/.test(params.get('g') ?? '') ? params.get('g') : null,
     groups: (params.get('e') ?? '').split(',').filter(Boolean),
     search: params.get('q') ?? '',
-    mode,
+    cpuView: CPU_VIEWS.includes(params.get('m')) ? params.get('m') : null,
+    inverted: params.get('i') === '1',
+    cpuThread: wholeNumber(params.get('th')),
+    hideSystem: params.get('hs') === '1',
+    charged: (params.get('cc') ?? '').split('\n').filter(Boolean),
+    flatten: params.get('fr') === '1',
+    focus: parseCallPath(params.get('fo')),
+    flameZoom: parseCallPath(params.get('fz')),
     finding: params.get('fd') || null,
     findingKind: /^[a-z-]+$/.test(params.get('fk') ?? '') ? params.get('fk') : null,
     findingSeverity: ['medium', 'high'].includes(params.get('fs')) ? params.get('fs') : null,
     find: params.get('tf') ?? '',
     cpu: params.get('c') === 'view' ? 'view' : null,
+    longerThan: wholeNumber(params.get('cl')),
     selection: parseSelection(params, update),
   };
   return { route: 'trace', traceId, state };
@@ -231,7 +259,7 @@ function parseCompareLocation(path, search) {
 
 /**
  * The path + query of a comparison page (relative URL). `a` and `b`: a trace id, or the ids of
- * a side's recordings; one each is /compare/{a}/{b}, more is /compare?v=2&a=ID,ID&b=ID.
+ * a side's recordings; one each is /compare/{a}/{b}, more is /compare?v=N&a=ID,ID&b=ID.
  */
 export function buildComparePath(a, b, state) {
   const [idsA, idsB] = [[a].flat(), [b].flat()];
@@ -275,12 +303,20 @@ export function buildPath(traceId, state) {
   if (s.graph) query.push(`g=${enc(s.graph)}`);
   if (s.groups?.length) query.push(`e=${s.groups.map(enc).join(',')}`);
   if (s.search) query.push(`q=${encodeURIComponent(s.search)}`);
-  if (s.mode && MODE_TO_URL[s.mode]) query.push(`m=${MODE_TO_URL[s.mode]}`);
+  if (CPU_VIEWS.includes(s.cpuView)) query.push(`m=${s.cpuView}`);
+  if (s.inverted) query.push('i=1');
+  if (s.cpuThread != null) query.push(`th=${Math.round(s.cpuThread)}`);
+  if (s.hideSystem) query.push('hs=1');
+  if (s.charged?.length) query.push(`cc=${encodeURIComponent(s.charged.join('\n'))}`);
+  if (s.flatten) query.push('fr=1');
+  if (parseCallPath(s.focus)) query.push(`fo=${s.focus}`);
+  if (parseCallPath(s.flameZoom)) query.push(`fz=${s.flameZoom}`);
   if (s.finding) query.push(`fd=${encodeURIComponent(s.finding)}`);
   if (s.findingKind) query.push(`fk=${enc(s.findingKind)}`);
   if (s.findingSeverity) query.push(`fs=${enc(s.findingSeverity)}`);
   if (s.find) query.push(`tf=${encodeURIComponent(s.find)}`);
   if (s.cpu === 'view') query.push('c=view');
+  if (s.longerThan != null) query.push(`cl=${Math.round(s.longerThan)}`);
   if (update === null) query.push(...selectionQuery(s.selection));
   return `${path}?${query.join('&')}`;
 }
@@ -388,3 +424,97 @@ export function createLocalViewState(initial, { empty = EMPTY_STATE, link = () =
     link: () => link(current),
   };
 }
+
+// ----- The trace list and the history page (docs/share-links.md, "List and history pages") -----
+
+/** The list's orders (GET /api/traces ?sort=). */
+export const LIST_SORTS = Object.freeze(['uploaded', 'name', 'duration', 'updates', 'size']);
+
+/** The list page's filters; a key at its empty value is left out of the URL. */
+export const LIST_EMPTY = Object.freeze({
+  tags: [],     // key:value tags the traces must all have (tag=, repeated)
+  q: '',        // words each in the name, app, device or a tag (q=)
+  from: '',     // uploaded on or after this day, YYYY-MM-DD (from=)
+  to: '',       // uploaded on or before this day (to=)
+  sort: 'uploaded', // LIST_SORTS (sort=)
+  order: null,  // 'asc' | 'desc'; null: the sort's own (newest, longest, largest first; names from A) (order=)
+});
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const TAG = /^[a-z0-9][a-z0-9._-]{0,31}(:[A-Za-z0-9._:/+@#-]{1,128})?$/;
+
+/** Whether text is a tag as the server takes it (docs/api.md, "Tags"). */
+export const isTag = (text) => TAG.test(text ?? '');
+
+export function parseListQuery(search) {
+  const params = new URLSearchParams(search);
+  return {
+    ...LIST_EMPTY,
+    tags: [...new Set(params.getAll('tag').filter(isTag))],
+    q: (params.get('q') ?? '').trim(),
+    from: DAY.test(params.get('from') ?? '') ? params.get('from') : '',
+    to: DAY.test(params.get('to') ?? '') ? params.get('to') : '',
+    sort: LIST_SORTS.includes(params.get('sort')) ? params.get('sort') : 'uploaded',
+    order: ['asc', 'desc'].includes(params.get('order')) ? params.get('order') : null,
+  };
+}
+
+/** The query of the list's filters, for its page (`/?…`) and for GET /api/traces alike. */
+export function listQuery(list) {
+  const s = { ...LIST_EMPTY, ...list };
+  const query = s.tags.map((tag) => `tag=${encodeTag(tag)}`);
+  if (s.q) query.push(`q=${encodeURIComponent(s.q)}`);
+  if (s.from) query.push(`from=${s.from}`);
+  if (s.to) query.push(`to=${s.to}`);
+  if (s.sort && s.sort !== 'uploaded') query.push(`sort=${s.sort}`);
+  if (s.order) query.push(`order=${s.order}`);
+  return query.join('&');
+}
+
+export function buildListPath(list) {
+  const query = listQuery(list);
+  return query ? `/?${query}` : '/';
+}
+
+/** The history page's question; a key at its empty value is left out of the URL. */
+export const HISTORY_EMPTY = Object.freeze({
+  tags: [],       // tag=, repeated
+  view: '',       // the view (view=); empty: the one with the most body time
+  module: '',     // its module (module=)
+  metric: '',     // a metric name (metric=); empty: body-time-total
+  finding: '',    // the finding of metric=finding-cost (finding=)
+  order: 'upload', // 'upload' | 'commit' (order=)
+});
+
+export function parseHistoryQuery(search) {
+  const params = new URLSearchParams(search);
+  return {
+    ...HISTORY_EMPTY,
+    tags: [...new Set(params.getAll('tag').filter(isTag))],
+    view: params.get('view') ?? '',
+    module: params.get('module') ?? '',
+    metric: /^[a-z0-9-]{1,40}$/.test(params.get('metric') ?? '') ? params.get('metric') : '',
+    finding: params.get('finding') ?? '',
+    order: params.get('order') === 'commit' ? 'commit' : 'upload',
+  };
+}
+
+/** The query of a history question, for its page (`/history?…`) and GET /api/history alike. */
+export function historyQuery(history) {
+  const s = { ...HISTORY_EMPTY, ...history };
+  const query = s.tags.map((tag) => `tag=${encodeTag(tag)}`);
+  if (s.view) query.push(`view=${encodeURIComponent(s.view)}`);
+  if (s.module) query.push(`module=${encodeURIComponent(s.module)}`);
+  if (s.metric) query.push(`metric=${s.metric}`);
+  if (s.finding) query.push(`finding=${encodeURIComponent(s.finding)}`);
+  if (s.order === 'commit') query.push('order=commit');
+  return query.join('&');
+}
+
+export function buildHistoryPath(history) {
+  const query = historyQuery(history);
+  return query ? `/history?${query}` : '/history';
+}
+
+/** A tag in a query: ":" and "/" stay readable (`tag=branch:feature/x`). */
+const encodeTag = (tag) => encodeURIComponent(tag).replace(/%3A/g, ':').replace(/%2F/g, '/');

@@ -15,6 +15,9 @@ public struct CallTreeQuery: Sendable, Equatable {
     /// stop at 512 levels (Foundation) or about 1000 (Python): 200 frames keeps every client
     /// able to read it, while SwiftUI stacks rarely pass 150. A hostile stack cannot go deeper.
     public static let maxDepth = 200
+    /// A tree holds at most this many nodes, the heaviest: the others are folded into their
+    /// parents' self weight like light nodes, and counted (`CallTree.omittedNodes`).
+    public static let maxNodes = 20_000
 
     public var range: TimeRange?
     public var mode: Mode
@@ -30,10 +33,17 @@ public struct CallTreeQuery: Sendable, Equatable {
     public var hideSystemLibraries: Bool
     /// Frames with these names are left out, their time charged to their callers.
     public var chargedToCaller: Set<String>
+    /// A frame already on its stack's path (recursion, direct or not) is left out, its time
+    /// charged to the outermost call (Instruments' "Flatten recursion").
+    public var flattenRecursion: Bool
+    /// Only the samples under this node (a path from a root, in the tree's direction), which
+    /// becomes the tree's one root and its total ("Focus on subtree"). Empty: the whole tree.
+    public var focus: [CallPathStep]
 
     public init(
         range: TimeRange? = nil, mode: Mode = .topDown, thread: Int? = nil, minPercent: Double = 0.1,
-        view: ViewSelector? = nil, hideSystemLibraries: Bool = false, chargedToCaller: Set<String> = []
+        view: ViewSelector? = nil, hideSystemLibraries: Bool = false, chargedToCaller: Set<String> = [],
+        flattenRecursion: Bool = false, focus: [CallPathStep] = []
     ) {
         self.range = range
         self.mode = mode
@@ -42,15 +52,23 @@ public struct CallTreeQuery: Sendable, Equatable {
         self.view = view
         self.hideSystemLibraries = hideSystemLibraries
         self.chargedToCaller = chargedToCaller
+        self.flattenRecursion = flattenRecursion
+        self.focus = focus
     }
 
     public struct ViewSelector: Sendable, Equatable {
         public var name: String
         /// nil: the view's updates in every module.
         public var module: String?
-        public init(name: String, module: String?) {
+        /// Which of its updates: all, or the long ones of a lane...
+        public var filter: SummaryFilter
+        /// ...and only those longer than this (a long-body finding's threshold), when given.
+        public var longerThan: Nanoseconds?
+        public init(name: String, module: String?, filter: SummaryFilter = .all, longerThan: Nanoseconds? = nil) {
             self.name = name
             self.module = module
+            self.filter = filter
+            self.longerThan = longerThan
         }
     }
 }
@@ -63,6 +81,10 @@ public struct CallTreeNode: Sendable, Equatable {
     public var total: Nanoseconds
     /// Weight of samples that stopped here, plus folded light children (JSON key "self").
     public var selfWeight: Nanoseconds
+    /// Samples in this node and below (JSON key "samples").
+    public var sampleCount = 0
+    /// Its step in a focus path (`CallTreeQuery.focus`, JSON key "step").
+    public var step: CallPathStep = .systemLibraries
     /// True when frames below `CallTreeQuery.maxDepth` were charged to this node.
     public var foldedDepth = false
     public var children: [CallTreeNode]
@@ -78,11 +100,154 @@ public struct CallTree: Sendable, Equatable {
     public var unit: CPUWeightUnit = .nanoseconds
     /// With a view selector: how many of the view's updates the samples came from, else nil.
     public var updateCount: Int? = nil
+    /// With a focus: whether its node has samples here (false: the tree is empty for that reason).
+    public var focusFound = true
+    /// Asked with a search text: its matches the transforms hide.
+    public var hiddenMatches: HiddenMatches? = nil
+    /// Nodes heavier than `minPercent` left out past `CallTreeQuery.maxNodes`; 0 normally.
+    public var omittedNodes = 0
     public var roots: [CallTreeNode]
 }
 
 extension Trace {
     public func callTree(_ query: CallTreeQuery) -> CallTree {
+        let range = query.range ?? TimeRange(start: metadata.start, end: metadata.end)
+        let view = query.view?.name ?? ""
+        let (trees, weights) = cpuTrees(query)
+        var (total, sampleCount, focusFound) = (weights.total, weights.sampleCount, true)
+        var roots: [CallTreeNode] = []
+        // Nodes the tree may still hold (`CallTreeQuery.maxNodes`), and those left out past it.
+        var budget = CallTreeQuery.maxNodes
+        switch trees {
+        case .topDown(var tree, let threads):
+            if !query.focus.isEmpty {
+                if let (thread, node) = focusNode(query.focus, threads: threads, in: &tree) {
+                    (total, sampleCount) = (tree.total(node), tree.samples(node))
+                    roots = freeze(tree, roots: [node], threshold: Double(total) * query.minPercent / 100, view: view, budget: &budget).nodes
+                    _ = thread
+                } else {
+                    (total, sampleCount, focusFound) = (0, 0, false)
+                }
+            } else {
+                let threshold = Double(total) * query.minPercent / 100
+                for slice in threads {
+                    tree.load(slice, of: self)
+                    let thread = slice.thread
+                    let frozen = freeze(tree, roots: tree.children(of: 0), threshold: threshold, view: view, budget: &budget)
+                    if let thread {
+                        // Threads are never folded away: the roots of a top-down tree add up to the total.
+                        roots.append(CallTreeNode(
+                            name: callPathText(.thread(Int(thread)), view: view).name, binary: "", isAppCode: false,
+                            total: tree.total(0), selfWeight: frozen.folded, sampleCount: tree.samples(0), step: .thread(Int(thread)),
+                            children: frozen.nodes
+                        ))
+                    } else {
+                        roots = frozen.nodes
+                    }
+                }
+            }
+        case .bottomUp(let trie):
+            let leaves = leafWeights(weights, trie: trie)
+            if !query.focus.isEmpty {
+                (total, sampleCount) = bottomUpWeight(of: query.focus, trie: trie, leaves: leaves)
+                focusFound = sampleCount > 0
+            }
+            let threshold = Double(total) * query.minPercent / 100
+            let tree = bottomUpArena(trie: trie, leaves: leaves, threshold: Int64(threshold.rounded(.up)), focus: query.focus, view: view)
+            let rootNodes = query.focus.isEmpty ? tree.children(of: NodeArena.root) : tree.node(at: query.focus).map { [$0] } ?? []
+            roots = freeze(tree, roots: rootNodes, threshold: threshold, view: view, budget: &budget).nodes
+        }
+        if case .topDown(_, let threads) = trees, threads.first?.thread != nil, query.focus.isEmpty {
+            // Main thread first, then threads in table order.
+            let order = { (node: CallTreeNode) -> (Int, Int) in
+                guard case .thread(let index) = node.step else { return (2, 0) }
+                return (self.isMainThread(index) ? 0 : 1, index)
+            }
+            roots.sort { order($0) < order($1) }
+        } else {
+            roots.sort { ($0.total, $1.name) > ($1.total, $0.name) }
+        }
+        return CallTree(
+            start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount,
+            unit: metadata.cpuWeightUnit, updateCount: weights.updateCount, focusFound: focusFound,
+            omittedNodes: max(0, -budget), roots: roots
+        )
+    }
+
+    /// The trees a query's samples make: top-down, one trie with each thread's samples (or all of
+    /// them under `nil`: a tree of a view, or not split by thread); bottom-up, the trie.
+    enum CPUTrees {
+        case topDown(TopDownTree, threads: [CPUSampleSet.Slice])
+        case bottomUp(CPUPathTrie)
+    }
+
+    /// The query's samples (`cpuSamples`) and its trees. `byThread` nil: thread roots when the
+    /// tree is top-down and not of a view.
+    func cpuTrees(_ query: CallTreeQuery, byThread: Bool? = nil) -> (trees: CPUTrees, samples: CPUSampleSet) {
+        let split = byThread ?? (query.mode == .topDown && query.view == nil)
+        let samples = cpuSamples(query, perThread: split && query.mode == .topDown)
+        let trie = cpuPathTrie(query)
+        guard query.mode == .topDown else { return (.bottomUp(trie), samples) }
+        return (.topDown(TopDownTree(trie: trie), threads: samples.slices), samples)
+    }
+
+    /// The node a top-down focus path ends at, with `tree` loaded with its thread's samples; nil
+    /// when the trees have none there.
+    func focusNode(_ focus: [CallPathStep], threads: [CPUSampleSet.Slice], in tree: inout TopDownTree) -> (thread: Int32?, node: Int)? {
+        var steps = focus[...]
+        let slice: CPUSampleSet.Slice?
+        if threads.first?.thread != nil {
+            guard case .thread(let index) = steps.first, let found = threads.first(where: { $0.thread == Int32(truncatingIfNeeded: index) }) else { return nil }
+            slice = found
+            steps = steps.dropFirst()
+        } else {
+            slice = threads.first
+        }
+        guard let slice else { return nil }
+        tree.load(slice, of: self)
+        var node = Int(CPUPathTrie.root)
+        for step in steps {
+            guard let next = tree.trie.child(of: node, step), tree.total(next) > 0 else { return nil }
+            node = next
+        }
+        return tree.total(node) > 0 ? (slice.thread, node) : nil
+    }
+
+    /// The samples' weights by the trie node their stacks end at (bottom-up trees start there), by node.
+    func leafWeights(_ samples: CPUSampleSet, trie: CPUPathTrie) -> [LeafWeight] {
+        var weight = [Nanoseconds](repeating: 0, count: trie.count)
+        var count = [Int32](repeating: 0, count: trie.count)
+        for slice in samples.slices {
+            for row in slice.rows {
+                let node = Int(trie.nodeOfStack[Int(cpu.samples.stack[Int(row)])])
+                weight[node].addSaturating(cpu.samples.weight[Int(row)])
+                count[node] &+= 1
+            }
+        }
+        return (0..<trie.count).compactMap { count[$0] > 0 ? LeafWeight(node: Int32($0), weight: weight[$0], count: Int(count[$0])) : nil }
+    }
+
+    /// The weight and samples of the leaves whose bottom-up path starts with `path`.
+    func bottomUpWeight(of path: [CallPathStep], trie: CPUPathTrie, leaves: [LeafWeight]) -> (Nanoseconds, Int) {
+        var (weight, count): (Nanoseconds, Int) = (0, 0)
+        for leaf in leaves {
+            var node = Int(leaf.node)
+            var matched = true
+            for step in path {
+                guard node > 0, trie.step(node) == step else { matched = false; break }
+                node = Int(trie.parent[node])
+            }
+            if matched {
+                weight.addSaturating(leaf.weight)
+                count += leaf.count
+            }
+        }
+        return (weight, count)
+    }
+
+    /// The samples a query keeps (its range, thread, and with a view the inside of its updates on
+    /// their threads), by thread when `perThread` (in thread order), else all under `nil`.
+    func cpuSamples(_ query: CallTreeQuery, perThread: Bool) -> CPUSampleSet {
         let samples = cpu.samples
         let range = query.range ?? TimeRange(start: metadata.start, end: metadata.end)
         // Sample index spans to read, and the thread each span is on (nil: any).
@@ -101,62 +266,39 @@ extension Trace {
             let first = indexOfFirst(atLeast: range.start, in: samples.time)
             spans.append((first, query.range == nil ? samples.count : indexOfFirst(atLeast: range.end, in: samples.time), nil))
         }
-        // A view's tree is rooted at its body frame, not at threads.
-        let byThread = query.mode == .topDown && query.view == nil
-
-        // Samples share stacks: add weights per (thread, stack) first, walk each stack once.
-        struct Key: Hashable { var thread: Int32, stack: UInt32 }
-        var weights: [Key: Nanoseconds] = [:]
+        var rows: [Int32] = []
         var total: Nanoseconds = 0
-        var sampleCount = 0
+        let wantedThread = query.thread.map { Int32(truncatingIfNeeded: $0) }
         for span in spans {
             for i in span.first..<max(span.first, span.last) {
                 if QueryCancellation.requested(at: i) { break }
                 let thread = samples.thread[i]
-                if let wanted = query.thread, Int(thread) != wanted { continue }
+                if let wantedThread, thread != wantedThread { continue }
                 if let wanted = span.thread, thread != wanted { continue }
-                weights[Key(thread: byThread ? thread : noRow, stack: samples.stack[i]), default: 0].addSaturating(samples.weight[i])
+                rows.append(Int32(i))
                 total.addSaturating(samples.weight[i])
-                sampleCount += 1
             }
         }
-
-        var tree = NodeArena()
-        var filter = FrameFilter(query: query, trace: self)
-        // Deterministic insertion order, so ties sort the same way on every run.
-        for (key, weight) in weights.sorted(by: { ($0.key.thread, $0.key.stack) < ($1.key.thread, $1.key.stack) }) {
-            var frames = filter.keys(of: Int(key.stack))
-            if query.mode == .bottomUp { frames.reverse() }
-            var node = NodeArena.root
-            if byThread { node = tree.child(of: node, .thread(Int(key.thread))) }
-            tree.nodes[node].total.addSaturating(weight)
-            for (depth, frame) in frames.enumerated() {
-                if depth == CallTreeQuery.maxDepth {
-                    tree.nodes[node].foldedDepth = true
-                    break
-                }
-                node = tree.child(of: node, frame)
-                tree.nodes[node].total.addSaturating(weight)
-            }
-            // Bottom-up roots are the functions on CPU: their self weight is their whole weight.
-            if query.mode == .topDown { tree.nodes[node].selfWeight.addSaturating(weight) }
+        guard perThread else {
+            return CPUSampleSet(slices: [.init(thread: nil, rows: rows, weight: total)], total: total, sampleCount: rows.count, updateCount: updateCount)
         }
-        if query.mode == .bottomUp {
-            for child in tree.nodes[NodeArena.root].children.values { tree.nodes[child].selfWeight = tree.nodes[child].total }
+        // By thread: a counting sort of the rows (threads of the table by index, any other value apart).
+        var counts = [Int](repeating: 0, count: threads.count + 1)
+        for row in rows {
+            let thread = Int(samples.thread[Int(row)])
+            counts[thread >= 0 && thread < threads.count ? thread : threads.count] += 1
         }
-
-        let threshold = Double(total) * query.minPercent / 100
-        var roots = freeze(tree, threshold: threshold)
-        if byThread {
-            // Main thread first, then threads in table order.
-            roots.sort { a, b in (isMainThread(a.thread) ? 0 : 1, a.thread) < (isMainThread(b.thread) ? 0 : 1, b.thread) }
-        } else {
-            roots.sort { ($0.node.total, $1.node.name) > ($1.node.total, $0.node.name) }
+        var bucketed = [[Int32]](repeating: [], count: threads.count + 1)
+        for index in bucketed.indices { bucketed[index].reserveCapacity(counts[index]) }
+        var others: [Int32: [Int32]] = [:]
+        for row in rows {
+            let thread = samples.thread[Int(row)]
+            if thread >= 0 && Int(thread) < threads.count { bucketed[Int(thread)].append(row) } else { others[thread, default: []].append(row) }
         }
-        return CallTree(
-            start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount,
-            unit: metadata.cpuWeightUnit, updateCount: updateCount, roots: roots.map(\.node)
-        )
+        var slices: [CPUSampleSet.Slice] = []
+        for (thread, list) in bucketed.enumerated().dropLast() where !list.isEmpty { slices.append(.init(thread: Int32(thread), rows: list, trace: self)) }
+        for (thread, list) in others.sorted(by: { $0.key < $1.key }) { slices.append(.init(thread: thread, rows: list, trace: self)) }
+        return CPUSampleSet(slices: slices, total: total, sampleCount: rows.count, updateCount: updateCount)
     }
 
     /// The spans of `view`'s updates overlapping `range`, merged per thread where they overlap
@@ -166,12 +308,14 @@ extension Trace {
         var lastOfThread: [Int32: Int] = [:]
         var count = 0
         // Strings are interned: compare references per row, not text.
-        guard let viewRef = strings.firstIndex(of: view.name).map(StringRef.init) else { return (merged, 0) }
-        let moduleRef = view.module.map { module in strings.firstIndex(of: module).map(StringRef.init) ?? StringRef.max }
+        guard let viewRef = ref(of: view.name) else { return (merged, 0) }
+        let moduleRef = view.module.map { module in ref(of: module) ?? StringRef.max }
         // Rows are sorted by start, so an update overlaps only the latest span of its thread.
-        for row in 0..<updates.count
-        where updates.viewName[row] == viewRef && (moduleRef.map { updates.module[row] == $0 } ?? true)
-            && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true) {
+        for row in indexes.lists.viewLists(self).updates(ofView: viewRef, byDuration: false).lazy.map(Int.init)
+        where (moduleRef.map { updates.module[row] == $0 } ?? true)
+            && (range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true)
+            && (view.filter == .all || view.filter.includes(kind: updates.kind[row], duration: updates.duration[row]))
+            && (view.longerThan.map { updates.duration[row] > $0 } ?? true) {
             count += 1
             let thread = updates.thread[row]
             if let last = lastOfThread[thread], merged[last].end >= updates.start[row] {
@@ -184,171 +328,172 @@ extension Trace {
         return (merged, count)
     }
 
-    private func isMainThread(_ index: Int) -> Bool { index >= 0 && index < threads.count && threads[index].isMain }
+    func isMainThread(_ index: Int) -> Bool { index >= 0 && index < threads.count && threads[index].isMain }
 
-    /// The arena's nodes as nested values, children heaviest first, nodes under `threshold`
-    /// folded into their parent's self weight. Post-order with an explicit stack.
-    private func freeze(_ tree: NodeArena, threshold: Double) -> [(thread: Int, node: CallTreeNode)] {
-        func kept(_ index: Int) -> Bool { Double(tree.nodes[index].total) >= threshold && tree.nodes[index].total > 0 }
-        // Threads are never folded away: the roots of a top-down tree add up to the total.
-        func keptRoot(_ index: Int) -> Bool {
-            if case .thread = tree.nodes[index].key { return tree.nodes[index].total > 0 }
-            return kept(index)
+    /// `source`'s nodes from `roots` as nested values, children heaviest first, nodes under
+    /// `threshold` folded into their parent's self weight (roots under it: `folded`), and at most
+    /// `budget` of them: the heaviest (a child never outweighs its parent, and its index is above
+    /// its parent's, so they form a tree), the others folded too. `budget` goes down by the nodes
+    /// that passed the threshold (below 0: minus those left out). Post-order with an explicit stack.
+    func freeze(
+        _ source: some CallTreeSource, roots rootNodes: [Int], threshold: Double, view: String, budget: inout Int
+    ) -> (nodes: [CallTreeNode], folded: Int64) {
+        func passes(_ index: Int) -> Bool { Double(source.total(index)) >= threshold && source.total(index) > 0 }
+        // The nodes that pass, reached through nodes that pass.
+        var candidates: [Int] = []
+        var walk = rootNodes.filter(passes)
+        while let index = walk.popLast() {
+            candidates.append(index)
+            walk.append(contentsOf: source.children(of: index).filter(passes))
         }
-        var frozen = [CallTreeNode?](repeating: nil, count: tree.nodes.count)
-        var pending: [(index: Int, childrenDone: Bool)] = tree.nodes[NodeArena.root].children.values.filter(keptRoot).map { ($0, false) }
-        let roots = pending.map(\.index)
+        let allowed = max(0, budget)
+        budget -= candidates.count
+        var keptSet: Set<Int>? = nil
+        if candidates.count > allowed {
+            candidates.sort { (source.total($0), $1) > (source.total($1), $0) }
+            keptSet = Set(candidates.prefix(allowed))
+        }
+        func kept(_ index: Int) -> Bool { keptSet.map { $0.contains(index) } ?? passes(index) }
+        var frozen: [Int: CallTreeNode] = [:]
+        var folded: Int64 = 0
+        for root in rootNodes where !kept(root) { folded.addSaturating(source.total(root)) }
+        let roots = rootNodes.filter(kept)
+        var pending: [(index: Int, childrenDone: Bool)] = roots.map { ($0, false) }
         while let (index, childrenDone) = pending.popLast() {
-            let node = tree.nodes[index]
+            let childNodes = source.children(of: index)
             if !childrenDone {
                 pending.append((index, true))
-                pending.append(contentsOf: node.children.values.filter(kept).map { ($0, false) })
+                pending.append(contentsOf: childNodes.filter(kept).map { ($0, false) })
                 continue
             }
-            var selfWeight = node.selfWeight
+            var selfWeight = source.selfWeight(index)
             var children: [CallTreeNode] = []
-            children.reserveCapacity(node.children.count)
-            for child in node.children.values {
-                if let value = frozen[child] {
+            for child in childNodes {
+                if let value = frozen.removeValue(forKey: child) {
                     children.append(value)
-                    frozen[child] = nil
                 } else {
-                    selfWeight.addSaturating(tree.nodes[child].total)
+                    selfWeight.addSaturating(source.total(child))
                 }
             }
             children.sort { ($0.total, $1.name) > ($1.total, $0.name) }
-            let (name, binary, isAppCode): (String, String, Bool)
-            switch node.key {
-            case .thread(let thread):
-                name = thread >= 0 && thread < threads.count ? threads[thread].name : "Unknown thread"
-                (binary, isAppCode) = ("", false)
-            case .placeholder(let text):
-                (name, binary, isAppCode) = (text, "", false)
-            case .frame(let frame):
-                name = string(cpu.frames.name[Int(frame)])
-                binary = string(cpu.frames.binary[Int(frame)])
-                isAppCode = cpu.frames.isAppCode[Int(frame)]
-            }
+            let step = source.step(index)
+            let (name, binary, isAppCode) = callPathText(step, view: view)
             frozen[index] = CallTreeNode(
-                name: name, binary: binary, isAppCode: isAppCode, total: node.total, selfWeight: selfWeight,
-                foldedDepth: node.foldedDepth, children: children
+                name: name, binary: binary, isAppCode: isAppCode, total: source.total(index), selfWeight: selfWeight,
+                sampleCount: source.samples(index), step: step, foldedDepth: source.foldedDepth(index), children: children
             )
         }
-        return roots.compactMap { index in
-            guard let node = frozen[index] else { return nil }
-            if case .thread(let thread) = tree.nodes[index].key { return (thread, node) }
-            return (-1, node)
+        return (roots.compactMap { frozen[$0] }, folded)
+    }
+
+    /// What a node of `step` is called, its binary, and whether it is the app's code.
+    func callPathText(_ step: CallPathStep, view: String) -> (name: String, binary: String, isAppCode: Bool) {
+        switch step {
+        case .thread(let thread):
+            return (thread >= 0 && thread < threads.count ? threads[thread].name : "Unknown thread", "", false)
+        case .systemLibraries: return ("System libraries", "", false)
+        case .outsideBody: return ("Outside \(view).body", "", false)
+        case .frame(let frame):
+            return (string(cpu.frames.name[Int(frame)]), string(cpu.frames.binary[Int(frame)]), cpu.frames.isAppCode[Int(frame)])
         }
-    }
-}
-
-/// The frames of a stack as the query wants them (root first): cut at the view's body frame,
-/// without system libraries or the frames charged to their callers. Remembers each frame's verdict.
-private struct FrameFilter {
-    let query: CallTreeQuery
-    let trace: Trace
-    private var kept: [UInt32: Bool] = [:]
-    private var isBody: [UInt32: Bool] = [:]
-
-    init(query: CallTreeQuery, trace: Trace) {
-        self.query = query
-        self.trace = trace
-    }
-
-    mutating func keys(of stack: Int) -> [NodeArena.Key] {
-        var frames = trace.cpu.stacks.frames(of: stack)[...]
-        var keys: [NodeArena.Key] = []
-        if let view = query.view {
-            if let body = frames.firstIndex(where: { isBodyFrame($0, of: view.name) }) {
-                frames = frames[body...]
-            } else {
-                // Work inside the update but outside the body (SwiftUI's own, layout...): kept, apart.
-                keys.append(.placeholder("Outside \(view.name).body"))
-            }
-        }
-        for frame in frames where isKept(frame) { keys.append(.frame(frame)) }
-        // Nothing left (a stack of system frames only): its time still shows, under one name.
-        if keys.isEmpty { keys.append(.placeholder("System libraries")) }
-        return keys
-    }
-
-    private mutating func isKept(_ frame: UInt32) -> Bool {
-        if let known = kept[frame] { return known }
-        let keep = (!query.hideSystemLibraries || trace.cpu.frames.isAppCode[Int(frame)])
-            && (query.chargedToCaller.isEmpty || !query.chargedToCaller.contains(trace.string(trace.cpu.frames.name[Int(frame)])))
-        kept[frame] = keep
-        return keep
-    }
-
-    private mutating func isBodyFrame(_ frame: UInt32, of view: String) -> Bool {
-        if let known = isBody[frame] { return known }
-        let answer = BodyFrameName.matches(trace.string(trace.cpu.frames.name[Int(frame)]), view: view)
-        isBody[frame] = answer
-        return answer
     }
 }
 
 enum BodyFrameName {
     /// "View.body.getter", "Module.View.body.getter", "View<A>.body.getter": the view's name as a
-    /// whole word, optional generic arguments, then ".body". Compared as UTF-8 bytes.
-    static func matches(_ symbol: String, view: String) -> Bool {
-        let text = Array(symbol.utf8), name = Array(view.utf8), body = Array(".body".utf8)
-        guard !name.isEmpty, text.count >= name.count + body.count else { return false }
+    /// whole word, optional generic arguments, then ".body". Compared as UTF-8 bytes, in time
+    /// linear in the symbol's and the name's lengths (a symbol can be a 400 KB `A<A<A<…`).
+    static func matches(_ symbol: String, view: String) -> Bool { matches(symbol, view: BytePattern(view)) }
+
+    static func matches(_ symbol: String, view: BytePattern) -> Bool {
+        let text = Array(symbol.utf8), nameLength = view.bytes.count, body = Array(".body".utf8)
+        guard nameLength > 0, text.count >= nameLength + body.count else { return false }
         func isWordByte(_ byte: UInt8) -> Bool {
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || byte >= 0x80
         }
         func hasPrefix(_ prefix: [UInt8], at index: Int) -> Bool {
             index + prefix.count <= text.count && text[index..<index + prefix.count].elementsEqual(prefix)
         }
-        for start in 0...(text.count - name.count) where hasPrefix(name, at: start) {
-            if start > 0 && isWordByte(text[start - 1]) { continue }
-            var rest = start + name.count
-            if rest < text.count && text[rest] == UInt8(ascii: "<") {
-                // Skip balanced generic arguments (a loop over the symbol: bounded by its length).
-                var depth = 0
-                var index = rest
-                while index < text.count {
-                    if text[index] == UInt8(ascii: "<") { depth += 1 } else if text[index] == UInt8(ascii: ">") { depth -= 1 }
-                    index += 1
-                    if depth == 0 { break }
-                }
-                guard depth == 0 else { continue }
-                rest = index
+        // The `>` closing each `<` (-1: never closed), found in one pass, so skipping generic
+        // arguments after an occurrence of the name is one step.
+        var closing = [Int32](repeating: -1, count: text.count)
+        var open: [Int32] = []
+        for index in text.indices {
+            if text[index] == UInt8(ascii: "<") {
+                open.append(Int32(index))
+            } else if text[index] == UInt8(ascii: ">"), let opened = open.popLast() {
+                closing[Int(opened)] = Int32(index)
             }
-            guard hasPrefix(body, at: rest) else { continue }
-            let after = rest + body.count
-            if after == text.count || [UInt8(ascii: "."), UInt8(ascii: " "), UInt8(ascii: "(")].contains(text[after]) { return true }
         }
-        return false
+        func isBody(nameAt start: Int) -> Bool {
+            if start > 0 && isWordByte(text[start - 1]) { return false }
+            var rest = start + nameLength
+            if rest < text.count && text[rest] == UInt8(ascii: "<") {
+                guard closing[rest] >= 0 else { return false }
+                rest = Int(closing[rest]) + 1
+            }
+            guard hasPrefix(body, at: rest) else { return false }
+            let after = rest + body.count
+            return after == text.count || [UInt8(ascii: "."), UInt8(ascii: " "), UInt8(ascii: "(")].contains(text[after])
+        }
+        return view.contains(in: text, where: isBody(nameAt:))
     }
 }
 
 /// The tree under construction: nodes in one array, children by index, so building and
-/// releasing it never recurses however deep the stacks are.
-private struct NodeArena {
-    enum Key: Hashable {
-        case thread(Int)
-        case frame(UInt32)
-        /// A row that is not a frame: work outside the view's body, system-only stacks.
-        case placeholder(String)
-    }
-
+/// releasing it never recurses however deep the stacks are. A child's index is above its parent's.
+struct NodeArena {
     struct Node {
-        var key: Key
+        var key: CallPathStep
+        var parent: Int
         var total: Nanoseconds = 0
         var selfWeight: Nanoseconds = 0
+        /// Samples in the node and below, and those that stopped here.
+        var samples = 0
+        var selfSamples = 0
         var foldedDepth = false
-        var children: [Key: Int] = [:]
+        var children: [CallPathStep: Int] = [:]
     }
 
     static let root = 0
-    var nodes = [Node(key: .thread(-1))]
+    var nodes = [Node(key: .thread(-1), parent: -1)]
 
-    mutating func child(of parent: Int, _ key: Key) -> Int {
+    mutating func child(of parent: Int, _ key: CallPathStep) -> Int {
         if let index = nodes[parent].children[key] { return index }
-        nodes.append(Node(key: key))
+        nodes.append(Node(key: key, parent: parent))
         nodes[parent].children[key] = nodes.count - 1
         return nodes.count - 1
+    }
+
+    /// The node at the end of `path` from the root, nil when the tree has none there.
+    func node(at path: [CallPathStep]) -> Int? {
+        var node = NodeArena.root
+        for step in path {
+            guard let next = nodes[node].children[step] else { return nil }
+            node = next
+        }
+        return node
+    }
+
+    /// Steps from the root to `node`.
+    func depth(of node: Int) -> Int {
+        var (steps, current) = (0, node)
+        while current != NodeArena.root {
+            current = nodes[current].parent
+            steps += 1
+        }
+        return steps
+    }
+
+    /// The steps from the root to `node`.
+    func path(to node: Int) -> [CallPathStep] {
+        var steps: [CallPathStep] = []
+        var current = node
+        while current != NodeArena.root {
+            steps.append(nodes[current].key)
+            current = nodes[current].parent
+        }
+        return steps.reversed()
     }
 }
 
@@ -366,7 +511,10 @@ extension CallTree {
         out.raw(",\"sampleCount\":"); out.int(Int64(sampleCount))
         out.raw(",\"unit\":"); out.string(unit.rawValue)
         if let updateCount { out.raw(",\"updateCount\":"); out.int(Int64(updateCount)) }
+        if !focusFound { out.raw(",\"focusFound\":false") }
+        if let hiddenMatches { out.hiddenMatches(hiddenMatches) }
         out.raw(",\"maxDepth\":"); out.int(Int64(CallTreeQuery.maxDepth))
+        out.raw(",\"omittedNodes\":"); out.int(Int64(omittedNodes))
         out.raw(",\"roots\":")
         CallTreeNode.write(roots, to: &out)
         out.raw("}")
@@ -395,6 +543,8 @@ extension CallTreeNode {
             out.raw(",\"isAppCode\":"); out.raw(node.isAppCode ? "true" : "false")
             out.raw(",\"total\":"); out.int(node.total)
             out.raw(",\"self\":"); out.int(node.selfWeight)
+            out.raw(",\"samples\":"); out.int(Int64(node.sampleCount))
+            out.raw(",\"step\":"); out.string(node.step.wireName)
             if node.foldedDepth { out.raw(",\"foldedDepth\":true") }
             out.raw(",\"children\":[")
             stack.append((node.children, 0))

@@ -4,11 +4,24 @@ public struct BacktraceFrame: Sendable, Equatable, Encodable {
     public var name: String
     public var binary: String
     public var isAppCode: Bool
+
+    /// Every backtrace an answer carries stops after this many frames, leaf first: a stack is as
+    /// deep as its file is long (a 1 MB file holds a 100,000-frame chain), and the frame that did
+    /// the write is at the leaf.
+    public static let maxFrames = 128
+}
+
+/// A backtrace as an answer carries it: the leaf-most frames, and whether the stack held more.
+struct CappedBacktrace {
+    var frames: [BacktraceFrame]
+    var truncated: Bool
 }
 
 extension Trace {
-    /// Leaf-first frames of `stack` (a row of `cpu.stacks`, or `noRow` for none), at most `limit`.
-    func backtrace(_ stack: Int32, limit: Int = .max) -> [BacktraceFrame] {
+    /// Leaf-first frames of `stack` (a row of `cpu.stacks`, or `noRow` for none), at most
+    /// `limit` and never more than `BacktraceFrame.maxFrames`.
+    func backtrace(_ stack: Int32, limit: Int = BacktraceFrame.maxFrames) -> CappedBacktrace {
+        let limit = min(max(0, limit), BacktraceFrame.maxFrames)
         var frames: [BacktraceFrame] = []
         var current = stack
         while current != noRow, frames.count < limit {
@@ -18,6 +31,6 @@ extension Trace {
             ))
             current = cpu.stacks.parent[Int(current)]
         }
-        return frames
+        return CappedBacktrace(frames: frames, truncated: current != noRow)
     }
 }

@@ -430,8 +430,12 @@ extension Trace {
                 body(Int(ids[0]), source, UnsafeBufferPointer(rebasing: hits[0..<count]))
                 continue
             }
-            // Several keys: the first remaining key's updates (in edge order), then the rest.
-            while count > 0 {
+            // Several keys: the first remaining key's updates (in edge order), then the rest. Run
+            // by run for a few keys; a source of many keys (a change of thousands of differently
+            // named views) is grouped in one sort, run by run would cost edges x keys.
+            var runs = 0
+            while count > 0, runs < 8 {
+                runs += 1
                 let id = ids[0]
                 var kept = 0, taken = 0
                 for index in 0..<count {
@@ -446,6 +450,22 @@ extension Trace {
                 }
                 count = kept
                 body(Int(id), source, UnsafeBufferPointer(rebasing: run[0..<taken]))
+            }
+            if count > 0 {
+                var rank: [Int32: Int] = [:]
+                for index in 0..<count where rank[ids[index]] == nil { rank[ids[index]] = rank.count }
+                let order = (0..<count).sorted { (rank[ids[$0]]!, $0) < (rank[ids[$1]]!, $1) }
+                var first = 0
+                while first < order.count {
+                    let id = ids[order[first]]
+                    var taken = 0
+                    while first + taken < order.count, ids[order[first + taken]] == id {
+                        run[taken] = hits[order[first + taken]]
+                        taken += 1
+                    }
+                    first += taken
+                    body(Int(id), source, UnsafeBufferPointer(rebasing: run[0..<taken]))
+                }
             }
         }
         return keyIDs.keys

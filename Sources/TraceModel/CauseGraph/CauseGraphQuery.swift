@@ -13,6 +13,8 @@ public struct CauseGraphDocument: Sendable, Equatable, Encodable {
     public var height: Double
     /// Merged edges left out to keep the drawing readable (weakest first); 0 normally.
     public var omittedEdges = 0
+    /// Nodes left out past `CauseGraphMetrics.maxNodes` (the farthest from the focus); 0 normally.
+    public var omittedNodes = 0
 
     public struct Node: Sendable, Equatable, Encodable {
         /// "n<row>" (the first merged row of the trace's node table), or the group key of a folded
@@ -28,8 +30,10 @@ public struct CauseGraphDocument: Sendable, Equatable, Encodable {
         public var focus: Bool
         /// Appearances merged into this node.
         public var count: Int
-        /// Updates (rows of the update table) this node stands for, ascending.
+        /// Updates (rows of the update table) this node stands for, ascending: the first
+        /// `CauseGraphMetrics.maxNodeUpdates` of `updateCount`.
         public var updates: [Int]
+        public var updateCount: Int
         /// Nodes with the same key stand for the same update or event; null when unique in this graph.
         @NullWhenAbsent public var sameUpdateKey: String?
         public var x: Double
@@ -37,8 +41,11 @@ public struct CauseGraphDocument: Sendable, Equatable, Encodable {
         public var width: Double
         public var height: Double
         @NullWhenAbsent public var collapsed: Collapsed?
-        /// Where a State / @Observable value was written, leaf frame first.
+        /// Where a State / @Observable value was written, leaf frame first (see `CappedBacktrace`;
+        /// a graph carries at most `CauseGraphMetrics.maxBacktraceFrames` frames in all).
         @NullWhenAbsent public var backtrace: [BacktraceFrame]?
+        /// The write's stack held more frames than `backtrace` lists.
+        public var backtraceTruncated = false
         /// A `swift-task` node: the Swift task it stands for, to open its details.
         @NullWhenAbsent public var task: TaskLink?
     }
@@ -62,6 +69,7 @@ public struct CauseGraphDocument: Sendable, Equatable, Encodable {
     public struct Collapsed: Sendable, Equatable, Encodable {
         /// Pass as `expand=<key>` to show the members as nodes.
         public var key: String
+        /// How many members the node stands for; `members` lists the first `CauseGraphMetrics.maxMembers`.
         public var more: Int
         public var members: [Member]
     }
@@ -69,6 +77,7 @@ public struct CauseGraphDocument: Sendable, Equatable, Encodable {
     public struct Member: Sendable, Equatable, Encodable {
         public var id: String
         public var title: String
+        /// The member's first `CauseGraphMetrics.maxMemberUpdates` updates.
         public var updates: [Int]
         public var dimmed: Bool
     }
@@ -78,7 +87,8 @@ public struct CauseGraphDocument: Sendable, Equatable, Encodable {
         public var to: String
         public var label: String
         public var count: Int
-        /// Changed properties that travelled along the edge, comma separated, or "".
+        /// Changed properties that travelled along the edge, comma separated, or "": the first
+        /// `CauseGraphMetrics.maxEdgeProperties`, then "and N more".
         public var property: String
         /// Polyline [[x, y], ...] from the source's right side to the target's left side.
         public var points: [[Double]]
@@ -113,13 +123,14 @@ extension Trace {
         expand: Set<String> = [], fanOut: FanOutPolicy = FanOutPolicy()
     ) -> CauseGraphDocument {
         var focus: [UInt32] = []
-        for row in 0..<updates.count {
-            if QueryCancellation.requested(at: row) { break }
-            guard string(updates.viewName[row]) == view, string(updates.module[row]) == module,
-                  range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true else { continue }
+        // Interned references, not texts, in the loops (a name can be as long as its file); only the view's own updates.
+        let viewRef = ref(of: view) ?? .max, moduleRef = ref(of: module)
+        for (step, row) in indexes.lists.viewLists(self).updates(ofView: viewRef, byDuration: false).lazy.map(Int.init).enumerated() {
+            if QueryCancellation.requested(at: step) { break }
+            guard updates.module[row] == moduleRef, range?.overlaps(start: updates.start[row], end: updates.end(row)) ?? true else { continue }
             focus.append(contentsOf: indexes.nodes(ofUpdate: row))
         }
-        focus.append(contentsOf: notifiedNotRun(view: view, besides: focus, in: range))
+        focus.append(contentsOf: notifiedNotRun(view: viewRef, besides: focus, in: range))
         let selection = causeGraphSelection(from: focus, siblings: false)
         let nodes = graph.nodes
         return causeGraphDocument(
@@ -132,14 +143,13 @@ extension Trace {
     /// Body nodes of `view` that were notified but did not run (no update row stands for them), so
     /// a view's graph shows why it was checked (View2 after a color scheme change), not only its runs.
     /// When the view ran (`ran` non-empty), only nodes on the same side (app / system) count.
-    private func notifiedNotRun(view: String, besides ran: [UInt32], in range: TimeRange?) -> [UInt32] {
+    private func notifiedNotRun(view: StringRef, besides ran: [UInt32], in range: TimeRange?) -> [UInt32] {
         let nodes = graph.nodes
         let side = ran.first.map { nodes.isAppCode[Int($0)] }
         var found: [UInt32] = []
-        for node in 0..<nodes.count where nodes.kind[node] == .viewBody && nodes.update[node] == noRow {
+        for node in 0..<nodes.count where nodes.kind[node] == .viewBody && nodes.update[node] == noRow && nodes.name[node] == view {
             guard side.map({ $0 == nodes.isAppCode[node] }) ?? true,
-                  range?.overlaps(start: nodes.timestamp[node], end: nodes.timestamp[node]) ?? true,
-                  string(nodes.name[node]) == view else { continue }
+                  range?.overlaps(start: nodes.timestamp[node], end: nodes.timestamp[node]) ?? true else { continue }
             found.append(UInt32(node))
         }
         return found
@@ -219,7 +229,7 @@ extension Trace {
             }
             edges[index].count += 1
             let property = graph.edges.changedProperty[e]
-            if property != 0 && !edges[index].properties.contains(property) { edges[index].properties.append(property) }
+            if property != 0 { edges[index].properties.insert(property) }
         }
 
         var folds: [NeighbourFold] = []
@@ -249,16 +259,73 @@ extension Trace {
         var drawnEdges = edges.map { edge in
             DrawnEdge(
                 from: edge.from, to: edge.to, label: edge.label.wireName, count: edge.count,
-                property: edge.properties.map(string).joined(separator: ", ")
+                property: edge.properties.text(string)
             )
         }
         for fold in folds { appendFold(fold, to: &drawn, edges: &drawnEdges) }
         (drawn, drawnEdges) = foldFanOuts(nodes: drawn, edges: drawnEdges, expand: expand, policy: fanOut)
-        if taskChains { appendTaskChains(to: &drawn, edges: &drawnEdges) }
+        // Task chains only for the nodes kept; what they add is farthest from the focus, cut last.
+        var left = Self.keepNearestNodes(&drawn, &drawnEdges, limit: CauseGraphMetrics.maxNodes)
+        if taskChains {
+            appendTaskChains(to: &drawn, edges: &drawnEdges)
+            let chainsLeft = Self.keepNearestNodes(&drawn, &drawnEdges, limit: CauseGraphMetrics.maxNodes)
+            left = (left.nodes + chainsLeft.nodes, left.edges + chainsLeft.edges)
+        }
         assignSameUpdateKeys(&drawn)
         var document = laidOut(nodes: drawn, edges: drawnEdges)
-        document.omittedEdges = omittedEdges
+        document.omittedEdges = omittedEdges + left.edges
+        document.omittedNodes = left.nodes
         return document
+    }
+
+    /// The last bound on a graph's size, whatever the trace (300 causes of one update, a fold
+    /// opened on 100,000 members): keeps the focus, then the nodes nearest to it, breadth first
+    /// along edges either way, heaviest edge first. Kept nodes keep their order. Returns how many
+    /// nodes and edges were left out.
+    private static func keepNearestNodes(_ nodes: inout [DrawnNode], _ edges: inout [DrawnEdge], limit: Int) -> (nodes: Int, edges: Int) {
+        guard nodes.count > limit else { return (0, 0) }
+        var neighbours = [[Int]](repeating: [], count: nodes.count)  // edge indexes
+        for (i, edge) in edges.enumerated() {
+            neighbours[edge.from].append(i)
+            neighbours[edge.to].append(i)
+        }
+        var kept = [Bool](repeating: false, count: nodes.count)
+        var queue: [Int] = []
+        for i in nodes.indices where nodes[i].focus && queue.count < limit {
+            kept[i] = true
+            queue.append(i)
+        }
+        var next = 0
+        while next < queue.count, queue.count < limit {
+            let node = queue[next]
+            next += 1
+            let heaviestFirst = neighbours[node].sorted { (edges[$0].count, $1) > (edges[$1].count, $0) }
+            for e in heaviestFirst where queue.count < limit {
+                let other = edges[e].from == node ? edges[e].to : edges[e].from
+                guard !kept[other] else { continue }
+                kept[other] = true
+                queue.append(other)
+            }
+        }
+        // Nodes not connected to the focus (none in a graph grown from it) fill what is left.
+        for i in nodes.indices where !kept[i] && queue.count < limit {
+            kept[i] = true
+            queue.append(i)
+        }
+        var newIndex = [Int](repeating: -1, count: nodes.count)
+        var keptNodes: [DrawnNode] = []
+        for i in nodes.indices where kept[i] {
+            newIndex[i] = keptNodes.count
+            keptNodes.append(nodes[i])
+        }
+        let keptEdges = edges.compactMap { edge -> DrawnEdge? in
+            guard newIndex[edge.from] >= 0, newIndex[edge.to] >= 0 else { return nil }
+            var moved = edge
+            (moved.from, moved.to) = (newIndex[edge.from], newIndex[edge.to])
+            return moved
+        }
+        defer { (nodes, edges) = (keptNodes, keptEdges) }
+        return (nodes.count - keptNodes.count, edges.count - keptEdges.count)
     }
 
     /// A view's merged graph can hold hundreds of causes (every view that ever ran just before it):
@@ -353,17 +420,17 @@ extension Trace {
         let noun = fold.causes ? "cause" : "effect"
         let key = NeighbourFold.key(node: fold.memberOf, causes: fold.causes)
         // Members list the first updates only: a member can stand for thousands.
-        let members = fold.members.map { member in
+        let members = fold.members.prefix(CauseGraphMetrics.maxMembers).map { member in
             CauseGraphDocument.Member(
                 id: "n\(member.first)", title: string(nodeTable.name[member.first]).isEmpty ? nodeTable.kind[member.first].displayName : string(nodeTable.name[member.first]),
-                updates: Array(member.updates.prefix(20)), dimmed: nodeTable.kind[member.first] == .viewBody && member.ran == 0
+                updates: Array(member.updates.prefix(CauseGraphMetrics.maxMemberUpdates)), dimmed: nodeTable.kind[member.first] == .viewBody && member.ran == 0
             )
         }
         nodes.append(DrawnNode(
             id: key, kind: kind, title: "+ \(fold.members.count) other \(noun)\(fold.members.count == 1 ? "" : "s")",
             subtitle: kinds.count == 1 ? kind.displayName : "\(appCount) app, \(fold.members.count - appCount) system",
             isAppCode: appCount * 2 > fold.members.count, dimmed: false, focus: false, count: fold.count, updates: [], eventIDs: [],
-            identity: MergedIdentity(kind: kind, name: 0, owner: 0, isAppCode: false), backtrace: nil,
+            identity: MergedIdentity(kind: kind, name: 0, owner: 0, isAppCode: false), writeStack: nil,
             collapsed: CauseGraphDocument.Collapsed(key: key, more: fold.members.count, members: members)
         ))
         let group = nodes.count - 1
@@ -410,8 +477,14 @@ extension Trace {
             isAppCode: nodes.isAppCode[node.first], dimmed: dimmed, focus: node.focus, count: node.raw.count,
             updates: node.updates, eventIDs: Set(node.raw.map { nodes.eventID[Int($0)] }),
             identity: MergedIdentity(kind: kind, name: nodes.name[node.first], owner: nodes.owner[node.first], isAppCode: nodes.isAppCode[node.first]),
-            backtrace: (kind == .state || kind == .observable) ? backtrace(ofAny: node.raw) : nil, raw: node.raw
+            writeStack: (kind == .state || kind == .observable) ? writeStack(ofAny: node.raw) : nil, raw: node.raw
         )
+    }
+
+    /// The stack of the first recorded write (with a backtrace) to any of `rawNodes`, or `noRow`.
+    private func writeStack(ofAny rawNodes: [UInt32]) -> Int32 {
+        let first = rawNodes.lazy.compactMap(indexes.firstBacktracedWrite(ofNode:)).min()
+        return first.map { stateChanges.backtrace[$0] } ?? noRow
     }
 
     /// Before each State / @Observable node whose change a Swift task wrote on the Main Actor:
@@ -444,7 +517,7 @@ extension Trace {
             DrawnNode(
                 id: id, kind: .other, title: taskTitle(task), subtitle: subtitle, isAppCode: true, dimmed: false, focus: false,
                 count: 1, updates: [], eventIDs: [], identity: MergedIdentity(kind: .other, name: 0, owner: 0, isAppCode: true),
-                backtrace: nil, task: link
+                writeStack: nil, task: link
             )
         }
         for state in writer.keys.sorted() {
@@ -481,15 +554,6 @@ extension Trace {
 
     /// Tasks drawn hanging off a run as having waited for it (the longest waits).
     static let maxWaitersDrawn = 3
-
-    /// The first recorded write (with a backtrace) to any of `rawNodes`, leaf frame first.
-    private func backtrace(ofAny rawNodes: [UInt32]) -> [BacktraceFrame]? {
-        let wanted = Set(rawNodes)
-        for row in 0..<stateChanges.count where stateChanges.backtrace[row] != noRow && wanted.contains(stateChanges.node[row]) {
-            return backtrace(stateChanges.backtrace[row])
-        }
-        return nil
-    }
 
     /// Replaces more than `policy.limit` look-alike leaf children of one parent by `policy.visible`
     /// of them plus one group node, unless the group's key is in `expand`. Focus nodes stay visible.
@@ -530,19 +594,24 @@ extension Trace {
                 var updates = Set<Int>()
                 var count = 0
                 var edgeCount = 0
-                var properties: [String] = []
+                var properties = CappedNames<String>()
                 var memberList: [CauseGraphDocument.Member] = []
+                var notRun = 0
                 for e in folded {
                     let child = nodes[edges[e].to]
                     updates.formUnion(child.updates)
                     count += child.count
                     edgeCount += edges[e].count
-                    if !edges[e].property.isEmpty && !properties.contains(edges[e].property) { properties.append(edges[e].property) }
-                    memberList.append(CauseGraphDocument.Member(id: child.id, title: child.title, updates: child.updates, dimmed: child.dimmed))
+                    if !edges[e].property.isEmpty { properties.insert(edges[e].property) }
+                    if child.dimmed { notRun += 1 }
+                    if memberList.count < CauseGraphMetrics.maxMembers {
+                        memberList.append(CauseGraphDocument.Member(
+                            id: child.id, title: child.title, updates: Array(child.updates.prefix(CauseGraphMetrics.maxMemberUpdates)), dimmed: child.dimmed
+                        ))
+                    }
                     removedNodes.insert(edges[e].to)
                     removedEdges.insert(e)
                 }
-                let notRun = memberList.filter(\.dimmed).count
                 var group = sample
                 group.id = groupKey
                 group.title = "+ \(folded.count) more \(sample.title)"
@@ -551,12 +620,12 @@ extension Trace {
                 group.count = count
                 group.updates = updates.sorted()
                 group.eventIDs = []
-                group.backtrace = nil
+                group.writeStack = nil
                 group.collapsed = CauseGraphDocument.Collapsed(key: groupKey, more: folded.count, members: memberList)
                 newNodes.append(group)
                 newEdges.append(DrawnEdge(
                     from: parent, to: newNodes.count - 1, label: edges[folded[0]].label, count: edgeCount,
-                    property: properties.joined(separator: ", ")
+                    property: properties.text { $0 }
                 ))
             }
         }
@@ -603,13 +672,23 @@ extension Trace {
         options.columnGap = CauseGraphMetrics.columnGap
         let layout = GraphLayout(sizes: sizes, edges: edges.map { ($0.from, $0.to) }, options: options)
         func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+        var backtraceFrames = 0
         let documentNodes = nodes.enumerated().map { i, node in
             let frame = layout.frames[i]
+            // Backtraces are read only for the nodes drawn, within the graph's budget of frames.
+            var backtrace: CappedBacktrace?
+            if let stack = node.writeStack, stack != noRow {
+                let capped = self.backtrace(stack, limit: CauseGraphMetrics.maxBacktraceFrames - backtraceFrames)
+                backtraceFrames += capped.frames.count
+                backtrace = capped
+            }
             return CauseGraphDocument.Node(
-                id: node.id, kind: node.task == nil ? node.kind.wireName : "swift-task", title: node.title, subtitle: node.subtitle, isAppCode: node.isAppCode,
-                dimmed: node.dimmed, focus: node.focus, count: node.count, updates: node.updates, sameUpdateKey: node.sameUpdateKey,
+                id: node.id, kind: node.task == nil ? node.kind.wireName : "swift-task", title: node.title, subtitle: node.subtitle,
+                isAppCode: node.isAppCode, dimmed: node.dimmed, focus: node.focus, count: node.count,
+                updates: Array(node.updates.prefix(CauseGraphMetrics.maxNodeUpdates)), updateCount: node.updates.count,
+                sameUpdateKey: node.sameUpdateKey,
                 x: rounded(frame.x), y: rounded(frame.y), width: rounded(frame.width), height: rounded(frame.height),
-                collapsed: node.collapsed, backtrace: node.backtrace, task: node.task
+                collapsed: node.collapsed, backtrace: backtrace?.frames, backtraceTruncated: backtrace?.truncated ?? false, task: node.task
             )
         }
         let documentEdges = edges.enumerated().map { i, edge in
@@ -635,6 +714,19 @@ public enum CauseGraphMetrics {
     /// A view's merged graph shows this many nodes most tied to the view; the view's other causes
     /// and effects are folded into one node each (a 1M-update trace stays a picture, not a hairball).
     public static let maxViewGraphNodes = 24
+    /// No graph holds more nodes than this (`CauseGraphDocument.omittedNodes` counts the rest):
+    /// the bound on the layout's work and the answer's size whatever the trace.
+    public static let maxNodes = 2_000
+    /// A node lists this many of its updates (`updateCount` has them all); a folded member, fewer.
+    public static let maxNodeUpdates = 100
+    public static let maxMemberUpdates = 20
+    /// A folded node lists this many of its members (`more` counts them all).
+    public static let maxMembers = 50
+    /// An edge names this many changed properties, then "and N more".
+    public static let maxEdgeProperties = 8
+    /// Backtrace frames one graph carries in all (each backtrace at most `BacktraceFrame.maxFrames`):
+    /// nodes past the budget have theirs cut, `backtraceTruncated` says so.
+    public static let maxBacktraceFrames = 2048
     public static let characterWidth = 7.8
     public static let chrome = 48.0  // icon, paddings, count badge
     public static let minWidth = 120.0
@@ -705,7 +797,25 @@ private struct MergedEdge {
     var to: Int
     var label: EdgeLabel
     var count = 0
-    var properties: [StringRef] = []
+    var properties = CappedNames<StringRef>()
+}
+
+/// Distinct names in order of first appearance: the first `CauseGraphMetrics.maxEdgeProperties`
+/// listed, the others only counted (a merged edge may carry thousands of properties).
+private struct CappedNames<Name: Hashable> {
+    private var listed: [Name] = []
+    private var others = Set<Name>()
+
+    mutating func insert(_ name: Name) {
+        guard !listed.contains(name) else { return }
+        if listed.count < CauseGraphMetrics.maxEdgeProperties { listed.append(name) } else { others.insert(name) }
+    }
+
+    /// "a, b, c", or "a, …, h and 12 more".
+    func text(_ name: (Name) -> String) -> String {
+        let names = listed.map(name).joined(separator: ", ")
+        return others.isEmpty ? names : "\(names) and \(others.count) more"
+    }
 }
 
 private struct DrawnNode {
@@ -720,7 +830,8 @@ private struct DrawnNode {
     var updates: [Int]
     var eventIDs: Set<Int64>
     var identity: MergedIdentity
-    var backtrace: [BacktraceFrame]?
+    /// The stack of the value's first write (State / @Observable nodes; `noRow` without one), else nil.
+    var writeStack: Int32?
     /// The merged raw node rows (state nodes: to find their writes).
     var raw: [UInt32] = []
     var collapsed: CauseGraphDocument.Collapsed? = nil

@@ -8,8 +8,9 @@ public struct TraceComparison: Sendable, Encodable {
     public var differences: [String]
     /// Update groups per label on each side, most frequent first.
     public var interactions: [InteractionCount]
-    /// Sorted by the absolute change of total time, largest first.
+    /// Sorted by the absolute change of total time, largest first; at most `viewLimit` of `viewsTotal`.
     public var views: [ViewComparison]
+    public var viewsTotal: Int
     /// Changed fan-outs first, each group by the absolute change of updates caused; at most
     /// `causeLimit` of `causesTotal` rows.
     public var causes: [CauseComparison]
@@ -40,8 +41,13 @@ public struct TraceComparison: Sendable, Encodable {
     /// Rows kept of `causes` and `functions` (a trace may have tens of thousands of fan-outs).
     public static let defaultCauseLimit = 200
     public static let defaultFunctionLimit = 25
+    /// The API's default: a trace may have a million view names. Callers reading every row pass `.max`.
+    public static let defaultViewLimit = 500
 
-    public init(_ a: ComparisonSide, _ b: ComparisonSide, causeLimit: Int = defaultCauseLimit, functionLimit: Int = defaultFunctionLimit) {
+    public init(
+        _ a: ComparisonSide, _ b: ComparisonSide, causeLimit: Int = defaultCauseLimit, functionLimit: Int = defaultFunctionLimit,
+        viewLimit: Int = .max
+    ) {
         self.a = a.header
         self.b = b.header
         // Cycles and time never subtract: a unit mismatch is said like another app or device.
@@ -58,7 +64,9 @@ public struct TraceComparison: Sendable, Encodable {
             )
         }.sorted { ($0.a + $0.b, $1.label) > ($1.a + $1.b, $0.label) }
         frames = FrameCountComparison(a: a.frames, b: b.frames)
-        views = Self.compareViews(a, b, frames: frames)
+        let views = Self.compareViews(a, b, frames: frames)
+        self.views = Array(views.prefix(max(0, viewLimit)))
+        viewsTotal = views.count
         let limit = max(0, causeLimit)
         let (ran, ranTotal) = Self.compareCauses(a, b, skipped: false, limit: limit)
         let (skipped, skippedTotal) = Self.compareCauses(a, b, skipped: true, limit: limit)

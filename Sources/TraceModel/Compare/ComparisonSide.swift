@@ -334,13 +334,16 @@ extension Trace {
         let categories = updates.category, kinds = updates.kind, groups = updates.group, groupLabels = updateGroups.label
         let updateNodeOffsets = indexes.updateNodeOffsets, updateNodes = indexes.updateNodes, nodeIsAppCode = graph.nodes.isAppCode
         let candidates = range.map { 0..<indexOfFirst(atLeast: $0.end, in: starts) } ?? 0..<updates.count
-        let appModule = metadata.app.isEmpty ? nil : strings.firstIndex(of: metadata.app).map(StringRef.init)
+        let appModule = metadata.app.isEmpty ? nil : ref(of: metadata.app)
 
         // Pass 1, the row of each update. Rows are keyed by interned refs and found through the
         // first row of each view name (no hashing: a million updates name a few hundred views).
         struct Row { var module: StringRef, view: StringRef, category: StringRef, kind: UpdateKind, isAppCode: Bool, next: Int32 }
+        struct RowKey: Hashable { var module: StringRef, view: StringRef, category: StringRef }
         var rows: [Row] = []
         var firstRowOfName = [Int32](repeating: noRow, count: strings.count)
+        // Past a few rows of one name (one view in many modules or categories), rows are found by hashing.
+        var rowOfKey: [RowKey: Int32] = [:]
         let rowOfUpdate = UnsafeMutableBufferPointer<Int32>.allocate(capacity: candidates.count)
         defer { rowOfUpdate.deallocate() }
         var cancelled = false
@@ -353,14 +356,21 @@ extension Trace {
             }
             let module = modules[update], view = viewNames[update], category = categories[update]
             var row = firstRowOfName[Int(view)]
+            var steps = 0
             while row != noRow, rows[Int(row)].module != module || rows[Int(row)].category != category {
                 row = rows[Int(row)].next
+                steps += 1
+                if steps == 8 {
+                    row = rowOfKey[RowKey(module: module, view: view, category: category)] ?? noRow
+                    break
+                }
             }
             if row == noRow {
                 row = Int32(rows.count)
                 rows.append(Row(module: module, view: view, category: category, kind: kinds[update],
                                 isAppCode: module == appModule, next: firstRowOfName[Int(view)]))
                 firstRowOfName[Int(view)] = row
+                rowOfKey[RowKey(module: module, view: view, category: category)] = row
             }
             rowOfUpdate[update - candidates.lowerBound] = row
             // Blue in Instruments: a graph node of the update is the app's own code.

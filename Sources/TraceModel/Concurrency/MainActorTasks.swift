@@ -101,7 +101,7 @@ extension Trace {
     public func creationSite(ofTask task: Int) -> String {
         if tasks.name[task] != 0 { return string(tasks.name[task]) }
         if let creator = creator(ofTask: task), tasks.name[creator] != 0 { return string(tasks.name[creator]) }
-        let frames = backtrace(tasks.creationBacktrace[task], limit: 64)
+        let frames = backtrace(tasks.creationBacktrace[task], limit: 64).frames
         return frames.first(where: \.isAppCode)?.name ?? ""
     }
 
@@ -120,7 +120,7 @@ extension Trace {
         let thread = stateChanges.thread[change]
         let states = taskStates
         if thread != noRow, let row = candidates.first(where: { states.thread[$0] == thread }) { return (row, .thread) }
-        let frames = stateChanges.backtrace[change] == noRow ? [] : backtrace(stateChanges.backtrace[change], limit: 256)
+        let frames = stateChanges.backtrace[change] == noRow ? [] : backtrace(stateChanges.backtrace[change]).frames
         if let row = candidates.first(where: { row in frames.contains { Self.isResumeFunction(states.resumeFunction[row], frame: $0, in: self) } }) {
             return (row, .backtrace)
         }

@@ -43,14 +43,16 @@ public struct TaskStateDetail: Sendable, Equatable, Encodable {
     @NullWhenAbsent public var thread: UpdateDetail.Thread?
     public var narrative: String
     public var task: Task
+    /// Leaf first, at most `BacktraceFrame.maxFrames`; `…Truncated` when the stack held more.
     public var creationBacktrace: [BacktraceFrame]
+    public var creationBacktraceTruncated: Bool
     public var suspendBacktrace: [BacktraceFrame]
+    public var suspendBacktraceTruncated: Bool
     /// Every state of the task in start order (the first `maxStates`), and how many it has.
     public var states: [State]
     public var stateCount: Int
 
     public static let maxStates = 500
-    public static let maxFrames = 128
 }
 
 /// Time spent running and waiting, per resume function and actor.
@@ -68,6 +70,9 @@ public struct TaskSummaryRow: Sendable, Equatable, Encodable {
     public var runs: Int
     /// Longest single wait.
     public var longestWait: Nanoseconds
+
+    /// The API lists this many rows, the most running first (every resume function is a row).
+    public static let maxListed = 500
 }
 
 extension Trace {
@@ -115,14 +120,15 @@ extension Trace {
             )
         }
         let waitingFor = states.waitingFor[row]
+        let creation = backtrace(tasks.creationBacktrace[task]), suspend = backtrace(states.suspendBacktrace[row])
         return TaskStateDetail(
             row: row, start: states.start[row], duration: states.duration[row], state: states.state[row].wireName,
             severity: taskSeverity(row).wireName, actor: string(states.actor[row]), isMainActor: states.isMainActor[row],
             priority: string(states.priority[row]), resumeFunction: string(states.resumeFunction[row]),
             waitingFor: waitingFor == noRow ? nil : taskReference(Int(waitingFor)), thread: thread,
             narrative: string(states.narrative[row]), task: taskReference(task),
-            creationBacktrace: backtrace(tasks.creationBacktrace[task], limit: TaskStateDetail.maxFrames),
-            suspendBacktrace: backtrace(states.suspendBacktrace[row], limit: TaskStateDetail.maxFrames),
+            creationBacktrace: creation.frames, creationBacktraceTruncated: creation.truncated,
+            suspendBacktrace: suspend.frames, suspendBacktraceTruncated: suspend.truncated,
             states: listed, stateCount: rows.count
         )
     }

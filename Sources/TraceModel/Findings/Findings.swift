@@ -72,6 +72,20 @@ public struct FindingEvidence: Sendable, Equatable, Encodable {
     /// Hangs and hitches: the recorded intervals the finding reads, ascending (at most
     /// `FindingsOptions.maxEvidenceUpdates`); `[]` for the other kinds.
     public var intervals: [TimeRange] = []
+    /// A view's findings: the CPU that proves it, the samples of all the updates the finding
+    /// counts merged (the CPU pane of the view, `c=view`, with this filter); `range` is then one of them.
+    @NullWhenAbsent public var cpuView: FindingCPUView? = nil
+}
+
+/// The merged CPU of a view's updates: its name and module, the category of its updates, and which
+/// of them: a lane (`SummaryFilter`'s raw value, "long-view-body" for the long bodies) and those
+/// longer than `longerThanNs` (the finding's threshold), so they are the updates the finding counts.
+public struct FindingCPUView: Sendable, Equatable, Encodable {
+    public var name: String
+    public var module: String
+    public var category: String
+    public var filter: String
+    public var longerThanNs: Nanoseconds
 }
 
 public struct Finding: Sendable, Equatable, Encodable {
@@ -125,6 +139,14 @@ public struct FindingsOptions: Sendable, Equatable {
     /// the locale) is reported low, with advice that fits a rare change.
     public static let environmentFrequentChanges = 3
 
+    /// Bounds on the work and the answer, whatever the trace: long-body findings of the costliest
+    /// `maxViewsWithFrames` views read their heaviest frames (each a pass over the samples in the
+    /// view's updates), the others do without; a finding names at most `maxSubjectsPerRole`
+    /// properties and views; the API lists the costliest `maxListed` findings with their total.
+    public static let maxViewsWithFrames = 50
+    public static let maxSubjectsPerRole = 10
+    public static let maxListed = 200
+
     public init() {}
 
     /// A threshold settable by name: `fanOutMinBodies=12`.
@@ -144,7 +166,7 @@ public struct FindingsOptions: Sendable, Equatable {
         Parameter(name: "environmentMinSkippedShare", summary: "share (0-1) of notified bodies that did not run", range: 0...1, keyPath: \.environmentMinSkippedShare),
         Parameter(name: "repeatedBodyMinRuns", summary: "runs of one body in one transaction", range: 2...1_000_000, keyPath: \.repeatedBodyMinRunsValue),
         Parameter(name: "busyCoverage", summary: "main-thread CPU share (0-1) above which a hang is busy, not blocked", range: 0...1, keyPath: \.busyCoverage),
-        Parameter(name: "maxIntervalFindings", summary: "hang and hitch findings kept per kind", range: 0...1_000_000, keyPath: \.maxIntervalFindingsValue),
+        Parameter(name: "maxIntervalFindings", summary: "hang and hitch findings kept per kind", range: 0...100, keyPath: \.maxIntervalFindingsValue),
         Parameter(name: "mainActorBlockedNs", summary: "a task running on the Main Actor longer than this (ns) blocks it (default: one frame)", range: 1...Double(TraceLimits.time), keyPath: \.mainActorBlockedNsValue),
         Parameter(name: "mainActorWaitNs", summary: "a task waiting for the Main Actor longer than this (ns) is reported", range: 1...Double(TraceLimits.time), keyPath: \.mainActorWaitNsValue),
     ]

@@ -12,8 +12,10 @@ struct FindingsContext {
     let weightPerNanosecond: Double
     /// The recording has CPU samples: without them busy and blocked cannot be told apart.
     let hasCPUData: Bool
-    /// Per stack: the frame the app called (see `FindingFrame`) and the app frame that called it.
-    private var attribution: [UInt32: (frame: UInt32, caller: Int32)] = [:]
+    /// Per stack row: the frame the app called (see `FindingFrame`) and the app frame that called
+    /// it, filled on first use (`caller` -2: not yet).
+    private var attribution: [(frame: UInt32, caller: Int32)]
+    private var isEntryPointFrame: [UInt32: Bool] = [:]
     /// Per update group: time of its updates (the rest of a transaction is SwiftUI's own bookkeeping).
     private var updateTimeByGroup: [Nanoseconds]?
     /// Per main-actor run (row of `taskStates`): the state changes it wrote.
@@ -25,14 +27,18 @@ struct FindingsContext {
         mainThreads = Set(trace.threads.indices.filter { trace.threads[$0].isMain }.map(Int32.init))
         weightPerNanosecond = trace.metadata.cpuWeightUnit == .cycles ? CPUPrefixSums.cyclesPerNanosecond(trace.cpu.samples) : 1
         hasCPUData = trace.cpu.samples.count > 0
+        attribution = Array(repeating: (0, -2), count: trace.cpu.stacks.count)
     }
 
-    /// Heaviest attributed frames of the samples on `threads` (empty = any thread) in `ranges`.
+    /// Heaviest attributed frames of the samples on `threads` (empty = any thread) in `ranges`
+    /// (sorted by start; where they overlap, a sample counts once).
     mutating func heaviestFrames(in ranges: some Sequence<TimeRange>, threads: Set<Int32>) -> [FindingFrame] {
         let samples = trace.cpu.samples
         var weights: [UInt64: Nanoseconds] = [:]
-        for range in ranges {
-            var index = indexOfFirst(atLeast: range.start, in: samples.time)
+        var readUpTo = Nanoseconds.min
+        for range in ranges where range.end > readUpTo {
+            var index = indexOfFirst(atLeast: max(range.start, readUpTo), in: samples.time)
+            readUpTo = range.end
             while index < samples.count, samples.time[index] < range.end {
                 defer { index += 1 }
                 if !threads.isEmpty, !threads.contains(samples.thread[index]) { continue }
@@ -65,31 +71,43 @@ struct FindingsContext {
         return weightPerNanosecond == 1 ? total : Nanoseconds(Double(total) / weightPerNanosecond)
     }
 
-    /// The frame below the deepest app frame (what the app's code called), else the leaf.
+    /// The frame below the deepest app frame (what the app's code called), else the leaf. A
+    /// row's answer follows from its parent's (the stack table is a prefix tree), so each row is
+    /// worked out once, ancestors first, without walking any stack to its root again.
     private mutating func attributed(stack: UInt32) -> (frame: UInt32, caller: Int32) {
-        if let known = attribution[stack] { return known }
+        if attribution[Int(stack)].caller != -2 { return attribution[Int(stack)] }
         let stacks = trace.cpu.stacks
-        let isApp = trace.cpu.frames.isAppCode
-        var result = (frame: stacks.frame[Int(stack)], caller: noRow)
-        var callee = stacks.frame[Int(stack)]
+        var pending: [Int] = []
         var current = Int32(stack)
-        while current != noRow {
-            let frame = stacks.frame[Int(current)]
-            if isApp[Int(frame)], !isEntryPoint(frame) {
-                result = current == Int32(stack) ? (frame, noRow) : (callee, Int32(frame))
-                break
-            }
-            callee = frame
+        while current != noRow, attribution[Int(current)].caller == -2 {
+            pending.append(Int(current))
             current = stacks.parent[Int(current)]
         }
-        attribution[stack] = result
-        return result
+        for row in pending.reversed() {
+            let frame = stacks.frame[row], parent = Int(stacks.parent[row])
+            if isAppFrame(frame) || parent == Int(noRow) {
+                // An app frame is its own answer; a root with no app frame above is the leaf's.
+                attribution[row] = (frame, noRow)
+            } else if isAppFrame(stacks.frame[parent]) {
+                attribution[row] = (frame, Int32(stacks.frame[parent]))
+            } else {
+                // Same deepest app frame as the parent's, and the same frame below it; none: the leaf.
+                let above = attribution[parent]
+                attribution[row] = above.caller == noRow ? (frame, noRow) : above
+            }
+        }
+        return attribution[Int(stack)]
     }
 
-    /// `main` / `static App.$main()` sit under every stack of the app: calling into UIKit from them says nothing.
-    private func isEntryPoint(_ frame: UInt32) -> Bool {
+    /// An app frame that is not an entry point: `main` / `static App.$main()` sit under every
+    /// stack of the app, calling into UIKit from them says nothing.
+    private mutating func isAppFrame(_ frame: UInt32) -> Bool {
+        guard trace.cpu.frames.isAppCode[Int(frame)] else { return false }
+        if let known = isEntryPointFrame[frame] { return !known }
         let name = trace.string(trace.cpu.frames.name[Int(frame)])
-        return name == "main" || name.hasSuffix("$main()") || name.hasSuffix(".main()")
+        let entry = name == "main" || name.hasSuffix("$main()") || name.hasSuffix(".main()")
+        isEntryPointFrame[frame] = entry
+        return !entry
     }
 
     /// Updates whose cause graph starts at a state change one of `runs` wrote (the first update
@@ -202,18 +220,23 @@ extension Trace {
             if rowsByView[key] == nil { order.append(key) }
             rowsByView[key, default: []].append(Int(row))
         }
-        var found: [Finding] = []
-        for key in order {
-            let rows = rowsByView[key]!
-            guard rows.count >= options.longBodyMinCount else { continue }
-            let view = string(key.view), module = string(key.module)
+        var costs: [(key: ViewKey, cost: Nanoseconds, saving: Nanoseconds)] = []
+        for key in order where rowsByView[key]!.count >= options.longBodyMinCount {
             var cost: Nanoseconds = 0, saving: Nanoseconds = 0
-            for row in rows {
+            for row in rowsByView[key]! {
                 cost.addSaturating(updates.duration[row])
                 saving.addSaturating(updates.duration[row] - options.longBodyNs)
             }
+            costs.append((key, cost, saving))
+        }
+        // Reading frames is a pass over the samples of the view's updates: the costliest views only.
+        let framed = Set(costs.indices.sorted { (costs[$0].cost, $1) > (costs[$1].cost, $0) }.prefix(FindingsOptions.maxViewsWithFrames))
+        var found: [Finding] = []
+        for (index, (key, cost, saving)) in costs.enumerated() {
+            let rows = rowsByView[key]!
+            let view = string(key.view), module = string(key.module)
             let longest = rows.max { (updates.duration[$0], $1) < (updates.duration[$1], $0) }!
-            let frames = context.heaviestFrames(
+            let frames = !framed.contains(index) ? [] : context.heaviestFrames(
                 in: rows.lazy.map { TimeRange(start: self.updates.start[$0], end: self.updates.end($0)) },
                 threads: context.threads(ofUpdate: longest)
             )
@@ -232,7 +255,11 @@ extension Trace {
                     updates: context.evidenceUpdates(rows), updateCount: rows.count, representativeUpdate: longest,
                     range: TimeRange(start: updates.start[longest], end: updates.end(longest)),
                     thread: updates.thread[longest] == noRow ? context.mainThreads.min().map(Int.init) : Int(updates.thread[longest]),
-                    frames: frames, cpuCoverage: nil
+                    frames: frames, cpuCoverage: nil,
+                    cpuView: FindingCPUView(
+                        name: view, module: module, category: string(updates.category[longest]),
+                        filter: (lane == .longViewBody ? SummaryFilter.longViewBody : .all).rawValue, longerThanNs: options.longBodyNs
+                    )
                 )
             ))
         }
@@ -256,6 +283,7 @@ extension Trace {
         // One entry per environment node name, mutated in place (no copy per event).
         var churns: [Churn] = []
         var indexOfName: [StringRef: Int] = [:]
+        var roots = EnvironmentRoots()
         for node in 0..<nodes.count where nodes.kind[node] == .externalEnvironment || nodes.kind[node] == .environmentWriter {
             var notified = 0, skipped = 0, group = noRow
             for edge in causes.outgoing(node) where edges.label[Int(edge)] == .update && nodes.kind[Int(edges.target[Int(edge)])] == .viewBody {
@@ -263,7 +291,7 @@ extension Trace {
                 if notified == 1 {
                     if indexOfName[nodes.name[node]] == nil {
                         indexOfName[nodes.name[node]] = churns.count
-                        churns.append(Churn(name: nodes.name[node], root: environmentRoot(of: node)))
+                        churns.append(Churn(name: nodes.name[node], root: string(graph.nodes.name[roots.root(of: node, in: graph)])))
                     }
                 }
                 let index = indexOfName[nodes.name[node]]!
@@ -300,13 +328,16 @@ extension Trace {
             let share = Double(churn.skipped) / Double(churn.notified)
             let writer = string(churn.name)
             let source = churn.root == writer ? writer : "\(churn.root) → \(writer)"
-            let properties = churn.properties.order.filter { $0 != 0 }.map(string)
-            let skippedViews = churn.skippedViews.order.map(string)
-            let ranViews = churn.ranViews.order.filter { !churn.skippedViews.contains($0) }.map(string)
-            let values = properties.isEmpty ? "an environment value" : properties.joined(separator: ", ")
+            // Subjects and the title name the first few; a change may notify thousands of views.
+            let listed = FindingsOptions.maxSubjectsPerRole
+            let allProperties = churn.properties.order.filter { $0 != 0 }
+            let properties = allProperties.prefix(listed).map(string)
+            let views = (churn.skippedViews.order + churn.ranViews.order.lazy.filter { !churn.skippedViews.contains($0) }).prefix(listed).map(string)
+            let values = properties.isEmpty ? "an environment value"
+                : properties.joined(separator: ", ") + (allProperties.count > listed ? " and \(allProperties.count - listed) more" : "")
             var subjects = [FindingSubject(role: .environment, name: source)]
             subjects += properties.map { FindingSubject(role: .property, name: $0, detail: "environment") }
-            subjects += (skippedViews + ranViews).map { FindingSubject(role: .view, name: $0) }
+            subjects += views.map { FindingSubject(role: .view, name: $0) }
             let widestGroup = churn.widestGroup == noRow ? nil : Int(churn.widestGroup)
             let representative = churn.ran.first { updates.group[$0] == churn.widestGroup } ?? churn.ran.first
             // A value that changes once or twice in a recording (the appearance, the locale) costs a
@@ -332,20 +363,6 @@ extension Trace {
         return found
     }
 
-    /// The first environment node up the chain of environment edges into `node` (bounded walk).
-    private func environmentRoot(of node: Int) -> String {
-        var current = node
-        var seen: Set<Int> = [node]
-        while let edge = graph.incoming(current).first(where: {
-            let kind = graph.nodes.kind[Int(graph.edges.source[Int($0)])]
-            return kind == .externalEnvironment || kind == .environmentWriter
-        }) {
-            let source = Int(graph.edges.source[Int(edge)])
-            guard seen.insert(source).inserted else { break }
-            current = source
-        }
-        return string(graph.nodes.name[current])
-    }
 
     // MARK: Repeated body in one transaction
 
@@ -427,6 +444,31 @@ extension Trace {
     private func firstCause(ofUpdate row: Int) -> UInt32? {
         guard let node = indexes.nodes(ofUpdate: row).first(where: { !graph.incoming(Int($0)).isEmpty }) else { return nil }
         return graph.edges.source[Int(graph.incoming(Int(node)).first!)]
+    }
+}
+
+/// The first environment node up the chain of environment edges into a node, remembered for
+/// every node of the chain: a chain of thousands of writers is walked once, not once per writer.
+struct EnvironmentRoots {
+    private var rootOf: [Int: Int] = [:]
+
+    mutating func root(of node: Int, in graph: CauseGraph) -> Int {
+        var chain: [Int] = []
+        var onChain = Set<Int>()
+        var current = node
+        while rootOf[current] == nil, onChain.insert(current).inserted {
+            chain.append(current)
+            guard let edge = graph.incoming(current).first(where: {
+                let kind = graph.nodes.kind[Int(graph.edges.source[Int($0)])]
+                return kind == .externalEnvironment || kind == .environmentWriter
+            }) else { break }
+            current = Int(graph.edges.source[Int(edge)])
+        }
+        // The walk ended at a known node, or at the chain's last node: it has no environment
+        // cause, or its cause is on the chain already (a cycle).
+        let root = rootOf[current] ?? chain.last ?? current
+        for member in chain { rootOf[member] = root }
+        return root
     }
 }
 

@@ -23,6 +23,7 @@ extension Trace {
         let adjacencyBytes = bytes(graph.outgoingOffsets) + bytes(graph.outgoingEdges) + bytes(graph.incomingOffsets) + bytes(graph.incomingEdges)
         let c = stateChanges
         let changeBytes = bytes(c.timestamp) + bytes(c.node) + bytes(c.description) + bytes(c.backtrace) + bytes(c.thread)
+            + bytes(indexes.writtenNodes) + bytes(indexes.firstWriteOfNode)
         let cpuBytes = bytes(cpu.frames.name) + bytes(cpu.frames.binary) + bytes(cpu.frames.isAppCode)
             + bytes(cpu.stacks.parent) + bytes(cpu.stacks.frame)
             + bytes(cpu.samples.time) + bytes(cpu.samples.thread) + bytes(cpu.samples.weight) + bytes(cpu.samples.stack)

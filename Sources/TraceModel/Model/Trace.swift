@@ -21,6 +21,10 @@ public struct Trace: Sendable {
     public internal(set) var indexes: TraceIndexes
 
     public func string(_ ref: StringRef) -> String { strings[Int(ref)] }
+
+    /// The interned reference of `text`, nil when no row uses it: queries compare references
+    /// in their loops, never texts.
+    public func ref(of text: String) -> StringRef? { strings.firstIndex(of: text).map(StringRef.init) }
 }
 
 public struct TraceMetadata: Sendable, Codable, Equatable {
@@ -234,7 +238,8 @@ public struct FrameTable: Sendable {
 }
 
 /// A stack is its leaf frame plus its parent stack (`noRow` at the root): a prefix tree, so
-/// a million samples of the same twenty call paths store twenty stacks.
+/// a million samples of the same twenty call paths store twenty stacks. A parent is always an
+/// earlier row (`TraceBuilder.validate`), so one pass in row order meets every parent first.
 public struct StackTable: Sendable {
     public internal(set) var parent: [Int32] = []
     public internal(set) var frame: [UInt32] = []
@@ -273,6 +278,8 @@ public struct TraceIndexes: Sendable {
     public internal(set) var updateNodes: [UInt32] = []
     /// Summary rows and per-view update lists, built on first use.
     public let lists = UpdateListIndex()
+    /// The CPU path tries of the transforms asked for lately (CallTree/CPUPaths.swift), built on first use.
+    public let cpuPaths = CPUPathCache()
     /// Task-state rows (sorted by start) when a task ran on the main actor or main thread.
     public internal(set) var mainActorRuns: [UInt32] = []
     /// Task-state rows (sorted by start) when a task was enqueued on the main actor.
@@ -286,6 +293,21 @@ public struct TraceIndexes: Sendable {
     /// The trace's signpost lanes (none without signposts), at most `SignpostLane.maxLanes`: one
     /// per group and row of its stack, a group's rows in order.
     public internal(set) var signpostLanes: [SignpostLane] = []
+
+    /// Graph nodes with a recorded write that has a backtrace, ascending, and each one's first
+    /// such write (a row of `Trace.stateChanges`): a node's write is found without reading every write.
+    public internal(set) var writtenNodes: [UInt32] = []
+    public internal(set) var firstWriteOfNode: [UInt32] = []
+
+    /// The first recorded write to `node` that has a backtrace, or nil.
+    public func firstBacktracedWrite(ofNode node: UInt32) -> Int? {
+        var low = 0, high = writtenNodes.count
+        while low < high {
+            let mid = (low + high) / 2
+            if writtenNodes[mid] < node { low = mid + 1 } else { high = mid }
+        }
+        return low < writtenNodes.count && writtenNodes[low] == node ? Int(firstWriteOfNode[low]) : nil
+    }
 
     public func states(ofTask task: Int) -> ArraySlice<UInt32> {
         taskStateRows[Int(taskStateOffsets[task])..<Int(taskStateOffsets[task + 1])]

@@ -305,6 +305,10 @@ public struct TraceBuilder: Sendable {
                 try bound(interval.duration, TraceLimits.durations, table, row, "duration")
             }
         }
+        for row in 0..<cpu.stacks.count where cpu.stacks.parent[row] != noRow && Int(cpu.stacks.parent[row]) >= row {
+            // Queries walk stacks in row order, each parent known before its children (a prefix tree, no cycles).
+            throw TraceModelError(table: "stacks", row: row, field: "parent", message: "refers to \(cpu.stacks.parent[row]), not an earlier stack")
+        }
         for row in 0..<graph.nodes.count {
             try check(graph.nodes.update[row], updates.count, "nodes", row, "update")
         }
@@ -562,6 +566,14 @@ extension TraceIndexes {
         awaitingRows = awaitRows.map { UInt32(waiting[Int($0)]) }
         updatesByLane = byLane
         maxDurationByLane = maxDuration
+
+        var firstWrite: [UInt32: UInt32] = [:]
+        let changes = trace.stateChanges
+        for row in 0..<changes.count where changes.backtrace[row] != noRow && firstWrite[changes.node[row]] == nil {
+            firstWrite[changes.node[row]] = UInt32(row)
+        }
+        writtenNodes = firstWrite.keys.sorted()
+        firstWriteOfNode = writtenNodes.map { firstWrite[$0]! }
 
         let nodeUpdates = trace.graph.nodes.update
         let linked = nodeUpdates.indices.filter { nodeUpdates[$0] != noRow }

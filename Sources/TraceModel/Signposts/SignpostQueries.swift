@@ -31,7 +31,7 @@ extension Trace {
         let processRow = Int(table.process[row])
         let threadRow = Int(table.thread[row])
         // The lane that holds it: its group's, and the row of the stack it is drawn in.
-        let lane = indexes.signpostLanes.first { $0.rows.contains(UInt32(row)) }
+        let lane = indexes.signpostLanes.first { $0.rows.binarySearchContains(UInt32(row)) }
         return SignpostDetail(
             row: row, start: table.start[row], duration: table.duration[row], kind: table.kind[row].wireName,
             subsystem: string(table.subsystem[row]), category: string(table.category[row]), name: string(table.name[row]),

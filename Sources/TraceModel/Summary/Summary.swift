@@ -67,6 +67,12 @@ public struct UpdateSummary: Sendable, Equatable, Codable {
     public var total: SummaryStats
     /// Sorted by total time, longest first (as are modules and views inside).
     public var processes: [ProcessUpdateSummary]
+    /// View rows left out past `maxViews` (the least total time; their process's and module's
+    /// figures still count them); 0 normally.
+    public var omittedViews = 0
+
+    /// A summary lists at most this many view rows, the most total time first.
+    public static let maxViews = 1000
 }
 
 public struct ProcessUpdateSummary: Sendable, Equatable, Codable {
@@ -203,15 +209,23 @@ extension Trace {
             stats.updateAverage()
             byView[index.rows[summaryRow]] = (kindOfRow[summaryRow], stats)
         }
+        // Past the limit, the rows of least time are counted in their module and process only.
+        var listed = Set(byView.keys)
+        if byView.count > UpdateSummary.maxViews {
+            let rows = statsOfRow.indices.filter { statsOfRow[$0].count > 0 }
+                .sorted { (statsOfRow[$0].totalNs, $1) > (statsOfRow[$1].totalNs, $0) }
+            listed = Set(rows.prefix(UpdateSummary.maxViews).map { index.rows[$0] })
+        }
 
         // Assemble the tree; the view rows' first kind wins when lanes disagree (they partition
         // by kind, so only `.layout` and `.other` can share a view row).
-        var byModule: [Int32: [StringRef: [ViewUpdateSummary]]] = [:]
+        var byModule: [Int32: [StringRef: [(row: ViewUpdateSummary, listed: Bool)]]] = [:]
         for (key, value) in byView {
+            let isListed = listed.contains(key)
             let view = ViewUpdateSummary(
-                name: string(key.view), category: string(key.category), kind: value.kind.wireName, stats: value.stats
+                name: isListed ? string(key.view) : "", category: isListed ? string(key.category) : "", kind: value.kind.wireName, stats: value.stats
             )
-            byModule[key.process, default: [:]][key.module, default: []].append(view)
+            byModule[key.process, default: [:]][key.module, default: []].append((view, isListed))
         }
         var result: [ProcessUpdateSummary] = []
         for (process, modules) in byModule {
@@ -219,18 +233,21 @@ extension Trace {
             var processStats = SummaryStats()
             for (module, views) in modules {
                 var moduleStats = SummaryStats()
-                for view in views { moduleStats.add(view.stats) }
+                for view in views { moduleStats.add(view.row.stats) }
                 processStats.add(moduleStats)
-                let sortedViews = views.sorted { ($0.stats.totalNs, $1.name, $1.category) > ($1.stats.totalNs, $0.name, $0.category) }
+                let sortedViews = views.filter(\.listed).map(\.row)
+                    .sorted { ($0.stats.totalNs, $1.name, $1.category) > ($1.stats.totalNs, $0.name, $0.category) }
+                guard !sortedViews.isEmpty else { continue }
                 moduleSummaries.append(ModuleUpdateSummary(name: string(module), stats: moduleStats, views: sortedViews))
             }
+            guard !moduleSummaries.isEmpty else { continue }
             moduleSummaries.sort { ($0.stats.totalNs, $1.name) > ($1.stats.totalNs, $0.name) }
             let info = process == noRow ? nil : processes[Int(process)]
             result.append(ProcessUpdateSummary(name: info?.name ?? "", pid: info?.pid, stats: processStats, modules: moduleSummaries))
         }
         result.sort { ($0.stats.totalNs, $1.name, $1.pid ?? -1) > ($1.stats.totalNs, $0.name, $0.pid ?? -1) }
         let span = range ?? TimeRange(start: metadata.start, end: metadata.end)
-        return UpdateSummary(start: span.start, end: span.end, filter: filter, total: total, processes: result)
+        return UpdateSummary(start: span.start, end: span.end, filter: filter, total: total, processes: result, omittedViews: byView.count - listed.count)
     }
 
     /// Rows of `lane` that overlap `range` (nil = all of them): rows are sorted by start, so the ones

@@ -44,7 +44,11 @@ public struct UpdateDetail: Sendable, Equatable, Encodable {
     /// Neighbouring updates of the same view (same module and view name).
     @NullWhenAbsent public var previous: Int?
     @NullWhenAbsent public var next: Int?
+    /// The first `maxCauses` direct causes, and how many there are.
     public var causes: [Cause]
+    public var causeCount: Int
+
+    public static let maxCauses = 100
 }
 
 extension Trace {
@@ -56,13 +60,22 @@ extension Trace {
         let thread = threadRow == Int(noRow) ? nil : threads[threadRow]
         let groupRow = Int(table.group[id])
 
-        func isSameView(_ row: Int) -> Bool { table.viewName[row] == table.viewName[id] && table.module[row] == table.module[id] }
-        let previous = stride(from: id - 1, through: 0, by: -1).first(where: isSameView)
-        let next = (id + 1..<table.count).first(where: isSameView)
+        // Neighbours in the view's own list (ascending rows), not in every update.
+        let sameName = indexes.lists.viewLists(self).updates(ofView: table.viewName[id], byDuration: false)
+        var position = sameName.startIndex, high = sameName.endIndex
+        while position < high {
+            let mid = (position + high) / 2
+            if Int(sameName[mid]) < id { position = mid + 1 } else { high = mid }
+        }
+        func isSameModule(_ row: UInt32) -> Bool { table.module[Int(row)] == table.module[id] }
+        let previous = sameName[..<position].last(where: isSameModule).map(Int.init)
+        let next = sameName[(position + 1)...].first(where: isSameModule).map(Int.init)
 
         var causes: [UpdateDetail.Cause] = []
+        var causeCount = 0
         for node in indexes.nodes(ofUpdate: id) {
-            for edge in graph.incoming(Int(node)) {
+            causeCount += graph.incoming(Int(node)).count
+            for edge in graph.incoming(Int(node)) where causes.count < UpdateDetail.maxCauses {
                 let source = Int(graph.edges.source[Int(edge)])
                 causes.append(UpdateDetail.Cause(
                     node: "n\(source)", kind: graph.nodes.kind[source].wireName,
@@ -85,7 +98,7 @@ extension Trace {
                 id: groupRow, start: updateGroups.start[groupRow], duration: updateGroups.duration[groupRow],
                 label: string(updateGroups.label[groupRow])
             ),
-            previous: previous, next: next, causes: causes
+            previous: previous, next: next, causes: causes, causeCount: causeCount
         )
     }
 }

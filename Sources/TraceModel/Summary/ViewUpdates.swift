@@ -53,9 +53,9 @@ extension Trace {
         let table = updates
         var rows: [Int] = []
         // Compare interned references, not strings, in the loop over every update.
-        let viewRef = strings.firstIndex(of: query.view).map(StringRef.init)
-        let moduleRef = query.module.map { module in strings.firstIndex(of: module).map(StringRef.init) ?? StringRef.max }
-        let categoryRef = query.category.map { category in strings.firstIndex(of: category).map(StringRef.init) ?? StringRef.max }
+        let viewRef = ref(of: query.view)
+        let moduleRef = query.module.map { module in ref(of: module) ?? StringRef.max }
+        let categoryRef = query.category.map { category in ref(of: category) ?? StringRef.max }
         if let viewRef {
             // The view's updates, already in the order asked for (UpdateListIndex): filtering keeps it.
             let candidates = indexes.lists.viewLists(self).updates(ofView: viewRef, byDuration: query.sort == .duration)
@@ -120,7 +120,7 @@ extension Trace {
             title = "\(title[..<space]) \(owner).\(title[title.index(after: space)...])"
         }
         let changed = string(property)
-        if !changed.isEmpty, !title.contains(changed) {
+        if !changed.isEmpty, !title.containsText(changed) {
             title += isWrapper && !title.contains(".") ? ".\(changed)" : " (\(changed))"
         }
         return title

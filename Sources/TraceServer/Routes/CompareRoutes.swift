@@ -15,6 +15,7 @@ func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         if rangeB != nil, idsB.count > 1 { throw APIError.badParameter("bStart", "a range applies to one recording of B, not \(idsB.count)") }
         let causeLimit = Int(try query.int("causes", in: 0...100_000) ?? Int64(TraceComparison.defaultCauseLimit))
         let functionLimit = Int(try query.int("functions", in: 0...100_000) ?? Int64(TraceComparison.defaultFunctionLimit))
+        let viewLimit = Int(try query.int("views", in: 0...100_000) ?? Int64(TraceComparison.defaultViewLimit))
         var tracesA: [LoadedTrace] = [], tracesB: [LoadedTrace] = []
         // Each load holds the memory of those before it (they are used together).
         for id in idsA { tracesA.append(try await store.loaded(id: id, alongside: tracesA)) }
@@ -32,7 +33,7 @@ func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         }
         let a = Array(sides.prefix(tracesA.count)), b = Array(sides.dropFirst(tracesA.count))
         return jsonResponse(bytes: try await queries.run(for: context.work) {
-            try encodeJSON(TraceComparison(.pooled(a), .pooled(b), causeLimit: causeLimit, functionLimit: functionLimit))
+            try encodeJSON(TraceComparison(.pooled(a), .pooled(b), causeLimit: causeLimit, functionLimit: functionLimit, viewLimit: viewLimit))
         })
     }
 }

@@ -23,12 +23,15 @@ struct FindingsRoutes {
             }
         }
         // Default thresholds were computed at load time; others read every update, off the pool.
-        if options == FindingsOptions() { return try jsonResponse(FindingsResponse(findings: loaded.findings)) }
+        if options == FindingsOptions() { return try jsonResponse(FindingsResponse(loaded.findings)) }
         let (trace, thresholds) = (loaded.trace, options)
-        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(FindingsResponse(findings: trace.findings(thresholds))) })
+        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(FindingsResponse(trace.findings(thresholds))) })
     }
 }
 
+/// The costliest `FindingsOptions.maxListed` findings, and how many there are.
 private struct FindingsResponse: Encodable {
     var findings: [Finding]
+    var total: Int
+    init(_ findings: [Finding]) { (self.findings, total) = (Array(findings.prefix(FindingsOptions.maxListed)), findings.count) }
 }

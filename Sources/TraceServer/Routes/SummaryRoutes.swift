@@ -41,4 +41,4 @@ struct SummaryRoutes {
     }
 }
 
-private enum SortOrder: String, CaseIterable { case asc, desc }
+enum SortOrder: String, CaseIterable { case asc, desc }

@@ -43,7 +43,7 @@ struct TaskRoutes {
     @Sendable func summary(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let trace = try await store.trace(id: context.traceID())
         let range = try QueryParameters(request: request).timeRange()
-        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(TaskSummaryResponse(rows: trace.taskSummary(in: range))) })
+        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(TaskSummaryResponse(trace.taskSummary(in: range))) })
     }
 }
 
@@ -61,6 +61,9 @@ private struct TaskStateListRow: Encodable {
     var resumeFunction: String
 }
 
+/// The first `TaskSummaryRow.maxListed` rows, and how many there are.
 private struct TaskSummaryResponse: Encodable {
     var rows: [TaskSummaryRow]
+    var count: Int
+    init(_ rows: [TaskSummaryRow]) { (self.rows, count) = (Array(rows.prefix(TaskSummaryRow.maxListed)), rows.count) }
 }

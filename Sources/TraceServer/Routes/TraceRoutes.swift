@@ -1,40 +1,91 @@
+import Foundation
+import HTTPTypes
 import Hummingbird
 import TraceModel
 import TraceStorage
 
 /// List, upload, describe and delete traces.
 func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, maxUploadBytes: Int64) {
-    // Every trace, or a page of them (?limit=N, then ?cursor= from the previous page's nextCursor).
+    // Every trace, or a page of them (?limit=N, then ?cursor= from the previous page's nextCursor),
+    // filtered by tag, name, text and upload date, in any of the list's orders.
     router.get("/api/traces") { request, _ in
-        let query = QueryParameters(request: request)
-        guard let limit = try query.int("limit", in: 1...1000) else {
-            return try jsonResponse(TraceList(traces: try await store.list(), nextCursor: nil, maxUploadBytes: maxUploadBytes))
-        }
-        let cursor = try query.string("cursor").map { text throws(APIError) -> CatalogCursor in
-            guard let cursor = CatalogCursor(token: text) else { throw .badParameter("cursor", "'\(text)' is not a cursor this server gave") }
+        let parameters = QueryParameters(request: request)
+        let query = try parameters.catalogQuery()
+        let cursor = try parameters.string("cursor").map { text throws(APIError) -> CatalogCursor in
+            guard let cursor = CatalogCursor(token: text), cursor.fits(query.sort) else {
+                throw .badParameter("cursor", "'\(text)' is not a cursor this server gave for sort=\(query.sort.rawValue)")
+            }
             return cursor
         }
-        let page = try await store.page(limit: Int(limit), cursor: cursor)
-        return try jsonResponse(TraceList(traces: page.records, nextCursor: page.next?.token, maxUploadBytes: maxUploadBytes))
+        guard let limit = try parameters.int("limit", in: 1...1000) else {
+            let traces = try await store.list(query)
+            return try jsonResponse(TraceList(traces: traces, nextCursor: nil, total: traces.count, maxUploadBytes: maxUploadBytes))
+        }
+        let page = try await store.page(query, limit: Int(limit), cursor: cursor)
+        return try jsonResponse(TraceList(traces: page.records, nextCursor: page.next?.token, total: page.total, maxUploadBytes: maxUploadBytes))
     }
 
     router.post("/api/traces") { request, context in
-        // ?run=N: which run of a several-run xctrace export to read (checked before the body is received).
-        let run = try QueryParameters(request: request).int("run", in: 1...1_000_000).map(Int.init)
+        // ?run=N: which run of a several-run xctrace export to read; ?tag=key:value (repeated): its
+        // tags (both checked before the body is received).
+        let parameters = QueryParameters(request: request)
+        let run = try parameters.int("run", in: 1...1_000_000).map(Int.init)
+        let tags = try parameters.tags()
         // The upload may not pass the size limit, the storage quota or the disk's reserve.
         // Stored bytes and traces as the catalog has them now (another replica may have added some).
         try await store.refreshQuota()
         let upload = try await UploadReceiver.receive(
             request, into: store.incomingDirectory, quota: store.quota, maxUploadBytes: maxUploadBytes, logger: context.logger
         )
-        let added = try await store.add(upload, run: run)
+        let added = try await store.add(upload, run: run, tags: tags)
         var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info), status: added.isNew ? .created : .ok)
         response.headers[.location] = "/api/traces/\(added.record.id)"
         return response
     }
 
     router.get("/api/traces/:id") { _, context in
-        try jsonResponse(try await store.loaded(id: context.traceID()).info)
+        let id = try context.traceID()
+        var info = try await store.loaded(id: id).info
+        info.tags = try await store.record(id: id).tags
+        return try jsonResponse(info)
+    }
+
+    // Tags of an upload: {"tags": [...]} replaces them all; {"add": [...], "remove": [...]} edits
+    // them (remove names keys or whole tags).
+    router.patch("/api/traces/:id") { request, context in
+        let id = try context.traceID()
+        let edit = try await decodeJSONBody(TagEdit.self, from: request)
+        let current = try await store.record(id: id)
+        let texts: [String]
+        if let replacement = edit.tags {
+            guard edit.add == nil, edit.remove == nil else {
+                throw APIError(.badRequest, "bad tag edit", detail: "Give either tags (all of them) or add and remove, not both.")
+            }
+            texts = replacement
+        } else {
+            let added = try parseTags(edit.add ?? [])
+            let removed = Set(edit.remove ?? [])
+            let addedKeys = Set(added.map(\.key))
+            texts = current.tags.filter { text in
+                let key = String(text.prefix { $0 != ":" })
+                return !removed.contains(text) && !removed.contains(key) && !addedKeys.contains(key)
+            } + added.map(\.text)
+        }
+        return try jsonResponse(try await store.setTags(try parseTags(texts), id: id))
+    }
+
+    // The uploaded file as it arrived (the run it was read at is in X-Trace-Run): `tracesvc check
+    // --baseline-tags` reads its baseline from here.
+    router.get("/api/traces/:id/file") { _, context in
+        let id = try context.traceID()
+        let file = try await store.file(id: id)
+        let record = try await store.record(id: id)
+        var headers: HTTPFields = [
+            .contentType: "application/octet-stream", .cacheControl: "no-store",
+            .contentDisposition: "attachment; filename=\"\(attachmentName(record.name))\"",
+        ]
+        if let run = record.run { headers[.traceRun] = String(run) }
+        return Response(status: .ok, headers: headers, body: fileBody(file))
     }
 
     router.delete("/api/traces/:id") { _, context in
@@ -47,8 +98,49 @@ struct TraceList: Encodable {
     var traces: [TraceRecord]
     /// Where the next page starts (`?cursor=`); null on the last page and without `?limit`.
     @NullWhenAbsent var nextCursor: String?
+    /// Traces the query matches, all pages together (samples included).
+    var total: Int
     /// The largest upload accepted (`--max-upload-mb`): the browser checks a file against it before sending.
     var maxUploadBytes: Int64
+}
+
+struct TagEdit: Decodable {
+    var tags: [String]?
+    var add: [String]?
+    var remove: [String]?
+}
+
+/// A trace's tags from a request body: a bad one is a 400 naming it.
+func parseTags(_ texts: [String]) throws(APIError) -> [TraceTag] {
+    do {
+        return try TraceTag.parseAll(texts)
+    } catch {
+        throw APIError(.badRequest, "bad tag", detail: "\(error.description) (docs/api.md, \"Tags\").")
+    }
+}
+
+/// A file name safe in a quoted Content-Disposition: ASCII letters, digits and . _ - only.
+func attachmentName(_ name: String) -> String {
+    let safe = String(name.unicodeScalars.map { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-_".unicodeScalars.contains($0)) ? Character($0) : "_" })
+    return safe.isEmpty ? "trace" : String(safe.prefix(200))
+}
+
+/// The file's bytes streamed in chunks; a temporary copy (from the object store) is deleted after.
+func fileBody(_ file: BlobFile) -> ResponseBody {
+    let size = (try? FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int) ?? nil
+    return ResponseBody(contentLength: size) { writer in
+        defer { if file.isTemporary { try? FileManager.default.removeItem(at: file.url) } }
+        guard let handle = FileHandle(forReadingAtPath: file.url.path) else { throw APIError(.internalServerError, "storage failure", detail: "The trace's bytes could not be read.") }
+        defer { try? handle.close() }
+        while let chunk = try handle.read(upToCount: 256 << 10), !chunk.isEmpty {
+            try await writer.write(ByteBuffer(bytes: chunk))
+        }
+        try await writer.finish(nil)
+    }
+}
+
+extension HTTPField.Name {
+    static let traceRun = Self("X-Trace-Run")!
 }
 struct Uploaded: Encodable { var trace: TraceRecord; var summary: TraceInfo }
 

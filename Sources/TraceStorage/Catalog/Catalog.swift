@@ -1,4 +1,5 @@
 import Foundation
+import TraceModel
 
 /// One stored trace as the catalog knows it: what the trace list shows, and which blob holds
 /// its bytes. Samples are not in the catalog (each server lists its own read-only samples).
@@ -40,43 +41,6 @@ public struct CatalogEntry: Sendable, Codable, Equatable {
     }
 }
 
-/// Where a page of the list ends: the last row's upload time and id (newest first).
-public struct CatalogCursor: Sendable, Equatable, Hashable {
-    public var uploadedAtMicros: Int64
-    public var id: String
-
-    public init(uploadedAtMicros: Int64, id: String) {
-        self.uploadedAtMicros = uploadedAtMicros
-        self.id = id
-    }
-
-    public init(after entry: CatalogEntry) {
-        self.init(uploadedAtMicros: entry.uploadedAtMicros, id: entry.id)
-    }
-
-    /// The opaque text clients pass back (`?cursor=`): `<micros>.<id>`.
-    public var token: String { "\(uploadedAtMicros).\(id)" }
-
-    public init?(token: String) {
-        let parts = token.split(separator: ".", maxSplits: 1)
-        guard parts.count == 2, let micros = Int64(parts[0]), !parts[1].isEmpty,
-              parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
-        else { return nil }
-        self.init(uploadedAtMicros: micros, id: String(parts[1]))
-    }
-}
-
-public struct CatalogPage: Sendable, Equatable {
-    public var entries: [CatalogEntry]
-    /// Where the next page starts; nil on the last page.
-    public var next: CatalogCursor?
-
-    public init(entries: [CatalogEntry], next: CatalogCursor?) {
-        self.entries = entries
-        self.next = next
-    }
-}
-
 /// What another replica changed, for the model caches to follow.
 public enum CatalogChange: Sendable, Equatable {
     case deleted(id: String)
@@ -90,13 +54,45 @@ public protocol Catalog: Sendable {
     /// Names the service in errors and metrics: "catalog (SQLite)", "catalog (PostgreSQL)".
     var serviceName: String { get }
 
-    /// Inserts the row unless one with its id exists; returns the stored row and whether it is new.
-    func insert(_ entry: CatalogEntry) async throws -> (entry: CatalogEntry, isNew: Bool)
+    /// Inserts the row (with its tags and, when given, its measurements stamped `measuredVersion`)
+    /// unless one with its id exists; returns the stored row and whether it is new.
+    func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int) async throws -> (entry: CatalogEntry, isNew: Bool)
 
     func entry(id: String) async throws -> CatalogEntry?
 
-    /// Newest first, at most `limit` rows after `cursor`.
-    func page(limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage
+    /// The rows `query` matches in its order, at most `limit` after `cursor`, and how many match.
+    func page(_ query: CatalogQuery, limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage
+
+    /// Replaces the trace's tags; returns the row with its new tags, nil when there is no such trace.
+    func setTags(_ tags: [TraceTag], id: String) async throws -> CatalogEntry?
+
+    // MARK: History
+
+    /// Replaces the trace's measurements (a re-measure after a parser or measurement change);
+    /// false when there is no such trace.
+    func storeMeasurements(_ measurements: TraceMeasurements, id: String, measuredVersion: Int, parserVersion: Int) async throws -> Bool
+
+    /// Rows whose measurements are missing or of another version than `version`, oldest first.
+    func unmeasured(version: Int, limit: Int) async throws -> [CatalogEntry]
+
+    /// The measurements of those of `ids` that have them; of the views only those named `view` (nil: all).
+    func measurements(of ids: [String], view: String?) async throws -> [String: TraceMeasurements]
+
+    /// Records (replaces) the latest check verdict of a trace; false when there is no such trace.
+    func recordVerdict(_ verdict: CheckVerdict) async throws -> Bool
+
+    func verdicts(of ids: [String]) async throws -> [String: CheckVerdict]
+
+    // MARK: Notes
+
+    /// Adds the note; false when its trace does not exist.
+    func addNote(_ note: TraceNote) async throws -> Bool
+
+    /// The trace's notes, oldest first.
+    func notes(traceID: String) async throws -> [TraceNote]
+
+    /// True when the note was there.
+    func deleteNote(id: String, traceID: String) async throws -> Bool
 
     /// Removes the row and tells the other replicas; returns the removed row, nil when none.
     func delete(id: String) async throws -> CatalogEntry?
@@ -124,6 +120,16 @@ public protocol Catalog: Sendable {
 }
 
 extension Catalog {
+    /// A row without measurements (the background measures it).
+    public func insert(_ entry: CatalogEntry) async throws -> (entry: CatalogEntry, isNew: Bool) {
+        try await insert(entry, measurements: nil, measuredVersion: 0)
+    }
+
+    /// Every row, newest first.
+    public func page(limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage {
+        try await page(CatalogQuery(), limit: limit, after: cursor)
+    }
+
     /// Every row, newest first, a page at a time.
     public func all(pageSize: Int = 1000) async throws -> [CatalogEntry] {
         var entries: [CatalogEntry] = []
@@ -180,10 +186,83 @@ public enum CatalogSchema {
         Migration(version: 2, name: "blob claims", statements: [
             "CREATE TABLE blob_claims (sha256 TEXT PRIMARY KEY, claimed_at_us BIGINT NOT NULL)",
         ]),
+        // What the history reads instead of the traces (`TraceMeasurements`, written at upload;
+        // `measured_version` 0 or old: measured again in the background), check verdicts and notes.
+        Migration(version: 3, name: "history", statements: [
+            "ALTER TABLE traces ADD COLUMN measured_version INTEGER NOT NULL DEFAULT 0",
+            "CREATE INDEX traces_by_measured_version ON traces (measured_version)",
+            """
+            CREATE TABLE trace_totals (
+                trace_id TEXT PRIMARY KEY REFERENCES traces (id) ON DELETE CASCADE,
+                updates BIGINT NOT NULL,
+                hitches BIGINT NOT NULL,
+                hitch_ns BIGINT NOT NULL,
+                hangs BIGINT NOT NULL,
+                hang_ns BIGINT NOT NULL,
+                main_actor_busy_ns BIGINT NOT NULL,
+                main_actor_wait_ns BIGINT NOT NULL,
+                cpu_samples BIGINT NOT NULL,
+                cpu_weight BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE view_measurements (
+                trace_id TEXT NOT NULL REFERENCES traces (id) ON DELETE CASCADE,
+                module TEXT NOT NULL,
+                view TEXT NOT NULL,
+                bodies BIGINT NOT NULL,
+                total_ns BIGINT NOT NULL,
+                p95_ns BIGINT NOT NULL,
+                orange BIGINT NOT NULL,
+                red BIGINT NOT NULL,
+                widest_fan_out BIGINT NOT NULL,
+                PRIMARY KEY (trace_id, view, module)
+            )
+            """,
+            """
+            CREATE TABLE trace_findings (
+                trace_id TEXT NOT NULL REFERENCES traces (id) ON DELETE CASCADE,
+                finding_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                subject TEXT NOT NULL,
+                severity TEXT NOT NULL,
+                cost_ns BIGINT NOT NULL,
+                PRIMARY KEY (trace_id, finding_id)
+            )
+            """,
+            """
+            CREATE TABLE check_verdicts (
+                trace_id TEXT PRIMARY KEY REFERENCES traces (id) ON DELETE CASCADE,
+                passed INTEGER NOT NULL,
+                failed_rules INTEGER NOT NULL,
+                rules INTEGER NOT NULL,
+                baseline_id TEXT,
+                summary TEXT NOT NULL,
+                checked_at_us BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE trace_notes (
+                id TEXT PRIMARY KEY,
+                trace_id TEXT NOT NULL REFERENCES traces (id) ON DELETE CASCADE,
+                target_kind TEXT NOT NULL,
+                update_row BIGINT,
+                range_start BIGINT,
+                range_end BIGINT,
+                finding_id TEXT,
+                text TEXT NOT NULL,
+                created_at_us BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX trace_notes_by_trace ON trace_notes (trace_id, created_at_us)",
+        ]),
     ]
 
     /// The columns of `traces` in the order the catalogs select them.
     static let columns = "id, name, app, device, duration_ns, size_bytes, sha256, source_format, update_count, run, uploaded_at_us, parser_version"
+    /// The same, of the table aliased `t`.
+    static let columnsOfT = columns.split(separator: ",").map { "t." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+    static let noteColumns = "id, trace_id, target_kind, update_row, range_start, range_end, finding_id, text, created_at_us"
 }
 
 extension CatalogEntry {

@@ -4,6 +4,7 @@ import NIOCore
 import NIOSSL
 import PostgresNIO
 import ServiceLifecycle
+import TraceModel
 
 /// The team catalog: PostgreSQL through postgres-nio, shared by every replica.
 ///
@@ -205,7 +206,7 @@ public final class PostgresCatalog: Catalog, Service {
 
     public func changes() -> AsyncStream<CatalogChange> { changeStream }
 
-    public func insert(_ entry: CatalogEntry) async throws -> (entry: CatalogEntry, isNew: Bool) {
+    public func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int) async throws -> (entry: CatalogEntry, isNew: Bool) {
         let inserted: Bool = try await call("insert") {
             try await self.client.withTransaction(logger: self.logger) { connection in
                 let rows = try await connection.query("""
@@ -220,6 +221,9 @@ public final class PostgresCatalog: Catalog, Service {
                     for tag in Set(entry.tags) {
                         try await connection.query("INSERT INTO trace_tags (trace_id, tag) VALUES (\(entry.id), \(tag))", logger: self.logger)
                     }
+                    if let measurements {
+                        try await Self.writeMeasurements(connection, measurements, id: entry.id, version: measuredVersion, logger: self.logger)
+                    }
                 }
                 return isNew
             }
@@ -227,7 +231,7 @@ public final class PostgresCatalog: Catalog, Service {
         if inserted { return (entry, true) }
         guard let existing = try await self.entry(id: entry.id) else {
             // Deleted between the two statements: the row we were told exists is gone; try once more.
-            return try await insert(entry)
+            return try await insert(entry, measurements: measurements, measuredVersion: measuredVersion)
         }
         return (existing, false)
     }
@@ -241,23 +245,195 @@ public final class PostgresCatalog: Catalog, Service {
         }
     }
 
-    public func page(limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage {
+    public func page(_ query: CatalogQuery, limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage {
         try await call("list") {
-            let rows: PostgresRowSequence
-            if let cursor {
-                rows = try await self.client.query("""
-                    SELECT \(unescaped: CatalogSchema.columns) FROM traces WHERE (uploaded_at_us, id) < (\(cursor.uploadedAtMicros), \(cursor.id))
-                    ORDER BY uploaded_at_us DESC, id DESC LIMIT \(Int64(limit + 1))
-                    """, logger: self.logger)
-            } else {
-                rows = try await self.client.query("""
-                    SELECT \(unescaped: CatalogSchema.columns) FROM traces ORDER BY uploaded_at_us DESC, id DESC LIMIT \(Int64(limit + 1))
-                    """, logger: self.logger)
-            }
-            let all = try await Self.entries(rows)
+            var count = Self.sql()
+            let countQuery = PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM traces t \(count.whereClause(query))", binds: Self.bindings(count.binds))
+            var total: Int64 = 0
+            for try await value in try await self.client.query(countQuery, logger: self.logger).decode(Int64.self) { total = value }
+            var sql = Self.sql()
+            let text = "SELECT \(CatalogSchema.columnsOfT) FROM traces t \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)"
+            let all = try await Self.entries(try await self.client.query(PostgresQuery(unsafeSQL: text, binds: Self.bindings(sql.binds)), logger: self.logger))
             var entries = Array(all.prefix(limit))
             try await self.attachTags(&entries)
-            return CatalogPage(entries: entries, next: all.count > limit ? entries.last.map(CatalogCursor.init(after:)) : nil)
+            return CatalogPage(entries: entries, next: all.count > limit ? entries.last.map { CatalogCursor(after: $0, sort: query.sort) } : nil, total: Int(total))
+        }
+    }
+
+    public func setTags(_ tags: [TraceTag], id: String) async throws -> CatalogEntry? {
+        let found: Bool = try await call("set tags") {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                var found = false
+                // The row lock orders concurrent edits of one trace's tags.
+                for try await _ in try await connection.query("SELECT id FROM traces WHERE id = \(id) FOR UPDATE", logger: self.logger) { found = true }
+                guard found else { return false }
+                try await connection.query("DELETE FROM trace_tags WHERE trace_id = \(id)", logger: self.logger)
+                let texts = Set(tags).map(\.text)
+                try await connection.query("INSERT INTO trace_tags (trace_id, tag) SELECT \(id), UNNEST(\(texts)::text[])", logger: self.logger)
+                return true
+            }
+        }
+        return found ? try await entry(id: id) : nil
+    }
+
+    // MARK: History
+
+    private static func writeMeasurements(_ connection: PostgresConnection, _ measurements: TraceMeasurements, id: String, version: Int, logger: Logger) async throws {
+        let totals = measurements.totals
+        try await connection.query("""
+            INSERT INTO trace_totals (trace_id, updates, hitches, hitch_ns, hangs, hang_ns, main_actor_busy_ns, main_actor_wait_ns, cpu_samples, cpu_weight)
+            VALUES (\(id), \(totals.updates), \(totals.hitches), \(totals.hitchNs), \(totals.hangs), \(totals.hangNs), \(totals.mainActorBusyNs),
+                    \(totals.mainActorWaitNs), \(totals.cpuSamples), \(totals.cpuWeight))
+            """, logger: logger)
+        // One statement per table, whatever the number of rows.
+        let views = measurements.views
+        try await connection.query("""
+            INSERT INTO view_measurements (trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out)
+            SELECT \(id), * FROM UNNEST(\(views.map(\.module))::text[], \(views.map(\.view))::text[], \(views.map(\.bodies))::bigint[],
+                \(views.map(\.totalNs))::bigint[], \(views.map(\.p95Ns))::bigint[], \(views.map(\.orange))::bigint[], \(views.map(\.red))::bigint[],
+                \(views.map(\.widestFanOut))::bigint[])
+            """, logger: logger)
+        let findings = measurements.findings
+        try await connection.query("""
+            INSERT INTO trace_findings (trace_id, finding_id, kind, subject, severity, cost_ns)
+            SELECT \(id), * FROM UNNEST(\(findings.map(\.id))::text[], \(findings.map(\.kind))::text[], \(findings.map(\.subject))::text[],
+                \(findings.map(\.severity))::text[], \(findings.map(\.costNs))::bigint[])
+            """, logger: logger)
+        try await connection.query("UPDATE traces SET measured_version = \(Int32(version)) WHERE id = \(id)", logger: logger)
+    }
+
+    public func storeMeasurements(_ measurements: TraceMeasurements, id: String, measuredVersion: Int, parserVersion: Int) async throws -> Bool {
+        try await call("store measurements") {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                var found = false
+                for try await _ in try await connection.query("UPDATE traces SET parser_version = \(Int32(parserVersion)) WHERE id = \(id) RETURNING id", logger: self.logger) {
+                    found = true
+                }
+                guard found else { return false }
+                try await connection.query("DELETE FROM trace_totals WHERE trace_id = \(id)", logger: self.logger)
+                try await connection.query("DELETE FROM view_measurements WHERE trace_id = \(id)", logger: self.logger)
+                try await connection.query("DELETE FROM trace_findings WHERE trace_id = \(id)", logger: self.logger)
+                try await Self.writeMeasurements(connection, measurements, id: id, version: measuredVersion, logger: self.logger)
+                return true
+            }
+        }
+    }
+
+    public func unmeasured(version: Int, limit: Int) async throws -> [CatalogEntry] {
+        try await call("unmeasured") {
+            try await Self.entries(try await self.client.query("""
+                SELECT \(unescaped: CatalogSchema.columns) FROM traces WHERE measured_version <> \(Int32(version)) ORDER BY uploaded_at_us, id LIMIT \(Int64(limit))
+                """, logger: self.logger))
+        }
+    }
+
+    public func measurements(of ids: [String], view: String?) async throws -> [String: TraceMeasurements] {
+        guard !ids.isEmpty else { return [:] }
+        return try await call("measurements") {
+            var found: [String: TraceMeasurements] = [:]
+            for try await (id, updates, hitches, hitchNs, hangs, hangNs, busy, waiting, samples, weight) in try await self.client.query("""
+                SELECT trace_id, updates, hitches, hitch_ns, hangs, hang_ns, main_actor_busy_ns, main_actor_wait_ns, cpu_samples, cpu_weight
+                FROM trace_totals WHERE trace_id = ANY(\(ids))
+                """, logger: self.logger).decode((String, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64).self) {
+                var totals = TraceMeasurements.Totals()
+                (totals.updates, totals.hitches, totals.hitchNs, totals.hangs, totals.hangNs) = (updates, hitches, hitchNs, hangs, hangNs)
+                (totals.mainActorBusyNs, totals.mainActorWaitNs, totals.cpuSamples, totals.cpuWeight) = (busy, waiting, samples, weight)
+                found[id] = TraceMeasurements(totals: totals, views: [], findings: [])
+            }
+            let viewRows: PostgresRowSequence = if let view {
+                try await self.client.query("""
+                    SELECT trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out FROM view_measurements
+                    WHERE trace_id = ANY(\(ids)) AND view = \(view) ORDER BY total_ns DESC, view, module
+                    """, logger: self.logger)
+            } else {
+                try await self.client.query("""
+                    SELECT trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out FROM view_measurements
+                    WHERE trace_id = ANY(\(ids)) ORDER BY total_ns DESC, view COLLATE "C", module COLLATE "C"
+                    """, logger: self.logger)
+            }
+            for try await (id, module, name, bodies, totalNs, p95Ns, orange, red, widest) in viewRows
+                .decode((String, String, String, Int64, Int64, Int64, Int64, Int64, Int64).self) {
+                found[id]?.views.append(TraceMeasurements.View(
+                    module: module, view: name, bodies: bodies, totalNs: totalNs, p95Ns: p95Ns, orange: orange, red: red, widestFanOut: widest
+                ))
+            }
+            for try await (id, finding, kind, subject, severity, cost) in try await self.client.query("""
+                SELECT trace_id, finding_id, kind, subject, severity, cost_ns FROM trace_findings WHERE trace_id = ANY(\(ids))
+                ORDER BY cost_ns DESC, finding_id COLLATE "C"
+                """, logger: self.logger).decode((String, String, String, String, String, Int64).self) {
+                found[id]?.findings.append(TraceMeasurements.FindingMark(id: finding, kind: kind, subject: subject, severity: severity, costNs: cost))
+            }
+            return found
+        }
+    }
+
+    public func recordVerdict(_ verdict: CheckVerdict) async throws -> Bool {
+        try await call("record verdict") {
+            var recorded = false
+            for try await _ in try await self.client.query("""
+                INSERT INTO check_verdicts (trace_id, passed, failed_rules, rules, baseline_id, summary, checked_at_us)
+                SELECT id, \(Int32(verdict.passed ? 1 : 0)), \(Int32(verdict.failedRules)), \(Int32(verdict.rules)), \(verdict.baselineID),
+                       \(verdict.summary), \(verdict.checkedAtMicros) FROM traces WHERE id = \(verdict.traceID)
+                ON CONFLICT (trace_id) DO UPDATE SET passed = EXCLUDED.passed, failed_rules = EXCLUDED.failed_rules, rules = EXCLUDED.rules,
+                    baseline_id = EXCLUDED.baseline_id, summary = EXCLUDED.summary, checked_at_us = EXCLUDED.checked_at_us
+                RETURNING trace_id
+                """, logger: self.logger) { recorded = true }
+            return recorded
+        }
+    }
+
+    public func verdicts(of ids: [String]) async throws -> [String: CheckVerdict] {
+        guard !ids.isEmpty else { return [:] }
+        return try await call("verdicts") {
+            var found: [String: CheckVerdict] = [:]
+            for try await (id, passed, failed, rules, baseline, summary, checkedAt) in try await self.client.query("""
+                SELECT trace_id, passed, failed_rules, rules, baseline_id, summary, checked_at_us FROM check_verdicts WHERE trace_id = ANY(\(ids))
+                """, logger: self.logger).decode((String, Int32, Int32, Int32, String?, String, Int64).self) {
+                found[id] = CheckVerdict(traceID: id, passed: passed != 0, failedRules: Int(failed), rules: Int(rules), baselineID: baseline,
+                                         summary: summary, checkedAtMicros: checkedAt)
+            }
+            return found
+        }
+    }
+
+    // MARK: Notes
+
+    public func addNote(_ note: TraceNote) async throws -> Bool {
+        let target = note.targetColumns
+        return try await call("add note") {
+            var added = false
+            // Inserted only while its trace exists (the foreign key would refuse it anyway, as a server error).
+            for try await _ in try await self.client.query("""
+                INSERT INTO trace_notes (\(unescaped: CatalogSchema.noteColumns))
+                SELECT \(note.id), id, \(target.kind), \(target.update), \(target.start), \(target.end), \(target.finding), \(note.text), \(note.createdAtMicros)
+                FROM traces WHERE id = \(note.traceID) RETURNING id
+                """, logger: self.logger) { added = true }
+            return added
+        }
+    }
+
+    public func notes(traceID: String) async throws -> [TraceNote] {
+        try await call("notes") {
+            var notes: [TraceNote] = []
+            for try await (id, trace, kind, update, start, end, finding, text, createdAt) in try await self.client.query("""
+                SELECT \(unescaped: CatalogSchema.noteColumns) FROM trace_notes WHERE trace_id = \(traceID) ORDER BY created_at_us, id COLLATE "C"
+                """, logger: self.logger).decode((String, String, String, Int64?, Int64?, Int64?, String?, String, Int64).self) {
+                if let note = TraceNote(id: id, traceID: trace, kind: kind, update: update, start: start, end: end, finding: finding, text: text,
+                                        createdAtMicros: createdAt) {
+                    notes.append(note)
+                }
+            }
+            return notes
+        }
+    }
+
+    public func deleteNote(id: String, traceID: String) async throws -> Bool {
+        try await call("delete note") {
+            var deleted = false
+            for try await _ in try await self.client.query("DELETE FROM trace_notes WHERE id = \(id) AND trace_id = \(traceID) RETURNING id", logger: self.logger) {
+                deleted = true
+            }
+            return deleted
         }
     }
 
@@ -352,6 +528,19 @@ public final class PostgresCatalog: Catalog, Service {
             }
             throw StorageError.unavailable(service: serviceName, detail: "\(what): \(Self.describe(error))")
         }
+    }
+
+    private static func sql() -> CatalogSQL { CatalogSQL(placeholder: { "$\($0)" }, like: "ILIKE", collate: " COLLATE \"C\"") }
+
+    private static func bindings(_ binds: [SQLValue]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: binds.count)
+        for bind in binds {
+            switch bind {
+            case let .text(value): bindings.append(value)
+            case let .integer(value): bindings.append(value)
+            }
+        }
+        return bindings
     }
 
     static func describe(_ error: any Error) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TraceModel
 
 /// The embedded catalog: one SQLite file in the data directory (WAL mode: reads never wait for
 /// a write), migrated with GRDB's versioned migrator. Never on a network file system: SQLite's
@@ -33,7 +34,7 @@ public final class SQLiteCatalog: Catalog {
         get async throws { try await pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" } }
     }
 
-    public func insert(_ entry: CatalogEntry) async throws -> (entry: CatalogEntry, isNew: Bool) {
+    public func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int) async throws -> (entry: CatalogEntry, isNew: Bool) {
         try await call {
             try await self.pool.write { db in
                 if let existing = try Self.fetch(db, id: entry.id) { return (existing, false) }
@@ -44,6 +45,7 @@ public final class SQLiteCatalog: Catalog {
                 for tag in Set(entry.tags) {
                     try db.execute(sql: "INSERT INTO trace_tags (trace_id, tag) VALUES (?, ?)", arguments: [entry.id, tag])
                 }
+                if let measurements { try Self.writeMeasurements(db, measurements, id: entry.id, version: measuredVersion) }
                 return (entry, true)
             }
         }
@@ -53,21 +55,190 @@ public final class SQLiteCatalog: Catalog {
         try await call { try await self.pool.read { db in try Self.fetch(db, id: id) } }
     }
 
-    public func page(limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage {
+    public func page(_ query: CatalogQuery, limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage {
         try await call {
             try await self.pool.read { db in
-                let rows: [Row]
-                if let cursor {
-                    rows = try Row.fetchAll(db, sql: """
-                        SELECT \(CatalogSchema.columns) FROM traces WHERE (uploaded_at_us, id) < (?, ?)
-                        ORDER BY uploaded_at_us DESC, id DESC LIMIT ?
-                        """, arguments: [cursor.uploadedAtMicros, cursor.id, limit + 1])
-                } else {
-                    rows = try Row.fetchAll(db, sql: "SELECT \(CatalogSchema.columns) FROM traces ORDER BY uploaded_at_us DESC, id DESC LIMIT ?", arguments: [limit + 1])
-                }
+                var sql = Self.sql()
+                let filter = sql.whereClause(query)
+                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM traces t \(filter)", arguments: Self.arguments(sql.binds)) ?? 0
+                sql = Self.sql()
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT \(CatalogSchema.columnsOfT) FROM traces t \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)
+                    """, arguments: Self.arguments(sql.binds))
                 var entries = try rows.prefix(limit).map(Self.entry(from:))
                 try Self.attachTags(db, to: &entries)
-                return CatalogPage(entries: entries, next: rows.count > limit ? entries.last.map(CatalogCursor.init(after:)) : nil)
+                return CatalogPage(entries: entries, next: rows.count > limit ? entries.last.map { CatalogCursor(after: $0, sort: query.sort) } : nil, total: total)
+            }
+        }
+    }
+
+    public func setTags(_ tags: [TraceTag], id: String) async throws -> CatalogEntry? {
+        try await call {
+            try await self.pool.write { db in
+                guard try Self.fetch(db, id: id) != nil else { return nil }
+                try db.execute(sql: "DELETE FROM trace_tags WHERE trace_id = ?", arguments: [id])
+                for tag in Set(tags) {
+                    try db.execute(sql: "INSERT INTO trace_tags (trace_id, tag) VALUES (?, ?)", arguments: [id, tag.text])
+                }
+                return try Self.fetch(db, id: id)
+            }
+        }
+    }
+
+    // MARK: History
+
+    public func storeMeasurements(_ measurements: TraceMeasurements, id: String, measuredVersion: Int, parserVersion: Int) async throws -> Bool {
+        try await call {
+            try await self.pool.write { db in
+                try db.execute(sql: "UPDATE traces SET parser_version = ? WHERE id = ?", arguments: [parserVersion, id])
+                guard db.changesCount > 0 else { return false }
+                for table in ["trace_totals", "view_measurements", "trace_findings"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE trace_id = ?", arguments: [id])
+                }
+                try Self.writeMeasurements(db, measurements, id: id, version: measuredVersion)
+                return true
+            }
+        }
+    }
+
+    private static func writeMeasurements(_ db: Database, _ measurements: TraceMeasurements, id: String, version: Int) throws {
+        let totals = measurements.totals
+        try db.execute(sql: """
+            INSERT INTO trace_totals (trace_id, updates, hitches, hitch_ns, hangs, hang_ns, main_actor_busy_ns, main_actor_wait_ns, cpu_samples, cpu_weight)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [id, totals.updates, totals.hitches, totals.hitchNs, totals.hangs, totals.hangNs,
+                             totals.mainActorBusyNs, totals.mainActorWaitNs, totals.cpuSamples, totals.cpuWeight])
+        let view = try db.makeStatement(sql: """
+            INSERT INTO view_measurements (trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for row in measurements.views {
+            try view.execute(arguments: [id, row.module, row.view, row.bodies, row.totalNs, row.p95Ns, row.orange, row.red, row.widestFanOut])
+        }
+        let finding = try db.makeStatement(sql: "INSERT INTO trace_findings (trace_id, finding_id, kind, subject, severity, cost_ns) VALUES (?, ?, ?, ?, ?, ?)")
+        for mark in measurements.findings {
+            try finding.execute(arguments: [id, mark.id, mark.kind, mark.subject, mark.severity, mark.costNs])
+        }
+        try db.execute(sql: "UPDATE traces SET measured_version = ? WHERE id = ?", arguments: [version, id])
+    }
+
+    public func unmeasured(version: Int, limit: Int) async throws -> [CatalogEntry] {
+        try await call {
+            try await self.pool.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT \(CatalogSchema.columns) FROM traces WHERE measured_version <> ? ORDER BY uploaded_at_us, id LIMIT ?
+                    """, arguments: [version, limit]).map(Self.entry(from:))
+            }
+        }
+    }
+
+    public func measurements(of ids: [String], view: String?) async throws -> [String: TraceMeasurements] {
+        guard !ids.isEmpty else { return [:] }
+        return try await call {
+            try await self.pool.read { db in
+                var found: [String: TraceMeasurements] = [:]
+                for slice in Self.slices(ids) {
+                    let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+                    for row in try Row.fetchAll(db, sql: """
+                        SELECT trace_id, updates, hitches, hitch_ns, hangs, hang_ns, main_actor_busy_ns, main_actor_wait_ns, cpu_samples, cpu_weight
+                        FROM trace_totals WHERE trace_id IN (\(marks))
+                        """, arguments: StatementArguments(slice)) {
+                        var totals = TraceMeasurements.Totals()
+                        (totals.updates, totals.hitches, totals.hitchNs, totals.hangs, totals.hangNs) = (row[1], row[2], row[3], row[4], row[5])
+                        (totals.mainActorBusyNs, totals.mainActorWaitNs, totals.cpuSamples, totals.cpuWeight) = (row[6], row[7], row[8], row[9])
+                        found[row[0]] = TraceMeasurements(totals: totals, views: [], findings: [])
+                    }
+                    var arguments = StatementArguments(slice)
+                    var viewFilter = ""
+                    if let view {
+                        viewFilter = " AND view = ?"
+                        arguments += [view]
+                    }
+                    for row in try Row.fetchAll(db, sql: """
+                        SELECT trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out FROM view_measurements
+                        WHERE trace_id IN (\(marks))\(viewFilter) ORDER BY total_ns DESC, view, module
+                        """, arguments: arguments) {
+                        found[row[0]]?.views.append(TraceMeasurements.View(
+                            module: row[1], view: row[2], bodies: row[3], totalNs: row[4], p95Ns: row[5], orange: row[6], red: row[7], widestFanOut: row[8]
+                        ))
+                    }
+                    for row in try Row.fetchAll(db, sql: """
+                        SELECT trace_id, finding_id, kind, subject, severity, cost_ns FROM trace_findings WHERE trace_id IN (\(marks)) ORDER BY cost_ns DESC, finding_id
+                        """, arguments: StatementArguments(slice)) {
+                        found[row[0]]?.findings.append(TraceMeasurements.FindingMark(id: row[1], kind: row[2], subject: row[3], severity: row[4], costNs: row[5]))
+                    }
+                }
+                return found
+            }
+        }
+    }
+
+    public func recordVerdict(_ verdict: CheckVerdict) async throws -> Bool {
+        try await call {
+            try await self.pool.write { db in
+                guard try Self.fetch(db, id: verdict.traceID) != nil else { return false }
+                try db.execute(sql: """
+                    INSERT INTO check_verdicts (trace_id, passed, failed_rules, rules, baseline_id, summary, checked_at_us) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (trace_id) DO UPDATE SET passed = excluded.passed, failed_rules = excluded.failed_rules, rules = excluded.rules,
+                        baseline_id = excluded.baseline_id, summary = excluded.summary, checked_at_us = excluded.checked_at_us
+                    """, arguments: [verdict.traceID, verdict.passed ? 1 : 0, verdict.failedRules, verdict.rules, verdict.baselineID, verdict.summary,
+                                     verdict.checkedAtMicros])
+                return true
+            }
+        }
+    }
+
+    public func verdicts(of ids: [String]) async throws -> [String: CheckVerdict] {
+        guard !ids.isEmpty else { return [:] }
+        return try await call {
+            try await self.pool.read { db in
+                var found: [String: CheckVerdict] = [:]
+                for slice in Self.slices(ids) {
+                    let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+                    for row in try Row.fetchAll(db, sql: """
+                        SELECT trace_id, passed, failed_rules, rules, baseline_id, summary, checked_at_us FROM check_verdicts WHERE trace_id IN (\(marks))
+                        """, arguments: StatementArguments(slice)) {
+                        let passed: Int = row[1]
+                        found[row[0]] = CheckVerdict(traceID: row[0], passed: passed != 0, failedRules: row[2], rules: row[3], baselineID: row[4],
+                                                     summary: row[5], checkedAtMicros: row[6])
+                    }
+                }
+                return found
+            }
+        }
+    }
+
+    // MARK: Notes
+
+    public func addNote(_ note: TraceNote) async throws -> Bool {
+        try await call {
+            try await self.pool.write { db in
+                guard try Self.fetch(db, id: note.traceID) != nil else { return false }
+                let target = note.targetColumns
+                try db.execute(sql: "INSERT INTO trace_notes (\(CatalogSchema.noteColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments: [
+                    note.id, note.traceID, target.kind, target.update, target.start, target.end, target.finding, note.text, note.createdAtMicros,
+                ])
+                return true
+            }
+        }
+    }
+
+    public func notes(traceID: String) async throws -> [TraceNote] {
+        try await call {
+            try await self.pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT \(CatalogSchema.noteColumns) FROM trace_notes WHERE trace_id = ? ORDER BY created_at_us, id",
+                                 arguments: [traceID]).compactMap { row in
+                    TraceNote(id: row[0], traceID: row[1], kind: row[2], update: row[3], start: row[4], end: row[5], finding: row[6], text: row[7],
+                              createdAtMicros: row[8])
+                }
+            }
+        }
+    }
+
+    public func deleteNote(id: String, traceID: String) async throws -> Bool {
+        try await call {
+            try await self.pool.write { db in
+                try db.execute(sql: "DELETE FROM trace_notes WHERE id = ? AND trace_id = ?", arguments: [id, traceID])
+                return db.changesCount > 0
             }
         }
     }
@@ -96,9 +267,7 @@ public final class SQLiteCatalog: Catalog {
         return try await call {
             try await self.pool.read { db in
                 var named: Set<String> = []
-                // SQLite allows a bounded number of parameters: ask in slices.
-                for start in stride(from: 0, to: keys.count, by: 500) {
-                    let slice = Array(keys[start..<min(keys.count, start + 500)])
+                for slice in Self.slices(keys) {
                     let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
                     named.formUnion(try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM traces WHERE sha256 IN (\(marks))", arguments: StatementArguments(slice)))
                 }
@@ -148,6 +317,22 @@ public final class SQLiteCatalog: Catalog {
         } catch let error as DatabaseError {
             throw StorageError.failed(service: serviceName, detail: "\(error.resultCode): \(error.message ?? "")")
         }
+    }
+
+    /// SQLite allows a bounded number of parameters: long lists are asked in slices.
+    private static func slices(_ values: [String]) -> [[String]] {
+        stride(from: 0, to: values.count, by: 500).map { Array(values[$0..<min(values.count, $0 + 500)]) }
+    }
+
+    private static func sql() -> CatalogSQL { CatalogSQL(placeholder: { _ in "?" }, like: "LIKE", collate: "") }
+
+    private static func arguments(_ binds: [SQLValue]) -> StatementArguments {
+        StatementArguments(binds.map { bind -> (any DatabaseValueConvertible)? in
+            switch bind {
+            case let .text(value): value
+            case let .integer(value): value
+            }
+        })
     }
 
     private static func fetch(_ db: Database, id: String) throws -> CatalogEntry? {

@@ -26,7 +26,9 @@ function describeGraph(graph) {
   const nodes = graph.nodes.length;
   const groups = graph.nodes.filter((n) => n.collapsed).length;
   const omitted = graph.omittedEdges ?? 0;
+  const farNodes = graph.omittedNodes ?? 0;
   return `${nodes} node${nodes === 1 ? '' : 's'}${groups ? `, ${groups} folded group${groups === 1 ? '' : 's'}` : ''}`
+    + (farNodes ? `, ${farNodes.toLocaleString('en-US')} farther nodes not drawn` : '')
     + (omitted ? `, ${omitted.toLocaleString('en-US')} weaker edges not drawn` : '');
 }
 

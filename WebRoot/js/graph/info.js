@@ -59,7 +59,11 @@ function backtrace(node) {
       ? el('ol', { class: 'cg-frames' }, node.backtrace.map((f) =>
         el('li', { class: f.isAppCode ? 'cg-frame-app' : 'cg-frame-system' },
           el('span', { class: 'cg-frame-name' }, f.name), ' ', el('span', { class: 'cg-frame-binary' }, f.binary))))
-      : el('p', { class: 'cg-hint' }, 'No backtrace was recorded for this change.'));
+      : el('p', { class: 'cg-hint' }, node.backtraceTruncated
+        ? 'Left out: this graph already carries the backtraces of many other writes.'
+        : 'No backtrace was recorded for this change.'),
+    node.backtrace?.length && node.backtraceTruncated
+      ? el('p', { class: 'cg-hint' }, `The ${node.backtrace.length} innermost frames of a deeper stack.`) : null);
 }
 
 /** The neighbours across `edges` (`other`: 'from' or 'to'); look-alikes (twelve rows updated by one change) listed once, with a count. */
@@ -84,11 +88,12 @@ function edgeList(title, edges, other, nodeById, actions) {
 function updates(node, actions) {
   if (node.updates.length === 0) return null;
   const shown = node.updates.slice(0, 50);
+  const total = node.updateCount ?? node.updates.length;
   return el('div', { class: 'cg-info-section' },
-    el('h4', {}, node.updates.length === 1 ? 'Update' : `Updates (${node.updates.length})`),
+    el('h4', {}, total === 1 ? 'Update' : `Updates (${total})`),
     el('ul', { class: 'cg-info-list cg-info-updates' }, shown.map((id) => el('li', {},
       el('button', { type: 'button', class: 'pane-link', 'aria-label': `Select update ${id} on the timeline`, onclick: () => actions.selectUpdate(id) }, `#${id}`)))),
-    node.updates.length > shown.length ? el('p', { class: 'cg-hint' }, `and ${node.updates.length - shown.length} more`) : null);
+    total > shown.length ? el('p', { class: 'cg-hint' }, `and ${total - shown.length} more`) : null);
 }
 
 function members(node, actions) {

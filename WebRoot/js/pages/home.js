@@ -1,25 +1,16 @@
-// Home: the trace list, upload by button (or a file dropped anywhere: file-drop.js, routed by app.js), progress and parse errors.
-import { listTraces, uploadTrace, deleteTrace, writeToken } from '../api.js';
+// Home: the trace list with its filters (in the URL: state.js LIST_EMPTY), upload by button (or a
+// file dropped anywhere: file-drop.js, routed by app.js), progress and parse errors.
+import { listTracePage, uploadTrace } from '../api.js';
 import { el } from '../dom.js';
 import { navigate, toast } from '../shell.js';
-import { buildComparePath, buildPath } from '../state.js';
+import { LIST_EMPTY, LIST_SORTS, buildHistoryPath, buildListPath, listQuery } from '../state.js';
+import { writeTokenForm } from '../write-token.js';
 import { rememberUpload } from './runs.js';
+import { mountTraceList, openTracePath } from './trace-list.js';
+import { tagFilter } from './tag-filter.js';
+import { formatBytes } from '../format.js';
 
-import { formatBytes, formatCount, formatDate, formatDuration } from '../format.js';
-
-/** Opening a trace from the list or after an upload shows its findings first. */
-const openTracePath = (id) => buildPath(id, { pane: 'findings' });
-
-/** Each sample's story: what it shows and what to click first (the samples are SampleTraces/). */
-export const SAMPLE_STORIES = {
-  'landmarks-scroll-slow': 'Scrolling hitches: open the Long body finding, then its CPU link: every row builds formatters.',
-  'landmarks-scroll-fixed': 'The same scroll with cached strings: compare it with landmarks-scroll-slow to see the hitches go.',
-  'landmarks-favorites-slow': 'A favorite tap re-runs all 12 rows: open the Collection fan-out finding and its Cause & Effect graph.',
-  'landmarks-favorites-fixed': 'The same taps with a model per row: one row body per tap; compare it with the slow one.',
-  'environment-color-scheme': 'Dark mode switch: click View1 on the timeline, then Cause & Effect: View2 was notified but did not run.',
-  'landmarks-concurrency-slow': 'Images load on the Main Actor for 120 ms: open the Main Actor blocked finding, then click the red Main Actor mark.',
-  'landmarks-concurrency-fixed': 'The loading moved off the Main Actor: the map’s task waits under a millisecond; compare it with the slow one.',
-};
+const SORT_LABELS = { uploaded: 'Upload time', name: 'Name', duration: 'Duration', updates: 'Updates', size: 'Size' };
 
 /** Text with the export script's command line set as code (so it reads, and copies, as one). */
 function withCommands(text) {
@@ -27,97 +18,69 @@ function withCommands(text) {
     .map((part, i) => (i % 2 ? el('code', { class: 'command', text: part }) : part));
 }
 
-/** Renders the list page into `root`; returns {upload(file), teardown()}. */
-export function renderHome(root) {
+/**
+ * The filters of the list: tags, words, upload days, order. A change navigates to the list's
+ * URL (`replace` while typing), which the router hands back to the page (`restore`).
+ */
+function filterBar(list) {
+  const go = (patch, { replace = false } = {}) => navigate(buildListPath({ ...list, ...patch }), { replace });
+  const search = el('input', { type: 'search', id: 'list-search', value: list.q, placeholder: 'name, app, device or tag', autocomplete: 'off' });
+  let typing = 0;
+  search.addEventListener('input', () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => go({ q: search.value.trim() }, { replace: true }), 300);
+  });
+  const day = (id, label, key) => [el('label', { for: id, text: label }),
+    el('input', { type: 'date', id, value: list[key], onchange: (event) => go({ [key]: event.target.value }) })];
+  const sort = el('select', { id: 'list-sort', onchange: (event) => go({ sort: event.target.value, order: null }) },
+    ...LIST_SORTS.map((name) => el('option', { value: name, text: SORT_LABELS[name], selected: name === list.sort })));
+  const defaultOrder = list.sort === 'name' ? 'asc' : 'desc';
+  const order = el('select', { id: 'list-order', 'aria-label': 'Order', onchange: (event) => go({ order: event.target.value === defaultOrder ? null : event.target.value }) },
+    el('option', { value: 'desc', text: list.sort === 'name' ? 'Z to A' : 'Largest or newest first', selected: (list.order ?? defaultOrder) === 'desc' }),
+    el('option', { value: 'asc', text: list.sort === 'name' ? 'A to Z' : 'Smallest or oldest first', selected: (list.order ?? defaultOrder) === 'asc' }));
+  const filtered = listQuery({ ...list, sort: 'uploaded', order: null }) !== '';
+  return el('div', { class: 'list-filters', role: 'search', 'aria-label': 'Filter traces' },
+    tagFilter(list.tags, (tags) => go({ tags })),
+    el('div', { class: 'list-filter-row' },
+      el('label', { for: 'list-search', text: 'Search' }), search,
+      ...day('list-from', 'Uploaded from', 'from'), ...day('list-to', 'to', 'to'),
+      el('label', { for: 'list-sort', text: 'Sort by' }), sort, order,
+      filtered ? el('a', { href: '/', id: 'clear-filters', text: 'Clear filters' }) : null,
+      el('a', { href: buildHistoryPath({ tags: list.tags }), id: 'history-link', class: 'button',
+        title: 'A metric of these traces over builds', text: 'History of these traces' })));
+}
+
+/** Renders the list page into `root`; returns {upload(file), restore(list), teardown()}. */
+export function renderHome(root, list = LIST_EMPTY) {
   const input = el('input', { type: 'file', id: 'upload-input', accept: '.json,.gz,.xml,.trace,.zip,application/json,application/gzip,text/xml,application/zip', class: 'visually-hidden', 'aria-label': 'Trace file to upload', tabindex: '-1' }); // the button is its Tab stop
   const uploadButton = el('button', { type: 'button', class: 'primary', id: 'upload-button', 'aria-label': 'Upload a trace' },
     el('span', { class: 'icon icon-upload', 'aria-hidden': 'true' }), 'Upload a trace…');
   const status = el('div', { id: 'upload-status', class: 'upload-status', role: 'status', 'aria-live': 'polite', hidden: true });
-  const list = el('div', { id: 'trace-list', 'aria-busy': 'true' }, el('p', { class: 'page-loading', text: 'Loading traces…' }));
+  const listRoot = el('div', { id: 'trace-list', 'aria-busy': 'true' }, el('p', { class: 'page-loading', text: 'Loading traces…' }));
+  const filters = el('div', { id: 'list-filters-slot' }, filterBar(list));
   root.append(el('div', { class: 'home' },
     el('div', { class: 'home-top' }, el('h1', { text: 'Traces' }), el('div', {}, uploadButton, input)),
     el('p', { class: 'drop-hint', text: 'Upload a trace recorded with Instruments’ SwiftUI template (tracesvc JSON, .json.gz, xctrace export XML, or the .xctrace.tar.gz that scripts/export-instruments-trace.sh makes from a .trace recording on the Mac), or drop it anywhere on this page.' }),
-    status, list));
+    status, filters, listRoot));
 
   let alive = true;
   let uploading = false;
-  let uploadLimit = null;   // bytes (GET /api/traces: maxUploadBytes), once the list is loaded
-
-  async function refresh() {
-    try {
-      const { traces, maxUploadBytes } = await listTraces();
-      uploadLimit = maxUploadBytes ?? null;
-      if (alive) list.replaceChildren(traceTable(traces));
-    } catch (error) {
-      if (alive) list.replaceChildren(el('div', { class: 'error-box', role: 'alert', text: `Could not load the trace list. ${error.message}` }));
-    }
-    list.setAttribute('aria-busy', 'false');
-  }
-
-  function traceTable(traces) {
-    if (!traces.length) return el('p', { text: 'No traces yet. Upload one to start.' });
-    // Picked for comparison, in the order picked: the first is A (before).
-    const picked = [];
-    const compareButton = el('button', { type: 'button', id: 'compare-button', disabled: true,
-      title: 'Tick two traces: the first one ticked is A (before), the second B (after)',
-      onclick: () => navigate(buildComparePath(picked[0], picked[1], {})) }, 'Compare');
-    const pick = (trace, box) => {
-      const at = picked.indexOf(trace.id);
-      if (box.checked && at < 0) picked.push(trace.id);
-      if (!box.checked && at >= 0) picked.splice(at, 1);
-      compareButton.disabled = picked.length !== 2;
-      compareButton.textContent = picked.length === 2 ? 'Compare (first ticked is A)' : 'Compare';
-    };
-    const rows = traces.map((trace) => el('tr', { 'data-trace-id': trace.id },
-      el('td', { class: 'pick' }, el('input', { type: 'checkbox', class: 'compare-pick', 'aria-label': `Pick ${trace.name} to compare`,
-        onchange: (event) => pick(trace, event.target) })),
-      el('td', { class: 'name' }, el('a', { href: openTracePath(trace.id), text: trace.name }),
-        trace.isSample ? el('span', { class: 'badge badge-after', text: 'sample' }) : null,
-        trace.isSample && SAMPLE_STORIES[trace.name] ? el('div', { class: 'sample-story', text: SAMPLE_STORIES[trace.name] }) : null),
-      el('td', { text: trace.app || '–' }),
-      el('td', { class: 'num', text: formatDuration(trace.durationNs) }),
-      el('td', { class: 'num', text: formatCount(trace.updateCount) }),
-      el('td', { class: 'num', text: formatBytes(trace.sizeBytes) }),
-      el('td', { text: trace.uploadedAt ? formatDate(trace.uploadedAt) : 'Sample' }),
-      el('td', {}, trace.isSample ? null : el('button', {
-        type: 'button', class: 'link-like', 'aria-label': `Delete ${trace.name}`, text: 'Delete',
-        onclick: async () => {
-          if (!confirm(`Delete "${trace.name}"? Links to it will stop working.`)) return;
-          const remove = async () => {
-            try { await deleteTrace(trace.id); toast(`Deleted ${trace.name}`); refresh(); } catch (error) {
-              if (error.status === 401) askForWriteToken(`Deleting ${trace.name}`, remove); else toast(error.message);
-            }
-          };
-          await remove();
-        },
-      }))));
-    return el('div', {},
-      el('div', { class: 'compare-bar' }, compareButton, el('span', { class: 'meta', text: 'Tick two traces to compare them (before, then after).' })),
-      el('table', { class: 'traces', 'aria-label': 'Traces' },
-        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, el('span', { class: 'visually-hidden', text: 'Compare' })),
-          ...['Name', 'App', 'Duration', 'Updates', 'Size', 'Uploaded', ''].map((title, i) =>
-            el('th', { scope: 'col', class: i >= 2 && i <= 4 ? 'num' : null }, title || el('span', { class: 'visually-hidden', text: 'Actions' }))))),
-        el('tbody', {}, ...rows)));
-  }
+  let uploadLimit = null;   // bytes (GET /api/traces: maxUploadBytes), once a page of the list is loaded
+  let current = list;
+  const mountList = () => mountTraceList(listRoot, listQuery(current), {
+    onTag: (tag) => { if (!current.tags.includes(tag)) navigate(buildListPath({ ...current, tags: [...current.tags, tag] })); },
+    askForWriteToken,
+    onPage: (page) => { uploadLimit = page.maxUploadBytes ?? uploadLimit; },
+  });
+  let traceList = mountList();
+  const refresh = () => traceList.refresh();
 
   /** The server wants its write token: a small form in the status area, then `retry()`. */
   function askForWriteToken(what, retry) {
     status.dataset.state = 'token';
-    const field = el('input', { type: 'password', id: 'write-token', autocomplete: 'off', required: true, 'aria-describedby': 'write-token-help' });
-    const form = el('form', { class: 'token-form' },
-      el('p', { id: 'write-token-help' },
-        `${what} needs this server's write token. `,
-        writeToken.get() ? 'The saved one was refused. ' : '',
-        'tracesvc serve printed it when it started (or ask whoever runs the server).'),
-      el('label', { for: 'write-token', text: 'Write token' }), field,
-      el('button', { type: 'submit', class: 'primary', text: 'Save and retry' }));
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      writeToken.set(field.value.trim());
-      retry();
-    });
+    const form = writeTokenForm(what, retry);
     showStatus(form);
-    field.focus();
+    form.querySelector('input').focus();
   }
 
   function showStatus(...children) {
@@ -128,7 +91,7 @@ export function renderHome(root) {
   /** A file larger than the server accepts is refused here, before a byte is sent. */
   async function tooLarge(file) {
     if (uploadLimit === null) {
-      try { uploadLimit = (await listTraces()).maxUploadBytes ?? null; } catch { return false; }
+      try { uploadLimit = (await listTracePage('', { limit: 1 })).maxUploadBytes ?? null; } catch { return false; }
     }
     if (uploadLimit === null || file.size <= uploadLimit) return false;
     status.dataset.state = 'too-large';
@@ -209,6 +172,23 @@ export function renderHome(root) {
   uploadButton.addEventListener('click', () => input.click());
   input.addEventListener('change', () => { if (input.files[0]) upload(input.files[0]); });
 
-  refresh();
-  return { upload, teardown: () => { alive = false; } };
+  return {
+    upload,
+    /** The list's URL changed (a filter, back or forward): the filters and the list follow. */
+    restore(next) {
+      if (listQuery(next) === listQuery(current)) return;
+      current = next;
+      // The search field keeps its focus (and caret) while the list behind it changes.
+      const typing = document.activeElement?.id === 'list-search';
+      filters.replaceChildren(filterBar(current));
+      if (typing) {
+        const field = document.getElementById('list-search');
+        field.focus();
+        field.setSelectionRange(field.value.length, field.value.length);
+      }
+      traceList.destroy();
+      traceList = mountList();
+    },
+    teardown: () => { alive = false; traceList.destroy(); },
+  };
 }

@@ -1,10 +1,12 @@
 // The trace page /traces/{id}[/updates/{uid}]: the header, the toolbar and legend, and the parts
 // of the trace view (trace-view.js), each given the one view this page builds: the timeline, the
 // side panel, and the detail panes (loaded after the first draw).
-import { getTrace, listTraces, traceApi, ApiError } from '../api.js';
+import { getTrace, listTraces, setTraceTags, traceApi, ApiError } from '../api.js';
 import { el } from '../dom.js';
 import { copyText, navigate } from '../shell.js';
-import { buildPath, buildComparePath, createViewState, graphSubject, selectedUpdate, selectionPatch } from '../state.js';
+import { buildPath, buildComparePath, buildHistoryPath, buildListPath, createViewState, graphSubject, isTag, selectedUpdate, selectionPatch } from '../state.js';
+import { createNoteStore } from '../notes.js';
+import { withWriteToken } from '../write-token.js';
 import { createTraceView } from '../trace-view.js';
 import { rankPartners } from '../compare-partner.js';
 import { createTimeline } from '../timeline/index.js';
@@ -74,12 +76,23 @@ export async function openTracePage(shell, parsed, isCurrent) {
   return renderTracePage(shell, trace, api, initial);
 }
 
-/** The trace page's view: what selecting, a range or a pane means here, all written to the URL state. */
-function traceView(trace, api, state) {
-  return createTraceView({
+/**
+ * The trace page's view: what selecting, a range or a pane means here, all written to the URL
+ * state. `timeline()`: the page's timeline once made (its window is the view's timeWindow).
+ */
+function traceView(trace, api, state, timeline) {
+  let view = null;
+  const notes = createNoteStore(trace.id, api, () => traceFindings(view));
+  view = createTraceView({
     trace,
     api,
     state,
+    notes,
+    timeWindow: {
+      get: () => timeline().getView(),
+      set: (window, kind) => timeline().setView(window, kind),
+      subscribe: (fn) => timeline().watchView(fn),
+    },
     /** `graph` pins the graph's subject (a selection made inside the graph must not re-root it);
      *  otherwise an update's graph follows the selection. `zoom`: to the update, with context. */
     async select(selection, { zoom = false, graph = null } = {}) {
@@ -119,6 +132,47 @@ function traceView(trace, api, state) {
     },
     copyLink: (text, what) => copyText(text, what),
   });
+  return view;
+}
+
+/**
+ * The trace's tags under its name: each links to the list of traces with it; uploads can have
+ * them edited (a write: the token may be asked for). Samples have none.
+ */
+function tagLine(trace) {
+  const line = el('div', { class: 'trace-tags', id: 'trace-tags' });
+  const status = el('span', { class: 'note-status', role: 'status' });
+  let tags = trace.tags ?? [];
+  function show() {
+    line.replaceChildren(
+      ...tags.map((tag) => el('a', { class: 'tag-chip', href: buildListPath({ tags: [tag] }), title: `Every trace tagged ${tag}` }, el('bdi', { text: tag }))),
+      tags.length ? el('a', { href: buildHistoryPath({ tags: tags.filter((tag) => /^(branch|scenario|device|os):/.test(tag)) }), id: 'trace-history-link', class: 'link-like', text: 'History' }) : null,
+      el('button', { type: 'button', class: 'link-like', id: 'edit-tags', text: tags.length ? 'Edit tags' : 'Add tags', onclick: edit }),
+      status);
+  }
+  function edit() {
+    const field = el('input', { type: 'text', id: 'tags-input', value: tags.join(' '), 'aria-label': 'Tags, separated by spaces (key:value or a label)', spellcheck: 'false' });
+    const form = el('form', { class: 'tags-form' }, field,
+      el('button', { type: 'submit', class: 'primary', text: 'Save tags' }),
+      el('button', { type: 'button', text: 'Cancel', onclick: show }));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const next = field.value.split(/[\s,]+/).filter(Boolean).map((text) => text.replace(/^([a-z0-9][a-z0-9._-]*)=/, '$1:'));
+      const bad = next.find((text) => !isTag(text));
+      if (bad) { status.textContent = `“${bad}” is not a tag (key:value, or a label)`; return; }
+      const save = async () => {
+        const record = await setTraceTags(trace.id, next);
+        tags = record.tags;
+        status.textContent = '';
+        show();
+      };
+      withWriteToken(status, 'Editing tags', save, (error) => { status.textContent = error.message; });
+    });
+    line.replaceChildren(form, status);
+    field.focus();
+  }
+  show();
+  return line;
 }
 
 function renderHeader(shell, trace, state) {
@@ -128,7 +182,8 @@ function renderHeader(shell, trace, state) {
     // from the uploaded file) cannot reorder the facts after it.
     el('span', { class: 'meta' }, [trace.app, trace.device, trace.osVersion,
       formatDuration(trace.end - trace.start), `${formatCount(trace.counts?.updates)} updates`].filter(Boolean)
-      .flatMap((fact, i) => [i ? ' · ' : null, el('bdi', { text: fact })])));
+      .flatMap((fact, i) => [i ? ' · ' : null, el('bdi', { text: fact })])),
+    tagLine(trace));
   const copyLink = el('button', { type: 'button', id: 'copy-link', 'aria-label': 'Copy link to this view',
     title: 'Copy a link to exactly this view: selection, zoom, inspection range, open pane and its search' },
     el('span', { class: 'icon icon-link', 'aria-hidden': 'true' }), 'Link to this view');
@@ -181,7 +236,7 @@ function renderTracePage(shell, trace, api, initial) {
   shell.main.append(el('div', { class: 'trace-view' }, tools.bar, runPicker(trace), legend(trace), crumbsNav, timelineSection, help,
     el('section', { id: 'detail-area', 'aria-label': 'Details' }, detailPane, sidePanel)));
 
-  const view = traceView(trace, api, state);
+  const view = traceView(trace, api, state, () => timeline);
   const timeline = createTimeline(timelineSection, view, { windowLabel: tools.windowLabel, findings: traceFindings(view), findSlot: tools.findSlot });
   const panel = mountSidePanel(sidePanel, view);
   const crumbs = mountCrumbs(crumbsNav, view, { start: trace.start, end: Math.max(trace.end, trace.start + 1) });

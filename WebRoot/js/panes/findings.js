@@ -1,8 +1,8 @@
 // The Findings pane: what is wrong in the trace (GET findings, docs/findings.md), costliest first,
 // filtered by kind and severity (fk=, fs=). Each finding expands to its evidence as share links:
-// its occurrences, its updates, the cause graph of a representative update, the CPU range, the
-// Swift task intervals (each shown in the side panel); its subjects open what they name. The
-// expanded finding is in the URL (fd=).
+// its occurrences, its updates, the cause graph of a representative update, the CPU that proves it
+// (a view's: all its updates merged, one update's range beside), the Swift task intervals (each
+// shown in the side panel); its subjects open what they name. The expanded finding is in the URL (fd=).
 import { el } from '../dom.js';
 import { buildPath } from '../state.js';
 import { formatDuration, formatTimeRange, plural } from '../format.js';
@@ -26,9 +26,15 @@ const TASK_LINKS_SHOWN = 4;
 const OCCURRENCE_LINKS_SHOWN = 12;
 const loaded = new WeakMap();
 
-/** The trace's findings, fetched once per open trace: the tab's count badge and the pane share them. */
+/**
+ * The trace's findings, fetched once per open trace: the tab's count badge and the pane share them.
+ * The API lists the costliest ones; `total` (on the array) says how many there are.
+ */
 export function traceFindings(traceView) {
-  if (!loaded.has(traceView)) loaded.set(traceView, traceView.api.get('findings').then((body) => body.findings));
+  if (!loaded.has(traceView)) {
+    loaded.set(traceView, traceView.api.get('findings')
+      .then((body) => Object.assign(body.findings, { total: body.total ?? body.findings.length })));
+  }
   return loaded.get(traceView);
 }
 
@@ -48,10 +54,19 @@ export function evidenceLinks(traceId, finding) {
     links.push({ kind: 'graph', text: `Cause & Effect graph of update ${update}`,
       href: buildPath(traceId, { update, pane: 'graph', graph: `u${update}` }) });
   }
+  // A view's finding is proved by the CPU of every update it counts, merged; one update's range
+  // (a few samples) is the secondary link.
+  const view = evidence.cpuView;
+  if (view) {
+    const which = view.filter === 'long-view-body' ? `all ${evidence.updateCount} long bodies` : `all ${evidence.updateCount} updates`;
+    links.push({ kind: 'cpu', text: `CPU of ${which} of ${view.name}`,
+      href: buildPath(traceId, { pane: 'cpu', cpu: 'view', paneView: { module: view.module, view: view.name, category: view.category },
+        filter: view.filter === 'all' ? null : view.filter, longerThan: view.longerThanNs ?? null }) });
+  }
   if (evidence.range) {
     const { start, end } = evidence.range;
-    links.push({ kind: 'cpu', text: `CPU ${formatTimeRange(start, end)}`,
-      href: buildPath(traceId, { range: [start, end], window: [start, end], pane: 'cpu' }) });
+    links.push({ kind: view ? 'cpu-range' : 'cpu', text: `${view ? 'CPU of one of them' : 'CPU'} ${formatTimeRange(start, end)}`,
+      href: buildPath(traceId, { range: [start, end], window: [start, end], pane: 'cpu', cpuThread: evidence.thread ?? null }) });
   }
   // The first interval is the task the finding is about (its first task subject); then those it held up or that held it.
   const task = finding.subjects?.find((subject) => subject.role === 'task')?.name;
@@ -134,7 +149,8 @@ export function mountFindings(container, traceView) {
     const filtered = shown.length < findings.length;
     status.replaceChildren(el('p', { class: 'findings-intro', role: 'status',
       text: filtered ? `${shown.length} of ${plural(findings.length, 'finding')} shown, costliest first.`
-        : `${plural(findings.length, 'finding')}, costliest first. Open one for its evidence.` }));
+        : findings.total > findings.length ? `The ${findings.length} costliest of ${findings.total} findings. Open one for its evidence.`
+          : `${plural(findings.length, 'finding')}, costliest first. Open one for its evidence.` }));
     filters.replaceChildren(...filterControls(state));
     list.replaceChildren(...shown.map((finding) => item(finding, finding.id === state.finding)));
     list.querySelector('.finding.open')?.scrollIntoView?.({ block: 'nearest' });

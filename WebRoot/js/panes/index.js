@@ -9,6 +9,7 @@ import { mountUpdates } from './updates.js';
 import { mountCallTree } from './cpu/index.js';
 import { mountFindings, traceFindings } from './findings.js';
 import { closeMenu } from './menu.js';
+import { mountNotes } from './notes.js';
 
 const TABS = [
   { id: 'findings', title: 'Findings' },
@@ -16,17 +17,19 @@ const TABS = [
   { id: 'updates', title: 'Updates' },
   { id: 'cpu', title: 'CPU' },
   { id: 'graph', title: 'Cause & Effect' },
+  { id: 'notes', title: 'Notes' },
 ];
 
 export function mountDetailPanes(container, traceView) {
-  const tabs = TABS.map((t) => el('button', {
+  const tabs = TABS.filter((t) => t.id !== 'notes' || traceView.offers('notes')).map((t) => el('button', {
     type: 'button', role: 'tab', id: `pane-tab-${t.id}`, class: 'pane-tab', 'aria-controls': 'pane-body',
     dataset: { pane: t.id }, onclick: () => choose(t.id),
   }, t.title));
   const tabBar = el('div', { class: 'pane-tabs', role: 'tablist', 'aria-label': 'Detail panes' }, tabs);
   const findingsTab = tabs.find((tab) => tab.dataset.pane === 'findings');
   traceFindings(traceView).then((findings) => {
-    findingsTab.append(el('span', { class: 'tab-badge', 'aria-label': `${findings.length} findings`, text: String(findings.length) }));
+    const count = findings.total ?? findings.length;
+    findingsTab.append(el('span', { class: 'tab-badge', 'aria-label': `${count} findings`, text: String(count) }));
   }, () => {});
   tabBar.addEventListener('keydown', (e) => {
     const i = tabs.indexOf(document.activeElement);
@@ -80,6 +83,7 @@ export function mountDetailPanes(container, traceView) {
     else if (name === 'summary') current.instance = mountSummary(pane, traceView);
     else if (name === 'updates') current.instance = mountUpdates(pane, traceView);
     else if (name === 'cpu') current.instance = mountCallTree(pane, traceView);
+    else if (name === 'notes') current.instance = mountNotes(pane, traceView);
     else mountGraph(pane, JSON.parse(graphKey), current);
     updateTabTitles(state);
     if (hadFocus) tabs.find((tab) => tab.dataset.pane === name)?.focus();

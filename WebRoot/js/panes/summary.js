@@ -127,6 +127,7 @@ export function mountSummary(root, traceView) {
     rows = flatten();
     totals.textContent = data?.total
       ? `${formatCount(data.total.count)} updates · ${formatDuration(data.total.totalNs)} total · ${formatCount(data.total.orange)} orange · ${formatCount(data.total.red)} red`
+        + (data.omittedViews > 0 ? ` · ${formatCount(data.omittedViews)} smaller views not listed` : '')
       : '';
     if (data && rows.length === 0) {
       tbody.replaceChildren(el('tr', {}, el('td', { colspan: COLUMNS.length, class: 'pane-empty' },

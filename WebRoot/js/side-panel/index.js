@@ -7,6 +7,7 @@ import { createPanel } from './panel.js';
 import { showUpdate } from './update.js';
 import { showSignpost } from './signpost.js';
 import { showTaskState, showTaskStates } from './task.js';
+import { showNote } from './note.js';
 
 /** The details module of each selection kind (trace-view.js, SELECTION_KINDS). */
 export const DETAILS = Object.freeze({
@@ -14,6 +15,7 @@ export const DETAILS = Object.freeze({
   signpost: showSignpost,
   'task-state': showTaskState,
   'task-states': showTaskStates,
+  note: showNote,
 });
 
 /** Mounts the panel into `root` (an <aside>) for `traceView` (trace-view.js); returns {destroy()}. */

@@ -35,9 +35,10 @@ export function showTaskStates(panel, traceView, mark) {
   });
 }
 
-function backtrace(title, frames) {
+function backtrace(title, frames, truncated) {
   if (!frames?.length) return null;
-  return el('details', { class: 'task-backtrace' }, el('summary', { text: `${title} (${frames.length} frames)` }),
+  const count = truncated ? `the ${frames.length} innermost frames of a deeper stack` : `${frames.length} frames`;
+  return el('details', { class: 'task-backtrace' }, el('summary', { text: `${title} (${count})` }),
     el('ol', {}, ...frames.map((f) => el('li', { class: f.isAppCode ? 'app-frame' : null }, codeName(f.binary ? `${f.name} — ${f.binary}` : f.name)))));
 }
 
@@ -86,7 +87,7 @@ function render(panel, traceView, s, overlapping) {
         el('td', { text: formatTimestamp(state.start) }),
         el('td', {}, el('span', { class: `sev sev-${state.severity}`, text: formatDuration(state.duration) })),
         el('td', { text: state.actor }))))),
-    backtrace('Creation backtrace', s.creationBacktrace),
-    backtrace('Suspend backtrace', s.suspendBacktrace),
+    backtrace('Creation backtrace', s.creationBacktrace, s.creationBacktraceTruncated),
+    backtrace('Suspend backtrace', s.suspendBacktrace, s.suspendBacktraceTruncated),
   );
 }

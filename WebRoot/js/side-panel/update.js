@@ -58,7 +58,8 @@ function render(panel, traceView, u) {
         onclick: () => select(u.previous), text: '← Previous' }),
       el('button', { type: 'button', 'aria-label': `Next update of ${u.view}`, disabled: u.next === null || u.next === undefined,
         onclick: () => select(u.next), text: 'Next →' })),
-    u.causes?.length ? el('div', {}, el('h3', { class: 'causes-title', text: 'Caused by' }),
+    u.causes?.length ? el('div', {}, el('h3', { class: 'causes-title',
+      text: u.causeCount > u.causes.length ? `Caused by (first ${u.causes.length} of ${u.causeCount})` : 'Caused by' }),
       el('ul', { class: 'causes' }, ...u.causes.map((c) => el('li', {},
         c.title, c.property ? ` (${c.property})` : '', c.label ? el('span', { class: 'badge badge-after', text: c.label }) : null)))) : null,
   );

@@ -6,8 +6,8 @@ import { el } from '../dom.js';
 import { toast } from '../shell.js';
 import { formatDuration, formatTimestamp } from '../format.js';
 import { currentSelection, selectedUpdate, selectionChanged } from '../state.js';
-import { eventOf, findingMarks, hasTaskData, layoutRows, nearestEvent, queriedLanes, signpostRows } from './lanes.js';
-import { clickOf, clickable, SELECTION_OUTLINES, tooltipDetail, tooltipOf } from './kinds.js';
+import { eventOf, findingMarks, hasTaskData, layoutRows, nearestEvent, noteMarkAt, noteMarks, queriedLanes, RULER_HEIGHT, signpostRows } from './lanes.js';
+import { clickOf, clickable, NOTE_MARK, SELECTION_OUTLINES, tooltipDetail, tooltipOf } from './kinds.js';
 import { attachInput } from './input.js';
 import { buildHeaders, describeLanes } from './headers.js';
 import { TimelineLoader } from './loader.js';
@@ -18,23 +18,8 @@ import { clampWindow, contextWindow, historyStep, pixelsToTime, timeAt, traceBou
 const URL_WRITE_MS = 250;             // continuous pans write the URL at most this often
 const HIT_SLOP_PX = 3;                // a mark this close to the pointer counts as under it
 
-/**
- * The timeline of `traceView` (trace-view.js) in `section`. `findings`: a promise of the trace's
- * findings, marked on the ruler when it resolves. `focusedKeysOnly`: keys move this timeline only
- * while its canvas has focus (a page with two). `idSuffix`: appended to the ids of its canvas and
- * tooltip, for a page with two. `findSlot`: where the find box goes (search.js), none without it.
- * `scrollingPage`: the timeline is one part of a page that scrolls, so a plain wheel scrolls the
- * page and Ctrl/⌘ + wheel zooms (a plain wheel shows that hint).
- * Returns {zoomToFit(), getView(), setView(window), setMarker(marker), flush(), destroy()};
- * `setMarker({time, label, rulerFromMarker})` draws a line at `time` and, with `rulerFromMarker`,
- * makes the ruler read time from it (null: neither).
- */
-export function createTimeline(section, traceView, { windowLabel, findings, findSlot = null, focusedKeysOnly = false, idSuffix = '', scrollingPage = false } = {}) {
-  const { trace, state } = traceView;
-  const bounds = traceBounds(trace);
-  const wholeTrace = [bounds.start, bounds.end];
-  const laneInfo = Object.fromEntries((trace.lanes ?? []).map((lane) => [lane.id, lane]));
-
+/** The timeline's elements in `section`: lane headers beside the canvas, its tooltip and status. */
+function timelineElements(section, idSuffix) {
   const headers = el('div', { class: 'tl-headers', role: 'list', 'aria-label': 'Lanes' });
   const canvas = el('canvas', {
     tabindex: '0', role: 'img', id: `timeline-canvas${idSuffix}`,
@@ -46,6 +31,35 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   const wheelHint = el('div', { class: 'tl-wheel-hint', hidden: true, text: `${navigator.platform?.startsWith('Mac') ? '⌘' : 'Ctrl'} + wheel to zoom, or W/S on the focused timeline` });
   const wrap = el('div', { class: 'tl-canvas-wrap' }, canvas, tooltip, status, wheelHint);
   section.replaceChildren(el('div', { class: 'tl-grid' }, headers, wrap));
+  return { headers, canvas, tooltip, status, wrap, wheelHint };
+}
+
+function setData(node, key, value) {
+  if (node.dataset[key] !== value) node.dataset[key] = value;
+}
+
+function setText(node, text) {
+  if (node && node.textContent !== text) node.textContent = text;
+}
+
+/**
+ * The timeline of `traceView` (trace-view.js) in `section`. `findings`: a promise of the trace's
+ * findings, marked on the ruler when it resolves. `focusedKeysOnly`: keys move this timeline only
+ * while its canvas has focus (a page with two). `idSuffix`: appended to the ids of its canvas and
+ * tooltip, for a page with two. `findSlot`: where the find box goes (search.js), none without it.
+ * `scrollingPage`: the timeline is one part of a page that scrolls, so a plain wheel scrolls the
+ * page and Ctrl/⌘ + wheel zooms (a plain wheel shows that hint).
+ * Returns {zoomToFit(), getView(), setView(), setMarker(marker), watchView(), flush(), destroy()};
+ * `setMarker({time, label, rulerFromMarker})` draws a line at `time` and, with `rulerFromMarker`,
+ * makes the ruler read time from it (null: neither).
+ */
+export function createTimeline(section, traceView, { windowLabel, findings, findSlot = null, focusedKeysOnly = false, idSuffix = '', scrollingPage = false } = {}) {
+  const { trace, state } = traceView;
+  const bounds = traceBounds(trace);
+  const wholeTrace = [bounds.start, bounds.end];
+  const laneInfo = Object.fromEntries((trace.lanes ?? []).map((lane) => [lane.id, lane]));
+
+  const { headers, canvas, tooltip, status, wrap, wheelHint } = timelineElements(section, idSuffix);
   const g = canvas.getContext('2d');
 
   let colors = readColors(document.documentElement);
@@ -64,6 +78,12 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   let findingList = [];
   let marker = null;        // {time, label, rulerFromMarker}: a line across the lanes (setMarker)
   findings?.then((list) => { findingList = list; requestDraw(); }).catch(() => {});
+  // The trace's notes, flagged on the ruler (the view's note store; none on a comparison).
+  let noteList = traceView.notes.list();
+  let drawnNotes = [];
+  const unsubscribeNotes = traceView.notes.subscribe((list) => { noteList = list; requestDraw(); });
+  traceView.notes.ready.then(() => requestDraw());
+  const selectedNote = () => { const s = currentSelection(state.get()); return s?.kind === 'note' ? s.id : null; };
 
   const loader = new TimelineLoader(trace.id, bounds.start, bounds.end, () => requestDraw());
   const search = findSlot ? createTimelineSearch(traceView, { onMarks: () => requestDraw(), onStep: (direction) => step(direction) }) : null;
@@ -89,7 +109,11 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   }
 
   // ----- view window -----
-  const visible = visibleWindow(state, bounds, () => requestDraw());
+  const viewListeners = new Set();
+  const visible = visibleWindow(state, bounds, () => {
+    requestDraw();
+    for (const fn of [...viewListeners]) fn({ ...visible.get() });
+  });
   const setView = visible.set;
 
   // ----- drawing -----
@@ -107,15 +131,16 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
     loader.ensure(view.start, view.end, width, queriedLanes(layout.rows));
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     const marks = findingMarks(findingList, view, width, state.get().finding);
+    drawnNotes = noteMarks(noteList, traceView.notes.spanOf, view, width, selectedNote());
     const matches = search?.marks(view, width);
     const counts = drawTimeline(g, {
       width, height: layout.height, dpr, view, rows: layout.rows, data: loader.current, colors,
-      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, matches: matches?.lanes, marker,
+      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, noteMarks: drawnNotes, matches: matches?.lanes, marker,
     });
-    // How many findings are marked in this window, the lanes the selection is outlined on, and the marker (the browser tests read them).
-    if (canvas.dataset.findings !== String(marks.length)) canvas.dataset.findings = String(marks.length);
-    const outlined = outline ? `${outline.lanes.join(',')}@${outline.start},${outline.duration}` : '';
-    if (canvas.dataset.outlined !== outlined) canvas.dataset.outlined = outlined;
+    // How many findings and notes are marked in this window, the lanes the selection is outlined on, and the marker (the browser tests read them).
+    setData(canvas, 'findings', String(marks.length));
+    setData(canvas, 'notes', String(drawnNotes.length));
+    setData(canvas, 'outlined', outline ? `${outline.lanes.join(',')}@${outline.start},${outline.duration}` : '');
     setData(canvas, 'marker', marker?.label ? `${marker.label}@${Math.round(marker.time)}` : '');
     setData(canvas, 'rulerOrigin', marker?.rulerFromMarker ? String(Math.round(marker.time)) : '');
     performance.measure('timeline-draw', { start: began, end: performance.now() });
@@ -125,18 +150,9 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
     else { clearTimeout(describeTimer); describeTimer = setTimeout(() => requestDraw(), 300); }
     setText(windowLabel, `${formatTimestamp(view.start, (view.end - view.start) / 1000)} – ${formatTimestamp(view.end, (view.end - view.start) / 1000)} (${formatDuration(view.end - view.start)} visible)`);
     setText(status, loader.error ? `Timeline query failed: ${loader.error.message}` : loader.loading ? 'Loading…' : '');
-    const loading = String(loader.loading);
-    if (canvas.dataset.loading !== loading) canvas.dataset.loading = loading;
+    setData(canvas, 'loading', String(loader.loading));
     // Which query the drawn marks come from (the browser tests ask the API the same).
     if (loader.current && canvas.dataset.query !== loader.current.query) canvas.dataset.query = loader.current.query;
-  }
-
-  function setData(node, key, value) {
-    if (node.dataset[key] !== value) node.dataset[key] = value;
-  }
-
-  function setText(node, text) {
-    if (node && node.textContent !== text) node.textContent = text;
   }
 
   // ----- hit testing and tooltip -----
@@ -166,6 +182,13 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   }
 
   function updateHover(x, y) {
+    const note = y < RULER_HEIGHT ? noteMarkAt(drawnNotes, x, y) : null;
+    if (note) {
+      if (hover) { hover = null; requestDraw(); }
+      showTooltipAt(tooltip, NOTE_MARK.tooltip(note.note), x, y, { width, height: layout.height });
+      canvas.style.cursor = 'pointer';
+      return;
+    }
     const row = rowAt(y);
     const e = row && x >= 0 && x <= width ? eventAt(row, x) : null;
     const changed = hover?.event?.index !== e?.index || hover?.row !== row;
@@ -186,6 +209,11 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
 
   /** A click that did not drag: open or close the SwiftUI track, do what the mark's lane kind says, or drop a selected update. */
   function click(x, y) {
+    if (y < RULER_HEIGHT) {
+      const note = noteMarkAt(drawnNotes, x, y);
+      if (note) traceView.select(NOTE_MARK.click(note.note).select);
+      return;
+    }
     const row = rowAt(y);
     const e = row ? eventAt(row, x) : null;
     if (row?.track) { toggleSwiftUI(); return; }
@@ -226,7 +254,10 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
       showHeaders();
       resize();
     }
-    if (selectionChanged(changed)) outlineSelection(currentSelection(next));
+    if (selectionChanged(changed)) {
+      outlineSelection(currentSelection(next));
+      requestDraw();
+    }
     if (changed.includes('range') || changed.includes('finding')) requestDraw();
   });
 
@@ -246,8 +277,14 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   return {
     zoomToFit: () => setView(wholeTrace, 'jump'),
     getView: () => ({ ...visible.get() }),
-    setView: (window) => setView(window, 'jump'),
+    /** Moves the window (kind as input's: 'pan' | 'zoom' | 'jump'): another part's pan or zoom. */
+    setView: (window, kind = 'jump') => setView(window, kind),
     setMarker(next) { marker = next; requestDraw(); },
+    /** Calls fn({start, end}) after every move of the window, live; returns an unsubscribe. */
+    watchView(fn) {
+      viewListeners.add(fn);
+      return () => viewListeners.delete(fn);
+    },
     /** Writes a pending pan to the URL now (before a link is copied). */
     flush: () => visible.flush(),
     destroy() {
@@ -258,6 +295,7 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
       loader.destroy();
       input.destroy();
       unsubscribe();
+      unsubscribeNotes();
       observer.disconnect();
       scheme.removeEventListener('change', onScheme);
       window.removeEventListener('resize', onDprChange);

@@ -74,6 +74,7 @@ export function attachInput(canvas, timeline, { focusedKeysOnly = false, wheelZo
     canvas.classList.remove('dragging');
     if (finished.onRuler) {
       if (finished.moved && rangeSpan && rangeSpan[1] - rangeSpan[0] > 0) timeline.range(rangeSpan[0], rangeSpan[1]);
+      else if (!finished.moved && event.type === 'pointerup') timeline.click(x, y);
       rangeSpan = null;
       timeline.rangeDrag(null);
     } else if (finished.moved) {

@@ -4,7 +4,7 @@
 // its row there, its entry here, and, when a click selects something new, a side-panel module.
 import { countLabel } from './lanes.js';
 import { markWindow } from './viewport.js';
-import { formatDuration, formatTimestamp, kindLabel, severityLabel, waitSeverityLabel } from '../format.js';
+import { formatDuration, formatTimestamp, kindLabel, noteTargetText, severityLabel, waitSeverityLabel } from '../format.js';
 
 /** The mark's span, at least 1 ns: what a click selects or makes the inspection range. */
 const spanOf = (e) => [e.start, e.start + Math.max(e.duration, 1)];
@@ -137,6 +137,12 @@ export const SELECTION_OUTLINES = Object.freeze({
     path: (id) => (id.row != null ? `task-states/${id.row}` : null),
     outline: (answer, id) => (answer ? taskStateOutline(answer) : { start: id.start, duration: id.end - id.start, lanes: [id.lane] }),
   },
+});
+
+/** A note's mark on the ruler (lanes.js noteMarks): its tooltip, and a click shows it in the side panel. */
+export const NOTE_MARK = Object.freeze({
+  tooltip: (note) => ({ title: 'Note', lines: [['About', noteTargetText(note.target)], ['Note', note.text.length > 120 ? `${note.text.slice(0, 119)}…` : note.text]] }),
+  click: (note) => ({ select: { kind: 'note', id: note.id } }),
 });
 
 function taskStateOutline(s) {

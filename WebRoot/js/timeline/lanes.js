@@ -150,3 +150,33 @@ export function findingMarks(findings, view, width, openId = null) {
   // The open finding last, so it is drawn on top.
   return marks.sort((a, b) => Number(a.open) - Number(b.open));
 }
+
+export const NOTE_MARK_HEIGHT = 7;
+
+/**
+ * Where the notes sit on the ruler: a flag along the top of the ruler over each note's span (its
+ * update, range or finding: `spanOf(id)`), at least 6 px wide so a note on a short update can be
+ * hit. Notes without a span, or outside the window, are left out. Pure: the node tests check it.
+ */
+export function noteMarks(notes, spanOf, view, width, selectedId = null) {
+  const k = width / (view.end - view.start);
+  const marks = [];
+  for (const note of notes ?? []) {
+    const span = spanOf(note.id);
+    if (!span || span[1] < view.start || span[0] > view.end) continue;
+    const x0 = Math.max((span[0] - view.start) * k, 0);
+    const x1 = Math.min((span[1] - view.start) * k, width);
+    const w = Math.max(x1 - x0, 6);
+    marks.push({ id: note.id, note, selected: note.id === selectedId, x: Math.min(x0, width - w), width: w, y: 1, height: NOTE_MARK_HEIGHT });
+  }
+  return marks.sort((a, b) => Number(a.selected) - Number(b.selected));
+}
+
+/** The note mark under (x, y), with a little slop; the one drawn on top first. */
+export function noteMarkAt(marks, x, y) {
+  for (let i = marks.length - 1; i >= 0; i--) {
+    const m = marks[i];
+    if (x >= m.x - 3 && x <= m.x + m.width + 3 && y >= 0 && y <= m.y + m.height + 3) return m;
+  }
+  return null;
+}

@@ -29,7 +29,7 @@ function eventColor(row, severity, colors) {
  * descriptions): {laneId: {marks, orange, red, merged, matches}}. `matches`: the find box's
  * matches by lane ({laneId: [start, end, start, end…]}, search.js).
  */
-export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, range, selected, hover, rangeDrag, findingMarks = [], matches = null, marker = null }) {
+export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, range, selected, hover, rangeDrag, findingMarks = [], noteMarks = [], matches = null, marker = null }) {
   const k = width / (view.end - view.start);
   const xOf = (t) => (t - view.start) * k;
   g.clearRect(0, 0, width, height);
@@ -87,6 +87,18 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
 
   // The marker under the marks (they stay their colour), its label on the ruler.
   if (marker) drawMarker(g, marker, xOf(marker.time), width, height, colors);
+
+  // Notes along the ruler's top (a flag over what each is about); the selected one outlined.
+  for (const mark of noteMarks) {
+    g.fillStyle = colors.accent;
+    g.fillRect(mark.x, mark.y, mark.width, mark.height);
+    g.fillRect(mark.x, mark.y, 2, RULER_HEIGHT - mark.y);
+    if (mark.selected) {
+      g.strokeStyle = colors.fg;
+      g.lineWidth = 1.5;
+      g.strokeRect(mark.x - 1, mark.y - 0.5, mark.width + 2, mark.height + 1);
+    }
+  }
 
   // Inspection range (or the one being dragged), shaded under the marks so colours stay true.
   const shade = rangeDrag ?? range;

@@ -11,6 +11,7 @@ import { createTraceView } from '../../trace-view.js';
 import { formatDuration } from '../../format.js';
 import { bundleMark, graphDiff } from '../../graph/diff.js';
 import { rangeParams, rowKey } from './sections.js';
+import { mountDiffFlame, pooledFlameNote } from './flame.js';
 
 /**
  * The merged cause graph of `view` in one trace (the trace page's graph module), with a view
@@ -112,5 +113,9 @@ export function drillSection(c, s, { a, b, infos, graphs }) {
   };
   section.append(el('h2', { text: `${v.view}: longest updates and merged cause graph, A above B` }), legend,
     el('div', { class: 'drill-stack' }, side('A', a[0], s.rangeA, v.a, c.a.runs), side('B', b[0], s.rangeB, v.b, c.b.runs)));
+  // The CPU of this view's bodies only, B against A (of each side's first recording: the flame graph does not pool).
+  const flame = el('div', { class: 'drill-flame', id: 'compare-drill-flame' });
+  section.append(...[el('h3', { text: `${v.view}: CPU of its bodies, B against A` }), pooledFlameNote(a, b), flame].filter(Boolean));
+  graphs.push(mountDiffFlame(flame, { a: a[0], b: b[0], rangeA: s.rangeA, rangeB: s.rangeB, view: { view: v.view, module: v.module } }));
   return section;
 }

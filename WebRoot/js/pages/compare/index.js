@@ -10,6 +10,7 @@ import { causesSection, functionsSection, headerSection, mainActorSection, total
 import { findingsSection, verdictSection } from './verdict.js';
 import { intervalsSection } from './intervals.js';
 import { drillSection } from './drill.js';
+import { diffFlameSection } from './flame.js';
 import { copyText, navigate } from '../../shell.js';
 import { buildComparePath, createViewState, COMPARE_EMPTY_STATE } from '../../state.js';
 
@@ -102,6 +103,7 @@ export function mountCompare(root, header, { a, b, state: initial }) {
       viewsSection(c, s, { setRows: (rows) => state.set({ rows }, { push: true }), setRow: (row) => state.set({ row }, { push: true }) }),
       drillSection(c, s, { a, b, infos, graphs: drillGraphs }),
       intervalsSection(c), causesSection(c), totalsSection(c), mainActorSection(c), functionsSection(c),
+      diffFlameSection(c, s, { a, b, graphs: drillGraphs }),
     ].filter(Boolean));
     for (const box of tables.querySelectorAll('.compare-table-scroll')) box.scrollLeft = scrolled.get(box.firstChild.id) ?? 0;
   }

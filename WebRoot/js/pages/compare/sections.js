@@ -83,7 +83,8 @@ export function viewsSection(c, s, { setRows, setRow }) {
   const pooled = c.a.runs > 1 || c.b.runs > 1;
   return el('section', { class: 'compare-section', 'aria-label': 'Views' },
     el('div', { class: 'compare-section-head' }, el('h2', { text: 'Views' }), filters,
-      el('span', { class: 'meta', text: `${rows.length} of ${c.views.length} rows, by change of total time` })),
+      el('span', { class: 'meta', text: `${rows.length} of ${c.views.length} rows, by change of total time`
+        + (c.viewsTotal > c.views.length ? ` (the ${c.views.length} largest changes of ${c.viewsTotal})` : '') })),
     rows.length ? scrollBox(table, 'Views table (scrolls sideways)') : el('p', { class: 'empty', text: 'No views match this filter.' }),
     el('p', { class: 'compare-note', text: `How many: fewer / more ${pooled ? 'per recording (mean, least–most) ' : ''}when the count changed by 2 or more and over 10 %`
       + `${pooled ? ', and every recording of one side is beyond every recording of the other' : ''}. Each one: faster / slower per body (or update) `

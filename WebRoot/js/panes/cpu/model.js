@@ -11,17 +11,6 @@ export function formatWeight(value, unit) {
   return `${scale === 1 ? String(n) : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)}${suffix} cycles`;
 }
 
-/** The URL keeps the mode as m=td / m=bu; accept either spelling from the state. */
-export function isBottomUp(mode) {
-  return mode === 'bu' || mode === 'bottom-up';
-}
-
-/**
- * Below this many samples a frame's share of the tree is too uncertain to act on: with n samples
- * a share p has a standard error of sqrt(p(1-p)/n), up to 7 points at 50 samples.
- */
-export const MIN_TRUSTED_SAMPLES = 50;
-
 /**
  * The heaviest child of `children` ({total, name}[], non-empty) and the ones tied with it: the
  * server sorts ties by name, so the pick is the first by name, which the pane says.
@@ -58,6 +47,7 @@ export function prepareTree(result, mainThreads = new Set()) {
       sampleCount: result.sampleCount ?? 0,
       unit: result.unit ?? 'ns',
       updateCount: result.updateCount ?? null,
+      omittedNodes: result.omittedNodes ?? 0,
       roots: prepared,
     },
     byId,

@@ -1,0 +1,193 @@
+import Foundation
+import TraceStorage
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Talks to a running tracesvc (docs/api.md) for `upload` and `check --baseline-tags`: every
+/// failure is one line naming the server and what it said; requests that may be sent again
+/// (an upload's id is its content's hash, so a second one never duplicates) are retried after a
+/// connection failure or a 502, 503 or 504.
+struct ServerClient {
+    /// The server's root URL, without a trailing slash.
+    let server: String
+    let token: String?
+    /// Attempts after the first, waiting 0.5 s, 1 s, 2 s… between them.
+    var retries = 3
+
+    init(server: String, token: String?, retries: Int = 3) {
+        var root = server
+        while root.hasSuffix("/") { root.removeLast() }
+        self.server = root
+        self.token = token.flatMap { $0.isEmpty ? nil : $0 }
+        self.retries = max(0, retries)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    struct Uploaded {
+        var id: String
+        var name: String
+        var isNew: Bool
+        var tags: [String]
+    }
+
+    /// Uploads `path` with `tags` (`?tag=key:value`), streamed as the raw body.
+    func upload(_ path: String, tags: [TraceTag] = [], run: Int? = nil) async throws -> Uploaded {
+        let file = URL(fileURLWithPath: path)
+        guard FileManager.default.isReadableFile(atPath: file.path) else { throw Failure(description: "cannot read \(path)") }
+        var query = ["name=\(ShareLink.encode(file.lastPathComponent))"] + tags.map { "tag=\(ShareLink.encode($0.text))" }
+        if let run { query.append("run=\(run)") }
+        var request = try self.request("/api/traces?" + query.joined(separator: "&"), method: "POST")
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        let (data, status) = try await send(request, uploading: file, what: "uploading \(path)")
+        let json = try object(data, status: status, what: "uploading \(path)")
+        guard let trace = json["trace"] as? [String: Any], let id = trace["id"] as? String else {
+            throw Failure(description: "uploading \(path): the server's answer has no trace id")
+        }
+        return Uploaded(id: id, name: trace["name"] as? String ?? file.lastPathComponent, isNew: status == 201, tags: trace["tags"] as? [String] ?? [])
+    }
+
+    /// The newest trace with all of `tags`, other than `excluding`; nil when there is none.
+    func latest(tags: [TraceTag], excluding: String?) async throws -> (id: String, name: String)? {
+        let query = (tags.map { "tag=\(ShareLink.encode($0.text))" } + ["limit=2"]).joined(separator: "&")
+        let what = "asking for the latest trace with \(tags.map(\.text).joined(separator: ", "))"
+        let (data, status) = try await send(try request("/api/traces?" + query, method: "GET"), what: what)
+        let json = try object(data, status: status, what: what)
+        let traces = json["traces"] as? [[String: Any]] ?? []
+        guard let trace = traces.first(where: { ($0["id"] as? String) != excluding && ($0["isSample"] as? Bool) != true }),
+              let id = trace["id"] as? String
+        else { return nil }
+        return (id, trace["name"] as? String ?? id)
+    }
+
+    /// The bytes of trace `id` as uploaded, written to `destination`; the run it was read at.
+    func download(_ id: String, to destination: URL) async throws -> Int? {
+        let what = "downloading trace \(id)"
+        let request = try request("/api/traces/\(ShareLink.encode(id))/file", method: "GET")
+        var lastFailure: Failure?
+        for attempt in 0...retries {
+            if attempt > 0 { try await Task.sleep(for: Self.backoff(attempt)) }
+            do {
+                let (data, response) = try await URLSession.shared.data(for: request)
+                let http = response as? HTTPURLResponse
+                let status = http?.statusCode ?? 0
+                if Self.retryable(status) && attempt < retries { lastFailure = failure(data, status: status, what: what); continue }
+                guard status == 200 else { throw failure(data, status: status, what: what) }
+                try data.write(to: destination)
+                return (http?.value(forHTTPHeaderField: "X-Trace-Run")).flatMap { Int($0) }
+            } catch let error as URLError {
+                lastFailure = unreachable(error, what: what)
+            }
+        }
+        throw lastFailure ?? Failure(description: "\(what): no answer")
+    }
+
+    /// Records a check's verdict on the server (`POST /api/traces/{id}/checks`).
+    func recordVerdict(traceID: String, passed: Bool, failedRules: Int, rules: Int, baselineID: String?, summary: String) async throws {
+        var request = try request("/api/traces/\(ShareLink.encode(traceID))/checks", method: "POST")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        var body: [String: Any] = ["passed": passed, "failedRules": failedRules, "rules": rules, "summary": summary]
+        body["baselineId"] = baselineID ?? NSNull()
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let what = "recording the verdict of trace \(traceID)"
+        let (data, status) = try await send(request, what: what)
+        _ = try object(data, status: status, what: what)
+    }
+
+    // MARK: Requests
+
+    private func request(_ path: String, method: String) throws -> URLRequest {
+        guard let url = URL(string: server + path) else { throw Failure(description: "bad server URL \(server)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.timeoutInterval = 300
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        return request
+    }
+
+    /// Sends (retrying what may be retried); the answer's bytes and status.
+    private func send(_ request: URLRequest, uploading file: URL? = nil, what: String) async throws -> (Data, Int) {
+        var lastFailure: Failure?
+        for attempt in 0...retries {
+            if attempt > 0 { try await Task.sleep(for: Self.backoff(attempt)) }
+            do {
+                let (data, response) = if let file {
+                    try await URLSession.shared.upload(for: request, fromFile: file)
+                } else {
+                    try await URLSession.shared.data(for: request)
+                }
+                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                if Self.retryable(status) && attempt < retries {
+                    lastFailure = failure(data, status: status, what: what)
+                    continue
+                }
+                return (data, status)
+            } catch let error as URLError {
+                lastFailure = unreachable(error, what: what)
+            }
+        }
+        throw lastFailure ?? Failure(description: "\(what): no answer from \(server)")
+    }
+
+    static func retryable(_ status: Int) -> Bool { [502, 503, 504].contains(status) }
+
+    static func backoff(_ attempt: Int) -> Duration { .milliseconds(500 << min(attempt - 1, 4)) }
+
+    /// A 2xx answer's JSON object, or the failure the server described.
+    private func object(_ data: Data, status: Int, what: String) throws -> [String: Any] {
+        guard (200..<300).contains(status) else { throw failure(data, status: status, what: what) }
+        return (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    /// One line: what was being done, the status, and the server's own words (with the location of an unreadable file).
+    private func failure(_ data: Data, status: Int, what: String) -> Failure {
+        let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let error = json?["error"] as? String, detail = json?["detail"] as? String, location = json?["location"] as? String
+        let said = detail ?? error ?? String(decoding: data.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let line: String = switch status {
+        case 401: "\(server) needs its write token (HTTP 401): give --token-file FILE or set TRACESVC_TOKEN"
+        case 413: "\(server) refused the file as too large (HTTP 413): \(said)"
+        case 422: "\(server) cannot read it (HTTP 422) at \(location ?? "?"): " + Self.withoutLocation(said, location)
+        default: "\(server) answered HTTP \(status)" + (error.map { " \($0)" } ?? "") + (said.isEmpty || said == error ? "" : ": \(said)")
+        }
+        return Failure(description: "\(what): \(line.replacingOccurrences(of: "\n", with: " "))")
+    }
+
+    private static func withoutLocation(_ detail: String, _ location: String?) -> String {
+        guard let location, detail.hasPrefix(location + ":") else { return detail }
+        return detail.dropFirst(location.count + 1).trimmingCharacters(in: .whitespaces)
+    }
+
+    private func unreachable(_ error: URLError, what: String) -> Failure {
+        let why: String = switch error.code {
+        case .cannotConnectToHost: "connection refused"
+        case .cannotFindHost, .dnsLookupFailed: "no such host"
+        case .timedOut: "timed out"
+        case .networkConnectionLost: "the connection was lost"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid: "TLS failed"
+        default: "network error \(error.code.rawValue)"
+        }
+        return Failure(description: "\(what): cannot reach \(server) (\(why))")
+    }
+}
+
+extension ServerClient {
+    /// The write token: the first line of `tokenFile`, else `$TRACESVC_TOKEN`.
+    static func token(file tokenFile: String?, given: String? = nil) throws -> String? {
+        if let given { return given }
+        guard let tokenFile else { return CommandContext.current.environment["TRACESVC_TOKEN"] }
+        guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8),
+              let line = text.split(whereSeparator: \.isNewline).first.map({ $0.trimmingCharacters(in: .whitespaces) }), !line.isEmpty
+        else { throw Failure(description: "--token-file: cannot read a token from the first line of \(tokenFile)") }
+        return line
+    }
+
+    /// `--server` as the commands accept it: an http:// or https:// URL with a host.
+    static func isServerURL(_ text: String) -> Bool {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else { return false }
+        return true
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import TraceStorage
+
+struct Upload: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Upload a trace to a tracesvc server with its tags, and print its link.",
+        discussion: """
+            Tags say what the trace is, so the server's list and history can find it: branch, commit,
+            commit-time, build, scenario, device, os, app-version, or any key of your own (lowercase
+            letters, digits, . _ -); a word without = is a label. Values have letters, digits and
+            . _ - / : + @ # (docs/api.md, "Tags").
+
+            Sending the same file again is safe: its id is its content's hash, so the server keeps one
+            trace (and sets the tags given on it). A connection failure or a 502, 503 or 504 is retried.
+
+            Exit codes:
+              0  uploaded (or already there)
+              1  the server refused it or could not be reached (one line on standard error says why)
+              2  usage error or a bad tag
+
+            tracesvc upload run.json --server https://tracesvc.example.com --tag branch=main --tag commit=$GITHUB_SHA --tag scenario=scroll
+            """
+    )
+
+    @Argument(help: "The trace file: native JSON (.json / .json.gz), xctrace export XML or its .xctrace.tar.gz.")
+    var file: String
+
+    @Option(help: "The tracesvc server, e.g. https://tracesvc.example.com.")
+    var server: String
+
+    @Option(name: .customLong("tag"), help: ArgumentHelp("A tag, key=value (repeatable); a word alone is a label.", valueName: "key=value"))
+    var tags: [String] = []
+
+    @Option(help: "A file whose first line is the server's write token (default: $TRACESVC_TOKEN).")
+    var tokenFile: String?
+
+    @Option(help: "Which run of a several-run xctrace export to read.")
+    var run: Int?
+
+    @Option(help: "text (the trace's link) or json.")
+    var format: UploadFormat = .text
+
+    @Option(help: "Attempts after a connection failure or a 502/503/504.")
+    var retries: Int = 3
+
+    func validate() throws {
+        guard ServerClient.isServerURL(server) else {
+            throw ValidationError("--server must be an http:// or https:// URL, e.g. http://127.0.0.1:8080")
+        }
+        do {
+            _ = try TraceTag.parseAll(tags, separator: "=")
+        } catch {
+            throw ValidationError("--tag: \(error.description)")
+        }
+        if let run, run < 1 { throw ValidationError("--run must be a whole number from 1") }
+        guard (0...10).contains(retries) else { throw ValidationError("--retries must be between 0 and 10") }
+    }
+
+    func run() async throws {
+        do {
+            let client = ServerClient(server: server, token: try ServerClient.token(file: tokenFile), retries: retries)
+            let uploaded = try await client.upload(file, tags: try TraceTag.parseAll(tags, separator: "="), run: run)
+            let link = client.server + ShareLink.trace(uploaded.id, .init(pane: "findings"))
+            switch format {
+            case .text:
+                CommandContext.print(link)
+            case .json:
+                let object: [String: Any] = ["id": uploaded.id, "name": uploaded.name, "url": link, "isNew": uploaded.isNew, "tags": uploaded.tags]
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+                CommandContext.print(String(decoding: data, as: UTF8.self))
+            }
+        } catch let failure as ServerClient.Failure {
+            CommandContext.printError("tracesvc upload: \(failure.description)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+enum UploadFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}

@@ -1,0 +1,164 @@
+// A call tree with its weights, as the tree's JSON (`freeze`), the flame graph's layout and the
+// differential graph read it: top-down, the path trie with one thread's weights summed up it
+// (`TopDownTree`, linear in the trie); bottom-up, an arena built down to the weight that can show
+// (`Trace.bottomUpArena`), since inverting a profile can hold a node per frame of every stack.
+
+/// Nodes by index, each with its step, weights and children (with weight).
+protocol CallTreeSource {
+    func children(of node: Int) -> [Int]
+    func total(_ node: Int) -> Int64
+    /// Weight of the samples that stopped here, and of the frames below the depth limit.
+    func selfWeight(_ node: Int) -> Int64
+    func samples(_ node: Int) -> Int
+    func step(_ node: Int) -> CallPathStep
+    /// Frames deeper than `CallTreeQuery.maxDepth` were charged to this node.
+    func foldedDepth(_ node: Int) -> Bool
+    /// Called before `node`'s children are read (a tree may load their weights then).
+    mutating func willExpand(_ node: Int)
+    /// `node`'s children in an order of their own, or nil: heaviest first (`sortedChildren`).
+    func childOrder(of node: Int) -> [Int]?
+}
+
+extension CallTreeSource {
+    mutating func willExpand(_ node: Int) {}
+    func childOrder(of node: Int) -> [Int]? { nil }
+}
+
+extension Trace {
+    /// `source`'s children of `node`, heaviest first, ties by name then step (the same order on every run).
+    func sortedChildren(of node: Int, in source: some CallTreeSource, view: String) -> [Int] {
+        source.children(of: node).sorted { a, b in
+            let (wa, wb) = (source.total(a), source.total(b))
+            if wa != wb { return wa > wb }
+            let (na, nb) = (callPathText(source.step(a), view: view).name, callPathText(source.step(b), view: view).name)
+            return na != nb ? na < nb : source.step(a).wireName < source.step(b).wireName
+        }
+    }
+}
+
+/// The top-down tree of some samples on a path trie: their weights added to the nodes their
+/// stacks end at, then summed up to the root in one backward pass (a child's index is above its
+/// parent's). Nodes more than `CallTreeQuery.maxDepth` steps deep are charged to their ancestor
+/// at that depth. Load it again (`load`) for another thread's samples: the arrays are reused.
+struct TopDownTree: CallTreeSource {
+    let trie: CPUPathTrie
+    private(set) var totals: [Int64]
+    private var selfWeights: [Int64]
+    private var sampleCounts: [Int32]
+    private var selfSamples: [Int32]
+
+    init(trie: CPUPathTrie) {
+        self.trie = trie
+        totals = [Int64](repeating: 0, count: trie.count)
+        selfWeights = totals
+        sampleCounts = [Int32](repeating: 0, count: trie.count)
+        selfSamples = sampleCounts
+    }
+
+    /// The tree of `slice`'s samples (rows of `trace`'s sample table).
+    mutating func load(_ slice: CPUSampleSet.Slice, of trace: Trace) {
+        for index in 0..<totals.count {
+            (totals[index], selfWeights[index], sampleCounts[index], selfSamples[index]) = (0, 0, 0, 0)
+        }
+        let (stacks, weights) = (trace.cpu.samples.stack, trace.cpu.samples.weight)
+        for row in slice.rows {
+            let node = Int(trie.nodeOfStack[Int(stacks[Int(row)])])
+            selfWeights[node].addSaturating(weights[Int(row)])
+            selfSamples[node] &+= 1
+        }
+        for node in stride(from: totals.count - 1, through: 0, by: -1) {
+            totals[node].addSaturating(selfWeights[node])
+            sampleCounts[node] &+= selfSamples[node]
+            if node > 0 {
+                let parent = Int(trie.parent[node])
+                totals[parent].addSaturating(totals[node])
+                sampleCounts[parent] &+= sampleCounts[node]
+            }
+        }
+    }
+
+    private func atLimit(_ node: Int) -> Bool { trie.depth[node] >= CallTreeQuery.maxDepth }
+
+    func children(of node: Int) -> [Int] {
+        guard !atLimit(node) else { return [] }
+        return trie.children(of: node).compactMap { totals[Int($0)] > 0 ? Int($0) : nil }
+    }
+
+    func total(_ node: Int) -> Int64 { totals[node] }
+    func selfWeight(_ node: Int) -> Int64 { atLimit(node) ? totals[node] : selfWeights[node] }
+    func samples(_ node: Int) -> Int { Int(sampleCounts[node]) }
+    func step(_ node: Int) -> CallPathStep { trie.step(node) }
+    func foldedDepth(_ node: Int) -> Bool { atLimit(node) && totals[node] > selfWeights[node] }
+}
+
+extension NodeArena: CallTreeSource {
+    func children(of node: Int) -> [Int] { Array(nodes[node].children.values) }
+    func total(_ node: Int) -> Int64 { nodes[node].total }
+    func selfWeight(_ node: Int) -> Int64 { nodes[node].selfWeight }
+    func samples(_ node: Int) -> Int { nodes[node].samples }
+    func step(_ node: Int) -> CallPathStep { nodes[node].key }
+    func foldedDepth(_ node: Int) -> Bool { nodes[node].foldedDepth }
+}
+
+extension Trace {
+    /// The bottom-up tree of `leaves` on `trie`: roots are the functions on CPU (each leaf's
+    /// node), children their callers (up the trie). A node lighter than `threshold`, or outside
+    /// `window` (weight from the left edge of the graph the roots start), is made but not opened,
+    /// so the work is what can show, not a node per frame of every stack; `focus` (a path from
+    /// the roots) makes only the nodes on it until its end, then `zoom` (a path from there) opens
+    /// only its nodes but makes their siblings (whose weights place it). Built level by level: each
+    /// open node's keys are split by their next caller.
+    func bottomUpArena(
+        trie: CPUPathTrie, leaves keys: [LeafWeight], threshold: Int64, window: WeightWindow? = nil, focus: [CallPathStep] = [],
+        zoom: [CallPathStep] = [], view: String
+    ) -> NodeArena {
+        var tree = NodeArena()
+        // Work: an arena node, where it starts, its keys (indices into `keys`) and their next trie nodes.
+        var pending: [(node: Int, x: Int64, keys: [Int32], cursors: [Int32])] = [
+            (NodeArena.root, 0, (0..<keys.count).map(Int32.init), keys.map(\.node)),
+        ]
+        tree.nodes[NodeArena.root].total = keys.reduce(0) { $0 &+ $1.weight }
+        tree.nodes[NodeArena.root].samples = keys.reduce(0) { $0 + $1.count }
+        while let (parent, parentX, groupKeys, cursors) = pending.popLast() {
+            let depth = tree.depth(of: parent)
+            if depth >= CallTreeQuery.maxDepth {
+                tree.nodes[parent].foldedDepth = cursors.contains { $0 > 0 }
+                continue
+            }
+            // Split the keys by their next step (a key whose path is used up stops here).
+            var groups: [Int32: (keys: [Int32], cursors: [Int32])] = [:]
+            for (key, cursor) in zip(groupKeys, cursors) where cursor > 0 {
+                let code = trie.code[Int(cursor)]
+                groups[code, default: ([], [])].keys.append(key)
+                groups[code]!.cursors.append(trie.parent[Int(cursor)])
+            }
+            var made: [(node: Int, keys: [Int32], cursors: [Int32])] = []
+            for (code, group) in groups {
+                let step = CPUPathTrie.step(code: code)
+                if depth < focus.count, focus[depth] != step { continue }
+                let node = tree.child(of: parent, step)
+                for key in group.keys {
+                    tree.nodes[node].total.addSaturating(keys[Int(key)].weight)
+                    tree.nodes[node].samples += keys[Int(key)].count
+                }
+                made.append((node, group.keys, group.cursors))
+            }
+            // Bottom-up roots are the functions on CPU: their self weight is their whole weight.
+            if parent == NodeArena.root { for (node, _, _) in made { tree.nodes[node].selfWeight = tree.nodes[node].total } }
+            // Open the heavy ones inside the window, at the x the layout will give them (from the
+            // focused node, the graph's left edge); on the zoom path, only the zoomed one.
+            var x = parentX
+            let zoomStep = depth >= focus.count && depth - focus.count < zoom.count ? zoom[depth - focus.count] : nil
+            for node in sortedChildren(of: parent, in: tree, view: view) {
+                let weight = tree.nodes[node].total
+                defer { x += weight }
+                let onFocus = depth < focus.count
+                if let zoomStep, tree.nodes[node].key != zoomStep { continue }
+                guard onFocus || zoomStep != nil || weight >= threshold, window.map({ x < $0.to && x + weight > $0.from }) ?? true else { continue }
+                guard let group = made.first(where: { $0.node == node }) else { continue }
+                pending.append((node, onFocus ? 0 : x, group.keys, group.cursors))
+            }
+        }
+        return tree
+    }
+}

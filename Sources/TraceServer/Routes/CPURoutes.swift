@@ -1,0 +1,128 @@
+import Hummingbird
+import TraceModel
+
+/// The CPU samples of one trace drawn three ways (call tree, flame graph, stack chart) and of two
+/// (the differential flame graph), all through one reading of the query's samples and transforms
+/// (`cpuQuery`). docs/api.md, "CPU".
+func addCPURoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, queries: WorkGate) {
+    router.get("/api/traces/:id/calltree") { request, context in
+        let trace = try await store.trace(id: context.traceID())
+        let query = QueryParameters(request: request)
+        var treeQuery = try cpuQuery(query, trace: trace)
+        treeQuery.minPercent = min(100, max(0, try query.double("minPercent") ?? 0.1))
+        let (answer, search) = (treeQuery, query.string("search"))
+        return jsonResponse(bytes: try await queries.run(for: context.work) {
+            var tree = trace.callTree(answer)
+            if let search { tree.hiddenMatches = trace.hiddenMatches(answer, text: search) }
+            return tree.json()
+        })
+    }
+
+    router.get("/api/traces/:id/flamegraph") { request, context in
+        let trace = try await store.trace(id: context.traceID())
+        let query = QueryParameters(request: request)
+        let flameQuery = FlameGraphQuery(
+            tree: try cpuQuery(query, trace: trace), zoom: try callPath(query, "zoom", trace: trace),
+            window: try weightWindow(query), width: try pixelWidth(query)
+        )
+        let search = query.string("search")
+        return jsonResponse(bytes: try await queries.run(for: context.work) {
+            var graph = trace.flameGraph(flameQuery)
+            if let search { graph.hiddenMatches = trace.hiddenMatches(flameQuery.tree, text: search) }
+            return graph.json()
+        })
+    }
+
+    router.get("/api/traces/:id/stackchart") { request, context in
+        let trace = try await store.trace(id: context.traceID())
+        let query = QueryParameters(request: request)
+        let chartQuery = StackChartQuery(tree: try cpuQuery(query, trace: trace), width: try pixelWidth(query))
+        return jsonResponse(bytes: try await queries.run(for: context.work) { trace.stackChart(chartQuery).json() })
+    }
+
+    router.get("/api/compare/flamegraph") { request, context in
+        let query = QueryParameters(request: request)
+        guard let idA = query.string("a") else { throw APIError.badParameter("a", "give the id of trace A (before)") }
+        guard let idB = query.string("b") else { throw APIError.badParameter("b", "give the id of trace B (after)") }
+        let traceA = try await store.trace(id: idA), traceB = try await store.trace(id: idB)
+        var before = try cpuQuery(query, trace: traceA, rangeNames: ("aStart", "aEnd"), paths: false)
+        let after = try cpuQuery(query, trace: traceB, rangeNames: ("bStart", "bEnd"))
+        // Thread rows are each trace's own: a thread of B means nothing in A.
+        before.thread = nil
+        let diffQuery = DifferentialFlameGraphQuery(
+            before: before, after: after, zoom: try callPath(query, "zoom", trace: traceB),
+            window: try weightWindow(query), width: try pixelWidth(query),
+            removedLimit: Int(try query.int("removed", in: 0...1000) ?? 50)
+        )
+        return jsonResponse(bytes: try await queries.run(for: context.work) { Trace.differentialFlameGraph(before: traceA, after: traceB, diffQuery).json() })
+    }
+}
+
+/// The samples and transforms every CPU route reads: `start`/`end` (or `rangeNames`), `mode`,
+/// `thread`, `view`/`module`/`filter`/`longerThan`, `hideSystem`, `charge` (one symbol per line), `flatten`, `focus`.
+/// `paths` false: `focus` is not read (it names another trace's rows).
+private func cpuQuery(
+    _ query: QueryParameters, trace: Trace, rangeNames: (String, String) = ("start", "end"), paths: Bool = true
+) throws(APIError) -> CallTreeQuery {
+    let thread = try query.int("thread", in: 0...Int64(max(0, trace.threads.count - 1)))
+    if thread != nil, trace.threads.isEmpty { throw APIError.badParameter("thread", "the trace has no threads") }
+    // Symbol names hold commas ("f(a, b)"), never newlines: one name per line.
+    let charged = query.string("charge").map { $0.split(separator: "\n").map(String.init) } ?? []
+    guard charged.count <= 200 else { throw APIError.badParameter("charge", "at most 200 symbols can be charged to their callers, not \(charged.count)") }
+    var view: CallTreeQuery.ViewSelector?
+    if let name = query.string("view") {
+        view = CallTreeQuery.ViewSelector(
+            name: name, module: query.string("module"), filter: try query.choice("filter", default: SummaryFilter.all),
+            longerThan: try query.int("longerThan", in: 0...TraceLimits.durations.upperBound)
+        )
+    }
+    return CallTreeQuery(
+        range: try query.timeRange(rangeNames.0, rangeNames.1), mode: try query.choice("mode", default: .topDown),
+        thread: thread.map(Int.init),
+        view: view,
+        hideSystemLibraries: try query.choice("hideSystem", default: Switch.false) == .true,
+        chargedToCaller: Set(charged),
+        flattenRecursion: try query.choice("flatten", default: Switch.false) == .true,
+        focus: paths ? try callPath(query, "focus", trace: trace) : []
+    )
+}
+
+/// A path of call tree steps (`t3.f120.f7`, docs/api.md), each naming a row the trace has.
+private func callPath(_ query: QueryParameters, _ name: String, trace: Trace) throws(APIError) -> [CallPathStep] {
+    guard let text = query.string(name) else { return [] }
+    guard let path = CallPathStep.path(wire: text) else {
+        throw APIError.badParameter(name, "'\(text.prefix(80))' is not a path of steps t<thread>, f<frame>, sys or out joined by '.'")
+    }
+    guard path.count <= CallTreeQuery.maxDepth + 2 else {
+        throw APIError.badParameter(name, "a path has at most \(CallTreeQuery.maxDepth + 2) steps, not \(path.count)")
+    }
+    for step in path {
+        switch step {
+        case .thread(let index) where index >= trace.threads.count:
+            throw APIError.badParameter(name, "the trace has \(trace.threads.count) threads; there is no thread \(index)")
+        case .frame(let row) where Int(row) >= trace.cpu.frames.count:
+            throw APIError.badParameter(name, "the trace has \(trace.cpu.frames.count) frames; there is no frame \(row)")
+        default: continue
+        }
+    }
+    return path
+}
+
+/// `from`/`to`: the part of a flame graph drawn, in weight from its left edge.
+private func weightWindow(_ query: QueryParameters) throws(APIError) -> WeightWindow? {
+    let from = try query.int("from", in: 0...Int64.max / 2), to = try query.int("to", in: 1...Int64.max / 2)
+    switch (from, to) {
+    case (nil, nil): return nil
+    case let (from?, to?):
+        guard to > from else { throw APIError(.badRequest, "bad window", detail: "to (\(to)) must be after from (\(from)).") }
+        return WeightWindow(from: from, to: to)
+    default: throw APIError(.badRequest, "bad window", detail: "Give both from and to, or neither.")
+    }
+}
+
+/// `width`: the pixels an answer is drawn on (frames narrower than one are merged).
+private func pixelWidth(_ query: QueryParameters) throws(APIError) -> Int {
+    Int(try query.int("width", in: 1...10_000) ?? 1200)
+}
+
+private enum Switch: String, CaseIterable { case `true`, `false` }

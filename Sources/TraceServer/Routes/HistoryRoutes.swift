@@ -1,0 +1,192 @@
+import Foundation
+import Hummingbird
+import TraceModel
+import TraceStorage
+
+/// The history of a metric over builds, check verdicts, and notes on the evidence. All of it
+/// reads and writes the catalog only: no trace is loaded.
+func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore) {
+    router.get("/api/history") { request, _ in
+        let parameters = QueryParameters(request: request)
+        var history = HistoryRequest()
+        history.tags = try parameters.tags()
+        history.metric = try parameters.string("metric").map { text throws(APIError) -> HistoryMetric in
+            guard let metric = HistoryMetric(rawValue: text) else {
+                throw .badParameter("metric", "'\(text)' is not one of \(HistoryMetric.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return metric
+        }
+        history.view = parameters.string("view")
+        history.module = parameters.string("module")
+        history.finding = parameters.string("finding")
+        if history.metric == .findingCost, history.finding == nil {
+            throw APIError.badParameter("finding", "metric=finding-cost needs the finding's id (finding=long-body:RecipeRowView)")
+        }
+        history.order = try parameters.choice("order", default: HistoryOrder.upload)
+        history.limit = Int(try parameters.int("limit", in: 1...2000) ?? 200)
+        history.window = Int(try parameters.int("window", in: 2...50) ?? Int64(HistorySeries.defaultWindow))
+        return try jsonResponse(try await store.history(history))
+    }
+
+    // A `tracesvc check` verdict on an uploaded trace: the history shows pass or fail per build.
+    router.post("/api/traces/:id/checks") { request, context in
+        let id = try context.traceID()
+        let body = try await decodeJSONBody(VerdictBody.self, from: request)
+        guard body.rules >= 0, (0...body.rules).contains(body.failedRules) else {
+            throw APIError(.badRequest, "bad verdict", detail: "failedRules must be between 0 and rules.")
+        }
+        guard body.passed == (body.failedRules == 0) else {
+            throw APIError(.badRequest, "bad verdict", detail: "passed must be true exactly when failedRules is 0.")
+        }
+        let summary = try noteText(body.summary, field: "summary", maxLength: CheckVerdict.maxSummaryLength)
+        let verdict = CheckVerdict(
+            traceID: id, passed: body.passed, failedRules: body.failedRules, rules: body.rules,
+            baselineID: try body.baselineId.map { text throws(APIError) in try checkedTraceID(text, field: "baselineId") },
+            summary: summary, checkedAtMicros: CatalogEntry.nowMicros()
+        )
+        try await store.recordVerdict(verdict)
+        return try jsonResponse(VerdictJSON(verdict), status: .created)
+    }
+
+    router.get("/api/traces/:id/notes") { _, context in
+        let id = try context.traceID()
+        _ = try await store.record(id: id)
+        return try jsonResponse(NoteList(notes: try await store.notes(traceID: id).map(NoteJSON.init)))
+    }
+
+    router.post("/api/traces/:id/notes") { request, context in
+        let id = try context.traceID()
+        let body = try await decodeJSONBody(NoteBody.self, from: request)
+        let record = try await store.record(id: id)
+        let text = try noteText(body.text, field: "text", maxLength: TraceNote.maxLength)
+        let target: TraceNote.Target
+        switch body.target.kind {
+        case "update":
+            guard let update = body.target.update else { throw APIError.badParameter("target.update", "an update note names its update") }
+            guard (0..<record.updateCount).contains(update) else {
+                throw APIError(.notFound, "unknown update", detail: "The trace has \(record.updateCount) updates; there is no update \(update).")
+            }
+            target = .update(update)
+        case "range":
+            guard let start = body.target.start, let end = body.target.end, TraceLimits.queryTimes.contains(start), TraceLimits.queryTimes.contains(end), end > start else {
+                throw APIError.badParameter("target", "a range note names its start and end (ns, end after start)")
+            }
+            target = .range(start: start, end: end)
+        case "finding":
+            guard let finding = body.target.finding, (1...300).contains(finding.count), !finding.unicodeScalars.contains(where: isControl) else {
+                throw APIError.badParameter("target.finding", "a finding note names the finding's id (at most 300 characters)")
+            }
+            target = .finding(finding)
+        default:
+            throw APIError.badParameter("target.kind", "'\(body.target.kind)' is not one of update, range, finding")
+        }
+        guard try await store.notes(traceID: id).count < TraceNote.maxPerTrace else {
+            throw APIError(.conflict, "too many notes", detail: "A trace has at most \(TraceNote.maxPerTrace) notes; delete one first.")
+        }
+        return try jsonResponse(NoteJSON(try await store.addNote(traceID: id, target: target, text: text)), status: .created)
+    }
+
+    router.delete("/api/traces/:id/notes/:noteId") { _, context in
+        let id = try context.traceID()
+        let noteID = context.parameters.get("noteId") ?? ""
+        guard try await store.deleteNote(id: noteID, traceID: id) else {
+            throw APIError(.notFound, "unknown note", detail: "Trace \(id) has no note \(noteID).")
+        }
+        return Response(status: .noContent)
+    }
+}
+
+private func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+}
+
+/// A note's (or a verdict's) text: trimmed, not empty, at most `maxLength` characters, no control
+/// or formatting characters but line breaks (no bidirectional overrides in a shared text).
+func noteText(_ text: String, field: String, maxLength: Int) throws(APIError) -> String {
+    let trimmed = text.replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !trimmed.isEmpty else { throw .badParameter(field, "empty") }
+    guard trimmed.count <= maxLength else { throw .badParameter(field, "at most \(maxLength) characters (\(trimmed.count) given)") }
+    guard !trimmed.unicodeScalars.contains(where: { $0 != "\n" && isControl($0) }) else {
+        throw .badParameter(field, "control and formatting characters are not allowed (line breaks are)")
+    }
+    return trimmed
+}
+
+func checkedTraceID(_ text: String, field: String) throws(APIError) -> String {
+    guard text.count == 32, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }) else {
+        throw .badParameter(field, "'\(text.prefix(40))' is not a trace id (32 lowercase hex digits)")
+    }
+    return text
+}
+
+struct VerdictBody: Decodable {
+    var passed: Bool
+    var failedRules: Int
+    var rules: Int
+    var baselineId: String?
+    var summary: String
+}
+
+struct VerdictJSON: Encodable {
+    var traceId: String
+    var passed: Bool
+    var failedRules: Int
+    var rules: Int
+    @NullWhenAbsent var baselineId: String?
+    var summary: String
+    var checkedAt: String
+
+    init(_ verdict: CheckVerdict) {
+        traceId = verdict.traceID
+        passed = verdict.passed
+        failedRules = verdict.failedRules
+        rules = verdict.rules
+        baselineId = verdict.baselineID
+        summary = verdict.summary
+        checkedAt = CatalogEntry.iso8601(micros: verdict.checkedAtMicros)
+    }
+}
+
+struct NoteBody: Decodable {
+    struct Target: Decodable {
+        var kind: String
+        var update: Int?
+        var start: Int64?
+        var end: Int64?
+        var finding: String?
+    }
+
+    var target: Target
+    var text: String
+}
+
+struct NoteList: Encodable { var notes: [NoteJSON] }
+
+/// A note as the API writes it; the target's fields that do not apply are null.
+struct NoteJSON: Encodable {
+    struct Target: Encodable {
+        var kind: String
+        @NullWhenAbsent var update: Int?
+        @NullWhenAbsent var start: Int64?
+        @NullWhenAbsent var end: Int64?
+        @NullWhenAbsent var finding: String?
+    }
+
+    var id: String
+    var traceId: String
+    var target: Target
+    var text: String
+    var createdAt: String
+
+    init(_ note: TraceNote) {
+        id = note.id
+        traceId = note.traceID
+        text = note.text
+        createdAt = CatalogEntry.iso8601(micros: note.createdAtMicros)
+        switch note.target {
+        case let .update(row): target = Target(kind: "update", update: row)
+        case let .range(start, end): target = Target(kind: "range", start: start, end: end)
+        case let .finding(id): target = Target(kind: "finding", finding: id)
+        }
+    }
+}

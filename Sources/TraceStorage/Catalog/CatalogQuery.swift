@@ -1,0 +1,203 @@
+import Foundation
+
+/// Which traces a list (or a history) asks for, and in which order. Every filter must hold.
+public struct CatalogQuery: Sendable, Equatable {
+    /// Tags the trace must all have, as stored (`branch:main`, `nightly`).
+    public var tags: [TraceTag] = []
+    /// Part of the name (any case).
+    public var name: String?
+    /// Words that must each be part of the name, app, device or a tag (any case).
+    public var words: [String] = []
+    /// Uploaded at or after, and before (µs since 1970).
+    public var uploadedFrom: Int64?
+    public var uploadedBefore: Int64?
+    public var sort: CatalogSort = .uploaded
+    public var descending = true
+
+    public init(tags: [TraceTag] = [], name: String? = nil, words: [String] = [], uploadedFrom: Int64? = nil, uploadedBefore: Int64? = nil,
+                sort: CatalogSort = .uploaded, descending: Bool = true) {
+        self.tags = tags
+        self.name = name
+        self.words = words
+        self.uploadedFrom = uploadedFrom
+        self.uploadedBefore = uploadedBefore
+        self.sort = sort
+        self.descending = descending
+    }
+
+    /// No filter: every trace (the samples may be listed with it).
+    public var isUnfiltered: Bool { tags.isEmpty && name == nil && words.isEmpty && uploadedFrom == nil && uploadedBefore == nil }
+}
+
+/// The list's orders (`?sort=`); ties are broken by id, so a cursor is a position.
+public enum CatalogSort: String, Sendable, CaseIterable {
+    case uploaded, name, duration, updates, size
+
+    var column: String {
+        switch self {
+        case .uploaded: "uploaded_at_us"
+        case .name: "name"
+        case .duration: "duration_ns"
+        case .updates: "update_count"
+        case .size: "size_bytes"
+        }
+    }
+
+    func key(of entry: CatalogEntry) -> CatalogCursor.Key {
+        switch self {
+        case .uploaded: .number(entry.uploadedAtMicros)
+        case .name: .text(entry.name)
+        case .duration: .number(entry.durationNs)
+        case .updates: .number(Int64(entry.updateCount))
+        case .size: .number(entry.sizeBytes)
+        }
+    }
+}
+
+/// Where a page of the list ends: the last row's sort key and id.
+public struct CatalogCursor: Sendable, Equatable, Hashable {
+    public enum Key: Sendable, Equatable, Hashable {
+        case number(Int64)
+        case text(String)
+    }
+
+    public var key: Key
+    public var id: String
+
+    public init(key: Key, id: String) {
+        self.key = key
+        self.id = id
+    }
+
+    public init(uploadedAtMicros: Int64, id: String) {
+        self.init(key: .number(uploadedAtMicros), id: id)
+    }
+
+    public init(after entry: CatalogEntry, sort: CatalogSort = .uploaded) {
+        self.init(key: sort.key(of: entry), id: entry.id)
+    }
+
+    /// The opaque text clients pass back (`?cursor=`): `<number>.<id>`, or `~<base64url text>.<id>`.
+    public var token: String {
+        switch key {
+        case let .number(value): "\(value).\(id)"
+        case let .text(value):
+            "~" + Data(value.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "") + ".\(id)"
+        }
+    }
+
+    public init?(token: String) {
+        let parts = token.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, !parts[1].isEmpty,
+              parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+        else { return nil }
+        if parts[0].hasPrefix("~") {
+            var base64 = parts[0].dropFirst().replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            while base64.count % 4 != 0 { base64 += "=" }
+            guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
+            self.init(key: .text(text), id: String(parts[1]))
+        } else {
+            guard let value = Int64(parts[0]) else { return nil }
+            self.init(key: .number(value), id: String(parts[1]))
+        }
+    }
+
+    /// Whether this cursor was made for a list in `sort` order.
+    public func fits(_ sort: CatalogSort) -> Bool {
+        switch key {
+        case .number: sort != .name
+        case .text: sort == .name
+        }
+    }
+}
+
+public struct CatalogPage: Sendable, Equatable {
+    public var entries: [CatalogEntry]
+    /// Where the next page starts; nil on the last page.
+    public var next: CatalogCursor?
+    /// Traces the query matches, all pages together.
+    public var total: Int
+
+    public init(entries: [CatalogEntry], next: CatalogCursor?, total: Int) {
+        self.entries = entries
+        self.next = next
+        self.total = total
+    }
+}
+
+/// A value bound to a statement (both engines bind these two kinds).
+enum SQLValue: Sendable, Equatable {
+    case text(String)
+    case integer(Int64)
+}
+
+/// The SQL of a list query, written once for both engines: `placeholder(n)` is the engine's n-th
+/// parameter (`?` or `$n`), `like` its case-insensitive LIKE (`LIKE` or `ILIKE`), `collate` the
+/// byte-order collation of the name (both engines then order names alike).
+struct CatalogSQL {
+    var placeholder: (Int) -> String
+    var like: String
+    var collate: String
+    private(set) var binds: [SQLValue] = []
+
+    init(placeholder: @escaping (Int) -> String, like: String, collate: String) {
+        self.placeholder = placeholder
+        self.like = like
+        self.collate = collate
+    }
+
+    mutating func bind(_ value: SQLValue) -> String {
+        binds.append(value)
+        return placeholder(binds.count)
+    }
+
+    /// `WHERE …` of `query` (and of a cursor after which the page starts), or "" without filters.
+    mutating func whereClause(_ query: CatalogQuery, after cursor: CatalogCursor? = nil) -> String {
+        var conditions: [String] = []
+        for tag in query.tags {
+            conditions.append("EXISTS (SELECT 1 FROM trace_tags g WHERE g.trace_id = t.id AND g.tag = \(bind(.text(tag.text))))")
+        }
+        if let name = query.name {
+            conditions.append("t.name \(like) \(bind(.text(Self.pattern(name)))) ESCAPE '\\'")
+        }
+        for word in query.words {
+            let pattern = Self.pattern(word)
+            conditions.append("""
+                (t.name \(like) \(bind(.text(pattern))) ESCAPE '\\' OR t.app \(like) \(bind(.text(pattern))) ESCAPE '\\' \
+                OR t.device \(like) \(bind(.text(pattern))) ESCAPE '\\' \
+                OR EXISTS (SELECT 1 FROM trace_tags g WHERE g.trace_id = t.id AND g.tag \(like) \(bind(.text(pattern))) ESCAPE '\\'))
+                """)
+        }
+        if let from = query.uploadedFrom { conditions.append("t.uploaded_at_us >= \(bind(.integer(from)))") }
+        if let before = query.uploadedBefore { conditions.append("t.uploaded_at_us < \(bind(.integer(before)))") }
+        if let cursor {
+            let value: SQLValue = switch cursor.key {
+            case let .number(value): .integer(value)
+            case let .text(value): .text(value)
+            }
+            let collation = query.sort == .name ? collate : ""
+            let column = "t.\(query.sort.column)\(collation)"
+            let comparison = query.descending ? "<" : ">"
+            // Each placeholder bound once, in the order they appear (SQLite's are positional).
+            let after = bind(value), equal = bind(value), id = bind(.text(cursor.id))
+            conditions.append("(\(column) \(comparison) \(after)\(collation) OR (\(column) = \(equal)\(collation) AND t.id \(comparison) \(id)))")
+        }
+        return conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+    }
+
+    func orderClause(_ query: CatalogQuery) -> String {
+        let direction = query.descending ? "DESC" : "ASC"
+        return "ORDER BY t.\(query.sort.column)\(query.sort == .name ? collate : "") \(direction), t.id \(direction)"
+    }
+
+    /// `%text%` with LIKE's own characters escaped.
+    static func pattern(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return "%\(escaped)%"
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+import TraceCLI
+
+/// `tracesvc flamegraph` and `tracesvc compare --flamegraph`: standalone SVGs that are well-formed
+/// XML, hold the frames (and, compared, what went away), and render with an image tool.
+@Suite struct FlameGraphCommandTests {
+    /// The text of every `<title>` and `<text>` of an SVG, parsed as XML (a parse error fails).
+    private func texts(ofSVG path: String) throws -> (width: Int, height: Int, texts: [String]) {
+        final class Reader: NSObject, XMLParserDelegate {
+            var texts: [String] = []
+            var size = (0, 0)
+            private var current: String?
+            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+                if name == "svg" { size = (Int(attributes["width"] ?? "") ?? 0, Int(attributes["height"] ?? "") ?? 0) }
+                if name == "title" || name == "text" { current = "" }
+            }
+            func parser(_ parser: XMLParser, foundCharacters string: String) { current? += string }
+            func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+                if (name == "title" || name == "text"), let text = current { texts.append(text) }
+                current = nil
+            }
+        }
+        let parser = try #require(XMLParser(contentsOf: URL(fileURLWithPath: path)))
+        let reader = Reader()
+        parser.delegate = reader
+        #expect(parser.parse(), "not well-formed XML: \(String(describing: parser.parserError))")
+        return (reader.size.0, reader.size.1, reader.texts)
+    }
+
+    /// Renders `svg` to PNG with rsvg-convert (scripts/test.sh installs librsvg2-bin) and returns the PNG's size.
+    private func rendered(_ svg: String, to png: String) throws -> (width: Int, height: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["rsvg-convert", "--format", "png", "--output", png, svg]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "rsvg-convert failed on \(svg) (install librsvg2-bin)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: png))
+        #expect(data.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        // The PNG header's width and height (big-endian, after the IHDR tag).
+        func int(_ at: Int) -> Int { data[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (int(16), int(20))
+    }
+
+    @Test func aTracesFlameGraphOfOneViewIsAnSVGThatRenders() async throws {
+        let folder = try Folder()
+        let svg = folder.path("item.svg")
+        let run = await TraceSvc.capture(["flamegraph", Golden.sample("landmarks-scroll-slow"), "--view", "LandmarkListItemView", "-o", svg, "--width", "1000"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.hasPrefix("wrote \(svg): "))
+        let parsed = try texts(ofSVG: svg)
+        #expect(parsed.width == 1000)
+        #expect(parsed.texts.contains { $0.hasPrefix("landmarks-scroll-slow: CPU flame graph") })
+        #expect(parsed.texts.contains { $0.hasPrefix("NumberFormatter.init() (Foundation): total ") })
+        #expect(parsed.texts.contains("LandmarkListItemView.body.getter"))
+        #expect(parsed.texts.contains("the app's code"))
+        let png = try rendered(svg, to: folder.path("item.png"))
+        #expect(png.width == 1000 && png.height == parsed.height)
+    }
+
+    @Test func theScrollPairsDifferentialFlameGraphListsTheFormattersAsGone() async throws {
+        let folder = try Folder()
+        let svg = folder.path("diff.svg")
+        let run = await TraceSvc.capture([
+            "compare", Golden.sample("landmarks-scroll-slow"), Golden.sample("landmarks-scroll-fixed"),
+            "--a-start", "1000000000", "--b-start", "1000000000", "--flamegraph", svg,
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        // The comparison still prints as before; the picture is said on standard error.
+        #expect(run.output.hasPrefix("Compare landmarks-scroll-slow (A, before) → landmarks-scroll-fixed (B, after)"))
+        #expect(run.error.hasPrefix("wrote \(svg): "))
+        let parsed = try texts(ofSVG: svg)
+        #expect(parsed.texts.contains { $0.hasPrefix("Gone in B (") })
+        for gone in ["NumberFormatter.init()", "unum_open", "-[NSMeasurementFormatter stringFromMeasurement:]", "LandmarkListItemView.distance.getter"] {
+            #expect(parsed.texts.contains { $0.contains("  \(gone)") || $0.hasPrefix("\(gone) (") }, "\(gone) is not listed as gone")
+        }
+        #expect(parsed.texts.contains { $0.contains("LandmarkListItemView.distanceText.getter") && $0.contains("not at this call path in A") })
+        _ = try rendered(svg, to: folder.path("diff.png"))
+        // Of one view's bodies only.
+        let view = folder.path("view.svg")
+        let drilled = await TraceSvc.capture([
+            "compare", Golden.sample("landmarks-scroll-slow"), Golden.sample("landmarks-scroll-fixed"), "--format", "json",
+            "--flamegraph", view, "--flamegraph-view", "LandmarkListItemView",
+        ])
+        #expect(drilled.status == 0, "\(drilled.error)")
+        let viewTexts = try texts(ofSVG: view).texts
+        #expect(viewTexts.contains { $0.contains("LandmarkListItemView's bodies") })
+        // B's frames are the body's: none of the frame commit work outside it.
+        #expect(!viewTexts.contains { $0.hasPrefix("CA::Transaction::commit() (QuartzCore): total") })
+        #expect(viewTexts.contains { $0.hasPrefix("LandmarkListItemView.body.getter (Landmarks): total") })
+    }
+
+    @Test func anotherAppsTraceAndBadArguments() async throws {
+        let folder = try Folder()
+        let (trace, other) = try await CommandOutputTests.syntheticPair(in: folder)
+        let svg = folder.path("synthetic.svg")
+        let run = await TraceSvc.capture(["flamegraph", trace, "--hide-system", "--flatten", "--invert", "--range", "0s,5s", "-o", svg])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(try texts(ofSVG: svg).texts.contains { $0.contains("system libraries hidden, recursion flattened, inverted") })
+        let compared = await TraceSvc.capture(["compare", trace, other, "--flamegraph", folder.path("pair.svg")])
+        #expect(compared.status == 0)
+        _ = try texts(ofSVG: folder.path("pair.svg"))
+
+        let badRange = await TraceSvc.capture(["flamegraph", trace, "--range", "5,x", "-o", svg])
+        #expect(badRange.status == 1 && badRange.error.contains("--range: give START,END as durations"))
+        let backwards = await TraceSvc.capture(["flamegraph", trace, "--range", "5,1", "-o", svg])
+        #expect(backwards.status == 1 && backwards.error.contains("--range: the end must be after the start"))
+        let badThread = await TraceSvc.capture(["flamegraph", trace, "--thread", "99", "-o", svg])
+        #expect(badThread.status == 1 && badThread.error.contains("--thread: the trace has"))
+        let unwritable = await TraceSvc.capture(["flamegraph", trace, "-o", folder.path("no/such/dir/out.svg")])
+        #expect(unwritable.status == 1 && unwritable.error.contains("no/such/dir/out.svg"))
+        let missingOutput = await TraceSvc.capture(["flamegraph", trace])
+        #expect(missingOutput.status == 2)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import TraceServer
+
+/// GET flamegraph, stackchart and compare/flamegraph, and the call tree's new transforms, over
+/// HTTP (docs/api.md, "CPU"). The fixture: main (1 ms self) and main -> body (1 ms), one thread.
+@Suite struct CPURoutesTests {
+    @Test func flameGraphFramesAreColumnsWithPathsToZoomAndFocus() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.sampleID()
+            let graph = try await client.get("/api/traces/\(id)/flamegraph?width=800").json()
+            #expect(graph["totalWeight"] as? Int == 2_000_000 && graph["sampleCount"] as? Int == 2 && graph["unit"] as? String == "ns")
+            #expect(graph["window"] as? [Int] == [0, 2_000_000] && graph["width"] as? Int == 800 && graph["minWeight"] as? Int == 2_500)
+            let frames = try #require(graph["frames"] as? [String: Any])
+            let names = try #require(graph["names"] as? [String])
+            let nameOf = (frames["name"] as? [Int] ?? []).map { names[$0] }
+            #expect(nameOf == ["Main Thread", "main", "body"])
+            #expect(frames["depth"] as? [Int] == [0, 1, 2] && frames["parent"] as? [Int] == [-1, 0, 1])
+            #expect(frames["x"] as? [Int] == [0, 0, 0] && frames["total"] as? [Int] == [2_000_000, 2_000_000, 1_000_000])
+            #expect(frames["self"] as? [Int] == [0, 1_000_000, 1_000_000] && frames["samples"] as? [Int] == [2, 2, 1])
+            #expect(frames["kind"] as? [String] == ["thread", "app", "app"])
+            let steps = try #require(frames["step"] as? [String])
+            #expect(steps == ["t0", "f0", "f1"])
+
+            let zoomed = try await client.get("/api/traces/\(id)/flamegraph?width=800&zoom=t0.f0.f1").json()
+            #expect(zoomed["window"] as? [Int] == [0, 1_000_000] && zoomed["zoom"] as? [Int] == [0, 1, 2] && zoomed["zoomFound"] as? Bool == true)
+            let focused = try await client.get("/api/traces/\(id)/flamegraph?focus=t0.f0.f1").json()
+            #expect(focused["totalWeight"] as? Int == 1_000_000 && ((focused["frames"] as? [String: Any])?["step"] as? [String]) == ["f1"])
+            let tree = try await client.get("/api/traces/\(id)/calltree?focus=t0.f0&minPercent=0").json()
+            let roots = try #require(tree["roots"] as? [[String: Any]])
+            #expect(roots.map { $0["name"] as? String } == ["main"] && roots[0]["samples"] as? Int == 2 && roots[0]["step"] as? String == "f0")
+            let gone = try await client.get("/api/traces/\(id)/calltree?focus=t0.f1").json()
+            #expect(gone["focusFound"] as? Bool == false && (gone["roots"] as? [Any])?.isEmpty == true)
+
+            // A search the transforms hide is counted: "body" is app code, "main" too; charge body away.
+            let hidden = try await client.get("/api/traces/\(id)/flamegraph?charge=body&search=BOD").json()
+            let counts = try #require(hidden["hiddenMatches"] as? [String: Int])
+            #expect(counts == ["functions": 1, "hideSystem": 0, "charged": 1, "focus": 0])
+
+            for bad in ["zoom=t0.x1", "zoom=t9", "focus=f99", "width=0", "from=5", "from=5&to=5", "flatten=maybe", "focus=" + Array(repeating: "f0", count: 300).joined(separator: ".")] {
+                try expectError(try await client.get("/api/traces/\(id)/flamegraph?\(bad)"), .badRequest)
+            }
+        }
+    }
+
+    @Test func stackChartBoxesAreOneThreadsSamplesInTimeOrder() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.sampleID()
+            let chart = try await client.get("/api/traces/\(id)/stackchart?thread=0&width=1000").json()
+            #expect(chart["thread"] as? Int == 0 && chart["sampleCount"] as? Int == 2 && chart["sampleInterval"] as? Int == 1_000_000)
+            let boxes = try #require(chart["boxes"] as? [String: Any])
+            let names = try #require(chart["names"] as? [String])
+            // Sample 1 (1 ms) is main -> body, sample 2 (2 ms) main: one main box over both, body over the first.
+            #expect(boxes["depth"] as? [Int] == [0, 1] && (boxes["name"] as? [Int] ?? []).map { names[$0] } == ["main", "body"])
+            #expect(boxes["start"] as? [Int] == [1_000_000, 1_000_000] && boxes["end"] as? [Int] == [3_000_000, 2_000_000])
+            #expect(boxes["samples"] as? [Int] == [2, 1])
+            try expectError(try await client.get("/api/traces/\(id)/stackchart?thread=3"), .badRequest)
+            try expectError(try await client.get("/api/traces/\(id)/stackchart?start=5&end=1"), .badRequest)
+        }
+    }
+
+    @Test func differentialFlameGraphOfTwoUploadedTraces() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let before = try await client.uploadedID(nativeTrace(updates: 20), name: "before.json")
+            // After: the body frame is gone, its sample now in main.
+            let after = try await client.uploadedID(nativeTrace(updates: 20).replacingOccurrences(of: "[1000000,0,1000000,1]", with: "[1000000,0,1000000,0]"), name: "after.json")
+            let diff = try await client.get("/api/compare/flamegraph?a=\(before)&b=\(after)&width=600").json()
+            let removed = try #require(diff["removed"] as? [[String: Any]])
+            #expect(removed.map { $0["name"] as? String } == ["body"] && removed[0]["share"] as? Double == 0.5)
+            #expect(diff["removedCount"] as? Int == 1)
+            let beforeSide = try #require(diff["before"] as? [String: Any])
+            #expect(beforeSide["totalWeight"] as? Int == 2_000_000 && beforeSide["total"] as? [Int] == [2_000_000])
+            // B's one frame, main, went from half the self time to all of it.
+            #expect(diff["selfDelta"] as? [Double] == [0.5])
+            try expectError(try await client.get("/api/compare/flamegraph?a=\(before)"), .badRequest)
+            try expectError(try await client.get("/api/compare/flamegraph?a=\(before)&b=ffffffffffffffffffffffffffffffff"), .notFound)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// `tracesvc upload` and `tracesvc check --baseline-tags --upload` (issue 29, points 2 and 6),
+/// run as CI runs them: the built binary against a real `tracesvc serve`.
+@Suite struct UploadCommandTests {
+    typealias Folder = CheckTests.Folder
+
+    static func getJSON(_ server: LiveServerTests.Server, _ path: String) async throws -> [String: Any] {
+        let (data, response) = try await URLSession.shared.data(from: URL(string: path, relativeTo: server.base)!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(path): \(String(decoding: data, as: UTF8.self))")
+        return try CheckTests.json(String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func uploadPrintsTheLinkAndARetryStoresNothingTwice() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try LiveServerTests.Server(dataDirectory: scratch.dataDirectory, scratch: scratch)
+        defer { _ = server.stop() }
+        let folder = try Folder()
+        let file = try folder.file("recipes-scroll.json", recipesTrace(build: 1, bodyNs: 300_000))
+        let root = server.base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+
+        let first = try CheckTests.tracesvc(["upload", file, "--server", root, "--tag", "branch=main", "--tag", "scenario=scroll", "--tag", "nightly"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let link = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(link.hasPrefix("\(root)/traces/") && !link.contains("\n"), "one line, the trace's link: \(first.stdout)")
+        let (_, opened) = try await URLSession.shared.data(from: try #require(URL(string: link)))
+        #expect((opened as? HTTPURLResponse)?.statusCode == 200)
+
+        // The same file again (a retried CI step): the same trace, not a second one.
+        let again = try CheckTests.tracesvc(["upload", file, "--server", root, "--tag", "branch=main", "--format", "json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let answer = try CheckTests.json(again.stdout)
+        #expect(answer["isNew"] as? Bool == false)
+        #expect(link.contains(try #require(answer["id"] as? String)))
+        #expect(answer["tags"] as? [String] == ["branch:main", "nightly", "scenario:scroll"])
+        let listed = try await Self.getJSON(server, "/api/traces?tag=scenario:scroll&limit=10")
+        #expect(listed["total"] as? Int == 1)
+    }
+
+    @Test func everyFailureIsOneLineAndANonZeroExit() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try LiveServerTests.Server(dataDirectory: scratch.dataDirectory, scratch: scratch,
+                                                arguments: ["--write-token", "s3cret", "--max-upload-mb", "1"])
+        defer { _ = server.stop() }
+        let folder = try Folder()
+        let root = server.base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let good = try folder.file("good.json", recipesTrace(build: 2, bodyNs: 300_000))
+        func expectOneLine(_ run: CheckTests.Run, status: Int32, saying text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(run.status == status, "\(run.stdout)\(run.stderr)", sourceLocation: sourceLocation)
+            #expect(run.stderr.contains(text), "\(run.stderr)", sourceLocation: sourceLocation)
+            #expect(run.stderr.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count == 1 || status == 2,
+                    "one line: \(run.stderr)", sourceLocation: sourceLocation)
+            #expect(run.stdout.isEmpty, sourceLocation: sourceLocation)
+        }
+
+        expectOneLine(try CheckTests.tracesvc(["upload", good, "--server", "http://127.0.0.1:9", "--retries", "0"]),
+                      status: 1, saying: "cannot reach http://127.0.0.1:9 (connection refused)")
+        expectOneLine(try CheckTests.tracesvc(["upload", good, "--server", root]),
+                      status: 1, saying: "needs its write token (HTTP 401)")
+        let big = folder.path("big.json")
+        try Data(repeating: UInt8(ascii: " "), count: 1_200_000).write(to: URL(fileURLWithPath: big))
+        expectOneLine(try CheckTests.tracesvc(["upload", big, "--server", root], environment: ["TRACESVC_TOKEN": "s3cret"]),
+                      status: 1, saying: "too large (HTTP 413)")
+        let broken = try folder.file("broken.json", "{\"format\": \"tracesvc-trace\", \"version\": 1,\n  \"metadata\": 12\n}")
+        expectOneLine(try CheckTests.tracesvc(["upload", broken, "--server", root], environment: ["TRACESVC_TOKEN": "s3cret"]),
+                      status: 1, saying: "cannot read it (HTTP 422) at broken.json:")
+        expectOneLine(try CheckTests.tracesvc(["upload", good, "--server", root, "--tag", "Branch=main"]),
+                      status: 2, saying: "Branch")
+
+        // The token from a file: stored, and nothing of the refused uploads was.
+        let tokenFile = try folder.file("token", "s3cret\n")
+        let stored = try CheckTests.tracesvc(["upload", good, "--server", root, "--token-file", tokenFile])
+        #expect(stored.status == 0, "\(stored.stderr)")
+        let listed = try await Self.getJSON(server, "/api/traces?limit=10&q=good")
+        #expect(listed["total"] as? Int == 1)
+        #expect((try await Self.getJSON(server, "/api/traces?limit=10&q=broken"))["total"] as? Int == 0)
+    }
+
+    @Test func checkTakesTheLatestTaggedBaselineAndRecordsItsVerdict() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try LiveServerTests.Server(dataDirectory: scratch.dataDirectory, scratch: scratch)
+        defer { _ = server.stop() }
+        let folder = try Folder()
+        let root = server.base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        // main's history: an older fixed trace, then the newest one, then another scenario's.
+        let older = try folder.file("main-1.json", recipesTrace(build: 1, bodyNs: 300_000))
+        let newest = try folder.file("main-2.json", recipesTrace(build: 2, bodyNs: 300_000))
+        let other = try folder.file("open.json", recipesTrace(build: 3, bodyNs: 300_000))
+        for (file, scenario) in [(older, "scroll"), (newest, "scroll"), (other, "open")] {
+            let run = try CheckTests.tracesvc(["upload", file, "--server", root, "--tag", "branch=main", "--tag", "scenario=\(scenario)", "--format", "json"])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        let newestID = try #require(try CheckTests.json(CheckTests.tracesvc(["upload", newest, "--server", root, "--format", "json"]).stdout)["id"] as? String)
+
+        // A pull request's trace whose rows got five times slower: the rank test calls it a regression against main-2.
+        let checked = try folder.file("pr.json", recipesTrace(build: 4, bodyNs: 1_500_000))
+        let budget = try folder.file("budget.json", #"{"version": 1, "rules": [{"metric": "hang-count", "max": 0}]}"#)
+        let run = try CheckTests.tracesvc([
+            "check", checked, "--budget", budget, "--server", root, "--baseline-tags", "branch=main,scenario=scroll",
+            "--upload", "--tag", "branch=pr-7", "--tag", "commit=abc123", "--format", "json",
+        ])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let document = try CheckTests.json(run.stdout)
+        let links = try #require(document["links"] as? [String: String])
+        #expect(links["baseline"]?.contains(newestID) == true, "the newest trace with the tags: \(links)")
+        #expect(try CheckTests.results(document).contains { ($0["metric"] as? String)?.hasPrefix("baseline-") == true && $0["passed"] as? Bool == false })
+        let checkedID = try #require(links["trace"].flatMap(URL.init(string:))?.lastPathComponent)
+
+        // Uploaded with the baseline's scenario and its own branch, and its verdict recorded.
+        let info = try await Self.getJSON(server, "/api/traces/\(checkedID)")
+        #expect(info["tags"] as? [String] == ["branch:pr-7", "commit:abc123", "scenario:scroll"])
+        let history = try await Self.getJSON(server, "/api/history?tag=scenario:scroll&metric=update-count")
+        let points = try #require(history["builds"] as? [[String: Any]]).flatMap { $0["traces"] as? [[String: Any]] ?? [] }
+        let verdict = try #require(points.first { $0["id"] as? String == checkedID }?["check"] as? [String: Any])
+        #expect(verdict["passed"] as? Bool == false && verdict["baselineId"] as? String == newestID)
+        #expect(points.filter { !($0["check"] is NSNull) && $0["check"] != nil }.count == 1, "only the checked trace has a verdict")
+
+        // No trace with the tags yet: checked without a baseline, and said so.
+        let lonely = try CheckTests.tracesvc(["check", checked, "--budget", budget, "--server", root, "--baseline-tags", "branch=release"])
+        #expect(lonely.status == 0, "\(lonely.stdout)\(lonely.stderr)")
+        #expect(lonely.stderr.contains("no trace on \(root) has the tags branch=release"))
+    }
+}

@@ -1,0 +1,79 @@
+// The history chart's layout, the virtual list's window and the note flags on the ruler: pure parts
+// of issue 29's browser code.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { chartLayout, formatValue, MARGIN, niceTicks } from '../../WebRoot/js/pages/history-chart.js';
+import { ROW_HEIGHT, visibleRows } from '../../WebRoot/js/pages/trace-list.js';
+import { noteMarkAt, noteMarks, RULER_HEIGHT } from '../../WebRoot/js/timeline/lanes.js';
+import { NOTE_MARK } from '../../WebRoot/js/timeline/kinds.js';
+import { noteTargets } from '../../WebRoot/js/panes/notes.js';
+import { EMPTY_STATE } from '../../WebRoot/js/state.js';
+
+const build = (index, values, extra = {}) => ({
+  index, label: String(index + 1), median: [...values].sort((a, b) => a - b)[(values.length - 1) >> 1], min: Math.min(...values), max: Math.max(...values),
+  traces: values.map((value, i) => ({ id: `t${index}-${i}`, name: `run ${index}`, value, check: null })), ...extra,
+});
+
+test('value ticks are round steps from 0 that reach the largest value', () => {
+  assert.deepEqual(niceTicks(3_400_000), [0, 1_000_000, 2_000_000, 3_000_000, 4_000_000]);
+  assert.deepEqual(niceTicks(12), [0, 5, 10, 15]);
+  assert.deepEqual(niceTicks(0), [0]);
+  assert.equal(formatValue(1_500_000, 'ns'), '1.50 ms');
+  assert.equal(formatValue(1234, 'count'), '1,234');
+});
+
+test('the chart puts builds left to right, values bottom to top, and a change point between two builds', () => {
+  const answer = {
+    builds: [build(0, [100]), build(1, [100, 300]), build(2, [400])],
+    changePoints: [{ index: 2, label: '3', direction: 'up' }],
+  };
+  const layout = chartLayout(answer, 400, 300);
+  const bottom = 300 - MARGIN.bottom;
+  assert.deepEqual(layout.builds.map((b) => b.x), [MARGIN.left, MARGIN.left + 156, MARGIN.left + 312]);
+  assert.equal(layout.builds[1].points.length, 2);
+  assert.equal(layout.ticks[0].y, bottom);
+  const top = layout.ticks[layout.ticks.length - 1];
+  assert.ok(top.value >= 400);
+  assert.equal(layout.builds[2].points[0].y, bottom - (400 / top.value) * (bottom - MARGIN.top));
+  assert.ok(layout.builds[1].max < layout.builds[1].min, 'the spread runs from the largest value (higher up) to the smallest');
+  assert.equal(layout.changes[0].x, MARGIN.left + 312 - 78);
+  // One build alone sits in the middle.
+  assert.equal(chartLayout({ builds: [build(0, [5])], changePoints: [] }, 400, 300).builds[0].x, MARGIN.left + 156);
+});
+
+test('build labels that would collide are left out, except change points and the last', () => {
+  const builds = Array.from({ length: 100 }, (_, i) => build(i, [i]));
+  const layout = chartLayout({ builds, changePoints: [{ index: 37, label: '38', direction: 'up' }] }, 600, 300);
+  const labelled = layout.builds.filter((b) => b.labelled).map((b) => b.index);
+  assert.ok(labelled.length < 20, `${labelled.length} labels`);
+  assert.ok(labelled.includes(0) && labelled.includes(37) && labelled.includes(99));
+});
+
+test('the list draws the rows in sight and a few more, never past the end', () => {
+  assert.deepEqual(visibleRows(0, 600, 10_000), { first: 0, last: Math.ceil(600 / ROW_HEIGHT) + 12 });
+  assert.deepEqual(visibleRows(ROW_HEIGHT * 5000, 600, 10_000), { first: 4988, last: 5000 + Math.ceil(600 / ROW_HEIGHT) + 12 });
+  assert.deepEqual(visibleRows(ROW_HEIGHT * 20_000, 600, 10_000), { first: 19_988, last: 19_988 });
+  assert.deepEqual(visibleRows(0, 600, 3), { first: 0, last: 3 });
+});
+
+test('notes are flagged over their span on the ruler, at least 6 px wide, the selected one on top', () => {
+  const notes = [{ id: 'a', target: { kind: 'update', update: 3 }, text: 'x' }, { id: 'b', target: { kind: 'range', start: 0, end: 10 }, text: 'y' },
+    { id: 'c', target: { kind: 'finding', finding: 'f' }, text: 'z' }];
+  const spans = { a: [500, 501], b: [0, 100], c: null };
+  const marks = noteMarks(notes, (id) => spans[id], { start: 0, end: 1000 }, 1000, 'a');
+  assert.deepEqual(marks.map((m) => m.id), ['b', 'a']);
+  assert.equal(marks[1].width, 6);
+  assert.equal(marks[0].width, 100);
+  assert.ok(marks.every((m) => m.y + m.height < RULER_HEIGHT));
+  assert.equal(noteMarkAt(marks, 502, 4).id, 'a');
+  assert.equal(noteMarkAt(marks, 300, 4), null);
+  assert.equal(noteMarks(notes, (id) => spans[id], { start: 2000, end: 3000 }, 1000).length, 0);
+  assert.deepEqual(NOTE_MARK.click(notes[0]), { select: { kind: 'note', id: 'a' } });
+  assert.deepEqual(NOTE_MARK.tooltip(notes[0]).lines[0], ['About', 'update 3']);
+});
+
+test('a note can be about the selected update, the range and the open finding', () => {
+  assert.deepEqual(noteTargets(EMPTY_STATE), []);
+  assert.deepEqual(noteTargets({ ...EMPTY_STATE, update: 7, range: [10, 20], finding: 'long-body:V' }),
+    [{ kind: 'update', update: 7 }, { kind: 'range', start: 10, end: 20 }, { kind: 'finding', finding: 'long-body:V' }]);
+});

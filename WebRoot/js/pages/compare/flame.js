@@ -1,0 +1,154 @@
+// The comparison's differential flame graph (GET /api/compare/flamegraph): B's flame graph, each
+// frame coloured by the change of its self weight as a share of its side's CPU (red: grew, blue:
+// shrank), the functions A ran and B no longer does listed beside it. Of the compared ranges, or
+// (drilled into a view row) of that view's bodies only. Click a frame to zoom into it; the zoom
+// stays in the page.
+import { getJSON } from '../../api.js';
+import { el } from '../../dom.js';
+import { formatPercent } from '../../panes/common.js';
+import { formatWeight } from '../../panes/cpu/model.js';
+import { clampView, diffColor } from '../../panes/cpu/boxes/model.js';
+import { mountBoxCanvas } from '../../panes/cpu/boxes/canvas.js';
+import { ancestry, flameTooltip, frameAtPath, framePath, frameWindow, needsFinerAnswer, prepareFlame } from '../../panes/cpu/flame-model.js';
+
+/**
+ * Mounts the graph into `container`: `a`, `b` (trace ids), `rangeA`, `rangeB` ([start, end] or
+ * null), `view` ({view, module} to compare that view's bodies, or null). Returns {destroy()}.
+ */
+export function mountDiffFlame(container, { a, b, rangeA, rangeB, view = null }) {
+  let flame = null;
+  let diff = null;
+  let zoom = null;          // the zoomed frame's path (in B)
+  let shown = { from: 0, to: 1 };
+  let refetchTimer = 0;
+  let generation = 0;
+  let destroyed = false;
+
+  const caption = el('p', { class: 'meta diff-caption' });
+  const breadcrumb = el('nav', { class: 'cpu-breadcrumb', 'aria-label': 'Zoomed frame' });
+  const scale = el('span', { class: 'diff-scale' }, 'Self share of CPU, B against A:',
+    el('span', { class: 'diff-scale-bar', 'aria-hidden': 'true',
+      style: { background: `linear-gradient(to right, ${diffColor(-0.05)}, ${diffColor(0)}, ${diffColor(0.05)})` } }),
+    'shrank 5 points · unchanged · grew 5 points');
+  const area = el('div', { class: 'cpu-flame diff-flame-graph' });
+  const removed = el('aside', { class: 'diff-removed', 'aria-label': 'Functions that went away' });
+  container.replaceChildren(caption, el('div', { class: 'cpu-view-tools' }, breadcrumb, scale),
+    el('div', { class: 'diff-flame' }, area, removed));
+
+  const chart = mountBoxCanvas(area, {
+    label: 'Differential flame graph: B’s frames, red where their self share of CPU grew against A, blue where it shrank. Click a frame to zoom into it.',
+    boxes: () => flame?.boxes ?? null,
+    bounds: () => ({ from: 0, to: Math.max(1, flame?.answer.totalWeight ?? 1) }),
+    view: () => shown,
+    setView(next, kind) {
+      shown = next;
+      chart.draw();
+      clearTimeout(refetchTimer);
+      if (kind !== 'animate' && flame && needsFinerAnswer(flame.answer, shown, width())) refetchTimer = setTimeout(() => load(true), 120);
+    },
+    fill: (i) => (flame.boxes.kind[i] === 'merged' ? 'hsl(0 0% 86%)' : diffColor(diff.selfDelta[i])),
+    labelOf: (i) => flame.boxes.name[i],
+    tooltip: (i) => flameTooltip(flame, i, { diff }),
+    click(i) {
+      if (i < 0 || !flame) return;
+      if (flame.boxes.kind[i] === 'merged') {
+        chart.animateTo(clampView([flame.boxes.x[i], flame.boxes.x[i] + flame.boxes.width[i]], { from: 0, to: flame.answer.totalWeight }));
+        return;
+      }
+      zoom = framePath(flame, i);
+      chart.animateTo(frameWindow(flame, i));
+      renderBreadcrumb();
+    },
+    selected: () => (flame && zoom ? frameAtPath(flame, zoom) : -1),
+    matches: () => null,
+    escape: () => {
+      const zoomed = flame && zoom ? frameAtPath(flame, zoom) : -1;
+      if (zoomed < 0) return;
+      const parent = flame.parent[zoomed];
+      zoom = parent >= 0 ? framePath(flame, parent) : null;
+      chart.animateTo(parent >= 0 ? frameWindow(flame, parent) : { from: 0, to: flame.answer.totalWeight });
+      renderBreadcrumb();
+    },
+  });
+  chart.canvas.id = view ? 'diff-flame-canvas-view' : 'diff-flame-canvas';
+
+  const width = () => Math.max(100, Math.round(chart.canvas.clientWidth || 1000));
+
+  async function load(keepView = false) {
+    const mine = ++generation;
+    const params = { a, b, width: width() };
+    if (rangeA) Object.assign(params, { aStart: rangeA[0], aEnd: rangeA[1] });
+    if (rangeB) Object.assign(params, { bStart: rangeB[0], bEnd: rangeB[1] });
+    if (view) Object.assign(params, { view: view.view, module: view.module });
+    if (zoom) params.zoom = zoom;
+    if (keepView) Object.assign(params, { from: Math.floor(shown.from), to: Math.ceil(shown.to) });
+    container.setAttribute('aria-busy', 'true');
+    try {
+      const answer = await getJSON('/api/compare/flamegraph', params);
+      if (destroyed || mine !== generation) return;
+      flame = prepareFlame(answer);
+      diff = { before: answer.before, selfDelta: answer.selfDelta };
+      if (!keepView) shown = { from: answer.window[0], to: answer.window[1] };
+      chart.canvas.dataset.frames = String(flame.boxes.count);
+      render(answer);
+      chart.resize();
+    } catch (error) {
+      if (!destroyed && mine === generation) caption.replaceChildren(el('span', { class: 'error-box', text: `Could not draw the differential flame graph: ${error.message}` }));
+    }
+    container.setAttribute('aria-busy', 'false');
+  }
+
+  function render(answer) {
+    const before = answer.before;
+    const what = view ? `${view.view}’s bodies` : 'the compared ranges';
+    caption.textContent = `B (after) drawn, ${formatWeight(answer.totalWeight, answer.unit)} of CPU in ${answer.sampleCount} samples; `
+      + `A (before) had ${formatWeight(before.totalWeight, before.unit)} in ${before.sampleCount}. Of ${what}; width is B’s weight.`
+      + (before.unit !== answer.unit ? ' The two traces weigh samples in different units: shares are compared, not weights.' : '');
+    removed.replaceChildren(el('h3', { text: `Gone in B (${answer.removedCount})` }),
+      answer.removed.length ? el('ol', { id: view ? 'diff-removed-view' : 'diff-removed-list' }, ...answer.removed.map((f) => el('li', { dataset: { name: f.name } },
+        el('span', { class: f.kind === 'app' ? 'app-code' : null, text: f.name }),
+        el('span', { class: 'meta', text: ` ${f.binary} · ${formatPercent(f.share, 1)} of A${f.caller ? ` · called by ${f.caller}` : ''}` }))))
+        : el('p', { class: 'meta', text: 'Every function A ran, B runs too.' }),
+      answer.removedCount > answer.removed.length ? el('p', { class: 'meta', text: `and ${answer.removedCount - answer.removed.length} lighter ones` }) : '');
+    renderBreadcrumb();
+  }
+
+  function renderBreadcrumb() {
+    const zoomed = flame && zoom ? frameAtPath(flame, zoom) : -1;
+    const chain = zoomed >= 0 ? ancestry(flame, zoomed) : [];
+    const item = (text, onclick, current) => el('button', { type: 'button', class: 'cpu-crumb', 'aria-current': current ? 'true' : null, onclick }, text);
+    breadcrumb.replaceChildren(
+      item('All frames', () => { zoom = null; chart.animateTo({ from: 0, to: flame?.answer.totalWeight ?? 1 }); renderBreadcrumb(); }, !chain.length),
+      ...chain.flatMap((k, n) => [el('span', { class: 'cpu-crumb-sep', 'aria-hidden': 'true' }, '›'),
+        item(flame.boxes.name[k], () => { zoom = framePath(flame, k); chart.animateTo(frameWindow(flame, k)); renderBreadcrumb(); }, n === chain.length - 1)]));
+  }
+
+  // After the first layout, so the answer is drawn for the width the graph has.
+  requestAnimationFrame(() => { if (!destroyed) load(); });
+  return {
+    destroy() {
+      destroyed = true;
+      clearTimeout(refetchTimer);
+      chart.destroy();
+    },
+  };
+}
+
+/** The section of the whole comparison's graph (`graphs` collects what to destroy on a rebuild). */
+export function diffFlameSection(c, s, { a, b, graphs }) {
+  const section = el('section', { class: 'compare-section', id: 'compare-flame', 'aria-label': 'Differential flame graph' },
+    el('h2', { text: 'CPU: differential flame graph' }), pooledFlameNote(a, b));
+  const body = el('div');
+  section.append(body);
+  graphs.push(mountDiffFlame(body, { a: a[0], b: b[0], rangeA: s.rangeA, rangeB: s.rangeB }));
+  return section;
+}
+
+/**
+ * `a`, `b`: each side's recordings. The flame graph is of one recording a side (stacks of several
+ * runs are not pooled): with more, a line says which ones it shows; null otherwise.
+ */
+export function pooledFlameNote(a, b) {
+  if (a.length === 1 && b.length === 1) return null;
+  return el('p', { class: 'meta diff-pooled-note', text: 'Of the first recording of A against the first of B: the flame graph does not pool recordings.' });
+}

@@ -1,0 +1,187 @@
+// The history page /history?tag=…&view=…&metric=…: one metric of the traces with some tags over
+// their builds (GET /api/history), its change points with the first bad build named, the check
+// verdicts per build, and the history of each finding. Click a point: its trace; shift-click two
+// (or "Compare" at a change point): their comparison.
+import { getHistory } from '../api.js';
+import { el } from '../dom.js';
+import { navigate } from '../shell.js';
+import { HISTORY_EMPTY, buildComparePath, buildHistoryPath, buildListPath, buildPath, historyQuery } from '../state.js';
+import { chartLayout, drawChart, formatValue } from './history-chart.js';
+import { tagFilter } from './tag-filter.js';
+
+const CHART_HEIGHT = 340;
+
+/** The words for a metric of a view ("total body time of RecipeRowView"). */
+function subject(answer) {
+  const what = answer.metric.title;
+  if (answer.metric.scope === 'view' && answer.view) return `${what} of ${answer.view}`;
+  if (answer.metric.scope === 'finding' && answer.finding) return `${what} ${answer.finding}`;
+  return what;
+}
+
+const traceLink = (id) => buildPath(id, { pane: 'findings' });
+
+/** Mounts the page into `root` for `question` (state.js HISTORY_EMPTY); returns {restore(question), teardown()}. */
+export function mountHistory(root, question = HISTORY_EMPTY) {
+  let current = question;
+  let answer = null;
+  let controller = null;
+  let selected = [];
+  const controls = el('div', { class: 'history-controls', id: 'history-controls' });
+  const summary = el('p', { id: 'history-summary', class: 'meta', role: 'status', 'aria-live': 'polite', text: 'Loading the history…' });
+  const verdict = el('div', { id: 'first-bad' });
+  const chart = el('figure', { id: 'history-chart', class: 'history-figure' });
+  const tooltip = el('div', { class: 'tl-tooltip history-tooltip', role: 'tooltip', hidden: true });
+  const pickBar = el('p', { id: 'history-picked', class: 'meta' });
+  const changes = el('section', { id: 'change-points', 'aria-label': 'Change points' });
+  const findings = el('section', { id: 'finding-history', 'aria-label': 'Findings over the builds' });
+  const listLink = el('a', { href: buildListPath({ tags: current.tags }), id: 'history-traces-link', text: 'These traces in the list' });
+  root.append(el('div', { class: 'history-page' },
+    el('div', { class: 'home-top' }, el('h1', { text: 'History' }), listLink),
+    controls, summary, verdict, el('div', { class: 'history-chart-wrap' }, chart, tooltip), pickBar, changes, findings));
+
+  const go = (patch) => navigate(buildHistoryPath({ ...current, ...patch }));
+
+  function renderControls() {
+    const views = answer?.views ?? [];
+    const viewKey = (v) => `${v.module}\u0000${v.view}`;
+    const currentView = answer?.view ? { module: answer.module ?? '', view: answer.view } : null;
+    const viewOptions = currentView && !views.some((v) => viewKey(v) === viewKey(currentView)) ? [currentView, ...views] : views;
+    const viewSelect = el('select', { id: 'history-view', disabled: answer?.metric?.scope !== 'view',
+      onchange: (event) => { const [module, view] = event.target.value.split('\u0000'); go({ module, view }); } },
+      ...viewOptions.map((v) => el('option', { value: viewKey(v), text: v.module ? `${v.view} (${v.module})` : v.view,
+        selected: currentView && viewKey(v) === viewKey(currentView) })));
+    const metricSelect = el('select', { id: 'history-metric', onchange: (event) => go({ metric: event.target.value }) },
+      ...(answer?.metrics ?? []).filter((m) => m.scope !== 'finding' || m.name === answer.metric.name)
+        .map((m) => el('option', { value: m.name, text: `${m.title} (${m.name})`, selected: m.name === answer.metric.name })));
+    const order = el('select', { id: 'history-order', onchange: (event) => go({ order: event.target.value }) },
+      el('option', { value: 'upload', text: 'Upload order', selected: current.order !== 'commit' }),
+      el('option', { value: 'commit', text: 'Commit order (commit-time tag)', selected: current.order === 'commit' }));
+    controls.replaceChildren(
+      tagFilter(current.tags, (tags) => go({ tags }), { id: 'history-tag-input' }),
+      el('div', { class: 'list-filter-row' },
+        el('label', { for: 'history-view', text: 'View' }), viewSelect,
+        el('label', { for: 'history-metric', text: 'Metric' }), metricSelect,
+        el('label', { for: 'history-order', text: 'Axis' }), order));
+  }
+
+  function renderSummary() {
+    const traces = answer.builds.reduce((n, build) => n + build.traces.length, 0);
+    summary.textContent = `${traces} trace${traces === 1 ? '' : 's'} in ${answer.builds.length} build${answer.builds.length === 1 ? '' : 's'} · ${subject(answer)}`
+      + (answer.notes.length ? ` · ${answer.notes.join('; ')}` : '');
+    const bad = answer.firstBad;
+    verdict.replaceChildren(bad ? el('div', { class: 'first-bad', role: 'note' },
+      el('strong', { text: `First bad build: ${bad.label}` }),
+      ` — ${subject(answer)} went from ${formatValue(bad.before, answer.metric.unit)} to ${formatValue(bad.after, answer.metric.unit)}`,
+      bad.test?.pValue != null ? ` (rank test p = ${bad.test.pValue.toPrecision(2)})` : '',
+      bad.commit ? `; first seen in commit ${bad.commit}` : '', '. ',
+      el('a', { href: buildComparePath(bad.previousTraceId, bad.traceId, {}), id: 'first-bad-compare', class: 'button primary',
+        text: `Compare ${bad.previousLabel} → ${bad.label}` }), ' ',
+      el('a', { href: traceLink(bad.traceId), id: 'first-bad-trace', text: 'Open its trace' }))
+      : answer.builds.length ? el('p', { class: 'meta', id: 'no-regression', text: 'No step up that stayed: no bad build.' }) : null);
+  }
+
+  function showTooltip(p, build, event) {
+    const check = p.check ? ` · check ${p.check.passed ? 'passed' : 'failed'}: ${p.check.summary}` : '';
+    tooltip.replaceChildren(el('div', { class: 'tt-title', text: `Build ${build.label}` }),
+      el('div', { text: `${formatValue(p.value, answer.metric.unit)} · ${p.name}${check}` }),
+      el('div', { class: 'meta', text: 'Click: open the trace · Shift-click two points: compare them' }));
+    tooltip.hidden = false;
+    const box = chart.getBoundingClientRect();
+    tooltip.style.left = `${Math.min(event.clientX - box.left + 12, box.width - 260)}px`;
+    tooltip.style.top = `${event.clientY - box.top + 14}px`;
+  }
+
+  /** Shift-click (or shift-Enter): pick the point for a comparison; with two, the older is A. */
+  function toggle(id) {
+    selected = selected.includes(id) ? selected.filter((x) => x !== id) : [...selected.slice(-1), id];
+    if (selected.length === 2) {
+      const order = answer.builds.flatMap((build) => build.traces.map((trace) => trace.id));
+      const [a, b] = [...selected].sort((x, y) => order.indexOf(x) - order.indexOf(y));
+      navigate(buildComparePath(a, b, {}));
+      return;
+    }
+    pickBar.textContent = selected.length ? 'One point picked: shift-click another to compare them.' : '';
+    renderChart();
+  }
+
+  function renderChart() {
+    if (!answer?.builds.length) {
+      chart.replaceChildren(el('p', { class: 'meta', text: answer?.pending ? 'These traces are still being measured.' : 'No measured traces have these tags.' }));
+      return;
+    }
+    const width = Math.max(360, chart.clientWidth || 900);
+    const layout = chartLayout(answer, width, CHART_HEIGHT);
+    const point = (p, build) => ({
+      role: 'link', tabindex: '0', 'aria-label': `Build ${build.label}: ${formatValue(p.value, answer.metric.unit)}, ${p.name}`,
+      onclick: (event) => (event.shiftKey ? toggle(p.id) : navigate(traceLink(p.id))),
+      onkeydown: (event) => { if (event.key === 'Enter') { event.preventDefault(); if (event.shiftKey) toggle(p.id); else navigate(traceLink(p.id)); } },
+      onmouseenter: (event) => showTooltip(p, build, event),
+      onmousemove: (event) => showTooltip(p, build, event),
+      onmouseleave: () => { tooltip.hidden = true; },
+    });
+    chart.replaceChildren(drawChart(layout, answer.metric.unit, { point, selected: new Set(selected) }),
+      el('figcaption', { class: 'meta', text: `${subject(answer)} per build, in ${current.order === 'commit' ? 'commit' : 'upload'} order: each dot a trace, the line their median; ▲ ▼ where it stepped and stayed (rank test over ${answer.window} builds each side); green and red squares: check verdicts.` }));
+  }
+
+  function renderChanges() {
+    changes.replaceChildren(...(answer.changePoints.length ? [el('h2', { text: 'Change points' }),
+      el('ul', {}, ...answer.changePoints.map((change) => el('li', { 'data-index': change.index },
+        `${change.direction === 'up' ? '▲ Up' : '▼ Down'} at build ${change.label}: ${formatValue(change.before, answer.metric.unit)} → ${formatValue(change.after, answer.metric.unit)}`
+          + (change.commit ? ` (commit ${change.commit})` : '') + ' ',
+        el('a', { href: buildComparePath(change.previousTraceId, change.traceId, {}), class: 'compare-change', text: `Compare ${change.previousLabel} → ${change.label}` }))))] : []));
+    findings.replaceChildren(...(answer.findings.length ? [el('h2', { text: 'Findings over the builds' }),
+      el('table', { class: 'traces finding-history', 'aria-label': 'Findings over the builds' },
+        el('thead', {}, el('tr', {}, ...['Finding', 'First seen', 'Last seen', 'Now', 'Builds', 'Cost'].map((title) => el('th', { scope: 'col', text: title })))),
+        el('tbody', {}, ...answer.findings.map((f) => el('tr', { 'data-finding': f.id },
+          el('td', {}, el('strong', { text: f.kind }), ' on ', el('bdi', { text: f.subject })),
+          el('td', {}, el('a', { href: buildPath(f.firstSeen.traceId, { pane: 'findings', finding: f.id }), text: `build ${f.firstSeen.label}` })),
+          el('td', {}, el('a', { href: buildPath(f.lastSeen.traceId, { pane: 'findings', finding: f.id }), text: `build ${f.lastSeen.label}` })),
+          el('td', { class: f.stillPresent ? 'still-present' : 'gone', text: f.stillPresent ? 'still present' : `gone after build ${f.lastSeen.label}` }),
+          el('td', { class: 'num', text: String(f.builds) }),
+          el('td', { class: 'num', text: formatValue(f.costNs, 'ns') })))))] : []));
+  }
+
+  async function load() {
+    controller?.abort();
+    controller = new AbortController();
+    const mine = controller;
+    summary.textContent = 'Loading the history…';
+    try {
+      answer = await getHistory(historyQuery(current), { signal: mine.signal });
+    } catch (error) {
+      if (error.name === 'AbortError') return;
+      summary.replaceChildren(el('span', { class: 'error-box', role: 'alert', text: `Could not load the history. ${error.message}` }));
+      return;
+    }
+    if (mine.signal.aborted) return;
+    listLink.href = buildListPath({ tags: current.tags });
+    selected = [];
+    pickBar.textContent = '';
+    renderControls();
+    renderSummary();
+    renderChart();
+    renderChanges();
+  }
+
+  let drawnWidth = 0;
+  const resize = new ResizeObserver(() => {
+    if (!answer || chart.clientWidth === drawnWidth) return;
+    drawnWidth = chart.clientWidth;
+    renderChart();
+  });
+  resize.observe(chart);
+  renderControls();
+  load();
+  return {
+    restore(next) {
+      if (historyQuery(next) === historyQuery(current)) return;
+      current = next;
+      load();
+    },
+    teardown() {
+      controller?.abort();
+      resize.disconnect();
+    },
+  };
+}

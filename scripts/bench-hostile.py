@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Hostile traces of issue 24 through the API: for each shape, the server's CPU time, peak RSS
+and answer size of the request that used to cost more than the file's size, on this build and
+on a baseline build (`--baseline`, e.g. a build of an older commit) in the same run. Each shape
+is generated here (the same shapes as Sources/TraceSamples/HostileTraces.swift); a request that
+takes longer than `--timeout` is reported as such. Loopback only, one server at a time.
+
+    swift build --product tracesvc           # or -c release, with --binary .build/release/tracesvc
+    python3 scripts/bench-hostile.py --baseline /path/to/old/tracesvc [--scale 1]
+"""
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def header(app):
+    return ('{"format":"tracesvc-trace","version":3,"metadata":{"app":"%s","device":"d","osVersion":"1","refreshRate":60,'
+            '"recordedAt":null,"start":0,"end":10000000000,"importNotes":[]},'
+            '"processes":[[1,"%s"]],"threads":[[1,"Main Thread",0,true]],' % (app, app))
+
+
+def chain(count):
+    return "[[null,0]" + "".join(",[%d,0]" % i for i in range(count - 1)) + "]"
+
+
+def backtrace_bomb(nodes, depth):
+    """One update caused by `nodes` @State nodes, each written from the leaf of a `depth`-frame stack."""
+    text = header("Bomb") + '"updateGroups":[[0,1000000,"Tap",0]],"updates":[[1000,50000,"view-body","Bomb","BombView","BombView.body","View Body",0,0,0,"low"]],"nodes":['
+    text += "".join('["state","@State value%d","BombView",true,%d,500,null],' % (n, n) for n in range(nodes))
+    text += '["view-body","BombView","",true,%d,1000,0]],"edges":[' % nodes
+    text += ",".join('[%d,%d,"update","",1000,0]' % (n, nodes) for n in range(nodes))
+    text += '],"frames":[["write","Bomb",true]],"stacks":' + chain(depth)
+    return text + ',"stateChanges":[' + ",".join('[500,%d,"w",%d,0]' % (n, depth - 1) for n in range(nodes)) + "]}"
+
+
+def stack_chain(stacks, frame='["recurse","Chain",true]', app="Chain", hang=False):
+    text = header(app) + '"frames":[%s],"stacks":%s,"samples":[' % (frame, chain(stacks))
+    text += ",".join("[%d,0,1000,%d]" % (i * 1000, i) for i in range(stacks)) + "]"
+    if hang:
+        text += ',"hangs":[[0,%d,"Hang","Severe hang",0]]' % (stacks * 1000)
+    return text + "}"
+
+
+def generic_body_name(repeats):
+    return (header("Generic") + '"updates":[[0,5000000,"view-body","Generic","A","A.body","View Body",0,0,null,"low"]],'
+            '"frames":[["%s","Generic",true],["A.body.getter","Generic",true]],"stacks":[[null,0],[0,1]],'
+            '"samples":[[1000,0,1000000,0],[2000,0,1000000,1]]}' % ("A<" * repeats))
+
+
+def many_causes(causes):
+    """One update with `causes` direct causes (@State nodes, none written)."""
+    text = header("Causes") + '"updates":[[1000,50000,"view-body","Causes","CausesView","CausesView.body","View Body",0,0,null,"low"]],"nodes":['
+    text += "".join('["state","@State value%d","CausesView",true,%d,500,null],' % (n, n) for n in range(causes))
+    text += '["view-body","CausesView","",true,%d,1000,0]],"edges":[' % causes
+    return text + ",".join('[%d,%d,"update","",1000,null]' % (n, causes) for n in range(causes)) + "]}"
+
+
+def shapes(scale):
+    s = lambda n: max(1, int(n * scale))
+    return [
+        (f"update graph, {s(50)} @State causes written from a {s(20000)}-frame stack", backtrace_bomb(s(50), s(20000)), "updates/0/graph"),
+        (f"update detail, {s(300000)} causes", many_causes(s(300000)), "updates/0"),
+        (f"call tree, chain of {s(8000)} stacks each one frame deeper", stack_chain(s(8000)), "calltree?minPercent=0"),
+        (f"calltree?view=A, a frame named A<A<… ({s(100000)} times)", generic_body_name(s(100000)), "calltree?view=A&minPercent=0"),
+        (f"upload (findings), hang over {s(8000)} system stacks each one frame deeper",
+         stack_chain(s(8000), '["__psynch_mutexwait","libsystem_kernel.dylib",false]', "Hang", hang=True), None),
+    ]
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cpu_seconds(pid):
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def peak_rss_mb(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def reset_peak(pid):
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
+def request(url, data=None, timeout=60):
+    headers = {"Content-Type": "application/octet-stream", "Expect": ""} if data is not None else {}
+    req = urllib.request.Request(url, data=data, headers=headers, method="POST" if data is not None else "GET")
+    with urllib.request.urlopen(req, timeout=timeout) as response:
+        return response.read()
+
+
+def measure(binary, traces, timeout, work):
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    data = Path(tempfile.mkdtemp(dir=work))
+    server = subprocess.Popen([binary, "serve", "--port", str(port), "--data-dir", str(data)],
+                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    results = []
+    try:
+        server.stdout.readline()  # "tracesvc is running: ..."
+        for name, text, query in traces:
+            body = text.encode()
+            if query is not None:
+                trace_id = json.loads(request(f"{base}/api/traces?name=hostile.json", body, timeout=600))["trace"]["id"]
+            reset_peak(server.pid)
+            cpu = cpu_seconds(server.pid)
+            began = time.perf_counter()
+            try:
+                if query is None:
+                    answer = request(f"{base}/api/traces?name=hostile-{port}.json", body, timeout=timeout)
+                else:
+                    answer = request(f"{base}/api/traces/{trace_id}/{query}", timeout=timeout)
+                outcome = f"{len(answer):,} B"
+            except (TimeoutError, urllib.error.URLError, ConnectionError) as error:
+                outcome = f"no answer in {timeout} s" if "timed out" in str(error) else f"failed: {error}"
+            if server.poll() is not None:
+                results.append((name, time.perf_counter() - began, float("nan"), float("nan"), "server died"))
+                break
+            results.append((name, time.perf_counter() - began, cpu_seconds(server.pid) - cpu, peak_rss_mb(server.pid), outcome))
+    finally:
+        server.kill()
+        server.wait()
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=str(REPO / ".build/debug/tracesvc"))
+    parser.add_argument("--baseline", required=True, help="tracesvc of the build to compare with")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiplies every shape's size")
+    parser.add_argument("--timeout", type=float, default=120, help="seconds per request")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="tracesvc-bench-hostile-"))
+    try:
+        traces = shapes(args.scale)
+        for name, text, _ in traces:
+            print(f"{len(text) / 1e6:6.2f} MB  {name}")
+        rows = {label: measure(binary, traces, args.timeout, work)
+                for label, binary in (("baseline", args.baseline), ("this build", args.binary))}
+        print(f"\n{'':82} {'wall s':>8} {'CPU s':>8} {'peak RSS MB':>12}  answer")
+        for index, (name, _, _) in enumerate(traces):
+            for label, results in rows.items():
+                if index < len(results):
+                    _, wall, cpu, rss, outcome = results[index]
+                    print(f"{name[:70]:70} {label:>11} {wall:8.2f} {cpu:8.2f} {rss:12.0f}  {outcome}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
