@@ -81,6 +81,18 @@ public enum HostileTraces {
             + #","hangs":[[0,\#(stacks * 1000),"Hang","Severe hang",0]]}"#
     }
 
+    /// `hangs` nested hangs, each starting one sample later and all ending together, over as many
+    /// samples, each on a frame of its own: reading every hang over the samples inside it is
+    /// quadratic, and every hang reads differently (its heaviest frame is its first sample's).
+    public static func nestedHangs(hangs: Int) -> String {
+        let frames = (0..<hangs).map { #"["work\#($0)","Hang",true]"# }.joined(separator: ",")
+        let stacks = (0..<hangs).map { "[null,\($0)]" }.joined(separator: ",")
+        // Each sample weighs more than the next, so each hang's heaviest frame is its first sample's.
+        let samples = (0..<hangs).map { "[\($0 * 1000),0,\(2000 * hangs - $0),\($0)]" }.joined(separator: ",")
+        let intervals = (0..<hangs).map { #"[\#($0 * 1000),\#((hangs - $0) * 1000),"Hang","Severe hang",0]"# }.joined(separator: ",")
+        return header(app: "Hang") + #""frames":[\#(frames)],"stacks":[\#(stacks)],"samples":[\#(samples)],"hangs":[\#(intervals)]}"#
+    }
+
     /// The file up to its first table: metadata, one process, one main thread.
     private static func header(app: String) -> String {
         #"""

@@ -19,6 +19,7 @@ import TraceSamples
         ("frame named A<A<A<… (2n times) in view A's update", { HostileTraces.genericBodyName(repeats: 2 * $0) }),
         ("hang over n system stacks, each one frame deeper", { HostileTraces.systemChainInHang(stacks: $0) }),
         ("one sample on an n-frame stack", { HostileTraces.deepNativeStack(depth: $0) }),
+        ("n nested hangs over n samples, each on a frame of its own (n bottom-up roots)", { HostileTraces.nestedHangs(hangs: $0) }),
     ]
 
     @Test(arguments: shapes.indices)

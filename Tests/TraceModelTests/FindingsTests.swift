@@ -294,7 +294,31 @@ private let rowStack = [("main", "Weather"), ("ForecastCell.body.getter", "Weath
         var options = FindingsOptions()
         try options.set("maxIntervalFindings", to: "2")
         let hitches = try many.build().findings(options).filter { $0.kind == .hitchExplained }
-        #expect(hitches.map(\.costNs) == [32_000_000, 24_000_000])
+        #expect(hitches.filter { $0.occurrences == 1 }.map(\.costNs) == [32_000_000, 24_000_000])
+        // The two left out are counted, not dropped without a word.
+        let rest = try #require(hitches.first { $0.id == "hitch-explained:more" })
+        #expect(rest.occurrences == 2 && rest.costNs == 24_000_000 && rest.worstNs == 16_000_000)
+        #expect(rest.title == "2 more hitches of up to 16.0 ms (24.0 ms in all): 2 other causes than the findings above", "\(rest.title)")
+        #expect(rest.evidence.intervals == [TimeRange(start: 100_000_000, end: 108_000_000), TimeRange(start: 200_000_000, end: 216_000_000)])
+        #expect(hitches.count == 3)
+    }
+
+    @Test func nestedHangsAreReadUntilTheTraceIsReadAFewTimesAndTheRestCounted() throws {
+        // 3,000 hangs, each one sample later than the last and all ending together, over 3,000
+        // samples: reading each would scan 4.5M samples. The longest are read, the rest counted.
+        var recording = AppRecording(app: "Notes")
+        let count = 3_000
+        for index in 0..<count {
+            let start = Nanoseconds(index) * 1_000_000
+            recording.builder.addHang(TimelineInterval(start: start, duration: Nanoseconds(count - index) * 1_000_000, kind: "Hang", detail: "", thread: recording.main))
+            recording.samples([("main", "Notes"), ("work\(index)", "Notes")], from: start, to: start + 1_000_000)
+        }
+        let hangs = try recording.build().findings().filter { $0.kind == .hangExplained }
+        #expect(hangs.reduce(0) { $0 + $1.occurrences } == count, "every hang is counted once")
+        let rest = try #require(hangs.last { $0.id == "hang-explained:more" })
+        #expect(rest.title.contains("not read: the recording's hangs overlap"), "\(rest.title)")
+        #expect(rest.occurrences > count - 20, "only the longest few are read: \(rest.occurrences) counted")
+        #expect(hangs.first?.title.hasPrefix("Hang of 3.00 s at 0.000 s") == true, "\(hangs.first?.title ?? "")")
     }
 
     @Test func hitchesReadTheSameWayAreOneFindingWithTheirOccurrences() throws {

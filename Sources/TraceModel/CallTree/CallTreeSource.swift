@@ -148,6 +148,7 @@ extension Trace {
             // Open the heavy ones inside the window, at the x the layout will give them (from the
             // focused node, the graph's left edge); on the zoom path, only the zoomed one.
             var x = parentX
+            let madeIndex = Dictionary(uniqueKeysWithValues: made.indices.map { (made[$0].node, $0) })
             let zoomStep = depth >= focus.count && depth - focus.count < zoom.count ? zoom[depth - focus.count] : nil
             for node in sortedChildren(of: parent, in: tree, view: view) {
                 let weight = tree.nodes[node].total
@@ -155,8 +156,8 @@ extension Trace {
                 let onFocus = depth < focus.count
                 if let zoomStep, tree.nodes[node].key != zoomStep { continue }
                 guard onFocus || zoomStep != nil || weight >= threshold, window.map({ x < $0.to && x + weight > $0.from }) ?? true else { continue }
-                guard let group = made.first(where: { $0.node == node }) else { continue }
-                pending.append((node, onFocus ? 0 : x, group.keys, group.cursors))
+                guard let index = madeIndex[node] else { continue }
+                pending.append((node, onFocus ? 0 : x, made[index].keys, made[index].cursors))
             }
         }
         return tree

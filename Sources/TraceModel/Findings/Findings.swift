@@ -210,7 +210,7 @@ public struct FindingsOptions: Sendable, Equatable {
 }
 
 extension Trace {
-    /// Every finding of the trace, costliest first.
+    /// Every finding of the trace, costliest first; the hangs and hitches only counted last.
     public func findings(_ options: FindingsOptions = FindingsOptions()) -> [Finding] {
         var context = FindingsContext(trace: self, options: options)
         var found: [Finding] = []
@@ -222,7 +222,9 @@ extension Trace {
         found += repeatedBodyFindings(&context)
         found += mainActorBlockedFindings(&context)
         found += mainActorWaitFindings(&context)
-        return found.sorted { ($0.costNs, $1.kind.rawValue, $1.id) > ($1.costNs, $0.kind.rawValue, $0.id) }
+        // The hangs and hitches counted without a finding of their own come after every finding.
+        let isRest = { (finding: Finding) in finding.id.hasSuffix(":more") ? 0 : 1 }
+        return found.sorted { (isRest($0), $0.costNs, $1.kind.rawValue, $1.id) > (isRest($1), $1.costNs, $0.kind.rawValue, $0.id) }
     }
 }
 

@@ -29,19 +29,66 @@ struct IntervalReading {
 
 extension Trace {
     func intervalFindings(_ context: inout FindingsContext, _ intervals: [TimelineInterval], kind: FindingKind, noun: String) -> [Finding] {
+        // A reading scans the samples and long updates inside its interval. Recorded hangs do not
+        // overlap, but a file can nest thousands, and each would read the same samples again: the
+        // costliest intervals are read first, until the readings have scanned a few times what the
+        // trace holds; the others are counted in the last finding, not read.
+        var budget = 4 * (cpu.samples.count + updates.count) + 10_000
         var groups: [[IntervalReading]] = []
         var groupOfCause: [String: Int] = [:]
-        for interval in intervals {
+        var unread: [TimelineInterval] = []
+        for interval in intervals.sorted(by: { ($0.duration, $1.start) > ($1.duration, $0.start) }) {
+            guard budget > 0 else { unread.append(interval); continue }
             let reading = read(interval, kind: kind, &context)
+            budget -= 1 + samplesCount(in: reading.frameRange) + reading.long.count
             let cause = causeKey(reading, hasCPUData: context.hasCPUData)
             if let group = groupOfCause[cause] { groups[group].append(reading); continue }
             groupOfCause[cause] = groups.count
             groups.append([reading])
         }
+        // A finding is named after its first interval, whatever order they were read in.
+        groups = groups.map { $0.sorted { $0.interval.start < $1.interval.start } }
         let total = { (group: [IntervalReading]) in group.reduce(Nanoseconds(0)) { $0.addingSaturating($1.interval.duration) } }
-        let kept = groups.sorted { (total($0), $1[0].interval.start) > (total($1), $0[0].interval.start) }
-            .prefix(context.options.maxIntervalFindings)
-        return kept.map { finding(of: $0, kind: kind, noun: noun, &context) }
+        let ranked = groups.sorted { (total($0), $1[0].interval.start) > (total($1), $0[0].interval.start) }
+        let keptCount = min(ranked.count, context.options.maxIntervalFindings)
+        var found = ranked.prefix(keptCount).map { finding(of: $0, kind: kind, noun: noun, &context) }
+        let others = ranked.dropFirst(keptCount).flatMap { $0.map(\.interval) }
+        if let rest = otherIntervalsFinding(others, causes: ranked.count - keptCount, unread: unread, kind: kind, noun: noun, context) {
+            found.append(rest)
+        }
+        return found
+    }
+
+    private func samplesCount(in range: TimeRange) -> Int {
+        let times = cpu.samples.time
+        return indexOfFirst(atLeast: range.end, in: times) - indexOfFirst(atLeast: range.start, in: times)
+    }
+
+    /// The hangs or hitches that are not a finding of their own (beyond `maxIntervalFindings`
+    /// causes, or not read): one finding that counts them, so none disappears without a word.
+    private func otherIntervalsFinding(
+        _ others: [TimelineInterval], causes: Int, unread: [TimelineInterval], kind: FindingKind, noun: String, _ context: FindingsContext
+    ) -> Finding? {
+        let all = (others + unread).sorted { $0.start < $1.start }
+        guard let worst = all.max(by: { ($0.duration, $1.start) < ($1.duration, $0.start) }) else { return nil }
+        let cost = all.reduce(Nanoseconds(0)) { $0.addingSaturating($1.duration) }
+        let nouns = noun.lowercased() + (noun.hasSuffix("h") ? "es" : "s")
+        let each = all.count == 1 ? "of" : "of up to"
+        var why: [String] = []
+        if causes > 0 { why.append("\(causes) other cause\(causes == 1 ? "" : "s") than the findings above") }
+        if !unread.isEmpty { why.append("\(unread.count) not read: the recording's \(nouns) overlap, and reading each would rescan the same samples") }
+        let title = "\(all.count) more \(all.count == 1 ? noun.lowercased() : nouns) \(each) \(DurationText.format(worst.duration)) (\(DurationText.format(cost)) in all): \(why.joined(separator: "; "))"
+        let thread = worst.thread != noRow ? Int(worst.thread) : nil
+        return Finding(
+            id: "\(kind.rawValue):more",
+            kind: kind, severity: context.severity(cost: cost, worst: worst.duration),
+            title: title, subjects: [], costNs: cost, savingNs: 0, occurrences: all.count, worstNs: worst.duration,
+            fix: "Open them one by one from the list of intervals, or raise maxIntervalFindings (at most 100) to read more causes as findings of their own.",
+            evidence: FindingEvidence(
+                updates: [], updateCount: 0, range: TimeRange(start: worst.start, end: worst.end), thread: thread, frames: [],
+                intervals: all.prefix(context.options.maxEvidenceUpdates).map { TimeRange(start: $0.start, end: $0.end) }
+            )
+        )
     }
 
     /// What makes two readings one finding: the state and what it names first (the task's function,
