@@ -35,6 +35,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         case .storageFailure(let detail): self.init(.internalServerError, "storage failure", detail: detail)
         case .busy(let detail): self.init(.serviceUnavailable, "server busy", detail: detail)
         case .shuttingDown: self.init(.serviceUnavailable, "server is shutting down", detail: "The server is stopping; try again when it is back.")
+        case .cancelled: self.init(.serviceUnavailable, "cancelled", detail: "The request was cancelled: its client left or the server is shutting down.")
         case let .service(error): self.init(error)
         }
     }
@@ -113,20 +114,20 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
-        } catch let error as StoreError {
+        } catch let error as StoreError where error != .cancelled {
             throw APIError(error)
         } catch let error as StorageError {
             throw APIError(error)
         } catch let error as WorkGate.Busy {
-            throw APIError(.serviceUnavailable, "server busy", detail: error.detail)
+            throw APIError(StoreError.busy(error.detail))
         } catch let error as any HTTPResponseError {
             let text = error.status == .notFound ? "no such route" : error.status.reasonPhrase.lowercased()
             throw APIError(error.status, text, detail: "\(request.method) \(request.uri.path): \(error.status.reasonPhrase).")
-        } catch is CancellationError {
+        } catch is CancellationError, StoreError.cancelled {
             // The client left or the server is shutting down: not a failure of the server's, and
             // nobody but a shutting-down client can still read the answer.
             context.logger.debug("\(request.method) \(request.uri.path) cancelled")
-            throw APIError(.serviceUnavailable, "cancelled", detail: "\(request.method) \(request.uri.path) was cancelled: its client left or the server is shutting down.")
+            throw APIError(StoreError.cancelled)
         } catch {
             // The error's text may dump internal state (a whole value): log it, never send it.
             context.logger.error("\(request.method) \(request.uri.path) failed: \(error)")

@@ -22,6 +22,8 @@ public enum StoreError: Error, Sendable, Equatable {
     /// Too many loads running and waiting.
     case busy(String)
     case shuttingDown
+    /// The request went away while it waited or worked: its client left, or the server is stopping.
+    case cancelled
     /// The catalog or the blob store is down, or answered with an error (named in it).
     case service(StorageError)
 }
@@ -339,6 +341,8 @@ public actor TraceStore {
     /// Bytes of trace models alive and loads in flight, now and at most since the store opened.
     public nonisolated var memoryInUse: Int { memory.used }
     public nonisolated var peakMemoryInUse: Int { memory.peakUsed }
+    /// Loads waiting until the models that requests still hold are let go.
+    public nonisolated var loadsWaitingForMemory: Int { memory.waiting }
 
     private func insert(_ loaded: LoadedTrace, id: String) {
         useCounter += 1
@@ -546,8 +550,7 @@ public actor TraceStore {
             SystemFailure(code: error.systemError ?? 0, action: "read a trace file").storeError
         case let error as TraceFormatError: .unreadable(error)
         case let error as SystemFailure: error.storeError
-        // The request went away (its client left, or the server is stopping) while it waited.
-        case is CancellationError: .shuttingDown
+        case is CancellationError: .cancelled
         case let error as StorageError: .service(error)
         case let error as WorkGate.Busy: .busy(error.detail)
         case is NIOThreadPoolError.ThreadPoolInactive: .shuttingDown

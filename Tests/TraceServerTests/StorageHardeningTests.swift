@@ -213,7 +213,15 @@ import TraceStorage
             _ = try await store.loaded(id: ids[1])
             await done.add("loaded")
         }
-        try await Task.sleep(for: .milliseconds(500))
+        // Until the second load waits for memory and the cache has let the first go (a loaded
+        // machine may take seconds to get there).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, await done.entries.isEmpty {
+            let firstInMemory = await store.isInMemory(id: ids[0])
+            if store.loadsWaitingForMemory == 1, !firstInMemory { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(store.loadsWaitingForMemory == 1, "the second load waits for memory")
         #expect(await done.entries.isEmpty, "the second trace does not fit beside the first, which a request still holds")
         #expect(await !store.isInMemory(id: ids[0]), "the cache let go of the first for the waiting load")
         #expect(held?.trace.updates.count == 20_000)
@@ -300,14 +308,23 @@ extension TraceStore {
         for answer in answers {
             #expect(!answer.contains(scratch.root.path) && !answer.contains("incoming") && !answer.contains("Error Domain"), "\(answer.suffix(300))")
         }
-        // Every stored upload is whole and its own.
-        let (list, _) = try await URLSession.shared.data(from: URL(string: "/api/traces", relativeTo: server.base)!)
+        // Every stored upload is whole and its own. The server may still be closing the turned-away
+        // connections (on a loaded machine, a second or two): it must answer within ten seconds.
+        let (list, _) = try await retrying(for: .seconds(10)) { try await URLSession.shared.data(from: URL(string: "/api/traces", relativeTo: server.base)!) }
         let traces = try #require((try JSONSerialization.jsonObject(with: list) as? [String: Any])?["traces"] as? [[String: Any]])
         #expect(traces.filter { $0["isSample"] as? Bool == false }.count == stored)
         // The server took no harm: the next upload is stored.
         var upload = URLRequest(url: URL(string: "/api/traces?name=after.json", relativeTo: server.base)!)
         upload.httpMethod = "POST"
-        let (_, response) = try await URLSession.shared.upload(for: upload, from: Data(nativeTrace(updates: 999, app: "Orchard").utf8))
+        let (_, response) = try await retrying(for: .seconds(10)) { try await URLSession.shared.upload(for: upload, from: Data(nativeTrace(updates: 999, app: "Orchard").utf8)) }
         #expect((response as? HTTPURLResponse)?.statusCode == 201)
+    }
+
+    /// `body` until it does not throw, or its last error once `limit` has passed.
+    private func retrying<T>(for limit: Duration, _ body: () async throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            do { return try await body() } catch where ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(200)) }
+        }
     }
 }

@@ -40,15 +40,10 @@ enum TeamEngines {
         var environment = ProcessInfo.processInfo.environment
         if environment["TEAM_CATALOG_URL"] == nil {
             let run = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-team-\(getpid())").path
-            // Through `system` with the output in a file, not a `Process` pipe: the engines it starts
-            // inherit the pipe and keep it open, so reading it to its end would wait forever.
-            // `timeout` is the deadline for the whole start.
-            let log = run + ".up.log"
             let script = packageRoot.appendingPathComponent("scripts/team-up.sh").path
-            let status = system("timeout 300 /bin/bash '\(script)' --engines-only '\(run)' >'\(log)' 2>&1 </dev/null")
+            let (status, output) = runLogged("/bin/bash '\(script)' --engines-only '\(run)'", timeout: 300)
             guard status == 0 else {
-                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                return .failure(EngineError(description: "scripts/team-up.sh --engines-only failed (status \(status), after at most 300 s):\n\(text)"))
+                return .failure(EngineError(description: "scripts/team-up.sh --engines-only failed (status \(status), after at most 300 s):\n\(output)"))
             }
             ownRunDirectory = run
             atexit {
@@ -92,19 +87,25 @@ enum TeamEngines {
                                        "-p \(engines.pgPort) -k \(engines.runDirectory)/pg -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start"])
     }
 
-    /// Through the shell with `waitpid` (`system`), not Foundation's `Process`: on Linux `Process`
-    /// learns of the exit through a descriptor that `pg_ctl start`'s server inherits and keeps open.
     private static func runPostgresTool(_ tool: String, _ arguments: [String]) throws {
         let engines = try endpoints()
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("pg-tool-\(UUID().uuidString).log")
-        defer { try? FileManager.default.removeItem(at: log) }
         let command = ([getuid() == 0 ? "runuser -u postgres -- " : ""] + [engines.pgBin + "/" + tool] + arguments)
             .map { $0.hasSuffix(" ") ? $0 : "'\($0)'" }.joined(separator: " ")
-        let status = system("\(command) >'\(log.path)' 2>&1 </dev/null")
+        let (status, output) = runLogged(command, timeout: 120)
         guard status == 0 else {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            throw EngineError(description: "\(tool) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
+            throw EngineError(description: "\(tool) \(arguments.joined(separator: " ")) failed (\(status)): \(output)")
         }
+    }
+
+    /// Runs a shell command with a deadline, its output read from a file afterwards. Through the
+    /// shell with `waitpid` (`system`), not Foundation's `Process`: on Linux `Process` learns of
+    /// the exit through a descriptor that the servers it starts (`pg_ctl start`, `weed`) inherit
+    /// and keep open, and a pipe they inherit would never reach its end.
+    private static func runLogged(_ command: String, timeout seconds: Int) -> (status: Int32, output: String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-engine-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let status = system("timeout \(seconds) \(command) >'\(log.path)' 2>&1 </dev/null")
+        return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 
     static func blobStore(timeout: Duration = .seconds(5)) throws -> S3BlobStore {
