@@ -56,8 +56,8 @@ public enum CallPathStep: Hashable, Sendable {
 
 /// The samples a query keeps: their rows in the sample table, by thread (in thread order) or
 /// all under `nil`, and their totals.
-struct CPUSampleSet {
-    struct Slice {
+struct CPUSampleSet: Sendable {
+    struct Slice: Sendable {
         var thread: Int32?
         var rows: [Int32]
         var weight: Nanoseconds
