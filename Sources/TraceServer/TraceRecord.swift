@@ -128,6 +128,8 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     public var threads: [ThreadInfo]
     /// The upload's tags (`key:value`), as the list shows them; `[]` for samples.
     public var tags: [String] = []
+    /// A sample of the server: read-only (no tags, notes or delete).
+    public var isSample = false
 
     init(id: String, trace: Trace) {
         let meta = trace.metadata
