@@ -193,9 +193,11 @@ public struct LoadedTrace: Sendable {
         memory.resize(to: Self.footprint(of: trace))
     }
 
-    /// Bytes the trace and what is derived from it take (the comparison side counted up front).
+    /// Bytes the trace and what is derived from it take (the comparison side and the CPU pane's
+    /// caches counted up front, at the most they keep).
     static func footprint(of trace: Trace) -> Int {
         trace.memoryFootprint + TimelineIndex.expectedFootprint(of: trace) + ComparisonSideCache.expectedFootprint(of: trace)
+            + CPUPathCache.expectedFootprint(of: trace)
     }
 
     public func timeline(window: TimeRange, width: Int, lanes: [TimelineLaneID]) -> Timeline {

@@ -88,6 +88,9 @@ struct CPUPathTrie: Sendable {
             + preorder.capacity + subtreeEnd.capacity) * 4
     }
 
+    /// At most one node per stack row: eight 4-byte columns, and one entry of `nodeOfStack`.
+    static let bytesPerNode = 9 * 4
+
     init(trace: Trace, transforms: Transforms) {
         let stacks = trace.cpu.stacks
         nodeOfStack = [Int32](repeating: 0, count: stacks.count)
@@ -231,19 +234,32 @@ public final class CPUPathCache: Sendable {
 
     // The sample sets asked for lately and their weights on the trie: a flame graph zoomed,
     // panned or asked again at another width, or the call tree of the same samples, is laid out
-    // from them without reading or summing a sample. At most two, each at most
-    // `weightBytesPerEntry` (past it a slice is summed on every answer).
+    // from them without reading or summing a sample. At most two, each holding the weights of at
+    // most `weightBytesLimit` (past it a slice is summed on every answer).
     private let weightEntries = Mutex<[(key: CPUWeightsKey, entry: CPUWeightsEntry)]>([])
     private static let weightCapacity = 2
-    static let weightBytesPerEntry = 128 << 20
+
+    /// Bytes of the weights one entry keeps: four slices over a trie as large as the stack table,
+    /// at most 128 MB.
+    static func weightBytesLimit(of trace: Trace) -> Int {
+        min(128 << 20, 4 * (trace.cpu.stacks.count + 1) * TopDownTree.Weights.bytesPerNode)
+    }
+
+    /// What the cache can hold for `trace` at most: a server counts it when the trace loads, so
+    /// its memory budget holds however the CPU pane is used.
+    public static func expectedFootprint(of trace: Trace) -> Int {
+        let trieBytes = (trace.cpu.stacks.count + 1) * CPUPathTrie.bytesPerNode
+        let entryBytes = trace.cpu.samples.count * CPUSampleSet.bytesPerSample + weightBytesLimit(of: trace)
+        return capacity * trieBytes + weightCapacity * entryBytes
+    }
 
     /// The entry of `key`, made with `samples()` when not kept.
-    func weights(_ key: CPUWeightsKey, samples: () -> CPUSampleSet) -> CPUWeightsEntry {
+    func weights(_ key: CPUWeightsKey, of trace: Trace, samples: () -> CPUSampleSet) -> CPUWeightsEntry {
         if let found = weightEntries.withLock({ list in list.firstIndex { $0.key == key }.map { list.remove(at: $0) } }) {
             weightEntries.withLock { $0.append(found) }
             return found.entry
         }
-        let entry = CPUWeightsEntry(samples: samples(), limit: Self.weightBytesPerEntry)
+        let entry = CPUWeightsEntry(samples: samples(), limit: Self.weightBytesLimit(of: trace))
         // A cancelled read is partial: not kept.
         if Task.isCancelled { return entry }
         weightEntries.withLock { list in
@@ -288,7 +304,7 @@ final class CPUWeightsEntry: Sendable {
         }
     }
 
-    var bytes: Int { samples.sampleCount * 4 + sliceWeights.withLock { $0.values.reduce(0) { $0 + $1.bytes } } }
+    var bytes: Int { samples.sampleCount * CPUSampleSet.bytesPerSample + sliceWeights.withLock { $0.values.reduce(0) { $0 + $1.bytes } } }
 }
 
 extension Trace {

@@ -211,7 +211,7 @@ extension Trace {
             transforms: CPUPathTrie.Transforms(query), range: query.range, thread: query.thread, view: query.view?.name,
             module: query.view?.module, filter: query.view?.filter.rawValue, longerThan: query.view?.longerThan, perThread: perThread
         )
-        let entry = indexes.cpuPaths.weights(key) { cpuSamples(query, perThread: perThread) }
+        let entry = indexes.cpuPaths.weights(key, of: self) { cpuSamples(query, perThread: perThread) }
         let trie = cpuPathTrie(query)
         guard query.mode == .topDown else { return (.bottomUp(trie), entry.samples) }
         return (.topDown(TopDownTree(trie: trie, weights: entry), threads: entry.samples.slices), entry.samples)

@@ -59,7 +59,8 @@ struct TopDownTree: CallTreeSource {
     struct Weights: Sendable {
         var totals: [Int64]
         var samples: [Int32]
-        var bytes: Int { totals.count * 12 }
+        var bytes: Int { totals.count * Self.bytesPerNode }
+        static let bytesPerNode = 12
     }
 
     init(trie: CPUPathTrie, weights cached: CPUWeightsEntry? = nil) {
