@@ -210,7 +210,7 @@ public struct LoadedTrace: Sendable {
     }
 
     public func comparisonSide(in range: TimeRange?) -> ComparisonSide {
-        range == nil ? comparisonSides.side(of: trace) : trace.comparisonSide(in: range)
+        range == nil ? comparisonSides.side(of: trace, findings: findings) : trace.comparisonSide(in: range, findings: findings)
     }
 
     /// What the history keeps of this trace, from the comparison side and findings held here.

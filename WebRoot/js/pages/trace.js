@@ -8,6 +8,7 @@ import { buildPath, buildComparePath, buildHistoryPath, buildListPath, createVie
 import { createNoteStore } from '../notes.js';
 import { withWriteToken } from '../write-token.js';
 import { createTraceView } from '../trace-view.js';
+import { rankPartners } from '../compare-partner.js';
 import { createTimeline } from '../timeline/index.js';
 import { mountCrumbs } from '../timeline/crumbs.js';
 import { contextWindow } from '../timeline/viewport.js';
@@ -297,7 +298,8 @@ function compareWith(trace, state) {
       if (popup.hidden || picker.options.length) return;
       try {
         const { traces } = await listTraces();
-        picker.replaceChildren(...traces.filter((t) => t.id !== trace.id).map((t) => el('option', { value: t.id, text: t.name })));
+        // The likely partner first (the other recording of the scenario), selected.
+        picker.replaceChildren(...rankPartners(trace, traces).map((t) => el('option', { value: t.id, text: t.why ? `${t.name} (${t.why})` : t.name })));
         go.disabled = !picker.options.length;
       } catch (error) {
         popup.append(el('span', { class: 'error-box', text: error.message }));
