@@ -129,6 +129,8 @@ extension TraceStore {
         let catalog = storage.catalog
         let page = try await service { try await catalog.page(CatalogQuery(tags: request.tags), limit: request.limit, after: nil) }
         let ids = page.entries.map(\.id)
+        // A trace uploaded a moment ago may still be having its figures stored.
+        await waitForExtras(of: ids)
         // The view picker: the views of the latest few traces, most body time first.
         let latest = try await service { try await catalog.measurements(of: Array(ids.prefix(3)), view: nil) }
         var viewTotals: [String: HistoryAnswer.ViewChoice] = [:]

@@ -133,6 +133,9 @@ public actor TraceStore {
     /// Blobs this process is writing (claimed, not yet named by a row) and sweeping: the two never overlap.
     private var blobsBeingWritten: [String: Int] = [:]
     private var blobsBeingSwept: Set<String> = []
+    /// What the first picture did not need, being built after it (`prepareExtras`); for a new
+    /// upload this ends with its history figures stored, which a history request waits for.
+    var extrasInFlight: [String: Task<Void, Never>] = [:]
     /// What each upload took in memory when last loaded here: the estimate of its next load.
     private var footprints: [String: Int] = [:]
     /// Every trace model alive and every load in flight.
@@ -327,6 +330,42 @@ public actor TraceStore {
         }
     }
 
+    /// Builds what a trace's first picture did not need (findings, summary and update lists, the
+    /// comparison side and its cause fan-outs) after it, off the request path and within the
+    /// load gate; `measure`: then stores the history's figures of a new upload. A request that
+    /// needs one of these meanwhile builds or waits for that one only (`LoadedTrace`).
+    private func prepareExtras(of loaded: LoadedTrace, id: String, measure: Bool) {
+        guard extrasInFlight[id] == nil else { return }
+        let gate = loadGate, catalog = storage.catalog, logger = logger
+        extrasInFlight[id] = Task.detached(priority: .utility) { [weak self] in
+            do {
+                let measurements = try await gate.run { () -> TraceMeasurements? in
+                    loaded.prepareExtras()
+                    return measure ? loaded.measurements() : nil
+                }
+                if let measurements {
+                    _ = try await catalog.storeMeasurements(
+                        measurements, id: id, measuredVersion: Self.measuredVersion, parserVersion: TraceImporter.parserVersion
+                    )
+                }
+            } catch {
+                // Busy or down: requests build what they need, and the history's figures are
+                // measured in the background (`measureInBackground`).
+                logger.debug("extras of trace \(id) left for later: \(error)")
+            }
+            await self?.extrasDone(id)
+        }
+    }
+
+    private func extrasDone(_ id: String) { extrasInFlight[id] = nil }
+
+    /// Waits until the extras being built for these traces (and the figures of new uploads) are done.
+    func waitForExtras(of ids: [String]) async {
+        for id in ids {
+            if let building = extrasInFlight[id] { await building.value }
+        }
+    }
+
     /// Most parses and loads that ran at once since the store opened.
     public var peakConcurrentLoads: Int { get async { await loadGate.peakRunning } }
 
@@ -345,6 +384,7 @@ public actor TraceStore {
     public nonisolated var loadsWaitingForMemory: Int { memory.waiting }
 
     private func insert(_ loaded: LoadedTrace, id: String) {
+        prepareExtras(of: loaded, id: id, measure: false)
         useCounter += 1
         cache[id] = CacheSlot(loaded: loaded, lastUse: useCounter)
         if samples[id] == nil { footprints[id] = loaded.memory.bytes }
@@ -467,22 +507,17 @@ public actor TraceStore {
         // Inflation is bounded by the upload's own size, so a small bomb fails in seconds.
         let maxBytes = maxInflatedBytes(ofUpload: received.size)
         let parsed: LoadedTrace
-        let measurements: TraceMeasurements
         var started = ContinuousClock.now
         do {
             if let importing = received.importing {
                 // Read while it arrived: only its tail is left to wait for.
                 let imported = try await importing.task.value
                 started = imported.started
-                (parsed, measurements) = try await loadGate.run {
-                    let loaded = LoadedTrace(id: id, trace: imported.trace, memory: imported.memory)
-                    return (loaded, loaded.measurements())
-                }
+                parsed = try await loadGate.run { LoadedTrace(id: id, trace: imported.trace, memory: imported.memory) }
             } else {
                 let claim = try await memory.claim(memoryEstimate(ofFile: received.file))
-                (parsed, measurements) = try await loadGate.run {
-                    let loaded = LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
-                    return (loaded, loaded.measurements())
+                parsed = try await loadGate.run {
+                    LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
                 }
             }
         } catch {
@@ -508,7 +543,8 @@ public actor TraceStore {
         }
         let stored: (entry: CatalogEntry, isNew: Bool)
         do throws(StoreError) {
-            stored = try await finish(write, entry: entry, measurements: measurements)
+            // The history's figures are stored right after the answer (`prepareExtras`).
+            stored = try await finish(write, entry: entry, measurements: nil)
         } catch {
             quota.settle(bytes: received.size, stored: false)
             throw error
@@ -518,6 +554,7 @@ public actor TraceStore {
             TraceMetrics.uploads(.duplicate)
             return Added(record: try await adding(tags, to: stored.entry), loaded: try await loaded(id: id), isNew: false)
         }
+        prepareExtras(of: parsed, id: id, measure: true)
         if cache[id] == nil { insert(parsed, id: id) }
         TraceMetrics.uploads(.stored, bytes: received.size)
         logger.info("stored trace \(id) '\(entry.name)' (\(received.size) bytes, \(trace.updates.count) updates)")
