@@ -32,8 +32,11 @@ struct Check: AsyncParsableCommand {
     @Option(help: "Budget file (JSON).")
     var budget: String?
 
-    @Option(help: "An older trace of the same scenario: fail when views regressed against it.")
-    var baseline: String?
+    @Option(help: ArgumentHelp(
+        "An older trace of the same scenario: fail when views regressed against it. Repeat for several recordings of the baseline, pooled.",
+        valueName: "old-trace"
+    ))
+    var baseline: [String] = []
 
     @Option(help: "text (readable), json, junit (JUnit XML, one test case per rule), markdown (a pull request comment, as compare's) or github (Actions annotations and a job summary in $GITHUB_STEP_SUMMARY).")
     var format: CheckFormat = .text
@@ -62,7 +65,7 @@ struct Check: AsyncParsableCommand {
     var tags: [String] = []
 
     func validate() throws {
-        guard budget != nil || baseline != nil || baselineTags != nil else {
+        guard budget != nil || !baseline.isEmpty || baselineTags != nil else {
             throw ValidationError("nothing to check: give --budget FILE, --baseline OLD_TRACE (or --baseline-tags), or both")
         }
         try validateServerOptions()
@@ -85,21 +88,24 @@ struct Check: AsyncParsableCommand {
         let server = try server.map { ServerClient(server: $0, token: try serverToken()) }
         var baselineID: String?
         if let server, let baselineTags, let found = try await serverBaseline(server, tags: baselineTags) {
-            (old, baselineID) = (found.trace, found.id)
+            (old, baselineID) = ([found.trace], found.id)
         }
 
         var results = current.evaluate(rules)
-        if let old {
+        if !old.isEmpty {
             results += current.baselineResults(against: old, tolerance: rules.baseline, window: rules.window)
         }
-        var report = CheckReport(trace: current.metadata.name, baseline: old?.metadata.name, budgetFile: budget, results: results)
+        var report = CheckReport(
+            trace: current.metadata.name, baseline: old.isEmpty ? nil : old.map(\.metadata.name).joined(separator: ", "),
+            budgetFile: budget, results: results
+        )
         if let server {
             do {
                 if upload {
                     report.links = try await uploadWithVerdict(server, report: report, baselineID: baselineID)
                 } else {
-                    report.links = try await TraceUpload(server: server.server, token: server.token).links(trace: trace, baseline: baseline)
-                    if let baselineID { report.links?.baselineID = baselineID }
+                    report.links = try await TraceUpload(server: server.server, token: server.token).links(trace: trace, baselines: baseline)
+                    if let baselineID { report.links?.baselineIDs = [baselineID] }
                 }
             } catch {
                 // The verdict stands without links; say why they are missing.

@@ -264,11 +264,12 @@ struct ShareLinks {
     /// The server's root URL, without a trailing slash.
     var server: String
     var traceID: String
-    var baselineID: String?
+    /// The baseline's recordings (none without --baseline).
+    var baselineIDs: [String] = []
 
     var trace: String { server + ShareLink.trace(traceID) }
-    var baselineTrace: String? { baselineID.map { server + ShareLink.trace($0) } }
-    var comparison: String? { baselineID.map { server + ShareLink.comparison($0, traceID) } }
+    var baselineTrace: String? { baselineIDs.first.map { server + ShareLink.trace($0) } }
+    var comparison: String? { baselineIDs.isEmpty ? nil : server + ShareLink.comparison(baselineIDs, [traceID]) }
 
     /// A hang's or hitch's span on the timeline (with some room around it), with a Swift task's
     /// interval selected (its details in the side panel); a cause event's or a finding's update in

@@ -13,7 +13,7 @@ extension Check {
         if baselineTags != nil || upload, server == nil {
             throw ValidationError("--baseline-tags and --upload need --server URL")
         }
-        if baselineTags != nil, baseline != nil {
+        if baselineTags != nil, !baseline.isEmpty {
             throw ValidationError("give --baseline FILE or --baseline-tags, not both")
         }
         if !tags.isEmpty, !upload { throw ValidationError("--tag goes with --upload") }
@@ -77,6 +77,6 @@ extension Check {
             traceID: uploaded.id, passed: report.passed, failedRules: report.failures.count, rules: report.results.count,
             baselineID: baselineID, summary: report.verdict
         )
-        return ShareLinks(server: server.server, traceID: uploaded.id, baselineID: baselineID)
+        return ShareLinks(server: server.server, traceID: uploaded.id, baselineIDs: baselineID.map { [$0] } ?? [])
     }
 }

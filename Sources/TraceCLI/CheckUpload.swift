@@ -11,10 +11,11 @@ struct TraceUpload {
         self.token = token.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    func links(trace: String, baseline: String?) async throws -> ShareLinks {
+    func links(trace: String, baselines: [String]) async throws -> ShareLinks {
         let traceID = try await upload(trace)
-        let baselineID: String? = if let baseline { try await upload(baseline) } else { nil }
-        return ShareLinks(server: server, traceID: traceID, baselineID: baselineID)
+        var baselineIDs: [String] = []
+        for baseline in baselines { baselineIDs.append(try await upload(baseline)) }
+        return ShareLinks(server: server, traceID: traceID, baselineIDs: baselineIDs)
     }
 
     /// Streams the file as the raw body; the trace's id from the answer (the same content gets the same id).

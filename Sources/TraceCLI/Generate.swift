@@ -10,6 +10,7 @@ struct Generate: AsyncParsableCommand {
             tracesvc generate --all-samples --output SampleTraces
             tracesvc generate --sample landmarks-favorites-slow --output /tmp
             tracesvc generate --updates 1000000 --seed 42 --output /tmp/big.json.gz
+            tracesvc generate --scenario pantry-slow --seed 2 --output /tmp/pantry-slow-2.json
             tracesvc generate --cpu-samples 1000000 --stack-depth 120 --output /tmp/profile.json
             """
     )
@@ -23,21 +24,27 @@ struct Generate: AsyncParsableCommand {
     @Option(help: "Write a synthetic trace with this many updates to the --output file (.json, or .json.gz to compress).")
     var updates: Int?
 
+    @Option(help: "A recording of an app other than Landmarks, for tests of comparisons: \(PantryTraces.scenarios.joined(separator: ", ")) (--seed: which re-recording).")
+    var scenario: String?
+
     @Option(help: "Write a synthetic CPU profile with this many samples to the --output file (the CPU benchmarks' profile).")
     var cpuSamples: Int?
 
     @Option(help: "With --cpu-samples: the typical stack depth.")
     var stackDepth = 120
 
-    @Option(help: "Seed of the synthetic trace: the same seed gives the same file.")
+    @Option(help: "Seed of the synthetic trace or scenario: the same seed gives the same file.")
     var seed: UInt64 = 42
 
     @Option(help: "Directory for samples; file for --updates.")
     var output: String
 
     func validate() throws {
-        let modes = [sample != nil, allSamples, updates != nil, cpuSamples != nil].filter { $0 }.count
-        guard modes == 1 else { throw ValidationError("Give exactly one of --sample NAME, --all-samples, --updates N or --cpu-samples N.") }
+        let modes = [sample != nil, allSamples, updates != nil, scenario != nil, cpuSamples != nil].filter { $0 }.count
+        guard modes == 1 else { throw ValidationError("Give exactly one of --sample NAME, --all-samples, --updates N, --scenario NAME or --cpu-samples N.") }
+        if let scenario, !PantryTraces.scenarios.contains(scenario) {
+            throw ValidationError("Unknown scenario \"\(scenario)\". Scenarios: \(PantryTraces.scenarios.joined(separator: ", ")).")
+        }
         if let cpuSamples, cpuSamples < 1 { throw ValidationError("--cpu-samples must be at least 1.") }
         guard (1...1000).contains(stackDepth) else { throw ValidationError("--stack-depth must be 1...1000.") }
         if let sample, !SampleTraces.names.contains(sample) {
@@ -54,8 +61,8 @@ struct Generate: AsyncParsableCommand {
             CommandContext.print("wrote \(outputURL.path): \(trace.cpu.samples.count) samples, \(trace.cpu.stacks.count) stack rows")
             return
         }
-        if let updates {
-            let trace = SyntheticTraces.trace(updates: updates, seed: seed)
+        if updates != nil || scenario != nil {
+            let trace = scenario.map { PantryTraces.trace(scenario: $0, run: seed) } ?? SyntheticTraces.trace(updates: updates!, seed: seed)
             try NativeTraceWriter.write(trace, to: outputURL)
             let size = (try? FileManager.default.attributesOfItem(atPath: outputURL.path)[.size] as? Int) ?? 0
             CommandContext.print("wrote \(outputURL.path): \(trace.updates.count) updates, \(trace.graph.edges.count) edges, \(size) bytes")

@@ -42,7 +42,14 @@ enum ShareLink {
 
     /// Path and query of the comparison of trace `a` (before) with `b` (`buildComparePath`).
     static func comparison(_ a: String, _ b: String) -> String {
-        "/compare/\(encode(a))/\(encode(b))?v=\(version)"
+        comparison([a], [b])
+    }
+
+    /// The comparison of A's recordings with B's: `/compare/A/B` for one each, else the pooled
+    /// form `/compare?v=3&a=A1,A2&b=B1` (docs/share-links.md, "Comparison pages").
+    static func comparison(_ a: [String], _ b: [String]) -> String {
+        if a.count == 1, b.count == 1 { return "/compare/\(encode(a[0]))/\(encode(b[0]))?v=\(version)" }
+        return "/compare?v=\(version)&a=\(a.map(encode).joined(separator: ","))&b=\(b.map(encode).joined(separator: ","))"
     }
 
     /// As JavaScript's encodeURIComponent.

@@ -129,6 +129,8 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     public var threads: [ThreadInfo]
     /// The upload's tags (`key:value`), as the list shows them; `[]` for samples.
     public var tags: [String] = []
+    /// A sample of the server: read-only (no tags, notes or delete).
+    public var isSample = false
 
     init(id: String, trace: Trace) {
         let meta = trace.metadata
@@ -205,9 +207,11 @@ public struct LoadedTrace: Sendable {
         _ = comparisonSides.side(of: trace)
     }
 
-    /// Bytes the trace and what is derived from it take (the comparison side counted up front).
+    /// Bytes the trace and what is derived from it take (the comparison side and the CPU pane's
+    /// caches counted up front, at the most they keep).
     static func footprint(of trace: Trace) -> Int {
         trace.memoryFootprint + TimelineIndex.expectedFootprint(of: trace) + ComparisonSideCache.expectedFootprint(of: trace)
+            + CPUPathCache.expectedFootprint(of: trace)
     }
 
     public func timeline(window: TimeRange, width: Int, lanes: [TimelineLaneID]) -> Timeline {
@@ -220,7 +224,7 @@ public struct LoadedTrace: Sendable {
     }
 
     public func comparisonSide(in range: TimeRange?) -> ComparisonSide {
-        range == nil ? comparisonSides.side(of: trace) : trace.comparisonSide(in: range)
+        range == nil ? comparisonSides.side(of: trace, findings: findings) : trace.comparisonSide(in: range, findings: findings)
     }
 
     /// What the history keeps of this trace, from the comparison side and findings held here.

@@ -252,9 +252,9 @@ public actor TraceStore {
 
     /// A model in memory answers without asking the catalog: reads keep working while it is down.
     /// A load waits until memory allows it (for traces other requests are done with);
-    /// `alongside` is a trace the caller keeps using meanwhile (compare's first side): its memory
-    /// is not waited for.
-    public func loaded(id: String, alongside held: LoadedTrace? = nil) async throws(StoreError) -> LoadedTrace {
+    /// `alongside` are traces the caller keeps using meanwhile (compare's sides loaded before this
+    /// one): their memory is not waited for.
+    public func loaded(id: String, alongside held: [LoadedTrace] = []) async throws(StoreError) -> LoadedTrace {
         if let slot = cache[id] {
             touch(id)
             TraceMetrics.cacheHits.increment()
@@ -281,7 +281,7 @@ public actor TraceStore {
                 loadsStarted += 1
                 TraceMetrics.cacheLoads.increment()
                 // A task of its own (not the request's) so that concurrent requests share one load.
-                let holding = held.map { [$0.memory] } ?? []
+                let holding = held.map(\.memory)
                 task = Task { try await self.load(id: id, from: source, holding: holding) }
                 loading[id] = task
             }

@@ -34,11 +34,13 @@ struct BenchCompare: AsyncParsableCommand {
 
         var comparison: TraceComparison?
         var json = Data()
+        // The server finds each trace's findings once, when it loads it, and hands them to the side.
+        let (findingsA, findingsB) = (a.findings(), b.findings())
         // As the server answers /api/compare: both sides at once (each from its trace's cache of
         // the whole-trace side), then the tables and their JSON.
         func serverCompare(_ cacheA: ComparisonSideCache, _ cacheB: ComparisonSideCache) async throws {
-            async let sideA = Task.detached { cacheA.side(of: a) }.value
-            async let sideB = Task.detached { cacheB.side(of: b) }.value
+            async let sideA = Task.detached { cacheA.side(of: a, findings: findingsA) }.value
+            async let sideB = Task.detached { cacheB.side(of: b, findings: findingsB) }.value
             comparison = TraceComparison(await sideA, await sideB)
             json = try JSONEncoder().encode(comparison!)
         }
@@ -46,8 +48,8 @@ struct BenchCompare: AsyncParsableCommand {
         let cacheA = ComparisonSideCache(), cacheB = ComparisonSideCache()
         try await serverCompare(cacheA, cacheB)
         let warm = try await measure { try await serverCompare(cacheA, cacheB) }
-        let serial = await measure { comparison = TraceComparison(before: a, after: b) }
-        let oneSide = await measure { _ = a.comparisonSide() }
+        let serial = await measure { comparison = TraceComparison(a.comparisonSide(findings: findingsA), b.comparisonSide(findings: findingsB)) }
+        let oneSide = await measure { _ = a.comparisonSide(findings: findingsA) }
         // A whole-trace summary is kept after its first call (it would time a cache lookup): the
         // baseline asks for all but the first update, which is counted on every call.
         let (afterFirstA, afterFirstB) = (TimeRange(start: a.updates.start[0] + 1, end: a.metadata.end),

@@ -4,7 +4,8 @@ import TraceModel
 import TraceSamples
 
 /// The CPU pane's server answers on a big synthetic profile (1M samples, stacks about 120 frames
-/// deep): flame graph, zoom, stack chart, differential flame graph, each with its JSON, against a
+/// deep): flame graph (the first answer, and again from the weights kept with the trace), zoom, pan,
+/// stack chart, differential flame graph, each with its JSON, against a
 /// baseline measured in the same run: the flame graph's tree built the plain way (each sample's
 /// stack walked frame by frame into a trie), which its answer is checked to agree with.
 struct BenchFlameGraph: AsyncParsableCommand {
@@ -56,6 +57,15 @@ struct BenchFlameGraph: AsyncParsableCommand {
         print("\nscenario                                        wall p50     p99 | thread CPU p99 |  frames  bytes")
         let scenarios: [(String, () -> [UInt8])] = [
             ("flame graph, whole trace, all threads", { trace.flameGraph(FlameGraphQuery(tree: CallTreeQuery(), width: width)).json() }),
+            ("flame graph, whole trace, first answer", {
+                // Nothing kept from an earlier answer: the samples read and summed again.
+                trace.indexes.cpuPaths.dropWeights()
+                return trace.flameGraph(FlameGraphQuery(tree: CallTreeQuery(), width: width)).json()
+            }),
+            ("flame graph, panned: a random 5% window", {
+                let from = Int64.random(in: 0...(whole.totalWeight / 20 * 19), using: &random)
+                return trace.flameGraph(FlameGraphQuery(tree: CallTreeQuery(), window: WeightWindow(from: from, to: from + whole.totalWeight / 20), width: width)).json()
+            }),
             ("flame graph, whole trace, main thread", { trace.flameGraph(FlameGraphQuery(tree: CallTreeQuery(thread: main), width: width)).json() }),
             ("flame graph, 10% at random", { trace.flameGraph(FlameGraphQuery(tree: CallTreeQuery(range: randomRange(0.1)), width: width)).json() }),
             ("flame graph, zoomed \(zoomPath.count) frames deep", { trace.flameGraph(FlameGraphQuery(tree: CallTreeQuery(), zoom: zoomPath, width: width)).json() }),

@@ -11,8 +11,9 @@ struct BenchXCTrace: AsyncParsableCommand {
         discussion: """
             tracesvc-bench xctrace --mb 500        # generates a synthetic export of about 500 MB first
             tracesvc-bench xctrace --file big.xml  # an export you have
-            When python3 and the Python peer (py_baseline.py, gen_xctrace.py in --peer-dir) are there, it
-            also imports a gen_xctrace.py export of --peer-mb MB with both, in the same run.
+            When python3 and the Python peer (py_baseline.py, gen_xctrace.py in --peer-dir, by default
+            ../shared/bench beside the project root) are there, the peer reads the same bytes in the
+            same run: the --file given, else a gen_xctrace.py export of --peer-mb MB both import.
             Build with `swift build -c release` for meaningful figures.
             """
     )
@@ -29,13 +30,13 @@ struct BenchXCTrace: AsyncParsableCommand {
     @Flag(help: "Keep the generated export (its path is printed).")
     var keep = false
 
-    @Option(help: "Folder with the Python peer (py_baseline.py) and its export generator (gen_xctrace.py).")
-    var peerDir = "../shared/bench"
+    @Option(help: "Folder with the Python peer (py_baseline.py) and its export generator (gen_xctrace.py); default ../shared/bench beside the project root.")
+    var peerDir: String?
 
     @Flag(help: "Also time the tokenizer alone, and tokenizer plus row reader without the assembler.")
     var stages = false
 
-    @Option(help: "Size of the export both importers read for the peer comparison, in MB (0 skips it).")
+    @Option(help: "Size of the export both importers read for the peer comparison, in MB, when no --file is given (0 skips the peer).")
     var peerMB = 50
 
     func run() async throws {
@@ -96,16 +97,62 @@ struct BenchXCTrace: AsyncParsableCommand {
                 print("\(label)\(String(format: "%6.2f", seconds)) s  \(rate(seconds)), CPU \(String(format: "%.2f", cpu)) s \(rate(cpu))  (\(n) tokens or rows)")
             }
         }
-        try comparePeer()
+        if file != nil, xmlBytes == size {
+            try comparePeer(onFile: url, megabytes: megabytes, ownSeconds: importSeconds, ownCPU: importCPU)
+        } else {
+            try comparePeer()
+        }
+    }
+
+    /// The peer's folder: --peer-dir, else ../shared/bench beside the project root (the first
+    /// folder holding Package.swift above this executable, or above the working directory).
+    private func peerFolder() -> URL {
+        if let peerDir { return URL(fileURLWithPath: peerDir) }
+        let starts = [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath(), URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        for start in starts {
+            var folder = start.standardizedFileURL
+            while folder.path != "/" {
+                if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+                    return folder.deletingLastPathComponent().appendingPathComponent("shared/bench")
+                }
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        return URL(fileURLWithPath: "../shared/bench")
+    }
+
+    private func python() -> String? {
+        ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: FileManager.default.isExecutableFile) ?? which("python3")
+    }
+
+    /// The Python peer on the --file just imported (a plain XML export): speeds and ratio, same run.
+    private func comparePeer(onFile url: URL, megabytes: Double, ownSeconds: Double, ownCPU: Double) throws {
+        let peer = peerFolder().appendingPathComponent("py_baseline.py")
+        guard peerMB > 0 else { return }
+        guard let python = python(), FileManager.default.fileExists(atPath: peer.path) else {
+            print("\npython peer: skipped (needs python3 and \(peer.path))")
+            return
+        }
+        let peerSeconds: Double, peerCPU: Double, output: String
+        do {
+            (peerSeconds, peerCPU, output) = try runChild(python, [peer.path, url.path])
+        } catch {
+            // Not a gen_xctrace.py-shaped export (a tar bundle, other tables): the import's figures stand alone.
+            print("\npython peer: could not read \(url.lastPathComponent): \(error)")
+            return
+        }
+        print("\npython peer (\(peer.path), ElementTree iterparse) on the same file:")
+        print("  tracesvc import: \(String(format: "%6.2f", ownSeconds)) s wall \(String(format: "%7.1f", megabytes / ownSeconds)) MB/s, CPU \(String(format: "%6.2f", ownCPU)) s \(String(format: "%7.1f", megabytes / ownCPU)) MB/s")
+        print("  python peer:     \(String(format: "%6.2f", peerSeconds)) s wall \(String(format: "%7.1f", megabytes / peerSeconds)) MB/s, CPU \(String(format: "%6.2f", peerCPU)) s \(String(format: "%7.1f", megabytes / peerCPU)) MB/s")
+        print("  tracesvc import is \(String(format: "%.1f", peerSeconds / ownSeconds))x the peer by wall time, \(String(format: "%.1f", peerCPU / ownCPU))x by CPU time; peer printed: \(output.trimmingCharacters(in: .whitespacesAndNewlines))")
     }
 
     /// The Python iterparse reader public xctrace scripts use, on the same bytes as this importer.
     private func comparePeer() throws {
-        let folder = URL(fileURLWithPath: peerDir)
+        let folder = peerFolder()
         let peer = folder.appendingPathComponent("py_baseline.py"), generator = folder.appendingPathComponent("gen_xctrace.py")
         guard peerMB > 0 else { return }
-        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: FileManager.default.isExecutableFile) ?? which("python3"),
-              FileManager.default.fileExists(atPath: peer.path), FileManager.default.fileExists(atPath: generator.path)
+        guard let python = python(), FileManager.default.fileExists(atPath: peer.path), FileManager.default.fileExists(atPath: generator.path)
         else {
             print("\npython peer: skipped (needs python3 and \(peer.path), \(generator.path))")
             return
@@ -124,7 +171,7 @@ struct BenchXCTrace: AsyncParsableCommand {
         print("\npython peer (\(peer.lastPathComponent), ElementTree iterparse) on a gen_xctrace.py export of \(String(format: "%.1f", size)) MB:")
         print("  tracesvc import: \(String(format: "%6.2f", ownSeconds)) s wall \(String(format: "%7.1f", size / ownSeconds)) MB/s, CPU \(String(format: "%6.2f", ownCPU)) s \(String(format: "%7.1f", size / ownCPU)) MB/s")
         print("  python peer:     \(String(format: "%6.2f", peerSeconds)) s wall \(String(format: "%7.1f", size / peerSeconds)) MB/s, CPU \(String(format: "%6.2f", peerCPU)) s \(String(format: "%7.1f", size / peerCPU)) MB/s")
-        print("  tracesvc is \(String(format: "%.1f", peerCPU / ownCPU))x faster by CPU time; peer printed: \(output.trimmingCharacters(in: .whitespacesAndNewlines))")
+        print("  tracesvc import is \(String(format: "%.1f", peerSeconds / ownSeconds))x the peer by wall time, \(String(format: "%.1f", peerCPU / ownCPU))x by CPU time; peer printed: \(output.trimmingCharacters(in: .whitespacesAndNewlines))")
     }
 
     private func which(_ command: String) -> String? {

@@ -29,13 +29,10 @@ def test_favorites_fix_shows_one_row_body_per_tap_and_the_shared_fan_out_gone(pa
     row = view_row(page, "LandmarkListItemView")
     expect(row).to_have_attribute("data-change", "improved")
     expect(row).to_have_attribute("data-significant", "true")
-    # Counts per tap: the per-interaction column is for the first label both traces have.
-    header = page.locator("#compare-views thead").inner_text()
-    label = "Tap Gesture" if "Per Tap Gesture" in header else "App Launch"
-    assert f"Per {label}" in header
-    if label == "Tap Gesture":
-        assert "12 → 1" in row.inner_text()
+    # Counts per tap: each row reads per its own interaction (the rows are driven by taps).
+    expect(row.locator("td.interaction")).to_have_text("Tap Gesture 12 → 1")
     assert "36 → 14" in row.inner_text()
+    expect(row.locator("td.count-change")).to_have_text("fewer bodies")
     gone = page.locator('#compare-causes tr[data-change="disappeared"]', has_text="ModelData.favoritesCollection")
     expect(gone).to_contain_text("LandmarkListItemView.body")
     expect(gone).to_contain_text("×12 per event")
@@ -63,11 +60,13 @@ def test_scroll_fix_has_no_red_row_updates_and_formatters_leave_the_cpu(page, se
     open_compare(page, server, slow, fixed, f"ra={SCROLL_RANGE}&rb={SCROLL_RANGE}")
     row = view_row(page, "LandmarkListItemView")
     cells = row.locator("td").all_inner_texts()
-    red = cells[-2]
+    red = cells[-1]
     assert red.endswith("→ 0") and int(red.split(" → ")[0]) > 50, cells
     expect(row).to_have_attribute("data-significant", "true")
-    # Rows within noise are marked so.
-    assert page.locator("#compare-views tr.not-significant .badge.ns").count() >= 1
+    expect(row.locator("td.speed-change")).to_contain_text("faster per body")
+    # Rows within noise say so in words: as many, as fast.
+    quiet = page.locator("#compare-views tr.not-significant td.count-change")
+    assert quiet.count() >= 1 and quiet.first.inner_text().startswith("as many")
     functions = page.locator("#compare-functions tbody tr")
     top = functions.evaluate_all("rows => rows.slice(0, 5).map(r => r.dataset.function)")
     assert "unum_open" in top and "-[NSMeasurementFormatter stringFromMeasurement:]" in top, top
@@ -142,7 +141,7 @@ def test_drill_down_shows_the_views_merged_cause_graph_in_a_and_in_b(page, serve
     # The graph is the trace page's: selecting a node shows its card, and stays in the drill-down.
     page.locator("#compare-drill").scroll_into_view_if_needed()
     shot(page, "compare-03-drill-graphs")
-    node = page.locator('#compare-drill [data-graph="B"] .cg-node[data-kind="observable"]').first
+    node = page.locator('#compare-drill [data-graph="B"] .cg-node[data-kind="observable"][aria-label*="LandmarkViewModel"]')
     node.click()
     expect(page.locator('#compare-drill [data-graph="B"] .cg-info')).to_be_visible()
     assert page.url == url
@@ -166,7 +165,7 @@ def test_copied_compare_link_opens_the_same_view_in_a_fresh_browser(page, server
     colleague.locator("#compare-drill").wait_for(timeout=30_000)
     expect(colleague.get_by_role("button", name="App code only")).to_have_attribute("aria-pressed", "true")
     assert colleague.locator("#compare-views tbody tr").all_inner_texts() == page.locator("#compare-views tbody tr").all_inner_texts()
-    expect(colleague.locator("#compare-drill > h2")).to_have_text("LandmarkListItemView: longest updates and merged cause graph")
+    expect(colleague.locator("#compare-drill > h2")).to_have_text("LandmarkListItemView: longest updates and merged cause graph, A above B")
 
 
 def test_swap_makes_b_the_before(page, server, sample_id):
@@ -199,7 +198,7 @@ def test_compare_with_from_a_trace_page(page, server, sample_id, timeline):
     slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
     timeline.open(page, slow, "r=1000000000,3000000000")
     page.get_by_role("button", name="Compare with…").click()
-    page.get_by_label("Trace to compare with").select_option(label="landmarks-favorites-fixed")
+    page.get_by_label("Trace to compare with").select_option(value=fixed)
     page.locator("#compare-with-go").click()
     page.wait_for_url(f"**/compare/{slow}/{fixed}?*")
     page.locator("#compare-views").wait_for()
@@ -253,7 +252,7 @@ def test_narrow_window_scrolls_the_views_table_in_its_box_and_keeps_the_cause_re
             box = page.locator("#compare-views").locator("xpath=..")
             box.evaluate("box => { box.scrollLeft = box.scrollWidth; }")
             name = view_row(page, "LandmarkListItemView").locator("td.name")
-            change = view_row(page, "LandmarkListItemView").locator("td.change")
+            change = view_row(page, "LandmarkListItemView").locator("td:last-child")
             box_rect, name_rect, change_rect = (x.bounding_box() for x in (box, name, change))
             assert abs(name_rect["x"] - box_rect["x"]) < 2, (name_rect, box_rect)
             assert change_rect["x"] + change_rect["width"] <= box_rect["x"] + box_rect["width"] + 1, (change_rect, box_rect)

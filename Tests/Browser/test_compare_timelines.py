@@ -92,11 +92,15 @@ def test_zoom_or_pan_on_one_timeline_moves_the_other(page, server, sample_id, sh
     slow, fixed = sample_id("landmarks-scroll-slow"), sample_id("landmarks-scroll-fixed")
     open_compare(page, server, slow, fixed, "al=g:Frame%20Update&tw=-2000000,8000000")
     before = shared_window(page)
-    # Zoom out on B (wheel down) with the pointer at its middle: both windows widen together.
+    # Zoom out on B (Ctrl + wheel down: the plain wheel scrolls the page) with the pointer at its
+    # middle: both windows widen together. (The verdict comes first: the timelines are scrolled to.)
+    page.locator("#timeline-canvas-b").scroll_into_view_if_needed()
     box = page.locator("#timeline-canvas-b").bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 40)
+    page.keyboard.down("Control")
     for _ in range(3):
         page.mouse.wheel(0, 200)
+    page.keyboard.up("Control")
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('tw') !== '{before[0]},{before[1]}'")
     page.wait_for_timeout(400)
     wait_drawn(page)
@@ -107,6 +111,7 @@ def test_zoom_or_pan_on_one_timeline_moves_the_other(page, server, sample_id, sh
     moved_from = anchor_x(page, "a")
 
     # Drag A to the right by 150 px: B's content moves with it.
+    page.locator("#timeline-canvas-a").scroll_into_view_if_needed()
     box = page.locator("#timeline-canvas-a").bounding_box()
     drag_across(page, box, box["y"] + 60, 200 / box["width"], 350 / box["width"])
     page.wait_for_timeout(400)
@@ -123,10 +128,13 @@ def test_anchor_and_window_survive_a_reload_and_a_fresh_browser(page, server, sa
     page.get_by_label("Align the timelines at").select_option(label=f"First “{LAUNCH}”")
     page.wait_for_function("() => new URLSearchParams(location.search).get('al') === 'g:App Launch'")
     wait_drawn(page)
+    page.locator("#timeline-canvas-a").scroll_into_view_if_needed()
     box = page.locator("#timeline-canvas-a").bounding_box()
     page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + 40)
+    page.keyboard.down("Control")
     for _ in range(6):
         page.mouse.wheel(0, -300)
+    page.keyboard.up("Control")
     page.wait_for_timeout(500)
     wait_drawn(page)
     window = shared_window(page)
@@ -160,6 +168,7 @@ def test_dragging_on_a_ruler_picks_that_traces_range_and_the_ranges_anchor_align
     a, b = sample_id("landmarks-scroll-slow"), sample_id("environment-color-scheme")
     open_compare(page, server, a, b, "al=ranges")
     expect(page.locator("#align-note")).to_contain_text("has no compared range")
+    page.locator("#timeline-canvas-b").scroll_into_view_if_needed()
     box = page.locator("#timeline-canvas-b").bounding_box()
     drag_across(page, box, box["y"] + 10, 0.4, 0.6)  # on B's ruler
     page.wait_for_function("() => new URLSearchParams(location.search).has('rb')")

@@ -5,8 +5,9 @@ from playwright.sync_api import expect
 
 @pytest.fixture(scope="module")
 def recording(generated_trace):
-    """A trace file the server has not seen: generated with a seed no sample uses."""
-    return generated_trace("my-recording", updates=3000, seed=7)
+    """A trace file the server has not seen: generated with a seed no sample and no other test uses
+    (the same content under another name is a duplicate, which opens no new trace)."""
+    return generated_trace("my-recording", updates=3000, seed=8)
 
 
 def test_home_lists_samples_with_their_facts(page, server, server_control, shot):

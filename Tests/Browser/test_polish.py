@@ -366,13 +366,39 @@ def test_the_compare_causes_name_a_property_once(page, server, sample_id):
 
 
 def test_each_sample_on_the_home_page_has_a_one_line_story(page, server, server_control):
-    page.goto(server + "/")
-    page.locator("#trace-list table").wait_for()
     status, body = server_control.api("/api/traces")
     for trace in body["traces"]:
         if not trace["isSample"]:
             continue
+        # Found by name: the list draws only the rows in view, and other tests' uploads come first.
+        page.goto(f'{server}/?q={trace["name"]}')
+        page.locator("#trace-list table").wait_for()
         story = page.locator(f'tr[data-trace-id="{trace["id"]}"] .sample-story')
         expect(story).to_be_visible()
         text = story.inner_text()
         assert 20 < len(text) < 140 and re.search(r"open|click|compare", text, re.I), text
+
+
+def test_a_sample_header_offers_no_tag_editing_and_prints_no_stray_text(page, server, sample_id, server_control, timeline):
+    # A sample is read-only (the server refuses its tags): its header said "null Add tags".
+    trace_id = sample_id(SCROLL)
+    status, body = server_control.api(f"/api/traces/{trace_id}")
+    assert status == 200 and body["isSample"] is True and body["tags"] == []
+    timeline.open(page, trace_id)
+    expect(page.locator("#header-trace h1")).to_have_text(SCROLL)
+    expect(page.locator("#edit-tags")).to_have_count(0)
+    assert "null" not in page.locator("#trace-tags").inner_text()
+    assert "null" not in page.locator("header").first.inner_text()
+
+
+def test_the_trace_lists_numbers_and_headers_are_never_cut(page, server):
+    # At 800 px the list printed "3.…" for a duration and "DURATI" for its header.
+    page.goto(server + "/")
+    expect(page.locator("table.traces tbody tr[data-trace-id]").first).to_be_visible(timeout=30_000)
+    for width in [800, 1000, 1440]:
+        page.set_viewport_size({"width": width, "height": 700})
+        page.wait_for_timeout(100)
+        cut = page.evaluate("""() => [...document.querySelectorAll('table.traces td.num, table.traces th, table.traces td:last-child')]
+            .filter((cell) => cell.offsetParent !== null && cell.scrollWidth > cell.clientWidth + 1)
+            .map((cell) => cell.textContent)""")
+        assert cut == [], f"cut at {width} px: {cut}"

@@ -68,6 +68,40 @@ import TraceCLI
         try await Golden.run(["compare", Golden.sample("landmarks-concurrency-slow"), Golden.sample("landmarks-concurrency-fixed")], pinnedAs: "compare-concurrency")
     }
 
+    /// Recordings of "Pantry" (an app that is not Landmarks), written by `tracesvc generate --scenario`.
+    static func pantry(_ scenario: String, runs: ClosedRange<Int>, in folder: Folder) async throws -> [String] {
+        var paths: [String] = []
+        for run in runs {
+            let path = folder.path("\(scenario)-\(run).json")
+            let generated = await TraceSvc.capture(["generate", "--scenario", scenario, "--seed", String(run), "--output", path])
+            #expect(generated.status == 0, "\(generated.error)")
+            paths.append(path)
+        }
+        return paths
+    }
+
+    @Test func compareTellsTheVerdictFirstAndEachRowPerItsOwnInteraction() async throws {
+        let folder = try Folder()
+        let slow = try await Self.pantry("pantry-slow", runs: 1...3, in: folder), fixed = try await Self.pantry("pantry-fixed", runs: 1...3, in: folder)
+        let text = try await Golden.run(["compare", slow[0], fixed[0]], pinnedAs: "compare-pantry", folder: folder)
+        // A tap-driven view reads per tap, a frame-driven one per frame (not one column for every row).
+        #expect(text.output.contains("Button Tap 14 → 1") && text.output.contains("Frame Update 1 → 1"))
+        #expect(text.output.split(separator: "\n").dropFirst(3).first == "Verdict")
+        let markdown = try await Golden.run(["compare", slow[0], fixed[0], "--format", "markdown"], pinnedAs: "compare-pantry-markdown", folder: folder)
+        #expect(markdown.output.contains("| Button Tap 14 → 1 |") && markdown.output.contains("([Findings](#findings))"))
+        // Three recordings a side, pooled.
+        try await Golden.run(["compare", "--top", "4"] + slow + ["--"] + fixed, pinnedAs: "compare-pantry-pooled", folder: folder)
+        let json = await TraceSvc.capture(["compare", "--format", "json"] + slow + ["--"] + fixed)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect((object["a"] as? [String: Any])?["runs"] as? Int == 3 && (object["b"] as? [String: Any])?["runs"] as? Int == 3)
+        let tooMany = try await Golden.run(["compare", slow[0], slow[1], fixed[0]], pinnedAs: "compare-three-without-separator", folder: folder)
+        #expect(tooMany.status == 2)
+        let pooledRange = try await Golden.run(["compare", "--a-start", "5"] + slow + ["--"] + fixed, pinnedAs: "compare-pooled-range", folder: folder)
+        #expect(pooledRange.status == 2)
+        let pooledFlame = try await Golden.run(["compare", "--flamegraph", "pair.svg"] + slow + ["--"] + fixed, pinnedAs: "compare-pooled-flamegraph", folder: folder)
+        #expect(pooledFlame.status == 2)
+    }
+
     /// A fix that frees the Main Actor lets the app draw more frames, and the views that update
     /// once a frame update more often: checked against the slow recording as baseline, that is no
     /// regression (issue 26), for the Landmarks sample and for another app.
@@ -162,6 +196,20 @@ import TraceCLI
         let run = try await Golden.run(["check", after, "--budget", budget, "--baseline", before], pinnedAs: "check-synthetic", folder: folder)
         try await Golden.run(["check", after, "--budget", budget, "--baseline", before, "--format", "json"], pinnedAs: "check-synthetic-json", folder: folder)
         #expect(run.status == 1)
+    }
+
+    @Test func checkPerInteractionAgainstSeveralBaselines() async throws {
+        let folder = try Folder()
+        let fixed = try await Self.pantry("pantry-fixed", runs: 1...2, in: folder), slow = try await Self.pantry("pantry-slow", runs: 3...3, in: folder)
+        let budget = try folder.file("budget.json", """
+            {"version": 1, "rules": [
+              {"name": "One row per item added", "metric": "per-interaction", "interaction": "Add to Cart", "views": "ItemRowView", "max": 2}
+            ]}
+            """)
+        let run = try await Golden.run(["check", slow[0], "--budget", budget, "--baseline", fixed[0], "--baseline", fixed[1]], pinnedAs: "check-pantry-baselines", folder: folder)
+        #expect(run.status == 1)
+        let passing = await TraceSvc.capture(["check", fixed[1], "--budget", budget, "--baseline", fixed[0]])
+        #expect(passing.status == 0, "\(passing.output)")
     }
 
     /// What a CI job reads: a Markdown report like compare's, annotations that point at the budget

@@ -7,7 +7,17 @@ import Testing
 @Suite struct ShareLinkTests {
     struct Vectors: Decodable, Sendable {
         struct TraceLink: Decodable, Sendable { var about: String, trace: String, state: [String: JSONValue], path: String }
-        struct CompareLink: Decodable, Sendable { var about: String, a: String, b: String, state: [String: JSONValue], path: String }
+        struct CompareLink: Decodable, Sendable {
+            var about: String, a: IDs, b: IDs, state: [String: JSONValue], path: String
+        }
+        /// A trace id, or the ids of a side's recordings (pooled).
+        struct IDs: Decodable, Sendable {
+            var ids: [String]
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let list = try? container.decode([String].self) { ids = list } else { ids = [try container.decode(String.self)] }
+            }
+        }
         var trace: [TraceLink]
         var compare: [CompareLink]
     }
@@ -81,7 +91,7 @@ import Testing
 
     @Test func comparisonLinksAreWrittenAsTheVectorsSay() {
         for vector in Self.vectors.compare where vector.state.isEmpty {
-            #expect(ShareLink.comparison(vector.a, vector.b) == Self.current(vector.path), "\(vector.about)")
+            #expect(ShareLink.comparison(vector.a.ids, vector.b.ids) == Self.current(vector.path), "\(vector.about)")
         }
         #expect(!Self.vectors.compare.isEmpty)
     }

@@ -63,7 +63,7 @@ import TraceSamples
 
     @Test(arguments: [
         (#"{"version": 1, "rules": [{"metric": "red-updates", "maxx": 0}]}"#,
-         #"budget.json:1:52: rules[0]: unknown key "maxx"; expected one of: name, metric, views, perView, window, max, kinds, minSeverity, thresholds, functions, over"#),
+         #"budget.json:1:52: rules[0]: unknown key "maxx"; expected one of: name, metric, views, perView, window, max, kinds, minSeverity, thresholds, functions, over, interaction"#),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "max": -1}]}"#,
          "budget.json:1:59: rules[0].max: must not be negative, found -1"),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "max": "2ms"}]}"#,
@@ -81,9 +81,9 @@ import TraceSamples
         (#"{"version": 1, "rules": [{"metric": "red-updates", "views": 3, "max": 0}]}"#,
          #"budget.json:1:61: rules[0].views: expected an array of a name pattern ("*Row*") or an array of them, found a number"#),
         (#"{"version": 1, "rules": [{"metric": "red", "max": 0}]}"#,
-         #"budget.json:1:37: rules[0].metric: unknown metric "red"; metrics: red-updates, orange-updates, long-updates, body-time-total, body-time-p95, hang-count, hang-longest, hang-total, hitch-count, hitch-longest, hitch-total, fan-out, findings, main-actor-run-longest, main-actor-run-total, main-actor-wait-longest, main-actor-wait-total, main-actor-tasks-over"#),
+         #"budget.json:1:37: rules[0].metric: unknown metric "red"; metrics: red-updates, orange-updates, long-updates, body-time-total, body-time-p95, hang-count, hang-longest, hang-total, hitch-count, hitch-longest, hitch-total, fan-out, findings, main-actor-run-longest, main-actor-run-total, main-actor-wait-longest, main-actor-wait-total, main-actor-tasks-over, per-interaction"#),
         (#"{"version": 1, "rules": [{"metric": "hang-count", "views": "X", "max": 0}]}"#,
-         "budget.json:1:60: rules[0].views: hang-count is not about views; views narrow only red-updates, orange-updates, long-updates, body-time-total, body-time-p95, fan-out, findings"),
+         "budget.json:1:60: rules[0].views: hang-count is not about views; views narrow only red-updates, orange-updates, long-updates, body-time-total, body-time-p95, fan-out, findings, per-interaction"),
         (#"{"version": 1, "rules": [{"metric": "fan-out", "perView": true, "max": 0}]}"#,
          "budget.json:1:59: rules[0].perView: applies only to red-updates, orange-updates, long-updates, body-time-total, body-time-p95, not fan-out"),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "perView": "yes", "max": 0}]}"#,
@@ -116,6 +116,14 @@ import TraceSamples
          "budget.json:1:64: rules[0].thresholds: unknown key \"fanout\"; expected one of: fanOutMinBodies, fanOutMinEvents, longBodyNs, longBodyMinCount, environmentMinNotified, environmentMinSkippedShare, repeatedBodyMinRuns, busyCoverage, maxIntervalFindings, mainActorBlockedNs, mainActorWaitNs"),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "kinds": "long-body", "max": 0}]}"#,
          "budget.json:1:52: rules[0].kinds: applies only to the findings metric, not red-updates"),
+        (#"{"version": 1, "rules": [{"metric": "per-interaction", "max": 2}]}"#,
+         #"budget.json:1:26: rules[0]: missing "interaction", the signpost name of the intervals measured (e.g. "Favorite Tap")"#),
+        (#"{"version": 1, "rules": [{"metric": "fan-out", "interaction": "Tap", "max": 2}]}"#,
+         "budget.json:1:63: rules[0].interaction: applies only to the per-interaction metric, not fan-out"),
+        (#"{"version": 1, "rules": [{"metric": "per-interaction", "interaction": "Tap[", "max": 2}]}"#,
+         #"budget.json:1:71: rules[0].interaction: bad pattern "Tap[": the '[' at character 4 is never closed with ']'"#),
+        (#"{"version": 1, "rules": [{"metric": "per-interaction", "interaction": "Tap", "max": "2ms"}]}"#,
+         #"budget.json:1:85: rules[0].max: per-interaction counts; expected a whole number, found the string "2ms""#),
         (#"{"version": 1} {}"#, "budget.json:1:16: unexpected content after the end of the budget object"),
         ("[1]", #"budget.json:1:1: the budget: expected a JSON object (a budget file is {"version": 1, "rules": [...]}), found an array"#),
     ])
@@ -136,7 +144,7 @@ import TraceSamples
             """
         #expect(try error(text) == """
             budget.json:2:14: rules[0].metric: unknown metric "reds"; metrics: \(BudgetMetric.allCases.map(\.rawValue).joined(separator: ", "))
-            budget.json:4:47: rules[2].views: hang-total is not about views; views narrow only red-updates, orange-updates, long-updates, body-time-total, body-time-p95, fan-out, findings
+            budget.json:4:47: rules[2].views: hang-total is not about views; views narrow only red-updates, orange-updates, long-updates, body-time-total, body-time-p95, fan-out, findings, per-interaction
             budget.json:5:53: rules[3].max: "5 min" is not a duration; write a number and a unit (ns, us, ms, s), e.g. "16ms"
             """)
         // A file whose rules cannot be told apart reports its first mistake only.

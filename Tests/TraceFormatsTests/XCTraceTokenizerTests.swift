@@ -34,6 +34,16 @@ import Testing
         #expect(error.message == "more than 65535 distinct element and attribute names")
     }
 
+    /// `id`, `fmt` and `ref` are told apart without the name table; names that only start or end
+    /// like them are still names of their own.
+    @Test func rowAttributesAndTheirLookalikesKeepTheirNames() throws {
+        let xml = #"<a id="1" fmt="2" ref="3" idx="4" i="5" fm="6" refs="7" xid="8" fmx="9" reF="10"></a><id></id>"#
+        #expect(try Self.tokens(xml) == [#"<a id=1 fmt=2 ref=3 idx=4 i=5 fm=6 refs=7 xid=8 fmx=9 reF=10>"#, "</a>", "<id>", "</id>"])
+        let tokenizer = XMLTokenizer(source: .memory(Array(xml.utf8)))
+        _ = try tokenizer.next()
+        #expect(tokenizer.attributes.prefix(3).map(\.name) == [XMLName.id.rawValue, XMLName.fmt.rawValue, XMLName.ref.rawValue])
+    }
+
     @Test func entitiesAndCharacterReferencesAreDecoded() throws {
         let xml = #"<s fmt="&lt;graph&gt; &amp; &quot;x&quot; &apos;y&apos;">A&#66;&#x43; &#x1F600; &lt;T&gt;</s>"#
         #expect(try Self.tokens(xml) == [#"<s fmt=<graph> & "x" 'y'>"#, "'ABC 😀 <T>'", "</s>"])

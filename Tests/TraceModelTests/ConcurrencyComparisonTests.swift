@@ -32,7 +32,7 @@ import TraceSamples
         let stack = try #require(comparison.views.first { $0.view == "NavigationStack" })
         #expect((stack.a.count, stack.b.count) == (57, 71))
         #expect(stack.change == .followsFrames && !stack.significant)
-        #expect(stack.changeText == "more frames drawn: +14")
+        #expect(stack.changeText == "more frames drawn: +14" && stack.countChange == .followsFrames && stack.countText == stack.changeText)
         #expect(stack.perFrame.a.map { $0 > 0.95 } == true && stack.perFrame.b.map { $0 > 0.95 } == true)
         #expect(!comparison.views.contains { $0.change == .regressed }, "nothing regressed anywhere")
         // ...and `tracesvc check --baseline` does not fail on it.
@@ -52,7 +52,8 @@ import TraceSamples
 
         let twice = try rows(perFrame: 2, frames: 40), once = try rows(perFrame: 1, frames: 30)
         let grown = try #require(TraceComparison(before: once, after: twice).views.first { $0.view == "FeedRow" })
-        #expect(grown.change == .regressed && grown.changeText == "slower", "2 per frame against 1 per frame")
+        #expect(grown.change == .regressed && grown.countChange == .more && grown.changeText == "more bodies", "2 per frame against 1 per frame")
+        #expect(grown.speedChange == .same, "each body takes as long: the count is the regression, not the speed")
     }
 
     /// `frames` frames at 60 Hz, each with `perFrame` FeedRow bodies of 200 µs in one update group.

@@ -215,6 +215,9 @@ import TraceStorage
         for (before, after) in zip(samples + others, (samples + others).reversed()) {
             walker.walk(TraceComparison(before: before, after: after))
         }
+        // Several recordings a side (with their spread), of another app: findings, intervals, skipped notifications.
+        let pantry = { (slow: Bool) in ComparisonSide.pooled((1...2).map { PantryTraces.trace(slow: slow, run: UInt64($0)).comparisonSide() }) }
+        walker.walk(TraceComparison(pantry(true), pantry(false)))
         #expect(walker.problems.isEmpty, "\(walker.problems.joined(separator: "\n"))")
 
         let declared = try Self.declaredAPITypes()

@@ -84,4 +84,44 @@ import Testing
             try expectError(try await client.get("/api/compare/flamegraph?a=\(before)&b=ffffffffffffffffffffffffffffffff"), .notFound)
         }
     }
+
+    @Test func answersOverSamplesWhoseStacksShareNothingStayWithinPixelsTimesDepth() async throws {
+        // A podcast app: 2,000 samples 1 us apart, each stack 12 frames deep and its own below "main".
+        var frames = [#"["main","Podcasts",true]"#], stacks = ["[null,0]"], samples: [String] = []
+        for i in 0..<2_000 {
+            var parent = 0
+            for level in 1..<12 {
+                frames.append("[\"Episode\(i).step\(level)\",\"Podcasts\",true]")
+                stacks.append("[\(parent),\(frames.count - 1)]")
+                parent = stacks.count - 1
+            }
+            samples.append("[\(1_000_000 + i * 1_000),0,1000,\(parent)]")
+        }
+        let text = nativeTrace(updates: 20, app: "Podcasts")
+            .replacingOccurrences(of: #""frames":[["main","Podcasts",true],["body","Podcasts",true]]"#, with: "\"frames\":[\(frames.joined(separator: ","))]")
+            .replacingOccurrences(of: #""stacks":[[null,0],[0,1]]"#, with: "\"stacks\":[\(stacks.joined(separator: ","))]")
+            .replacingOccurrences(of: #""samples":[[1000000,0,1000000,1],[2000000,0,1000000,0]]"#, with: "\"samples\":[\(samples.joined(separator: ","))]")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.uploadedID(text, name: "podcasts.json")
+            // 100 px for 2 ms: 20 samples a pixel, each pixel "main" and one merged box per depth below.
+            let chart = try await client.get("/api/traces/\(id)/stackchart?thread=0&start=1000000&end=3000000&width=100").json()
+            #expect(chart["sampleCount"] as? Int == 2_000)
+            let boxes = try #require(chart["boxes"] as? [String: Any])
+            let depth = try #require(boxes["depth"] as? [Int]), counts = try #require(boxes["samples"] as? [Int])
+            #expect(depth.count <= 100 * 12)
+            for level in 0..<12 {
+                #expect(depth.indices.filter { depth[$0] == level }.reduce(0) { $0 + counts[$1] } == 2_000, "depth \(level)")
+            }
+            // The flame graph: the thread, main, and its 2,000 children as one block of all their weight.
+            let graph = try await client.get("/api/traces/\(id)/flamegraph?width=100").json()
+            let frameColumns = try #require(graph["frames"] as? [String: Any])
+            #expect(frameColumns["kind"] as? [String] == ["thread", "app", "merged"] && frameColumns["merged"] as? [Int] == [0, 0, 2_000])
+            #expect(frameColumns["total"] as? [Int] == [2_000_000, 2_000_000, 2_000_000])
+            // Asked again for a window: the same weights, more frames of their own.
+            let window = try await client.get("/api/traces/\(id)/flamegraph?width=100&from=0&to=50000").json()
+            #expect(window["totalWeight"] as? Int == 2_000_000 && ((window["frames"] as? [String: Any])?["kind"] as? [String])?.filter { $0 == "app" }.count ?? 0 > 40)
+        }
+    }
 }

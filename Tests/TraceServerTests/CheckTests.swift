@@ -22,7 +22,7 @@ import TraceSamples
 
     /// A scratch folder for budgets, outputs and generated traces.
     final class Folder {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("check-tests-\(UUID().uuidString)")
+        let url = testFilesRoot.appendingPathComponent("check-\(UUID().uuidString)")
         init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
         deinit { try? FileManager.default.removeItem(at: url) }
 

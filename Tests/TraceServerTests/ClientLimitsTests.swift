@@ -116,7 +116,9 @@ import TraceSamples
             for client in leaving { client.close() }
             let summary = try await exchange(port: port, "GET /api/traces/\(id)/summary?start=1&end=2000000000000")
             #expect(summary.status == 200)
-            #expect(summary.seconds < one.seconds / 2, "the summary waited \(summary.seconds) s; one compare takes \(one.seconds) s")
+            // Left running, the four compares would hold every worker for at least one compare's
+            // time; stopped, the summary waits for none (under / 2 failed at load 13 on 2 cores).
+            #expect(summary.seconds < one.seconds, "the summary waited \(summary.seconds) s; one compare takes \(one.seconds) s")
         }
     }
 

@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TraceFormats
+import TraceSamples
 @testable import TraceServer
 
 @Suite struct CompareRoutesTests {
@@ -82,12 +84,47 @@ import Testing
         }
     }
 
+    @Test func severalRecordingsASideArePooled() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            var slow: [String] = [], fixed: [String] = []
+            for run in UInt64(1)...3 {
+                for (isSlow, name) in [(true, "pantry-slow-\(run).json"), (false, "pantry-fixed-\(run).json")] {
+                    let text = String(decoding: NativeTraceWriter.encode(PantryTraces.trace(slow: isSlow, run: run)), as: UTF8.self)
+                    let id = try await client.uploadedID(text, name: name)
+                    if isSlow { slow.append(id) } else { fixed.append(id) }
+                }
+            }
+            let json = try await client.get("/api/compare?a=\(slow.joined(separator: ","))&b=\(fixed.prefix(2).joined(separator: ","))").json()
+            let a = try #require(json["a"] as? [String: Any]), b = try #require(json["b"] as? [String: Any])
+            #expect(a["runs"] as? Int == 3 && b["runs"] as? Int == 2)
+            #expect(a["runNames"] as? [String] == ["pantry-slow-1", "pantry-slow-2", "pantry-slow-3"])
+            let row = try #require((json["views"] as? [[String: Any]])?.first { $0["view"] as? String == "ItemRowView" })
+            #expect((row["a"] as? [String: Any])?["spread"] as? [String: Any] != nil && row["countChange"] as? String == "fewer")
+            let verdict = try #require(json["verdict"] as? [[String: Any]])
+            #expect(verdict.contains { $0["text"] as? String == "collection-fan-out resolved: ItemRowView (@Observable Pantry.items)" })
+            #expect((json["intervals"] as? [[String: Any]])?.first?["name"] as? String == "Add to Cart")
+            // One id a side is the same answer as before pooling existed.
+            let single = try await client.get("/api/compare?a=\(slow[0])&b=\(fixed[0])").json()
+            #expect((single["a"] as? [String: Any])?["runs"] as? Int == 1)
+            // A range applies to one recording; empty ids and too many recordings are 400; an unknown one 404.
+            for query in ["a=\(slow.joined(separator: ","))&b=\(fixed[0])&aStart=0&aEnd=5", "a=\(slow[0]),&b=\(fixed[0])",
+                          "a=\(Array(repeating: slow[0], count: 11).joined(separator: ","))&b=\(fixed[0])"] {
+                try expectError(try await client.get("/api/compare?\(query)"), .badRequest)
+            }
+            try expectError(try await client.get("/api/compare?a=\(slow[0]),ffffffffffffffffffffffffffffffff&b=\(fixed[0])"), .notFound)
+        }
+    }
+
     @Test func compareLinksOpenTheApp() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         try await scratch.withServer { client in
             let page = try await client.get("/compare/aaaa/bbbb")
             #expect(page.status == .ok && page.text == Scratch.indexHTML)
+            let pooled = try await client.get("/compare?v=2&a=aaaa,cccc&b=bbbb")
+            #expect(pooled.status == .ok && pooled.text == Scratch.indexHTML)
             #expect(try await client.execute(uri: "/compare/aaaa/bbbb", method: .head).status == .ok)
         }
     }

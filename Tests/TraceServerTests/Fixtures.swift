@@ -32,6 +32,14 @@ func nativeTrace(updates: Int = 20, app: String = "Landmarks") -> String {
 
 /// A scratch folder with a web root (including a symlink that leads out of it), a samples
 /// folder with one sample, and an empty data folder.
+/// One folder for this test process's temporary files, removed when it exits: a test that forgets
+/// `remove()` (or fails before it) must not leave its folder behind.
+let testFilesRoot: URL = {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-server-tests-\(getpid())")
+    atexit { try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-server-tests-\(getpid())")) }
+    return root
+}()
+
 struct Scratch {
     let root: URL
     var dataDirectory: URL { root.appendingPathComponent("data") }
@@ -40,7 +48,7 @@ struct Scratch {
     static let indexHTML = "<!doctype html><title>tracesvc</title><script type=module src=/js/app.js></script>"
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-tests-\(UUID().uuidString)")
+        root = testFilesRoot.appendingPathComponent(UUID().uuidString)
         let files = FileManager.default
         for folder in ["web/js", "web/css", "web/icons", "samples", "data"] {
             try files.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)

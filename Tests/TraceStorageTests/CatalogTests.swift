@@ -79,9 +79,16 @@ enum CatalogContract {
     }
 }
 
+/// One folder for this test process's catalogs, removed when it exits.
+private let catalogFilesRoot: URL = {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-catalog-tests-\(getpid())")
+    atexit { try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-catalog-tests-\(getpid())")) }
+    return root
+}()
+
 struct SQLiteCatalogTests {
     static func temporaryFile() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
+        let folder = catalogFilesRoot.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder.appendingPathComponent("catalog.sqlite")
     }

@@ -28,7 +28,7 @@ const EVERY_KEY = {
 };
 const EVERY_COMPARE_KEY = {
   rangeA: [1, 2], rangeB: [3, 4], rows: 'long', row: { module: 'M', view: 'V', category: 'C' },
-  anchor: { group: 'Tap' }, timeline: [-1, 2], lanes: ['swiftui'],
+  anchor: { group: 'Tap' }, timeline: [-1, 2], lanes: ['swiftui'], ruler: 'anchor',
 };
 
 test('there is an upgrade for every version below the current one, and none beyond', () => {
@@ -47,6 +47,7 @@ test('docs/share-links.md documents every query key a link can carry', () => {
   assert.deepEqual(Object.keys(EVERY_LIST_KEY).sort(), Object.keys(LIST_EMPTY).sort(), 'EVERY_LIST_KEY must set every list key');
   assert.deepEqual(Object.keys(EVERY_HISTORY_KEY).sort(), Object.keys(HISTORY_EMPTY).sort(), 'EVERY_HISTORY_KEY must set every history key');
   const written = [...new Set([...keysOf(buildPath('t1', EVERY_KEY)), ...keysOf(buildComparePath('t1', 't2', EVERY_COMPARE_KEY)),
+    ...keysOf(buildComparePath(['t1', 't3'], ['t2'], EVERY_COMPARE_KEY)),
     ...keysOf(buildListPath(EVERY_LIST_KEY)), ...keysOf(buildHistoryPath(EVERY_HISTORY_KEY)),
     ...Object.values(EVERY_SELECTION).flatMap((selection) => keysOf(buildPath('t1', selectionPatch(selection))))])].sort();
   const documented = [...new Set([...doc.matchAll(/^\| `([a-z]+)=`/gm)].map((m) => m[1]))].sort();

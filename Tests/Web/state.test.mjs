@@ -214,8 +214,21 @@ test('a comparison link round-trips its ranges, filter and row, and ids are perc
   const state = { ...COMPARE_EMPTY_STATE, rangeA: [0, 1_000_000_000], rangeB: [5, 2_000_000], rows: 'app', row: { module: 'My App', view: 'Row: "x"', category: 'View Body' } };
   const path = buildComparePath('id a', 'b/2', state);
   assert.match(path, /^\/compare\/id%20a\/b%2F2\?v=\d+&ra=0,1000000000&rb=5,2000000&vf=app&pv=/);
-  assert.deepEqual(at(path), { route: 'compare', a: 'id a', b: 'b/2', state });
+  assert.deepEqual(at(path), { route: 'compare', a: ['id a'], b: ['b/2'], state });
   assert.deepEqual(at('/compare/x/y').state, COMPARE_EMPTY_STATE);
+});
+
+test('several recordings a side: /compare?a=ID,ID&b=ID, ids percent-encoded, the state as in the path form', () => {
+  const state = { ...COMPARE_EMPTY_STATE, rows: 'long', anchor: { group: 'Add to Cart' }, ruler: 'anchor' };
+  const path = buildComparePath(['a 1', 'a,2', 'a3'], ['b1', 'b/2'], state);
+  assert.equal(path.split('&vf=')[0], `/compare?v=${STATE_VERSION}&a=a%201,a%2C2,a3&b=b1,b%2F2`);
+  assert.deepEqual(at(path), { route: 'compare', a: ['a 1', 'a,2', 'a3'], b: ['b1', 'b/2'], state });
+  // One recording each is always the path form; a list of one is the same link as its id.
+  assert.equal(buildComparePath(['x'], ['y'], {}), buildComparePath('x', 'y', {}));
+  assert.match(buildComparePath(['x'], ['y', 'z'], {}), /^\/compare\?v=\d+&a=x&b=y,z$/);
+  // A side missing or with an empty id is no comparison.
+  for (const junk of ['/compare?a=x', '/compare?b=y', '/compare?a=x,&b=y', '/compare?a=&b=y', '/compare']) assert.equal(at(junk).route, 'not-found', junk);
+  assert.equal(at(`/compare?v=${STATE_VERSION + 1}&a=x,y&b=z`).plainPath, `/compare?v=${STATE_VERSION}&a=x,y&b=z`);
 });
 
 test('a comparison link round-trips the timelines: anchor, shared window (negative before the anchors), tracks', () => {

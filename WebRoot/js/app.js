@@ -6,7 +6,7 @@ import { watchFileDrops } from './file-drop.js';
 import { renderHome } from './pages/home.js';
 import { mountHistory } from './pages/history.js';
 import { openTracePage } from './pages/trace.js';
-import { mountCompare } from './pages/compare/index.js';
+import { compareKey, mountCompare } from './pages/compare/index.js';
 import { badUpdatePage, badVersionPage, messagePage } from './pages/message.js';
 
 let current = null; // the mounted page: {route, traceId?, compareKey?, restore?(state), teardown(), upload?(file)}
@@ -36,7 +36,7 @@ async function route() {
     await current.restore(parsed.state);
     return;
   }
-  if (parsed.route === 'compare' && current?.compareKey === `${parsed.a}/${parsed.b}`) {
+  if (parsed.route === 'compare' && current?.compareKey === compareKey(parsed.a, parsed.b)) {
     current.restore(parsed.state);
     return;
   }

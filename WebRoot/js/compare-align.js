@@ -49,3 +49,21 @@ export function formatAnchor(anchor) {
   if (anchor?.group) return `g:${anchor.group}`;
   return null;
 }
+
+/** Around an anchor the timelines show this much before it and after it (ns on the shared axis). */
+export const ANCHOR_BEFORE_NS = 50_000_000;
+export const ANCHOR_AFTER_NS = 250_000_000;
+
+/**
+ * The shared window "Align at" zooms both timelines to: around the anchor (time 0 on the shared
+ * axis), or for 'ranges' the longer compared range and a margin; null (both whole traces) for
+ * both starts. `ranges`: {a, b} ([start, end] or null).
+ */
+export function anchorWindow(anchor, ranges = {}) {
+  if (!anchor) return null;
+  if (anchor === 'ranges') {
+    const longest = Math.max(...[ranges.a, ranges.b].map((r) => (r ? r[1] - r[0] : 0)));
+    if (longest > 0) return [-Math.round(longest * 0.1), Math.round(longest * 1.1)];
+  }
+  return [-ANCHOR_BEFORE_NS, ANCHOR_AFTER_NS];
+}

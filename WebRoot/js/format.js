@@ -126,6 +126,16 @@ export const kindLabel = {
   other: 'Other',
 };
 
+/** A p-value as the CLI prints it (ComparisonWords.pValue): "p = 0.41", "p = 0.003", "p = 3e-11". */
+export function formatPValue(p) {
+  if (p <= 0) return 'p < 1e-300';
+  if (p >= 0.001) return `p = ${Math.round(p * (p >= 0.1 ? 100 : 1000)) / (p >= 0.1 ? 100 : 1000)}`;
+  let exponent = Math.floor(Math.log10(p));
+  let mantissa = Math.round(p / 10 ** exponent);
+  if (mantissa >= 10) { mantissa = 1; exponent += 1; }
+  return `p = ${mantissa}e${exponent}`;
+}
+
 /** What a note is about, in words: "update 12", "the range 1.200 s – 1.500 s", "finding long-body:X". */
 export function noteTargetText(target) {
   switch (target?.kind) {

@@ -139,14 +139,14 @@ function parsePaneView(text, category) {
  * Reads a location into a route:
  * {route:'home', list} (LIST_EMPTY) | {route:'history', history} (HISTORY_EMPTY) | {route:'trace', traceId, state} | {route:'bad-version', version, traceId} |
  * {route:'bad-update', traceId, updateText} | {route:'not-found', path} |
- * {route:'compare', a, b, state} (a COMPARE_EMPTY_STATE); a bad-version route carries `plainPath`,
- * the page without the view.
+ * {route:'compare', a, b, state} (a and b: the ids of each side's recordings, one or more; state a
+ * COMPARE_EMPTY_STATE); a bad-version route carries `plainPath`, the page without the view.
  */
 export function parseLocation(location = window.location) {
   const path = location.pathname.replace(/\/+$/, '') || '/';
   if (path === '/') return { route: 'home', list: parseListQuery(location.search) };
   if (path === '/history') return { route: 'history', history: parseHistoryQuery(location.search) };
-  if (path.startsWith('/compare/')) return parseCompareLocation(path, location.search);
+  if (path === '/compare' || path.startsWith('/compare/')) return parseCompareLocation(path, location.search);
   const match = path.match(/^\/traces\/([^/]+)(?:\/updates\/([^/]+))?$/);
   if (!match) return { route: 'not-found', path };
   const traceId = decodeURIComponent(match[1]);
@@ -193,8 +193,9 @@ export function parseLocation(location = window.location) {
 }
 
 /**
- * The state of a comparison page /compare/{a}/{b} (same v= and upgrade rules as trace pages; its
- * keys are in docs/share-links.md, "Comparison pages").
+ * The state of a comparison page /compare/{a}/{b}, or /compare?a=ID,ID&b=ID,ID for several
+ * recordings a side (same v= and upgrade rules as trace pages; its keys are in
+ * docs/share-links.md, "Comparison pages").
  */
 export const COMPARE_EMPTY_STATE = Object.freeze({
   rangeA: null,    // compared range of trace A [start, end] ns (ra=)
@@ -204,18 +205,41 @@ export const COMPARE_EMPTY_STATE = Object.freeze({
   anchor: null,    // where the timelines align: null (both starts) | 'ranges' | {group: label} (al=)
   timeline: null,  // the timelines' window [start, end] on the shared axis, ns from the anchors (tw=)
   lanes: [],       // expanded timeline tracks of both timelines, e.g. ['swiftui'] (tx=)
+  ruler: null,     // what the timelines' rulers read: null (each trace's own clock) | 'anchor' (time from the anchor) (ru=)
 });
 
 const ROW_FILTERS = ['long', 'app'];
 
+/**
+ * The ids of a side in the pooled form, `key=ID,ID` of the raw `search` (each id percent-encoded,
+ * so an id may hold a comma: split before decoding); null when missing, empty or damaged.
+ */
+function parseIDs(search, key) {
+  const raw = search.replace(/^\?/, '').split('&').find((part) => part.startsWith(`${key}=`))?.slice(key.length + 1);
+  if (!raw) return null;
+  try {
+    const ids = raw.split(',').map((id) => decodeURIComponent(id.replace(/\+/g, ' ')));
+    return ids.every(Boolean) ? ids : null;
+  } catch {
+    return null;
+  }
+}
+
 function parseCompareLocation(path, search) {
-  const match = path.match(/^\/compare\/([^/]+)\/([^/]+)$/);
-  if (!match) return { route: 'not-found', path };
-  const [a, b] = [decodeURIComponent(match[1]), decodeURIComponent(match[2])];
   const params = new URLSearchParams(search);
+  let a;
+  let b;
+  if (path === '/compare') {
+    [a, b] = [parseIDs(search, 'a'), parseIDs(search, 'b')];
+    if (!a || !b) return { route: 'not-found', path: `${path}${search}` };
+  } else {
+    const match = path.match(/^\/compare\/([^/]+)\/([^/]+)$/);
+    if (!match) return { route: 'not-found', path };
+    [a, b] = [[decodeURIComponent(match[1])], [decodeURIComponent(match[2])]];
+  }
   const version = params.get('v') ?? String(STATE_VERSION);
   if (!/^[1-9]\d*$/.test(version) || Number(version) > STATE_VERSION) {
-    return { route: 'bad-version', version, traceId: a, plainPath: buildComparePath(a, b, {}) };
+    return { route: 'bad-version', version, traceId: a[0], plainPath: buildComparePath(a, b, {}) };
   }
   // Upgrades so far only touch trace-page keys; running them keeps one chain for every page.
   upgradeParams(params, Number(version), null);
@@ -228,14 +252,21 @@ function parseCompareLocation(path, search) {
     anchor: parseAnchor(params.get('al')),
     timeline: parseSpan(params.get('tw')),
     lanes: (params.get('tx') ?? '').split(',').filter(Boolean),
+    ruler: params.get('ru') === 'anchor' ? 'anchor' : null,
   };
   return { route: 'compare', a, b, state };
 }
 
-/** The path + query of a comparison page (relative URL). */
+/**
+ * The path + query of a comparison page (relative URL). `a` and `b`: a trace id, or the ids of
+ * a side's recordings; one each is /compare/{a}/{b}, more is /compare?v=N&a=ID,ID&b=ID.
+ */
 export function buildComparePath(a, b, state) {
+  const [idsA, idsB] = [[a].flat(), [b].flat()];
   const s = { ...COMPARE_EMPTY_STATE, ...state };
   const query = [`v=${STATE_VERSION}`];
+  const pooled = idsA.length > 1 || idsB.length > 1;
+  if (pooled) query.push(`a=${idsA.map(encodeURIComponent).join(',')}`, `b=${idsB.map(encodeURIComponent).join(',')}`);
   if (s.rangeA) query.push(`ra=${Math.round(s.rangeA[0])},${Math.round(s.rangeA[1])}`);
   if (s.rangeB) query.push(`rb=${Math.round(s.rangeB[0])},${Math.round(s.rangeB[1])}`);
   if (s.rows && ROW_FILTERS.includes(s.rows)) query.push(`vf=${s.rows}`);
@@ -245,7 +276,9 @@ export function buildComparePath(a, b, state) {
   if (anchor) query.push(`al=${anchor.startsWith('g:') ? `g:${encodeURIComponent(anchor.slice(2))}` : anchor}`);
   if (s.timeline) query.push(`tw=${Math.round(s.timeline[0])},${Math.round(s.timeline[1])}`);
   if (s.lanes?.length) query.push(`tx=${s.lanes.map(encodeURIComponent).join(',')}`);
-  return `/compare/${encodeURIComponent(a)}/${encodeURIComponent(b)}?${query.join('&')}`;
+  if (s.ruler === 'anchor') query.push('ru=anchor');
+  if (pooled) return `/compare?${query.join('&')}`;
+  return `/compare/${encodeURIComponent(idsA[0])}/${encodeURIComponent(idsB[0])}?${query.join('&')}`;
 }
 
 /** The path + query of a view state (relative URL). */

@@ -60,7 +60,7 @@ public enum BudgetReader {
 /// Keys of the file, one place (the schema in docs/ lists the same).
 enum BudgetKeys {
     static let top = ["$schema", "version", "window", "rules", "baseline"]
-    static let rule = ["name", "metric", "views", "perView", "window", "max", "kinds", "minSeverity", "thresholds", "functions", "over"]
+    static let rule = ["name", "metric", "views", "perView", "window", "max", "kinds", "minSeverity", "thresholds", "functions", "over", "interaction"]
     static let window = ["from", "to"]
     static let baseline = ["countTolerance", "timeTolerance", "views"]
 }
@@ -155,6 +155,7 @@ struct BudgetParser: ~Copyable {
         var findings = FindingsFilter()
         /// The first key only a findings rule may have, to point at when the metric is another.
         var findingsKey: (name: String, offset: Int)?
+        var interaction: (glob: Glob, offset: Int)?
         var functions: (globs: [Glob], offset: Int)?
         var over: (value: Nanoseconds, text: String, offset: Int)?
         while let key = try nextKey(&object, in: path, known: BudgetKeys.rule) {
@@ -184,6 +185,8 @@ struct BudgetParser: ~Copyable {
                 window = try readWindow(path: field)
             case "max":
                 limit = (try readLimitToken(path: field), offset)
+            case "interaction":
+                interaction = (try readGlob(path: field), offset)
             case "kinds":
                 findings.kinds = try readKinds(path: field)
                 findingsKey = findingsKey ?? (key.name, key.offset)
@@ -219,6 +222,12 @@ struct BudgetParser: ~Copyable {
         if let over, metric.value != .mainActorTasksOver {
             throw OffsetError(offset: over.offset, message: "\(path).over: applies only to main-actor-tasks-over, not \(metric.value.rawValue)")
         }
+        if let interaction, metric.value != .perInteraction {
+            throw OffsetError(offset: interaction.offset, message: "\(path).interaction: applies only to the per-interaction metric, not \(metric.value.rawValue)")
+        }
+        if interaction == nil, metric.value == .perInteraction {
+            throw OffsetError(offset: start, message: "\(path): missing \"interaction\", the signpost name of the intervals measured (e.g. \"Favorite Tap\")")
+        }
         let limitValue = try limitValue(limit.token, metric: metric.value, path: "\(path).max", offset: limit.offset)
         var defaultName = metric.value.rawValue
         if !findings.kinds.isEmpty { defaultName += " (" + findings.kinds.map(\.rawValue).joined(separator: ", ") + ")" }
@@ -226,10 +235,11 @@ struct BudgetParser: ~Copyable {
         if let functions { defaultName += " of " + functions.globs.map(\.pattern).joined(separator: ", ") }
         if let over { defaultName += " over \(over.text)" }
         if perView?.value == true { defaultName += " (each view)" }
+        if let interaction { defaultName += " per \(interaction.glob.pattern)" }
         defaultName += " ≤ \(limit.token.text)"
         let rule = BudgetRule(
             name: name?.text ?? defaultName, metric: metric.value, views: views?.globs ?? [], perView: perView?.value ?? false,
-            window: window, limit: limitValue, findings: findings, functions: functions?.globs ?? [], over: over?.value
+            window: window, limit: limitValue, findings: findings, functions: functions?.globs ?? [], over: over?.value, interaction: interaction?.glob
         )
         return RuleDraft(rule: rule, path: path, nameOffset: name?.offset ?? start, offset: start)
     }

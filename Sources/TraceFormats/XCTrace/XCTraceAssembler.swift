@@ -34,9 +34,10 @@ final class XCTraceAssembler {
     @exclusivity(unchecked) private var taskByKey: [TaskKey: UInt32] = [:]
     // ...and per text and thread for the whole import.
     @exclusivity(unchecked) private var stringOfText: [StringRef] = []
-    @exclusivity(unchecked) private var updateKindOfText: [Int32: UpdateKind] = [:]
-    @exclusivity(unchecked) private var severityOfText: [Int32: SourceSeverity] = [:]
-    @exclusivity(unchecked) private var edgeLabelOfText: [Int32: EdgeLabel] = [:]
+    // By text id (nil: not converted yet): an array index per row instead of a hashed lookup.
+    @exclusivity(unchecked) private var updateKindOfText: [UpdateKind?] = []
+    @exclusivity(unchecked) private var severityOfText: [SourceSeverity?] = []
+    @exclusivity(unchecked) private var edgeLabelOfText: [EdgeLabel?] = []
     @exclusivity(unchecked) private var threadByKey: [ThreadKey: Int32] = [:]
     @exclusivity(unchecked) private var processByPID: [Int32: UInt32] = [:]
     @exclusivity(unchecked) private var processNames: [UInt32: String] = [:]
@@ -683,11 +684,13 @@ final class XCTraceAssembler {
     }
 
     /// A vocabulary conversion of a cell's text, once per distinct text: the same few repeat on every row.
-    private func memoized<T>(_ memo: inout [Int32: T], _ value: ValueRef, _ convert: (String) -> T) -> T {
+    private func memoized<T>(_ memo: inout [T?], _ value: ValueRef, _ convert: (String) -> T) -> T {
         guard let textID = values.textID(value) else { return convert(values.string(value) ?? "") }
-        if let known = memo[textID] { return known }
-        let converted = convert(values.strings[Int(textID)])
-        memo[textID] = converted
+        let index = Int(textID)
+        if index < memo.count, let known = memo[index] { return known }
+        let converted = convert(values.strings[index])
+        if index >= memo.count { memo.append(contentsOf: repeatElement(nil, count: max(index + 1, 2 * memo.count) - memo.count)) }
+        memo[index] = converted
         return converted
     }
 

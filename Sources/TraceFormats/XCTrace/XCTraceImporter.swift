@@ -46,12 +46,12 @@ public enum XCTraceImporter {
                 used = values.swapBatch(next)
                 for event in values.batch.events {
                     switch event {
-                    case let .document(started):
+                    case let .document(started, kept):
                         document = started
-                        values.beginDocument()
+                        values.beginDocument(kept: kept)
                         assembler.beginDocument()
-                    case .node:
-                        values.beginNode()
+                    case let .node(kept):
+                        values.beginNode(kept: kept)
                     case let .tableOfContents(toc):
                         assembler.tableOfContents(toc)
                     case let .beginTable(schema):

@@ -159,6 +159,9 @@ final class XCTraceReader {
     /// when full. The reader keeps no values itself, only how many the `<node>` and the row have.
     @exclusivity(unchecked) private var pipeline: XCTracePipeline?
     @exclusivity(unchecked) private var batch = XCTraceRowBatch()
+    /// The values the current `<node>` keeps, shared with the assembler (which reads them in place).
+    @exclusivity(unchecked) private var kept = XCTraceKeptValues()
+    @exclusivity(unchecked) private var keptPages: XCTraceKeptValues.Pages
     @exclusivity(unchecked) private var keptCount = 0
     @exclusivity(unchecked) private var keptChildrenCount = 0
     /// Where the current row's cells, values, children and attributes start in `batch`.
@@ -220,6 +223,7 @@ final class XCTraceReader {
 
     init(source: ByteChunks) {
         tokenizer = XMLTokenizer(source: source)
+        keptPages = kept.pages
     }
 
     deinit {
@@ -232,7 +236,7 @@ final class XCTraceReader {
     func run(_ document: XCTraceDocument, into pipeline: XCTracePipeline) throws {
         self.pipeline = pipeline
         defer { self.pipeline = nil }
-        batch.events.append(.document(document))
+        batch.events.append(.document(document, kept))
         do {
             try readDocument()
         } catch let error where !(error is HandoffStopped) {
@@ -290,7 +294,7 @@ final class XCTraceReader {
                 switch XMLName(rawValue: name) {
                 case .node:
                     beginNode()
-                    batch.events.append(.node)
+                    batch.events.append(.node(kept))
                     nodeRun = try tokenizer.attribute(XMLName.xpath.rawValue).map(tokenizer.string).flatMap(Self.run(inXPath:))
                 case .schema:
                     let tableName = try tokenizer.attribute(XMLName.name.rawValue).map(tokenizer.string) ?? ""
@@ -374,7 +378,7 @@ final class XCTraceReader {
                     schema = nil
                     skippingRows = false
                     beginNode()
-                    batch.events.append(.node)
+                    batch.events.append(.node(kept))
                 case .target:
                     inTOCTarget = false
                 case .traceTOC:
@@ -395,6 +399,8 @@ final class XCTraceReader {
 
     private func beginNode() {
         nodeRun = nil
+        kept = XCTraceKeptValues()
+        keptPages = kept.pages
         keptCount = 0
         keptChildrenCount = 0
         valueByID.removeAll(keepingCapacity: false)
@@ -474,7 +480,7 @@ final class XCTraceReader {
         }
         batch.rows.append(XCTraceRowBatch.Row(
             offset: offset, rowCount: rowCount, cells: rowCellStart..<batch.cells.count, valueStart: rowValueStart,
-            childStart: rowChildStart, attributes: rowAttributeStart..<batch.rowAttributes.count, keptEnd: batch.kept.count,
+            childStart: rowChildStart, attributes: rowAttributeStart..<batch.rowAttributes.count,
             keptChildrenEnd: batch.keptChildren.count, keptAttributesEnd: batch.keptAttributes.count,
             stringsEnd: batch.strings.count, namesEnd: batch.names.count
         ))
@@ -589,15 +595,18 @@ final class XCTraceReader {
             value.fmt = fmt
             if value.text < 0, !value.hasNumber { value.text = fmt }
         }
-        let children = pendingChildren[item.childrenStart...]
+        // Most values have no children: then no slice of `pendingChildren` (a retain and a release).
+        let childCount = pendingChildren.count - item.childrenStart
         let ref: ValueRef
         if item.keep {
             value.childStart = UInt32(keptChildrenCount)
-            value.childCount = UInt32(children.count)
-            batch.keptChildren.append(contentsOf: children)
-            keptChildrenCount += children.count
+            value.childCount = UInt32(childCount)
+            if childCount > 0 { batch.keptChildren.append(contentsOf: pendingChildren[item.childrenStart...]) }
+            keptChildrenCount += childCount
+            guard XCTraceKeptValues.store(value, at: keptCount, in: keptPages) else {
+                throw XCTraceValueError(offset: item.offset, table: schema?.name, field: nil, message: "more than \(Int32.max) values with an id in one <node>")
+            }
             ref = ValueRef(keptCount)
-            batch.kept.append(value)
             keptCount += 1
             if item.name >= 0 || item.path >= 0 { batch.keptAttributes.append(ValueAttributes(value: ref, name: item.name, path: item.path)) }
             if item.hasID {
@@ -614,8 +623,8 @@ final class XCTraceReader {
             }
         } else {
             value.childStart = UInt32(batch.rowChildren.count - rowChildStart)
-            value.childCount = UInt32(children.count)
-            batch.rowChildren.append(contentsOf: children)
+            value.childCount = UInt32(childCount)
+            if childCount > 0 { batch.rowChildren.append(contentsOf: pendingChildren[item.childrenStart...]) }
             ref = -1 - ValueRef(batch.rowValues.count - rowValueStart)
             batch.rowValues.append(value)
             if item.name >= 0 || item.path >= 0 { batch.rowAttributes.append(ValueAttributes(value: ref, name: item.name, path: item.path)) }

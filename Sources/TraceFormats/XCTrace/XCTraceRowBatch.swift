@@ -9,15 +9,15 @@ struct XCTraceDocument {
 }
 
 /// Rows on their way from the reader (tokens and values, on a thread of its own) to the
-/// assembler, with everything they refer to. A batch is self-contained: the values the reader
-/// kept and the texts and names it interned since the previous batch travel with it, so the
-/// two threads share no mutable structure.
+/// assembler, with everything they refer to: the texts and names the reader interned since the
+/// previous batch travel with it. The values a `<node>` keeps are not copied into batches: they
+/// stay in the node's `XCTraceKeptValues`, which the `.node` event hands over once.
 struct XCTraceRowBatch: @unchecked Sendable {
     enum Event {
-        /// A new document: its own text pool, element names and value ids.
-        case document(XCTraceDocument)
-        /// A `<node>` began or ended: the values kept for the node are dropped.
-        case node
+        /// A new document: its own text pool, element names and value ids (kept in the store given).
+        case document(XCTraceDocument, XCTraceKeptValues)
+        /// A `<node>` began or ended: the values kept for the node are dropped; the next ones go in the store given.
+        case node(XCTraceKeptValues)
         case tableOfContents(TableOfContents)
         /// The reader waits for the assembler's answer: read the table's rows or skip them.
         case beginTable(TableSchema)
@@ -38,7 +38,6 @@ struct XCTraceRowBatch: @unchecked Sendable {
         var childStart: Int
         var attributes: Range<Int>
         /// How much of each of the batch's kept/interned lists the row may refer to.
-        var keptEnd: Int
         var keptChildrenEnd: Int
         var keptAttributesEnd: Int
         var stringsEnd: Int
@@ -52,7 +51,6 @@ struct XCTraceRowBatch: @unchecked Sendable {
     var rowValues: [StoredValue] = []
     var rowChildren: [ValueRef] = []
     var rowAttributes: [ValueAttributes] = []
-    var kept: [StoredValue] = []
     var keptChildren: [ValueRef] = []
     var keptAttributes: [ValueAttributes] = []
     var strings: [String] = []
@@ -66,7 +64,6 @@ struct XCTraceRowBatch: @unchecked Sendable {
         rowValues.removeAll(keepingCapacity: true)
         rowChildren.removeAll(keepingCapacity: true)
         rowAttributes.removeAll(keepingCapacity: true)
-        kept.removeAll(keepingCapacity: true)
         keptChildren.removeAll(keepingCapacity: true)
         keptAttributes.removeAll(keepingCapacity: true)
         strings.removeAll(keepingCapacity: true)
@@ -80,17 +77,22 @@ final class XCTraceValues {
     /// The document's texts, by pool id.
     @exclusivity(unchecked) private(set) var strings: [String] = []
     @exclusivity(unchecked) private var names: [String] = []
-    @exclusivity(unchecked) private var kept: [StoredValue] = []
+    /// The node's kept values (held for their lifetime) and their pages, read directly.
+    @exclusivity(unchecked) private var kept = XCTraceKeptValues()
+    @exclusivity(unchecked) private var keptPages: XCTraceKeptValues.Pages
+
+    init() {
+        keptPages = kept.pages
+    }
     @exclusivity(unchecked) private var keptChildren: [ValueRef] = []
     @exclusivity(unchecked) private var keptAttributes: [ValueRef: ValueAttributes] = [:]
     /// The batch being assembled: its events are replayed from here.
     @exclusivity(unchecked) private(set) var batch = XCTraceRowBatch()
     @exclusivity(unchecked) private var row = XCTraceRowBatch.Row(
         offset: 0, rowCount: 0, cells: 0..<0, valueStart: 0, childStart: 0, attributes: 0..<0,
-        keptEnd: 0, keptChildrenEnd: 0, keptAttributesEnd: 0, stringsEnd: 0, namesEnd: 0
+        keptChildrenEnd: 0, keptAttributesEnd: 0, stringsEnd: 0, namesEnd: 0
     )
     // How much of the batch's kept/interned lists is mirrored already.
-    @exclusivity(unchecked) private var keptRead = 0
     @exclusivity(unchecked) private var keptChildrenRead = 0
     @exclusivity(unchecked) private var keptAttributesRead = 0
     @exclusivity(unchecked) private var stringsRead = 0
@@ -106,7 +108,6 @@ final class XCTraceValues {
     func swapBatch(_ next: XCTraceRowBatch) -> XCTraceRowBatch {
         var used = next
         swap(&used, &batch)
-        keptRead = 0
         keptChildrenRead = 0
         keptAttributesRead = 0
         stringsRead = 0
@@ -114,22 +115,22 @@ final class XCTraceValues {
         return used
     }
 
-    func beginDocument() {
+    func beginDocument(kept: XCTraceKeptValues) {
         strings.removeAll()
         names.removeAll()
-        beginNode()
+        beginNode(kept: kept)
     }
 
     /// The node's values go with their memory: the next node may be a much smaller table.
-    func beginNode() {
-        kept = []
+    func beginNode(kept: XCTraceKeptValues) {
+        self.kept = kept
+        keptPages = kept.pages
         keptChildren = []
         keptAttributes = [:]
     }
 
     func load(row index: Int) {
         let row = batch.rows[index]
-        Self.catchUp(&kept, from: batch.kept, read: &keptRead, to: row.keptEnd)
         Self.catchUp(&keptChildren, from: batch.keptChildren, read: &keptChildrenRead, to: row.keptChildrenEnd)
         while keptAttributesRead < row.keptAttributesEnd {
             let attributes = batch.keptAttributes[keptAttributesRead]
@@ -156,7 +157,7 @@ final class XCTraceValues {
 
     func value(_ ref: ValueRef) -> StoredValue? {
         if ref == sentinelValue || ref == missingValue { return nil }
-        return ref >= 0 ? kept[Int(ref)] : batch.rowValues[row.valueStart + Int(-1 - ref)]
+        return ref >= 0 ? XCTraceKeptValues.load(ref, from: keptPages) : batch.rowValues[row.valueStart + Int(-1 - ref)]
     }
 
     func tag(_ ref: ValueRef) -> UInt16? { value(ref)?.tag }

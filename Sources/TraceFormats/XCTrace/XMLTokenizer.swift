@@ -117,16 +117,29 @@ final class XMLTokenizer {
             let start = position
             tokenOffset = bufferOffset + start
             if buffer[start] != UInt8(ascii: "<") {
-                guard let lt = find(UInt8(ascii: "<"), from: start) else {
+                // One pass finds the end of the text and notes an '&' on the way (rare: then the rest by memchr).
+                var lt = ByteScan.first(UInt8(ascii: "<"), UInt8(ascii: "&"), in: buffer, from: start, to: count)
+                let needsDecoding = lt < count && buffer[lt] == UInt8(ascii: "&")
+                if needsDecoding { lt = find(UInt8(ascii: "<"), from: lt + 1) ?? count }
+                guard lt < count else {
                     // Trailing text at the very end (usually a newline) is a token of its own.
-                    if sourceEnded { return finishText(start, count, decode: true) }
+                    if sourceEnded { return finishText(start, count, needsDecoding: needsDecoding) }
                     return nil
                 }
-                return finishText(start, lt, decode: true)
+                return finishText(start, lt, needsDecoding: needsDecoding)
             }
             guard start + 1 < count else { return nil }
             switch buffer[start + 1] {
             case UInt8(ascii: "/"):
+                // Nearly every end tag is the open element's name and '>': checked in place.
+                if let open = openElements.last {
+                    let gtAt = start + 2 + names.length(open)
+                    if gtAt < count, buffer[gtAt] == UInt8(ascii: ">"), names.matches(open, padded: buffer + start + 2, gtAt - start - 2) {
+                        openElements.removeLast()
+                        position = gtAt + 1
+                        return .end(name: open)
+                    }
+                }
                 guard let gt = find(UInt8(ascii: ">"), from: start + 2) else { return nil }
                 var nameEnd = start + 2
                 while nameEnd < gt, !isSpace(buffer[nameEnd]) { nameEnd += 1 }
@@ -155,7 +168,7 @@ final class XMLTokenizer {
                 } else if hasPrefix("<![CDATA[", at: start) {
                     guard let end = find("]]>", from: start + 9) else { return nil }
                     position = end + 3
-                    return finishText(start + 9, end, decode: false, advance: false)
+                    return finishText(start + 9, end, needsDecoding: false, advance: false)
                 } else if start + 9 > count {
                     return nil
                 } else if hasPrefix("<!DOCTYPE", at: start) {
@@ -178,9 +191,9 @@ final class XMLTokenizer {
         }
     }
 
-    private func finishText(_ start: Int, _ end: Int, decode: Bool, advance: Bool = true) -> Token {
+    private func finishText(_ start: Int, _ end: Int, needsDecoding: Bool, advance: Bool = true) -> Token {
         textRange = start..<end
-        textNeedsDecoding = decode && find(UInt8(ascii: "&"), from: start, before: end) != nil
+        textNeedsDecoding = needsDecoding
         if advance { position = end }
         return .text
     }
@@ -197,7 +210,7 @@ final class XMLTokenizer {
         let end = count
         var p = start + 1
         let nameStart = p
-        while p < end, !endsName(bytes[p], UInt8(ascii: "/")) { p += 1 }
+        p = ByteScan.nameEnd(UInt8(ascii: "/"), in: bytes, from: p, to: end)
         guard p < end else { return nil }
         guard p > nameStart else { throw XMLSyntaxError(offset: tokenOffset, message: "a tag without a name") }
         let name = try internName(bytes + nameStart, p - nameStart)
@@ -220,9 +233,10 @@ final class XMLTokenizer {
                 return .start(name: name, selfClosing: true)
             }
             let attributeStart = p
-            while p < end, !endsName(bytes[p], UInt8(ascii: "=")) { p += 1 }
+            p = ByteScan.nameEnd(UInt8(ascii: "="), in: bytes, from: p, to: end)
             guard p < end else { return nil }
-            let attributeName = try internName(bytes + attributeStart, p - attributeStart)
+            let attributeName = try Self.rowAttribute(bytes + attributeStart, p - attributeStart)
+                ?? internName(bytes + attributeStart, p - attributeStart)
             while p < end, isSpace(bytes[p]) { p += 1 }
             guard p < end else { return nil }
             guard bytes[p] == UInt8(ascii: "=") else {
@@ -236,22 +250,9 @@ final class XMLTokenizer {
                 throw XMLSyntaxError(offset: bufferOffset + p, message: "attribute \(names.name(attributeName)) of <\(names.name(name))> is not quoted")
             }
             // Values are short: one pass finds the closing quote and notes any '&' on the way.
-            var close = p + 1
-            var needsDecoding = false
-            // Eight bytes at a time while they hold neither the quote nor '&' (most of a `fmt`).
-            let quotes = 0x0101_0101_0101_0101 &* UInt64(quote)
-            let ampersands: UInt64 = 0x0101_0101_0101_0101 &* 0x26
-            while close + 8 <= end {
-                let word = UInt64(littleEndian: UnsafeRawPointer(bytes + close).loadUnaligned(as: UInt64.self))
-                if Self.zeroByte(word ^ quotes) | Self.zeroByte(word ^ ampersands) != 0 { break }
-                close += 8
-            }
-            while close < end {
-                let v = bytes[close]
-                if v == quote { break }
-                if v == UInt8(ascii: "&") { needsDecoding = true }
-                close += 1
-            }
+            var close = ByteScan.first(quote, UInt8(ascii: "&"), in: bytes, from: p + 1, to: end)
+            let needsDecoding = close < end && bytes[close] == UInt8(ascii: "&")
+            if needsDecoding { close = ByteScan.first(quote, quote, in: bytes, from: close + 1, to: end) }
             guard close < end else { return nil }
             attributeStorage.append(Attribute(name: attributeName, value: (p + 1)..<close, needsDecoding: needsDecoding))
             p = close + 1
@@ -259,16 +260,16 @@ final class XMLTokenizer {
     }
 
 
-    /// High bit set in each byte of the result where `word` has a zero byte (the lowest such
-    /// bit is exact; higher ones may be false, which only ends the fast scan early).
-    @inline(__always) private static func zeroByte(_ word: UInt64) -> UInt64 {
-        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
-    }
-
-    /// Whether `c` ends a tag or attribute name: space, '>' or `other` ('/' or '='). Name
-    /// bytes are mostly letters (above '>'), so one comparison settles most of them.
-    @inline(__always) private func endsName(_ c: UInt8, _ other: UInt8) -> Bool {
-        c <= UInt8(ascii: ">") && (c == UInt8(ascii: ">") || c == other || isSpace(c))
+    /// `id`, `fmt` or `ref`, nearly every attribute of a row, told by their bytes without a
+    /// lookup in the name table (which took half the tokenizer's name lookups).
+    @inline(__always) private static func rowAttribute(_ name: UnsafePointer<UInt8>, _ length: Int) -> UInt16? {
+        if length == 2 {
+            return name[0] == UInt8(ascii: "i") && name[1] == UInt8(ascii: "d") ? XMLName.id.rawValue : nil
+        }
+        guard length == 3 else { return nil }
+        if name[0] == UInt8(ascii: "f"), name[1] == UInt8(ascii: "m"), name[2] == UInt8(ascii: "t") { return XMLName.fmt.rawValue }
+        if name[0] == UInt8(ascii: "r"), name[1] == UInt8(ascii: "e"), name[2] == UInt8(ascii: "f") { return XMLName.ref.rawValue }
+        return nil
     }
 
     // MARK: Values of the current token
@@ -502,6 +503,8 @@ final class NameTable {
     @exclusivity(unchecked) private var mask: Int
     @exclusivity(unchecked) private var arena: [UInt8] = []
     @exclusivity(unchecked) private var starts: [Int] = [0]
+    /// Each name's slot by id (its length and first sixteen bytes), for `matches(_:padded:_:)`.
+    @exclusivity(unchecked) private var spellings = PlainBuffer<Slot>(capacity: 64)
 
     init() {
         mask = 255
@@ -513,12 +516,28 @@ final class NameTable {
         }
     }
 
-    deinit { slots.deallocate() }
+    deinit {
+        slots.deallocate()
+        spellings.deallocate()
+    }
 
     var count: Int { starts.count - 1 }
 
     func name(_ id: UInt16) -> String {
         String(decoding: arena[starts[Int(id)]..<starts[Int(id) + 1]], as: UTF8.self)
+    }
+
+    /// The length in bytes of the name with this id.
+    func length(_ id: UInt16) -> Int { starts[Int(id) + 1] - starts[Int(id)] }
+
+    /// Whether the name with this id is spelled `bytes`, which have `padding` readable bytes
+    /// after them: names up to 16 bytes are compared as two words, without the arena.
+    @inline(__always) func matches(_ id: UInt16, padded start: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+        let spelling = spellings.base[Int(id)]
+        guard Int(spelling.length) == length else { return false }
+        guard length <= 16 else { return matches(id, start, length) }
+        return Self.prefix(start, length, from: 0, padded: true) == spelling.prefix
+            && Self.prefix(start, length, from: 8, padded: true) == spelling.prefix2
     }
 
     /// Whether the name with this id is spelled `bytes`.
@@ -576,6 +595,7 @@ final class NameTable {
         arena.append(contentsOf: UnsafeBufferPointer(start: start, count: length))
         starts.append(arena.count)
         slots[slot] = Slot(id: id, length: Int32(truncatingIfNeeded: length), prefix: prefix, prefix2: prefix2)
+        spellings.append(slots[slot])
         if count * 2 > mask + 1 { grow() }
         return UInt16(id)
     }

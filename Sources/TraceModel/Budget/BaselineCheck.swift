@@ -6,9 +6,15 @@ extension Trace {
     /// Two results, "baseline-body-count" and "baseline-body-time", of this trace (the new one)
     /// against `baseline`, each restricted to `window` (ns from each recording's start).
     public func baselineResults(against baseline: Trace, tolerance: BaselineTolerance, window: BudgetWindow? = nil) -> [BudgetResult] {
-        let comparison = TraceComparison(
-            before: baseline, after: self, beforeRange: window?.range(in: baseline), afterRange: window?.range(in: self)
-        )
+        baselineResults(against: [baseline], tolerance: tolerance, window: window)
+    }
+
+    /// The same against several recordings of the baseline, pooled (`ComparisonSide.pooled`): a
+    /// view regressed when this trace is beyond the baseline's runs (their mean, and beyond every
+    /// run for a count) and the durations of all of them tell it apart.
+    public func baselineResults(against baselines: [Trace], tolerance: BaselineTolerance, window: BudgetWindow? = nil) -> [BudgetResult] {
+        let before = ComparisonSide.pooled(baselines.map { $0.comparisonSide(in: window?.range(in: $0), findings: []) })
+        let comparison = TraceComparison(before, comparisonSide(in: window?.range(in: self), findings: []))
         let bodies = comparison.views.filter { view in
             view.kind == UpdateKind.viewBody.wireName && (tolerance.views.isEmpty || tolerance.views.contains { $0.matches(view.view) })
         }

@@ -29,6 +29,8 @@ public struct BudgetRule: Sendable, Equatable {
     public var limit: Int64
     /// `findings` rules: which findings count.
     public var findings: FindingsFilter
+    /// `per-interaction` rules: the signpost intervals measured, by name ("Favorite Tap").
+    public var interaction: Glob?
     /// Main-actor rules: resume functions the rule looks at (a wait counts for the function the
     /// task resumed in next); empty means every one.
     public var functions: [Glob]
@@ -39,12 +41,13 @@ public struct BudgetRule: Sendable, Equatable {
 
     public init(
         name: String, metric: BudgetMetric, views: [Glob] = [], perView: Bool = false, window: BudgetWindow? = nil, limit: Int64,
-        findings: FindingsFilter = FindingsFilter(), functions: [Glob] = [], over: Nanoseconds? = nil
+        findings: FindingsFilter = FindingsFilter(), functions: [Glob] = [], over: Nanoseconds? = nil, interaction: Glob? = nil
     ) {
         self.name = name
         self.findings = findings
         self.functions = functions
         self.over = over
+        self.interaction = interaction
         self.metric = metric
         self.views = views
         self.perView = perView
@@ -131,10 +134,13 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
     case mainActorWaitTotal = "main-actor-wait-total"
     /// Tasks with a run on the Main Actor longer than the rule's `over`.
     case mainActorTasksOver = "main-actor-tasks-over"
+    /// Most view bodies (of the rule's views) that started in one signpost interval of the rule's
+    /// `interaction`: "at most 2 LandmarkListItemView bodies per Favorite Tap".
+    case perInteraction = "per-interaction"
 
     public var unit: BudgetUnit {
         switch self {
-        case .redUpdates, .orangeUpdates, .longUpdates, .hangCount, .hitchCount, .fanOut, .findings, .mainActorTasksOver: .count
+        case .redUpdates, .orangeUpdates, .longUpdates, .hangCount, .hitchCount, .fanOut, .findings, .mainActorTasksOver, .perInteraction: .count
         case .bodyTimeTotal, .bodyTimeP95, .hangLongest, .hangTotal, .hitchLongest, .hitchTotal,
              .mainActorRunLongest, .mainActorRunTotal, .mainActorWaitLongest, .mainActorWaitTotal: .nanoseconds
         }
@@ -149,7 +155,7 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
     }
 
     /// Metrics that `views` narrows (fan-out: the views that were made to run; findings: the views they are about).
-    public var acceptsViews: Bool { isPerView || self == .fanOut || self == .findings }
+    public var acceptsViews: Bool { isPerView || self == .fanOut || self == .findings || self == .perInteraction }
 
     /// Metrics of Swift tasks on the Main Actor, which `functions` narrows.
     public var isMainActor: Bool {
@@ -179,6 +185,7 @@ public enum BudgetMetric: String, Sendable, CaseIterable {
         case .mainActorWaitLongest: "longest wait of a task for the Main Actor"
         case .mainActorWaitTotal: "time tasks waited for the Main Actor"
         case .mainActorTasksOver: "tasks that ran on the Main Actor longer than `over`"
+        case .perInteraction: "most view bodies in one interval of a signpost"
         }
     }
 }

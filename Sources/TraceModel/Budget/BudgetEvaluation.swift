@@ -106,6 +106,8 @@ extension Trace {
             return evaluateFanOutRule(rule, range: range)
         case .findings:
             return evaluateFindingsRule(rule, range: range)
+        case .perInteraction:
+            return evaluatePerInteractionRule(rule, range: range)
         case .mainActorRunLongest, .mainActorRunTotal, .mainActorWaitLongest, .mainActorWaitTotal, .mainActorTasksOver:
             return evaluateMainActorRule(rule, range: range)
         }
@@ -212,6 +214,44 @@ extension Trace {
             )
         }
         return result(rule, measured: measured, passed: passed, offenders: offenders, notes: [])
+    }
+
+    // MARK: Per interaction
+
+    /// The most bodies of the rule's views that started in one interval of the rule's signpost
+    /// name (intervals that start in the window); each interval over the limit is an offender.
+    private func evaluatePerInteractionRule(_ rule: BudgetRule, range: TimeRange?) -> BudgetResult {
+        let table = signposts
+        var matchesName: [StringRef: Bool] = [:]
+        var measured: Int64 = 0
+        var intervals = 0
+        var offenders: [BudgetOffender] = []
+        for row in 0..<table.count where table.kind[row] == .interval {
+            let start = table.start[row], end = table.end(row)
+            if let range, !(start >= range.start && start < range.end) { continue }
+            let name = table.name[row]
+            let matches = matchesName[name] ?? (rule.interaction?.matches(string(name)) ?? false)
+            matchesName[name] = matches
+            guard matches else { continue }
+            intervals += 1
+            let bodies = (indexOfFirst(atLeast: start, in: updates.start)..<indexOfFirst(atLeast: end, in: updates.start)).filter { update in
+                updates.kind[update] == .viewBody && rule.matches(view: string(updates.viewName[update]))
+            }
+            measured = max(measured, Int64(bodies.count))
+            guard bodies.count > rule.limit else { continue }
+            let message = string(table.beginMessage[row])
+            offenders.append(BudgetOffender(
+                title: "\(string(name)) at \(DurationText.format(start - metadata.start))\(message.isEmpty ? "" : " (\(message))"): \(bodies.count) bodies",
+                measured: Int64(bodies.count), updates: Array(bodies.prefix(BudgetOffender.listedUpdates)), updateCount: bodies.count,
+                span: TimeRange(start: start, end: end)
+            ))
+        }
+        offenders.sort { ($0.measured, $1.span?.start ?? 0) > ($1.measured, $0.span?.start ?? 0) }
+        var notes: [String] = []
+        if intervals == 0 {
+            notes.append("no signpost interval \(range == nil ? "" : "in the window ")is named \"\(rule.interaction?.pattern ?? "")\"")
+        }
+        return result(rule, measured: measured, passed: measured <= rule.limit, offenders: offenders, notes: notes)
     }
 
     // MARK: Cause fan-out
@@ -329,7 +369,7 @@ extension Trace {
 
     /// Findings are found on the whole recording; in a window count those with evidence there
     /// (or with no evidence in time at all).
-    private func isEvidence(_ evidence: FindingEvidence, in range: TimeRange) -> Bool {
+    func isEvidence(_ evidence: FindingEvidence, in range: TimeRange) -> Bool {
         guard !evidence.updates.isEmpty || evidence.range != nil else { return true }
         return evidence.updates.contains { range.overlaps(start: updates.start[$0], end: updates.end($0)) }
             || evidence.range.map { range.overlaps(start: $0.start, end: $0.end) } == true

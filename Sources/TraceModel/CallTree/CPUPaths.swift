@@ -39,6 +39,10 @@ struct CPUPathTrie: Sendable {
     /// Children of each node, compressed sparse rows.
     private(set) var childStart: [Int32] = []
     private(set) var childList: [Int32] = []
+    /// Each node's place in a depth-first walk, and the place after its last descendant's:
+    /// `b` is below `a` (or is `a`) when `preorder[a] <= preorder[b] < subtreeEnd[a]`.
+    private(set) var preorder: [Int32] = []
+    private(set) var subtreeEnd: [Int32] = []
 
     var count: Int { parent.count }
 
@@ -80,8 +84,12 @@ struct CPUPathTrie: Sendable {
     }
 
     var memoryFootprint: Int {
-        (parent.capacity + code.capacity + depth.capacity + nodeOfStack.capacity + childStart.capacity + childList.capacity) * 4
+        (parent.capacity + code.capacity + depth.capacity + nodeOfStack.capacity + childStart.capacity + childList.capacity
+            + preorder.capacity + subtreeEnd.capacity) * 4
     }
+
+    /// At most one node per stack row: eight 4-byte columns, and one entry of `nodeOfStack`.
+    static let bytesPerNode = 9 * 4
 
     init(trace: Trace, transforms: Transforms) {
         let stacks = trace.cpu.stacks
@@ -176,6 +184,23 @@ struct CPUPathTrie: Sendable {
             childList[Int(next[p])] = Int32(node)
             next[p] += 1
         }
+        // Depth-first places, with an explicit stack (a path is as deep as its input makes it).
+        preorder = [Int32](repeating: 0, count: parent.count)
+        subtreeEnd = preorder
+        var place: Int32 = 0
+        var walk: [(node: Int32, entered: Bool)] = [(Self.root, false)]
+        while let (node, entered) = walk.popLast() {
+            if entered { subtreeEnd[Int(node)] = place; continue }
+            preorder[Int(node)] = place
+            place += 1
+            walk.append((node, true))
+            for child in children(of: Int(node)) { walk.append((child, false)) }
+        }
+    }
+
+    /// Whether `node` is `ancestor` or below it.
+    func isUnder(_ node: Int, _ ancestor: Int) -> Bool {
+        preorder[ancestor] <= preorder[node] && preorder[node] < subtreeEnd[ancestor]
     }
 }
 
@@ -202,8 +227,84 @@ public final class CPUPathCache: Sendable {
         return trie
     }
 
-    /// Bytes of the tries kept.
-    public var memoryFootprint: Int { tries.withLock { $0.reduce(0) { $0 + $1.trie.memoryFootprint } } }
+    /// Bytes of the tries and weights kept.
+    public var memoryFootprint: Int {
+        tries.withLock { $0.reduce(0) { $0 + $1.trie.memoryFootprint } } + weightEntries.withLock { $0.reduce(0) { $0 + $1.entry.bytes } }
+    }
+
+    // The sample sets asked for lately and their weights on the trie: a flame graph zoomed,
+    // panned or asked again at another width, or the call tree of the same samples, is laid out
+    // from them without reading or summing a sample. At most two, each holding the weights of at
+    // most `weightBytesLimit` (past it a slice is summed on every answer).
+    private let weightEntries = Mutex<[(key: CPUWeightsKey, entry: CPUWeightsEntry)]>([])
+    private static let weightCapacity = 2
+
+    /// Bytes of the weights one entry keeps: four slices over a trie as large as the stack table,
+    /// at most 128 MB.
+    static func weightBytesLimit(of trace: Trace) -> Int {
+        min(128 << 20, 4 * (trace.cpu.stacks.count + 1) * TopDownTree.Weights.bytesPerNode)
+    }
+
+    /// What the cache can hold for `trace` at most: a server counts it when the trace loads, so
+    /// its memory budget holds however the CPU pane is used.
+    public static func expectedFootprint(of trace: Trace) -> Int {
+        let trieBytes = (trace.cpu.stacks.count + 1) * CPUPathTrie.bytesPerNode
+        let entryBytes = trace.cpu.samples.count * CPUSampleSet.bytesPerSample + weightBytesLimit(of: trace)
+        return capacity * trieBytes + weightCapacity * entryBytes
+    }
+
+    /// The entry of `key`, made with `samples()` when not kept.
+    func weights(_ key: CPUWeightsKey, of trace: Trace, samples: () -> CPUSampleSet) -> CPUWeightsEntry {
+        if let found = weightEntries.withLock({ list in list.firstIndex { $0.key == key }.map { list.remove(at: $0) } }) {
+            weightEntries.withLock { $0.append(found) }
+            return found.entry
+        }
+        let entry = CPUWeightsEntry(samples: samples(), limit: Self.weightBytesLimit(of: trace))
+        // A cancelled read is partial: not kept.
+        if Task.isCancelled { return entry }
+        weightEntries.withLock { list in
+            list.removeAll { $0.key == key }
+            list.append((key, entry))
+            if list.count > Self.weightCapacity { list.removeFirst(list.count - Self.weightCapacity) }
+        }
+        return entry
+    }
+
+    /// Forgets the sample sets and weights kept (the benchmark's first answers).
+    public func dropWeights() { weightEntries.withLock { $0.removeAll() } }
+}
+
+/// What a query's samples depend on: all but the direction, focus and layout.
+struct CPUWeightsKey: Hashable {
+    var transforms: CPUPathTrie.Transforms
+    var range: TimeRange?
+    var thread: Int?
+    var view: String?, module: String?, filter: String?, longerThan: Nanoseconds?
+    var perThread: Bool
+}
+
+/// One sample set (`Trace.cpuSamples`) and the weights of its slices on its trie, as summed.
+final class CPUWeightsEntry: Sendable {
+    let samples: CPUSampleSet
+    private let limit: Int
+    private let sliceWeights = Mutex<[Int32?: TopDownTree.Weights]>([:])
+
+    init(samples: CPUSampleSet, limit: Int) {
+        self.samples = samples
+        self.limit = limit
+    }
+
+    func weights(of thread: Int32?) -> TopDownTree.Weights? { sliceWeights.withLock { $0[thread] } }
+
+    func store(_ weights: TopDownTree.Weights, of thread: Int32?) {
+        guard !Task.isCancelled else { return }
+        sliceWeights.withLock { kept in
+            guard kept[thread] == nil, kept.values.reduce(weights.bytes, { $0 + $1.bytes }) <= limit else { return }
+            kept[thread] = weights
+        }
+    }
+
+    var bytes: Int { samples.sampleCount * CPUSampleSet.bytesPerSample + sliceWeights.withLock { $0.values.reduce(0) { $0 + $1.bytes } } }
 }
 
 extension Trace {

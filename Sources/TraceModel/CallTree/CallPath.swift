@@ -56,8 +56,11 @@ public enum CallPathStep: Hashable, Sendable {
 
 /// The samples a query keeps: their rows in the sample table, by thread (in thread order) or
 /// all under `nil`, and their totals.
-struct CPUSampleSet {
-    struct Slice {
+struct CPUSampleSet: Sendable {
+    /// A sample's row in a slice, and again in its thread's slice when split by thread (an upper bound).
+    static let bytesPerSample = 8
+
+    struct Slice: Sendable {
         var thread: Int32?
         var rows: [Int32]
         var weight: Nanoseconds

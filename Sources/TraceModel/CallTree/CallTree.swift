@@ -116,25 +116,44 @@ extension Trace {
         let (trees, weights) = cpuTrees(query)
         var (total, sampleCount, focusFound) = (weights.total, weights.sampleCount, true)
         var roots: [CallTreeNode] = []
-        // Nodes the tree may still hold (`CallTreeQuery.maxNodes`), and those left out past it.
-        var budget = CallTreeQuery.maxNodes
+        // Nodes heavier than the threshold left out past `CallTreeQuery.maxNodes`.
+        var omitted = 0
         switch trees {
         case .topDown(var tree, let threads):
             if !query.focus.isEmpty {
-                if let (thread, node) = focusNode(query.focus, threads: threads, in: &tree) {
+                if let (_, node) = focusNode(query.focus, threads: threads, in: &tree) {
                     (total, sampleCount) = (tree.total(node), tree.samples(node))
-                    roots = freeze(tree, roots: [node], threshold: Double(total) * query.minPercent / 100, view: view, budget: &budget).nodes
-                    _ = thread
+                    let threshold = Double(total) * query.minPercent / 100
+                    let ranked = heaviest(tree, roots: [node], threshold: threshold, limit: CallTreeQuery.maxNodes)
+                    omitted = ranked.passing - ranked.nodes.count
+                    roots = freeze(tree, roots: [node], keeping: ranked.nodes, view: view).nodes
                 } else {
                     (total, sampleCount, focusFound) = (0, 0, false)
                 }
             } else {
+                // The cap keeps the heaviest nodes of all threads: each thread's heaviest first,
+                // then the lightest of them dropped until they fit, whichever thread they are of.
                 let threshold = Double(total) * query.minPercent / 100
+                var ranked: [(nodes: [Int], weights: [Int64], passing: Int)] = []
                 for slice in threads {
                     tree.load(slice, of: self)
-                    let thread = slice.thread
-                    let frozen = freeze(tree, roots: tree.children(of: 0), threshold: threshold, view: view, budget: &budget)
-                    if let thread {
+                    let found = heaviest(tree, roots: tree.children(of: 0), threshold: threshold, limit: CallTreeQuery.maxNodes)
+                    ranked.append((found.nodes, found.nodes.map { tree.total($0) }, found.passing))
+                }
+                var allowed = ranked.map(\.nodes.count)
+                if allowed.reduce(0, +) > CallTreeQuery.maxNodes {
+                    var all: [(weight: Int64, slice: Int)] = []
+                    for (slice, list) in ranked.enumerated() { for weight in list.weights { all.append((weight, slice)) } }
+                    all.sort { ($0.weight, $1.slice) > ($1.weight, $0.slice) }
+                    allowed = [Int](repeating: 0, count: ranked.count)
+                    for entry in all.prefix(CallTreeQuery.maxNodes) { allowed[entry.slice] += 1 }
+                }
+                omitted = ranked.reduce(0) { $0 + $1.passing } - allowed.reduce(0, +)
+                // The last thread loaded first: its weights are still in the tree.
+                for (index, slice) in threads.enumerated().reversed() {
+                    if index != threads.count - 1 { tree.load(slice, of: self) }
+                    let frozen = freeze(tree, roots: tree.children(of: 0), keeping: Array(ranked[index].nodes.prefix(allowed[index])), view: view)
+                    if let thread = slice.thread {
                         // Threads are never folded away: the roots of a top-down tree add up to the total.
                         roots.append(CallTreeNode(
                             name: callPathText(.thread(Int(thread)), view: view).name, binary: "", isAppCode: false,
@@ -155,7 +174,9 @@ extension Trace {
             let threshold = Double(total) * query.minPercent / 100
             let tree = bottomUpArena(trie: trie, leaves: leaves, threshold: Int64(threshold.rounded(.up)), focus: query.focus, view: view)
             let rootNodes = query.focus.isEmpty ? tree.children(of: NodeArena.root) : tree.node(at: query.focus).map { [$0] } ?? []
-            roots = freeze(tree, roots: rootNodes, threshold: threshold, view: view, budget: &budget).nodes
+            let ranked = heaviest(tree, roots: rootNodes, threshold: threshold, limit: CallTreeQuery.maxNodes)
+            omitted = ranked.passing - ranked.nodes.count
+            roots = freeze(tree, roots: rootNodes, keeping: ranked.nodes, view: view).nodes
         }
         if case .topDown(_, let threads) = trees, threads.first?.thread != nil, query.focus.isEmpty {
             // Main thread first, then threads in table order.
@@ -170,7 +191,7 @@ extension Trace {
         return CallTree(
             start: range.start, end: range.end, mode: query.mode.rawValue, totalWeight: total, sampleCount: sampleCount,
             unit: metadata.cpuWeightUnit, updateCount: weights.updateCount, focusFound: focusFound,
-            omittedNodes: max(0, -budget), roots: roots
+            omittedNodes: omitted, roots: roots
         )
     }
 
@@ -185,10 +206,15 @@ extension Trace {
     /// tree is top-down and not of a view.
     func cpuTrees(_ query: CallTreeQuery, byThread: Bool? = nil) -> (trees: CPUTrees, samples: CPUSampleSet) {
         let split = byThread ?? (query.mode == .topDown && query.view == nil)
-        let samples = cpuSamples(query, perThread: split && query.mode == .topDown)
+        let perThread = split && query.mode == .topDown
+        let key = CPUWeightsKey(
+            transforms: CPUPathTrie.Transforms(query), range: query.range, thread: query.thread, view: query.view?.name,
+            module: query.view?.module, filter: query.view?.filter.rawValue, longerThan: query.view?.longerThan, perThread: perThread
+        )
+        let entry = indexes.cpuPaths.weights(key, of: self) { cpuSamples(query, perThread: perThread) }
         let trie = cpuPathTrie(query)
-        guard query.mode == .topDown else { return (.bottomUp(trie), samples) }
-        return (.topDown(TopDownTree(trie: trie), threads: samples.slices), samples)
+        guard query.mode == .topDown else { return (.bottomUp(trie), entry.samples) }
+        return (.topDown(TopDownTree(trie: trie, weights: entry), threads: entry.samples.slices), entry.samples)
     }
 
     /// The node a top-down focus path ends at, with `tree` loaded with its thread's samples; nil
@@ -330,30 +356,35 @@ extension Trace {
 
     func isMainThread(_ index: Int) -> Bool { index >= 0 && index < threads.count && threads[index].isMain }
 
-    /// `source`'s nodes from `roots` as nested values, children heaviest first, nodes under
-    /// `threshold` folded into their parent's self weight (roots under it: `folded`), and at most
-    /// `budget` of them: the heaviest (a child never outweighs its parent, and its index is above
-    /// its parent's, so they form a tree), the others folded too. `budget` goes down by the nodes
-    /// that passed the threshold (below 0: minus those left out). Post-order with an explicit stack.
-    func freeze(
-        _ source: some CallTreeSource, roots rootNodes: [Int], threshold: Double, view: String, budget: inout Int
-    ) -> (nodes: [CallTreeNode], folded: Int64) {
+    /// The nodes from `roots` at least `threshold` heavy (reached through such nodes), at most
+    /// `limit` of them: the heaviest, heaviest first, and how many passed. A walk by weight from
+    /// the roots with a heap: a child never outweighs its parent, so the nodes come out heaviest
+    /// first and form a tree, and the walk stops at the limit (then only counts the rest).
+    func heaviest(_ source: some CallTreeSource, roots: [Int], threshold: Double, limit: Int) -> (nodes: [Int], passing: Int) {
         func passes(_ index: Int) -> Bool { Double(source.total(index)) >= threshold && source.total(index) > 0 }
-        // The nodes that pass, reached through nodes that pass.
-        var candidates: [Int] = []
-        var walk = rootNodes.filter(passes)
+        var heap = NodeHeap { (source.total($0), $1) > (source.total($1), $0) }
+        for root in roots where passes(root) { heap.push(root) }
+        var nodes: [Int] = []
+        while nodes.count < limit, let index = heap.pop() {
+            nodes.append(index)
+            for child in source.children(of: index) where passes(child) { heap.push(child) }
+        }
+        // Past the limit: count what is left, without ordering it.
+        var passing = nodes.count
+        var walk = heap.items
         while let index = walk.popLast() {
-            candidates.append(index)
+            passing += 1
             walk.append(contentsOf: source.children(of: index).filter(passes))
         }
-        let allowed = max(0, budget)
-        budget -= candidates.count
-        var keptSet: Set<Int>? = nil
-        if candidates.count > allowed {
-            candidates.sort { (source.total($0), $1) > (source.total($1), $0) }
-            keptSet = Set(candidates.prefix(allowed))
-        }
-        func kept(_ index: Int) -> Bool { keptSet.map { $0.contains(index) } ?? passes(index) }
+        return (nodes, passing)
+    }
+
+    /// `source`'s nodes from `roots` as nested values, children heaviest first, only the nodes
+    /// `kept` (`heaviest`): the others are folded into their parent's self weight (roots: `folded`).
+    /// Post-order with an explicit stack.
+    func freeze(_ source: some CallTreeSource, roots rootNodes: [Int], keeping keptNodes: [Int], view: String) -> (nodes: [CallTreeNode], folded: Int64) {
+        let keptSet = Set(keptNodes)
+        func kept(_ index: Int) -> Bool { keptSet.contains(index) }
         var frozen: [Int: CallTreeNode] = [:]
         var folded: Int64 = 0
         for root in rootNodes where !kept(root) { folded.addSaturating(source.total(root)) }
@@ -548,6 +579,41 @@ extension CallTreeNode {
             if node.foldedDepth { out.raw(",\"foldedDepth\":true") }
             out.raw(",\"children\":[")
             stack.append((node.children, 0))
+        }
+    }
+}
+
+/// A binary heap of node indices, the first by `before` on top.
+struct NodeHeap {
+    private(set) var items: [Int] = []
+    let before: (Int, Int) -> Bool
+
+    init(before: @escaping (Int, Int) -> Bool) { self.before = before }
+
+    mutating func push(_ item: Int) {
+        items.append(item)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard before(items[child], items[parent]) else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() -> Int? {
+        guard !items.isEmpty else { return nil }
+        items.swapAt(0, items.count - 1)
+        let top = items.removeLast()
+        var parent = 0
+        while true {
+            let (left, right) = (2 * parent + 1, 2 * parent + 2)
+            var first = parent
+            if left < items.count, before(items[left], items[first]) { first = left }
+            if right < items.count, before(items[right], items[first]) { first = right }
+            guard first != parent else { return top }
+            items.swapAt(parent, first)
+            parent = first
         }
     }
 }

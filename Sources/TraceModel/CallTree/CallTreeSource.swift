@@ -27,68 +27,96 @@ extension CallTreeSource {
 extension Trace {
     /// `source`'s children of `node`, heaviest first, ties by name then step (the same order on every run).
     func sortedChildren(of node: Int, in source: some CallTreeSource, view: String) -> [Int] {
-        source.children(of: node).sorted { a, b in
-            let (wa, wb) = (source.total(a), source.total(b))
-            if wa != wb { return wa > wb }
-            let (na, nb) = (callPathText(source.step(a), view: view).name, callPathText(source.step(b), view: view).name)
-            return na != nb ? na < nb : source.step(a).wireName < source.step(b).wireName
-        }
+        sorted(source.children(of: node), in: source, view: view)
+    }
+
+    /// `nodes` of `source`, heaviest first, ties by name then step.
+    func sorted(_ nodes: [Int], in source: some CallTreeSource, view: String) -> [Int] {
+        nodes.sorted { precedes($0, $1, in: source, view: view) }
+    }
+
+    /// Whether sibling `a` comes before `b` (`sorted`'s order).
+    func precedes(_ a: Int, _ b: Int, in source: some CallTreeSource, view: String) -> Bool {
+        let (wa, wb) = (source.total(a), source.total(b))
+        if wa != wb { return wa > wb }
+        let (na, nb) = (callPathText(source.step(a), view: view).name, callPathText(source.step(b), view: view).name)
+        return na != nb ? na < nb : source.step(a).wireName < source.step(b).wireName
     }
 }
 
 /// The top-down tree of some samples on a path trie: their weights added to the nodes their
 /// stacks end at, then summed up to the root in one backward pass (a child's index is above its
 /// parent's). Nodes more than `CallTreeQuery.maxDepth` steps deep are charged to their ancestor
-/// at that depth. Load it again (`load`) for another thread's samples: the arrays are reused.
+/// at that depth. Load it again (`load`) for another thread's samples; with `weights` (the
+/// trace's cache of this sample set) a slice summed once is not summed again.
 struct TopDownTree: CallTreeSource {
     let trie: CPUPathTrie
+    let cached: CPUWeightsEntry?
     private(set) var totals: [Int64]
-    private var selfWeights: [Int64]
     private var sampleCounts: [Int32]
-    private var selfSamples: [Int32]
 
-    init(trie: CPUPathTrie) {
+    /// What a slice's samples weigh at each trie node, with the nodes below it.
+    struct Weights: Sendable {
+        var totals: [Int64]
+        var samples: [Int32]
+        var bytes: Int { totals.count * Self.bytesPerNode }
+        static let bytesPerNode = 12
+    }
+
+    init(trie: CPUPathTrie, weights cached: CPUWeightsEntry? = nil) {
         self.trie = trie
-        totals = [Int64](repeating: 0, count: trie.count)
-        selfWeights = totals
-        sampleCounts = [Int32](repeating: 0, count: trie.count)
-        selfSamples = sampleCounts
+        self.cached = cached
+        // Empty until a slice is loaded: every node weighs nothing.
+        totals = []
+        sampleCounts = []
     }
 
     /// The tree of `slice`'s samples (rows of `trace`'s sample table).
     mutating func load(_ slice: CPUSampleSet.Slice, of trace: Trace) {
-        for index in 0..<totals.count {
-            (totals[index], selfWeights[index], sampleCounts[index], selfSamples[index]) = (0, 0, 0, 0)
+        if let known = cached?.weights(of: slice.thread) {
+            (totals, sampleCounts) = (known.totals, known.samples)
+            return
         }
+        // Fresh arrays: the ones held may be the cache's.
+        var totals = [Int64](repeating: 0, count: trie.count)
+        var counts = [Int32](repeating: 0, count: trie.count)
         let (stacks, weights) = (trace.cpu.samples.stack, trace.cpu.samples.weight)
         for row in slice.rows {
             let node = Int(trie.nodeOfStack[Int(stacks[Int(row)])])
-            selfWeights[node].addSaturating(weights[Int(row)])
-            selfSamples[node] &+= 1
+            totals[node].addSaturating(weights[Int(row)])
+            counts[node] &+= 1
         }
-        for node in stride(from: totals.count - 1, through: 0, by: -1) {
-            totals[node].addSaturating(selfWeights[node])
-            sampleCounts[node] &+= selfSamples[node]
-            if node > 0 {
-                let parent = Int(trie.parent[node])
-                totals[parent].addSaturating(totals[node])
-                sampleCounts[parent] &+= sampleCounts[node]
-            }
+        for node in stride(from: totals.count - 1, through: 1, by: -1) {
+            let parent = Int(trie.parent[node])
+            totals[parent].addSaturating(totals[node])
+            counts[parent] &+= counts[node]
         }
+        (self.totals, sampleCounts) = (totals, counts)
+        cached?.store(Weights(totals: totals, samples: counts), of: slice.thread)
     }
 
     private func atLimit(_ node: Int) -> Bool { trie.depth[node] >= CallTreeQuery.maxDepth }
 
     func children(of node: Int) -> [Int] {
-        guard !atLimit(node) else { return [] }
+        guard !atLimit(node), !totals.isEmpty else { return [] }
         return trie.children(of: node).compactMap { totals[Int($0)] > 0 ? Int($0) : nil }
     }
 
-    func total(_ node: Int) -> Int64 { totals[node] }
-    func selfWeight(_ node: Int) -> Int64 { atLimit(node) ? totals[node] : selfWeights[node] }
-    func samples(_ node: Int) -> Int { Int(sampleCounts[node]) }
+    func total(_ node: Int) -> Int64 { node < totals.count ? totals[node] : 0 }
+    /// The total less the children's (saturated totals aside, the samples that stopped here).
+    func selfWeight(_ node: Int) -> Int64 {
+        guard !atLimit(node) else { return total(node) }
+        guard !totals.isEmpty else { return 0 }
+        var below: Int64 = 0
+        for child in trie.children(of: node) { below.addSaturating(totals[Int(child)]) }
+        return max(0, totals[node] - below)
+    }
+    func samples(_ node: Int) -> Int { node < sampleCounts.count ? Int(sampleCounts[node]) : 0 }
     func step(_ node: Int) -> CallPathStep { trie.step(node) }
-    func foldedDepth(_ node: Int) -> Bool { atLimit(node) && totals[node] > selfWeights[node] }
+    func foldedDepth(_ node: Int) -> Bool {
+        guard atLimit(node), !totals.isEmpty else { return false }
+        return trie.children(of: node).contains { totals[Int($0)] > 0 }
+    }
 }
 
 extension NodeArena: CallTreeSource {

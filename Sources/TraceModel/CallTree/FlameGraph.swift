@@ -185,13 +185,21 @@ extension Trace {
         guard !path.isEmpty else { return nil }
         var x: Int64 = 0
         var siblings = roots
+        // Siblings in their order, or not yet sorted: then the ones before the step are counted,
+        // not sorted (a node can have a child per sample).
+        var ordered = true
         var nodes: [Int] = []
         for step in path {
             guard let index = siblings.firstIndex(where: { source.step($0) == step }) else { return nil }
-            for before in siblings[..<index] { x += source.total(before) }
-            nodes.append(siblings[index])
-            source.willExpand(siblings[index])
-            siblings = source.childOrder(of: siblings[index]) ?? sortedChildren(of: siblings[index], in: source, view: view)
+            let node = siblings[index]
+            if ordered {
+                for before in siblings[..<index] { x += source.total(before) }
+            } else {
+                for other in siblings where other != node && precedes(other, node, in: source, view: view) { x += source.total(other) }
+            }
+            nodes.append(node)
+            source.willExpand(node)
+            if let order = source.childOrder(of: node) { (siblings, ordered) = (order, true) } else { (siblings, ordered) = (source.children(of: node), false) }
         }
         return (nodes, x, source.total(nodes[nodes.count - 1]))
     }
@@ -295,9 +303,22 @@ struct FlameLayout {
         var pending: [(node: Int?, parent: Int, depth: Int, x: Int64)] = [(nil, -1, 0, 0)]
         while let (owner, parent, depth, startX) = pending.popLast() {
             var siblings = roots
+            // Siblings narrower than a pixel, when the order is by weight: they come last, one
+            // block, so they are added up, not sorted (a node can have a child per sample).
+            var narrow: (total: Int64, samples: Int, count: Int) = (0, 0, 0)
             if let owner {
                 source.willExpand(owner)
-                siblings = source.childOrder(of: owner) ?? trace.sortedChildren(of: owner, in: source, view: view)
+                if let ordered = source.childOrder(of: owner) {
+                    siblings = ordered
+                } else {
+                    var wide: [Int] = []
+                    for child in source.children(of: owner) {
+                        let weight = source.total(child)
+                        if weight >= minWeight { wide.append(child) }
+                        else if weight > 0 { narrow = (narrow.total &+ weight, narrow.samples + source.samples(child), narrow.count + 1) }
+                    }
+                    siblings = trace.sorted(wide, in: source, view: view)
+                }
             }
             var x = startX
             var run: (x: Int64, total: Int64, samples: Int, count: Int)?
@@ -333,6 +354,10 @@ struct FlameLayout {
                     zoomFrames.append(frame)
                 }
                 children.append((node, frame, x))
+            }
+            if narrow.count > 0 {
+                if let current = run { run = (current.x, current.total &+ narrow.total, current.samples + narrow.samples, current.count + narrow.count) }
+                else { run = (x, narrow.total, narrow.samples, narrow.count) }
             }
             flushRun()
             // Reversed, so the first sibling's subtree comes out first.

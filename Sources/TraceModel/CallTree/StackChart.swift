@@ -42,7 +42,8 @@ public struct StackBoxes: Sendable, Equatable {
     public var name: [Int] = []
     public var binary: [Int] = []
     public var kind: [FlameFrameKind] = []
-    /// For a merged box, how many boxes it stands for; 0 otherwise.
+    /// For a merged box, how many boxes it stands for (a pixel holding more than
+    /// `StackChartBuilder.busyColumnSamples` samples counts as one); 0 otherwise.
     public var merged: [Int] = []
     public var count: Int { depth.count }
 }
@@ -77,7 +78,7 @@ extension Trace {
         var minDuration = max(1, (range.duration + Int64(max(1, query.width)) - 1) / Int64(max(1, query.width)))
         var chart = StackChartBuilder(trace: self, trie: trie)
         while true {
-            chart.run(rows: rows, leaves: leaves, interval: interval, minDuration: minDuration)
+            chart.run(rows: rows, leaves: leaves, interval: interval, minDuration: minDuration, origin: range.start)
             if chart.boxes.count <= max(1, query.maxBoxes) || minDuration == Int64.max { break }
             minDuration = minDuration.multipliedReportingOverflow(by: 2).overflow ? Int64.max : minDuration * 2
         }
@@ -97,25 +98,33 @@ extension Trace {
             previous = time
         }
         guard !gaps.isEmpty else { return 1_000_000 }
-        let middle = gaps.count / 2
-        var sorted = gaps
+        // Past a few thousand gaps, the median of evenly spaced ones: sorting a million costs
+        // more than the rest of the chart.
+        let stride = max(1, gaps.count / 4096)
+        var sorted = stride == 1 ? gaps : Swift.stride(from: 0, to: gaps.count, by: stride).map { gaps[$0] }
         sorted.sort()
-        return sorted[middle]
+        return sorted[sorted.count / 2]
     }
 }
 
 /// Turns samples (their leaf node, in time order) into boxes: one open box per depth of the
 /// current stack, closed when a sample leaves it; closed boxes narrower than `minDuration` join a
-/// merged run at their depth. Work per sample is the depth where its stack parts from the last one.
+/// merged run at their depth. Work per sample is the depth where its stack parts from the last
+/// one, except in a busy pixel (a `minDuration` column holding more than `busyColumnSamples`
+/// samples): there only the stack all its samples share opens and closes boxes, and what is
+/// below it is one merged box per depth (its samples counted exactly), so the work is linear in
+/// the samples plus pixels times depth, whatever the stacks.
 struct StackChartBuilder {
     let trace: Trace
     let trie: CPUPathTrie
     var boxes = StackBoxes()
     var names = StringTable()
     var binaries = StringTable()
+    static let busyColumnSamples = 8
 
     /// An open box: its node, start, and the index of its first sample.
     private struct Box { var node: Int, start: Nanoseconds, first: Int }
+    /// Narrow boxes waiting at a depth; `node` -1: it stands for part of a busy pixel, never drawn as a frame.
     private struct Run { var start: Nanoseconds, end: Nanoseconds, samples: Int, count: Int, node: Int }
 
     init(trace: Trace, trie: CPUPathTrie) {
@@ -126,7 +135,8 @@ struct StackChartBuilder {
     /// A box's depth: the trie's root (no frame) is above the top row.
     private func depthOf(_ node: Int) -> Int { Int(trie.depth[node]) - 1 }
 
-    mutating func run(rows: [Int], leaves: [Int], interval: Nanoseconds, minDuration: Nanoseconds) {
+    /// `origin`: where pixel columns start (the window's start).
+    mutating func run(rows: [Int], leaves: [Int], interval: Nanoseconds, minDuration: Nanoseconds, origin: Nanoseconds) {
         var columns: [[(start: Nanoseconds, end: Nanoseconds, samples: Int, merged: Int, node: Int)]] = []
         var open: [Box] = []          // open[d]: the box at depth d of the current stack
         var runs: [Run?] = []          // the narrow boxes waiting at each depth
@@ -140,38 +150,66 @@ struct StackChartBuilder {
         func flushRun(_ depth: Int) {
             guard depth < runs.count, let run = runs[depth] else { return }
             runs[depth] = nil
-            emit(depth, run.start, run.end, run.samples, merged: run.count > 1 ? run.count : 0, node: run.count > 1 ? -1 : run.node)
+            let isMerged = run.count > 1 || run.node < 0
+            emit(depth, run.start, run.end, run.samples, merged: isMerged ? run.count : 0, node: isMerged ? -1 : run.node)
+        }
+        /// A box narrower than a pixel at `d`: joins the run there when it is less than a pixel after it.
+        func addNarrow(_ d: Int, start: Nanoseconds, end: Nanoseconds, samples: Int, node: Int) {
+            while runs.count <= d { runs.append(nil) }
+            if let run = runs[d], start - run.end < minDuration {
+                runs[d] = Run(start: run.start, end: end, samples: run.samples + samples, count: run.count + 1, node: run.node)
+                if end - run.start >= minDuration { flushRun(d) }
+            } else {
+                flushRun(d)
+                runs[d] = Run(start: start, end: end, samples: samples, count: 1, node: node)
+            }
         }
         // Boxes close before sample `index` (the samples from their first one up to it were theirs).
         func close(downTo depth: Int, at index: Int) {
             while open.count > depth {
                 let d = open.count - 1
                 let opened = open.removeLast()
-                let box = (node: opened.node, start: opened.start, samples: index - opened.first)
-                while runs.count <= d { runs.append(nil) }
-                if openEnd - box.start >= minDuration {
+                if openEnd - opened.start >= minDuration {
                     flushRun(d)
-                    emit(d, box.start, openEnd, box.samples, merged: 0, node: box.node)
-                } else if let run = runs[d], box.start - run.end < minDuration {
-                    runs[d] = Run(start: run.start, end: openEnd, samples: run.samples + box.samples, count: run.count + 1, node: run.node)
-                    if openEnd - run.start >= minDuration { flushRun(d) }
+                    emit(d, opened.start, openEnd, index - opened.first, merged: 0, node: opened.node)
                 } else {
-                    flushRun(d)
-                    runs[d] = Run(start: box.start, end: openEnd, samples: box.samples, count: 1, node: box.node)
+                    addNarrow(d, start: opened.start, end: openEnd, samples: index - opened.first, node: opened.node)
                 }
             }
         }
 
         var chain: [Int] = []
-        for (i, row) in rows.enumerated() {
-            let time = times[row]
-            let next = i + 1 < rows.count ? times[rows[i + 1]] : time + interval
-            let end = time + max(1, min(interval, next - time))
+        // Samples of a busy pixel by their stack's depth (reset after each).
+        var samplesAtDepth = [Int](repeating: 0, count: CallTreeQuery.maxDepth + 2)
+        var i = 0
+        while i < rows.count {
+            let time = times[rows[i]]
+            // The samples of this pixel column: [i, last).
+            let column = (time - origin) / minDuration
+            var last = i + 1
+            while last < rows.count, (times[rows[last]] - origin) / minDuration == column { last += 1 }
+            let busy = last - i > Self.busyColumnSamples
+            if !busy { last = i + 1 }
+            let lastTime = times[rows[last - 1]]
+            let next = last < rows.count ? times[rows[last]] : lastTime + interval
+            let end = lastTime + max(1, min(interval, next - lastTime))
+            // The stack drawn: the sample's, or in a busy pixel the part all its samples share.
+            var leaf = leaves[i]
+            var deepest = 0
+            if busy {
+                for k in i..<last {
+                    let node = leaves[k]
+                    while !trie.isUnder(node, leaf) { leaf = Int(trie.parent[leaf]) }
+                    let depth = Int(trie.depth[node])
+                    samplesAtDepth[depth] += 1
+                    deepest = max(deepest, depth)
+                }
+            }
             // A gap (the thread was not sampled) closes every box.
             if time > openEnd { close(downTo: 0, at: i) }
             // The stack's nodes root first; the common part with the open boxes stays open.
             chain.removeAll(keepingCapacity: true)
-            var node = leaves[i]
+            var node = leaf
             // Walk up until the node is one the open boxes hold (or the root).
             while node > 0, !(depthOf(node) < open.count && open[depthOf(node)].node == node) {
                 chain.append(node)
@@ -179,8 +217,18 @@ struct StackChartBuilder {
             }
             let common = node <= 0 ? 0 : depthOf(node) + 1
             close(downTo: common, at: i)
+            if busy {
+                // Below the shared stack: one merged box per depth, with the samples that reach it.
+                var reaching = 0
+                for depth in stride(from: deepest, to: Int(trie.depth[leaf]), by: -1) {
+                    reaching += samplesAtDepth[depth]
+                    addNarrow(depth - 1, start: time, end: end, samples: reaching, node: -1)
+                }
+                for depth in 0...deepest { samplesAtDepth[depth] = 0 }
+            }
             for node in chain.reversed() { open.append(Box(node: node, start: time, first: i)) }
             openEnd = end
+            i = last
         }
         close(downTo: 0, at: rows.count)
         for d in runs.indices { flushRun(d) }

@@ -21,6 +21,13 @@ public struct TraceComparison: Sendable, Encodable {
     /// of the `functionsTotal` whose self time changed.
     public var functions: [FunctionComparison]
     public var functionsTotal: Int
+    /// Findings resolved, new and still present (`FindingComparison.compare`).
+    public var findings: [FindingComparison]
+    /// Per signpost name present on either side: its intervals compared measure by measure,
+    /// the names with the most intervals first.
+    public var intervals: [IntervalComparison]
+    /// What changed, in a few lines, the largest effect first (`ComparisonVerdict`).
+    public var verdict: [VerdictLine]
     /// Frames SwiftUI drew updates in on each side (`Trace.framesDrawn(in:)`): a view whose
     /// update count follows them changed because more (or fewer) frames were drawn.
     public var frames: FrameCountComparison
@@ -57,14 +64,18 @@ public struct TraceComparison: Sendable, Encodable {
             )
         }.sorted { ($0.a + $0.b, $1.label) > ($1.a + $1.b, $0.label) }
         frames = FrameCountComparison(a: a.frames, b: b.frames)
-        let views = Self.compareViews(a, b, interactions: interactions, frames: frames)
+        let views = Self.compareViews(a, b, frames: frames)
         self.views = Array(views.prefix(max(0, viewLimit)))
         viewsTotal = views.count
-        (causes, causesTotal) = Self.compareCauses(a, b, limit: max(0, causeLimit))
+        let limit = max(0, causeLimit)
+        let (ran, ranTotal) = Self.compareCauses(a, b, skipped: false, limit: limit)
+        let (skipped, skippedTotal) = Self.compareCauses(a, b, skipped: true, limit: limit)
+        causes = Array(Self.mergeCauses(ran, skipped).prefix(limit))
+        causesTotal = ranTotal + skippedTotal
         totals = ["updates", "hitches", "hangs", "cpu"].map { name in
-            TotalComparison(name: name, a: a.totals[name] ?? ComparedTotal(), b: b.totals[name] ?? ComparedTotal())
+            TotalComparison(name: name, a: ComparedTotal(runs: a.runTotals[name] ?? []), b: ComparedTotal(runs: b.runTotals[name] ?? []))
         }
-        let functions = Self.compareFunctions(a.selfTime, b.selfTime)
+        let functions = Self.compareFunctions(a.selfTime, b.selfTime, runs: (a.runs, b.runs))
         self.functions = Array(functions.prefix(max(0, functionLimit)))
         functionsTotal = functions.count
         mainActor = [
@@ -75,6 +86,12 @@ public struct TraceComparison: Sendable, Encodable {
             TimeComparison(name: "main-actor-longest-wait", title: "Longest wait for the Main Actor", a: a.longestMainActorWait, b: b.longestMainActorWait),
         ]
         tasks = Self.compareTasks(a.tasks, b.tasks)
+        findings = FindingComparison.compare(a.findings, b.findings)
+        intervals = Set(a.intervals.keys).union(b.intervals.keys).map { name in
+            IntervalComparison(name: name, a: a.intervals[name], b: b.intervals[name])
+        }.sorted { ($0.intervalsA + $0.intervalsB, $1.name) > ($1.intervalsA + $1.intervalsB, $0.name) }
+        verdict = []
+        verdict = ComparisonVerdict(self).lines
     }
 
     private static func compareTasks(_ a: [ComparisonSide.TaskKey: TaskSummaryRow], _ b: [ComparisonSide.TaskKey: TaskSummaryRow]) -> [TaskComparison] {
@@ -90,25 +107,31 @@ public struct TraceComparison: Sendable, Encodable {
         self.init(before.comparisonSide(in: beforeRange), after.comparisonSide(in: afterRange))
     }
 
-    private static func compareViews(
-        _ a: ComparisonSide, _ b: ComparisonSide, interactions: [InteractionCount], frames: FrameCountComparison
-    ) -> [ViewComparison] {
+    private static func compareViews(_ a: ComparisonSide, _ b: ComparisonSide, frames: FrameCountComparison) -> [ViewComparison] {
         let keys = Set(a.views.keys).union(b.views.keys)
+        // Labels of either side, most groups first: a row's rates in that order.
+        let labels = Set(a.interactions.keys).union(b.interactions.keys).sorted {
+            ((a.interactions[$0] ?? 0) + (b.interactions[$0] ?? 0), $1) > ((a.interactions[$1] ?? 0) + (b.interactions[$1] ?? 0), $0)
+        }
         let rows = keys.map { key -> ViewComparison in
             let before = a.views[key], after = b.views[key]
-            let perInteraction = interactions.compactMap { interaction -> InteractionRate? in
-                let inA = before?.byInteraction[interaction.label] ?? 0, inB = after?.byInteraction[interaction.label] ?? 0
+            // Updates in groups of the label over every run, per group over every run.
+            let perInteraction = labels.compactMap { label -> InteractionRate? in
+                let inA = before?.byInteraction[label] ?? 0, inB = after?.byInteraction[label] ?? 0
                 guard inA + inB > 0 else { return nil }
+                let groupsA = a.interactions[label] ?? 0, groupsB = b.interactions[label] ?? 0
                 return InteractionRate(
-                    label: interaction.label,
-                    a: interaction.a > 0 ? Double(inA) / Double(interaction.a) : nil,
-                    b: interaction.b > 0 ? Double(inB) / Double(interaction.b) : nil
+                    label: label, a: groupsA > 0 ? Double(inA) / Double(groupsA) : nil, b: groupsB > 0 ? Double(inB) / Double(groupsB) : nil
                 )
+            }
+            func stats(_ sample: ComparisonSide.ViewSample?, runs: Int) -> ComparedViewStats {
+                guard let sample else { return ComparedViewStats() }
+                return runs == 1 ? sample.stats : ComparedViewStats(sortedDurations: sample.sortedDurations, runCounts: sample.runCounts, runTotals: sample.runTotals)
             }
             return ViewComparison(
                 module: key.module, view: key.view, category: key.category, kind: (before ?? after)!.kind,
                 isAppCode: (before?.isAppCode ?? false) || (after?.isAppCode ?? false),
-                a: before?.stats ?? ComparedViewStats(), b: after?.stats ?? ComparedViewStats(),
+                a: stats(before, runs: a.runs), b: stats(after, runs: b.runs),
                 durations: RankSumTest(before?.sortedDurations ?? [], after?.sortedDurations ?? []),
                 perInteraction: perInteraction, frames: frames
             )
@@ -121,7 +144,10 @@ public struct TraceComparison: Sendable, Encodable {
     /// Matches fan-outs by key with B's names translated into A's string table, ranks the pairs by
     /// numbers (names only on ties, by rank), and builds Strings only for the `limit` rows kept: a
     /// trace may have a hundred thousand fan-outs. Returns the rows and how many pairs there were.
-    private static func compareCauses(_ a: ComparisonSide, _ b: ComparisonSide, limit: Int) -> ([CauseComparison], Int) {
+    /// `skipped`: the notifications of bodies that did not run (`skippedKeys`) instead of the fan-outs.
+    private static func compareCauses(_ a: ComparisonSide, _ b: ComparisonSide, skipped: Bool, limit: Int) -> ([CauseComparison], Int) {
+        let keysA = skipped ? a.skippedKeys : a.fanOutKeys, keysB = skipped ? b.skippedKeys : b.fanOutKeys
+        let countsA = skipped ? a.skipped : a.fanOuts, countsB = skipped ? b.skipped : b.fanOuts
         // A's refs of the names its fan-outs use (not its whole string table), by text.
         var refInA: [String: StringRef] = [:]
         var noted = [Bool](repeating: false, count: a.strings.count)
@@ -131,7 +157,7 @@ public struct TraceComparison: Sendable, Encodable {
                 refInA[a.strings[Int(ref)]] = ref
             }
         }
-        for key in a.fanOutKeys {
+        for key in keysA {
             note(key.sourceName)
             note(key.targetName)
             note(key.property)
@@ -147,9 +173,9 @@ public struct TraceComparison: Sendable, Encodable {
         }
         // A's keys first, so an id below A's count is A's fan-out of that index.
         var table = FanOutKeyTable()
-        for key in a.fanOutKeys { _ = table.id(of: key) }
-        var pairs: [(a: Int32, b: Int32)] = a.fanOutKeys.indices.map { (Int32($0), -1) }
-        for (index, key) in b.fanOutKeys.enumerated() {
+        for key in keysA { _ = table.id(of: key) }
+        var pairs: [(a: Int32, b: Int32)] = keysA.indices.map { (Int32($0), -1) }
+        for (index, key) in keysB.enumerated() {
             var key = key
             key.sourceName = inA(key.sourceName)
             key.targetName = inA(key.targetName)
@@ -162,7 +188,7 @@ public struct TraceComparison: Sendable, Encodable {
         // distinct name), label, and order met. Only the rows kept are ranked by name: the pairs
         // whose (changed, change) is at least the `limit`-th largest (ties at that bound included).
         let primary = pairs.map { pair -> UInt64 in
-            let before = pair.a >= 0 ? a.fanOuts[Int(pair.a)] : nil, after = pair.b >= 0 ? b.fanOuts[Int(pair.b)] : nil
+            let before = pair.a >= 0 ? countsA[Int(pair.a)] : nil, after = pair.b >= 0 ? countsB[Int(pair.b)] : nil
             var changed = true
             if let before, let after { changed = (before.minPerEvent, before.maxPerEvent) != (after.minPerEvent, after.maxPerEvent) }
             return (changed ? 1 << 63 : 0) | UInt64(abs((after?.updates ?? 0) - (before?.updates ?? 0)))
@@ -179,7 +205,7 @@ public struct TraceComparison: Sendable, Encodable {
         var names = NameRanks(a, b)
         let rank = candidates.map { position -> (source: Int32, target: Int32, property: Int32, label: UInt8) in
             let pair = pairs[position], inA = pair.a >= 0
-            let key = inA ? a.fanOutKeys[Int(pair.a)] : b.fanOutKeys[Int(pair.b)]
+            let key = inA ? keysA[Int(pair.a)] : keysB[Int(pair.b)]
             return (
                 names.id(key.sourceName, isBody: key.sourceKind == .viewBody, inA: inA),
                 names.id(key.targetName, isBody: key.targetKind == .viewBody, inA: inA),
@@ -197,13 +223,13 @@ public struct TraceComparison: Sendable, Encodable {
         let rows = order.prefix(limit).map { position -> CauseComparison in
             let pair = pairs[position]
             let (side, fanOut) = pair.a >= 0 ? (a, Int(pair.a)) : (b, Int(pair.b))
-            let key = side.fanOutKeys[fanOut]
+            let key = (pair.a >= 0 ? keysA : keysB)[fanOut]
             return CauseComparison(
                 source: CauseFanOut.title(name: side.strings[Int(key.sourceName)], kind: key.sourceKind),
                 target: CauseFanOut.title(name: side.strings[Int(key.targetName)], kind: key.targetKind),
-                label: key.label.wireName, property: side.strings[Int(key.property)],
-                a: pair.a >= 0 ? CauseFanOutSide(a.fanOuts[Int(pair.a)]) : nil,
-                b: pair.b >= 0 ? CauseFanOutSide(b.fanOuts[Int(pair.b)]) : nil
+                label: key.label.wireName, property: side.strings[Int(key.property)], skipped: skipped,
+                a: pair.a >= 0 ? CauseFanOutSide(countsA[Int(pair.a)], runs: a.runs) : nil,
+                b: pair.b >= 0 ? CauseFanOutSide(countsB[Int(pair.b)], runs: b.runs) : nil
             )
         }
         return (rows, pairs.count)
@@ -246,13 +272,34 @@ public struct TraceComparison: Sendable, Encodable {
         }
     }
 
+    /// Changed fan-outs and skipped notifications in one order: changed first, then by the
+    /// absolute change of updates (notifications); a fan-out before a notification on a tie.
+    private static func mergeCauses(_ ran: [CauseComparison], _ skipped: [CauseComparison]) -> [CauseComparison] {
+        var merged: [CauseComparison] = []
+        merged.reserveCapacity(ran.count + skipped.count)
+        var i = 0, j = 0
+        func rank(_ row: CauseComparison) -> (Int, Int) { (row.change == .unchanged ? 0 : 1, abs(row.updatesDelta)) }
+        while i < ran.count || j < skipped.count {
+            if j == skipped.count || (i < ran.count && rank(ran[i]) >= rank(skipped[j])) {
+                merged.append(ran[i])
+                i += 1
+            } else {
+                merged.append(skipped[j])
+                j += 1
+            }
+        }
+        return merged
+    }
+
+    /// Self time per run (a pooled side's mean).
     private static func compareFunctions(
-        _ a: [ComparisonSide.FunctionKey: ComparisonSide.FunctionTime], _ b: [ComparisonSide.FunctionKey: ComparisonSide.FunctionTime]
+        _ a: [ComparisonSide.FunctionKey: ComparisonSide.FunctionTime], _ b: [ComparisonSide.FunctionKey: ComparisonSide.FunctionTime],
+        runs: (a: Int, b: Int)
     ) -> [FunctionComparison] {
         let rows = Set(a.keys).union(b.keys).map { key in
             FunctionComparison(
                 name: key.name, binary: key.binary, isAppCode: a[key]?.isAppCode ?? b[key]!.isAppCode,
-                aSelfNs: a[key]?.selfNs ?? 0, bSelfNs: b[key]?.selfNs ?? 0
+                aSelfNs: (a[key]?.selfNs ?? 0) / Nanoseconds(runs.a), bSelfNs: (b[key]?.selfNs ?? 0) / Nanoseconds(runs.b)
             )
         }.filter { $0.deltaNs != 0 }
         return rows.sorted { (abs($0.deltaNs), $1.name, $1.binary) > (abs($1.deltaNs), $0.name, $0.binary) }
@@ -301,17 +348,39 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
     /// Whether the change is beyond noise: see `ViewComparison.isSignificant`.
     public var significant: Bool
     public var durations: RankSumTest
+    /// Updates per update group of each label, the labels with the most groups first.
     public var perInteraction: [InteractionRate]
-    /// Updates per frame drawn on each side (nil on a side that drew none).
-    public var perFrame: InteractionRate
+    /// The row's own interaction: of `perInteraction`, the label whose rate changed most (on no
+    /// change, the one with the most updates), so a view driven by taps reads per tap and one
+    /// driven by frames per frame. Nil when none of its updates is in a labelled group.
+    @NullWhenAbsent public var interaction: InteractionRate? = nil
     /// Either side has long (orange or red) updates.
     public var hasLongUpdates: Bool
-    /// The words the CLI and the browser print for `change`: "slower", "faster", "new", "gone",
-    /// "same", "more frames drawn: +14" (`ComparisonWords`).
+    /// How many (per run): fewer / more / same beyond noise, or new / gone.
+    public var countChange: CountChange
+    /// How long each one took, by the rank test on the durations: faster / slower / same / untested.
+    public var speedChange: SpeedChange
+    /// The words for them (`ComparisonWords`): "fewer bodies", "slower per body", and both in a
+    /// few words ("fewer bodies, slower per body"; "no change beyond noise").
+    public var countText: String
+    public var speedText: String
+    /// Updates per frame drawn on each side (nil on a side that drew none).
+    public var perFrame: InteractionRate
     public var changeText: String
 
     /// A count change counts as real beyond this fraction of the larger count (and at least 2).
     public static let countChangeThreshold = 0.1
+
+    /// Whether a count per run from `a` to `b` changed beyond noise: by at least 2 and by more
+    /// than `countChangeThreshold` of the larger (counts are exact: the same interaction runs the
+    /// same bodies); with several runs a side, also every run of one side beyond every run of the other.
+    static func isCountChange(_ a: ComparedViewStats, _ b: ComparedViewStats) -> Bool {
+        let change = abs(b.count - a.count)
+        guard change >= 2, Double(change) > countChangeThreshold * Double(max(a.count, b.count)) else { return false }
+        let lowA = a.spread?.countMin ?? a.count, highA = a.spread?.countMax ?? a.count
+        let lowB = b.spread?.countMin ?? b.count, highB = b.spread?.countMax ?? b.count
+        return b.count > a.count ? lowB > highA : highB < lowA
+    }
 
     init(
         module: String, view: String, category: String, kind: String, isAppCode: Bool,
@@ -350,45 +419,30 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
             if abs(rateB - rateA) <= Self.countChangeThreshold * max(rateA, rateB) { change = .followsFrames }
         }
         self.change = change
-        let countChange = abs(b.count - a.count)
-        let countChanged = countChange >= 2 && Double(countChange) > Self.countChangeThreshold * Double(max(a.count, b.count))
+        let countChanged = Self.isCountChange(a, b)
         // Counts are exact (the same interaction runs the same bodies), durations are noisy.
         significant = change == .appeared || change == .disappeared
             || (change != .unchanged && change != .followsFrames && (countChanged || durations.significant))
-        changeText = change == .followsFrames ? ComparisonWords.frames(frames.delta) : ComparisonWords.view(change)
-    }
-}
-
-/// The words for a change, one place for the CLI's tables and the browser's (which print
-/// `changeText`): a regression and an improvement read the same in both.
-public enum ComparisonWords {
-    /// A view row: its total time.
-    public static func view(_ change: ComparisonChange) -> String {
         switch change {
-        case .appeared: "new"
-        case .disappeared: "gone"
-        case .regressed: "slower"
-        case .improved: "faster"
-        case .unchanged: "same"
-        case .changed: "changed"
-        case .followsFrames: "follows frames"
+        case .appeared: (countChange, speedChange) = (.new, .none)
+        case .disappeared: (countChange, speedChange) = (.gone, .none)
+        case .followsFrames:
+            // The count followed the frames drawn, at the same time per update: not a regression.
+            countChange = .followsFrames
+            speedChange = !durations.tested ? .untested : .same
+        default:
+            countChange = !countChanged ? .same : b.count < a.count ? .fewer : .more
+            speedChange = !durations.tested ? .untested : durations.direction == "faster" ? .faster : durations.direction == "slower" ? .slower : .same
         }
-    }
-
-    /// A time that is better lower (Main Actor busy, waiting), or a count better higher (frames).
-    public static func time(_ change: ComparisonChange) -> String {
-        switch change {
-        case .appeared: "new"
-        case .disappeared: "gone"
-        case .regressed: "worse"
-        case .improved: "better"
-        default: "same"
+        countText = countChange == .followsFrames ? ComparisonWords.frames(frames.delta) : ComparisonWords.count(countChange, kind: kind)
+        speedText = ComparisonWords.speed(speedChange, kind: kind)
+        changeText = countChange == .followsFrames ? countText : ComparisonWords.summary(count: countChange, speed: speedChange, kind: kind)
+        interaction = perInteraction.max { x, y in
+            let changeX = abs((x.b ?? 0) - (x.a ?? 0)), changeY = abs((y.b ?? 0) - (y.a ?? 0))
+            if changeX != changeY { return changeX < changeY }
+            // On a tie, the label with the higher rate, then the earlier (more groups) label.
+            return max(x.a ?? 0, x.b ?? 0) < max(y.a ?? 0, y.b ?? 0)
         }
-    }
-
-    /// "more frames drawn: +14", "fewer frames drawn: -3".
-    public static func frames(_ delta: Int) -> String {
-        delta >= 0 ? "more frames drawn: +\(delta)" : "fewer frames drawn: \(delta)"
     }
 }
 
@@ -517,12 +571,16 @@ public struct CauseComparison: Sendable, Equatable, Encodable {
     public var title: String
     /// appeared / disappeared / changed (targets per event differ) / unchanged.
     public var change: ComparisonChange
+    /// "ran": the bodies ran (a fan-out); "skipped": bodies notified that did not run (drawn
+    /// dimmed in the graph), as an environment change notifies views that do not read the value.
+    public var outcome: String
     @NullWhenAbsent public var a: CauseFanOutSide? = nil
     @NullWhenAbsent public var b: CauseFanOutSide? = nil
     /// Updates caused in B minus in A.
     public var updatesDelta: Int
 
-    init(source: String, target: String, label: String, property: String, a: CauseFanOutSide?, b: CauseFanOutSide?) {
+    init(source: String, target: String, label: String, property: String, skipped: Bool = false, a: CauseFanOutSide?, b: CauseFanOutSide?) {
+        outcome = skipped ? "skipped" : "ran"
         self.source = source
         self.target = target
         self.label = label
@@ -539,6 +597,8 @@ public struct CauseComparison: Sendable, Equatable, Encodable {
     }
 }
 
+/// A fan-out on one side: events and updates per run (a pooled side's mean), targets per event
+/// over every run.
 public struct CauseFanOutSide: Sendable, Equatable, Encodable {
     public var events: Int
     public var updates: Int
@@ -547,9 +607,9 @@ public struct CauseFanOutSide: Sendable, Equatable, Encodable {
     /// "×12" or "×1–3".
     public var fanOut: String
 
-    init(_ fanOut: FanOutCount) {
-        events = fanOut.events
-        updates = fanOut.updates
+    init(_ fanOut: FanOutCount, runs: Int = 1) {
+        events = Int((Double(fanOut.events) / Double(runs)).rounded())
+        updates = Int((Double(fanOut.updates) / Double(runs)).rounded())
         minPerEvent = fanOut.minPerEvent
         maxPerEvent = fanOut.maxPerEvent
         self.fanOut = CauseFanOut.fanOutText(min: minPerEvent, max: maxPerEvent)

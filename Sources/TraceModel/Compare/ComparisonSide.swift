@@ -21,6 +21,18 @@ public struct ComparisonSide: Sendable {
     var totals: [String: ComparedTotal]
     /// Self time (ns of CPU samples whose leaf is the function) by function.
     var selfTime: [FunctionKey: FunctionTime]
+    /// Notifications of view bodies that did not run (an environment change checking views that do
+    /// not read the value), keyed and counted like `fanOutKeys` / `fanOuts`.
+    var skippedKeys: [FanOutKey]
+    var skipped: [FanOutCount]
+    /// Signpost intervals by name (`IntervalSample`), the most frequent names.
+    var intervals: [String: IntervalSample]
+    /// The findings of each run whose evidence lies in the compared span (`Trace.findings`).
+    var findings: [[Finding]]
+    /// The recordings this side pools (`pooled(_:)`); one for a side of one trace.
+    var runs: Int { header.runs }
+    /// Each total of each run, for the spread of a pooled side.
+    var runTotals: [String: [ComparedTotal]]
     /// Frames SwiftUI drew updates in (`Trace.framesDrawn(in:)`).
     var frames: Int
     /// Swift tasks on the Main Actor: runs (count, time), waits (count, time), the longest wait.
@@ -44,6 +56,9 @@ public struct ComparisonSide: Sendable {
         var stats: ComparedViewStats
         /// Updates in update groups of each label.
         var byInteraction: [String: Int]
+        /// The row's count and total time in each run (zero in a run without it).
+        var runCounts: [Int]
+        var runTotals: [Nanoseconds]
     }
 
     /// Labels beyond this many (the most frequent first) get no per-interaction counts: a trace
@@ -65,15 +80,68 @@ public struct ComparedTrace: Sendable, Equatable, Encodable {
     public var updates: Int
     /// What CPU weights count: "CPU time" (Time Profiler) or "CPU cycles" (CPU Profiler).
     public var cpuWeights: String
+    /// Recordings this side pools (`tracesvc compare A1 A2 -- B1`); the fields above are the
+    /// first's, but `updates`, which counts all of them.
+    public var runs: Int = 1
+    /// The name of each.
+    public var runNames: [String] = []
 }
 
-/// Count and total time of one kind of event (hitches, hangs, CPU samples, updates).
+/// Count and total time of one kind of event (hitches, hangs, CPU samples, updates): per run
+/// (the mean over a pooled side's runs, rounded), with the runs' spread when there are several.
 public struct ComparedTotal: Sendable, Equatable, Encodable {
     public var count = 0
     public var totalNs: Nanoseconds = 0
+    @NullWhenAbsent public var spread: RunSpread? = nil
+
+    init() {}
+
+    init(count: Int, totalNs: Nanoseconds) {
+        self.count = count
+        self.totalNs = totalNs
+    }
+
+    /// The mean of `runs` (one per run), and their spread when there are several.
+    init(runs: [ComparedTotal]) {
+        guard !runs.isEmpty else { return }
+        let counts = runs.map(\.count), totals = runs.map(\.totalNs)
+        count = RunSpread.mean(counts)
+        totalNs = RunSpread.mean(totals)
+        spread = RunSpread(counts: counts, totals: totals)
+    }
 }
 
-/// A view row's numbers on one side; all zero when the side has no such updates.
+/// The least and most of a count and a time over a pooled side's runs; absent (null) for one run.
+public struct RunSpread: Sendable, Equatable, Encodable {
+    public var runs: Int
+    public var countMin: Int
+    public var countMax: Int
+    public var totalMinNs: Nanoseconds
+    public var totalMaxNs: Nanoseconds
+
+    init?(counts: [Int], totals: [Nanoseconds]) {
+        guard counts.count > 1 else { return nil }
+        runs = counts.count
+        countMin = counts.min()!
+        countMax = counts.max()!
+        totalMinNs = totals.min()!
+        totalMaxNs = totals.max()!
+    }
+
+    static func mean(_ values: [Int]) -> Int {
+        values.isEmpty ? 0 : Int((Double(values.reduce(0, +)) / Double(values.count)).rounded())
+    }
+
+    static func mean(_ values: [Nanoseconds]) -> Nanoseconds {
+        var sum: Nanoseconds = 0
+        for value in values { sum.addSaturating(value) }
+        return values.isEmpty ? 0 : sum / Nanoseconds(values.count)
+    }
+}
+
+/// A view row's numbers on one side; all zero when the side has no such updates. Counts and the
+/// total are per run (a pooled side's mean, with `spread`); avg, p95 and max are over every
+/// duration of every run.
 public struct ComparedViewStats: Sendable, Equatable, Encodable {
     public var count = 0
     public var totalNs: Nanoseconds = 0
@@ -83,29 +151,41 @@ public struct ComparedViewStats: Sendable, Equatable, Encodable {
     public var maxNs: Nanoseconds = 0
     public var orange = 0
     public var red = 0
+    @NullWhenAbsent public var spread: RunSpread? = nil
 
     init() {}
 
-    init(sortedDurations durations: [Nanoseconds]) {
-        count = durations.count
+    /// `durations` of all runs; `runCounts` and `runTotals` one per run (nil: one run, all of them).
+    init(sortedDurations durations: [Nanoseconds], runCounts: [Int]? = nil, runTotals: [Nanoseconds]? = nil) {
         guard let longest = durations.last else { return }
+        var total: Nanoseconds = 0
         for duration in durations {
-            totalNs.addSaturating(duration)
+            total.addSaturating(duration)
             switch LongUpdateSeverity(duration: duration) {
             case .normal: break
             case .orange: orange += 1
             case .red: red += 1
             }
         }
-        avgNs = totalNs / Nanoseconds(count)
+        avgNs = total / Nanoseconds(durations.count)
         maxNs = longest
-        p95Ns = durations[Int((Double(count) * 0.95).rounded(.up)) - 1]
+        p95Ns = durations[Int((Double(durations.count) * 0.95).rounded(.up)) - 1]
+        let runs = runCounts?.count ?? 1
+        count = runs == 1 ? durations.count : RunSpread.mean(runCounts!)
+        totalNs = runs == 1 ? total : RunSpread.mean(runTotals!)
+        if runs > 1 {
+            orange = Int((Double(orange) / Double(runs)).rounded())
+            red = Int((Double(red) / Double(runs)).rounded())
+            spread = RunSpread(counts: runCounts!, totals: runTotals!)
+        }
     }
 }
 
 extension Trace {
     /// The comparison's view of this trace, restricted to events that overlap `range` (nil = all).
-    public func comparisonSide(in range: TimeRange? = nil) -> ComparisonSide {
+    /// `findings`: this trace's findings when the caller has them (the server finds them once per
+    /// trace); nil finds them here.
+    public func comparisonSide(in range: TimeRange? = nil, findings: [Finding]? = nil) -> ComparisonSide {
         let span = range ?? TimeRange(start: metadata.start, end: metadata.end)
         let inRange = { (start: Nanoseconds, end: Nanoseconds) in range?.overlaps(start: start, end: end) ?? true }
 
@@ -136,6 +216,9 @@ extension Trace {
         let (views, updateTotal) = viewSamples(in: range, labels: labels)
         let (cpuTotal, selfTime) = selfTimeByFunction(in: range)
         let (fanOutKeys, fanOuts) = causeFanOutCounts(in: range)
+        let (skippedKeys, skipped) = skippedNotificationCounts(in: range)
+        let totals = ["updates": updateTotal, "hitches": total(hitches), "hangs": total(hangs), "cpu": cpuTotal]
+        let found = (findings ?? self.findings()).filter { finding in range.map { isEvidence(finding.evidence, in: $0) } ?? true }
         var runs = ComparedTotal(), waits = ComparedTotal(), longestWait: Nanoseconds = 0
         let states = taskStates
         for row in indexes.mainActorRuns.map(Int.init) where inRange(states.start[row], states.end(row)) {
@@ -165,13 +248,55 @@ extension Trace {
             header: ComparedTrace(
                 name: metadata.name, app: metadata.app, device: metadata.device, osVersion: metadata.osVersion,
                 durationNs: metadata.duration, start: span.start, end: span.end, updates: updateTotal.count,
-                cpuWeights: metadata.cpuWeightUnit == .cycles ? "CPU cycles" : "CPU time"
+                cpuWeights: metadata.cpuWeightUnit == .cycles ? "CPU cycles" : "CPU time", runNames: [metadata.name]
             ),
             views: views, interactions: interactions, firstInteraction: firstInteraction, fanOutKeys: fanOutKeys, fanOuts: fanOuts, strings: strings,
-            totals: ["updates": updateTotal, "hitches": total(hitches), "hangs": total(hangs), "cpu": cpuTotal],
-            selfTime: selfTime, frames: framesDrawn(in: range), mainActorRuns: runs, mainActorWaits: waits,
+            totals: totals, selfTime: selfTime, skippedKeys: skippedKeys, skipped: skipped, intervals: intervalSamples(in: range),
+            findings: [found], runTotals: totals.mapValues { [$0] }, frames: framesDrawn(in: range), mainActorRuns: runs, mainActorWaits: waits,
             longestMainActorWait: longestWait, tasks: tasks
         )
+    }
+
+    /// Edges that notified a view body which did not run (a node with no update: the graph draws
+    /// it dimmed), whose time overlaps `range`, merged by the fan-out key: per key, the notifying
+    /// events (sources) and the notifications. An environment change that checks forty views
+    /// which do not read it shows here, and disappears here when fixed.
+    func skippedNotificationCounts(in range: TimeRange?) -> (keys: [FanOutKey], counts: [FanOutCount]) {
+        let nodes = graph.nodes, edges = graph.edges
+        var table = FanOutKeyTable()
+        var counts: [FanOutCount] = []
+        // Per key, the source of the event being counted and its notifications so far.
+        var open: [(source: Int, count: Int)] = []
+        func close(_ id: Int) {
+            guard open[id].count > 0 else { return }
+            counts[id].events += 1
+            counts[id].updates += open[id].count
+            counts[id].minPerEvent = min(counts[id].minPerEvent, open[id].count)
+            counts[id].maxPerEvent = max(counts[id].maxPerEvent, open[id].count)
+            open[id].count = 0
+        }
+        for source in 0..<nodes.count {
+            for edge in graph.outgoing(source).map(Int.init) where edges.label[edge] == .update {
+                let target = Int(edges.target[edge])
+                guard nodes.kind[target] == .viewBody, nodes.update[target] == noRow,
+                      range?.overlaps(start: edges.timestamp[edge], end: edges.timestamp[edge]) ?? true else { continue }
+                let id = table.id(of: FanOutKey(
+                    sourceName: nodes.name[source], targetName: nodes.name[target], property: edges.changedProperty[edge],
+                    sourceKind: nodes.kind[source], targetKind: .viewBody, label: .update
+                ))
+                if id == counts.count {
+                    counts.append(FanOutCount())
+                    open.append((source, 0))
+                }
+                if open[id].source != source {
+                    close(id)
+                    open[id].source = source
+                }
+                open[id].count += 1
+            }
+        }
+        for id in counts.indices { close(id) }
+        return (table.keys, counts)
     }
 
     /// "Main Actor (0x600001f04000)" → "Main Actor": an actor's address differs in every recording.
@@ -301,7 +426,8 @@ extension Trace {
             updateTotal.totalNs.addSaturating(stats.totalNs)
             let key = ComparisonSide.ViewKey(module: string(row.module), view: string(row.view), category: string(row.category))
             views[key] = ComparisonSide.ViewSample(
-                kind: row.kind.wireName, isAppCode: row.isAppCode, sortedDurations: sorted, stats: stats, byInteraction: byInteraction
+                kind: row.kind.wireName, isAppCode: row.isAppCode, sortedDurations: sorted, stats: stats, byInteraction: byInteraction,
+                runCounts: [stats.count], runTotals: [stats.totalNs]
             )
         }
         return (views, updateTotal)
@@ -381,10 +507,10 @@ public final class ComparisonSideCache: Sendable {
     public init() {}
 
     /// `trace` must be the same trace on every call.
-    public func side(of trace: Trace) -> ComparisonSide {
+    public func side(of trace: Trace, findings: [Finding]? = nil) -> ComparisonSide {
         side.withLock { kept in
             if let kept { return kept }
-            let computed = trace.comparisonSide()
+            let computed = trace.comparisonSide(findings: findings)
             kept = computed
             return computed
         }

@@ -72,7 +72,7 @@ extension Trace {
         let all = (others + unread).sorted { $0.start < $1.start }
         guard let worst = all.max(by: { ($0.duration, $1.start) < ($1.duration, $0.start) }) else { return nil }
         let cost = all.reduce(Nanoseconds(0)) { $0.addingSaturating($1.duration) }
-        let nouns = noun.lowercased() + (noun.hasSuffix("h") ? "es" : "s")
+        let nouns = pluralOf(noun)
         let each = all.count == 1 ? "of" : "of up to"
         var why: [String] = []
         if causes > 0 { why.append("\(causes) other cause\(causes == 1 ? "" : "s") than the findings above") }
@@ -176,7 +176,7 @@ extension Trace {
         } else {
             let durations = group.map(\.interval.duration)
             let each = durations.min() == durations.max() ? "of" : "of up to"
-            title = "\(group.count) \(noun.lowercased())\(noun.hasSuffix("h") ? "es" : "s") \(each) \(DurationText.format(worst.interval.duration)) (\(DurationText.format(cost)) in all): \(reading)"
+            title = "\(group.count) \(pluralOf(noun)) \(each) \(DurationText.format(worst.interval.duration)) (\(DurationText.format(cost)) in all): \(reading)"
         }
 
         var subjects = [FindingSubject(role: .thread, name: first.threads.count == 1 ? trace(threadName: first.threads.first!) : "Main Thread", detail: first.state)]
@@ -261,6 +261,11 @@ extension Trace {
     private func trace(threadName thread: Int32) -> String {
         thread >= 0 && Int(thread) < threads.count ? threads[Int(thread)].name : "Main Thread"
     }
+}
+
+/// "Hang" → "hangs", "Hitch" → "hitches".
+private func pluralOf(_ noun: String) -> String {
+    noun.lowercased() + (noun.hasSuffix("h") ? "es" : "s")
 }
 
 extension Sequence {

@@ -2,25 +2,52 @@ import Hummingbird
 import TraceModel
 
 /// `GET /api/compare?a=ID&b=ID`: trace A (before) against trace B (after), each optionally
-/// restricted to a range (`aStart`/`aEnd`, `bStart`/`bEnd`). docs/api.md has the shape.
+/// restricted to a range (`aStart`/`aEnd`, `bStart`/`bEnd`). `a` and `b` may each list several
+/// recordings (`a=ID,ID,ID`), pooled (`ComparisonSide.pooled`); a range then does not apply.
+/// docs/api.md has the shape.
 func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, queries: WorkGate) {
     router.get("/api/compare") { request, context in
         let query = QueryParameters(request: request)
-        guard let idA = query.string("a") else { throw APIError.badParameter("a", "give the id of trace A (before)") }
-        guard let idB = query.string("b") else { throw APIError.badParameter("b", "give the id of trace B (after)") }
+        let idsA = try recordingIDs(query.string("a"), parameter: "a", side: "A (before)")
+        let idsB = try recordingIDs(query.string("b"), parameter: "b", side: "B (after)")
         let rangeA = try query.timeRange("aStart", "aEnd"), rangeB = try query.timeRange("bStart", "bEnd")
+        if rangeA != nil, idsA.count > 1 { throw APIError.badParameter("aStart", "a range applies to one recording of A, not \(idsA.count)") }
+        if rangeB != nil, idsB.count > 1 { throw APIError.badParameter("bStart", "a range applies to one recording of B, not \(idsB.count)") }
         let causeLimit = Int(try query.int("causes", in: 0...100_000) ?? Int64(TraceComparison.defaultCauseLimit))
         let functionLimit = Int(try query.int("functions", in: 0...100_000) ?? Int64(TraceComparison.defaultFunctionLimit))
         let viewLimit = Int(try query.int("views", in: 0...100_000) ?? Int64(TraceComparison.defaultViewLimit))
-        let traceA = try await store.loaded(id: idA)
-        let traceB = try await store.loaded(id: idB, alongside: traceA)
+        var tracesA: [LoadedTrace] = [], tracesB: [LoadedTrace] = []
+        // Each load holds the memory of those before it (they are used together).
+        for id in idsA { tracesA.append(try await store.loaded(id: id, alongside: tracesA)) }
+        for id in idsB { tracesB.append(try await store.loaded(id: id, alongside: tracesA + tracesB)) }
         // Each side is a pass over a whole trace (kept after the first compare of the whole
-        // trace): both go through the query gate at once, off the cooperative pool.
-        async let sideA = queries.run(for: context.work) { traceA.comparisonSide(in: rangeA) }
-        async let sideB = queries.run(for: context.work) { traceB.comparisonSide(in: rangeB) }
-        let (a, b) = (try await sideA, try await sideB)
+        // trace): all go through the query gate at once, off the cooperative pool.
+        let sides = try await withThrowingTaskGroup(of: (Int, ComparisonSide).self) { group in
+            for (index, trace) in (tracesA + tracesB).enumerated() {
+                let range = index < tracesA.count ? rangeA : rangeB
+                group.addTask { (index, try await queries.run(for: context.work) { trace.comparisonSide(in: range) }) }
+            }
+            var sides = [ComparisonSide?](repeating: nil, count: tracesA.count + tracesB.count)
+            for try await (index, side) in group { sides[index] = side }
+            return sides.map { $0! }
+        }
+        let a = Array(sides.prefix(tracesA.count)), b = Array(sides.dropFirst(tracesA.count))
         return jsonResponse(bytes: try await queries.run(for: context.work) {
-            try encodeJSON(TraceComparison(a, b, causeLimit: causeLimit, functionLimit: functionLimit, viewLimit: viewLimit))
+            try encodeJSON(TraceComparison(.pooled(a), .pooled(b), causeLimit: causeLimit, functionLimit: functionLimit, viewLimit: viewLimit))
         })
     }
+}
+
+/// Recordings a side may pool.
+let maxRecordingsPerSide = 10
+
+/// The ids of `value` ("ID" or "ID,ID,ID").
+private func recordingIDs(_ value: String?, parameter: String, side: String) throws -> [String] {
+    guard let value, !value.isEmpty else { throw APIError.badParameter(parameter, "give the id of trace \(side), or several separated by commas") }
+    let ids = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    guard !ids.contains(where: \.isEmpty) else { throw APIError.badParameter(parameter, "an empty id in \"\(value)\"") }
+    guard ids.count <= maxRecordingsPerSide else {
+        throw APIError.badParameter(parameter, "\(ids.count) recordings; a side pools at most \(maxRecordingsPerSide)")
+    }
+    return ids
 }

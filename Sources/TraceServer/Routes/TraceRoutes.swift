@@ -48,7 +48,8 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
     router.get("/api/traces/:id") { _, context in
         let id = try context.traceID()
         var info = try await store.loaded(id: id).info
-        info.tags = try await store.record(id: id).tags
+        let record = try await store.record(id: id)
+        (info.tags, info.isSample) = (record.tags, record.isSample)
         return try jsonResponse(info)
     }
 

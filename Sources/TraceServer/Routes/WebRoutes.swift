@@ -9,7 +9,7 @@ func addWebRoutes(to router: some RouterMethods<TraceRequestContext>, files: Sta
         }
         return page
     }
-    for path in ["/", "/traces/:id", "/traces/:id/updates/:updateId", "/compare/:a/:b", "/history"] {
+    for path in ["/", "/traces/:id", "/traces/:id/updates/:updateId", "/compare/:a/:b", "/compare", "/history"] {
         router.get(RouterPath(path), use: appPage)
         router.head(RouterPath(path), use: appPage)
     }

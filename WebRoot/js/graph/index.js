@@ -8,7 +8,7 @@ import { bundleEdges, labelCandidates, placeLabels } from './labels.js';
 import { nodeInfo } from './info.js';
 import { attachGraphInput } from './input.js';
 import { currentRange, graphSubject, selectedUpdate } from '../state.js';
-import { centreTransform, fitTransform, initialTransform, nodeInView, revealTransform, zoomTransform } from './viewport.js';
+import { centreTransform, fitTransform, initialTransform, nodeInView, readableFit, revealTransform, zoomTransform } from './viewport.js';
 
 /** What to ask the server for the graph of `request` in `state`, and the pane's title for it. */
 function graphQuery(request, state) {
@@ -33,6 +33,9 @@ function describeGraph(graph) {
 }
 
 const GRAPH_HINT = 'Causes left, effects right. Hover a node to highlight every appearance of its update; click for details. Drag to pan, wheel to zoom.';
+const MODIFIER = typeof navigator !== 'undefined' && navigator.platform?.startsWith('Mac') ? '⌘' : 'Ctrl';
+/** The hint in a page that scrolls (`scrollingPage`): the wheel is the page's. */
+const SCROLLING_GRAPH_HINT = `Causes left, effects right. Hover a node to highlight every appearance of its update; click for details. Drag to pan, ${MODIFIER} + wheel or + and − to zoom.`;
 
 /**
  * The pane's frame: a toolbar (heading, status, legend, fold / zoom / fit / maximize buttons,
@@ -60,21 +63,28 @@ function graphFrame(actions) {
     graphDefs(), viewport);
   // Under the stage, not over it: at any width it never covers a node.
   const hint = el('p', { class: 'cg-hint cg-stage-hint' }, GRAPH_HINT);
-  const stage = el('div', { class: 'cg-stage' }, canvas);
+  const wheelHint = el('div', { class: 'cg-wheel-hint', hidden: true, text: `${MODIFIER} + wheel to zoom` });
+  const stage = el('div', { class: 'cg-stage' }, canvas, wheelHint);
   // Details of the selected node sit beside the stage (never over its nodes); hidden, the graph has the full width.
   const info = el('aside', { class: 'cg-info', 'aria-label': 'Selected graph node', 'aria-live': 'polite', hidden: true });
   // The card scrolls and is clicked like a page: no panning or zooming from inside it.
   for (const type of ['pointerdown', 'wheel', 'keydown']) info.addEventListener(type, (e) => e.stopPropagation());
   const root = el('div', { class: 'cg-root' }, toolbar, el('div', { class: 'cg-body' }, stage, info), hint);
-  return { root, heading, status, collapseButton, maximizeButton, viewport, canvas, stage, info, hint };
+  return { root, toolbar, heading, status, collapseButton, maximizeButton, viewport, canvas, stage, info, hint, wheelHint };
 }
 
 /**
  * Mounts the graph of `request` ({update: id} or {view, module}) into `container`.
- * Returns {fit(), update(state, changed), destroy()} for the pane shell.
+ * Options for a graph that is one part of a scrolling page (the comparison's drill-down):
+ * `scrollingPage`: a plain wheel scrolls the page, Ctrl/⌘ + wheel zooms; `readable`: the graph
+ * is fitted at reading scale (its own width, never smaller than scale 1: titles 12 px,
+ * subtitles 11 px) and `container` grows to its height, up to `maxHeight` (then it pans);
+ * `onRender(graph)` after each drawing.
+ * Returns {fit(), update(state, changed), graph(), markEdges(markOf), destroy()} for the pane shell;
+ * `markEdges(markOf)` sets `data-diff` on each drawn edge bundle to `markOf(bundle, nodeById)`.
  */
-export async function mountCauseGraph(container, traceView, request) {
-  const { root, heading, status, collapseButton, maximizeButton, viewport, canvas, stage, info, hint } = graphFrame({
+export async function mountCauseGraph(container, traceView, request, { scrollingPage = false, readable = false, maxHeight = 640, onRender = null } = {}) {
+  const { root, toolbar, heading, status, collapseButton, maximizeButton, viewport, canvas, stage, info, hint, wheelHint } = graphFrame({
     fit: () => fit(),
     zoomBy: (factor) => zoomBy(factor),
     maximize: () => setMaximized(!root.classList.contains('cg-maximized')),
@@ -113,7 +123,8 @@ export async function mountCauseGraph(container, traceView, request) {
     applyTransform();
   }
 
-  const fit = () => setTransform(fitTransform(graph, stage.clientWidth, stage.clientHeight));
+  const fit = () => setTransform(readable ? readableTransform(graph, { container, toolbar, stage }, maxHeight)
+    : fitTransform(graph, stage.clientWidth, stage.clientHeight));
   const zoomBy = (factor, px = stage.clientWidth / 2, py = stage.clientHeight / 2) => setTransform(zoomTransform(transform, factor, px, py));
   const centreOn = (node) => setTransform(centreTransform(transform, node, stage.clientWidth, stage.clientHeight));
 
@@ -166,7 +177,8 @@ export async function mountCauseGraph(container, traceView, request) {
     hover: (id) => mark('cg-hover', id ? nodeById.get(id) : null),
     activate: (id) => activate(nodeById.get(id)),
     background: () => { if (selectedId) select(null, { push: true }); },
-  });
+    wheelHint: flasher(wheelHint),
+  }, { wheelZoomNeedsModifier: scrollingPage });
 
   /** Click / Enter on a node: open a folded group, or select the node (and its update). */
   function activate(node) {
@@ -242,17 +254,20 @@ export async function mountCauseGraph(container, traceView, request) {
       nodeLayer.append(element);
     }
     viewport.replaceChildren(edgeLayer, nodeLayer);
-    hint.textContent = GRAPH_HINT;
+    hint.textContent = scrollingPage ? SCROLLING_GRAPH_HINT : GRAPH_HINT;
     for (const node of graph.nodes) fitTexts(elementById.get(node.id), node);
     labels.measure(bundles, edgeElements);
     collapseButton.hidden = expandedGroups().length === 0;
-    if (!keepView) setTransform(initialTransform(graph, stage.clientWidth, stage.clientHeight)); else applyTransform();
+    if (keepView) applyTransform();
+    else if (readable) fit();
+    else setTransform(initialTransform(graph, stage.clientWidth, stage.clientHeight));
     labels.layout(graph, transform.k, true);
     // An opened group's members are laid out around its parent: look there.
     if (centre && nodeById.has(centre)) centreOn(nodeById.get(centre));
     const wanted = traceView.state.get().node;
     const initial = nodeById.has(wanted) ? wanted : (nodeById.has(selectedId) ? selectedId : null);
     select(initial, { fromState: true });
+    onRender?.(graph);
   }
 
   async function load({ keepView = false, centre = null } = {}) {
@@ -293,6 +308,8 @@ export async function mountCauseGraph(container, traceView, request) {
   return {
     /** Shows the whole graph (the Fit button). */
     fit: () => { if (graph) fit(); },
+    graph: () => graph,
+    markEdges: (markOf) => { if (graph) markEdgeBundles(viewport, graph, nodeById, markOf); },
     update(state, changed) {
       if (!graph) return;
       if (changed.has('node') && (state.node ?? null) !== selectedId) {
@@ -315,6 +332,32 @@ export async function mountCauseGraph(container, traceView, request) {
       container.replaceChildren();
     },
   };
+}
+
+/** The graph at reading scale (`readableFit`), its `container` made as tall as it needs. */
+function readableTransform(graph, { container, toolbar, stage }, maxHeight) {
+  const { transform, height } = readableFit(graph, stage.clientWidth, maxHeight);
+  container.style.height = `${Math.ceil(toolbar.offsetHeight + height + 2)}px`;
+  return transform;
+}
+
+/** Shows `element` for a moment each time the returned function is called. */
+function flasher(element) {
+  let timer = 0;
+  return () => {
+    element.hidden = false;
+    clearTimeout(timer);
+    timer = setTimeout(() => { element.hidden = true; }, 1500);
+  };
+}
+
+/** Sets `data-diff` of each drawn edge bundle (its `from`, `to` and `edges`) to `markOf(bundle, nodeById)`. */
+function markEdgeBundles(viewport, graph, nodeById, markOf) {
+  for (const element of viewport.querySelectorAll('.cg-edge')) {
+    const { from, to } = element.dataset;
+    const mark = markOf({ from, to, edges: graph.edges.filter((e) => e.from === from && e.to === to) }, nodeById);
+    if (mark) element.dataset.diff = mark; else delete element.dataset.diff;
+  }
 }
 
 // Edge labels keep at least LABEL_PX on screen whatever the zoom; zoomed out they grow in graph

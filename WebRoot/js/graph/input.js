@@ -6,9 +6,11 @@
  * Listens on `stage` (the graph's box) and `viewport` (the <g> of nodes). `graph` is what input
  * may ask of the graph: transform() / setTransform(t) ({x, y, k}); zoomBy(factor, px, py); fit();
  * escape() → true when it did something; hover(nodeId | null); activate(nodeId); background()
- * (a click beside every node).
+ * (a click beside every node); wheelHint() (a plain wheel that scrolled the page instead).
+ * `wheelZoomNeedsModifier`: the graph is part of a page that scrolls: a plain wheel scrolls it,
+ * Ctrl/⌘ + wheel zooms.
  */
-export function attachGraphInput(stage, viewport, graph) {
+export function attachGraphInput(stage, viewport, graph, { wheelZoomNeedsModifier = false } = {}) {
   let drag = null;
   let suppressClick = false;
 
@@ -37,6 +39,10 @@ export function attachGraphInput(stage, viewport, graph) {
   stage.addEventListener('pointerup', endDrag);
   stage.addEventListener('pointercancel', endDrag);
   stage.addEventListener('wheel', (e) => {
+    if (wheelZoomNeedsModifier && !e.ctrlKey && !e.metaKey) {
+      graph.wheelHint?.();
+      return;
+    }
     e.preventDefault();
     const box = stage.getBoundingClientRect();
     const delta = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaY;

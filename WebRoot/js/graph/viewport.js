@@ -16,6 +16,33 @@ export function fitTransform(graph, width, height) {
   return { k, x: (w - graph.width * k) / 2, y: (h - graph.height * k) / 2 };
 }
 
+/** At this scale and above node titles (12 px) and subtitles (11 px) are at least 11 px on screen. */
+export const READING_SCALE = 1;
+const READABLE_PAD = 12;
+
+/**
+ * A graph fitted at reading scale into a box `width` wide (an unmeasured box counts as 800): as
+ * large as the width allows, never below READING_SCALE (a wider graph pans sideways) nor above
+ * the fit's ceiling; `height` is the box height that shows it whole, at most `maxHeight` (a
+ * taller graph pans, as does a wider one, showing its focus nodes). Returns {transform, height}.
+ */
+export function readableFit(graph, width, maxHeight = 640) {
+  const w = width || 800;
+  if (!graph || !graph.width) return { transform: { x: 0, y: 0, k: 1 }, height: 240 };
+  const k = Math.max(READING_SCALE, Math.min(MAX_FIT_SCALE, (w - 2 * READABLE_PAD) / graph.width));
+  const height = Math.min(maxHeight, Math.max(160, graph.height * k + 2 * READABLE_PAD));
+  // Too large for the box: the focus nodes (the view drilled into) in the middle, no farther
+  // than the graph's edges, as the first view of a trace page's graph.
+  const focus = (graph.nodes ?? []).filter((n) => n.focus);
+  const place = (size, room, centre) => {
+    if (size * k <= room - 2 * READABLE_PAD) return (room - size * k) / 2;
+    const wanted = centre === null ? READABLE_PAD : room / 2 - centre * k;
+    return Math.min(READABLE_PAD, Math.max(room - READABLE_PAD - size * k, wanted));
+  };
+  const centreOf = (start, size) => (focus.length ? focus.reduce((sum, n) => sum + n[start] + n[size] / 2, 0) / focus.length : null);
+  return { transform: { k, x: place(graph.width, w, centreOf('x', 'width')), y: place(graph.height, height, centreOf('y', 'height')) }, height };
+}
+
 /**
  * The first view: everything if it stays readable; else readable and centred on the focus nodes,
  * without scrolling past the graph's edges (the causes stay in view when they fit).

@@ -58,7 +58,7 @@ export function mountTraceList(root, query, { onTag, askForWriteToken, onPage = 
     onclick: () => navigate(buildComparePath(picked[0], picked[1], {})) }, 'Compare');
   const body = el('tbody');
   const table = el('table', { class: 'traces', 'aria-label': 'Traces', 'aria-rowcount': '0' },
-    el('colgroup', {}, ...['pick', 'name', 'tags', 'app', 'num', 'num', 'num', 'date', 'actions'].map((name) => el('col', { class: `col-${name}` }))),
+    el('colgroup', {}, ...['pick', 'name', 'tags', 'app', 'num', 'num', 'size', 'date', 'actions'].map((name) => el('col', { class: `col-${name}` }))),
     el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, el('span', { class: 'visually-hidden', text: 'Compare' })),
       ...['Name', 'Tags', 'App', 'Duration', 'Updates', 'Size', 'Uploaded', ''].map((title, i) =>
         el('th', { scope: 'col', class: i >= 3 && i <= 5 ? 'num' : null }, title || el('span', { class: 'visually-hidden', text: 'Actions' }))))),

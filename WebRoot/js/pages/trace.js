@@ -8,6 +8,7 @@ import { buildPath, buildComparePath, buildHistoryPath, buildListPath, createVie
 import { createNoteStore } from '../notes.js';
 import { withWriteToken } from '../write-token.js';
 import { createTraceView } from '../trace-view.js';
+import { rankPartners } from '../compare-partner.js';
 import { createTimeline } from '../timeline/index.js';
 import { mountCrumbs } from '../timeline/crumbs.js';
 import { contextWindow } from '../timeline/viewport.js';
@@ -143,11 +144,11 @@ function tagLine(trace) {
   const status = el('span', { class: 'note-status', role: 'status' });
   let tags = trace.tags ?? [];
   function show() {
-    line.replaceChildren(
-      ...tags.map((tag) => el('a', { class: 'tag-chip', href: buildListPath({ tags: [tag] }), title: `Every trace tagged ${tag}` }, el('bdi', { text: tag }))),
-      tags.length ? el('a', { href: buildHistoryPath({ tags: tags.filter((tag) => /^(branch|scenario|device|os):/.test(tag)) }), id: 'trace-history-link', class: 'link-like', text: 'History' }) : null,
-      el('button', { type: 'button', class: 'link-like', id: 'edit-tags', text: tags.length ? 'Edit tags' : 'Add tags', onclick: edit }),
-      status);
+    const parts = tags.map((tag) => el('a', { class: 'tag-chip', href: buildListPath({ tags: [tag] }), title: `Every trace tagged ${tag}` }, el('bdi', { text: tag })));
+    if (tags.length) parts.push(el('a', { href: buildHistoryPath({ tags: tags.filter((tag) => /^(branch|scenario|device|os):/.test(tag)) }), id: 'trace-history-link', class: 'link-like', text: 'History' }));
+    // A sample is read-only: the server refuses its tags.
+    if (!trace.isSample) parts.push(el('button', { type: 'button', class: 'link-like', id: 'edit-tags', text: tags.length ? 'Edit tags' : 'Add tags', onclick: edit }));
+    line.replaceChildren(...parts, status);
   }
   function edit() {
     const field = el('input', { type: 'text', id: 'tags-input', value: tags.join(' '), 'aria-label': 'Tags, separated by spaces (key:value or a label)', spellcheck: 'false' });
@@ -297,7 +298,8 @@ function compareWith(trace, state) {
       if (popup.hidden || picker.options.length) return;
       try {
         const { traces } = await listTraces();
-        picker.replaceChildren(...traces.filter((t) => t.id !== trace.id).map((t) => el('option', { value: t.id, text: t.name })));
+        // The likely partner first (the other recording of the scenario), selected.
+        picker.replaceChildren(...rankPartners(trace, traces).map((t) => el('option', { value: t.id, text: t.why ? `${t.name} (${t.why})` : t.name })));
         go.disabled = !picker.options.length;
       } catch (error) {
         popup.append(el('span', { class: 'error-box', text: error.message }));

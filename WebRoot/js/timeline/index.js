@@ -28,9 +28,18 @@ function timelineElements(section, idSuffix) {
   });
   const tooltip = el('div', { class: 'tl-tooltip', role: 'tooltip', id: `timeline-tooltip${idSuffix}`, hidden: true });
   const status = el('div', { class: 'tl-status', 'aria-live': 'polite' });
-  const wrap = el('div', { class: 'tl-canvas-wrap' }, canvas, tooltip, status);
+  const wheelHint = el('div', { class: 'tl-wheel-hint', hidden: true, text: `${navigator.platform?.startsWith('Mac') ? '⌘' : 'Ctrl'} + wheel to zoom, or W/S on the focused timeline` });
+  const wrap = el('div', { class: 'tl-canvas-wrap' }, canvas, tooltip, status, wheelHint);
   section.replaceChildren(el('div', { class: 'tl-grid' }, headers, wrap));
-  return { headers, canvas, tooltip, status, wrap };
+  return { headers, canvas, tooltip, status, wrap, wheelHint };
+}
+
+function setData(node, key, value) {
+  if (node.dataset[key] !== value) node.dataset[key] = value;
+}
+
+function setText(node, text) {
+  if (node && node.textContent !== text) node.textContent = text;
 }
 
 /**
@@ -38,15 +47,19 @@ function timelineElements(section, idSuffix) {
  * findings, marked on the ruler when it resolves. `focusedKeysOnly`: keys move this timeline only
  * while its canvas has focus (a page with two). `idSuffix`: appended to the ids of its canvas and
  * tooltip, for a page with two. `findSlot`: where the find box goes (search.js), none without it.
- * Returns {zoomToFit(), getView(), setView(), watchView(), flush(), destroy()}.
+ * `scrollingPage`: the timeline is one part of a page that scrolls, so a plain wheel scrolls the
+ * page and Ctrl/⌘ + wheel zooms (a plain wheel shows that hint).
+ * Returns {zoomToFit(), getView(), setView(), setMarker(marker), watchView(), flush(), destroy()};
+ * `setMarker({time, label, rulerFromMarker})` draws a line at `time` and, with `rulerFromMarker`,
+ * makes the ruler read time from it (null: neither).
  */
-export function createTimeline(section, traceView, { windowLabel, findings, findSlot = null, focusedKeysOnly = false, idSuffix = '' } = {}) {
+export function createTimeline(section, traceView, { windowLabel, findings, findSlot = null, focusedKeysOnly = false, idSuffix = '', scrollingPage = false } = {}) {
   const { trace, state } = traceView;
   const bounds = traceBounds(trace);
   const wholeTrace = [bounds.start, bounds.end];
   const laneInfo = Object.fromEntries((trace.lanes ?? []).map((lane) => [lane.id, lane]));
 
-  const { headers, canvas, tooltip, status, wrap } = timelineElements(section, idSuffix);
+  const { headers, canvas, tooltip, status, wrap, wheelHint } = timelineElements(section, idSuffix);
   const g = canvas.getContext('2d');
 
   let colors = readColors(document.documentElement);
@@ -63,6 +76,7 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   let describeTimer = 0;
   let destroyed = false;
   let findingList = [];
+  let marker = null;        // {time, label, rulerFromMarker}: a line across the lanes (setMarker)
   findings?.then((list) => { findingList = list; requestDraw(); }).catch(() => {});
   // The trace's notes, flagged on the ruler (the view's note store; none on a comparison).
   let noteList = traceView.notes.list();
@@ -121,13 +135,14 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
     const matches = search?.marks(view, width);
     const counts = drawTimeline(g, {
       width, height: layout.height, dpr, view, rows: layout.rows, data: loader.current, colors,
-      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, noteMarks: drawnNotes, matches: matches?.lanes,
+      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, noteMarks: drawnNotes, matches: matches?.lanes, marker,
     });
-    // How many findings and notes are marked in this window, and the lanes the selection is outlined on (the browser tests read them).
-    if (canvas.dataset.findings !== String(marks.length)) canvas.dataset.findings = String(marks.length);
-    if (canvas.dataset.notes !== String(drawnNotes.length)) canvas.dataset.notes = String(drawnNotes.length);
-    const outlined = outline ? `${outline.lanes.join(',')}@${outline.start},${outline.duration}` : '';
-    if (canvas.dataset.outlined !== outlined) canvas.dataset.outlined = outlined;
+    // How many findings and notes are marked in this window, the lanes the selection is outlined on, and the marker (the browser tests read them).
+    setData(canvas, 'findings', String(marks.length));
+    setData(canvas, 'notes', String(drawnNotes.length));
+    setData(canvas, 'outlined', outline ? `${outline.lanes.join(',')}@${outline.start},${outline.duration}` : '');
+    setData(canvas, 'marker', marker?.label ? `${marker.label}@${Math.round(marker.time)}` : '');
+    setData(canvas, 'rulerOrigin', marker?.rulerFromMarker ? String(Math.round(marker.time)) : '');
     performance.measure('timeline-draw', { start: began, end: performance.now() });
     if (performance.getEntriesByName('timeline-draw').length > 5000) performance.clearMeasures('timeline-draw');
     // Lane descriptions and the status line change the DOM: keep that out of frames while moving.
@@ -135,14 +150,9 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
     else { clearTimeout(describeTimer); describeTimer = setTimeout(() => requestDraw(), 300); }
     setText(windowLabel, `${formatTimestamp(view.start, (view.end - view.start) / 1000)} – ${formatTimestamp(view.end, (view.end - view.start) / 1000)} (${formatDuration(view.end - view.start)} visible)`);
     setText(status, loader.error ? `Timeline query failed: ${loader.error.message}` : loader.loading ? 'Loading…' : '');
-    const loading = String(loader.loading);
-    if (canvas.dataset.loading !== loading) canvas.dataset.loading = loading;
+    setData(canvas, 'loading', String(loader.loading));
     // Which query the drawn marks come from (the browser tests ask the API the same).
     if (loader.current && canvas.dataset.query !== loader.current.query) canvas.dataset.query = loader.current.query;
-  }
-
-  function setText(node, text) {
-    if (node && node.textContent !== text) node.textContent = text;
   }
 
   // ----- hit testing and tooltip -----
@@ -227,7 +237,8 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
     range: (start, end) => traceView.setRange(start, end, { zoom: false }),
     escape: () => { if (currentSelection(state.get()) !== null) traceView.select(null); },
     step: (direction) => step(direction),
-  }, { focusedKeysOnly });
+    wheelHint: showWheelHint(wheelHint),
+  }, { focusedKeysOnly, wheelZoomNeedsModifier: scrollingPage });
   // [ and ]: through the find box's matches while it has a query, else through the long updates.
   const stepLong = longUpdateStepper(traceView, visible.get, () => destroyed);
   const stepMatch = search ? matchStepper(traceView, search, visible.get, (span) => setView(contextWindow(bounds, span[0], span[1] - span[0]), 'jump')) : null;
@@ -267,7 +278,8 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
     zoomToFit: () => setView(wholeTrace, 'jump'),
     getView: () => ({ ...visible.get() }),
     /** Moves the window (kind as input's: 'pan' | 'zoom' | 'jump'): another part's pan or zoom. */
-    setView: (window, kind) => setView(window, kind),
+    setView: (window, kind = 'jump') => setView(window, kind),
+    setMarker(next) { marker = next; requestDraw(); },
     /** Calls fn({start, end}) after every move of the window, live; returns an unsubscribe. */
     watchView(fn) {
       viewListeners.add(fn);
@@ -288,6 +300,16 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
       scheme.removeEventListener('change', onScheme);
       window.removeEventListener('resize', onDprChange);
     },
+  };
+}
+
+/** Shows `hint` for a moment (a plain wheel over a timeline that does not zoom with it). */
+function showWheelHint(hint) {
+  let timer = 0;
+  return () => {
+    hint.hidden = false;
+    clearTimeout(timer);
+    timer = setTimeout(() => { hint.hidden = true; }, 1500);
   };
 }
 

@@ -23,9 +23,12 @@ function typingTarget(target) {
  * - rangeDrag([start, end] | null) while dragging on the ruler; range(start, end) when released;
  * - escape(); step(direction) ([ and ]).
  * `focusedKeysOnly`: keys move the timeline only while the canvas has focus (a page with two).
+ * `wheelZoomNeedsModifier`: in a page that scrolls, a plain vertical wheel is the page's (it
+ * scrolls on, and `timeline.wheelHint()` says how to zoom); Ctrl/⌘ + wheel zooms, as Firefox
+ * Profiler and Perfetto do in scrolling layouts. Sideways and shift + wheel still pan.
  * Returns {busy() (a drag or held key: keep DOM work out of frames), destroy()}.
  */
-export function attachInput(canvas, timeline, { focusedKeysOnly = false } = {}) {
+export function attachInput(canvas, timeline, { focusedKeysOnly = false, wheelZoomNeedsModifier = false } = {}) {
   let drag = null;
   let pointerX = null;
   let rangeSpan = null;
@@ -88,17 +91,24 @@ export function attachInput(canvas, timeline, { focusedKeysOnly = false } = {}) 
   });
 
   canvas.addEventListener('wheel', (event) => {
-    event.preventDefault();
     const width = timeline.width();
     const scale = event.deltaMode === 1 ? 16 : event.deltaMode === 2 ? width : 1;
     const dx = event.deltaX * scale;
     const dy = event.deltaY * scale;
+    const sideways = event.shiftKey || Math.abs(dx) > Math.abs(dy);
+    if (wheelZoomNeedsModifier && !sideways && !event.ctrlKey && !event.metaKey) {
+      timeline.wheelHint?.();
+      return;
+    }
+    event.preventDefault();
     const view = timeline.view();
-    if (event.shiftKey || Math.abs(dx) > Math.abs(dy)) {
+    if (sideways) {
       timeline.setView(panBy(view, pixelsToTime(view, width, event.shiftKey ? dy : dx)), 'pan');
     } else {
-      // Pinch gestures arrive as ctrl+wheel with small deltas: zoom faster for them.
-      const factor = Math.exp(dy * (event.ctrlKey ? 0.01 : 0.0015));
+      // Pinch gestures arrive as ctrl+wheel with small deltas: zoom faster for them (a mouse's
+      // Ctrl + wheel notch is a large delta, zoomed as a plain wheel was).
+      const pinch = event.ctrlKey && Math.abs(dy) < 50;
+      const factor = Math.exp(dy * (pinch ? 0.01 : 0.0015));
       timeline.setView(zoomAround(view, timeAtX(localPoint(event).x), factor), 'zoom');
     }
     timeline.clearHover();

@@ -29,7 +29,7 @@ function eventColor(row, severity, colors) {
  * descriptions): {laneId: {marks, orange, red, merged, matches}}. `matches`: the find box's
  * matches by lane ({laneId: [start, end, start, end…]}, search.js).
  */
-export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, range, selected, hover, rangeDrag, findingMarks = [], noteMarks = [], matches = null }) {
+export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, range, selected, hover, rangeDrag, findingMarks = [], noteMarks = [], matches = null, marker = null }) {
   const k = width / (view.end - view.start);
   const xOf = (t) => (t - view.start) * k;
   g.clearRect(0, 0, width, height);
@@ -53,7 +53,9 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
   g.fillRect(0, RULER_HEIGHT - 1, width, 1);
   g.font = '11px system-ui, "DejaVu Sans", sans-serif';
   g.textBaseline = 'middle';
-  const firstTick = Math.ceil(view.start / step) * step;
+  // Ticks at whole steps from the origin: the trace's clock, or the marker's time ("+20 ms").
+  const origin = marker?.rulerFromMarker ? marker.time : 0;
+  const firstTick = origin + Math.ceil((view.start - origin) / step) * step;
   for (let t = firstTick; t <= view.end; t += step) {
     const x = Math.round(xOf(t)) + 0.5;
     g.fillStyle = colors.border;
@@ -62,7 +64,8 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
     g.fillRect(x - 0.5, RULER_HEIGHT, 1, height - RULER_HEIGHT);
     g.globalAlpha = 1;
     g.fillStyle = colors.muted;
-    g.fillText(tickLabel(t, step, firstTick), x + 3, 10);
+    const label = tickLabel(t - origin, step, firstTick - origin);
+    g.fillText(origin && t > origin && !label.startsWith('+') ? `+${label}` : label, x + 3, 10);
   }
   // Minor ticks (fifths of a step).
   g.fillStyle = colors.border;
@@ -81,6 +84,9 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
       g.strokeRect(mark.x - 0.5, mark.y - 0.5, mark.width + 1, mark.height + 1);
     }
   }
+
+  // The marker under the marks (they stay their colour), its label on the ruler.
+  if (marker) drawMarker(g, marker, xOf(marker.time), width, height, colors);
 
   // Notes along the ruler's top (a flag over what each is about); the selected one outlined.
   for (const mark of noteMarks) {
@@ -364,4 +370,19 @@ function stripe(g, runs, top, h, color) {
   }
   g.stroke();
   g.restore();
+}
+
+/** The marker (the comparison's anchor): a line across ruler and lanes, its label on the ruler; none without a label. */
+function drawMarker(g, marker, x, width, height, colors) {
+  if (x < -1 || x > width + 1 || !marker.label) return;
+  g.fillStyle = colors.fg;
+  g.globalAlpha = 0.75;
+  g.fillRect(Math.round(x) - 1, 0, 2, height);
+  g.globalAlpha = 1;
+  g.font = '600 11px system-ui, "DejaVu Sans", sans-serif';
+  const textWidth = g.measureText(marker.label).width;
+  const left = x + 4 + textWidth + 6 <= width ? x + 4 : x - textWidth - 10;
+  g.fillRect(left, RULER_HEIGHT - 15, textWidth + 6, 14);
+  g.fillStyle = colors.bg;
+  g.fillText(marker.label, left + 3, RULER_HEIGHT - 8);
 }

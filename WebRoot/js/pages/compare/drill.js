@@ -1,48 +1,59 @@
 // The comparison's drill-down into one view row: its longest updates in A and in B (links into
-// each trace page) and its merged cause graph in each, the trace page's graph (graph/index.js)
-// with a trace view of its own (trace-view.js) whose state stays in the page.
+// each trace page) and its merged cause graph in each, stacked A above B at reading scale (each
+// fitted to its own graph), the edges that differ marked on both: gone (only in A), new (only in
+// B), count changed. Each graph is the trace page's (graph/index.js) with a trace view of its own
+// (trace-view.js) whose state stays in the page. A pooled side shows its first recording.
 import { traceApi } from '../../api.js';
 import { el } from '../../dom.js';
 import { copyText } from '../../shell.js';
 import { buildPath, createLocalViewState, selectionPatch } from '../../state.js';
 import { createTraceView } from '../../trace-view.js';
 import { formatDuration } from '../../format.js';
+import { bundleMark, graphDiff } from '../../graph/diff.js';
 import { rangeParams, rowKey } from './sections.js';
-import { mountDiffFlame } from './flame.js';
+import { mountDiffFlame, pooledFlameNote } from './flame.js';
 
 /**
  * The merged cause graph of `view` in one trace (the trace page's graph module), with a view
  * state of its own: opening groups or selecting nodes stays in the drill-down; the node card's
- * "Copy link" gives that trace's page with the node selected.
+ * "Copy link" gives that trace's page with the node selected. `onRender(graph)` after each drawing.
  */
-function mountDrillGraph(container, { id, range, paneView, trace }) {
+function mountDrillGraph(container, { id, range, paneView, trace, onRender }) {
   const state = createLocalViewState({ range, pane: 'graph', graph: 'view', paneView },
     { link: (s) => new URL(buildPath(id, s), window.location.origin).href });
   let instance = null;
   let destroyed = false;
   const unsubscribe = state.subscribe((s, changed) => instance?.update(s, new Set(changed)));
-  Promise.all([trace, import('../../graph/index.js')])
+  const mounted = Promise.all([trace, import('../../graph/index.js')])
     .then(([info, { mountCauseGraph }]) => {
       if (destroyed) return null;
       // A selection stays in the drill-down's state: there is no side panel here.
       const view = createTraceView({ trace: info, api: traceApi(id), state,
         select: (selection) => state.set(selectionPatch(selection)), copyLink: (text, what) => copyText(text, what) });
-      return mountCauseGraph(container, view, paneView);
+      return mountCauseGraph(container, view, paneView, { scrollingPage: true, readable: true, onRender });
     })
-    .then((mounted) => {
-      if (destroyed) { mounted?.destroy(); return; }
-      instance = mounted;
-      // Two graphs side by side are small: show each whole rather than the trace page's
-      // readable-scale start at the view.
-      instance?.fit();
+    .then((graph) => {
+      if (destroyed) { graph?.destroy(); return null; }
+      instance = graph;
+      return graph;
     })
-    .catch((error) => { container.replaceChildren(el('p', { class: 'error-box', text: `Could not show the graph: ${error.message}` })); });
-  return { destroy() { destroyed = true; unsubscribe(); instance?.destroy(); } };
+    .catch((error) => { container.replaceChildren(el('p', { class: 'error-box', text: `Could not show the graph: ${error.message}` })); return null; });
+  return {
+    markEdges: (markOf) => mounted.then((graph) => graph?.markEdges(markOf)),
+    destroy() { destroyed = true; unsubscribe(); instance?.destroy(); },
+  };
+}
+
+/** "A · before", "A · before (the first of 3 recordings)". */
+function sideTitle(name, runs) {
+  const title = name === 'A' ? 'A · before' : 'B · after';
+  return runs > 1 ? `${title} (the first of ${runs} recordings)` : title;
 }
 
 /**
- * The drill-down section of row `s.row` (null when no row is open). `infos`: both traces' infos
- * (a promise); each graph mounted is pushed onto `graphs`, to be destroyed when the tables are rebuilt.
+ * The drill-down section of row `s.row` (null when no row is open). `a`, `b`: each side's trace
+ * ids (the first is drilled into); `infos`: both first traces' infos (a promise); each graph
+ * mounted is pushed onto `graphs`, to be destroyed when the tables are rebuilt.
  */
 export function drillSection(c, s, { a, b, infos, graphs }) {
   if (!s.row) return null;
@@ -53,22 +64,43 @@ export function drillSection(c, s, { a, b, infos, graphs }) {
     return section;
   }
   const paneView = { module: v.module, view: v.view, category: v.category };
-  const side = (name, id, range, stats) => {
+  // Both graphs as drawn last; when both are there, the edges that differ are marked on both.
+  const drawn = { A: null, B: null };
+  const mounted = {};
+  function markDifferences() {
+    if (!drawn.A || !drawn.B) return;
+    const diff = graphDiff(drawn.A, drawn.B);
+    const changed = [...diff.values()];
+    legend.querySelector('.drill-diff-counts').textContent = ['gone', 'new', 'changed']
+      .map((change) => `${changed.filter((d) => d.change === change).length} ${change}`).join(' · ');
+    for (const side of ['A', 'B']) mounted[side]?.markEdges((bundle, nodeById) => bundleMark(bundle, nodeById, diff));
+  }
+  const legend = el('p', { class: 'drill-diff-legend', id: 'drill-diff-legend' }, 'Edges that differ: ',
+    el('span', { class: 'diff-gone', text: 'gone (only in A)' }), ' · ', el('span', { class: 'diff-new', text: 'new (only in B)' }), ' · ',
+    el('span', { class: 'diff-changed', text: 'count changed' }), ' — ', el('span', { class: 'drill-diff-counts', text: 'comparing…' }));
+
+  const side = (name, id, range, stats, runs) => {
     const list = el('ol', { class: 'drill-updates', 'aria-busy': 'true' });
-    const column = el('div', { class: 'drill-side', 'data-side': name },
-      el('h3', { text: name === 'A' ? 'A · before' : 'B · after' }),
-      el('p', { class: 'meta', text: `${stats.count} updates, ${formatDuration(stats.totalNs)}; max ${formatDuration(stats.maxNs)}` }),
-      el('p', { class: 'drill-links' },
-        el('a', { href: buildPath(id, { range, pane: 'updates', paneView }), 'data-link': 'updates', text: 'Updates in this trace' }), ' · ',
-        el('a', { href: buildPath(id, { range, pane: 'graph', graph: 'view', paneView }), 'data-link': 'graph', text: 'Merged cause graph' })),
-      list);
+    const block = el('div', { class: 'drill-side', 'data-side': name },
+      el('div', { class: 'drill-side-head' },
+        el('h3', { text: sideTitle(name, runs) }),
+        el('span', { class: 'meta', text: `${stats.count} updates${runs > 1 ? ' a run' : ''}, ${formatDuration(stats.totalNs)}; max ${formatDuration(stats.maxNs)}` }),
+        el('span', { class: 'drill-links' },
+          el('a', { href: buildPath(id, { range, pane: 'updates', paneView }), 'data-link': 'updates', text: 'Updates in this trace' }), ' · ',
+          el('a', { href: buildPath(id, { range, pane: 'graph', graph: 'view', paneView }), 'data-link': 'graph', text: 'Merged cause graph' }))),
+      el('div', { class: 'drill-longest' }, el('span', { class: 'meta', text: 'Longest: ' }), list));
     if (!stats.count) {
       list.replaceWith(el('p', { class: 'empty', text: 'No updates of this view.' }));
-      return column;
+      drawn[name] = { nodes: [], edges: [] };
+      return block;
     }
     const graph = el('div', { class: 'drill-graph', 'data-graph': name });
-    column.append(graph);
-    graphs.push(mountDrillGraph(graph, { id, range, paneView: { view: v.view, module: v.module, category: v.category }, trace: infos.then((both) => both[name === 'A' ? 0 : 1]) }));
+    block.append(graph);
+    mounted[name] = mountDrillGraph(graph, {
+      id, range, paneView: { ...paneView }, trace: infos.then((both) => both[name === 'A' ? 0 : 1]),
+      onRender: (g) => { drawn[name] = g; markDifferences(); },
+    });
+    graphs.push(mounted[name]);
     traceApi(id).get('updates', { view: v.view, module: v.module, category: v.category, sort: 'duration', order: 'desc', limit: 5, ...rangeParams(range) })
       .then((page) => {
         list.replaceChildren(...page.updates.map((u) => el('li', {},
@@ -77,13 +109,13 @@ export function drillSection(c, s, { a, b, infos, graphs }) {
         list.setAttribute('aria-busy', 'false');
       })
       .catch((error) => { list.replaceChildren(el('li', { class: 'error-box', text: error.message })); });
-    return column;
+    return block;
   };
-  section.append(el('h2', { text: `${v.view}: longest updates and merged cause graph` }),
-    el('div', { class: 'drill-columns' }, side('A', a, s.rangeA, v.a), side('B', b, s.rangeB, v.b)));
-  // The CPU of this view's bodies only, B against A.
+  section.append(el('h2', { text: `${v.view}: longest updates and merged cause graph, A above B` }), legend,
+    el('div', { class: 'drill-stack' }, side('A', a[0], s.rangeA, v.a, c.a.runs), side('B', b[0], s.rangeB, v.b, c.b.runs)));
+  // The CPU of this view's bodies only, B against A (of each side's first recording: the flame graph does not pool).
   const flame = el('div', { class: 'drill-flame', id: 'compare-drill-flame' });
-  section.append(el('h3', { text: `${v.view}: CPU of its bodies, B against A` }), flame);
-  graphs.push(mountDiffFlame(flame, { a, b, rangeA: s.rangeA, rangeB: s.rangeB, view: { view: v.view, module: v.module } }));
+  section.append(...[el('h3', { text: `${v.view}: CPU of its bodies, B against A` }), pooledFlameNote(a, b), flame].filter(Boolean));
+  graphs.push(mountDiffFlame(flame, { a: a[0], b: b[0], rangeA: s.rangeA, rangeB: s.rangeB, view: { view: v.view, module: v.module } }));
   return section;
 }

@@ -137,9 +137,18 @@ export function mountDiffFlame(container, { a, b, rangeA, rangeB, view = null })
 /** The section of the whole comparison's graph (`graphs` collects what to destroy on a rebuild). */
 export function diffFlameSection(c, s, { a, b, graphs }) {
   const section = el('section', { class: 'compare-section', id: 'compare-flame', 'aria-label': 'Differential flame graph' },
-    el('h2', { text: 'CPU: differential flame graph' }));
+    el('h2', { text: 'CPU: differential flame graph' }), pooledFlameNote(a, b));
   const body = el('div');
   section.append(body);
-  graphs.push(mountDiffFlame(body, { a, b, rangeA: s.rangeA, rangeB: s.rangeB }));
+  graphs.push(mountDiffFlame(body, { a: a[0], b: b[0], rangeA: s.rangeA, rangeB: s.rangeB }));
   return section;
+}
+
+/**
+ * `a`, `b`: each side's recordings. The flame graph is of one recording a side (stacks of several
+ * runs are not pooled): with more, a line says which ones it shows; null otherwise.
+ */
+export function pooledFlameNote(a, b) {
+  if (a.length === 1 && b.length === 1) return null;
+  return el('p', { class: 'meta diff-pooled-note', text: 'Of the first recording of A against the first of B: the flame graph does not pool recordings.' });
 }

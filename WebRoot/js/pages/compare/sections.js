@@ -1,11 +1,12 @@
-// The comparison page's sections below the timelines, each a function of the comparison (GET
-// /api/compare) and the page's state: the compared traces, the views table, the cause fan-outs,
-// the totals (with the frames drawn), Swift tasks on the Main Actor and the top self-time
-// changes. The drill-down into a row is drill.js. The words for a change are the API's
-// `changeText` (ComparisonWords in Comparison.swift), the ones `tracesvc compare` prints.
+// The comparison page's sections below the verdict and the timelines, each a function of the
+// comparison (GET /api/compare) and the page's state: the compared traces, the views table, the
+// cause fan-outs, the totals (with the frames drawn), Swift tasks on the Main Actor and the top
+// self-time changes. The verdict and findings are verdict.js, the per-interaction tables
+// intervals.js, the drill-down into a row drill.js. Change words are the API's (`countText`,
+// `speedText`, `changeText`: the model's ComparisonWords), the same the CLI prints.
 import { el } from '../../dom.js';
 import { buildPath } from '../../state.js';
-import { formatDuration, plural } from '../../format.js';
+import { formatDuration, formatPValue, plural } from '../../format.js';
 
 const ROW_FILTERS = [[null, 'All views'], ['long', 'Long updates only'], ['app', 'App code only']];
 
@@ -26,10 +27,20 @@ const arrow = (a, b) => `${a} → ${b}`;
 /**
  * A wide table in a box of its own that scrolls sideways when the window is narrower than the
  * table: the page itself never scrolls sideways, and the first column stays in place (CSS).
- * Focusable, so the keyboard can scroll it too.
+ * Focusable, so the keyboard can scroll it too. While columns are out of sight on the right the
+ * box says so (a shaded edge and "more columns →"; `data-more`).
  */
 export function scrollBox(table, label) {
-  return el('div', { class: 'compare-table-scroll', tabindex: '0', role: 'region', 'aria-label': label }, table);
+  const cue = el('span', { class: 'scroll-cue', 'aria-hidden': 'true', text: 'more columns →' });
+  const box = el('div', { class: 'compare-table-scroll', tabindex: '0', role: 'region', 'aria-label': label }, table);
+  const frame = el('div', { class: 'compare-table-frame' }, box, cue);
+  const update = () => {
+    const more = box.scrollLeft + box.clientWidth < box.scrollWidth - 2;
+    if (frame.dataset.more !== String(more)) frame.dataset.more = String(more);
+  };
+  box.addEventListener('scroll', update, { passive: true });
+  new ResizeObserver(update).observe(box);
+  return frame;
 }
 export const rowKey = (row) => `${row.module}:${row.view}:${row.category}`;
 export const rangeParams = (range) => (range ? { start: range[0], end: range[1] } : {});
@@ -42,11 +53,13 @@ export function filterRows(views, filter) {
 }
 
 export function headerSection(c, s, { a, b }) {
-  const card = (side, trace, id, range) => el('div', { class: `compare-card side-${side.toLowerCase()}`, 'data-side': side },
-    el('div', { class: 'compare-side', text: side === 'A' ? 'A · before' : 'B · after' }),
-    el('a', { href: buildPath(id, { range }), class: 'compare-name', text: trace.name }),
+  const card = (side, trace, ids, range) => el('div', { class: `compare-card side-${side.toLowerCase()}`, 'data-side': side, 'data-runs': String(trace.runs) },
+    el('div', { class: 'compare-side', text: (side === 'A' ? 'A · before' : 'B · after') + (trace.runs > 1 ? ` · ${trace.runs} recordings pooled` : '') }),
+    trace.runs > 1
+      ? el('div', { class: 'compare-runs' }, ...ids.flatMap((id, i) => [i ? ', ' : null, el('a', { href: buildPath(id, {}), class: 'compare-name', text: trace.runNames[i] ?? id })]))
+      : el('a', { href: buildPath(ids[0], { range }), class: 'compare-name', text: trace.name }),
     el('div', { class: 'meta', text: [trace.app, trace.device, trace.osVersion].filter(Boolean).join(' · ') }),
-    el('div', { class: 'meta', text: `${formatDuration(trace.durationNs)} · ${plural(trace.updates, 'update')}`
+    el('div', { class: 'meta', text: `${formatDuration(trace.durationNs)} · ${plural(trace.updates, 'update')}${trace.runs > 1 ? ' in all' : ''}`
       + (range ? ` in ${formatDuration(range[0])}–${formatDuration(range[1])}` : '') }));
   return el('section', { class: 'compare-header', 'aria-label': 'Compared traces' },
     el('div', { class: 'compare-cards' }, card('A', c.a, a, s.rangeA), card('B', c.b, b, s.rangeB)),
@@ -57,91 +70,103 @@ export function headerSection(c, s, { a, b }) {
 
 export function viewsSection(c, s, { setRows, setRow }) {
   const rows = filterRows(c.views, s.rows);
-  const interaction = c.interactions.find((i) => i.a > 0 && i.b > 0) ?? null;
   const filters = el('div', { class: 'segmented', role: 'group', 'aria-label': 'Which views', id: 'views-filter' },
     ...ROW_FILTERS.map(([value, label]) => el('button', {
       type: 'button', 'aria-pressed': String(s.rows === value), 'data-filter': value ?? 'all', text: label,
       onclick: () => setRows(value),
     })));
-  const headings = ['View', 'Count A → B', interaction ? `Per ${interaction.label} A → B` : null, 'Total A → B', 'Δ total', 'Δ %',
-    'Avg A → B', 'p95 A → B', 'Red A → B', 'Change'].filter(Boolean);
+  const headings = ['View', 'Count A → B', 'How many', 'Per interaction A → B', 'Total A → B', 'Δ total', 'Avg A → B', 'p95 A → B', 'Each one', 'Red A → B'];
+  const words = new Set([2, 8]);
   const table = el('table', { class: 'compare-table', id: 'compare-views', 'aria-label': 'Views, A against B' },
-    el('thead', {}, el('tr', {}, ...headings.map((h, i) => el('th', { scope: 'col', class: i > 0 && i < headings.length - 1 ? 'num' : null, text: h })))),
-    el('tbody', {}, ...rows.map((v) => viewRow(v, interaction, s, setRow))));
+    el('thead', {}, el('tr', {}, ...headings.map((h, i) => el('th', { scope: 'col', class: i > 0 && !words.has(i) ? 'num' : null, text: h })))),
+    el('tbody', {}, ...rows.map((v) => viewRow(v, s, setRow))));
+  const pooled = c.a.runs > 1 || c.b.runs > 1;
   return el('section', { class: 'compare-section', 'aria-label': 'Views' },
     el('div', { class: 'compare-section-head' }, el('h2', { text: 'Views' }), filters,
       el('span', { class: 'meta', text: `${rows.length} of ${c.views.length} rows, by change of total time`
         + (c.viewsTotal > c.views.length ? ` (the ${c.views.length} largest changes of ${c.viewsTotal})` : '') })),
     rows.length ? scrollBox(table, 'Views table (scrolls sideways)') : el('p', { class: 'empty', text: 'No views match this filter.' }),
-    el('p', { class: 'compare-note', text: 'n.s.: not significant. The durations do not differ beyond noise (Mann-Whitney U, '
-      + 'p ≥ 0.05, tested when both sides have 8 updates or more) and the count changed by 10% or less.'
+    el('p', { class: 'compare-note', text: `How many: fewer / more ${pooled ? 'per recording (mean, least–most) ' : ''}when the count changed by 2 or more and over 10 %`
+      + `${pooled ? ', and every recording of one side is beyond every recording of the other' : ''}. Each one: faster / slower per body (or update) `
+      + 'by the Mann-Whitney U test on the durations (p < 0.05, tested with 8 or more a side). Per interaction: the row\'s updates per update group '
+      + 'of the label whose rate changed most.'
       + (rows.some((v) => v.change === 'follows-frames') ? ` "${c.frames.changeText}": the count followed the frames drawn `
         + `(${arrow(c.frames.a, c.frames.b)}) at the same time per update, so it is not a regression.` : '') }));
 }
 
-function viewRow(v, interaction, s, setRow) {
+/** A rate as the CLI prints it: "12", "1.5", "0.03", "–". */
+export function rateText(x) {
+  if (x === null || x === undefined) return '–';
+  if (Number.isInteger(x)) return String(x);
+  return Math.abs(x) < 0.1 ? x.toFixed(2) : x.toFixed(1);
+}
+
+/** "36", or a pooled side's mean per recording and, when its recordings differ, their least and most: "36 (35–37)". */
+export function countText(stats) {
+  const spread = stats.spread;
+  return spread && spread.countMin !== spread.countMax ? `${stats.count} (${spread.countMin}–${spread.countMax})` : String(stats.count);
+}
+
+function viewRow(v, s, setRow) {
   const selected = s.row && rowKey(s.row) === rowKey(v);
-  const rate = interaction ? v.perInteraction.find((r) => r.label === interaction.label) : null;
-  const perInteraction = (x) => (x === null || x === undefined ? '–' : String(Math.round(x * 10) / 10));
+  const rate = rateText;
   const open = () => setRow(selected ? null : { module: v.module, view: v.view, category: v.category });
+  const tone = (change) => ({ fewer: 'better', faster: 'better', gone: 'better', more: 'worse', slower: 'worse', new: 'worse' }[change] ?? '');
+  const speed = v.speedText + ((v.speedChange === 'faster' || v.speedChange === 'slower') && v.durations.pValue !== null ? ` (${formatPValue(v.durations.pValue)})` : '');
   const cells = [
     el('td', { class: 'name' }, el('button', { type: 'button', class: 'link-like row-open', 'aria-expanded': String(!!selected), onclick: open },
       v.view), el('span', { class: 'meta', text: ` ${v.module}${v.category ? `, ${v.category}` : ''}` })),
-    el('td', { class: 'num', text: arrow(v.a.count, v.b.count) }),
-    interaction ? el('td', { class: 'num', text: arrow(perInteraction(rate?.a ?? 0), perInteraction(rate?.b ?? 0)) }) : null,
+    el('td', { class: 'num', text: arrow(countText(v.a), countText(v.b)) }),
+    el('td', { class: `count-change ${tone(v.countChange)}`, text: v.countText }),
+    el('td', { class: 'num interaction', text: v.interaction ? `${v.interaction.label} ${arrow(rate(v.interaction.a), rate(v.interaction.b))}` : '–' }),
     el('td', { class: 'num', text: arrow(formatDuration(v.a.totalNs), formatDuration(v.b.totalNs)) }),
     el('td', { class: 'num delta', text: signedDuration(v.delta.totalNs) }),
-    el('td', { class: 'num', text: signedPercent(v.delta.totalPercent) }),
     el('td', { class: 'num', text: arrow(formatDuration(v.a.avgNs), formatDuration(v.b.avgNs)) }),
     el('td', { class: 'num', text: arrow(formatDuration(v.a.p95Ns), formatDuration(v.b.p95Ns)) }),
+    el('td', { class: `speed-change ${tone(v.speedChange)}`, text: speed || '–' }),
     el('td', { class: 'num', text: arrow(v.a.red, v.b.red) }),
-    el('td', { class: 'change', title: v.change === 'follows-frames'
-      ? 'The count followed the frames drawn at the same time per update: not a regression' : null }, v.changeText,
-      !v.significant && v.change !== 'unchanged' && v.change !== 'follows-frames'
-        ? el('span', { class: 'badge ns', title: 'Not significant: within noise', text: 'n.s.' }) : null),
   ];
   return el('tr', {
     class: `change-${v.change}${v.significant ? ' significant' : ' not-significant'}${selected ? ' selected' : ''}`,
-    'data-view': v.view, 'data-module': v.module, 'data-category': v.category, 'data-change': v.change,
-    'data-significant': String(v.significant),
+    'data-key': rowKey(v), 'data-view': v.view, 'data-module': v.module, 'data-category': v.category, 'data-change': v.change,
+    'data-significant': String(v.significant), 'data-count-change': v.countChange, 'data-speed-change': v.speedChange,
   }, ...cells);
 }
 
 export function causesSection(c) {
   // Each part unbroken, the parts free to wrap: on a narrow window the A and B cells take two
   // lines so the cause column keeps the room to be read.
-  const fanOut = (side) => (side ? [`${side.fanOut} per event`, plural(side.events, 'event'), plural(side.updates, 'update')]
+  const fanOut = (side, outcome) => (side ? [`${side.fanOut} per event`, plural(side.events, 'event'), plural(side.updates, outcome === 'skipped' ? 'notification' : 'update')]
     .flatMap((part, i) => [i ? ' · ' : null, el('span', { class: 'nowrap', text: part })]) : '–');
   const table = el('table', { class: 'compare-table', id: 'compare-causes', 'aria-label': 'Cause fan-outs, A against B' },
     el('thead', {}, el('tr', {}, ...['Change', 'Cause → target', 'A', 'B'].map((h) => el('th', { scope: 'col', text: h })))),
-    el('tbody', {}, ...c.causes.map((cause) => el('tr', { class: `change-${cause.change}`, 'data-change': cause.change },
-      el('td', { class: 'change', text: cause.change }),
-      el('td', { class: 'name', text: `${cause.title} → ${cause.target}` }),
-      el('td', { class: 'fan-out' }, fanOut(cause.a)), el('td', { class: 'fan-out' }, fanOut(cause.b))))));
+    el('tbody', {}, ...c.causes.map((cause, index) => el('tr', {
+      class: `change-${cause.change}`, 'data-change': cause.change, 'data-outcome': cause.outcome, 'data-index': String(index),
+    },
+    el('td', { class: 'change', text: cause.change }),
+    el('td', { class: 'name' }, `${cause.title} → ${cause.target}`,
+      cause.outcome === 'skipped' ? el('span', { class: 'meta', text: ' notified, did not run' }) : null),
+    el('td', { class: 'fan-out' }, fanOut(cause.a, cause.outcome)), el('td', { class: 'fan-out' }, fanOut(cause.b, cause.outcome))))));
   return el('section', { class: 'compare-section', 'aria-label': 'Causes' },
     el('h2', { text: 'Causes' }),
-    el('p', { class: 'meta', text: 'What made bodies run: one cause event fanning out to N updates.'
+    el('p', { class: 'meta', text: 'What made bodies run: one cause event fanning out to N updates; and the bodies a change notified that did not run '
+      + '(an environment change checking views that do not read it).'
       + (c.causesTotal > c.causes.length ? ` The ${c.causes.length} largest changes of ${c.causesTotal}.` : '') }),
     c.causes.length ? scrollBox(table, 'Causes table (scrolls sideways)') : el('p', { class: 'empty', text: 'Neither trace recorded causes.' }));
 }
 
+/** Frames drawn, updates, hitches, hangs and CPU (a pooled side's counts with their spread). */
 export function totalsSection(c) {
   const names = { updates: 'Updates', hitches: 'Hitches', hangs: 'Hangs', cpu: 'CPU samples' };
-  const rows = c.totals.map((t) => el('tr', {
-    'data-total': t.name, class: t.totalNsDelta < 0 ? 'change-improved' : t.totalNsDelta > 0 ? 'change-regressed' : 'change-unchanged',
-  },
-  el('th', { scope: 'row', text: names[t.name] ?? t.name }),
-  el('td', { class: 'num', text: arrow(t.a.count, t.b.count) }),
-  el('td', { class: 'num', text: arrow(formatDuration(t.a.totalNs), formatDuration(t.b.totalNs)) }),
-  el('td', { class: 'num delta', text: signedDuration(t.totalNsDelta) }),
-  el('td', { class: 'change' })));
-  // Frames drawn: more is better (a fixed hitch draws the frames it used to miss).
-  rows.splice(1, 0, el('tr', { 'data-total': 'frames', class: `change-${c.frames.change}` },
-    el('th', { scope: 'row', text: 'Frames drawn' }),
-    el('td', { class: 'num', text: arrow(c.frames.a, c.frames.b) }),
-    el('td', { class: 'num' }), el('td', { class: 'num delta' }),
-    el('td', { class: 'change', text: c.frames.changeText })));
-  return el('section', { class: 'compare-section', 'aria-label': 'Hitches, hangs and CPU' },
+  const tone = (delta) => (delta < 0 ? 'change-improved' : delta > 0 ? 'change-regressed' : 'change-unchanged');
+  const row = (key, title, counts, times, delta, words, className) => el('tr', { 'data-total': key, class: className },
+    el('th', { scope: 'row', text: title }), el('td', { class: 'num', text: counts }), el('td', { class: 'num', text: times }),
+    el('td', { class: 'num delta', text: delta }), el('td', { class: 'change', text: words }));
+  const rows = c.totals.map((t) => row(t.name, names[t.name] ?? t.name, arrow(countText(t.a), countText(t.b)),
+    arrow(formatDuration(t.a.totalNs), formatDuration(t.b.totalNs)), signedDuration(t.totalNsDelta), '', tone(t.totalNsDelta)));
+  // More frames drawn is better: the tone is the other way round.
+  rows.splice(1, 0, row('frames', 'Frames drawn', arrow(c.frames.a, c.frames.b), '', '', c.frames.changeText, tone(-c.frames.delta)));
+  return el('section', { class: 'compare-section', 'aria-label': 'Frames, hitches, hangs and CPU' },
     el('h2', { text: 'Frames, hitches, hangs and CPU' }),
     el('table', { class: 'compare-table', id: 'compare-totals' },
       el('thead', {}, el('tr', {}, ...['', 'Count A → B', 'Time A → B', 'Δ time', 'Change'].map((h, i) => el('th', { scope: 'col', class: i && i < 4 ? 'num' : null, text: h })))),

@@ -4,7 +4,7 @@
 // shared window onto its own trace's clock: a pan or zoom on either writes the shared window, and
 // the other follows. A task interval clicked on either shows in a side panel under both.
 import { traceApi } from '../../api.js';
-import { anchorTimes, formatAnchor, parseAnchor, sharedBounds, toShared, toTrace } from '../../compare-align.js';
+import { anchorTimes, anchorWindow, formatAnchor, parseAnchor, sharedBounds, toShared, toTrace } from '../../compare-align.js';
 import { el } from '../../dom.js';
 import { formatDuration, formatTimestamp } from '../../format.js';
 import { navigate } from '../../shell.js';
@@ -97,20 +97,26 @@ export function mountAlignedTimelines(section, { a, b, state, infos }) {
 
   const picker = el('select', { id: 'align-anchor', 'aria-label': 'Align the timelines at' });
   picker.addEventListener('change', () => {
-    // The shared window means another moment under another anchor: show both whole traces.
-    state.set({ anchor: parseAnchor(picker.value), timeline: null }, { push: true });
+    // The shared window means another moment under another anchor: zoom both to the new anchor
+    // (both whole traces for "Both starts").
+    const anchor = parseAnchor(picker.value);
+    const s = state.get();
+    state.set({ anchor, timeline: anchorWindow(anchor, { a: s.rangeA, b: s.rangeB }) }, { push: true });
   });
   const fit = el('button', { type: 'button', id: 'timelines-fit', text: 'Zoom to fit', onclick: () => timelines[0]?.timeline.zoomToFit() });
+  const ruler = el('button', { type: 'button', id: 'timelines-ruler', 'aria-pressed': 'false', title: 'The rulers read time from the anchor, or each trace\'s own clock',
+    onclick: () => state.set({ ruler: state.get().ruler === 'anchor' ? null : 'anchor' }, { push: true }) }, 'Time from anchor');
   const note = el('p', { class: 'meta', id: 'align-note', 'aria-live': 'polite' });
   const lanes = el('div', { class: 'compare-timelines', id: 'compare-timelines' });
   // Under both timelines (A and B stay side by side): the panel of the side that holds the selection.
   const panels = el('div', { class: 'compare-side-panels' });
   section.replaceChildren(
     el('div', { class: 'compare-section-head' }, el('h2', { text: 'Timelines' }),
-      el('label', { for: 'align-anchor', text: 'Align at' }), picker, fit),
+      el('label', { for: 'align-anchor', text: 'Align at' }), picker, fit, ruler),
     note, lanes,
     el('div', { class: 'tl-help', id: 'timeline-help',
-      text: 'Wheel: zoom · drag: pan (both timelines move) · W/S zoom, A/D or ←/→ pan on the focused timeline · drag on a ruler: that trace\'s compared range' }),
+      text: `${navigator.platform?.startsWith('Mac') ? '⌘' : 'Ctrl'} + wheel or W/S on the focused timeline: zoom · the wheel scrolls the page · `
+        + 'drag, A/D or ←/→: pan (both timelines move) · drag on a ruler: that trace\'s compared range' }),
     panels);
 
   function fillPicker() {
@@ -122,6 +128,23 @@ export function mountAlignedTimelines(section, { a, b, state, infos }) {
     if (!options.some(([value]) => value === current)) options.push([current, `First “${state.get().anchor.group}”`]);
     picker.replaceChildren(...options.map(([value, text]) => el('option', { value, text, selected: value === current })));
     picker.value = current;
+  }
+
+  /** What the anchor is called on the marker: "first Tap Gesture", "compared range"; null for both starts. */
+  function markerLabel() {
+    const anchor = state.get().anchor;
+    return anchor === 'ranges' ? 'compared range' : anchor?.group ? `first ${anchor.group}` : null;
+  }
+
+  /** Draws the anchor on both timelines; with "Time from anchor", their rulers read time from it. */
+  function mark(anchors) {
+    const label = markerLabel();
+    const fromAnchor = state.get().ruler === 'anchor';
+    ruler.setAttribute('aria-pressed', String(fromAnchor));
+    for (const { side, timeline } of timelines) {
+      // Both starts: no line, but the rulers may still read time from each start.
+      timeline.setMarker(label || fromAnchor ? { time: anchors[side.key], label: label ? `${side.name}: ${label}` : null, rulerFromMarker: fromAnchor } : null);
+    }
   }
 
   function describe(anchors) {
@@ -163,7 +186,7 @@ export function mountAlignedTimelines(section, { a, b, state, infos }) {
       const trace = { ...traces[side.key], start: bounds.start + anchor, end: bounds.end + anchor };
       const view = sideView({ id, trace, side, anchor, state, picked });
       // Two timelines on one page: ids of their own (the trace page's stay as they are).
-      const timeline = createTimeline(host, view, { windowLabel, focusedKeysOnly: true, idSuffix: `-${side.key}` });
+      const timeline = createTimeline(host, view, { windowLabel, focusedKeysOnly: true, idSuffix: `-${side.key}`, scrollingPage: true });
       return { side, timeline, panel: mountSidePanel(aside, view) };
     });
   }
@@ -182,9 +205,11 @@ export function mountAlignedTimelines(section, { a, b, state, infos }) {
       const s = state.get();
       const anchors = anchorTimes(s.anchor, { traces, ranges: { a: s.rangeA, b: s.rangeB }, interactions: comparison.interactions });
       describe(anchors);
-      if (builtFor?.a === anchors.a && builtFor?.b === anchors.b) return;
-      builtFor = anchors;
-      build(anchors);
+      if (builtFor?.a !== anchors.a || builtFor?.b !== anchors.b) {
+        builtFor = anchors;
+        build(anchors);
+      }
+      mark(anchors);
     },
     flush: () => { for (const { timeline } of timelines) timeline.flush(); },
     destroy() {

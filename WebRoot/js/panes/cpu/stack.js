@@ -102,7 +102,7 @@ export function mountStackView(container, traceView, pane) {
     const lines = [['Start', formatTimestamp(b.start[i], duration / 100)], ['Duration', formatDuration(duration)], ['Samples', String(b.samples[i])]];
     const binary = chart.answer.binaries[b.binary[i]];
     if (binary) lines.unshift(['Binary', binary]);
-    return { title: b.kind[i] === 'merged' ? `${b.merged[i]} boxes, each narrower than a pixel` : chart.boxes.name[i], lines };
+    return { title: b.kind[i] === 'merged' ? 'Frames narrower than a pixel, merged' : chart.boxes.name[i], lines };
   }
 
   /** Whether the answer drawn covers the window at its resolution. */

@@ -35,6 +35,7 @@ export function mountBoxCanvas(container, owner) {
   let animation = null;
   const held = new Set();
   let lastKeyFrame = 0;
+  const fills = { boxes: null, plain: [], dim: [] };
 
   function resize() {
     width = Math.max(1, Math.floor(wrap.clientWidth));
@@ -75,11 +76,15 @@ export function mountBoxCanvas(container, owner) {
     const rect = canvas.getBoundingClientRect();
     const firstRow = Math.max(0, Math.floor(-rect.top / ROW_HEIGHT) - 1);
     const lastRow = Math.ceil((window.innerHeight - rect.top) / ROW_HEIGHT) + 1;
+    // A box's fill is the same on every frame of one answer: asked once (a colour is a string built from a hash of the name).
+    if (fills.boxes !== boxes) Object.assign(fills, { boxes, plain: [], dim: [] });
     forEachVisible(boxes, view, width, (i, left, right) => {
       const y = boxes.depth[i] * ROW_HEIGHT;
       const x0 = Math.max(0, left);
       const w = Math.min(width, right) - x0;
-      g.fillStyle = owner.fill(i, matches && !matches.has(i));
+      const dim = !!matches && !matches.has(i);
+      const cache = dim ? fills.dim : fills.plain;
+      g.fillStyle = cache[i] ??= owner.fill(i, dim);
       g.fillRect(x0, y, Math.max(0.5, w - (w > 3 ? 1 : 0)), ROW_HEIGHT - 1);
       const text = fitLabel(owner.labelOf(i), w);
       if (text) {

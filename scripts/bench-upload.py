@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Upload over HTTP against the reader alone, in the same run (issue 30's figures; issue 32's team upload):
+
+  for a 1M-update native trace (`tracesvc generate --updates 1000000`, about 410 MB) and the 512 MB
+  xctrace export (`../shared/bench/gen_xctrace.py --updates 400000`), each to a fresh server:
+  - upload + import wall time (first byte sent to the 201) and the reader alone on the same file
+    (`tracesvc-bench import`, median of 3), and their ratio (target <= 1.3x);
+  - time from the upload's answer to the first timeline answer (GET /api/traces/{id}, then the
+    timeline at 1920 px, as the page asks; target <= 100 ms);
+  - the server's RSS after, and its CPU time during the upload per input byte beside the reader's
+    alone;
+  with --team, also the 512 MB export uploaded to the embedded default and to a team replica
+  (PostgreSQL + SeaweedFS started by scripts/team-up.sh --engines-only): their ratio (target <= 1.5x).
+
+    swift build -c release --product tracesvc && swift build -c release --product tracesvc-bench
+    python3 scripts/bench-upload.py [--team] [--native-updates 1000000] [--xctrace-updates 400000]
+"""
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+_spec = importlib.util.spec_from_file_location("bench_team", REPO / "scripts/bench-team.py")
+bench_team = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_team)
+Server, get, upload_seconds = bench_team.Server, bench_team.get, bench_team.upload_seconds
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_seconds(pid):
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+
+
+def rss_mb(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def reader_alone(bench, path):
+    out = subprocess.run([bench, "import", "--file", str(path), "--runs", "3"], capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def measure(label, path, binary, bench, work, env):
+    size = path.stat().st_size
+    alone = reader_alone(bench, path)
+    server = Server(binary, work / f"data-{label}", env).start()
+    try:
+        pid = server.process.pid
+        cpu_before = process_cpu_seconds(pid)
+        upload, trace_id = upload_seconds(server.base, path)
+        answered = time.perf_counter()
+        get(f"{server.base}/api/traces/{trace_id}")
+        get(f"{server.base}/api/traces/{trace_id}/timeline?width=1920")
+        first_picture_ms = (time.perf_counter() - answered) * 1000
+        server_cpu = process_cpu_seconds(pid) - cpu_before
+        # The extras built after the answer are part of what the upload costs: let them finish.
+        time.sleep(2)
+        server_cpu_all = process_cpu_seconds(pid) - cpu_before
+        rss = rss_mb(pid)
+    finally:
+        server.stop()
+    mb = size / 1e6
+    print(f"== {label}: {path.name} ({mb:.0f} MB, {alone['updates']} updates)")
+    print(f"upload + import {upload:.2f} s ({mb / upload:.0f} MB/s); reader alone {alone['wallSeconds']:.2f} s "
+          f"({mb / alone['wallSeconds']:.0f} MB/s): ratio {upload / alone['wallSeconds']:.2f}x (target <= 1.3x)")
+    print(f"first timeline answer {first_picture_ms:.0f} ms after the upload's answer (target <= 100 ms); server RSS after {rss:.0f} MB")
+    print(f"CPU per input byte: server during the upload {server_cpu / size * 1e9:.2f} ns/B "
+          f"({server_cpu_all / size * 1e9:.2f} ns/B with the extras built after the answer); "
+          f"reader alone {alone['cpuSeconds'] / size * 1e9:.2f} ns/B")
+
+
+def team_ratio(binary, export, work):
+    engines = work / "engines"
+    up = subprocess.run(["bash", str(REPO / "scripts/team-up.sh"), "--engines-only", str(engines)], capture_output=True, text=True)
+    if up.returncode != 0:
+        sys.exit(f"scripts/team-up.sh failed:\n{up.stdout}\n{up.stderr}")
+    env = dict(os.environ)
+    for line in (engines / "team.env").read_text().splitlines():
+        if line.startswith("export "):
+            key, _, value = line[len("export "):].partition("=")
+            env[key] = value.strip("'")
+    servers = []
+    try:
+        team = ["--catalog", env["TEAM_CATALOG_URL"], "--blobs", env["TEAM_BLOBS_URL"]]
+        embedded = Server(binary, work / "team-embedded", env).start()
+        replica = Server(binary, work / "team-replica", env, team).start()
+        servers = [embedded, replica]
+        mb = export.stat().st_size / 1e6
+        embedded_upload, _ = upload_seconds(embedded.base, export)
+        team_upload, _ = upload_seconds(replica.base, export)
+        print(f"== team mode: {export.name} ({mb:.0f} MB)")
+        print(f"embedded {embedded_upload:.2f} s, team {team_upload:.2f} s: team / embedded = {team_upload / embedded_upload:.2f}x (target <= 1.5x)")
+    finally:
+        for server in servers:
+            server.stop()
+        subprocess.run(["bash", str(REPO / "scripts/team-down.sh"), str(engines)], capture_output=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=str(REPO / ".build/release/tracesvc"))
+    parser.add_argument("--bench", default=str(REPO / ".build/release/tracesvc-bench"))
+    parser.add_argument("--native-updates", type=int, default=1_000_000)
+    parser.add_argument("--xctrace-updates", type=int, default=400_000)
+    parser.add_argument("--team", action="store_true", help="also the team-mode upload ratio (starts PostgreSQL and SeaweedFS)")
+    parser.add_argument("--skip-native", action="store_true")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="tracesvc-bench-upload-"))
+    work.chmod(0o755)  # PostgreSQL runs as its own user and must reach its folder inside
+    try:
+        export_dir = work / "export"
+        subprocess.run([sys.executable, str(SHARED / "bench/gen_xctrace.py"), str(export_dir), "--updates", str(args.xctrace_updates)],
+                       check=True, capture_output=True)
+        export = export_dir / "all.xml"
+        if not args.skip_native:
+            native = work / "native-1m.json"
+            subprocess.run([args.binary, "generate", "--updates", str(args.native_updates), "--seed", "42", "--output", str(native)],
+                           check=True, capture_output=True)
+            measure("native", native, args.binary, args.bench, work, dict(os.environ))
+            native.unlink()
+        measure("xctrace", export, args.binary, args.bench, work, dict(os.environ))
+        if args.team:
+            team_ratio(args.binary, export, work)
+    finally:
+        subprocess.run(["rm", "-rf", str(work)])
+
+
+if __name__ == "__main__":
+    main()
