@@ -204,7 +204,7 @@ public struct LoadedTrace: Sendable {
     func prepareExtras() {
         _ = findings
         trace.indexes.lists.prepare(trace)
-        _ = comparisonSides.side(of: trace)
+        _ = comparisonSides.side(of: trace, findings: findings)
     }
 
     /// Bytes the trace and what is derived from it take (the comparison side and the CPU pane's

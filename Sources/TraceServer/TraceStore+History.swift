@@ -216,7 +216,8 @@ extension TraceStore {
         let stale: [CatalogEntry]
         do {
             stale = try await storage.catalog.unmeasured(version: Self.measuredVersion, limit: limit + unmeasurable.count)
-                .filter { !unmeasurable.contains($0.id) }
+                // A new upload's figures are being stored by its extras (`prepareExtras`).
+                .filter { !unmeasurable.contains($0.id) && extrasInFlight[$0.id]?.measures != true }
         } catch {
             logger.warning("measuring: cannot list the traces to measure: \(error)")
             return 0

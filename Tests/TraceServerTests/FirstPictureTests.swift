@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import Testing
 import TraceFormats
+import TraceStorage
 @testable import TraceServer
 
 /// What the first timeline answer needs is built before an upload (or a load) answers; the rest
@@ -41,6 +42,37 @@ import TraceFormats
             #expect(history.pending == 0 && history.shown == build, "build \(build): \(history.shown) shown, \(history.pending) pending")
         }
         await store.waitForExtras(of: ids)
+        #expect(await store.extrasInFlight.isEmpty)
+    }
+
+    /// A load of a new upload (the background measuring asks for traces without figures) may
+    /// start its extras between the upload's row and its own extras: the upload's figures are
+    /// still stored, after those, and the history waits for them.
+    @Test func aNewUploadsFiguresFollowExtrasThatALoadStartedFirst() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let store = try await TraceStore.open(
+            .init(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: 1 << 30, maxConcurrentLoads: 1),
+            logger: Logger(label: "test")
+        )
+        let file = scratch.root.appendingPathComponent("larder.json")
+        try Data(nativeTrace(updates: 3_000, app: "Larder").utf8).write(to: file)
+        let trace = try TraceImporter.importTrace(at: file, displayName: "larder.json")
+        let (hex, size) = try sha256OfFile(file)
+        let id = String(hex.prefix(32))
+        _ = try await store.commit(CatalogEntry(
+            id: id, name: "larder", app: "Larder", device: "iPhone", durationNs: trace.metadata.duration, sizeBytes: size, sha256: hex,
+            sourceFormat: trace.metadata.sourceFormat, updateCount: trace.updates.count, run: nil, uploadedAtMicros: 1, tags: [],
+            parserVersion: TraceImporter.parserVersion
+        ), file: file)
+        let loaded = LoadedTrace(id: id, trace: trace, memory: MemoryBudget(limit: 1 << 30).claimNow(0))
+        // The one load slot is taken, so the load's extras are surely still waiting when the upload's are asked for.
+        try await store.loadGate.enter()
+        await store.prepareExtras(of: loaded, id: id, measure: false)
+        await store.prepareExtras(of: loaded, id: id, measure: true)
+        await store.loadGate.leave()
+        let history = try await store.history(HistoryRequest())
+        #expect(history.pending == 0 && history.shown == 1, "\(history.shown) shown, \(history.pending) pending")
         #expect(await store.extrasInFlight.isEmpty)
     }
 }
