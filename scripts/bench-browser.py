@@ -98,48 +98,60 @@ def measure(page, action):
     return result["deltas"], result["draws"], result["fetches"]
 
 
-def scenarios(page, seconds):
-    box = page.locator("#timeline-canvas").bounding_box()
-    cx, cy = box["x"] + box["width"] / 2, box["y"] + 80
+def hold(page, key, seconds):
+    page.keyboard.down(key)
+    page.wait_for_timeout(seconds * 1000)
+    page.keyboard.up(key)
 
-    def hold(key, duration):
-        page.keyboard.down(key)
-        page.wait_for_timeout(duration * 1000)
-        page.keyboard.up(key)
+
+def drag_pan(page, box, cy, seconds):
+    """Drags back and forth across the middle of `box` for `seconds`, a move every frame."""
+    cx = box["x"] + box["width"] / 2
+    page.mouse.move(cx, cy)
+    page.mouse.down()
+    end = time.monotonic() + seconds
+    direction, x = -1, cx
+    while time.monotonic() < end:
+        x += direction * 12
+        if abs(x - cx) > box["width"] * 0.4:
+            direction = -direction
+        page.mouse.move(x, cy)
+        page.wait_for_timeout(16)
+    page.mouse.up()
+
+
+def wheel_zoom(page, box, cy, seconds, modifier=None):
+    """Spins the wheel in then out (40 ticks each way) over the middle of `box` for `seconds`."""
+    page.mouse.move(box["x"] + box["width"] / 2, cy)
+    if modifier:
+        page.keyboard.down(modifier)
+    end = time.monotonic() + seconds
+    ticks = 0
+    while time.monotonic() < end:
+        page.mouse.wheel(0, -60 if (ticks // 40) % 2 == 0 else 60)
+        ticks += 1
+        page.wait_for_timeout(16)
+    if modifier:
+        page.keyboard.up(modifier)
+
+
+def scenarios(page, seconds):
+    canvas = page.locator("#timeline-canvas")
+    box = canvas.bounding_box()
+    cy = box["y"] + 80
 
     def keys_pan():
-        page.locator("#timeline-canvas").focus()
-        hold("d", seconds / 2)
-        hold("a", seconds / 2)
+        canvas.focus()
+        hold(page, "d", seconds / 2)
+        hold(page, "a", seconds / 2)
 
     def keys_zoom():
-        page.locator("#timeline-canvas").focus()
-        hold("w", seconds / 2)
-        hold("s", seconds / 2)
+        canvas.focus()
+        hold(page, "w", seconds / 2)
+        hold(page, "s", seconds / 2)
 
-    def drag_pan():
-        page.mouse.move(cx, cy)
-        page.mouse.down()
-        end = time.monotonic() + seconds
-        direction, x = -1, cx
-        while time.monotonic() < end:
-            x += direction * 12
-            if abs(x - cx) > box["width"] * 0.4:
-                direction = -direction
-            page.mouse.move(x, cy)
-            page.wait_for_timeout(16)
-        page.mouse.up()
-
-    def wheel_zoom():
-        page.mouse.move(cx, cy)
-        end = time.monotonic() + seconds
-        ticks = 0
-        while time.monotonic() < end:
-            page.mouse.wheel(0, -60 if (ticks // 40) % 2 == 0 else 60)
-            ticks += 1
-            page.wait_for_timeout(16)
-
-    return [("pan (D/A held)", keys_pan), ("zoom (W/S held)", keys_zoom), ("drag pan", drag_pan), ("wheel zoom", wheel_zoom)]
+    return [("pan (D/A held)", keys_pan), ("zoom (W/S held)", keys_zoom),
+            ("drag pan", lambda: drag_pan(page, box, cy, seconds)), ("wheel zoom", lambda: wheel_zoom(page, box, cy, seconds))]
 
 
 def main():

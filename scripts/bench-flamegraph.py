@@ -61,49 +61,22 @@ def measure(page, action):
 def scenarios(page, seconds):
     canvas = page.locator("#cpu-flame-canvas")
     box = canvas.bounding_box()
-    cx, cy = box["x"] + box["width"] / 2, box["y"] + 40
-
-    def hold(key, duration):
-        page.keyboard.down(key)
-        page.wait_for_timeout(duration * 1000)
-        page.keyboard.up(key)
+    cy = box["y"] + 40
 
     def keys_zoom():
         canvas.focus()
-        hold("w", seconds / 2)
-        hold("s", seconds / 2)
+        bench.hold(page, "w", seconds / 2)
+        bench.hold(page, "s", seconds / 2)
 
     def keys_pan():
         canvas.focus()
-        hold("w", 0.6)  # zoomed in first, so there is room to pan
-        hold("d", seconds / 2)
-        hold("a", seconds / 2)
+        bench.hold(page, "w", 0.6)  # zoomed in first, so there is room to pan
+        bench.hold(page, "d", seconds / 2)
+        bench.hold(page, "a", seconds / 2)
 
-    def drag_pan():
-        page.mouse.move(cx, cy)
-        page.mouse.down()
-        end = time.monotonic() + seconds
-        direction, x = -1, cx
-        while time.monotonic() < end:
-            x += direction * 12
-            if abs(x - cx) > box["width"] * 0.4:
-                direction = -direction
-            page.mouse.move(x, cy)
-            page.wait_for_timeout(16)
-        page.mouse.up()
-
-    def wheel_zoom():
-        page.mouse.move(cx, cy)
-        page.keyboard.down("Control")
-        end = time.monotonic() + seconds
-        ticks = 0
-        while time.monotonic() < end:
-            page.mouse.wheel(0, -60 if (ticks // 40) % 2 == 0 else 60)
-            ticks += 1
-            page.wait_for_timeout(16)
-        page.keyboard.up("Control")
-
-    return [("zoom (W/S held)", keys_zoom), ("pan (A/D held)", keys_pan), ("drag pan", drag_pan), ("ctrl+wheel zoom", wheel_zoom)]
+    return [("zoom (W/S held)", keys_zoom), ("pan (A/D held)", keys_pan),
+            ("drag pan", lambda: bench.drag_pan(page, box, cy, seconds)),
+            ("ctrl+wheel zoom", lambda: bench.wheel_zoom(page, box, cy, seconds, modifier="Control"))]
 
 
 def main():

@@ -16,7 +16,7 @@ catalog, stamped with the measurement version of a real upload, so the backgroun
     python3 scripts/bench-history.py [--binary .build/release/tracesvc] [--embedded-only]
 """
 import argparse
-import importlib.util
+import contextlib
 import json
 import os
 import sqlite3
@@ -29,11 +29,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("bench_team", REPO / "scripts/bench-team.py")
-bench_team = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench_team)
-Server, get, percentile = bench_team.Server, bench_team.get, bench_team.percentile
+from bench_common import REPO, Server, get, percentile, team_engines, team_options
 
 SCENARIOS = 20
 VIEWS = ["RowView", "HeaderView", "ListView", "DetailView", "ToolbarView"]
@@ -176,51 +172,41 @@ def main():
 
     work = Path(tempfile.mkdtemp(prefix="tracesvc-bench-history-"))
     work.chmod(0o755)  # PostgreSQL runs as its own user and must reach its folder inside
-    env = dict(os.environ)
-    engines = work / "engines"
-    servers = []
     try:
-        modes = [("embedded", [])]
-        if not args.embedded_only:
-            up = subprocess.run(["bash", str(REPO / "scripts/team-up.sh"), "--engines-only", str(engines)], capture_output=True, text=True)
-            if up.returncode != 0:
-                sys.exit(f"scripts/team-up.sh failed:\n{up.stdout}\n{up.stderr}")
-            for line in (engines / "team.env").read_text().splitlines():
-                if line.startswith("export "):
-                    key, _, value = line[len("export "):].partition("=")
-                    env[key] = value.strip("'")
-            modes.append(("team", ["--catalog", env["TEAM_CATALOG_URL"], "--blobs", env["TEAM_BLOBS_URL"]]))
+        with contextlib.ExitStack() as running:
+            env = dict(os.environ)
+            modes = [("embedded", [])]
+            if not args.embedded_only:
+                env = running.enter_context(team_engines(work / "engines"))
+                modes.append(("team", team_options(env)))
+            servers = []
+            running.callback(lambda: [server.stop() for server in servers])  # before the engines they use
 
-        empty = Server(args.binary, work / "empty", env).start()
-        servers.append(empty)
-        print(f"== history benchmark: {args.traces} traces in the catalog, {args.rounds} rounds; binary {args.binary}")
-        for name, extra in modes:
-            server = Server(args.binary, work / name, env, extra).start()
-            servers.append(server)
-            real = upload(server, one_trace(1), "real.json")
-            sqlite_path = work / name / "catalog.sqlite" if name == "embedded" else None
-            parser_version, measured_version = versions_of_upload(server, sqlite_path, env, real)
-            tables = catalog_rows(args.traces, int(time.time() * 1_000_000), parser_version, measured_version)
-            if sqlite_path:
+            empty = Server(args.binary, work / "empty", env).start()
+            servers.append(empty)
+            print(f"== history benchmark: {args.traces} traces in the catalog, {args.rounds} rounds; binary {args.binary}")
+            for name, extra in modes:
+                server = Server(args.binary, work / name, env, extra).start()
+                servers.append(server)
+                real = upload(server, one_trace(1), "real.json")
+                sqlite_path = work / name / "catalog.sqlite" if name == "embedded" else None
+                parser_version, measured_version = versions_of_upload(server, sqlite_path, env, real)
+                tables = catalog_rows(args.traces, int(time.time() * 1_000_000), parser_version, measured_version)
+                if sqlite_path:
+                    server.stop()
+                    fill_sqlite(sqlite_path, tables)
+                    server.start()
+                else:
+                    fill_postgres(env, tables)
+                report(name, server.base, args.rounds, "RowView")
+                if name == "embedded":
+                    paint = first_paint_ms(server.base, args.paint_rounds)
+                    baseline = first_paint_ms(empty.base, args.paint_rounds)
+                    print(f"-- home page first paint (navigation to the first row), {args.paint_rounds} fresh contexts: "
+                          f"{args.traces + 1} traces median {statistics.median(paint):.0f} ms, max {max(paint):.0f} ms; "
+                          f"the samples only (same run) median {statistics.median(baseline):.0f} ms (target < 1000 ms)")
                 server.stop()
-                fill_sqlite(sqlite_path, tables)
-                server.start()
-            else:
-                fill_postgres(env, tables)
-            report(name, server.base, args.rounds, "RowView")
-            if name == "embedded":
-                paint = first_paint_ms(server.base, args.paint_rounds)
-                baseline = first_paint_ms(empty.base, args.paint_rounds)
-                print(f"-- home page first paint (navigation to the first row), {args.paint_rounds} fresh contexts: "
-                      f"{args.traces + 1} traces median {statistics.median(paint):.0f} ms, max {max(paint):.0f} ms; "
-                      f"the samples only (same run) median {statistics.median(baseline):.0f} ms (target < 1000 ms)")
-            server.stop()
-            servers.remove(server)
     finally:
-        for server in servers:
-            server.stop()
-        if engines.exists():
-            subprocess.run(["bash", str(REPO / "scripts/team-down.sh"), str(engines)], capture_output=True)
         subprocess.run(["rm", "-rf", str(work)])
 
 

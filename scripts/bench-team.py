@@ -15,78 +15,17 @@ the servers on free loopback ports; bounded in count and time.
     python3 scripts/bench-team.py [--updates 400000] [--binary .build/release/tracesvc]
 """
 import argparse
+import contextlib
 import json
-import os
-import socket
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def get(url, timeout=600):
-    with urllib.request.urlopen(url, timeout=timeout) as response:
-        return response.status, response.read()
-
-
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
-
-
-class Server:
-    def __init__(self, binary, data_dir, env, extra=()):
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.args = [binary, "serve", "--port", str(self.port), "--data-dir", str(data_dir),
-                     "--memory-budget-mb", "8192", "--max-upload-mb", "4096", "--max-stored-mb", "1000000", *extra]
-        self.env = env
-        self.log = open(Path(data_dir).parent / f"server-{self.port}.log", "ab")
-        self.process = None
-
-    def start(self):
-        self.process = subprocess.Popen(self.args, cwd=REPO, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                sys.exit(f"server exited: {self.args}")
-            try:
-                if get(self.base + "/healthz", timeout=2)[0] == 200:
-                    return self
-            except OSError:
-                pass
-            time.sleep(0.2)
-        sys.exit("server did not start")
-
-    def stop(self):
-        if self.process:
-            self.process.terminate()
-            self.process.wait(timeout=60)
-            self.process = None
-
-
-def upload_seconds(base, path):
-    size = path.stat().st_size
-    started = time.perf_counter()
-    request = urllib.request.Request(f"{base}/api/traces?name={path.name}", data=open(path, "rb"), method="POST",
-                                     headers={"Content-Type": "application/octet-stream", "Content-Length": str(size)})
-    with urllib.request.urlopen(request, timeout=3600) as response:
-        body = json.loads(response.read())
-        assert response.status in (200, 201), response.status
-    return time.perf_counter() - started, body["trace"]["id"]
+from bench_common import REPO, SHARED, Server, get, percentile, team_engines, team_options, upload_seconds
 
 
 def cold_open_seconds(base, trace_id):
@@ -131,64 +70,55 @@ def main():
 
     work = Path(tempfile.mkdtemp(prefix="tracesvc-bench-team-"))
     work.chmod(0o755)  # PostgreSQL runs as its own user and must reach its folder inside
-    engines = work / "engines"
-    up = subprocess.run(["bash", str(REPO / "scripts/team-up.sh"), "--engines-only", str(engines)], capture_output=True, text=True)
-    if up.returncode != 0:
-        sys.exit(f"scripts/team-up.sh failed:\n{up.stdout}\n{up.stderr}")
-    env = dict(os.environ)
-    for line in (engines / "team.env").read_text().splitlines():
-        if line.startswith("export "):
-            key, _, value = line[len("export "):].partition("=")
-            env[key] = value.strip("'")
     servers = []
     try:
-        if args.export:
-            export = Path(args.export)
-        else:
-            subprocess.run([sys.executable, str(SHARED / "bench/gen_xctrace.py"), str(work / "export"), "--updates", str(args.updates)], check=True)
-            export = work / "export" / "all.xml"
-        size_mb = export.stat().st_size / 1e6
-        team = ["--catalog", env["TEAM_CATALOG_URL"], "--blobs", env["TEAM_BLOBS_URL"]]
-        embedded = Server(args.binary, work / "embedded", env).start()
-        replica_a = Server(args.binary, work / "replica-a", env, team).start()
-        replica_b = Server(args.binary, work / "replica-b", env, team).start()
-        servers = [embedded, replica_a, replica_b]
+        # The servers stop before the engines they use.
+        with team_engines(work / "engines") as env, contextlib.ExitStack() as running:
+            running.callback(lambda: [server.stop() for server in servers])
+            if args.export:
+                export = Path(args.export)
+            else:
+                subprocess.run([sys.executable, str(SHARED / "bench/gen_xctrace.py"), str(work / "export"), "--updates", str(args.updates)], check=True)
+                export = work / "export" / "all.xml"
+            size_mb = export.stat().st_size / 1e6
+            team = team_options(env)
+            embedded = Server(args.binary, work / "embedded", env).start()
+            replica_a = Server(args.binary, work / "replica-a", env, team).start()
+            replica_b = Server(args.binary, work / "replica-b", env, team).start()
+            servers = [embedded, replica_a, replica_b]
 
-        print(f"== 1. upload and import of {export.name} ({size_mb:.0f} MB)")
-        embedded_upload, trace_id = upload_seconds(embedded.base, export)
-        team_upload, team_id = upload_seconds(replica_a.base, export)
-        assert trace_id == team_id
-        print(f"embedded {embedded_upload:.2f} s ({size_mb / embedded_upload:.0f} MB/s), team {team_upload:.2f} s "
-              f"({size_mb / team_upload:.0f} MB/s): team / embedded = {team_upload / embedded_upload:.2f}x (target <= 1.5x)")
+            print(f"== 1. upload and import of {export.name} ({size_mb:.0f} MB)")
+            embedded_upload, trace_id = upload_seconds(embedded.base, export)
+            team_upload, team_id = upload_seconds(replica_a.base, export)
+            assert trace_id == team_id
+            print(f"embedded {embedded_upload:.2f} s ({size_mb / embedded_upload:.0f} MB/s), team {team_upload:.2f} s "
+                  f"({size_mb / team_upload:.0f} MB/s): team / embedded = {team_upload / embedded_upload:.2f}x (target <= 1.5x)")
 
-        print("== 2. cold open (GET /api/traces/{id} to the first timeline answer) on a server that never loaded it")
-        embedded.stop()
-        embedded.start()
-        embedded_cold = cold_open_seconds(embedded.base, trace_id)
-        team_cold = cold_open_seconds(replica_b.base, trace_id)
-        print(f"embedded (restarted) {embedded_cold:.2f} s, team replica B {team_cold:.2f} s: "
-              f"team / embedded = {team_cold / embedded_cold:.2f}x (target <= 2x)")
+            print("== 2. cold open (GET /api/traces/{id} to the first timeline answer) on a server that never loaded it")
+            embedded.stop()
+            embedded.start()
+            embedded_cold = cold_open_seconds(embedded.base, trace_id)
+            team_cold = cold_open_seconds(replica_b.base, trace_id)
+            print(f"embedded (restarted) {embedded_cold:.2f} s, team replica B {team_cold:.2f} s: "
+                  f"team / embedded = {team_cold / embedded_cold:.2f}x (target <= 2x)")
 
-        print(f"== 3. GET /api/traces?limit=100 through {args.traces} traces, {args.rounds} rounds (p99 target <= 50 ms)")
-        now = int(time.time() * 1_000_000)
-        embedded.stop()
-        with sqlite3.connect(work / "embedded" / "catalog.sqlite") as db:
-            db.executemany("INSERT INTO traces (id, name, app, device, duration_ns, size_bytes, sha256, source_format, update_count, run, "
-                           "uploaded_at_us, parser_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows(args.traces, now))
-        embedded.start()
-        copy = "\n".join("\t".join("\\N" if v is None else str(v) for v in row) for row in rows(args.traces, now)) + "\n\\.\n"
-        subprocess.run(["psql", "-h", "127.0.0.1", "-p", env["TEAM_PG_PORT"], "-U", "postgres", "-d", "tracesvc", "-q", "-c",
-                        "COPY traces (id, name, app, device, duration_ns, size_bytes, sha256, source_format, update_count, run, "
-                        "uploaded_at_us, parser_version) FROM STDIN"], input=copy, text=True, check=True)
-        for name, server in [("embedded", embedded), ("team", replica_a)]:
-            get(server.base + "/api/traces?limit=100")
-            pages, floor = list_latencies(server.base, args.rounds)
-            print(f"{name}: {len(pages)} pages, p50 {statistics.median(pages):.2f} ms, p99 {percentile(pages, 0.99):.2f} ms; "
-                  f"GET /healthz p99 {percentile(floor, 0.99):.2f} ms (same run)")
+            print(f"== 3. GET /api/traces?limit=100 through {args.traces} traces, {args.rounds} rounds (p99 target <= 50 ms)")
+            now = int(time.time() * 1_000_000)
+            embedded.stop()
+            with sqlite3.connect(work / "embedded" / "catalog.sqlite") as db:
+                db.executemany("INSERT INTO traces (id, name, app, device, duration_ns, size_bytes, sha256, source_format, update_count, run, "
+                               "uploaded_at_us, parser_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows(args.traces, now))
+            embedded.start()
+            copy = "\n".join("\t".join("\\N" if v is None else str(v) for v in row) for row in rows(args.traces, now)) + "\n\\.\n"
+            subprocess.run(["psql", "-h", "127.0.0.1", "-p", env["TEAM_PG_PORT"], "-U", "postgres", "-d", "tracesvc", "-q", "-c",
+                            "COPY traces (id, name, app, device, duration_ns, size_bytes, sha256, source_format, update_count, run, "
+                            "uploaded_at_us, parser_version) FROM STDIN"], input=copy, text=True, check=True)
+            for name, server in [("embedded", embedded), ("team", replica_a)]:
+                get(server.base + "/api/traces?limit=100")
+                pages, floor = list_latencies(server.base, args.rounds)
+                print(f"{name}: {len(pages)} pages, p50 {statistics.median(pages):.2f} ms, p99 {percentile(pages, 0.99):.2f} ms; "
+                      f"GET /healthz p99 {percentile(floor, 0.99):.2f} ms (same run)")
     finally:
-        for server in servers:
-            server.stop()
-        subprocess.run(["bash", str(REPO / "scripts/team-down.sh"), str(engines)], capture_output=True)
         subprocess.run(["rm", "-rf", str(work)])
 
 

@@ -16,7 +16,6 @@
     python3 scripts/bench-upload.py [--team] [--native-updates 1000000] [--xctrace-updates 400000]
 """
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -26,12 +25,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-_spec = importlib.util.spec_from_file_location("bench_team", REPO / "scripts/bench-team.py")
-bench_team = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench_team)
-Server, get, upload_seconds = bench_team.Server, bench_team.get, bench_team.upload_seconds
+from bench_common import REPO, SHARED, Server, get, team_engines, team_options, upload_seconds
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -83,30 +77,18 @@ def measure(label, path, binary, bench, work, env):
 
 
 def team_ratio(binary, export, work):
-    engines = work / "engines"
-    up = subprocess.run(["bash", str(REPO / "scripts/team-up.sh"), "--engines-only", str(engines)], capture_output=True, text=True)
-    if up.returncode != 0:
-        sys.exit(f"scripts/team-up.sh failed:\n{up.stdout}\n{up.stderr}")
-    env = dict(os.environ)
-    for line in (engines / "team.env").read_text().splitlines():
-        if line.startswith("export "):
-            key, _, value = line[len("export "):].partition("=")
-            env[key] = value.strip("'")
-    servers = []
-    try:
-        team = ["--catalog", env["TEAM_CATALOG_URL"], "--blobs", env["TEAM_BLOBS_URL"]]
+    with team_engines(work / "engines") as env:
         embedded = Server(binary, work / "team-embedded", env).start()
-        replica = Server(binary, work / "team-replica", env, team).start()
-        servers = [embedded, replica]
-        mb = export.stat().st_size / 1e6
-        embedded_upload, _ = upload_seconds(embedded.base, export)
-        team_upload, _ = upload_seconds(replica.base, export)
-        print(f"== team mode: {export.name} ({mb:.0f} MB)")
-        print(f"embedded {embedded_upload:.2f} s, team {team_upload:.2f} s: team / embedded = {team_upload / embedded_upload:.2f}x (target <= 1.5x)")
-    finally:
-        for server in servers:
-            server.stop()
-        subprocess.run(["bash", str(REPO / "scripts/team-down.sh"), str(engines)], capture_output=True)
+        replica = Server(binary, work / "team-replica", env, team_options(env)).start()
+        try:
+            mb = export.stat().st_size / 1e6
+            embedded_upload, _ = upload_seconds(embedded.base, export)
+            team_upload, _ = upload_seconds(replica.base, export)
+            print(f"== team mode: {export.name} ({mb:.0f} MB)")
+            print(f"embedded {embedded_upload:.2f} s, team {team_upload:.2f} s: team / embedded = {team_upload / embedded_upload:.2f}x (target <= 1.5x)")
+        finally:
+            embedded.stop()
+            replica.stop()
 
 
 def main():

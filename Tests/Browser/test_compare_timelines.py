@@ -1,6 +1,7 @@
 """The comparison page's timelines: A's lanes above B's on one time axis, aligned at an anchor
 (al=: both starts, the first group of a label, the compared ranges); a pan or zoom on either moves
 both; anchor and window live in the URL (reload, a fresh browser)."""
+import re
 import urllib.parse
 
 from conftest import colour_columns_in, drag_across
@@ -55,10 +56,13 @@ def test_both_timelines_are_drawn_and_align_at_the_first_group_of_a_label(page, 
     for side in "ab":
         assert int(page.locator(f'.compare-timeline.side-{side} .tl-header[data-lane="update-groups"]').get_attribute("data-marks")) > 0
         assert group_columns(page, side), f"nothing drawn in {side}'s Update Groups lane"
-    expect(page.locator("#align-note")).to_contain_text("Aligned at both starts")
+    expect(page.locator("#align-note")).to_have_text("Aligned at both starts.")
 
     page.get_by_label("Align the timelines at").select_option(label=f"First “{FRAME}”")
     page.wait_for_function("() => new URLSearchParams(location.search).get('al') === 'g:Frame Update'")
+    # Two times and their distance, each in a unit that fits it (never "0 µs" beside "0 ms apart").
+    expect(page.locator("#align-note")).to_have_text(re.compile(
+        rf"^Aligned at the first “{FRAME}”: A at [\d.]+ m?s, B at [\d.]+ m?s on their own clocks \(6\d\.\d µs apart\)\.$"))
     wait_drawn(page)
     first_a, first_b = first_groups(server_control, slow, fixed, FRAME)
     assert first_a != first_b, "the first frames start at different times: aligning them must move one"

@@ -153,8 +153,13 @@ export function mountAlignedTimelines(section, { a, b, state, infos }) {
       : anchor?.group ? `the first “${anchor.group}”` : 'both starts';
     const missing = anchors.fellBack.length
       ? ` Trace ${anchors.fellBack.join(' and ')} has ${anchor === 'ranges' ? 'no compared range' : 'no such group'}: aligned at its start.` : '';
-    note.textContent = `Aligned at ${where}: A at ${formatTimestamp(anchors.a)}, B at ${formatTimestamp(anchors.b)} on their own clocks `
-      + `(${formatDuration(Math.abs(anchors.b - anchors.a))} apart).${missing}`;
+    // A time of 0 reads as "its start" and equal anchors need no distance, so the line never sets
+    // "0 µs" beside "0 ms apart".
+    const at = (ns) => (ns === 0 ? 'its start' : formatTimestamp(ns));
+    const position = anchors.a === anchors.b
+      ? (anchors.a === 0 ? '' : `: both at ${formatTimestamp(anchors.a)} on their own clocks`)
+      : `: A at ${at(anchors.a)}, B at ${at(anchors.b)} on their own clocks (${formatDuration(Math.abs(anchors.b - anchors.a))} apart)`;
+    note.textContent = `Aligned at ${where}${position}.${missing}`;
   }
 
   function destroyTimelines() {
