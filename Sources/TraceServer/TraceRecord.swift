@@ -1,3 +1,4 @@
+import Synchronization
 import TraceModel
 import TraceStorage
 
@@ -168,17 +169,18 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
 }
 
 /// A trace in memory with what the server derived from it once. Build it off the cooperative
-/// pool (findings read every update; the summary and timeline indexes are built here too, so
-/// that the first summary, view list or timeline request does not pay for them).
+/// pool. What the first picture needs (the trace's description and the timeline's index) is
+/// built here, before an upload or a load answers; the rest (findings, the summary and update
+/// lists, the comparison side with its cause fan-outs) right after, off the request path
+/// (`prepareExtras`), and a request that needs one of them first builds or waits for that one only.
 public struct LoadedTrace: Sendable {
     public let trace: Trace
     public let info: TraceInfo
-    /// Findings with the default thresholds (other thresholds are computed per request).
-    public let findings: [Finding]
     /// Built with the trace (see `init`) and kept with it.
     private let timelineIndex = TimelineIndex()
-    /// The whole-trace comparison side, built by the first compare and kept with the trace.
+    /// The whole-trace comparison side (with the cause fan-outs), built once and kept with the trace.
     private let comparisonSides = ComparisonSideCache()
+    private let defaultFindings = FindingsOnce()
     /// The trace's share of the memory budget, held as long as any copy of this value lives
     /// (in the store's cache or in a request), resized to `footprint` once it is built.
     let memory: MemoryBudget.Claim
@@ -186,11 +188,23 @@ public struct LoadedTrace: Sendable {
     init(id: String, trace: Trace, memory: MemoryBudget.Claim) {
         self.trace = trace
         info = TraceInfo(id: id, trace: trace)
-        findings = trace.findings()
-        trace.indexes.lists.prepare(trace)
         timelineIndex.prepare(trace)
         self.memory = memory
         memory.resize(to: Self.footprint(of: trace))
+    }
+
+    /// Findings with the default thresholds (other thresholds are computed per request): read
+    /// every update the first time, so call it off the cooperative pool unless `findingsIfBuilt`.
+    public var findings: [Finding] { defaultFindings.get { trace.findings() } }
+    /// The default findings when they are built already.
+    public var findingsIfBuilt: [Finding]? { defaultFindings.current }
+
+    /// What the first picture does not need, built after it: findings, the summary and update
+    /// lists, the comparison side and its cause fan-outs. Each is built once, whoever asks first.
+    func prepareExtras() {
+        _ = findings
+        trace.indexes.lists.prepare(trace)
+        _ = comparisonSides.side(of: trace, findings: findings)
     }
 
     /// Bytes the trace and what is derived from it take (the comparison side and the CPU pane's
@@ -217,4 +231,20 @@ public struct LoadedTrace: Sendable {
     public func measurements() -> TraceMeasurements {
         TraceMeasurements(side: comparisonSide(in: nil), findings: findings)
     }
+}
+
+/// The default findings of a trace, built once by whoever asks first; others wait for that build.
+final class FindingsOnce: Sendable {
+    private let value = Mutex<[Finding]?>(nil)
+
+    func get(_ make: () -> [Finding]) -> [Finding] {
+        value.withLock { value in
+            if let value { return value }
+            let made = make()
+            value = made
+            return made
+        }
+    }
+
+    var current: [Finding]? { value.withLock { $0 } }
 }

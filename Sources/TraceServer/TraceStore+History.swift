@@ -129,6 +129,8 @@ extension TraceStore {
         let catalog = storage.catalog
         let page = try await service { try await catalog.page(CatalogQuery(tags: request.tags), limit: request.limit, after: nil) }
         let ids = page.entries.map(\.id)
+        // A trace uploaded a moment ago may still be having its figures stored.
+        await waitForExtras(of: ids)
         // The view picker: the views of the latest few traces, most body time first.
         let latest = try await service { try await catalog.measurements(of: Array(ids.prefix(3)), view: nil) }
         var viewTotals: [String: HistoryAnswer.ViewChoice] = [:]
@@ -214,7 +216,8 @@ extension TraceStore {
         let stale: [CatalogEntry]
         do {
             stale = try await storage.catalog.unmeasured(version: Self.measuredVersion, limit: limit + unmeasurable.count)
-                .filter { !unmeasurable.contains($0.id) }
+                // A new upload's figures are being stored by its extras (`prepareExtras`).
+                .filter { !unmeasurable.contains($0.id) && extrasInFlight[$0.id]?.measures != true }
         } catch {
             logger.warning("measuring: cannot list the traces to measure: \(error)")
             return 0

@@ -133,6 +133,10 @@ public actor TraceStore {
     /// Blobs this process is writing (claimed, not yet named by a row) and sweeping: the two never overlap.
     private var blobsBeingWritten: [String: Int] = [:]
     private var blobsBeingSwept: Set<String> = []
+    /// What the first picture did not need, being built after it (`prepareExtras`); for a new
+    /// upload this ends with its history figures stored, which a history request waits for.
+    var extrasInFlight: [String: ExtrasBuild] = [:]
+    private var extrasBuilt = 0
     /// What each upload took in memory when last loaded here: the estimate of its next load.
     private var footprints: [String: Int] = [:]
     /// Every trace model alive and every load in flight.
@@ -327,6 +331,63 @@ public actor TraceStore {
         }
     }
 
+    /// Extras being built for one trace (`prepareExtras`).
+    struct ExtrasBuild: Sendable {
+        /// Tells this build from a later one of the same trace.
+        let serial: Int
+        /// Whether it ends with the history's figures of a new upload stored.
+        let measures: Bool
+        let task: Task<Void, Never>
+    }
+
+    /// Builds what a trace's first picture did not need (findings, summary and update lists, the
+    /// comparison side and its cause fan-outs) after it, off the request path and within the
+    /// load gate; `measure`: then stores the history's figures of a new upload. A request that
+    /// needs one of these meanwhile builds or waits for that one only (`LoadedTrace`).
+    func prepareExtras(of loaded: LoadedTrace, id: String, measure: Bool) {
+        let earlier = extrasInFlight[id]
+        // Being built already; a new upload's figures are still stored after a load's extras
+        // (a load of the same id may start first: the background measuring asks for it).
+        if let earlier, earlier.measures || !measure { return }
+        extrasBuilt += 1
+        let serial = extrasBuilt
+        let gate = loadGate, catalog = storage.catalog, logger = logger
+        let task = Task.detached(priority: .utility) { [weak self] in
+            await earlier?.task.value
+            do {
+                let measurements = try await gate.run { () -> TraceMeasurements? in
+                    loaded.prepareExtras()
+                    return measure ? loaded.measurements() : nil
+                }
+                if let measurements {
+                    let stored = try await catalog.storeMeasurements(
+                        measurements, id: id, measuredVersion: Self.measuredVersion, parserVersion: TraceImporter.parserVersion
+                    )
+                    if !stored { logger.info("trace \(id) was deleted before its history figures were stored") }
+                }
+            } catch {
+                // Requests build what they need meanwhile, and the background measuring stores
+                // the history's figures later (`measureInBackground`); until then the history
+                // counts this trace as pending.
+                logger.warning("extras of trace \(id) left for later: \(error)")
+            }
+            await self?.extrasDone(id, serial: serial)
+        }
+        extrasInFlight[id] = ExtrasBuild(serial: serial, measures: measure, task: task)
+    }
+
+    private func extrasDone(_ id: String, serial: Int) {
+        if extrasInFlight[id]?.serial == serial { extrasInFlight[id] = nil }
+    }
+
+    /// Waits until the extras being built for these traces (and the figures of new uploads) are done.
+    func waitForExtras(of ids: [String]) async {
+        for id in ids {
+            // A later build may have replaced the one waited for: wait until none is left.
+            while let building = extrasInFlight[id] { await building.task.value }
+        }
+    }
+
     /// Most parses and loads that ran at once since the store opened.
     public var peakConcurrentLoads: Int { get async { await loadGate.peakRunning } }
 
@@ -345,6 +406,7 @@ public actor TraceStore {
     public nonisolated var loadsWaitingForMemory: Int { memory.waiting }
 
     private func insert(_ loaded: LoadedTrace, id: String) {
+        prepareExtras(of: loaded, id: id, measure: false)
         useCounter += 1
         cache[id] = CacheSlot(loaded: loaded, lastUse: useCounter)
         if samples[id] == nil { footprints[id] = loaded.memory.bytes }
@@ -478,26 +540,27 @@ public actor TraceStore {
         } else {
             await beginBlobWrite(key: received.sha256, file: received.file, size: received.size)
         }
+        // Where the time after the last byte goes (a debug log line): the import's tail, the
+        // first picture's index, the blob and its row.
+        var phases = UploadPhases()
         // Inflation is bounded by the upload's own size, so a small bomb fails in seconds.
         let maxBytes = maxInflatedBytes(ofUpload: received.size)
         let parsed: LoadedTrace
-        let measurements: TraceMeasurements
         var started = ContinuousClock.now
         do {
             if let importing = received.importing {
                 // Read while it arrived: only its tail is left to wait for.
                 let imported = try await importing.task.value
                 started = imported.started
-                (parsed, measurements) = try await loadGate.run {
-                    let loaded = LoadedTrace(id: id, trace: imported.trace, memory: imported.memory)
-                    return (loaded, loaded.measurements())
-                }
+                phases.end("import tail")
+                parsed = try await loadGate.run { LoadedTrace(id: id, trace: imported.trace, memory: imported.memory) }
+                phases.end("first picture index")
             } else {
                 let claim = try await memory.claim(memoryEstimate(ofFile: received.file))
-                (parsed, measurements) = try await loadGate.run {
-                    let loaded = LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
-                    return (loaded, loaded.measurements())
+                parsed = try await loadGate.run {
+                    LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
                 }
+                phases.end("import")
             }
         } catch {
             await abandon(write)
@@ -515,6 +578,7 @@ public actor TraceStore {
         do throws(StoreError) {
             try await refreshQuota()
             try reservation.commit(bytes: received.size)
+            phases.end("quota")
         } catch {
             await abandon(write)
             TraceMetrics.uploads(.refused)
@@ -522,7 +586,9 @@ public actor TraceStore {
         }
         let stored: (entry: CatalogEntry, isNew: Bool)
         do throws(StoreError) {
-            stored = try await finish(write, entry: entry, measurements: measurements)
+            // The history's figures are stored right after the answer (`prepareExtras`).
+            stored = try await finish(write, entry: entry, measurements: nil)
+            phases.end("blob and row")
         } catch {
             quota.settle(bytes: received.size, stored: false)
             throw error
@@ -532,9 +598,11 @@ public actor TraceStore {
             TraceMetrics.uploads(.duplicate)
             return Added(record: try await adding(tags, to: stored.entry), loaded: try await loaded(id: id), isNew: false)
         }
+        prepareExtras(of: parsed, id: id, measure: true)
         if cache[id] == nil { insert(parsed, id: id) }
         TraceMetrics.uploads(.stored, bytes: received.size)
         logger.info("stored trace \(id) '\(entry.name)' (\(received.size) bytes, \(trace.updates.count) updates)")
+        logger.debug("upload \(id) after its last byte: \(phases)")
         return Added(record: TraceRecord(entry: stored.entry), loaded: parsed, isNew: true)
     }
 
@@ -912,4 +980,21 @@ struct ImportedUpload: Sendable {
     let trace: Trace
     let memory: MemoryBudget.Claim
     let started: ContinuousClock.Instant
+}
+
+/// Named intervals, each ended by the next, said in milliseconds (for a debug log line).
+struct UploadPhases: CustomStringConvertible {
+    private var last = ContinuousClock.now
+    private var ended: [(name: String, duration: Duration)] = []
+
+    mutating func end(_ name: String) {
+        let now = ContinuousClock.now
+        ended.append((name, now - last))
+        last = now
+    }
+
+    var description: String {
+        ended.map { "\($0.name) \(Int((Double($0.duration.components.seconds) * 1e3 + Double($0.duration.components.attoseconds) / 1e15).rounded())) ms" }
+            .joined(separator: ", ")
+    }
 }

@@ -22,8 +22,12 @@ struct FindingsRoutes {
                 throw APIError(.badRequest, "bad parameter", detail: "\(error)")
             }
         }
-        // Default thresholds were computed at load time; others read every update, off the pool.
-        if options == FindingsOptions() { return try jsonResponse(FindingsResponse(loaded.findings)) }
+        // Default thresholds are built once, right after the load (or here, off the pool, if this
+        // asks first); others read every update, off the pool.
+        if options == FindingsOptions() {
+            if let built = loaded.findingsIfBuilt { return try jsonResponse(FindingsResponse(built)) }
+            return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(FindingsResponse(loaded.findings)) })
+        }
         let (trace, thresholds) = (loaded.trace, options)
         return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(FindingsResponse(trace.findings(thresholds))) })
     }
