@@ -14,6 +14,11 @@ final class IncomingFile {
     private var descriptor: Int32
     private var hasher = SHA256()
     private(set) var written: Int64 = 0
+    /// Bytes already handed to the disk's writeback (`DurableFiles.startWriteback`).
+    private var writebackStarted: Int64 = 0
+    /// The blob is synced right after the last byte: the bytes before it are sent to the disk
+    /// while the rest arrives, in steps of this, so that sync waits for the last step only.
+    static let writebackStep: Int64 = 8 << 20
 
     init(in directory: URL) throws(SystemFailure) {
         url = directory.appendingPathComponent("\(RandomName.make()).part")
@@ -45,6 +50,10 @@ final class IncomingFile {
         guard failure == 0 else { throw SystemFailure(code: failure, action: "write an incoming upload file") }
         written += Int64(buffer.readableBytes)
         growth.grew(to: written)
+        if written - writebackStarted >= Self.writebackStep {
+            DurableFiles.startWriteback(descriptor, offset: writebackStarted, count: written - writebackStarted)
+            writebackStarted = written
+        }
     }
 
     /// Closes the file; returns the lowercase hex SHA-256 of what was written (its blob's key;
