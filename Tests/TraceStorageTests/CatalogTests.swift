@@ -76,6 +76,24 @@ enum CatalogContract {
         #expect(try await catalog.releaseBlob(unnamed, writtenAt: now - 2 * hour, cutoff: now - hour, remove: { await removed.add(unnamed) }) == true)
         #expect(try await catalog.releaseBlob(claimed, writtenAt: 0, cutoff: now + hour, remove: { await removed.add(claimed) }) == true)
         #expect(await removed.keys == [unnamed, claimed])
+
+        // A row whose blob was streamed under a key of its own names that key, not its content hash;
+        // rows written before blob keys (NULL) name their hash, as the ones above.
+        let content = String(repeating: "5a", count: 32)
+        var streamed = entry(40, at: 40_000, blob: content)
+        streamed.blobKey = "up-" + String(repeating: "7", count: 32)
+        #expect(try await catalog.blobKey(ofContent: content) == nil)
+        #expect(try await catalog.insert(streamed) == (streamed, true))
+        #expect(try await catalog.entry(id: streamed.id)?.storedBlobKey == streamed.blobKey)
+        #expect(try await catalog.entry(id: entry(5, at: 0).id)?.blobKey == nil)
+        #expect(try await catalog.blobKey(ofContent: content) == streamed.blobKey)
+        #expect(try await catalog.blobKey(ofContent: entry(5, at: 0).sha256) == entry(5, at: 0).sha256)
+        #expect(try await catalog.namedBlobs(among: [content, streamed.storedBlobKey, shared]) == [streamed.storedBlobKey, shared])
+        #expect(try await catalog.releaseBlob(streamed.storedBlobKey, writtenAt: 0, cutoff: now, remove: { await removed.add("streamed") }) == false)
+        #expect(try await catalog.releaseBlob(content, writtenAt: 0, cutoff: now, remove: { await removed.add(content) }) == true)
+        _ = try await catalog.delete(id: streamed.id)
+        #expect(try await catalog.releaseBlob(streamed.storedBlobKey, writtenAt: 0, cutoff: now, remove: { await removed.add("streamed") }) == true)
+        #expect(await removed.keys == [unnamed, claimed, content, "streamed"])
     }
 }
 
@@ -105,7 +123,7 @@ struct SQLiteCatalogTests {
         let file = try Self.temporaryFile()
         let catalog = try SQLiteCatalog(file: file)
         #expect(try await catalog.journalMode == "wal")
-        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history"])
+        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history", "v4 blob keys"])
         _ = try await catalog.insert(CatalogContract.entry(1, at: 1))
         // Opening again migrates nothing and keeps the rows.
         let reopened = try SQLiteCatalog(file: file)

@@ -11,13 +11,15 @@ final class IncomingFile {
     let url: URL
     /// Tells a reader following the file how far it is written, and whether it is whole.
     let growth = GrowingFile()
+    /// The blob store's copy being sent while the file is written (team mode), if any.
+    var streamed: StreamedBlob?
     private var descriptor: Int32
     private var hasher = SHA256()
     private(set) var written: Int64 = 0
     /// Bytes already handed to the disk's writeback (`DurableFiles.startWriteback`).
     private var writebackStarted: Int64 = 0
-    /// The blob is synced right after the last byte: the bytes before it are sent to the disk
-    /// while the rest arrives, in steps of this, so that sync waits for the last step only.
+    /// A local blob is synced right after the last byte: the bytes before it are sent to the
+    /// disk while the rest arrives, in steps of this, so that sync waits for the last step only.
     static let writebackStep: Int64 = 8 << 20
 
     init(in directory: URL) throws(SystemFailure) {
@@ -29,6 +31,7 @@ final class IncomingFile {
     deinit {
         if descriptor >= 0 {
             growth.abandon()
+            streamed?.abandon()
             close(descriptor)
         }
     }
@@ -50,7 +53,9 @@ final class IncomingFile {
         guard failure == 0 else { throw SystemFailure(code: failure, action: "write an incoming upload file") }
         written += Int64(buffer.readableBytes)
         growth.grew(to: written)
-        if written - writebackStarted >= Self.writebackStep {
+        streamed?.grew(to: written)
+        // A body streamed to the object store (team mode) is never synced here.
+        if streamed == nil, written - writebackStarted >= Self.writebackStep {
             DurableFiles.startWriteback(descriptor, offset: writebackStarted, count: written - writebackStarted)
             writebackStarted = written
         }
@@ -63,15 +68,18 @@ final class IncomingFile {
         descriptor = -1
         guard result == 0 else {
             growth.abandon()
+            streamed?.abandon()
             throw .lastError("close an incoming upload file")
         }
         growth.end()
+        streamed?.finish(length: written)
         return SigV4.hex(hasher.finalize())
     }
 
     /// Closes (if still open) and deletes the file.
     func discard() {
         growth.abandon()
+        streamed?.abandon()
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
         unlink(url.path)
