@@ -118,7 +118,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "TraceModelTests", dependencies: ["TraceModel", "TraceSamples"], swiftSettings: strict),
+        .testTarget(name: "TraceModelTests", dependencies: ["TraceModel", "TraceSamples"], exclude: ["Expected"], swiftSettings: strict),
         .testTarget(
             name: "TraceFormatsTests",
             dependencies: ["TraceFormats", "TraceModel", "TraceSamples"],

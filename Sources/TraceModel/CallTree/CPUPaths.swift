@@ -204,13 +204,17 @@ struct CPUPathTrie: Sendable {
     }
 }
 
-/// The tries of the transforms asked for lately, kept with a trace (a query with the same
-/// transforms, any range, thread, direction or focus, reuses one). At most four.
+/// The samples' (thread, stack) pairs, numbered when the trace loads, and the tries of the
+/// transforms asked for lately, kept with a trace (a query with the same transforms, any range,
+/// thread, direction or focus, reuses one). At most four.
 public final class CPUPathCache: Sendable {
+    let sampleKeys: CPUSampleKeys
     private let tries = Mutex<[(transforms: CPUPathTrie.Transforms, trie: CPUPathTrie)]>([])
     private static let capacity = 4
 
-    public init() {}
+    public convenience init() { self.init(sampleKeys: CPUSampleKeys()) }
+
+    init(sampleKeys: CPUSampleKeys) { self.sampleKeys = sampleKeys }
 
     func trie(of trace: Trace, _ transforms: CPUPathTrie.Transforms) -> CPUPathTrie {
         if let found = tries.withLock({ list in list.firstIndex { $0.transforms == transforms }.map { list.remove(at: $0) } }) {
@@ -249,7 +253,7 @@ public final class CPUPathCache: Sendable {
     /// its memory budget holds however the CPU pane is used.
     public static func expectedFootprint(of trace: Trace) -> Int {
         let trieBytes = (trace.cpu.stacks.count + 1) * CPUPathTrie.bytesPerNode
-        let entryBytes = trace.cpu.samples.count * CPUSampleSet.bytesPerSample + weightBytesLimit(of: trace)
+        let entryBytes = trace.indexes.cpuPaths.sampleKeys.count * CPUSampleSet.bytesPerKey + weightBytesLimit(of: trace)
         return capacity * trieBytes + weightCapacity * entryBytes
     }
 
@@ -304,7 +308,7 @@ final class CPUWeightsEntry: Sendable {
         }
     }
 
-    var bytes: Int { samples.sampleCount * CPUSampleSet.bytesPerSample + sliceWeights.withLock { $0.values.reduce(0) { $0 + $1.bytes } } }
+    var bytes: Int { samples.bytes + sliceWeights.withLock { $0.values.reduce(0) { $0 + $1.bytes } } }
 }
 
 extension Trace {

@@ -54,32 +54,31 @@ public enum CallPathStep: Hashable, Sendable {
     }
 }
 
-/// The samples a query keeps: their rows in the sample table, by thread (in thread order) or
-/// all under `nil`, and their totals.
+/// The samples a query keeps, summed per (thread, stack) pair of the trace (`CPUSampleKeys`):
+/// by thread (in thread order) or all under `nil`, and their totals.
 struct CPUSampleSet: Sendable {
-    /// A sample's row in a slice, and again in its thread's slice when split by thread (an upper bound).
-    static let bytesPerSample = 8
+    /// A pair's weight and sample count.
+    static let bytesPerKey = 12
 
+    /// One thread's samples (all under `nil`): the pairs `keys`.
     struct Slice: Sendable {
         var thread: Int32?
-        var rows: [Int32]
+        var keys: Range<Int>
         var weight: Nanoseconds
+        var sampleCount: Int
 
-        init(thread: Int32?, rows: [Int32], weight: Nanoseconds) {
-            (self.thread, self.rows, self.weight) = (thread, rows, weight)
-        }
-
-        init(thread: Int32?, rows: [Int32], trace: Trace) {
-            var weight: Nanoseconds = 0
-            for row in rows { weight.addSaturating(trace.cpu.samples.weight[Int(row)]) }
-            self.init(thread: thread, rows: rows, weight: weight)
-        }
+        static let empty = Slice(thread: nil, keys: 0..<0, weight: 0, sampleCount: 0)
     }
 
     var slices: [Slice]
+    /// Per pair: the weight of the set's samples of it, and how many there are.
+    var keyWeight: [Nanoseconds]
+    var keyCount: [Int32]
     var total: Nanoseconds
     var sampleCount: Int
     var updateCount: Int?
+
+    var bytes: Int { keyWeight.capacity * 8 + keyCount.capacity * 4 }
 }
 
 /// The samples whose stacks end at one trie node: where a bottom-up tree starts.

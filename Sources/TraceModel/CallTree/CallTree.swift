@@ -243,11 +243,12 @@ extension Trace {
     func leafWeights(_ samples: CPUSampleSet, trie: CPUPathTrie) -> [LeafWeight] {
         var weight = [Nanoseconds](repeating: 0, count: trie.count)
         var count = [Int32](repeating: 0, count: trie.count)
+        let stackOfKey = indexes.cpuPaths.sampleKeys.stack
         for slice in samples.slices {
-            for row in slice.rows {
-                let node = Int(trie.nodeOfStack[Int(cpu.samples.stack[Int(row)])])
-                weight[node].addSaturating(cpu.samples.weight[Int(row)])
-                count[node] &+= 1
+            for key in slice.keys where samples.keyCount[key] > 0 {
+                let node = Int(trie.nodeOfStack[Int(stackOfKey[key])])
+                weight[node].addSaturating(samples.keyWeight[key])
+                count[node] &+= samples.keyCount[key]
             }
         }
         return (0..<trie.count).compactMap { count[$0] > 0 ? LeafWeight(node: Int32($0), weight: weight[$0], count: Int(count[$0])) : nil }
@@ -292,39 +293,43 @@ extension Trace {
             let first = indexOfFirst(atLeast: range.start, in: samples.time)
             spans.append((first, query.range == nil ? samples.count : indexOfFirst(atLeast: range.end, in: samples.time), nil))
         }
-        var rows: [Int32] = []
-        var total: Nanoseconds = 0
+        // One pass: each kept sample's weight added to its (thread, stack) pair's.
+        let keys = indexes.cpuPaths.sampleKeys
+        var keyWeight = [Nanoseconds](repeating: 0, count: keys.count)
+        var keyCount = [Int32](repeating: 0, count: keys.count)
+        var (total, sampleCount): (Nanoseconds, Int) = (0, 0)
         let wantedThread = query.thread.map { Int32(truncatingIfNeeded: $0) }
         for span in spans {
+            let filtered = wantedThread != nil || span.thread != nil
             for i in span.first..<max(span.first, span.last) {
                 if QueryCancellation.requested(at: i) { break }
-                let thread = samples.thread[i]
-                if let wantedThread, thread != wantedThread { continue }
-                if let wanted = span.thread, thread != wanted { continue }
-                rows.append(Int32(i))
-                total.addSaturating(samples.weight[i])
+                if filtered {
+                    let thread = samples.thread[i]
+                    if let wantedThread, thread != wantedThread { continue }
+                    if let wanted = span.thread, thread != wanted { continue }
+                }
+                let (key, weight) = (Int(keys.keyOfSample[i]), samples.weight[i])
+                keyWeight[key].addSaturating(weight)
+                keyCount[key] &+= 1
+                total.addSaturating(weight)
+                sampleCount += 1
             }
         }
-        guard perThread else {
-            return CPUSampleSet(slices: [.init(thread: nil, rows: rows, weight: total)], total: total, sampleCount: rows.count, updateCount: updateCount)
-        }
-        // By thread: a counting sort of the rows (threads of the table by index, any other value apart).
-        var counts = [Int](repeating: 0, count: threads.count + 1)
-        for row in rows {
-            let thread = Int(samples.thread[Int(row)])
-            counts[thread >= 0 && thread < threads.count ? thread : threads.count] += 1
-        }
-        var bucketed = [[Int32]](repeating: [], count: threads.count + 1)
-        for index in bucketed.indices { bucketed[index].reserveCapacity(counts[index]) }
-        var others: [Int32: [Int32]] = [:]
-        for row in rows {
-            let thread = samples.thread[Int(row)]
-            if thread >= 0 && Int(thread) < threads.count { bucketed[Int(thread)].append(row) } else { others[thread, default: []].append(row) }
-        }
         var slices: [CPUSampleSet.Slice] = []
-        for (thread, list) in bucketed.enumerated().dropLast() where !list.isEmpty { slices.append(.init(thread: Int32(thread), rows: list, trace: self)) }
-        for (thread, list) in others.sorted(by: { $0.key < $1.key }) { slices.append(.init(thread: thread, rows: list, trace: self)) }
-        return CPUSampleSet(slices: slices, total: total, sampleCount: rows.count, updateCount: updateCount)
+        if perThread {
+            // By thread: the pairs of each thread are consecutive.
+            for (thread, range) in keys.threads {
+                var (weight, count): (Nanoseconds, Int) = (0, 0)
+                for key in range {
+                    weight.addSaturating(keyWeight[key])
+                    count += Int(keyCount[key])
+                }
+                if count > 0 { slices.append(.init(thread: thread, keys: range, weight: weight, sampleCount: count)) }
+            }
+        } else {
+            slices = [.init(thread: nil, keys: 0..<keys.count, weight: total, sampleCount: sampleCount)]
+        }
+        return CPUSampleSet(slices: slices, keyWeight: keyWeight, keyCount: keyCount, total: total, sampleCount: sampleCount, updateCount: updateCount)
     }
 
     /// The spans of `view`'s updates overlapping `range`, merged per thread where they overlap

@@ -51,7 +51,7 @@ extension Trace {
 /// trace's cache of this sample set) a slice summed once is not summed again.
 struct TopDownTree: CallTreeSource {
     let trie: CPUPathTrie
-    let cached: CPUWeightsEntry?
+    let cached: CPUWeightsEntry
     private(set) var totals: [Int64]
     private var sampleCounts: [Int32]
 
@@ -63,7 +63,7 @@ struct TopDownTree: CallTreeSource {
         static let bytesPerNode = 12
     }
 
-    init(trie: CPUPathTrie, weights cached: CPUWeightsEntry? = nil) {
+    init(trie: CPUPathTrie, weights cached: CPUWeightsEntry) {
         self.trie = trie
         self.cached = cached
         // Empty until a slice is loaded: every node weighs nothing.
@@ -71,20 +71,20 @@ struct TopDownTree: CallTreeSource {
         sampleCounts = []
     }
 
-    /// The tree of `slice`'s samples (rows of `trace`'s sample table).
+    /// The tree of `slice`'s samples (of the entry's sample set).
     mutating func load(_ slice: CPUSampleSet.Slice, of trace: Trace) {
-        if let known = cached?.weights(of: slice.thread) {
+        if let known = cached.weights(of: slice.thread) {
             (totals, sampleCounts) = (known.totals, known.samples)
             return
         }
         // Fresh arrays: the ones held may be the cache's.
         var totals = [Int64](repeating: 0, count: trie.count)
         var counts = [Int32](repeating: 0, count: trie.count)
-        let (stacks, weights) = (trace.cpu.samples.stack, trace.cpu.samples.weight)
-        for row in slice.rows {
-            let node = Int(trie.nodeOfStack[Int(stacks[Int(row)])])
-            totals[node].addSaturating(weights[Int(row)])
-            counts[node] &+= 1
+        let (stackOfKey, set) = (trace.indexes.cpuPaths.sampleKeys.stack, cached.samples)
+        for key in slice.keys where set.keyCount[key] > 0 {
+            let node = Int(trie.nodeOfStack[Int(stackOfKey[key])])
+            totals[node].addSaturating(set.keyWeight[key])
+            counts[node] &+= set.keyCount[key]
         }
         for node in stride(from: totals.count - 1, through: 1, by: -1) {
             let parent = Int(trie.parent[node])
@@ -92,7 +92,7 @@ struct TopDownTree: CallTreeSource {
             counts[parent] &+= counts[node]
         }
         (self.totals, sampleCounts) = (totals, counts)
-        cached?.store(Weights(totals: totals, samples: counts), of: slice.thread)
+        cached.store(Weights(totals: totals, samples: counts), of: slice.thread)
     }
 
     private func atLimit(_ node: Int) -> Bool { trie.depth[node] >= CallTreeQuery.maxDepth }

@@ -64,8 +64,8 @@ extension Trace {
         )
         guard case .topDown(var aTree, let aSlices) = a.cpuTrees(beforeQuery, byThread: false).trees,
               case .topDown(var bTree, let bSlices) = b.cpuTrees(afterQuery, byThread: false).trees else { preconditionFailure("top-down trees") }
-        aTree.load(aSlices.first ?? .init(thread: nil, rows: [], weight: 0), of: a)
-        bTree.load(bSlices.first ?? .init(thread: nil, rows: [], weight: 0), of: b)
+        aTree.load(aSlices.first ?? .empty, of: a)
+        bTree.load(bSlices.first ?? .empty, of: b)
         let matcher = NameMatcher(a: a, aTree: aTree, b: b, bTree: bTree, view: (beforeQuery.view?.name ?? "", afterQuery.view?.name ?? ""))
         // A's node at B's focus (by names), the root of what is compared.
         var aRoot: Int? = Int(CPUPathTrie.root)

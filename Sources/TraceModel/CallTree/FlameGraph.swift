@@ -223,7 +223,7 @@ struct ThreadedTopDown: CallTreeSource {
         self.trace = trace
         mainThreads = Set(trace.threads.indices.filter { trace.threads[$0].isMain }.map(Int32.init))
         self.loaded = loaded
-        sliceTotals = slices.map { ($0.weight, $0.rows.count) }
+        sliceTotals = slices.map { ($0.weight, $0.sampleCount) }
     }
 
     private var threaded: Bool { slices.first?.thread != nil }
@@ -284,6 +284,9 @@ struct FlameLayout {
     var zoomFrames: [Int] = []
     /// The tree node of each frame (-1 for a merged block), for the differential graph.
     var nodeOfFrame: [Int] = []
+    /// Each frame row's name and binary in the tables and its kind, once looked up: a row is
+    /// drawn at many paths, and its text is hashed once, not per frame.
+    private var textOfFrameRow: [UInt32: (name: Int, binary: Int, kind: FlameFrameKind)] = [:]
 
     init(trace: Trace, view: String, window: WeightWindow) {
         self.trace = trace
@@ -295,6 +298,7 @@ struct FlameLayout {
         frames = FlameFrames()
         names = StringTable()
         binaries = StringTable()
+        textOfFrameRow = [:]
         (mergedFrames, zoomFrames, nodeOfFrame) = (0, [], [])
         // The zoom path's nodes, by depth, each the child of the last (a node id of one thread's
         // trie stands for another thread's node elsewhere).
@@ -328,7 +332,7 @@ struct FlameLayout {
                 mergedFrames += merged.count
                 guard merged.total >= minWeight, overlaps(merged.x, merged.total) else { return }
                 append(parent: parent, depth: depth, x: merged.x, total: merged.total, selfWeight: 0, samples: merged.samples,
-                       name: "\(merged.count) frames", binary: "", kind: .merged, step: nil, merged: merged.count, folded: false, node: -1)
+                       text: (names.add("\(merged.count) frames"), binaries.add(""), .merged), step: nil, merged: merged.count, folded: false, node: -1)
             }
             var children: [(node: Int, frame: Int, x: Int64)] = []
             for node in siblings {
@@ -344,11 +348,9 @@ struct FlameLayout {
                 flushRun()
                 guard overlaps(x, weight) else { continue }
                 let step = source.step(node)
-                let (name, binary, isAppCode) = trace.callPathText(step, view: view)
                 let frame = append(
                     parent: parent, depth: depth, x: x, total: weight, selfWeight: source.selfWeight(node), samples: source.samples(node),
-                    name: name, binary: binary, kind: Self.kind(of: step, binary: binary, isAppCode: isAppCode),
-                    step: step, merged: 0, folded: source.foldedDepth(node), node: node
+                    text: text(of: step), step: step, merged: 0, folded: source.foldedDepth(node), node: node
                 )
                 if depth < zoomAt.count, zoomAt[depth] == node, zoomFrames.count == depth, zoomFrames.last.map({ $0 == parent }) ?? (parent == -1) {
                     zoomFrames.append(frame)
@@ -367,10 +369,18 @@ struct FlameLayout {
 
     private func overlaps(_ x: Int64, _ width: Int64) -> Bool { x < window.to && x + width > window.from }
 
+    private mutating func text(of step: CallPathStep) -> (name: Int, binary: Int, kind: FlameFrameKind) {
+        if case .frame(let row) = step, let known = textOfFrameRow[row] { return known }
+        let (name, binary, isAppCode) = trace.callPathText(step, view: view)
+        let text = (names.add(name), binaries.add(binary), Self.kind(of: step, binary: binary, isAppCode: isAppCode))
+        if case .frame(let row) = step { textOfFrameRow[row] = text }
+        return text
+    }
+
     @discardableResult
     private mutating func append(
-        parent: Int, depth: Int, x: Int64, total: Int64, selfWeight: Int64, samples: Int, name: String, binary: String,
-        kind: FlameFrameKind, step: CallPathStep?, merged: Int, folded: Bool, node: Int
+        parent: Int, depth: Int, x: Int64, total: Int64, selfWeight: Int64, samples: Int,
+        text: (name: Int, binary: Int, kind: FlameFrameKind), step: CallPathStep?, merged: Int, folded: Bool, node: Int
     ) -> Int {
         frames.parent.append(parent)
         frames.depth.append(depth)
@@ -378,9 +388,9 @@ struct FlameLayout {
         frames.total.append(total)
         frames.selfWeight.append(selfWeight)
         frames.samples.append(samples)
-        frames.name.append(names.add(name))
-        frames.binary.append(binaries.add(binary))
-        frames.kind.append(kind)
+        frames.name.append(text.name)
+        frames.binary.append(text.binary)
+        frames.kind.append(text.kind)
         frames.step.append(step)
         frames.merged.append(merged)
         frames.foldedDepth.append(folded)
@@ -437,7 +447,12 @@ extension FlameGraph {
         out.raw(",\"name\":"); out.ints(frames.name.map(Int64.init))
         out.raw(",\"binary\":"); out.ints(frames.binary.map(Int64.init))
         out.raw(",\"kind\":"); out.strings(frames.kind.map(\.rawValue))
-        out.raw(",\"step\":"); out.strings(frames.step.map { $0?.wireName ?? "" })
+        out.raw(",\"step\":[")
+        for (i, step) in frames.step.enumerated() {
+            if i > 0 { out.raw(",") }
+            out.wireName(step)
+        }
+        out.raw("]")
         out.raw(",\"merged\":"); out.ints(frames.merged.map(Int64.init))
         out.raw(",\"foldedDepth\":"); out.ints(frames.foldedDepth.indices.filter { frames.foldedDepth[$0] }.map(Int64.init))
         out.raw("}")
@@ -451,6 +466,16 @@ extension JSONWriter {
         raw(",\"charged\":"); int(Int64(hidden.chargedToCaller))
         raw(",\"focus\":"); int(Int64(hidden.focus))
         raw("}")
+    }
+
+    /// A step's wire name ("" for none), written without making a string of it.
+    mutating func wireName(_ step: CallPathStep?) {
+        switch step {
+        case .frame(let row)?: raw("\"f"); int(Int64(row)); raw("\"")
+        case .thread(let index)?: raw("\"t"); int(Int64(index)); raw("\"")
+        case let other?: string(other.wireName)
+        case nil: raw("\"\"")
+        }
     }
 
     mutating func ints(_ values: [Int64]) {

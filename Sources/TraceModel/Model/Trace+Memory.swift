@@ -27,6 +27,7 @@ extension Trace {
         let cpuBytes = bytes(cpu.frames.name) + bytes(cpu.frames.binary) + bytes(cpu.frames.isAppCode)
             + bytes(cpu.stacks.parent) + bytes(cpu.stacks.frame)
             + bytes(cpu.samples.time) + bytes(cpu.samples.thread) + bytes(cpu.samples.weight) + bytes(cpu.samples.stack)
+            + indexes.cpuPaths.sampleKeys.memoryFootprint
         let intervalBytes = (hitches.capacity + hangs.capacity) * MemoryLayout<TimelineInterval>.stride
             + (hitches + hangs).reduce(0) { $0 + $1.kind.utf8.count + $1.detail.utf8.count }
         let t = taskStates

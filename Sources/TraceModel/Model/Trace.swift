@@ -278,8 +278,9 @@ public struct TraceIndexes: Sendable {
     public internal(set) var updateNodes: [UInt32] = []
     /// Summary rows and per-view update lists, built on first use.
     public let lists = UpdateListIndex()
-    /// The CPU path tries of the transforms asked for lately (CallTree/CPUPaths.swift), built on first use.
-    public let cpuPaths = CPUPathCache()
+    /// The samples' (thread, stack) pairs, numbered at load, and the CPU path tries of the
+    /// transforms asked for lately (CallTree/CPUPaths.swift), built on first use.
+    public internal(set) var cpuPaths = CPUPathCache()
     /// Task-state rows (sorted by start) when a task ran on the main actor or main thread.
     public internal(set) var mainActorRuns: [UInt32] = []
     /// Task-state rows (sorted by start) when a task was enqueued on the main actor.

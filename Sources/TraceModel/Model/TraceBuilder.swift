@@ -581,5 +581,6 @@ extension TraceIndexes {
         let (offsets, rows) = CauseGraph.compressedRows(keys: keys, keyCount: updates.count)
         updateNodeOffsets = offsets
         updateNodes = rows.map { UInt32(linked[Int($0)]) }
+        cpuPaths = CPUPathCache(sampleKeys: CPUSampleKeys(samples: trace.cpu.samples, stackCount: trace.cpu.stacks.count, threadCount: trace.threads.count))
     }
 }
