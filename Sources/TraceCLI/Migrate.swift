@@ -51,14 +51,17 @@ struct Migrate: AsyncParsableCommand {
                     present += 1
                     continue
                 }
-                let file = try await source.storage.blobs.localFile(key: entry.sha256, scratch: directory)
+                let file = try await source.storage.blobs.localFile(key: entry.storedBlobKey, sha256: entry.sha256, scratch: directory)
                 defer { if file.isTemporary { try? FileManager.default.removeItem(at: file.url) } }
                 guard try sha256OfFile(file.url).hex == entry.sha256 else {
                     throw StorageError.corruptBlob(key: entry.sha256)
                 }
                 try await target.catalog.claimBlob(entry.sha256)
                 _ = try await target.blobs.put(key: entry.sha256, file: file.url, size: entry.sizeBytes)
-                _ = try await target.catalog.insert(entry)
+                // Stored under its content hash in the target, whatever key it had in the source.
+                var copy = entry
+                copy.blobKey = nil
+                _ = try await target.catalog.insert(copy)
                 copied += 1
                 CommandContext.print("migrate: [\(index + 1)/\(entries.count)] \(entry.id) \(entry.name) (\(entry.sizeBytes) bytes)")
             } catch {

@@ -202,7 +202,7 @@ public actor TraceStore {
         if let sample = samples[id] { return BlobFile(url: sample.file, isTemporary: false) }
         guard let entry = try await service({ try await self.storage.catalog.entry(id: id) }) else { throw .unknownTrace(id: id) }
         let storage = storage, scratch = scratchDirectory
-        return try await service { try await storage.blobs.localFile(key: entry.sha256, scratch: scratch) }
+        return try await service { try await storage.blobs.localFile(key: entry.storedBlobKey, sha256: entry.sha256, scratch: scratch) }
     }
 
     /// At most `limit` uploads `query` matches after `cursor`, and how many match; the samples
@@ -315,7 +315,7 @@ public actor TraceStore {
         case let .sample(sample):
             (file, name, run) = (BlobFile(url: sample.file, isTemporary: false), sample.record.name, nil)
         case let .upload(entry):
-            file = try await storage.blobs.localFile(key: entry.sha256, scratch: scratchDirectory)
+            file = try await storage.blobs.localFile(key: entry.storedBlobKey, sha256: entry.sha256, scratch: scratchDirectory)
             (name, run) = (entry.name, entry.run)
         }
         defer { if file.isTemporary { try? FileManager.default.removeItem(at: file.url) } }
@@ -507,10 +507,19 @@ public actor TraceStore {
         let id = Self.uploadID(content: received.id, run: run)
         // The same bytes as a sample: that sample is the trace (samples are never stored as uploads).
         if let sample = samples[id] {
+            await received.streamedBlob?.abort()
             TraceMetrics.uploads(.duplicate)
             return Added(record: sample.record, loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
         }
-        if let existing = try await service({ try await self.storage.catalog.entry(id: id) }) {
+        let existing: CatalogEntry?
+        do throws(StoreError) {
+            existing = try await service({ try await self.storage.catalog.entry(id: id) })
+        } catch {
+            await received.streamedBlob?.abort()
+            throw error
+        }
+        if let existing {
+            await received.streamedBlob?.abort()
             TraceMetrics.uploads(.duplicate)
             return Added(record: try await adding(tags, to: existing), loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
         }
@@ -519,13 +528,18 @@ public actor TraceStore {
         do throws(StoreError) {
             if let reserved = received.reservation { reservation = reserved } else { reservation = try quota.reserve(bytes: received.size) }
         } catch {
+            await received.streamedBlob?.abort()
             TraceMetrics.uploads(.refused)
             throw error
         }
-        // The blob is written while the trace is read: in team mode the PUT to the object store
-        // takes about as long as the import, and the two no longer add up. Every path below ends
-        // the write: `finish` names it, `abandon` stops it and removes what it wrote.
-        let write = await beginBlobWrite(key: received.sha256, file: received.file, size: received.size)
+        // The blob is written while the trace is read, or was sent while it arrived (streamed):
+        // the object store's upload and the import no longer add up. Every path below ends the
+        // write: `finish` names it, `abandon` stops it and removes what it wrote.
+        let write = if let streamed = received.streamedBlob {
+            beginStreamedBlobWrite(streamed, sha256: received.sha256)
+        } else {
+            await beginBlobWrite(key: received.sha256, file: received.file, size: received.size)
+        }
         // Where the time after the last byte goes (a debug log line): the import's tail, the
         // first picture's index, the blob and its row.
         var phases = UploadPhases()
@@ -615,9 +629,10 @@ public actor TraceStore {
     /// meanwhile. Counted in `blobsBeingWritten` until `finish` or `abandon`, so no sweep here
     /// removes it in between.
     struct BlobWrite: Sendable {
+        /// The key claimed in `blobsBeingWritten`.
         let key: String
-        /// Whether this write stored the bytes (false: they were there already).
-        let task: Task<Bool, any Error>
+        /// The key the row will name, and whether this write stored the bytes (false: they were there already).
+        let task: Task<(key: String, stored: Bool), any Error>
     }
 
     func beginBlobWrite(key: String, file: URL, size: Int64) async -> BlobWrite {
@@ -625,30 +640,83 @@ public actor TraceStore {
         blobsBeingWritten[key, default: 0] += 1
         let storage = storage
         // Detached: the put must not run on this actor (a local store's fsync would hold it).
-        return BlobWrite(key: key, task: Task.detached {
+        return BlobWrite(key: key, task: Task.detached { () async throws -> (key: String, stored: Bool) in
             try await storage.catalog.claimBlob(key)
-            return try await storage.blobs.put(key: key, file: file, size: size)
+            return (key, try await storage.blobs.put(key: key, file: file, size: size))
         })
     }
 
-    /// Row after blob: waits for the write, then names it.
+    /// Starts sending an upload's blob while it arrives, when the blob store can (team mode) and
+    /// the body is bigger than one part; nil otherwise (the blob is written once it is whole).
+    nonisolated func beginStreamedBlob(file: URL, declaredLength: Int64) -> StreamedBlob? {
+        guard let blobs = storage.blobs as? any StreamingBlobStore, declaredLength > Int64(blobs.partBytes) else { return nil }
+        return StreamedBlob(store: blobs, file: file, logger: logger)
+    }
+
+    /// The end of a streamed blob, once its content hash is known: when a row already names a
+    /// blob of that content, the stream is dropped and that blob is named (claimed first, so a
+    /// sweep keeps it); otherwise the stream is completed under its own key (claimed first too).
+    /// Any failure drops the stream: nothing stored.
+    func beginStreamedBlobWrite(_ streamed: StreamedBlob, sha256: String) -> BlobWrite {
+        blobsBeingWritten[streamed.key, default: 0] += 1
+        let catalog = storage.catalog
+        return BlobWrite(key: streamed.key, task: Task.detached { () async throws -> (key: String, stored: Bool) in
+            do {
+                try await streamed.partsSent()
+                if let existing = try await catalog.blobKey(ofContent: sha256) {
+                    try await catalog.claimBlob(existing)
+                    // Still named after the claim: no sweep removes it before this upload's row names it too.
+                    if try await catalog.blobKey(ofContent: sha256) == existing {
+                        await streamed.abort()
+                        return (existing, false)
+                    }
+                }
+                try await catalog.claimBlob(streamed.key)
+                try await streamed.complete()
+                return (streamed.key, true)
+            } catch {
+                await streamed.abort()
+                throw error
+            }
+        })
+    }
+
+    /// Row after blob: waits for the write, then names it. A streamed blob that ends up unnamed
+    /// (the same trace was stored meanwhile, or the row could not be written) is removed now:
+    /// no other upload knows its key.
     func finish(_ write: BlobWrite, entry: CatalogEntry, measurements: TraceMeasurements?) async throws(StoreError) -> (entry: CatalogEntry, isNew: Bool) {
         defer { endBlobWrite(write.key) }
         let storage = storage
         return try await service {
-            _ = try await write.task.value
-            return try await storage.catalog.insert(entry, measurements: measurements, measuredVersion: measurements == nil ? 0 : Self.measuredVersion)
+            let (key, stored) = try await write.task.value
+            var entry = entry
+            entry.blobKey = key == entry.sha256 ? nil : key
+            let inserted: (entry: CatalogEntry, isNew: Bool)
+            do {
+                inserted = try await storage.catalog.insert(entry, measurements: measurements, measuredVersion: measurements == nil ? 0 : Self.measuredVersion)
+            } catch {
+                if stored, isStreamedBlobKey(key) { try? await storage.blobs.delete(key: key) }
+                throw error
+            }
+            if !inserted.isNew, stored, isStreamedBlobKey(key) { try? await storage.blobs.delete(key: key) }
+            return inserted
         }
     }
 
     /// An upload that will not be stored: its blob write stops, and bytes it stored are removed
-    /// now when this process owns the storage. In shared storage the sweep removes them after the
-    /// claim's grace period, since another replica may be storing the same bytes meanwhile.
+    /// now when this process owns the storage, or when they are under a streamed upload's own key.
+    /// Otherwise (shared storage, content key) the sweep removes them after the claim's grace
+    /// period, since another replica may be storing the same bytes meanwhile.
     func abandon(_ write: BlobWrite) async {
         write.task.cancel()
-        let stored = (try? await write.task.value) ?? false
+        let result = try? await write.task.value
         endBlobWrite(write.key)
-        if stored, !storage.isShared { _ = await sweepBlob(write.key, writtenAt: 0, cutoff: .max) }
+        guard let result, result.stored else { return }
+        if isStreamedBlobKey(result.key) {
+            try? await storage.blobs.delete(key: result.key)
+        } else if !storage.isShared {
+            _ = await sweepBlob(result.key, writtenAt: 0, cutoff: .max)
+        }
     }
 
     private func endBlobWrite(_ key: String) {
@@ -691,7 +759,7 @@ public actor TraceStore {
         // One process owns embedded storage: the bytes go now, unless an upload of them is under way.
         // Shared storage: the sweep removes them after its grace period.
         if !storage.isShared {
-            _ = await sweepBlob(removed.sha256, writtenAt: 0, cutoff: .max)
+            _ = await sweepBlob(removed.storedBlobKey, writtenAt: 0, cutoff: .max)
         }
     }
 
@@ -751,7 +819,31 @@ public actor TraceStore {
             if await sweepBlob(blob.key, writtenAt: writtenAt, cutoff: cutoff) { removed += 1 }
         }
         if removed > 0 { logger.info("sweep: removed \(removed) blob(s) that no trace names") }
-        return removed
+        return removed + (await abortAbandonedUploads(before: cutoff))
+    }
+
+    /// Aborts streamed uploads started before `cutoff` (microseconds) and never completed nor
+    /// aborted (their replica died mid-upload); returns how many.
+    func abortAbandonedUploads(before cutoff: Int64) async -> Int {
+        guard let blobs = storage.blobs as? any StreamingBlobStore else { return 0 }
+        let pending: [PendingUpload]
+        do {
+            pending = try await blobs.pendingUploads()
+        } catch {
+            logger.warning("sweep: cannot list unfinished uploads: \(error)")
+            return 0
+        }
+        var aborted = 0
+        for upload in pending where Int64(upload.initiated.timeIntervalSince1970 * 1_000_000) < cutoff && blobsBeingWritten[upload.key] == nil {
+            do {
+                try await blobs.abortMultipartUpload(key: upload.key, uploadID: upload.uploadID)
+                aborted += 1
+            } catch {
+                logger.warning("sweep: cannot abort the unfinished upload of \(upload.key): \(error)")
+            }
+        }
+        if aborted > 0 { logger.info("sweep: aborted \(aborted) unfinished upload(s)") }
+        return aborted
     }
 
     private func sweepBlob(_ key: String, writtenAt: Int64, cutoff: Int64) async -> Bool {

@@ -21,11 +21,17 @@ public struct ReceivedUpload: Sendable {
     var reservation: StorageQuota.Reservation?
     /// Its import, started while it arrived (nil: the store reads the file now).
     var importing: UploadImport?
+    /// Its blob, sent to the object store while it arrived (nil: the store writes it now).
+    var streamedBlob: StreamedBlob?
 }
 
 /// Starts the import of an upload whose first bytes are on disk, reading the rest as it arrives:
 /// given the file, its display name and the request's declared length.
 typealias ImportStarter = @Sendable (_ file: IncomingFile, _ name: String, _ declaredLength: Int64) -> UploadImport
+
+/// Starts sending an upload's blob to the store while it arrives, given its file and declared
+/// length; nil when the store keeps it some other way (files, or a body too small to stream).
+typealias BlobStreamStarter = @Sendable (_ file: URL, _ declaredLength: Int64) -> StreamedBlob?
 
 /// Streams `POST /api/traces` bodies to disk: a raw body, or the `file` field of a
 /// `multipart/form-data` form. Never holds the body in memory; over the size limit is 413, over
@@ -38,8 +44,10 @@ enum UploadReceiver {
     ///   - startImport: reads the trace while it arrives, from its first bytes on, when the request
     ///     declares its length (what the import's memory is estimated from); a body of unknown
     ///     length is read once it is whole.
+    ///   - streamBlob: sends the blob to the store while it arrives, when the request declares its length.
     static func receive(
-        _ request: Request, into directory: URL, quota: StorageQuota, maxUploadBytes: Int64, logger: Logger, startImport: ImportStarter? = nil
+        _ request: Request, into directory: URL, quota: StorageQuota, maxUploadBytes: Int64, logger: Logger, startImport: ImportStarter? = nil,
+        streamBlob: BlobStreamStarter? = nil
     ) async throws(APIError) -> ReceivedUpload {
         let tooLarge = tooLarge(maxUploadBytes)
         let contentType = request.headers[.contentType] ?? ""
@@ -66,6 +74,7 @@ enum UploadReceiver {
             logger.error("upload refused: \(error)")
             throw APIError(error.storeError)
         }
+        if let streamBlob, let length { file.streamed = streamBlob(file.url, length) }
         let givenName = QueryParameters(request: request).string("name") ?? request.headers[.traceName].map { $0.removingPercentEncoding ?? $0 }
         // Started once the file's first bytes are written (a form's file name is known by then, and
         // the gzip magic that the import's memory estimate reads).
@@ -97,12 +106,14 @@ enum UploadReceiver {
             let name = displayName(formName ?? givenName)
             return ReceivedUpload(
                 file: file.url, id: String(sha256.prefix(32)), sha256: sha256, size: file.written, name: name, reservation: reservation,
-                importing: importing.value
+                importing: importing.value, streamedBlob: file.streamed
             )
         } catch {
             file.discard()
-            // The import stops at the abandoned file; its memory is given back before the answer.
+            // The import stops at the abandoned file; its memory is given back before the answer,
+            // and the parts of its blob already sent are dropped.
             if let started = importing.value { await started.stop() }
+            await file.streamed?.abort()
             switch error {
             case let error as APIError: throw error
             case let error as StoreError: throw APIError(error)

@@ -125,7 +125,7 @@ def test_kill_9_during_the_catalog_write_leaves_no_row_without_its_blob_and_the_
             upload.join(timeout=30)
     try:
         assert team.sql(f"SELECT count(*) FROM traces WHERE app = '{app}'") == "0", "no half-visible trace"
-        named = team.sql("SELECT string_agg(DISTINCT sha256, ',') FROM traces").split(",")
+        named = team.sql("SELECT string_agg(DISTINCT coalesce(blob_key, sha256), ',') FROM traces").split(",")
         keys = team.blob_keys()
         assert all(key in keys for key in named if key), "every row's blob exists"
     finally:

@@ -76,6 +76,24 @@ enum CatalogContract {
         #expect(try await catalog.releaseBlob(unnamed, writtenAt: now - 2 * hour, cutoff: now - hour, remove: { await removed.add(unnamed) }) == true)
         #expect(try await catalog.releaseBlob(claimed, writtenAt: 0, cutoff: now + hour, remove: { await removed.add(claimed) }) == true)
         #expect(await removed.keys == [unnamed, claimed])
+
+        // A row whose blob was streamed under a key of its own names that key, not its content hash;
+        // rows written before blob keys (NULL) name their hash, as the ones above.
+        let content = String(repeating: "5a", count: 32)
+        var streamed = entry(40, at: 40_000, blob: content)
+        streamed.blobKey = "up-" + String(repeating: "7", count: 32)
+        #expect(try await catalog.blobKey(ofContent: content) == nil)
+        #expect(try await catalog.insert(streamed) == (streamed, true))
+        #expect(try await catalog.entry(id: streamed.id)?.storedBlobKey == streamed.blobKey)
+        #expect(try await catalog.entry(id: entry(5, at: 0).id)?.blobKey == nil)
+        #expect(try await catalog.blobKey(ofContent: content) == streamed.blobKey)
+        #expect(try await catalog.blobKey(ofContent: entry(5, at: 0).sha256) == entry(5, at: 0).sha256)
+        #expect(try await catalog.namedBlobs(among: [content, streamed.storedBlobKey, shared]) == [streamed.storedBlobKey, shared])
+        #expect(try await catalog.releaseBlob(streamed.storedBlobKey, writtenAt: 0, cutoff: now, remove: { await removed.add("streamed") }) == false)
+        #expect(try await catalog.releaseBlob(content, writtenAt: 0, cutoff: now, remove: { await removed.add(content) }) == true)
+        _ = try await catalog.delete(id: streamed.id)
+        #expect(try await catalog.releaseBlob(streamed.storedBlobKey, writtenAt: 0, cutoff: now, remove: { await removed.add("streamed") }) == true)
+        #expect(await removed.keys == [unnamed, claimed, content, "streamed"])
     }
 }
 
@@ -105,22 +123,22 @@ struct SQLiteCatalogTests {
         let file = try Self.temporaryFile()
         let catalog = try SQLiteCatalog(file: file)
         #expect(try await catalog.journalMode == "wal")
-        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history", "v4 search text", "v5 trigram indexes"])
+        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history", "v4 blob keys", "v5 search text", "v6 trigram indexes"])
         _ = try await catalog.insert(CatalogContract.entry(1, at: 1))
         // Opening again migrates nothing and keeps the rows.
         let reopened = try SQLiteCatalog(file: file)
         #expect(try await reopened.totals().count == 1)
     }
 
-    /// A catalog made before the search text (migrations 1-3), with rows: opened now, `q=` finds them.
+    /// A catalog made before the search text (migrations 1-4), with rows: opened now, `q=` finds them.
     @Test func migratesACatalogWithoutTheSearchText() async throws {
         let file = try Self.temporaryFile()
-        try await SQLiteCatalog(file: file, through: 3).execute((1...3).flatMap { n in
+        try await SQLiteCatalog(file: file, through: 4).execute((1...3).flatMap { n in
             let entry = CatalogContract.entry(n, at: Int64(n))
             return [
                 """
                 INSERT INTO traces (\(CatalogSchema.columns)) VALUES ('\(entry.id)', '\(entry.name)', 'Recipes', 'iPad Pro', 1, 1, '\(entry.sha256)',
-                    'xctrace-xml', 1, NULL, \(n), 1)
+                    'xctrace-xml', 1, NULL, \(n), 1, NULL)
                 """,
                 "INSERT INTO trace_tags (trace_id, tag) VALUES ('\(entry.id)', 'build:\(n)'), ('\(entry.id)', 'Nightly')",
             ]
@@ -170,18 +188,18 @@ struct SQLiteCatalogTests {
         #expect(try await catalog.appliedVersions() == CatalogSchema.migrations.map(\.version))
     }
 
-    /// A team catalog made before the search text (migrations 1-3), with rows: the next start
+    /// A team catalog made before the search text (migrations 1-4), with rows: the next start
     /// fills every row's search text and builds the trigram indexes; `q=` finds the old rows.
     @Test func migratesACatalogWithoutTheSearchTextAndItsIndexes() async throws {
         let url = try TeamEngines.freshDatabase("search")
         let location = try PostgresCatalog.Location(url: url)
-        try await PostgresCatalog.prepare(location, logger: TeamEngines.logger, through: 3)
+        try await PostgresCatalog.prepare(location, logger: TeamEngines.logger, through: 4)
         try await PostgresCatalog.execute((1...3).flatMap { n in
             let entry = CatalogContract.entry(n, at: Int64(n))
             return [
                 """
                 INSERT INTO traces (\(CatalogSchema.columns)) VALUES ('\(entry.id)', '\(entry.name)', 'Recipes', 'iPad Pro', 1, 1, '\(entry.sha256)',
-                    'xctrace-xml', 1, NULL, \(n), 1)
+                    'xctrace-xml', 1, NULL, \(n), 1, NULL)
                 """,
                 "INSERT INTO trace_tags (trace_id, tag) VALUES ('\(entry.id)', 'build:\(n)'), ('\(entry.id)', 'Nightly')",
             ]
@@ -210,7 +228,7 @@ struct SQLiteCatalogTests {
         let catalog = PostgresCatalog(location: location, logger: TeamEngines.logger, callTimeout: .seconds(60))
         let running = Task { try await catalog.run() }
         defer { running.cancel() }
-        #expect(try await catalog.appliedVersions() == CatalogSchema.migrations.map(\.version).filter { $0 != 5 })
+        #expect(try await catalog.appliedVersions() == CatalogSchema.migrations.map(\.version).filter { $0 != 6 })
         #expect(try await catalog.indexesOfTraces().isDisjoint(with: ["traces_search_trigrams", "traces_name_trigrams"]))
         var ids: [String] = []
         for n in 1...3 { ids.append(try await catalog.insert(CatalogContract.entry(n, at: Int64(n), tags: ["build:\(n)"])).entry.id) }

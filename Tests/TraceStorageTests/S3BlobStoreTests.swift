@@ -23,7 +23,7 @@ struct S3BlobStoreTests {
         #expect(try await store.put(key: key, file: file, size: size) == false)
         #expect(try await store.exists(key: key))
 
-        let fetched = try await store.localFile(key: key, scratch: FileManager.default.temporaryDirectory)
+        let fetched = try await store.localFile(key: key, sha256: key, scratch: FileManager.default.temporaryDirectory)
         defer { try? FileManager.default.removeItem(at: fetched.url) }
         #expect(fetched.isTemporary)
         #expect(try Data(contentsOf: fetched.url) == Data(contentsOf: file))
@@ -31,7 +31,7 @@ struct S3BlobStoreTests {
         #expect(try await store.list().contains { $0.key == key && $0.size == size })
         try await store.delete(key: key)
         #expect(try await store.exists(key: key) == false)
-        await #expect(throws: StorageError.missingBlob(key: key)) { try await store.localFile(key: key, scratch: FileManager.default.temporaryDirectory) }
+        await #expect(throws: StorageError.missingBlob(key: key)) { try await store.localFile(key: key, sha256: key, scratch: FileManager.default.temporaryDirectory) }
     }
 
     /// AWS refuses a body that does not match its signed SHA-256; SeaweedFS stores it. Either way a
@@ -43,7 +43,7 @@ struct S3BlobStoreTests {
         let wrongKey = SigV4.hex(SHA256.hash(data: Data("other bytes \(UUID())".utf8)))
         if (try? await store.put(key: wrongKey, file: file, size: size)) == true {
             await #expect(throws: StorageError.corruptBlob(key: wrongKey)) {
-                try await store.localFile(key: wrongKey, scratch: FileManager.default.temporaryDirectory)
+                try await store.localFile(key: wrongKey, sha256: wrongKey, scratch: FileManager.default.temporaryDirectory)
             }
             try await store.delete(key: wrongKey)
         }

@@ -34,10 +34,12 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
         // The upload may not pass the size limit, the storage quota or the disk's reserve.
         // Stored bytes and traces as the catalog has them now (another replica may have added some).
         try await store.refreshQuota()
-        // Read as it arrives: the trace is parsed in the same pass as it is hashed and written.
+        // Read as it arrives: the trace is parsed in the same pass as it is hashed and written (and, in
+        // team mode, sent to the object store).
         let upload = try await UploadReceiver.receive(
             request, into: store.incomingDirectory, quota: store.quota, maxUploadBytes: maxUploadBytes, logger: context.logger,
-            startImport: { file, name, length in store.beginImport(of: file, name: name, declaredLength: length, run: run) }
+            startImport: { file, name, length in store.beginImport(of: file, name: name, declaredLength: length, run: run) },
+            streamBlob: { file, length in store.beginStreamedBlob(file: file, declaredLength: length) }
         )
         let added = try await store.add(upload, run: run, tags: tags)
         var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info), status: added.isNew ? .created : .ok)

@@ -11,6 +11,8 @@ final class IncomingFile {
     let url: URL
     /// Tells a reader following the file how far it is written, and whether it is whole.
     let growth = GrowingFile()
+    /// The blob store's copy being sent while the file is written (team mode), if any.
+    var streamed: StreamedBlob?
     private var descriptor: Int32
     private var hasher = SHA256()
     private(set) var written: Int64 = 0
@@ -24,6 +26,7 @@ final class IncomingFile {
     deinit {
         if descriptor >= 0 {
             growth.abandon()
+            streamed?.abandon()
             close(descriptor)
         }
     }
@@ -45,6 +48,7 @@ final class IncomingFile {
         guard failure == 0 else { throw SystemFailure(code: failure, action: "write an incoming upload file") }
         written += Int64(buffer.readableBytes)
         growth.grew(to: written)
+        streamed?.grew(to: written)
     }
 
     /// Closes the file; returns the lowercase hex SHA-256 of what was written (its blob's key;
@@ -54,15 +58,18 @@ final class IncomingFile {
         descriptor = -1
         guard result == 0 else {
             growth.abandon()
+            streamed?.abandon()
             throw .lastError("close an incoming upload file")
         }
         growth.end()
+        streamed?.finish(length: written)
         return SigV4.hex(hasher.finalize())
     }
 
     /// Closes (if still open) and deletes the file.
     func discard() {
         growth.abandon()
+        streamed?.abandon()
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
         unlink(url.path)

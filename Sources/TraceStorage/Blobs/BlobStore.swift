@@ -1,8 +1,9 @@
 import Foundation
 
-/// The uploaded bytes of traces, keyed by the lowercase hex SHA-256 of their content. Writes are
-/// idempotent (the same content under the same key); a blob is written before the catalog row
-/// that names it, so no row points at a missing blob.
+/// The uploaded bytes of traces, keyed by the lowercase hex SHA-256 of their content (writes are
+/// idempotent: the same content under the same key), or by a random key for a blob streamed while
+/// it arrived (`StreamingBlobStore`). A blob is written before the catalog row that names it, so
+/// no row points at a missing blob.
 public protocol BlobStore: Sendable {
     /// Names the service in errors and metrics: "data directory", "object store (S3)".
     var serviceName: String { get }
@@ -12,9 +13,9 @@ public protocol BlobStore: Sendable {
     func put(key: String, file: URL, size: Int64) async throws -> Bool
 
     /// A local file holding the blob's bytes, for the importer: the stored file itself when the
-    /// store keeps files, otherwise a copy fetched into `scratch` (verified against its key),
-    /// which the caller deletes.
-    func localFile(key: String, scratch: URL) async throws -> BlobFile
+    /// store keeps files, otherwise a copy fetched into `scratch` (verified against `sha256`,
+    /// its content's hash), which the caller deletes.
+    func localFile(key: String, sha256: String, scratch: URL) async throws -> BlobFile
 
     func delete(key: String) async throws
 
@@ -48,7 +49,22 @@ public struct StoredBlob: Sendable, Equatable {
     }
 }
 
-/// Whether `key` can name a blob: 64 lowercase hex digits (a SHA-256), nothing that could walk a path.
+/// Whether `key` can name a blob: 64 lowercase hex digits (a SHA-256), or `up-` and 32 (a
+/// streamed upload's random key); nothing that could walk a path.
 public func isBlobKey(_ key: String) -> Bool {
-    key.utf8.count == 64 && key.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+    let utf8 = key.utf8
+    if utf8.count == 64 { return isHex(utf8) }
+    return utf8.count == 35 && key.hasPrefix(streamedKeyPrefix) && isHex(utf8.dropFirst(3))
 }
+
+/// Whether the blob `key` holds a streamed upload (a key of its own, not its content's hash).
+public func isStreamedBlobKey(_ key: String) -> Bool { key.hasPrefix(streamedKeyPrefix) && isBlobKey(key) }
+
+private let streamedKeyPrefix = "up-"
+
+private func isHex<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+    bytes.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+}
+
+/// A fresh key for a streamed upload: `up-` and 128 random bits.
+public func makeStreamedBlobKey() -> String { streamedKeyPrefix + RandomName.make() }

@@ -42,7 +42,7 @@ public struct FileBlobStore: BlobStore {
         }
     }
 
-    public func localFile(key: String, scratch: URL) async throws -> BlobFile {
+    public func localFile(key: String, sha256: String, scratch: URL) async throws -> BlobFile {
         let url = file(key: key)
         guard isBlobKey(key), FileManager.default.fileExists(atPath: url.path) else { throw StorageError.missingBlob(key: key) }
         return BlobFile(url: url, isTemporary: false)

@@ -6,11 +6,12 @@ import NIOCore
 import NIOHTTP1
 
 /// Blobs in any S3-compatible object store (AWS S3, SeaweedFS, MinIO, Ceph RGW): path-style
-/// requests signed with `SigV4`, keys `blobs/<sha256>`. A `PUT` sends `If-None-Match: *`, so a
+/// requests signed with `SigV4`, keys `blobs/<sha256>`, or `blobs/up-<random>` for a blob
+/// streamed while it arrived (multipart upload: `StreamedBlob`). A `PUT` sends `If-None-Match: *`, so a
 /// blob already there answers 412 and is not written again; its body is signed with its SHA-256
 /// (AWS refuses bytes damaged on the way; SeaweedFS does not check), and a `GET` hashes what
 /// arrives, so damaged bytes are never read as the trace on any store.
-public final class S3BlobStore: BlobStore {
+public final class S3BlobStore: StreamingBlobStore {
     public struct Location: Sendable, Equatable, CustomStringConvertible {
         public var endpoint: URL
         public var bucket: String
@@ -45,8 +46,13 @@ public final class S3BlobStore: BlobStore {
     /// Bytes per second a transfer must at least keep up; a blob's deadline grows with its size.
     public let minimumThroughput: Int64
 
+    /// Bytes of each part of a streamed upload but its last (S3 wants at least 5 MB).
+    public let partBytes: Int
+
     public init(location: Location, credentials: SigV4.Credentials, logger: Logger,
-                callTimeout: Duration = .seconds(5), minimumThroughput: Int64 = 4 << 20) {
+                callTimeout: Duration = .seconds(5), minimumThroughput: Int64 = 4 << 20, partBytes: Int = 16 << 20) {
+        precondition(partBytes >= 5 << 20)
+        self.partBytes = partBytes
         self.location = location
         self.credentials = credentials
         self.logger = logger
@@ -143,7 +149,7 @@ public final class S3BlobStore: BlobStore {
         }
     }
 
-    public func localFile(key: String, scratch: URL) async throws -> BlobFile {
+    public func localFile(key: String, sha256: String, scratch: URL) async throws -> BlobFile {
         guard isBlobKey(key) else { throw StorageError.missingBlob(key: key) }
         let target = scratch.appendingPathComponent("\(key).\(RandomName.make()).blob")
         let request = self.request(.GET, path: objectPath(key))
@@ -164,7 +170,7 @@ public final class S3BlobStore: BlobStore {
                     buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
                     try handle.write(contentsOf: buffer.readableBytesView)
                 }
-                guard SigV4.hex(hasher.finalize()) == key else { throw StorageError.corruptBlob(key: key) }
+                guard SigV4.hex(hasher.finalize()) == sha256 else { throw StorageError.corruptBlob(key: key) }
             }
         } catch {
             try? FileManager.default.removeItem(at: target)
@@ -229,6 +235,97 @@ public final class S3BlobStore: BlobStore {
         }
     }
 
+    // MARK: Multipart uploads (`StreamingBlobStore`)
+
+    public func createMultipartUpload(key: String) async throws -> String {
+        precondition(isBlobKey(key))
+        let request = self.request(.POST, path: objectPath(key), query: [("uploads", "")])
+        return try await call("create upload \(key)", timeout: callTimeout) {
+            let response = try await self.client.execute(request, deadline: .distantFuture)
+            guard response.status == .ok else { throw await self.unexpected(response, "create upload \(key)") }
+            let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            guard let id = Self.xmlValues("UploadId", in: text).first, !id.isEmpty else {
+                throw StorageError.failed(service: self.serviceName, detail: "create upload \(key): no UploadId in the answer")
+            }
+            return id
+        }
+    }
+
+    /// Sends part `number` (from 1); returns its ETag. The body is not hashed for the signature
+    /// (`UNSIGNED-PAYLOAD`): the whole blob's SHA-256 is checked when it is read back.
+    public func uploadPart(key: String, uploadID: String, number: Int, bytes: ByteBuffer) async throws -> String {
+        let request = self.request(.PUT, path: objectPath(key), query: [("partNumber", String(number)), ("uploadId", uploadID)],
+                                   payloadHash: SigV4.unsignedPayload)
+        return try await call("PUT part \(number) of \(key)", timeout: deadline(forBytes: Int64(bytes.readableBytes))) {
+            var request = request
+            request.body = .bytes(bytes)
+            let response = try await self.client.execute(request, deadline: .distantFuture)
+            guard response.status == .ok else { throw await self.unexpected(response, "PUT part \(number) of \(key)") }
+            _ = try? await response.body.collect(upTo: 1 << 20)
+            guard let etag = response.headers.first(name: "etag") else {
+                throw StorageError.failed(service: self.serviceName, detail: "PUT part \(number) of \(key): no ETag in the answer")
+            }
+            return etag
+        }
+    }
+
+    public func completeMultipartUpload(key: String, uploadID: String, partTags: [String]) async throws {
+        let parts = partTags.enumerated().map { "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(Self.escapeXML($0.element))</ETag></Part>" }
+        let body = ByteBuffer(string: "<CompleteMultipartUpload>\(parts.joined())</CompleteMultipartUpload>")
+        let payloadHash = SigV4.hex(SHA256.hash(data: Array(body.readableBytesView)))
+        let request = self.request(.POST, path: objectPath(key), query: [("uploadId", uploadID)], payloadHash: payloadHash)
+        // The store assembles the parts before it answers: as long as a copy of the blob may take.
+        try await call("complete upload \(key)", timeout: deadline(forBytes: Int64(partTags.count * partBytes))) {
+            var request = request
+            request.body = .bytes(body)
+            let response = try await self.client.execute(request, deadline: .distantFuture)
+            guard response.status == .ok else { throw await self.unexpected(response, "complete upload \(key)") }
+            // An error may come after a 200 (S3 answers early and keeps the connection alive).
+            let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            if text.contains("<Error>") {
+                let code = Self.xmlValues("Code", in: text).first ?? "an error"
+                self.logger.error("object store: complete upload \(key): \(code)")
+                throw StorageError.failed(service: self.serviceName, detail: "complete upload \(key): \(code)")
+            }
+        }
+    }
+
+    public func abortMultipartUpload(key: String, uploadID: String) async throws {
+        let request = self.request(.DELETE, path: objectPath(key), query: [("uploadId", uploadID)])
+        try await call("abort upload \(key)", timeout: callTimeout) {
+            let response = try await self.client.execute(request, deadline: .distantFuture)
+            guard [200, 204, 404].contains(response.status.code) else { throw await self.unexpected(response, "abort upload \(key)") }
+            _ = try? await response.body.collect(upTo: 1 << 20)
+        }
+    }
+
+    public func pendingUploads() async throws -> [PendingUpload] {
+        var uploads: [PendingUpload] = []
+        var marker: (key: String, id: String)?
+        repeat {
+            var query: [(name: String, value: String)] = [("prefix", "blobs/"), ("uploads", "")]
+            if let marker { query += [("key-marker", marker.key), ("upload-id-marker", marker.id)] }
+            let request = self.request(.GET, path: "/\(location.bucket)", query: query)
+            let page = try await call("list uploads", timeout: callTimeout) {
+                let response = try await self.client.execute(request, deadline: .distantFuture)
+                guard response.status == .ok else { throw await self.unexpected(response, "list uploads") }
+                return String(buffer: try await response.body.collect(upTo: 16 << 20))
+            }
+            for upload in Self.xmlValues("Upload", in: page) {
+                guard let name = Self.xmlValues("Key", in: upload).first, name.hasPrefix("blobs/"),
+                      let id = Self.xmlValues("UploadId", in: upload).first else { continue }
+                let initiated = Self.xmlValues("Initiated", in: upload).first.flatMap(Self.parseTime) ?? .distantPast
+                uploads.append(PendingUpload(key: String(name.dropFirst("blobs/".count)), uploadID: id, initiated: initiated))
+            }
+            marker = nil
+            if Self.xmlValues("IsTruncated", in: page).first == "true",
+               let key = Self.xmlValues("NextKeyMarker", in: page).first, let id = Self.xmlValues("NextUploadIdMarker", in: page).first {
+                marker = (key, id)
+            }
+        } while marker != nil
+        return uploads
+    }
+
     /// Creates the bucket when it does not exist (test and first-start convenience).
     public func createBucketIfMissing() async throws {
         let request = self.request(.PUT, path: "/\(location.bucket)")
@@ -248,6 +345,11 @@ public final class S3BlobStore: BlobStore {
             rest = rest[close.upperBound...]
         }
         return values
+    }
+
+    static func escapeXML(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
     static func unescapeXML(_ text: String) -> String {

@@ -40,6 +40,8 @@ public enum SigV4 {
     }
 
     public static let emptyPayloadHash = hex(SHA256.hash(data: Data()))
+    /// The payload hash of a request whose body is not part of the signature.
+    public static let unsignedPayload = "UNSIGNED-PAYLOAD"
 
     /// `20150830T123600Z`: the `X-Amz-Date` form of a time.
     public static func amzDate(_ date: Date) -> String {

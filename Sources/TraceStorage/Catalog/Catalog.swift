@@ -10,9 +10,14 @@ public struct CatalogEntry: Sendable, Codable, Equatable {
     public var device: String
     public var durationNs: Int64
     public var sizeBytes: Int64
-    /// Lowercase hex SHA-256 of the uploaded bytes: the blob's key. Several rows may name one
-    /// blob (the runs of one several-run export).
+    /// Lowercase hex SHA-256 of the uploaded bytes: the content's identity, and the blob's key
+    /// unless `blobKey` names another. Several rows may name one blob (the runs of one
+    /// several-run export).
     public var sha256: String
+    /// The blob's key when it is not `sha256`: an upload streamed to the object store while it
+    /// arrived, before its hash was known (`up-…`, `StreamedBlobKey`). Nil in rows written
+    /// before, and for blobs stored by content hash.
+    public var blobKey: String?
     public var sourceFormat: String
     public var updateCount: Int
     /// The run of a several-run export read at upload; nil for run 1 or one run.
@@ -24,7 +29,8 @@ public struct CatalogEntry: Sendable, Codable, Equatable {
     public var parserVersion: Int
 
     public init(id: String, name: String, app: String, device: String, durationNs: Int64, sizeBytes: Int64, sha256: String,
-                sourceFormat: String, updateCount: Int, run: Int?, uploadedAtMicros: Int64, tags: [String] = [], parserVersion: Int) {
+                sourceFormat: String, updateCount: Int, run: Int?, uploadedAtMicros: Int64, tags: [String] = [], parserVersion: Int,
+                blobKey: String? = nil) {
         self.id = id
         self.name = name
         self.app = app
@@ -38,7 +44,11 @@ public struct CatalogEntry: Sendable, Codable, Equatable {
         self.uploadedAtMicros = uploadedAtMicros
         self.tags = tags
         self.parserVersion = parserVersion
+        self.blobKey = blobKey
     }
+
+    /// The key of the blob that holds this row's bytes.
+    public var storedBlobKey: String { blobKey ?? sha256 }
 }
 
 /// What another replica changed, for the model caches to follow.
@@ -102,6 +112,9 @@ public protocol Catalog: Sendable {
 
     /// The ones among `keys` that some row names (the sweep keeps those).
     func namedBlobs(among keys: [String]) async throws -> Set<String>
+
+    /// The key of a stored blob holding the content `sha256` (a row names it), nil when none.
+    func blobKey(ofContent sha256: String) async throws -> String?
 
     /// Marks the blob `key` as being written now: called before its PUT, so that a sweep running
     /// at the same moment keeps it (the claim waits while a sweep of that key finishes).
@@ -271,14 +284,21 @@ public enum CatalogSchema {
             """,
             "CREATE INDEX trace_notes_by_trace ON trace_notes (trace_id, created_at_us)",
         ]),
+        // Uploads streamed to the object store while they arrive are stored under a key of their
+        // own (the hash is known only at the end); rows written before keep NULL: their blob's
+        // key is their sha256.
+        Migration(version: 4, name: "blob keys", statements: [
+            "ALTER TABLE traces ADD COLUMN blob_key TEXT",
+            "CREATE INDEX traces_by_blob_key ON traces (blob_key)",
+        ]),
         // What `q=` searches, one column per trace (`searchText`): one LIKE per row instead of
-        // three and a tag subquery, and one trigram index can serve it (migration 5).
-        Migration(version: 4, name: "search text", statements: [
+        // three and a tag subquery, and one trigram index can serve it (migration 6).
+        Migration(version: 5, name: "search text", statements: [
             "ALTER TABLE traces ADD COLUMN search_text TEXT NOT NULL DEFAULT ''",
         ], postgresStatements: [searchTextUpdate(.postgres)], sqliteStatements: [searchTextUpdate(.sqlite)]),
         // pg_trgm is trusted since PostgreSQL 13: the database's owner may create it. Without it
         // `q=` and `name=` scan every row (still correct).
-        Migration(version: 5, name: "trigram indexes", statements: [], postgresStatements: [
+        Migration(version: 6, name: "trigram indexes", statements: [], postgresStatements: [
             "CREATE EXTENSION IF NOT EXISTS pg_trgm",
             "CREATE INDEX traces_search_trigrams ON traces USING gin (search_text gin_trgm_ops)",
             "CREATE INDEX traces_name_trigrams ON traces USING gin (name gin_trgm_ops)",
@@ -307,7 +327,7 @@ public enum CatalogSchema {
     }
 
     /// The columns of `traces` in the order the catalogs select them.
-    static let columns = "id, name, app, device, duration_ns, size_bytes, sha256, source_format, update_count, run, uploaded_at_us, parser_version"
+    static let columns = "id, name, app, device, duration_ns, size_bytes, sha256, source_format, update_count, run, uploaded_at_us, parser_version, blob_key"
     /// The same, of the table aliased `t`.
     static let columnsOfT = columns.split(separator: ",").map { "t." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
     static let noteColumns = "id, trace_id, target_kind, update_row, range_start, range_end, finding_id, text, created_at_us"

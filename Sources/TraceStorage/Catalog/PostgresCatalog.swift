@@ -266,7 +266,8 @@ public final class PostgresCatalog: Catalog, Service {
                 let rows = try await connection.query("""
                     INSERT INTO traces (\(unescaped: CatalogSchema.columns))
                     VALUES (\(entry.id), \(entry.name), \(entry.app), \(entry.device), \(entry.durationNs), \(entry.sizeBytes), \(entry.sha256),
-                            \(entry.sourceFormat), \(Int64(entry.updateCount)), \(entry.run.map(Int32.init)), \(entry.uploadedAtMicros), \(Int32(entry.parserVersion)))
+                            \(entry.sourceFormat), \(Int64(entry.updateCount)), \(entry.run.map(Int32.init)), \(entry.uploadedAtMicros), \(Int32(entry.parserVersion)),
+                            \(entry.blobKey))
                     ON CONFLICT (id) DO NOTHING RETURNING id
                     """, logger: self.logger)
                 var isNew = false
@@ -531,10 +532,22 @@ public final class PostgresCatalog: Catalog, Service {
         guard !keys.isEmpty else { return [] }
         return try await call("named blobs") {
             var named: Set<String> = []
-            for try await key in try await self.client.query("SELECT DISTINCT sha256 FROM traces WHERE sha256 = ANY(\(keys))", logger: self.logger).decode(String.self) {
-                named.insert(key)
-            }
+            let rows = try await self.client.query(
+                "SELECT DISTINCT COALESCE(blob_key, sha256) FROM traces WHERE blob_key = ANY(\(keys)) OR (blob_key IS NULL AND sha256 = ANY(\(keys)))",
+                logger: self.logger)
+            for try await key in rows.decode(String.self) { named.insert(key) }
             return named
+        }
+    }
+
+    public func blobKey(ofContent sha256: String) async throws -> String? {
+        try await call("blob of content") {
+            var key: String?
+            for try await value in try await self.client.query(
+                "SELECT COALESCE(blob_key, sha256) FROM traces WHERE sha256 = \(sha256) LIMIT 1", logger: self.logger).decode(String.self) {
+                key = value
+            }
+            return key
         }
     }
 
@@ -561,7 +574,9 @@ public final class PostgresCatalog: Catalog, Service {
                 guard claimedAt < cutoff else { return false }
                 // Rows are read to the end: the connection runs the next statement of this transaction after them.
                 var named = false
-                for try await _ in try await connection.query("SELECT 1 FROM traces WHERE sha256 = \(key) LIMIT 1", logger: self.logger) { named = true }
+                let naming = try await connection.query(
+                    "SELECT 1 FROM traces WHERE blob_key = \(key) OR (blob_key IS NULL AND sha256 = \(key)) LIMIT 1", logger: self.logger)
+                for try await _ in naming { named = true }
                 guard !named else { return false }
                 try await connection.query("DELETE FROM blob_claims WHERE sha256 = \(key)", logger: self.logger)
                 try await remove()
@@ -626,12 +641,12 @@ public final class PostgresCatalog: Catalog, Service {
 
     private static func entries(_ rows: PostgresRowSequence) async throws -> [CatalogEntry] {
         var entries: [CatalogEntry] = []
-        for try await (id, name, app, device, durationNs, sizeBytes, sha256, sourceFormat, updateCount, run, uploadedAt, parserVersion) in rows
-            .decode((String, String, String, String, Int64, Int64, String, String, Int64, Int32?, Int64, Int32).self) {
+        for try await (id, name, app, device, durationNs, sizeBytes, sha256, sourceFormat, updateCount, run, uploadedAt, parserVersion, blobKey) in rows
+            .decode((String, String, String, String, Int64, Int64, String, String, Int64, Int32?, Int64, Int32, String?).self) {
             entries.append(CatalogEntry(
                 id: id, name: name, app: app, device: device, durationNs: durationNs, sizeBytes: sizeBytes, sha256: sha256,
                 sourceFormat: sourceFormat, updateCount: Int(updateCount), run: run.map(Int.init), uploadedAtMicros: uploadedAt,
-                parserVersion: Int(parserVersion)
+                parserVersion: Int(parserVersion), blobKey: blobKey
             ))
         }
         return entries

@@ -48,9 +48,9 @@ public final class SQLiteCatalog: Catalog {
         try await call {
             try await self.pool.write { db in
                 if let existing = try Self.fetch(db, id: entry.id) { return (existing, false) }
-                try db.execute(sql: "INSERT INTO traces (\(CatalogSchema.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments: [
+                try db.execute(sql: "INSERT INTO traces (\(CatalogSchema.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments: [
                     entry.id, entry.name, entry.app, entry.device, entry.durationNs, entry.sizeBytes, entry.sha256,
-                    entry.sourceFormat, entry.updateCount, entry.run, entry.uploadedAtMicros, entry.parserVersion,
+                    entry.sourceFormat, entry.updateCount, entry.run, entry.uploadedAtMicros, entry.parserVersion, entry.blobKey,
                 ])
                 for tag in Set(entry.tags) {
                     try db.execute(sql: "INSERT INTO trace_tags (trace_id, tag) VALUES (?, ?)", arguments: [entry.id, tag])
@@ -289,9 +289,19 @@ public final class SQLiteCatalog: Catalog {
                 var named: Set<String> = []
                 for slice in Self.slices(keys) {
                     let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-                    named.formUnion(try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM traces WHERE sha256 IN (\(marks))", arguments: StatementArguments(slice)))
+                    named.formUnion(try String.fetchAll(
+                        db, sql: "SELECT DISTINCT COALESCE(blob_key, sha256) FROM traces WHERE blob_key IN (\(marks)) OR (blob_key IS NULL AND sha256 IN (\(marks)))",
+                        arguments: StatementArguments(slice + slice)))
                 }
                 return named
+            }
+        }
+    }
+
+    public func blobKey(ofContent sha256: String) async throws -> String? {
+        try await call {
+            try await self.pool.read { db in
+                try String.fetchOne(db, sql: "SELECT COALESCE(blob_key, sha256) FROM traces WHERE sha256 = ? LIMIT 1", arguments: [sha256])
             }
         }
     }
@@ -315,7 +325,7 @@ public final class SQLiteCatalog: Catalog {
             try await self.pool.write { db in
                 try db.execute(sql: "INSERT INTO blob_claims (sha256, claimed_at_us) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING", arguments: [key, writtenAt])
                 let claimedAt = try Int64.fetchOne(db, sql: "SELECT claimed_at_us FROM blob_claims WHERE sha256 = ?", arguments: [key]) ?? writtenAt
-                guard claimedAt < cutoff, try Int.fetchOne(db, sql: "SELECT 1 FROM traces WHERE sha256 = ? LIMIT 1", arguments: [key]) == nil else { return false }
+                guard claimedAt < cutoff, try Int.fetchOne(db, sql: "SELECT 1 FROM traces WHERE blob_key = ? OR (blob_key IS NULL AND sha256 = ?) LIMIT 1", arguments: [key, key]) == nil else { return false }
                 try db.execute(sql: "DELETE FROM blob_claims WHERE sha256 = ?", arguments: [key])
                 return true
             }
@@ -376,7 +386,7 @@ public final class SQLiteCatalog: Catalog {
     private static func entry(from row: Row) throws -> CatalogEntry {
         CatalogEntry(
             id: row[0], name: row[1], app: row[2], device: row[3], durationNs: row[4], sizeBytes: row[5], sha256: row[6],
-            sourceFormat: row[7], updateCount: row[8], run: row[9], uploadedAtMicros: row[10], parserVersion: row[11]
+            sourceFormat: row[7], updateCount: row[8], run: row[9], uploadedAtMicros: row[10], parserVersion: row[11], blobKey: row[12]
         )
     }
 }

@@ -1,0 +1,203 @@
+import Foundation
+import Logging
+import NIOCore
+import Synchronization
+
+/// A blob store that can take a blob while its bytes still arrive (an S3 multipart upload), under
+/// a key of its own (`makeStreamedBlobKey`): the content hash is known only at the end.
+public protocol StreamingBlobStore: BlobStore {
+    /// Bytes of every part but the last; a body of at most this many is not worth streaming.
+    var partBytes: Int { get }
+    /// Starts an upload to `key`; returns its id.
+    func createMultipartUpload(key: String) async throws -> String
+    /// Sends part `number` (from 1); returns its tag for the completion.
+    func uploadPart(key: String, uploadID: String, number: Int, bytes: ByteBuffer) async throws -> String
+    /// Makes the blob of the parts, in order; until then nothing is visible under `key`.
+    func completeMultipartUpload(key: String, uploadID: String, partTags: [String]) async throws
+    /// Drops the parts sent; the blob never appears.
+    func abortMultipartUpload(key: String, uploadID: String) async throws
+    /// Uploads started and neither completed nor aborted (the sweep aborts old ones).
+    func pendingUploads() async throws -> [PendingUpload]
+}
+
+public struct PendingUpload: Sendable, Equatable {
+    public var key: String
+    public var uploadID: String
+    public var initiated: Date
+
+    public init(key: String, uploadID: String, initiated: Date) {
+        self.key = key
+        self.uploadID = uploadID
+        self.initiated = initiated
+    }
+}
+
+/// A file being written (an upload as it arrives) sent to a `StreamingBlobStore` at the same time,
+/// in parts of `partBytes` read back from the file as soon as each is on disk: memory holds at
+/// most the parts in flight (two), whatever the file's size. The writer says how far it wrote
+/// (`grew`), then `finish` or `abandon`; the caller then `complete`s or `abort`s. Any failure
+/// leaves the upload to `abort` (nothing stored); an upload neither completed nor aborted (the
+/// process died) is aborted by the sweep.
+public final class StreamedBlob: Sendable {
+    /// The key the blob will have once completed.
+    public let key: String
+    private let store: any StreamingBlobStore
+    private let file: URL
+    private let logger: Logger
+    private let parts: AsyncStream<Step>.Continuation
+    private let sending: Task<[String], any Error>
+    private let state: Box
+    /// Parts sent at the same time: one reads from disk while the other is on the wire.
+    static let partsInFlight = 2
+
+    private enum Step: Sendable {
+        case part(number: Int, offset: Int64, length: Int)
+        case end
+    }
+
+    private struct State {
+        var nextPartOffset: Int64 = 0
+        var nextPartNumber = 1
+        var uploadID: String?
+        var isAborted = false
+        var isCompleted = false
+    }
+
+    private final class Box: Sendable {
+        let mutex = Mutex(State())
+        func withLock<T>(_ body: (inout State) -> T) -> T { mutex.withLock { body(&$0) } }
+    }
+
+    /// Starts the upload; `file` is the file being written.
+    public init(store: any StreamingBlobStore, file: URL, logger: Logger) {
+        let key = makeStreamedBlobKey()
+        self.key = key
+        self.store = store
+        self.file = file
+        self.logger = logger
+        let (stream, continuation) = AsyncStream<Step>.makeStream()
+        parts = continuation
+        let state = Box()
+        self.state = state
+        sending = Task {
+            let uploadID = try await store.createMultipartUpload(key: key)
+            state.withLock { $0.uploadID = uploadID }
+            let (tags, ended) = try await withThrowingTaskGroup(of: (number: Int, tag: String).self) { group in
+                var tags: [(number: Int, tag: String)] = []
+                var ended = false
+                var running = 0
+                for await step in stream {
+                    guard case let .part(number, offset, length) = step else {
+                        ended = true
+                        break
+                    }
+                    if running == StreamedBlob.partsInFlight, let sent = try await group.next() {
+                        tags.append(sent)
+                        running -= 1
+                    }
+                    group.addTask {
+                        let bytes = try StreamedBlob.read(file, offset: offset, length: length)
+                        return (number, try await store.uploadPart(key: key, uploadID: uploadID, number: number, bytes: bytes))
+                    }
+                    running += 1
+                }
+                while let sent = try await group.next() { tags.append(sent) }
+                return (tags, ended)
+            }
+            // The stream ends without `.end` when the file was abandoned or this was cancelled.
+            guard ended else { throw CancellationError() }
+            return tags.sorted { $0.number < $1.number }.map(\.tag)
+        }
+    }
+
+    /// The writer has written `length` bytes in all: every whole part among them is sent.
+    public func grew(to length: Int64) {
+        let partBytes = Int64(store.partBytes)
+        state.withLock { state in
+            while length - state.nextPartOffset >= partBytes {
+                parts.yield(.part(number: state.nextPartNumber, offset: state.nextPartOffset, length: Int(partBytes)))
+                state.nextPartOffset += partBytes
+                state.nextPartNumber += 1
+            }
+        }
+    }
+
+    /// The file is whole at `length` bytes: the rest is the last part.
+    public func finish(length: Int64) {
+        grew(to: length)
+        state.withLock { state in
+            // An upload needs a part: an empty file (fewer bytes than declared) sends an empty one.
+            if length > state.nextPartOffset || state.nextPartNumber == 1 {
+                parts.yield(.part(number: state.nextPartNumber, offset: state.nextPartOffset, length: Int(length - state.nextPartOffset)))
+                state.nextPartOffset = length
+                state.nextPartNumber += 1
+            }
+        }
+        parts.yield(.end)
+        parts.finish()
+    }
+
+    /// The file will never be whole: sending stops (`abort` drops what was sent).
+    public func abandon() {
+        parts.finish()
+    }
+
+    /// Waits until every part is sent; throws what stopped them.
+    public func partsSent() async throws {
+        _ = try await sending.value
+    }
+
+    /// Makes the blob under `key` of the parts sent (after `finish`).
+    public func complete() async throws {
+        let tags = try await sending.value
+        let uploadID = state.withLock { $0.uploadID } ?? ""
+        try await store.completeMultipartUpload(key: key, uploadID: uploadID, partTags: tags)
+        state.withLock { $0.isCompleted = true }
+    }
+
+    /// Stops sending and drops the parts sent, so nothing is stored (idempotent; a no-op once
+    /// completed). Runs apart from the caller's task, so a cancelled caller still aborts; a
+    /// failure is logged and left to the sweep.
+    public func abort() async {
+        abandon()
+        // Parts on the wire are cancelled, but not the upload's creation: its id is what the
+        // abort needs (it answers within its deadline).
+        if state.withLock({ $0.uploadID != nil }) { sending.cancel() }
+        _ = try? await sending.value
+        let uploadID: String? = state.withLock { state in
+            guard !state.isAborted, !state.isCompleted else { return nil }
+            state.isAborted = true
+            return state.uploadID
+        }
+        guard let uploadID else { return }
+        let (store, key, logger) = (store, key, logger)
+        await Task.detached {
+            do {
+                try await store.abortMultipartUpload(key: key, uploadID: uploadID)
+            } catch {
+                logger.warning("object store: cannot abort the upload of \(key) (the sweep will): \(error)")
+            }
+        }.value
+    }
+
+    /// `length` bytes of `file` from `offset`, read with pread into one buffer.
+    private static func read(_ file: URL, offset: Int64, length: Int) throws -> ByteBuffer {
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SystemFailure.lastError("open an incoming upload to send it") }
+        defer { close(descriptor) }
+        var buffer = ByteBufferAllocator().buffer(capacity: length)
+        var done = 0
+        while done < length {
+            let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length - done) { target -> Int in
+                while true {
+                    let count = pread(descriptor, target.baseAddress!, length - done, off_t(offset + Int64(done)))
+                    if count >= 0 { return count }
+                    if errno != EINTR { throw SystemFailure.lastError("read an incoming upload to send it") }
+                }
+            }
+            guard count > 0 else { throw SystemFailure(code: EIO, action: "read an incoming upload to send it: it is shorter than written") }
+            done += count
+        }
+        return buffer
+    }
+}
