@@ -640,9 +640,13 @@ public actor TraceStore {
         blobsBeingWritten[key, default: 0] += 1
         let storage = storage
         // Detached: the put must not run on this actor (a local store's fsync would hold it).
+        let logger = logger
         return BlobWrite(key: key, task: Task.detached { () async throws -> (key: String, stored: Bool) in
             try await storage.catalog.claimBlob(key)
-            return (key, try await storage.blobs.put(key: key, file: file, size: size))
+            let started = ContinuousClock.now
+            let stored = try await storage.blobs.put(key: key, file: file, size: size)
+            logger.debug("blob \(key.prefix(12)) stored in \(UploadPhases.milliseconds(ContinuousClock.now - started)) ms")
+            return (key, stored)
         })
     }
 
@@ -994,7 +998,10 @@ struct UploadPhases: CustomStringConvertible {
     }
 
     var description: String {
-        ended.map { "\($0.name) \(Int((Double($0.duration.components.seconds) * 1e3 + Double($0.duration.components.attoseconds) / 1e15).rounded())) ms" }
-            .joined(separator: ", ")
+        ended.map { "\($0.name) \(Self.milliseconds($0.duration)) ms" }.joined(separator: ", ")
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        Int((Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15).rounded())
     }
 }

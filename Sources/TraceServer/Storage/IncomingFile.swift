@@ -16,6 +16,11 @@ final class IncomingFile {
     private var descriptor: Int32
     private var hasher = SHA256()
     private(set) var written: Int64 = 0
+    /// Bytes already handed to the disk's writeback (`DurableFiles.startWriteback`).
+    private var writebackStarted: Int64 = 0
+    /// A local blob is synced right after the last byte: the bytes before it are sent to the
+    /// disk while the rest arrives, in steps of this, so that sync waits for the last step only.
+    static let writebackStep: Int64 = 8 << 20
 
     init(in directory: URL) throws(SystemFailure) {
         url = directory.appendingPathComponent("\(RandomName.make()).part")
@@ -49,6 +54,11 @@ final class IncomingFile {
         written += Int64(buffer.readableBytes)
         growth.grew(to: written)
         streamed?.grew(to: written)
+        // A body streamed to the object store (team mode) is never synced here.
+        if streamed == nil, written - writebackStarted >= Self.writebackStep {
+            DurableFiles.startWriteback(descriptor, offset: writebackStarted, count: written - writebackStarted)
+            writebackStarted = written
+        }
     }
 
     /// Closes the file; returns the lowercase hex SHA-256 of what was written (its blob's key;
