@@ -24,10 +24,18 @@ stop_pid_file "$run/nginx/pid"
 stop_pid_file "$run/replica-a/pid"
 stop_pid_file "$run/replica-b/pid"
 stop_pid_file "$run/s3/pid"
-if [ -d "$run/pg/data" ]; then
+# PostgreSQL's folder is outside $run (team-up.sh says why); runs of older scripts kept it in $run/pg.
+pg_dir=$run/pg
+[ -f "$run/pg-dir" ] && pg_dir=$(cat "$run/pg-dir")
+case "$pg_dir" in
+    /tmp/tracesvc-pg.*|"$run/pg") ;;
+    *) echo "team-down: $run/pg-dir names $pg_dir, not a folder team-up.sh made; left alone" >&2; pg_dir= ;;
+esac
+if [ -n "$pg_dir" ] && [ -d "$pg_dir/data" ]; then
     as_postgres=()
     if [ "$(id -u)" = 0 ]; then as_postgres=(runuser -u postgres --); fi
-    "${as_postgres[@]}" /usr/lib/postgresql/15/bin/pg_ctl -D "$run/pg/data" -m immediate stop >/dev/null 2>&1
+    "${as_postgres[@]}" /usr/lib/postgresql/15/bin/pg_ctl -D "$pg_dir/data" -m immediate stop >/dev/null 2>&1
 fi
+[ -n "$pg_dir" ] && rm -rf "$pg_dir"
 rm -rf "$run"
 echo "== team-down: stopped and removed $run"

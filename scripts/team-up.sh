@@ -58,18 +58,21 @@ stage "tools present"
 read -r pg_port s3_port master_port filer_port admin_port volume_port <<<"$(python3 scripts/free-ports.py 6)"
 read -r master_grpc filer_grpc admin_grpc volume_grpc s3_grpc metrics_port <<<"$(python3 scripts/free-ports.py 6)"
 
-# --- PostgreSQL: a throwaway cluster, trust auth on loopback, its socket in $run/pg
+# --- PostgreSQL: a throwaway cluster, trust auth on loopback. Its folder (data, log, socket) is
+# one of its own under /tmp, not under $run: run as the postgres user, it may not reach $run (a
+# clone under a 0700 `mktemp -d`, say). $run/pg-dir names it; team-down.sh removes it.
 as_postgres=()
 if [ "$(id -u)" = 0 ]; then as_postgres=(runuser -u postgres --); fi
-mkdir -p "$run/pg"
-if [ "$(id -u)" = 0 ]; then chown postgres "$run/pg"; fi
-chmod 700 "$run/pg"
-"${as_postgres[@]}" "$pg_bin/initdb" -D "$run/pg/data" -A trust -U postgres >"$run/pg-init.log" 2>&1 \
+pg_dir=$(mktemp -d /tmp/tracesvc-pg.XXXXXX)
+echo "$pg_dir" >"$run/pg-dir"
+if [ "$(id -u)" = 0 ]; then chown postgres "$pg_dir"; fi
+chmod 700 "$pg_dir"
+"${as_postgres[@]}" "$pg_bin/initdb" -D "$pg_dir/data" -A trust -U postgres >"$run/pg-init.log" 2>&1 \
     || fail "initdb failed" "$run/pg-init.log"
-"${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$run/pg/data" -l "$run/pg/log" -w -t 30 \
-    -o "-p $pg_port -k $run/pg -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
-    || fail "PostgreSQL did not start" "$run/pg/log"
-"${as_postgres[@]}" "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U postgres tracesvc || fail "createdb failed" "$run/pg/log"
+"${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w -t 30 \
+    -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+    || fail "PostgreSQL did not start" "$pg_dir/log"
+"${as_postgres[@]}" "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U postgres tracesvc || fail "createdb failed" "$pg_dir/log"
 stage "PostgreSQL on 127.0.0.1:$pg_port"
 
 # --- SeaweedFS: one `weed mini` process, every port given (the defaults collide with others)
@@ -109,6 +112,7 @@ export TEAM_RUN_DIR=$run
 export TEAM_PG_PORT=$pg_port
 export TEAM_CATALOG_URL=postgres://postgres@127.0.0.1:$pg_port/tracesvc
 export TEAM_PG_BIN=$pg_bin
+export TEAM_PG_DIR=$pg_dir
 export TEAM_S3_PORT=$s3_port
 export TEAM_BLOBS_URL='s3://traces?endpoint=http://127.0.0.1:$s3_port&region=us-east-1'
 export AWS_ACCESS_KEY_ID=$access_key

@@ -118,12 +118,13 @@ class Team:
 
     def pg_ctl(self, action: str):
         as_postgres = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
-        args = ["-D", str(self.run / "pg" / "data"), "-w"]
+        pg_dir = Path(self.env["TEAM_PG_DIR"])
+        args = ["-D", str(pg_dir / "data"), "-w"]
         if action == "stop":
             args += ["-m", "fast", "stop"]
         else:
-            args += ["-l", str(self.run / "pg" / "log"), "-o",
-                     f"-p {self.pg_port} -k {self.run / 'pg'} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start"]
+            args += ["-l", str(pg_dir / "log"), "-o",
+                     f"-p {self.pg_port} -k {pg_dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start"]
         subprocess.run([*as_postgres, f"{self.env['TEAM_PG_BIN']}/pg_ctl", *args], check=True, capture_output=True, timeout=60)
 
     def object_store(self, signal_number: int):

@@ -61,6 +61,32 @@ enum CatalogHistoryContract {
         return (seen, total)
     }
 
+    /// `q=` words as they matched before the search text (each one, any ASCII case, part of the
+    /// name, the app, the device or one tag), newest first: sparse and dense words, words too
+    /// short for a trigram, LIKE's own characters, and words that would span two fields.
+    static func checkWords(_ catalog: some Catalog, _ entries: [CatalogEntry]) async throws {
+        let newestFirst = entries.sorted { ($0.uploadedAtMicros, $0.id) > ($1.uploadedAtMicros, $1.id) }
+        let queries: [[String]] = [
+            ["build:12"], ["BUILD:1"], ["recipes-0"], ["Recipes"], ["e"], ["r", "o"], ["16"], ["x"], ["%"], ["_"], ["0%_"], ["100%"], ["%_1"],
+            ["\\"], ["s-1"], ["feature/x", "open"], ["PHOTOS", "iphone"], ["pro"], ["probuild"], ["recipes-01recipes"], ["16build"], ["zz"],
+            ["ipad", "photos"], ["main", "scroll", "r"],
+        ]
+        for words in queries {
+            let expected = newestFirst.filter { entry in
+                words.allSatisfy { word in
+                    ([entry.name, entry.app, entry.device] + entry.tags).contains { $0.lowercased().contains(word.lowercased()) }
+                }
+            }.map(\.id)
+            let found = try await pageAll(catalog, CatalogQuery(words: words), size: 5)
+            #expect(found.ids == expected, "q=\(words.joined(separator: " "))")
+            #expect(found.total == expected.count, "q=\(words.joined(separator: " "))")
+        }
+        // The same words in another order of the list, with a tag filter beside them.
+        let byName = try await pageAll(catalog, CatalogQuery(tags: tags("branch:main"), words: ["recipes"], sort: .name, descending: false), size: 2)
+        #expect(byName.ids == entries.filter { $0.tags.contains("branch:main") && $0.name.lowercased().contains("recipes") }
+            .sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }.map(\.id))
+    }
+
     static func check(_ catalog: some Catalog) async throws {
         let entries = try await seed(catalog)
         let newestFirst = entries.sorted { ($0.uploadedAtMicros, $0.id) > ($1.uploadedAtMicros, $1.id) }.map(\.id)
@@ -80,6 +106,7 @@ enum CatalogHistoryContract {
         // Words match the name, app, device or a tag, each word somewhere.
         #expect(Set(try await pageAll(catalog, CatalogQuery(words: ["PHOTOS", "iphone"]), size: 10).ids) == Set(ids([4, 8, 12])))
         #expect(Set(try await pageAll(catalog, CatalogQuery(words: ["feature/x", "open"]), size: 10).ids) == Set(ids([10, 12])))
+        try await checkWords(catalog, entries)
         let window = try await pageAll(catalog, CatalogQuery(uploadedFrom: 60_000, uploadedBefore: 90_000), size: 10)
         #expect(Set(window.ids) == Set(ids([6, 7, 8])))
 
@@ -101,6 +128,9 @@ enum CatalogHistoryContract {
         #expect(retagged.tags == ["branch:main", "nightly"])
         #expect(try await catalog.entry(id: four)?.tags == ["branch:main", "nightly"])
         #expect(try await pageAll(catalog, CatalogQuery(tags: tags("nightly")), size: 10).ids == [four])
+        // The search text follows the tags.
+        #expect(try await pageAll(catalog, CatalogQuery(words: ["NIGHTLY"]), size: 10).ids == [four])
+        #expect(!(try await pageAll(catalog, CatalogQuery(words: ["build:4"]), size: 10).ids.contains(four)))
         #expect(try await pageAll(catalog, CatalogQuery(tags: tags("branch:main")), size: 10).total == 7)
         #expect(try await catalog.setTags(tags("x"), id: String(repeating: "e", count: 32)) == nil)
 

@@ -123,11 +123,31 @@ struct SQLiteCatalogTests {
         let file = try Self.temporaryFile()
         let catalog = try SQLiteCatalog(file: file)
         #expect(try await catalog.journalMode == "wal")
-        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history", "v4 blob keys"])
+        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history", "v4 blob keys", "v5 search text", "v6 trigram indexes"])
         _ = try await catalog.insert(CatalogContract.entry(1, at: 1))
         // Opening again migrates nothing and keeps the rows.
         let reopened = try SQLiteCatalog(file: file)
         #expect(try await reopened.totals().count == 1)
+    }
+
+    /// A catalog made before the search text (migrations 1-4), with rows: opened now, `q=` finds them.
+    @Test func migratesACatalogWithoutTheSearchText() async throws {
+        let file = try Self.temporaryFile()
+        try await SQLiteCatalog(file: file, through: 4).execute((1...3).flatMap { n in
+            let entry = CatalogContract.entry(n, at: Int64(n))
+            return [
+                """
+                INSERT INTO traces (\(CatalogSchema.columns)) VALUES ('\(entry.id)', '\(entry.name)', 'Recipes', 'iPad Pro', 1, 1, '\(entry.sha256)',
+                    'xctrace-xml', 1, NULL, \(n), 1, NULL)
+                """,
+                "INSERT INTO trace_tags (trace_id, tag) VALUES ('\(entry.id)', 'build:\(n)'), ('\(entry.id)', 'Nightly')",
+            ]
+        })
+        let catalog = try SQLiteCatalog(file: file)
+        let ids = (1...3).map { CatalogContract.entry($0, at: 0).id }
+        #expect(try await catalog.page(CatalogQuery(words: ["recipes-2.TRACE"]), limit: 10, after: nil).entries.map(\.id) == [ids[1]])
+        #expect(try await catalog.page(CatalogQuery(words: ["nightly", "BUILD:3"]), limit: 10, after: nil).entries.map(\.id) == [ids[2]])
+        #expect(try await catalog.page(CatalogQuery(words: ["ipad", "re"]), limit: 2, after: nil).total == 3)
     }
 }
 
@@ -166,6 +186,62 @@ struct SQLiteCatalogTests {
         let (catalog, running) = try await Self.catalog(url)
         defer { running.cancel() }
         #expect(try await catalog.appliedVersions() == CatalogSchema.migrations.map(\.version))
+    }
+
+    /// A team catalog made before the search text (migrations 1-4), with rows: the next start
+    /// fills every row's search text and builds the trigram indexes; `q=` finds the old rows.
+    @Test func migratesACatalogWithoutTheSearchTextAndItsIndexes() async throws {
+        let url = try TeamEngines.freshDatabase("search")
+        let location = try PostgresCatalog.Location(url: url)
+        try await PostgresCatalog.prepare(location, logger: TeamEngines.logger, through: 4)
+        try await PostgresCatalog.execute((1...3).flatMap { n in
+            let entry = CatalogContract.entry(n, at: Int64(n))
+            return [
+                """
+                INSERT INTO traces (\(CatalogSchema.columns)) VALUES ('\(entry.id)', '\(entry.name)', 'Recipes', 'iPad Pro', 1, 1, '\(entry.sha256)',
+                    'xctrace-xml', 1, NULL, \(n), 1, NULL)
+                """,
+                "INSERT INTO trace_tags (trace_id, tag) VALUES ('\(entry.id)', 'build:\(n)'), ('\(entry.id)', 'Nightly')",
+            ]
+        }, at: location, logger: TeamEngines.logger)
+        let (catalog, running) = try await Self.catalog(url)
+        defer { running.cancel() }
+        #expect(try await catalog.appliedVersions() == CatalogSchema.migrations.map(\.version))
+        #expect(try await catalog.indexesOfTraces().isSuperset(of: ["traces_search_trigrams", "traces_name_trigrams"]))
+        let ids = (1...3).map { CatalogContract.entry($0, at: 0).id }
+        #expect(try await catalog.page(CatalogQuery(words: ["recipes-2.TRACE"]), limit: 10, after: nil).entries.map(\.id) == [ids[1]])
+        #expect(try await catalog.page(CatalogQuery(words: ["nightly", "BUILD:3"]), limit: 10, after: nil).entries.map(\.id) == [ids[2]])
+        #expect(try await catalog.page(CatalogQuery(words: ["ipad", "re"]), limit: 2, after: nil).total == 3)
+    }
+
+    /// A role that may not create extensions: the catalog starts without the trigram indexes
+    /// (a warning says so), `q=` still finds by scanning, and the next start with the privilege
+    /// builds them. (Few calls, each with room: the whole test run loads this machine heavily.)
+    @Test func startsAndSearchesWithoutPgTrgm() async throws {
+        let url = try TeamEngines.freshDatabase("notrgm")
+        let location = try PostgresCatalog.Location(url: url)
+        let role = "tracesvc_\(UInt32.random(in: 0...UInt32.max))"
+        try await PostgresCatalog.execute(["CREATE ROLE \(role) LOGIN", "GRANT CREATE ON SCHEMA public TO \(role)"], at: location, logger: TeamEngines.logger)
+        let limited = try PostgresCatalog.Location(url: url.replacingOccurrences(of: "postgres://postgres@", with: "postgres://\(role)@"))
+        try await PostgresCatalog.prepare(limited, logger: TeamEngines.logger, timeout: .seconds(30))
+        // Opened without a start of its own (as the superuser, that start would create the extension).
+        let catalog = PostgresCatalog(location: location, logger: TeamEngines.logger, callTimeout: .seconds(60))
+        let running = Task { try await catalog.run() }
+        defer { running.cancel() }
+        #expect(try await catalog.appliedVersions() == CatalogSchema.migrations.map(\.version).filter { $0 != 6 })
+        #expect(try await catalog.indexesOfTraces().isDisjoint(with: ["traces_search_trigrams", "traces_name_trigrams"]))
+        var ids: [String] = []
+        for n in 1...3 { ids.append(try await catalog.insert(CatalogContract.entry(n, at: Int64(n), tags: ["build:\(n)"])).entry.id) }
+        // Sparse, every trace, too short for a trigram: found by scanning.
+        #expect(try await catalog.page(CatalogQuery(words: ["BUILD:2"]), limit: 10, after: nil).entries.map(\.id) == [ids[1]])
+        #expect(try await catalog.page(CatalogQuery(words: ["recipes"]), limit: 2, after: nil).total == 3)
+        #expect(try await catalog.page(CatalogQuery(words: ["3."]), limit: 10, after: nil).entries.map(\.id) == [ids[2]])
+
+        try await PostgresCatalog.execute(["GRANT CREATE ON DATABASE \(location.database) TO \(role)"], at: location, logger: TeamEngines.logger)
+        try await PostgresCatalog.prepare(limited, logger: TeamEngines.logger, timeout: .seconds(30))
+        #expect(try await catalog.appliedVersions() == CatalogSchema.migrations.map(\.version))
+        #expect(try await catalog.indexesOfTraces().isSuperset(of: ["traces_search_trigrams", "traces_name_trigrams"]))
+        #expect(try await catalog.page(CatalogQuery(words: ["BUILD:2"]), limit: 10, after: nil).entries.map(\.id) == [ids[1]])
     }
 
     @Test func aDeleteReachesTheOtherReplica() async throws {

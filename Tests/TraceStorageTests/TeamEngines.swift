@@ -16,6 +16,8 @@ enum TeamEngines {
         var runDirectory: String
         var pgBin: String
         var pgPort: Int
+        /// PostgreSQL's folder: `data`, `log` and the socket.
+        var pgDirectory: String
     }
 
     private static let started: Result<Endpoints, EngineError> = start()
@@ -62,9 +64,10 @@ enum TeamEngines {
         }
         guard let catalog = environment["TEAM_CATALOG_URL"], let blobs = environment["TEAM_BLOBS_URL"],
               let key = environment["AWS_ACCESS_KEY_ID"], let secret = environment["AWS_SECRET_ACCESS_KEY"],
-              let run = environment["TEAM_RUN_DIR"], let pgBin = environment["TEAM_PG_BIN"], let port = environment["TEAM_PG_PORT"].flatMap(Int.init)
+              let run = environment["TEAM_RUN_DIR"], let pgBin = environment["TEAM_PG_BIN"], let port = environment["TEAM_PG_PORT"].flatMap(Int.init),
+              let pgDirectory = environment["TEAM_PG_DIR"]
         else { return .failure(EngineError(description: "TEAM_* variables incomplete (source the team.env that scripts/team-up.sh wrote)")) }
-        return .success(Endpoints(catalogURL: catalog, blobsURL: blobs, accessKey: key, secretKey: secret, runDirectory: run, pgBin: pgBin, pgPort: port))
+        return .success(Endpoints(catalogURL: catalog, blobsURL: blobs, accessKey: key, secretKey: secret, runDirectory: run, pgBin: pgBin, pgPort: port, pgDirectory: pgDirectory))
     }
 
     /// A database of its own for one test (created in the shared cluster), so tests do not see each other's rows.
@@ -78,13 +81,13 @@ enum TeamEngines {
     /// `pg_ctl stop` / `start` of the shared cluster, for outage tests.
     static func stopPostgres() throws {
         let engines = try endpoints()
-        try runPostgresTool("pg_ctl", ["-D", engines.runDirectory + "/pg/data", "-m", "fast", "-w", "stop"])
+        try runPostgresTool("pg_ctl", ["-D", engines.pgDirectory + "/data", "-m", "fast", "-w", "stop"])
     }
 
     static func startPostgres() throws {
         let engines = try endpoints()
-        try runPostgresTool("pg_ctl", ["-D", engines.runDirectory + "/pg/data", "-l", engines.runDirectory + "/pg/log", "-w", "-o",
-                                       "-p \(engines.pgPort) -k \(engines.runDirectory)/pg -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start"])
+        try runPostgresTool("pg_ctl", ["-D", engines.pgDirectory + "/data", "-l", engines.pgDirectory + "/log", "-w", "-o",
+                                       "-p \(engines.pgPort) -k \(engines.pgDirectory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start"])
     }
 
     private static func runPostgresTool(_ tool: String, _ arguments: [String]) throws {

@@ -156,13 +156,28 @@ extension Catalog {
     }
 }
 
+public enum CatalogEngine: Sendable {
+    case sqlite, postgres
+}
+
 /// The catalog's tables, one list for both engines: a migration is appended, never edited, and
 /// each engine records which versions it ran (GRDB's migrator; `schema_migrations` in PostgreSQL).
 public enum CatalogSchema {
     public struct Migration: Sendable {
         public var version: Int
         public var name: String
+        /// Run by both engines, before the engine's own.
         public var statements: [String]
+        public var postgresStatements: [String] = []
+        public var sqliteStatements: [String] = []
+        /// PostgreSQL: a migration the catalog works without (an index of an extension the
+        /// database may refuse to create). When it fails, it is rolled back, not recorded, said
+        /// at start as a warning, and tried again at the next start.
+        public var isOptional = false
+
+        public func statements(for engine: CatalogEngine) -> [String] {
+            statements + (engine == .postgres ? postgresStatements : sqliteStatements)
+        }
     }
 
     public static let migrations: [Migration] = [
@@ -276,7 +291,40 @@ public enum CatalogSchema {
             "ALTER TABLE traces ADD COLUMN blob_key TEXT",
             "CREATE INDEX traces_by_blob_key ON traces (blob_key)",
         ]),
+        // What `q=` searches, one column per trace (`searchText`): one LIKE per row instead of
+        // three and a tag subquery, and one trigram index can serve it (migration 6).
+        Migration(version: 5, name: "search text", statements: [
+            "ALTER TABLE traces ADD COLUMN search_text TEXT NOT NULL DEFAULT ''",
+        ], postgresStatements: [searchTextUpdate(.postgres)], sqliteStatements: [searchTextUpdate(.sqlite)]),
+        // pg_trgm is trusted since PostgreSQL 13: the database's owner may create it. Without it
+        // `q=` and `name=` scan every row (still correct).
+        Migration(version: 6, name: "trigram indexes", statements: [], postgresStatements: [
+            "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+            "CREATE INDEX traces_search_trigrams ON traces USING gin (search_text gin_trgm_ops)",
+            "CREATE INDEX traces_name_trigrams ON traces USING gin (name gin_trgm_ops)",
+        ], isOptional: true),
     ]
+
+    /// `UPDATE traces SET search_text = …` (a `WHERE` may follow): name, app, device and tags, one
+    /// a line. A word of `q=` holds no line break, so no match spans two of them: a word is in
+    /// the text exactly when it is in one of them, as the query matched them one by one before.
+    /// PostgreSQL keeps it in lower case and matches `LIKE lower(pattern)`, which is its ILIKE
+    /// (lower case of both sides) in a form its trigram index serves; SQLite keeps it as is (its
+    /// LIKE ignores ASCII case, as before).
+    static func searchTextUpdate(_ engine: CatalogEngine) -> String {
+        switch engine {
+        case .postgres:
+            """
+            UPDATE traces SET search_text = lower(name || chr(10) || app || chr(10) || device
+                || COALESCE((SELECT string_agg(chr(10) || g.tag, '' ORDER BY g.tag) FROM trace_tags g WHERE g.trace_id = traces.id), ''))
+            """
+        case .sqlite:
+            """
+            UPDATE traces SET search_text = name || char(10) || app || char(10) || device
+                || COALESCE((SELECT group_concat(char(10) || g.tag, '') FROM trace_tags g WHERE g.trace_id = traces.id), '')
+            """
+        }
+    }
 
     /// The columns of `traces` in the order the catalogs select them.
     static let columns = "id, name, app, device, duration_ns, size_bytes, sha256, source_format, update_count, run, uploaded_at_us, parser_version, blob_key"

@@ -6,7 +6,8 @@ public struct CatalogQuery: Sendable, Equatable {
     public var tags: [TraceTag] = []
     /// Part of the name (any case).
     public var name: String?
-    /// Words that must each be part of the name, app, device or a tag (any case).
+    /// Words that must each be part of the name, app, device or a tag (any case); without line
+    /// breaks (`q=` is split at white space).
     public var words: [String] = []
     /// Uploaded at or after, and before (µs since 1970).
     public var uploadedFrom: Int64?
@@ -134,17 +135,28 @@ enum SQLValue: Sendable, Equatable {
 
 /// The SQL of a list query, written once for both engines: `placeholder(n)` is the engine's n-th
 /// parameter (`?` or `$n`), `like` its case-insensitive LIKE (`LIKE` or `ILIKE`), `collate` the
-/// byte-order collation of the name (both engines then order names alike).
+/// byte-order collation of the name (both engines then order names alike), `searchPattern` the
+/// pattern as the search text is kept (lower case in PostgreSQL).
 struct CatalogSQL {
     var placeholder: (Int) -> String
     var like: String
     var collate: String
+    var searchPattern: (String) -> String
     private(set) var binds: [SQLValue] = []
 
-    init(placeholder: @escaping (Int) -> String, like: String, collate: String) {
-        self.placeholder = placeholder
-        self.like = like
-        self.collate = collate
+    init(_ engine: CatalogEngine) {
+        switch engine {
+        case .postgres:
+            placeholder = { "$\($0)" }
+            like = "ILIKE"
+            collate = " COLLATE \"C\""
+            searchPattern = { "lower(\($0))" }
+        case .sqlite:
+            placeholder = { _ in "?" }
+            like = "LIKE"
+            collate = ""
+            searchPattern = { $0 }
+        }
     }
 
     mutating func bind(_ value: SQLValue) -> String {
@@ -161,13 +173,10 @@ struct CatalogSQL {
         if let name = query.name {
             conditions.append("t.name \(like) \(bind(.text(Self.pattern(name)))) ESCAPE '\\'")
         }
+        // One LIKE per word on the search text (CatalogSchema.searchTextUpdate); no ORDER BY
+        // index is needed for a dense word: the page's scan in cursor order stops at the limit.
         for word in query.words {
-            let pattern = Self.pattern(word)
-            conditions.append("""
-                (t.name \(like) \(bind(.text(pattern))) ESCAPE '\\' OR t.app \(like) \(bind(.text(pattern))) ESCAPE '\\' \
-                OR t.device \(like) \(bind(.text(pattern))) ESCAPE '\\' \
-                OR EXISTS (SELECT 1 FROM trace_tags g WHERE g.trace_id = t.id AND g.tag \(like) \(bind(.text(pattern))) ESCAPE '\\'))
-                """)
+            conditions.append("t.search_text LIKE \(searchPattern(bind(.text(Self.pattern(word))))) ESCAPE '\\'")
         }
         if let from = query.uploadedFrom { conditions.append("t.uploaded_at_us >= \(bind(.integer(from)))") }
         if let before = query.uploadedBefore { conditions.append("t.uploaded_at_us < \(bind(.integer(before)))") }

@@ -99,16 +99,35 @@ public final class PostgresCatalog: Catalog, Service {
         (changeStream, changeContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(10_000))
     }
 
-    /// One connection, opened and closed, within `timeout`: the clear, fast failure at start
-    /// that the pool would never give. Then runs the migrations that this database lacks, on
-    /// that connection, under the advisory lock.
-    public static func prepare(_ location: Location, logger: Logger, timeout: Duration = .seconds(5)) async throws {
+    /// One connection, opened within `timeout`: the clear, fast failure at start that the pool
+    /// would never give. Then runs the migrations that this database lacks, on that connection,
+    /// under the advisory lock, within `migrationTimeout` (they scale with the catalog: filling a
+    /// column or building an index of 100,000 traces takes seconds; and replicas starting
+    /// together wait for each other's).
+    public static func prepare(_ location: Location, logger: Logger, timeout: Duration = .seconds(5), migrationTimeout: Duration = .seconds(600)) async throws {
+        try await prepare(location, logger: logger, timeout: timeout, workTimeout: migrationTimeout) { connection in
+            try await migrate(connection, logger: logger)
+        }
+    }
+
+    /// Runs `work` on one connection of its own, opened within `timeout` (tests: older catalogs, raw SQL).
+    static func prepare(_ location: Location, logger: Logger, timeout: Duration = .seconds(5), workTimeout: Duration,
+                        _ work: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
         let service = "catalog (PostgreSQL)"
         do {
-            try await withDeadline(timeout, service: service) {
-                let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 0, logger: logger)
+            let connecting = Task { try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 0, logger: logger) }
+            let connection: PostgresConnection
+            do {
+                connection = try await withDeadline(timeout, service: service) { try await connecting.value }
+            } catch {
+                // A connection that opens after the deadline is closed, never dropped open.
+                connecting.cancel()
+                Task { try? await connecting.value.close() }
+                throw error
+            }
+            try await withDeadline(workTimeout, service: service) {
                 do {
-                    try await migrate(connection, logger: logger)
+                    try await work(connection)
                     try await connection.close()
                 } catch {
                     try? await connection.close()
@@ -123,6 +142,31 @@ public final class PostgresCatalog: Catalog, Service {
         }
     }
 
+    /// Tests: `statements` in order on one connection of their own.
+    static func execute(_ statements: [String], at location: Location, logger: Logger) async throws {
+        try await prepare(location, logger: logger, timeout: .seconds(30), workTimeout: .seconds(60)) { connection in
+            for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+        }
+    }
+
+    /// Tests: the migrations up to `lastVersion` only (a catalog made by an older tracesvc).
+    static func prepare(_ location: Location, logger: Logger, through lastVersion: Int) async throws {
+        try await prepare(location, logger: logger, timeout: .seconds(30), workTimeout: .seconds(60)) { connection in
+            try await migrate(connection, logger: logger, through: lastVersion)
+        }
+    }
+
+    /// Names of the indexes of `traces` (tests).
+    func indexesOfTraces() async throws -> Set<String> {
+        try await call("indexes") {
+            var names: Set<String> = []
+            for try await name in try await self.client.query("SELECT indexname FROM pg_indexes WHERE tablename = 'traces'", logger: self.logger).decode(String.self) {
+                names.insert(name)
+            }
+            return names
+        }
+    }
+
     /// The versions this database has applied, in order (for tests).
     public func appliedVersions() async throws -> [Int] {
         try await call("versions") {
@@ -134,7 +178,8 @@ public final class PostgresCatalog: Catalog, Service {
         }
     }
 
-    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+    /// The migrations this database lacks, up to `lastVersion` (tests build older catalogs).
+    static func migrate(_ connection: PostgresConnection, logger: Logger, through lastVersion: Int? = nil) async throws {
         try await connection.query("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
         do {
             try await connection.query("""
@@ -145,12 +190,21 @@ public final class PostgresCatalog: Catalog, Service {
             for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger).decode(Int.self) {
                 applied.insert(version)
             }
-            for migration in CatalogSchema.migrations where !applied.contains(migration.version) {
-                try await connection.withTransaction(logger: logger) { connection in
-                    for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            for migration in CatalogSchema.migrations where !applied.contains(migration.version) && migration.version <= (lastVersion ?? .max) {
+                do {
+                    try await connection.withTransaction(logger: logger) { connection in
+                        for statement in migration.statements(for: .postgres) {
+                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                        }
+                        try await connection.query("INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger)
                     }
-                    try await connection.query("INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger)
+                } catch where migration.isOptional {
+                    logger.warning("""
+                        catalog: migration \(migration.version) (\(migration.name)) not applied, the catalog works without it: \(describe(error)). \
+                        Free-text search (q=) and the name filter scan every trace. Fix: the database owner runs CREATE EXTENSION pg_trgm \
+                        (or install postgresql-contrib); tried again at the next start.
+                        """)
+                    continue
                 }
                 logger.info("catalog: applied migration \(migration.version) (\(migration.name))")
             }
@@ -222,6 +276,7 @@ public final class PostgresCatalog: Catalog, Service {
                     for tag in Set(entry.tags) {
                         try await connection.query("INSERT INTO trace_tags (trace_id, tag) VALUES (\(entry.id), \(tag))", logger: self.logger)
                     }
+                    try await Self.updateSearchText(connection, id: entry.id, logger: self.logger)
                     if let measurements {
                         try await Self.writeMeasurements(connection, measurements, id: entry.id, version: measuredVersion, logger: self.logger)
                     }
@@ -248,13 +303,16 @@ public final class PostgresCatalog: Catalog, Service {
 
     public func page(_ query: CatalogQuery, limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage {
         try await call("list") {
-            var count = Self.sql()
-            let countQuery = PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM traces t \(count.whereClause(query))", binds: Self.bindings(count.binds))
-            var total: Int64 = 0
-            for try await value in try await self.client.query(countQuery, logger: self.logger).decode(Int64.self) { total = value }
             var sql = Self.sql()
             let text = "SELECT \(CatalogSchema.columnsOfT) FROM traces t \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)"
             let all = try await Self.entries(try await self.client.query(PostgresQuery(unsafeSQL: text, binds: Self.bindings(sql.binds)), logger: self.logger))
+            // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
+            var total = Int64(all.count)
+            if cursor != nil || all.count > limit {
+                var count = Self.sql()
+                let countQuery = PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM traces t \(count.whereClause(query))", binds: Self.bindings(count.binds))
+                for try await value in try await self.client.query(countQuery, logger: self.logger).decode(Int64.self) { total = value }
+            }
             var entries = Array(all.prefix(limit))
             try await self.attachTags(&entries)
             return CatalogPage(entries: entries, next: all.count > limit ? entries.last.map { CatalogCursor(after: $0, sort: query.sort) } : nil, total: Int(total))
@@ -271,10 +329,17 @@ public final class PostgresCatalog: Catalog, Service {
                 try await connection.query("DELETE FROM trace_tags WHERE trace_id = \(id)", logger: self.logger)
                 let texts = Set(tags).map(\.text)
                 try await connection.query("INSERT INTO trace_tags (trace_id, tag) SELECT \(id), UNNEST(\(texts)::text[])", logger: self.logger)
+                try await Self.updateSearchText(connection, id: id, logger: self.logger)
                 return true
             }
         }
         return found ? try await entry(id: id) : nil
+    }
+
+    private static func updateSearchText(_ connection: PostgresConnection, id: String, logger: Logger) async throws {
+        var binds = PostgresBindings(capacity: 1)
+        binds.append(id)
+        try await connection.query(PostgresQuery(unsafeSQL: CatalogSchema.searchTextUpdate(.postgres) + " WHERE id = $1", binds: binds), logger: logger)
     }
 
     // MARK: History
@@ -545,7 +610,7 @@ public final class PostgresCatalog: Catalog, Service {
         }
     }
 
-    private static func sql() -> CatalogSQL { CatalogSQL(placeholder: { "$\($0)" }, like: "ILIKE", collate: " COLLATE \"C\"") }
+    private static func sql() -> CatalogSQL { CatalogSQL(.postgres) }
 
     private static func bindings(_ binds: [SQLValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: binds.count)
@@ -559,6 +624,9 @@ public final class PostgresCatalog: Catalog, Service {
     }
 
     static func describe(_ error: any Error) -> String {
+        if let error = error as? PostgresTransactionError, let cause = error.closureError ?? error.beginError ?? error.commitError {
+            return describe(cause)
+        }
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] { return message }
             switch error.code {

@@ -10,19 +10,29 @@ public final class SQLiteCatalog: Catalog {
     public var serviceName: String { "catalog (SQLite)" }
     private let pool: DatabasePool
 
-    public init(file: URL) throws {
+    public convenience init(file: URL) throws {
+        try self.init(file: file, through: nil)
+    }
+
+    /// The migrations up to `lastVersion` only (tests: a catalog made by an older tracesvc).
+    init(file: URL, through lastVersion: Int?) throws {
         self.file = file
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.label = "tracesvc catalog"
         pool = try DatabasePool(path: file.path, configuration: configuration)
         var migrator = DatabaseMigrator()
-        for migration in CatalogSchema.migrations {
+        for migration in CatalogSchema.migrations where migration.version <= (lastVersion ?? .max) {
             migrator.registerMigration("v\(migration.version) \(migration.name)") { db in
-                for statement in migration.statements { try db.execute(sql: statement) }
+                for statement in migration.statements(for: .sqlite) { try db.execute(sql: statement) }
             }
         }
         try migrator.migrate(pool)
+    }
+
+    /// Tests: `statements` in order, as they are.
+    func execute(_ statements: [String]) async throws {
+        try await pool.write { db in for statement in statements { try db.execute(sql: statement) } }
     }
 
     /// Versions applied to this file (for tests and `tracesvc migrate`).
@@ -45,6 +55,7 @@ public final class SQLiteCatalog: Catalog {
                 for tag in Set(entry.tags) {
                     try db.execute(sql: "INSERT INTO trace_tags (trace_id, tag) VALUES (?, ?)", arguments: [entry.id, tag])
                 }
+                try Self.updateSearchText(db, id: entry.id)
                 if let measurements { try Self.writeMeasurements(db, measurements, id: entry.id, version: measuredVersion) }
                 return (entry, true)
             }
@@ -59,12 +70,16 @@ public final class SQLiteCatalog: Catalog {
         try await call {
             try await self.pool.read { db in
                 var sql = Self.sql()
-                let filter = sql.whereClause(query)
-                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM traces t \(filter)", arguments: Self.arguments(sql.binds)) ?? 0
-                sql = Self.sql()
                 let rows = try Row.fetchAll(db, sql: """
                     SELECT \(CatalogSchema.columnsOfT) FROM traces t \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)
                     """, arguments: Self.arguments(sql.binds))
+                // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
+                var total = rows.count
+                if cursor != nil || rows.count > limit {
+                    sql = Self.sql()
+                    let filter = sql.whereClause(query)
+                    total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM traces t \(filter)", arguments: Self.arguments(sql.binds)) ?? 0
+                }
                 var entries = try rows.prefix(limit).map(Self.entry(from:))
                 try Self.attachTags(db, to: &entries)
                 return CatalogPage(entries: entries, next: rows.count > limit ? entries.last.map { CatalogCursor(after: $0, sort: query.sort) } : nil, total: total)
@@ -80,9 +95,14 @@ public final class SQLiteCatalog: Catalog {
                 for tag in Set(tags) {
                     try db.execute(sql: "INSERT INTO trace_tags (trace_id, tag) VALUES (?, ?)", arguments: [id, tag.text])
                 }
+                try Self.updateSearchText(db, id: id)
                 return try Self.fetch(db, id: id)
             }
         }
+    }
+
+    private static func updateSearchText(_ db: Database, id: String) throws {
+        try db.execute(sql: CatalogSchema.searchTextUpdate(.sqlite) + " WHERE id = ?", arguments: [id])
     }
 
     // MARK: History
@@ -334,7 +354,7 @@ public final class SQLiteCatalog: Catalog {
         stride(from: 0, to: values.count, by: 500).map { Array(values[$0..<min(values.count, $0 + 500)]) }
     }
 
-    private static func sql() -> CatalogSQL { CatalogSQL(placeholder: { _ in "?" }, like: "LIKE", collate: "") }
+    private static func sql() -> CatalogSQL { CatalogSQL(.sqlite) }
 
     private static func arguments(_ binds: [SQLValue]) -> StatementArguments {
         StatementArguments(binds.map { bind -> (any DatabaseValueConvertible)? in
