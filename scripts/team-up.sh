@@ -131,16 +131,13 @@ read -r port_a port_b port_nginx <<<"$(python3 scripts/free-ports.py 3)"
 # shellcheck disable=SC1091
 source "$run/team.env"
 # Each replica's command line is kept in replica-X/start, so tests can kill one and start it again.
-# Replica a sends big uploads to the object store while they arrive (--stream-uploads), b once they
-# are whole (the default): the team tests cover both ways, and the two meeting on one file.
 for name in a b; do
     port=$([ "$name" = a ] && echo "$port_a" || echo "$port_b")
-    stream=$([ "$name" = a ] && echo "--stream-uploads" || true)
     mkdir -p "$run/replica-$name"
     cat >"$run/replica-$name/start" <<START
 #!/usr/bin/env bash
 source "$run/team.env"
-setsid "$bin" serve --port $port --data-dir "$run/replica-$name/data" --catalog "\$TEAM_CATALOG_URL" --blobs "\$TEAM_BLOBS_URL" $stream \\
+setsid "$bin" serve --port $port --data-dir "$run/replica-$name/data" --catalog "\$TEAM_CATALOG_URL" --blobs "\$TEAM_BLOBS_URL" \\
     ${TRACESVC_TEAM_SERVE_ARGS:-} >>"$run/replica-$name/log" 2>&1 </dev/null &
 echo \$! >"$run/replica-$name/pid"
 START

@@ -18,11 +18,6 @@ struct TeamStorageOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Team mode: trace bytes in an S3-compatible bucket (s3://BUCKET?endpoint=http://HOST:PORT&region=REGION; keys from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY).", valueName: "url"))
     var blobs: String?
 
-    // Off by default: on the SeaweedFS the tests run, 16 MB parts went at 60-70 MB/s where one
-    // whole-object PUT after the last byte took about 0.6 s for 512 MB (docs/deploy.md).
-    @Flag(help: "Team mode: send an upload over 16 MB to the object store while it arrives (S3 multipart upload) instead of once it is whole; faster only where the store takes parts as fast as whole objects.")
-    var streamUploads = false
-
     var isTeamMode: Bool { catalog != nil || blobs != nil }
 
     func validate() throws {
@@ -30,7 +25,6 @@ struct TeamStorageOptions: ParsableArguments {
             throw ValidationError("team mode needs both --catalog and --blobs (the catalog and the bytes are shared by every replica)")
         }
         guard catalogPasswordFile == nil || catalog != nil else { throw ValidationError("--catalog-password-file needs --catalog") }
-        guard !streamUploads || blobs != nil else { throw ValidationError("--stream-uploads needs --blobs") }
     }
 
     /// Connects to both services (a clear message and exit 1 when either does not answer), runs
@@ -49,7 +43,7 @@ struct TeamStorageOptions: ParsableArguments {
             let blobStore = S3BlobStore(location: blobLocation, credentials: SigV4.Credentials(accessKeyID: key, secretAccessKey: secret, sessionToken: environment["AWS_SESSION_TOKEN"]), logger: logger)
             try await blobStore.check()
             let postgres = PostgresCatalog(location: catalogLocation, logger: logger)
-            return (TraceStore.Storage(catalog: postgres, blobs: blobStore, isShared: true, streamsUploads: streamUploads), [postgres])
+            return (TraceStore.Storage(catalog: postgres, blobs: blobStore, isShared: true), [postgres])
         } catch let error as StorageConfigurationError {
             throw ValidationError(error.description)
         } catch let error as StorageError {

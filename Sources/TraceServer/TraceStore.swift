@@ -91,15 +91,11 @@ public actor TraceStore {
         /// Other processes use the same catalog and blobs (team mode): blobs of deleted traces
         /// wait for the sweep's grace period instead of going at once.
         public var isShared: Bool
-        /// An upload is sent to the blob store while it arrives (when the store can take parts),
-        /// not once it is whole: faster only where parts go as fast as a whole object.
-        public var streamsUploads: Bool
 
-        public init(catalog: any Catalog, blobs: any BlobStore, isShared: Bool, streamsUploads: Bool = false) {
+        public init(catalog: any Catalog, blobs: any BlobStore, isShared: Bool) {
             self.catalog = catalog
             self.blobs = blobs
             self.isShared = isShared
-            self.streamsUploads = streamsUploads
         }
 
         /// SQLite and files in the data directory.
@@ -654,12 +650,10 @@ public actor TraceStore {
         })
     }
 
-    /// Starts sending an upload's blob while it arrives, when asked to (`--stream-uploads`), the
-    /// blob store can (team mode) and the body is bigger than one part; nil otherwise (the blob
-    /// is written once it is whole).
+    /// Starts sending an upload's blob while it arrives, when the blob store can (team mode) and
+    /// the body is bigger than one part; nil otherwise (the blob is written once it is whole).
     nonisolated func beginStreamedBlob(file: URL, declaredLength: Int64) -> StreamedBlob? {
-        guard storage.streamsUploads, let blobs = storage.blobs as? any StreamingBlobStore,
-              declaredLength > Int64(blobs.partBytes) else { return nil }
+        guard let blobs = storage.blobs as? any StreamingBlobStore, declaredLength > Int64(blobs.partBytes) else { return nil }
         return StreamedBlob(store: blobs, file: file, logger: logger)
     }
 
