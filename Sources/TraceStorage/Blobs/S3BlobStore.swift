@@ -208,12 +208,7 @@ public final class S3BlobStore: StreamingBlobStore {
         repeat {
             var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", "blobs/")]
             if let token { query.append(("continuation-token", token)) }
-            let request = self.request(.GET, path: "/\(location.bucket)", query: query)
-            let page = try await call("list", timeout: callTimeout) {
-                let response = try await self.client.execute(request, deadline: .distantFuture)
-                guard response.status == .ok else { throw await self.unexpected(response, "list") }
-                return String(buffer: try await response.body.collect(upTo: 16 << 20))
-            }
+            let page = try await bucketListingPage("list", query: query)
             for contents in Self.xmlValues("Contents", in: page) {
                 guard let name = Self.xmlValues("Key", in: contents).first, name.hasPrefix("blobs/") else { continue }
                 let key = String(name.dropFirst("blobs/".count))
@@ -225,6 +220,16 @@ public final class S3BlobStore: StreamingBlobStore {
             token = Self.xmlValues("IsTruncated", in: page).first == "true" ? Self.xmlValues("NextContinuationToken", in: page).first : nil
         } while token != nil
         return blobs
+    }
+
+    /// One page of a GET on the bucket (a listing of objects or of unfinished uploads), as XML.
+    private func bucketListingPage(_ what: String, query: [(name: String, value: String)]) async throws -> String {
+        let request = self.request(.GET, path: "/\(location.bucket)", query: query)
+        return try await call(what, timeout: callTimeout) {
+            let response = try await self.client.execute(request, deadline: .distantFuture)
+            guard response.status == .ok else { throw await self.unexpected(response, what) }
+            return String(buffer: try await response.body.collect(upTo: 16 << 20))
+        }
     }
 
     public func check() async throws {
@@ -305,12 +310,7 @@ public final class S3BlobStore: StreamingBlobStore {
         repeat {
             var query: [(name: String, value: String)] = [("prefix", "blobs/"), ("uploads", "")]
             if let marker { query += [("key-marker", marker.key), ("upload-id-marker", marker.id)] }
-            let request = self.request(.GET, path: "/\(location.bucket)", query: query)
-            let page = try await call("list uploads", timeout: callTimeout) {
-                let response = try await self.client.execute(request, deadline: .distantFuture)
-                guard response.status == .ok else { throw await self.unexpected(response, "list uploads") }
-                return String(buffer: try await response.body.collect(upTo: 16 << 20))
-            }
+            let page = try await bucketListingPage("list uploads", query: query)
             for upload in Self.xmlValues("Upload", in: page) {
                 guard let name = Self.xmlValues("Key", in: upload).first, name.hasPrefix("blobs/"),
                       let id = Self.xmlValues("UploadId", in: upload).first else { continue }
