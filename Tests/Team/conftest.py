@@ -72,6 +72,19 @@ class Team:
                                        {"Content-Type": "application/octet-stream"}, timeout=timeout)
         return status, json.loads(body)
 
+    def upload_in_part(self, base: str, data: bytes, name: str, sent: int, chunk: int = 4 << 20):
+        """Starts an upload of all of `data` (its whole Content-Length declared) and sends its first
+        `sent` bytes, in `chunk`s; returns the open connection (the caller kills or closes)."""
+        host, port = base.split("//")[1].split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=60)
+        connection.putrequest("POST", f"/api/traces?name={name}")
+        connection.putheader("Content-Type", "application/octet-stream")
+        connection.putheader("Content-Length", str(len(data)))
+        connection.endheaders()
+        for offset in range(0, sent, chunk):
+            connection.send(data[offset:offset + chunk])
+        return connection
+
     # --- the catalog and the bucket, seen directly (not through tracesvc)
     def sql(self, query: str) -> str:
         result = subprocess.run(

@@ -1,7 +1,6 @@
 """Team mode, end to end, against the real engines (conftest.py): replicas that share a PostgreSQL catalog and
 an S3 bucket, behind nginx. Each test uses traces of its own app, so the tests do not see each other's rows."""
 import hashlib
-import http.client
 import json
 import signal
 import subprocess
@@ -74,15 +73,7 @@ def test_a_delete_on_one_replica_is_404_on_the_other_within_a_second_and_its_mod
 def test_kill_9_in_the_middle_of_a_200_mb_upload_leaves_nothing_half_visible_and_the_upload_can_be_retried(team):
     app = app_name("Maps")
     data = native_trace(app, updates=50, padding=200 << 20)
-    host, port = team.a.split("//")[1].split(":")
-    connection = http.client.HTTPConnection(host, int(port), timeout=60)
-    connection.putrequest("POST", f"/api/traces?name={app}.json")
-    connection.putheader("Content-Type", "application/octet-stream")
-    connection.putheader("Content-Length", str(len(data)))
-    connection.endheaders()
-    chunk = 4 << 20
-    for offset in range(0, 100 << 20, chunk):
-        connection.send(data[offset:offset + chunk])
+    connection = team.upload_in_part(team.a, data, f"{app}.json", sent=100 << 20)
     team.kill_replica("a")
     connection.close()
     try:

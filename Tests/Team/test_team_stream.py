@@ -2,7 +2,6 @@
 multipart upload under a key of its own (`blobs/up-…`) that its catalog row names. Against the real engines
 (conftest.py); what is left in the bucket is looked at directly with boto3, the catalog with psql."""
 import hashlib
-import http.client
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -94,14 +93,7 @@ def test_a_client_leaving_mid_body_stores_nothing(team):
     app = app_name("Orbit")
     data = native_trace(app, updates=20, padding=3 * PART)
     blobs_before, uploads_before = team.blob_keys(), pending_uploads(team)
-    host, port = team.a.split("//")[1].split(":")
-    connection = http.client.HTTPConnection(host, int(port), timeout=60)
-    connection.putrequest("POST", f"/api/traces?name={app}.json")
-    connection.putheader("Content-Type", "application/octet-stream")
-    connection.putheader("Content-Length", str(len(data)))
-    connection.endheaders()
-    for offset in range(0, 2 * PART + (4 << 20), 4 << 20):
-        connection.send(data[offset:offset + (4 << 20)])
+    connection = team.upload_in_part(team.a, data, f"{app}.json", sent=2 * PART + (4 << 20))
     time.sleep(1)  # the parts that arrived are on their way to the store
     connection.close()
     assert settled(team, blobs_before, uploads_before) == (set(), set())
