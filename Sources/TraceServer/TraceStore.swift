@@ -645,7 +645,7 @@ public actor TraceStore {
             try await storage.catalog.claimBlob(key)
             let started = ContinuousClock.now
             let stored = try await storage.blobs.put(key: key, file: file, size: size)
-            logger.debug("blob \(key.prefix(12)) stored in \(UploadPhases.milliseconds(ContinuousClock.now - started)) ms")
+            logger.debug("blob \(key.prefix(12)) stored in \((ContinuousClock.now - started).wholeMilliseconds) ms")
             return (key, stored)
         })
     }
@@ -998,10 +998,6 @@ struct UploadPhases: CustomStringConvertible {
     }
 
     var description: String {
-        ended.map { "\($0.name) \(Self.milliseconds($0.duration)) ms" }.joined(separator: ", ")
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int {
-        Int((Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15).rounded())
+        ended.map { "\($0.name) \($0.duration.wholeMilliseconds) ms" }.joined(separator: ", ")
     }
 }

@@ -83,9 +83,14 @@ private final class Outcome<T: Sendable>: Sendable {
 }
 
 extension Duration {
+    /// Whole milliseconds, the rest dropped (what deadlines, health answers and log lines say).
+    public var wholeMilliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+
     /// `2 s`, `250 ms`.
     var shortDescription: String {
-        let ms = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+        let ms = wholeMilliseconds
         return ms % 1000 == 0 ? "\(ms / 1000) s" : "\(ms) ms"
     }
 }

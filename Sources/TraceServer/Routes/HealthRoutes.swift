@@ -78,8 +78,7 @@ public struct Readiness: Sendable {
                     } catch {
                         problem = "\(check.service): \(error)"
                     }
-                    let elapsed = ContinuousClock.now - started
-                    let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+                    let milliseconds = Int((ContinuousClock.now - started).wholeMilliseconds)
                     return (index, ServiceStatus(name: check.service, ok: problem == nil, milliseconds: milliseconds, error: problem))
                 }
             }
