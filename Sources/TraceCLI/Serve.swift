@@ -78,7 +78,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Team mode (shared catalog and bytes; any number of replicas)")
     var team: TeamStorageOptions
 
-    @Option(help: "Minutes a stored blob that no trace names is kept before the sweep deletes it (uploads in flight are never swept).")
+    @Option(help: "Minutes a stored blob that no trace names is kept before the sweep deletes it (uploads in flight are never swept); the sweep runs once per grace period, at least every 10 and at most every minute.")
     var sweepGraceMinutes = 60
 
     /// /metrics reads this registry; every counter and timer of the process lands in it

@@ -118,7 +118,7 @@ public func buildApplication(
             idleTimeout: limits.idleTimeout
         )),
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "tracesvc"),
-        services: options.storageServices + [StoreMaintenance(store: store, sweepEvery: min(.seconds(600), options.sweepGrace))],
+        services: options.storageServices + [StoreMaintenance(store: store)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
         logger: logger
     )
@@ -127,9 +127,8 @@ public func buildApplication(
 /// Follows other replicas' deletes and sweeps unnamed blobs while the server runs.
 struct StoreMaintenance: Service {
     let store: TraceStore
-    let sweepEvery: Duration
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await store.maintain(sweepEvery: sweepEvery) }
+        await cancelWhenGracefulShutdown { await store.maintain() }
     }
 }

@@ -141,6 +141,9 @@ public actor TraceStore {
     private var footprints: [String: Int] = [:]
     /// Every trace model alive and every load in flight.
     let memory: MemoryBudget
+    /// The part buffers of uploads streamed to the blob store (`PartBuffers`): their most, held
+    /// from the budget for as long as the store is open, so models and parts together stay within it.
+    private let partBuffersMemory: MemoryBudget.Claim?
     /// Uploads stored and being received, against the quota and the disk.
     nonisolated let quota: StorageQuota
     let loadGate: WorkGate
@@ -158,7 +161,9 @@ public actor TraceStore {
         self.storage = storage
         self.logger = logger
         loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64)
-        memory = MemoryBudget(limit: configuration.memoryBudgetBytes)
+        let memory = MemoryBudget(limit: configuration.memoryBudgetBytes)
+        self.memory = memory
+        partBuffersMemory = (storage.blobs as? any StreamingBlobStore).map { memory.claimNow($0.partBuffers.totalBytes) }
         quota = StorageQuota(
             limits: .init(maxStoredBytes: configuration.maxStoredBytes, minFreeDiskBytes: configuration.minFreeDiskBytes, maxTraces: configuration.maxStoredTraces),
             freeDiskBytes: configuration.freeDiskBytes ?? StorageQuota.freeDiskBytes(of: configuration.dataDirectory)
@@ -772,8 +777,9 @@ public actor TraceStore {
     /// Follows the other replicas' deletes (evicting their models here), sweeps blobs that no
     /// row names and measures traces whose history figures are missing or old, until cancelled.
     /// Runs in the server's service group.
-    public func maintain(sweepEvery interval: Duration = .seconds(600)) async {
+    public func maintain() async {
         let changes = storage.catalog.changes()
+        let interval = Self.sweepInterval(grace: configuration.sweepGrace)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await change in changes { await self.apply(change) }
@@ -804,6 +810,12 @@ public actor TraceStore {
                 }
             }
         }
+    }
+
+    /// How often the sweep runs: once per grace period, but at least every 10 minutes and at most
+    /// every minute (a grace of 0 would otherwise list the bucket and its uploads without pause).
+    static func sweepInterval(grace: Duration) -> Duration {
+        min(.seconds(600), max(.seconds(60), grace))
     }
 
     /// Deletes blobs older than the grace period that no row names; returns how many.

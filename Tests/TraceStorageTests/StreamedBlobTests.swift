@@ -65,6 +65,25 @@ struct StreamedBlobTests {
         #expect(try await store.exists(key: streamed.key) == false)
     }
 
+    @Test func uploadsAtOnceShareTheStoresPartBuffersAndAllComplete() async throws {
+        // One buffer for two uploads of several parts each: they take turns, neither waits for ever.
+        let store = try TeamEngines.blobStore(partBytes: Self.partBytes, partBuffers: 1)
+        let first = try Self.write(megabytes: 16, tail: 100) { StreamedBlob(store: store, file: $0, logger: TeamEngines.logger) }
+        let second = try Self.write(megabytes: 16, tail: 200) { StreamedBlob(store: store, file: $0, logger: TeamEngines.logger) }
+        defer { for file in [first.1, second.1] { try? FileManager.default.removeItem(at: file) } }
+        for (streamed, _, content) in [first, second] { streamed.finish(length: Int64(content.count)) }
+        try await first.0.complete()
+        try await second.0.complete()
+        #expect(store.partBuffers.peakInUse == 1)
+        for (streamed, file, _) in [first, second] {
+            let (sha256, size) = try sha256OfFile(file)
+            #expect(try await store.list().contains { $0.key == streamed.key && $0.size == size })
+            let fetched = try await store.localFile(key: streamed.key, sha256: sha256, scratch: FileManager.default.temporaryDirectory)
+            try? FileManager.default.removeItem(at: fetched.url)
+            try await store.delete(key: streamed.key)
+        }
+    }
+
     @Test func aFileAbandonedMidStreamLeavesNoObjectAndNoUpload() async throws {
         let store = try TeamEngines.blobStore(partBytes: Self.partBytes)
         let (streamed, file, _) = try Self.write(megabytes: 12, tail: 0) { StreamedBlob(store: store, file: $0, logger: TeamEngines.logger) }

@@ -111,12 +111,12 @@ enum TeamEngines {
         return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 
-    static func blobStore(timeout: Duration = .seconds(5), partBytes: Int = 16 << 20) throws -> S3BlobStore {
+    static func blobStore(timeout: Duration = .seconds(5), partBytes: Int = 16 << 20, partBuffers: Int = 4) throws -> S3BlobStore {
         let engines = try endpoints()
         return S3BlobStore(
             location: try S3BlobStore.Location(url: engines.blobsURL),
             credentials: SigV4.Credentials(accessKeyID: engines.accessKey, secretAccessKey: engines.secretKey),
-            logger: TeamEngines.logger, callTimeout: timeout, partBytes: partBytes
+            logger: TeamEngines.logger, callTimeout: timeout, partBytes: partBytes, partBuffers: partBuffers
         )
     }
 }

@@ -48,11 +48,14 @@ public final class S3BlobStore: StreamingBlobStore {
 
     /// Bytes of each part of a streamed upload but its last (S3 wants at least 5 MB).
     public let partBytes: Int
+    /// Parts of all streamed uploads in memory at once at most (`PartBuffers`).
+    public let partBuffers: PartBuffers
 
     public init(location: Location, credentials: SigV4.Credentials, logger: Logger,
-                callTimeout: Duration = .seconds(5), minimumThroughput: Int64 = 4 << 20, partBytes: Int = 16 << 20) {
+                callTimeout: Duration = .seconds(5), minimumThroughput: Int64 = 4 << 20, partBytes: Int = 16 << 20, partBuffers: Int = 4) {
         precondition(partBytes >= 5 << 20)
         self.partBytes = partBytes
+        self.partBuffers = PartBuffers(count: partBuffers, bytes: partBytes)
         self.location = location
         self.credentials = credentials
         self.logger = logger

@@ -8,6 +8,8 @@ import Synchronization
 public protocol StreamingBlobStore: BlobStore {
     /// Bytes of every part but the last; a body of at most this many is not worth streaming.
     var partBytes: Int { get }
+    /// The buffers every streamed upload to this store reads its parts into, bounded together.
+    var partBuffers: PartBuffers { get }
     /// Starts an upload to `key`; returns its id.
     func createMultipartUpload(key: String) async throws -> String
     /// Sends part `number` (from 1); returns its tag for the completion.
@@ -32,9 +34,91 @@ public struct PendingUpload: Sendable, Equatable {
     }
 }
 
+/// The part buffers of every streamed upload of the process: a part is read from its file only
+/// once it holds one of `count` buffers (of `bytes` each, the store's part size) and gives it back
+/// once sent, so parts take at most `totalBytes` of memory however many uploads arrive at once
+/// (the trace store reserves that much of its memory budget). Buffers go first come, first served;
+/// a holder gives its buffer back within its call's deadline, so a waiter never waits for ever.
+public final class PartBuffers: Sendable {
+    public let count: Int
+    public let bytes: Int
+    public var totalBytes: Int { count * bytes }
+    private let state: Mutex<State>
+
+    private struct State {
+        var free: Int
+        var inUse = 0
+        var peakInUse = 0
+        var nextWaiter = 0
+        var waiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+
+        mutating func take() {
+            inUse += 1
+            peakInUse = max(peakInUse, inUse)
+        }
+    }
+
+    public init(count: Int, bytes: Int) {
+        precondition(count > 0)
+        self.count = count
+        self.bytes = bytes
+        state = Mutex(State(free: count))
+    }
+
+    /// Most buffers held at once so far (tests).
+    var peakInUse: Int { state.withLock { $0.peakInUse } }
+
+    /// Waits for a free buffer; throws when cancelled meanwhile.
+    func acquire() async throws {
+        let id = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let granted = state.withLock { state -> Bool? in
+                    if state.free > 0, state.waiters.isEmpty {
+                        state.free -= 1
+                        state.take()
+                        return true
+                    }
+                    if Task.isCancelled { return false }
+                    state.waiters.append((id, continuation))
+                    return nil
+                }
+                switch granted {
+                case true?: continuation.resume()
+                case false?: continuation.resume(throwing: CancellationError())
+                case nil: break
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0) }
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Gives a buffer back: to the longest waiter, if any.
+    func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            state.inUse -= 1
+            guard !state.waiters.isEmpty else {
+                state.free += 1
+                return nil
+            }
+            state.take()
+            return state.waiters.removeFirst().continuation
+        }
+        next?.resume()
+    }
+}
+
 /// A file being written (an upload as it arrives) sent to a `StreamingBlobStore` at the same time,
 /// in parts of `partBytes` read back from the file as soon as each is on disk: memory holds at
-/// most the parts in flight (two), whatever the file's size. The writer says how far it wrote
+/// most the parts in flight (`partsInFlight`, each in one of the store's `PartBuffers`), whatever
+/// the file's size. The writer says how far it wrote
 /// (`grew`), then `finish` or `abandon`; the caller then `complete`s or `abort`s. Any failure
 /// leaves the upload to `abort` (nothing stored); an upload neither completed nor aborted (the
 /// process died) is aborted by the sweep.
@@ -96,6 +180,8 @@ public final class StreamedBlob: Sendable {
                         running -= 1
                     }
                     group.addTask {
+                        try await store.partBuffers.acquire()
+                        defer { store.partBuffers.release() }
                         let bytes = try StreamedBlob.read(file, offset: offset, length: length)
                         return (number, try await store.uploadPart(key: key, uploadID: uploadID, number: number, bytes: bytes))
                     }
