@@ -25,7 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_common import REPO, SHARED, Server, get, percentile, team_engines, team_options, upload_seconds
+from bench_common import (REPO, SHARED, Server, get, percentile, process_cpu_seconds, store_pid, store_put_seconds, team_engines,
+                          team_options, upload_seconds)
 
 
 def cold_open_seconds(base, trace_id):
@@ -89,10 +90,15 @@ def main():
 
             print(f"== 1. upload and import of {export.name} ({size_mb:.0f} MB)")
             embedded_upload, trace_id = upload_seconds(embedded.base, export)
+            alone, _ = store_put_seconds(env, export)
+            store_before = process_cpu_seconds(store_pid(env))
             team_upload, team_id = upload_seconds(replica_a.base, export)
+            store_cpu = process_cpu_seconds(store_pid(env)) - store_before
             assert trace_id == team_id
             print(f"embedded {embedded_upload:.2f} s ({size_mb / embedded_upload:.0f} MB/s), team {team_upload:.2f} s "
                   f"({size_mb / team_upload:.0f} MB/s): team / embedded = {team_upload / embedded_upload:.2f}x (target <= 1.5x)")
+            print(f"the object store alone (one PUT of the file, no tracesvc) {alone:.2f} s = {alone / embedded_upload:.2f}x embedded; "
+                  f"its CPU during the team upload {store_cpu:.2f} s")
 
             print("== 2. cold open (GET /api/traces/{id} to the first timeline answer) on a server that never loaded it")
             embedded.stop()

@@ -25,14 +25,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from bench_common import REPO, SHARED, Server, get, team_engines, team_options, upload_seconds
-
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def process_cpu_seconds(pid):
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+from bench_common import (REPO, SHARED, Server, get, process_cpu_seconds, store_pid, store_put_seconds, team_engines, team_options,
+                          upload_seconds)
 
 
 def rss_mb(pid):
@@ -82,10 +76,20 @@ def team_ratio(binary, export, work):
         replica = Server(binary, work / "team-replica", env, team_options(env)).start()
         try:
             mb = export.stat().st_size / 1e6
+            cpu_before = process_cpu_seconds(embedded.process.pid)
             embedded_upload, _ = upload_seconds(embedded.base, export)
+            embedded_cpu = process_cpu_seconds(embedded.process.pid) - cpu_before
+            # The object store alone on the same file: the floor of any team upload on this machine.
+            alone, alone_store_cpu = store_put_seconds(env, export)
+            cpu_before, store_before = process_cpu_seconds(replica.process.pid), process_cpu_seconds(store_pid(env))
             team_upload, _ = upload_seconds(replica.base, export)
-            print(f"== team mode: {export.name} ({mb:.0f} MB)")
+            team_cpu = process_cpu_seconds(replica.process.pid) - cpu_before
+            store_cpu = process_cpu_seconds(store_pid(env)) - store_before
+            print(f"== team mode: {export.name} ({mb:.0f} MB), load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
             print(f"embedded {embedded_upload:.2f} s, team {team_upload:.2f} s: team / embedded = {team_upload / embedded_upload:.2f}x (target <= 1.5x)")
+            print(f"CPU: embedded server {embedded_cpu:.2f} s; team server {team_cpu:.2f} s + object store {store_cpu:.2f} s")
+            print(f"the object store alone (one PUT of the file, no tracesvc): {alone:.2f} s = {alone / embedded_upload:.2f}x embedded, "
+                  f"object store CPU {alone_store_cpu:.2f} s")
         finally:
             embedded.stop()
             replica.stop()

@@ -1,13 +1,19 @@
 """What the server benchmarks share: a `tracesvc serve` on a free port, timed HTTP calls, the
 team engines (PostgreSQL and SeaweedFS from scripts/team-up.sh --engines-only), percentiles."""
 import contextlib
+import datetime
+import hashlib
+import hmac
+import http.client
 import json
 import os
 import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
+import uuid
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,3 +102,57 @@ def team_engines(folder):
 
 def team_options(env):
     return ["--catalog", env["TEAM_CATALOG_URL"], "--blobs", env["TEAM_BLOBS_URL"]]
+
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_seconds(pid):
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+
+
+def store_pid(env):
+    """The object store's process (`weed mini`, started by team-up.sh): its CPU is part of the team's cost."""
+    return int((Path(env["TEAM_RUN_DIR"]) / "s3" / "pid").read_text())
+
+
+def _signed(method, host, path, query, env):
+    """SigV4 headers for a path-style S3 request with an unsigned payload (the store alone, no tracesvc)."""
+    amz_date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    headers = {"host": host, "x-amz-content-sha256": "UNSIGNED-PAYLOAD", "x-amz-date": amz_date}
+    names = sorted(headers)
+    canonical_query = "&".join(f"{urllib.parse.quote(k, safe='-_.~')}={urllib.parse.quote(v, safe='-_.~')}" for k, v in sorted(query))
+    canonical = "\n".join([method, urllib.parse.quote(path, safe="/-_.~"), canonical_query,
+                           "".join(f"{n}:{headers[n]}\n" for n in names), ";".join(names), "UNSIGNED-PAYLOAD"])
+    scope = f"{amz_date[:8]}/us-east-1/s3/aws4_request"
+    to_sign = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(canonical.encode()).hexdigest()])
+    key = ("AWS4" + env["AWS_SECRET_ACCESS_KEY"]).encode()
+    for part in (amz_date[:8], "us-east-1", "s3", "aws4_request"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    signature = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
+    headers["authorization"] = (f"AWS4-HMAC-SHA256 Credential={env['AWS_ACCESS_KEY_ID']}/{scope}, "
+                                f"SignedHeaders={';'.join(names)}, Signature={signature}")
+    del headers["host"]
+    return headers
+
+
+def store_put_seconds(env, path):
+    """The object store alone: one PUT of the file to the team bucket (streamed from disk, no
+    tracesvc), then DELETE; (wall seconds of the PUT, the store's CPU seconds meanwhile)."""
+    host = f"127.0.0.1:{env['TEAM_S3_PORT']}"
+    key = f"/traces/bench-store-alone/{uuid.uuid4().hex}"
+    cpu_before = process_cpu_seconds(store_pid(env))
+    started = time.perf_counter()
+    connection = http.client.HTTPConnection(host, timeout=600, blocksize=1 << 20)
+    with open(path, "rb") as body:
+        connection.request("PUT", key, body=body, headers={**_signed("PUT", host, key, [], env), "Content-Length": str(path.stat().st_size)})
+        response = connection.getresponse()
+        response.read()
+    seconds = time.perf_counter() - started
+    cpu = process_cpu_seconds(store_pid(env)) - cpu_before
+    assert response.status == 200, response.status
+    connection.request("DELETE", key, headers=_signed("DELETE", host, key, [], env))
+    connection.getresponse().read()
+    connection.close()
+    return seconds, cpu
