@@ -581,10 +581,10 @@ final class XCTraceReader {
         let hasText = item.textStreamStart >= 0 ? item.textStreamLength > 0 : textBytes.count > item.textStart
         if hasText {
             if item.textStreamStart >= 0 {
-                internText(tokenizer.keptBytes(at: item.textStreamStart, count: item.textStreamLength), item: item, into: &value)
+                internText(tokenizer.keptBytes(at: item.textStreamStart, count: item.textStreamLength), padded: true, item: item, into: &value)
             } else {
                 textBytes.withUnsafeBufferPointer { all in
-                    internText(UnsafeBufferPointer(rebasing: all[item.textStart...]), item: item, into: &value)
+                    internText(UnsafeBufferPointer(rebasing: all[item.textStart...]), padded: false, item: item, into: &value)
                 }
             }
         }
@@ -652,8 +652,9 @@ final class XCTraceReader {
         }
     }
 
-    private func internText(_ bytes: UnsafeBufferPointer<UInt8>, item: OpenValue, into value: inout StoredValue) {
-        if let parsed = parseCanonicalInteger(bytes) {
+    /// `padded`: the bytes are in the tokenizer's buffer, which may be read past them.
+    private func internText(_ bytes: UnsafeBufferPointer<UInt8>, padded: Bool, item: OpenValue, into value: inout StoredValue) {
+        if let parsed = padded ? parseCanonicalInteger(padded: bytes) : parseCanonicalInteger(bytes) {
             value.number = parsed
             value.hasNumber = true
         } else if pendingChildren.count == item.childrenStart || !isWhitespace(bytes) {
