@@ -626,13 +626,13 @@ final class XCTraceAssembler {
 
     private func cell(_ field: Field) -> ValueRef {
         let index = columnOfField[field.rawValue]
-        guard index >= 0, index < values.cells.count else { return missingValue }
-        return values.cells[index]
+        guard index >= 0, index < values.cellCount else { return missingValue }
+        return values.cell(index)
     }
 
     private func fail(_ field: Field, _ message: String) -> XCTraceValueError {
         let index = max(0, columnOfField[field.rawValue])
-        let offset = index < values.cellOffsets.count ? values.cellOffsets[index] : values.rowOffset
+        let offset = index < values.cellCount ? values.cellOffset(index) : values.rowOffset
         return XCTraceValueError(offset: offset, table: tableName, field: field.mnemonic, message: message)
     }
 
