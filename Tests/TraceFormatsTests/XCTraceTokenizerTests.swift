@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func integersAreOnlyPlainDecimal() {
-        func parse(_ text: String) -> Int64? { Array(text.utf8).withUnsafeBufferPointer(parseCanonicalInteger) }
+        func parse(_ text: String) -> Int64? { Array(text.utf8).withUnsafeBufferPointer { parseCanonicalInteger($0) } }
         #expect(parse("1234567000") == 1_234_567_000)
         #expect(parse("-5") == -5)
         #expect(parse("0") == 0)
@@ -108,5 +108,31 @@ import Testing
         #expect(parse("1.5") == nil)
         #expect(parse("0x1e9000") == nil)
         #expect(parse("99999999999999999999") == nil)
+    }
+
+    /// The eight-digits-at-a-time reading (of the tokenizer's buffer, readable past the text)
+    /// says the same as the digit-by-digit one, whatever bytes follow the text.
+    @Test func integersReadEightDigitsAtATimeAsOneByOne() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789-+ /:a".utf8)
+        var texts = ["0", "00", "01", "10", "-0", "-1", "", "99999999", "100000000", "1000090445", "9999999999999999",
+                     "0000000000000000", "12345678901234567", "9223372036854775807", "9223372036854775808"].map { Array($0.utf8) }
+        for length in 0...18 {
+            for _ in 0..<300 {
+                texts.append((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+                var digits = (0..<length).map { _ in UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &generator) }
+                if length > 0 { digits[0] = UInt8(ascii: "1") + UInt8.random(in: 0...8, using: &generator) }
+                texts.append(digits)
+            }
+        }
+        for text in texts {
+            for after in [UInt8(ascii: "<"), UInt8(ascii: "7"), 0, 0xFF] {
+                let padded = text + [UInt8](repeating: after, count: 16)
+                padded.withUnsafeBufferPointer { all in
+                    let bytes = UnsafeBufferPointer(rebasing: all[0..<text.count])
+                    #expect(parseCanonicalInteger(padded: bytes) == parseCanonicalInteger(bytes), "\(String(decoding: text, as: UTF8.self))")
+                }
+            }
+        }
     }
 }

@@ -49,7 +49,7 @@ final class XCTraceAssembler {
     @exclusivity(unchecked) private var samplesPerThread: [Int] = []
 
     @exclusivity(unchecked) private var groups: [(start: Nanoseconds, end: Nanoseconds, thread: Int32)] = []
-    @exclusivity(unchecked) private var updates: [PendingUpdate] = []
+    @exclusivity(unchecked) private var updates = AppendOnlyList<PendingUpdate>()
     @exclusivity(unchecked) private var graphs = [GraphBuffer(), GraphBuffer()]
     @exclusivity(unchecked) private var changes: [PendingChange] = []
     @exclusivity(unchecked) private var samplesWithoutStack = 0
@@ -160,8 +160,8 @@ final class XCTraceAssembler {
 
     private struct GraphBuffer {
         var nodeOfEvent = Int64Map()
-        var nodes: [(text: GraphNodeText, eventID: Int64, timestamp: Nanoseconds)] = []
-        var edges: [(source: Int, target: Int, label: EdgeLabel, changedProperty: StringRef, timestamp: Nanoseconds)] = []
+        var nodes = AppendOnlyList<(text: GraphNodeText, eventID: Int64, timestamp: Nanoseconds)>()
+        var edges = AppendOnlyList<(source: Int, target: Int, label: EdgeLabel, changedProperty: StringRef, timestamp: Nanoseconds)>()
 
         mutating func node(eventID: Int64, text: GraphNodeText, timestamp: Nanoseconds) -> Int {
             if let node = nodeOfEvent[eventID].map(Int.init) {
@@ -626,13 +626,13 @@ final class XCTraceAssembler {
 
     private func cell(_ field: Field) -> ValueRef {
         let index = columnOfField[field.rawValue]
-        guard index >= 0, index < values.cells.count else { return missingValue }
-        return values.cells[index]
+        guard index >= 0, index < values.cellCount else { return missingValue }
+        return values.cell(index)
     }
 
     private func fail(_ field: Field, _ message: String) -> XCTraceValueError {
         let index = max(0, columnOfField[field.rawValue])
-        let offset = index < values.cellOffsets.count ? values.cellOffsets[index] : values.rowOffset
+        let offset = index < values.cellCount ? values.cellOffset(index) : values.rowOffset
         return XCTraceValueError(offset: offset, table: tableName, field: field.mnemonic, message: message)
     }
 
@@ -869,7 +869,7 @@ final class XCTraceAssembler {
                 updateStarts.append(update.start)
             }
         }
-        updates = []
+        updates = AppendOnlyList()
 
         if useFullGraph, !graphs[0].edges.isEmpty {
             notes.append("Cause graph read from swiftui-full-causes; swiftui-causes (\(graphs[0].edges.count) edges, a subset) not used.")

@@ -519,12 +519,13 @@ final class XCTraceReader {
         var nameAttribute: Int32 = -1
         var pathAttribute: Int32 = -1
         for attribute in tokenizer.attributes {
-            switch XMLName(rawValue: attribute.name) {
-            case .id:
+            // On the raw ids: `XMLName(rawValue:)` was a call per attribute.
+            switch attribute.name {
+            case XMLName.id.rawValue:
                 if let number = tokenizer.integer(attribute) { id = number } else { textID = try tokenizer.string(attribute) }
-            case .ref:
+            case XMLName.ref.rawValue:
                 target = try resolve(attribute, tag: name)
-            case .fmt:
+            case XMLName.fmt.rawValue:
                 fmtStart = fmtBytes.count
                 if attribute.needsDecoding {
                     try tokenizer.appendValue(of: attribute, to: &fmtBytes)
@@ -534,9 +535,9 @@ final class XCTraceReader {
                     fmtLength = attribute.value.count
                 }
                 hasFmt = true
-            case .name:
+            case XMLName.name.rawValue:
                 nameAttribute = strings.intern(try tokenizer.string(attribute))
-            case .path:
+            case XMLName.path.rawValue:
                 pathAttribute = strings.intern(try tokenizer.string(attribute))
             default:
                 break
@@ -571,46 +572,48 @@ final class XCTraceReader {
 
     private func endValue() throws {
         openValues.count -= 1
-        let item = openValues.base[openValues.count]
-        if item.hasTarget {
+        // Its fields are read in place: a copy of the whole struct, just stored field by field
+        // (a self-closing value is closed right after it is opened), stalled on every value.
+        let item = openValues.base + openValues.count
+        if item.pointee.hasTarget {
             dropBuffers(of: item)
-            add(item.target, offset: item.offset)
+            add(item.pointee.target, offset: item.pointee.offset)
             return
         }
-        var value = StoredValue(tag: item.tag)
-        let hasText = item.textStreamStart >= 0 ? item.textStreamLength > 0 : textBytes.count > item.textStart
+        var value = StoredValue(tag: item.pointee.tag)
+        let hasText = item.pointee.textStreamStart >= 0 ? item.pointee.textStreamLength > 0 : textBytes.count > item.pointee.textStart
         if hasText {
-            if item.textStreamStart >= 0 {
-                internText(tokenizer.keptBytes(at: item.textStreamStart, count: item.textStreamLength), item: item, into: &value)
+            if item.pointee.textStreamStart >= 0 {
+                internText(tokenizer.keptBytes(at: item.pointee.textStreamStart, count: item.pointee.textStreamLength), padded: true, childrenStart: item.pointee.childrenStart, into: &value)
             } else {
                 textBytes.withUnsafeBufferPointer { all in
-                    internText(UnsafeBufferPointer(rebasing: all[item.textStart...]), item: item, into: &value)
+                    internText(UnsafeBufferPointer(rebasing: all[item.pointee.textStart...]), padded: false, childrenStart: item.pointee.childrenStart, into: &value)
                 }
             }
         }
-        if item.hasFmt, !hasText || pendingChildren.count > item.childrenStart {
-            let fmt = item.fmtStreamStart >= 0
-                ? strings.intern(tokenizer.keptBytes(at: item.fmtStreamStart, count: item.fmtEnd))
-                : strings.intern(fmtBytes[item.fmtStart..<item.fmtEnd])
+        if item.pointee.hasFmt, !hasText || pendingChildren.count > item.pointee.childrenStart {
+            let fmt = item.pointee.fmtStreamStart >= 0
+                ? strings.intern(tokenizer.keptBytes(at: item.pointee.fmtStreamStart, count: item.pointee.fmtEnd))
+                : strings.intern(fmtBytes[item.pointee.fmtStart..<item.pointee.fmtEnd])
             value.fmt = fmt
             if value.text < 0, !value.hasNumber { value.text = fmt }
         }
         // Most values have no children: then no slice of `pendingChildren` (a retain and a release).
-        let childCount = pendingChildren.count - item.childrenStart
+        let childCount = pendingChildren.count - item.pointee.childrenStart
         let ref: ValueRef
-        if item.keep {
+        if item.pointee.keep {
             value.childStart = UInt32(keptChildrenCount)
             value.childCount = UInt32(childCount)
-            if childCount > 0 { batch.keptChildren.append(contentsOf: pendingChildren[item.childrenStart...]) }
+            if childCount > 0 { batch.keptChildren.append(contentsOf: pendingChildren[item.pointee.childrenStart...]) }
             keptChildrenCount += childCount
             guard XCTraceKeptValues.store(value, at: keptCount, in: keptPages) else {
-                throw XCTraceValueError(offset: item.offset, table: schema?.name, field: nil, message: "more than \(Int32.max) values with an id in one <node>")
+                throw XCTraceValueError(offset: item.pointee.offset, table: schema?.name, field: nil, message: "more than \(Int32.max) values with an id in one <node>")
             }
             ref = ValueRef(keptCount)
             keptCount += 1
-            if item.name >= 0 || item.path >= 0 { batch.keptAttributes.append(ValueAttributes(value: ref, name: item.name, path: item.path)) }
-            if item.hasID {
-                let id = item.id
+            if item.pointee.name >= 0 || item.pointee.path >= 0 { batch.keptAttributes.append(ValueAttributes(value: ref, name: item.pointee.name, path: item.pointee.path)) }
+            if item.pointee.hasID {
+                let id = item.pointee.id
                 // Dense ids go in the array; a stray huge one must not make it allocate gigabytes.
                 if id >= 0, id < Int64(keptCount * 2 + 4096) {
                     if id >= valueByID.count { valueByID.append(contentsOf: repeatElement(-1, count: Int(id) - valueByID.count + 1)) }
@@ -618,29 +621,29 @@ final class XCTraceReader {
                 } else {
                     valueByTextID[String(id)] = ref
                 }
-            } else if item.textID >= 0 {
-                valueByTextID[openTextIDs[Int(item.textID)]] = ref
+            } else if item.pointee.textID >= 0 {
+                valueByTextID[openTextIDs[Int(item.pointee.textID)]] = ref
             }
         } else {
             value.childStart = UInt32(batch.rowChildren.count - rowChildStart)
             value.childCount = UInt32(childCount)
-            if childCount > 0 { batch.rowChildren.append(contentsOf: pendingChildren[item.childrenStart...]) }
+            if childCount > 0 { batch.rowChildren.append(contentsOf: pendingChildren[item.pointee.childrenStart...]) }
             ref = -1 - ValueRef(batch.rowValues.count - rowValueStart)
             batch.rowValues.append(value)
-            if item.name >= 0 || item.path >= 0 { batch.rowAttributes.append(ValueAttributes(value: ref, name: item.name, path: item.path)) }
+            if item.pointee.name >= 0 || item.pointee.path >= 0 { batch.rowAttributes.append(ValueAttributes(value: ref, name: item.pointee.name, path: item.pointee.path)) }
         }
         dropBuffers(of: item)
-        add(ref, offset: item.offset)
+        add(ref, offset: item.pointee.offset)
     }
 
     /// A closed value's text, fmt and children are consumed: dropping them keeps the buffers as
     /// deep as the open elements (memory independent of file size), and keeps a child's text
     /// out of its parent's.
-    private func dropBuffers(of item: OpenValue) {
-        if textBytes.count > item.textStart { textBytes.removeLast(textBytes.count - item.textStart) }
-        if fmtBytes.count > item.fmtStart { fmtBytes.removeLast(fmtBytes.count - item.fmtStart) }
-        if pendingChildren.count > item.childrenStart { pendingChildren.removeLast(pendingChildren.count - item.childrenStart) }
-        if item.textID >= 0 { openTextIDs.removeLast(openTextIDs.count - Int(item.textID)) }
+    private func dropBuffers(of item: UnsafeMutablePointer<OpenValue>) {
+        if textBytes.count > item.pointee.textStart { textBytes.removeLast(textBytes.count - item.pointee.textStart) }
+        if fmtBytes.count > item.pointee.fmtStart { fmtBytes.removeLast(fmtBytes.count - item.pointee.fmtStart) }
+        if pendingChildren.count > item.pointee.childrenStart { pendingChildren.removeLast(pendingChildren.count - item.pointee.childrenStart) }
+        if item.pointee.textID >= 0 { openTextIDs.removeLast(openTextIDs.count - Int(item.pointee.textID)) }
     }
 
     private func add(_ ref: ValueRef, offset: Int) {
@@ -652,11 +655,12 @@ final class XCTraceReader {
         }
     }
 
-    private func internText(_ bytes: UnsafeBufferPointer<UInt8>, item: OpenValue, into value: inout StoredValue) {
-        if let parsed = parseCanonicalInteger(bytes) {
+    /// `padded`: the bytes are in the tokenizer's buffer, which may be read past them.
+    private func internText(_ bytes: UnsafeBufferPointer<UInt8>, padded: Bool, childrenStart: Int, into value: inout StoredValue) {
+        if let parsed = padded ? parseCanonicalInteger(padded: bytes) : parseCanonicalInteger(bytes) {
             value.number = parsed
             value.hasNumber = true
-        } else if pendingChildren.count == item.childrenStart || !isWhitespace(bytes) {
+        } else if pendingChildren.count == childrenStart || !isWhitespace(bytes) {
             value.text = strings.intern(bytes)
         }
     }

@@ -98,9 +98,10 @@ final class XCTraceValues {
     @exclusivity(unchecked) private var stringsRead = 0
     @exclusivity(unchecked) private var namesRead = 0
 
-    /// The row's cells and where each starts in the document.
-    @exclusivity(unchecked) private(set) var cells: [ValueRef] = []
-    @exclusivity(unchecked) private(set) var cellOffsets: [Int] = []
+    /// The row's cells and where each starts in the document, read in the batch (not copied per row).
+    var cellCount: Int { row.cells.count }
+    func cell(_ index: Int) -> ValueRef { batch.cells[row.cells.lowerBound + index] }
+    func cellOffset(_ index: Int) -> Int { batch.cellOffsets[row.cells.lowerBound + index] }
     var rowOffset: Int { row.offset }
     var rowCount: Int { row.rowCount }
 
@@ -139,10 +140,6 @@ final class XCTraceValues {
         }
         Self.catchUp(&strings, from: batch.strings, read: &stringsRead, to: row.stringsEnd)
         Self.catchUp(&names, from: batch.names, read: &namesRead, to: row.namesEnd)
-        cells.removeAll(keepingCapacity: true)
-        cells.append(contentsOf: batch.cells[row.cells])
-        cellOffsets.removeAll(keepingCapacity: true)
-        cellOffsets.append(contentsOf: batch.cellOffsets[row.cells])
         self.row = row
     }
 

@@ -67,6 +67,14 @@ final class XMLTokenizer {
     @exclusivity(unchecked) private(set) var tokenOffset = 0
     @exclusivity(unchecked) private var openElements: [UInt16] = []
     @exclusivity(unchecked) private var decoded: [UInt8] = []
+    /// The last start tag's name, and for each name the name of the start tag that followed it
+    /// last (one slot per possible id, so no bounds to check).
+    @exclusivity(unchecked) private var previousName: UInt16 = 0
+    private let nameAfter: UnsafeMutablePointer<UInt16> = {
+        let table = UnsafeMutablePointer<UInt16>.allocate(capacity: Int(UInt16.max) + 1)
+        table.initialize(repeating: 0, count: Int(UInt16.max) + 1)
+        return table
+    }()
 
     init(source: ByteChunks) {
         self.source = source
@@ -77,6 +85,7 @@ final class XMLTokenizer {
     deinit {
         buffer.deallocate()
         attributeStorage.deallocate()
+        nameAfter.deallocate()
     }
 
     /// `NameTable.padding` zero bytes past the end: names are read eight bytes at a time.
@@ -210,10 +219,23 @@ final class XMLTokenizer {
         let end = count
         var p = start + 1
         let nameStart = p
-        p = ByteScan.nameEnd(UInt8(ascii: "/"), in: bytes, from: p, to: end)
-        guard p < end else { return nil }
-        guard p > nameStart else { throw XMLSyntaxError(offset: tokenOffset, message: "a tag without a name") }
-        let name = try internName(bytes + nameStart, p - nameStart)
+        // Rows repeat their columns: the name that followed the previous start tag's name last
+        // time is checked in place first, and when it is right (most tags) there is no scan
+        // for the name's end and no lookup in the name table.
+        let guess = nameAfter[Int(previousName)]
+        let guessEnd = nameStart &+ names.length(guess)
+        let name: UInt16
+        if guessEnd < end, Self.endsName(bytes[guessEnd]), names.matches(guess, padded: bytes + nameStart, guessEnd &- nameStart) {
+            name = guess
+            p = guessEnd
+        } else {
+            p = ByteScan.nameEnd(UInt8(ascii: "/"), in: bytes, from: p, to: end)
+            guard p < end else { return nil }
+            guard p > nameStart else { throw XMLSyntaxError(offset: tokenOffset, message: "a tag without a name") }
+            name = try internName(bytes + nameStart, p - nameStart)
+            nameAfter[Int(previousName)] = name
+        }
+        previousName = name
         attributeStorage.count = 0
         while true {
             while p < end, isSpace(bytes[p]) { p += 1 }
@@ -232,19 +254,25 @@ final class XMLTokenizer {
                 position = p + 2
                 return .start(name: name, selfClosing: true)
             }
-            let attributeStart = p
-            p = ByteScan.nameEnd(UInt8(ascii: "="), in: bytes, from: p, to: end)
-            guard p < end else { return nil }
-            let attributeName = try Self.rowAttribute(bytes + attributeStart, p - attributeStart)
-                ?? internName(bytes + attributeStart, p - attributeStart)
-            while p < end, isSpace(bytes[p]) { p += 1 }
-            guard p < end else { return nil }
-            guard bytes[p] == UInt8(ascii: "=") else {
-                throw XMLSyntaxError(offset: bufferOffset + p, message: "attribute \(names.name(attributeName)) of <\(names.name(name))> has no value")
+            let attributeName: UInt16
+            let row = Self.rowAttribute(at: bytes + p)
+            if row.length > 0, p &+ row.length < end {
+                attributeName = row.name
+                p &+= row.length
+            } else {
+                let attributeStart = p
+                p = ByteScan.nameEnd(UInt8(ascii: "="), in: bytes, from: p, to: end)
+                guard p < end else { return nil }
+                attributeName = try internName(bytes + attributeStart, p - attributeStart)
+                while p < end, isSpace(bytes[p]) { p += 1 }
+                guard p < end else { return nil }
+                guard bytes[p] == UInt8(ascii: "=") else {
+                    throw XMLSyntaxError(offset: bufferOffset + p, message: "attribute \(names.name(attributeName)) of <\(names.name(name))> has no value")
+                }
+                p += 1
+                while p < end, isSpace(bytes[p]) { p += 1 }
+                guard p < end else { return nil }
             }
-            p += 1
-            while p < end, isSpace(bytes[p]) { p += 1 }
-            guard p < end else { return nil }
             let quote = bytes[p]
             guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
                 throw XMLSyntaxError(offset: bufferOffset + p, message: "attribute \(names.name(attributeName)) of <\(names.name(name))> is not quoted")
@@ -260,16 +288,18 @@ final class XMLTokenizer {
     }
 
 
-    /// `id`, `fmt` or `ref`, nearly every attribute of a row, told by their bytes without a
-    /// lookup in the name table (which took half the tokenizer's name lookups).
-    @inline(__always) private static func rowAttribute(_ name: UnsafePointer<UInt8>, _ length: Int) -> UInt16? {
-        if length == 2 {
-            return name[0] == UInt8(ascii: "i") && name[1] == UInt8(ascii: "d") ? XMLName.id.rawValue : nil
-        }
-        guard length == 3 else { return nil }
-        if name[0] == UInt8(ascii: "f"), name[1] == UInt8(ascii: "m"), name[2] == UInt8(ascii: "t") { return XMLName.fmt.rawValue }
-        if name[0] == UInt8(ascii: "r"), name[1] == UInt8(ascii: "e"), name[2] == UInt8(ascii: "f") { return XMLName.ref.rawValue }
-        return nil
+    /// `id=`, `fmt=` or `ref=` at `start` (nearly every attribute of a row), told by one
+    /// four-byte load without scanning for the name's end or looking it up in the name table:
+    /// its id and length with the '=', or length 0. Reads four bytes: the caller's buffer is
+    /// readable that far, and a match counts only when it ends before the buffer's end.
+    @inline(__always) private static func rowAttribute(at start: UnsafePointer<UInt8>) -> (name: UInt16, length: Int) {
+        #if _endian(little)
+        let word = UnsafeRawPointer(start).loadUnaligned(as: UInt32.self)
+        if word & 0x00FF_FFFF == 0x003D_6469 { return (XMLName.id.rawValue, 3) }   // "id="
+        if word == 0x3D74_6D66 { return (XMLName.fmt.rawValue, 4) }                // "fmt="
+        if word == 0x3D66_6572 { return (XMLName.ref.rawValue, 4) }                // "ref="
+        #endif
+        return (0, 0)
     }
 
     // MARK: Values of the current token
@@ -338,7 +368,7 @@ final class XMLTokenizer {
     }
 
     private func parseInteger(_ range: Range<Int>) -> Int64? {
-        parseCanonicalInteger(UnsafeBufferPointer(start: buffer + range.lowerBound, count: range.count))
+        parseCanonicalInteger(padded: UnsafeBufferPointer(start: buffer + range.lowerBound, count: range.count))
     }
 
     private func decode(_ range: Range<Int>, into out: inout [UInt8]) throws {
@@ -459,6 +489,11 @@ final class XMLTokenizer {
         count += chunk.count
     }
 
+    /// What `ByteScan.nameEnd(_:in:from:to:)` stops at in a start tag.
+    @inline(__always) private static func endsName(_ c: UInt8) -> Bool {
+        c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D || c == UInt8(ascii: ">") || c == UInt8(ascii: "/")
+    }
+
     @inline(__always) private func isSpace(_ c: UInt8) -> Bool {
         c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D
     }
@@ -528,7 +563,7 @@ final class NameTable {
     }
 
     /// The length in bytes of the name with this id.
-    func length(_ id: UInt16) -> Int { starts[Int(id) + 1] - starts[Int(id)] }
+    @inline(__always) func length(_ id: UInt16) -> Int { Int(spellings.base[Int(id)].length) }
 
     /// Whether the name with this id is spelled `bytes`, which have `padding` readable bytes
     /// after them: names up to 16 bytes are compared as two words, without the arena.
@@ -635,6 +670,43 @@ enum XMLName: UInt16, CaseIterable {
         default: "\(self)"
         }
     }
+}
+
+/// `parseCanonicalInteger` of bytes followed by at least eight readable bytes (those of the
+/// tokenizer's buffer): up to sixteen digits are checked and converted eight at a time, in a
+/// 64-bit word, instead of digit by digit (ids, timestamps and counts are most of a row's bytes).
+@inline(__always) func parseCanonicalInteger(padded bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+    #if _endian(little)
+    let count = bytes.count
+    guard count >= 1, count <= 16, let start = bytes.baseAddress, start[0] != UInt8(ascii: "-") else {
+        return parseCanonicalInteger(bytes)
+    }
+    if count > 1, start[0] == UInt8(ascii: "0") { return nil }
+    if count <= 8 { return eightDigits(start, count).map { Int64($0) } }
+    guard let high = eightDigits(start, count &- 8), let low = eightDigits(start + (count &- 8), 8) else { return nil }
+    return Int64(high) &* 100_000_000 &+ Int64(low)
+    #else
+    return parseCanonicalInteger(bytes)
+    #endif
+}
+
+/// The value of the `count` (1...8) ASCII digits at `start`, nil unless all are digits. Reads
+/// the eight bytes from `start`; the word's bytes are the digits in order (little-endian).
+@inline(__always) private func eightDigits(_ start: UnsafePointer<UInt8>, _ count: Int) -> UInt64? {
+    let word = UnsafeRawPointer(start).loadUnaligned(as: UInt64.self)
+    // The digits to the top of the word (the bytes after them drop out), '0's below them.
+    let shift = UInt64(8 &- count) &* 8
+    let zeros: UInt64 = 0x3030_3030_3030_3030
+    let digits = shift == 0 ? word : (word &<< shift) | (zeros &>> (64 &- shift))
+    // Every byte 0x30...0x3F, and still below 0x40 plus six: '0'...'9'.
+    guard digits & 0xF0F0_F0F0_F0F0_F0F0 == zeros,
+          (digits &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == zeros else { return nil }
+    // Pairs, then fours, then all eight (the fast_float conversion).
+    var value = digits &- zeros
+    value = value &* 10 &+ (value &>> 8)
+    value = ((value & 0x0000_00FF_0000_00FF) &* 0x000F_4240_0000_0064
+        &+ ((value &>> 16) & 0x0000_00FF_0000_00FF) &* 0x0000_2710_0000_0001) &>> 32
+    return value & 0xFFFF_FFFF
 }
 
 /// The value of decimal digits written the way a number prints ("0", "-12", not "007" or
