@@ -86,6 +86,29 @@ public final class ByteSource {
     /// Appends the next chunk of (decompressed) bytes to `buffer`; false when the file has ended.
     public func read(into buffer: inout [UInt8]) throws(TraceFormatError) -> Bool {
         let added = isGzip ? try readInflated(into: &buffer) : try readPlain(into: &buffer)
+        try countDelivered(added)
+        return added > 0
+    }
+
+    /// Replaces `buffer` with the next chunk of (decompressed) bytes; false when the file has
+    /// ended. A plain file is read straight into the buffer's storage, not through `scratch`: a
+    /// buffer handed back by the reader keeps its length, so no byte is copied or zeroed twice.
+    public func readChunk(into buffer: inout [UInt8]) throws(TraceFormatError) -> Bool {
+        guard !isGzip else {
+            buffer.removeAll(keepingCapacity: true)
+            return try read(into: &buffer)
+        }
+        if buffer.count < chunkSize { buffer.append(contentsOf: repeatElement(0, count: chunkSize - buffer.count)) }
+        let read = buffer.withUnsafeMutableBytes { bytes in
+            Result { () throws(TraceFormatError) in try readPlain(into: bytes.baseAddress!, capacity: chunkSize) }
+        }
+        let added = try read.get()
+        buffer.removeLast(buffer.count - added)
+        try countDelivered(added)
+        return added > 0
+    }
+
+    private func countDelivered(_ added: Int) throws(TraceFormatError) {
         bytesDelivered += added
         if Int64(bytesDelivered) > maxBytes {
             let limit = maxBytes >= 1 << 20 ? "\(maxBytes >> 20) MB" : "\(maxBytes >> 10) KB"
@@ -93,13 +116,19 @@ public final class ByteSource {
                 ? "decompresses to more than \(limit), the most this server reads of one trace"
                 : "is larger than \(limit), the most this server reads of one trace")
         }
-        return added > 0
     }
 
     private func readPlain(into buffer: inout [UInt8]) throws(TraceFormatError) -> Int {
+        let total = try readPlain(into: scratch, capacity: chunkSize)
+        buffer.append(contentsOf: UnsafeRawBufferPointer(start: scratch, count: total))
+        return total
+    }
+
+    /// Up to `capacity` bytes of the file into `destination` (fewer only at its current end).
+    private func readPlain(into destination: UnsafeMutableRawPointer, capacity: Int) throws(TraceFormatError) -> Int {
         var total = 0
-        while total < chunkSize {
-            let n = systemRead(descriptor, scratch + total, chunkSize - total)
+        while total < capacity {
+            let n = systemRead(descriptor, destination + total, capacity - total)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw readError(errno)
@@ -112,7 +141,6 @@ public final class ByteSource {
             }
             total += n
         }
-        buffer.append(contentsOf: UnsafeRawBufferPointer(start: scratch, count: total))
         return total
     }
 

@@ -30,10 +30,7 @@ struct ByteChunks {
 extension ByteChunks {
     /// A file's bytes, gunzipped on the way when it is compressed.
     init(_ source: ByteSource) {
-        self.init { chunk in
-            chunk.removeAll(keepingCapacity: true)
-            return try source.read(into: &chunk)
-        }
+        self.init { chunk in try source.readChunk(into: &chunk) }
     }
 }
 
@@ -107,20 +104,18 @@ final class ByteStream {
         var left = limit
         return ByteChunks { [self] chunk in
             guard left > 0 else { return false }
-            if available == 0 {
-                pending.removeAll(keepingCapacity: true)
-                pendingStart = 0
-                try fill(1)
-            }
+            if available == 0 { try fill(1) }
             guard available > 0 else {
                 if limit != .max { throw XCTraceValueError(offset: 0, message: "the archive ends inside a member") }
                 return false
             }
             let step = min(left, available)
             if pendingStart == 0, step == pending.count {
-                // The whole held chunk goes out: hand it over without copying (and reuse the caller's).
+                // The whole held chunk goes out: hand it over without copying (and reuse the
+                // caller's). The caller's stays whole, all of it read, until the next chunk
+                // replaces it: the source then reads into it without clearing or zeroing it.
                 swap(&chunk, &pending)
-                pending.removeAll(keepingCapacity: true)
+                pendingStart = pending.count
             } else {
                 chunk = Array(pending[pendingStart..<(pendingStart + step)])
                 pendingStart += step

@@ -39,9 +39,8 @@ private final class ReadAhead: @unchecked Sendable {
         // Buffers the parser is done with come back, so no chunk is allocated twice.
         var buffer: [UInt8] = []
         while true {
-            buffer.removeAll(keepingCapacity: true)
             do {
-                guard try source.read(into: &buffer) else { break }
+                guard try source.readChunk(into: &buffer) else { break }
                 buffer = try chunks.send(buffer) ?? []
             } catch is HandoffStopped {
                 break

@@ -543,6 +543,13 @@ final class XCTraceReader {
                 break
             }
         }
+        if selfClosing, let target {
+            // A self-closing `ref` (most cells of a table with many repeats) stands for its
+            // target at once: what `endValue` would do, without opening and closing it.
+            if fmtBytes.count > fmtStart { fmtBytes.removeLast(fmtBytes.count - fmtStart) }
+            add(target, offset: offset)
+            return
+        }
         let keep = id != nil || textID != nil || (openValues.count > 0 && openValues.base[openValues.count - 1].keep)
         var textIDIndex: Int32 = -1
         if let textID {
