@@ -623,7 +623,11 @@ final class XCTraceReader {
                 let id = item.pointee.id
                 // Dense ids go in the array; a stray huge one must not make it allocate gigabytes.
                 if id >= 0, id < Int64(keptCount * 2 + 4096) {
-                    if id >= valueByID.count { valueByID.append(contentsOf: repeatElement(-1, count: Int(id) - valueByID.count + 1)) }
+                    if id >= valueByID.count {
+                        // Doubled, not grown by the one id: ids arrive in order, one per value.
+                        let newCount = max(Int(id) + 1, 2 * valueByID.count, 1024)
+                        valueByID.append(contentsOf: repeatElement(-1, count: newCount - valueByID.count))
+                    }
                     valueByID[Int(id)] = ref
                 } else {
                     valueByTextID[String(id)] = ref

@@ -65,7 +65,9 @@ final class XMLTokenizer {
     @exclusivity(unchecked) private var textNeedsDecoding = false
     /// Absolute offset where the current token starts.
     @exclusivity(unchecked) private(set) var tokenOffset = 0
-    @exclusivity(unchecked) private var openElements: [UInt16] = []
+    /// The names of the open elements, innermost last: a stack in a buffer of its own, so a tag
+    /// costs a store or a count, not an array's copy-on-write check.
+    @exclusivity(unchecked) private var openElements = PlainBuffer<UInt16>(capacity: 16)
     @exclusivity(unchecked) private var decoded: [UInt8] = []
     /// The last start tag's name, and for each name the name of the start tag that followed it
     /// last (one slot per possible id, so no bounds to check).
@@ -85,6 +87,7 @@ final class XMLTokenizer {
     deinit {
         buffer.deallocate()
         attributeStorage.deallocate()
+        openElements.deallocate()
         nameAfter.deallocate()
     }
 
@@ -96,6 +99,10 @@ final class XMLTokenizer {
     }
 
     var depth: Int { openElements.count }
+
+    @inline(__always) private var innermost: UInt16? {
+        openElements.count > 0 ? openElements.base[openElements.count - 1] : nil
+    }
 
     /// Total bytes consumed so far.
     var consumedBytes: Int { bufferOffset + position }
@@ -109,7 +116,7 @@ final class XMLTokenizer {
                 if position < count {
                     throw XMLSyntaxError(offset: bufferOffset + position, message: "the document ends inside a tag or comment")
                 }
-                if let open = openElements.last {
+                if let open = innermost {
                     throw XMLSyntaxError(offset: bufferOffset + position, message: "the document ends before </\(names.name(open))>")
                 }
                 return .endOfInput
@@ -141,10 +148,10 @@ final class XMLTokenizer {
             switch buffer[start + 1] {
             case UInt8(ascii: "/"):
                 // Nearly every end tag is the open element's name and '>': checked in place.
-                if let open = openElements.last {
+                if let open = innermost {
                     let gtAt = start + 2 + names.length(open)
                     if gtAt < count, buffer[gtAt] == UInt8(ascii: ">"), names.matches(open, padded: buffer + start + 2, gtAt - start - 2) {
-                        openElements.removeLast()
+                        openElements.count -= 1
                         position = gtAt + 1
                         return .end(name: open)
                     }
@@ -153,15 +160,16 @@ final class XMLTokenizer {
                 var nameEnd = start + 2
                 while nameEnd < gt, !isSpace(buffer[nameEnd]) { nameEnd += 1 }
                 // Nearly every end tag closes the open element: comparing with its name skips interning.
-                if let open = openElements.last, names.matches(open, buffer + start + 2, nameEnd - start - 2) {
-                    openElements.removeLast()
+                if let open = innermost, names.matches(open, buffer + start + 2, nameEnd - start - 2) {
+                    openElements.count -= 1
                     position = gt + 1
                     return .end(name: open)
                 }
                 let name = try internName(buffer + start + 2, nameEnd - start - 2)
-                guard let open = openElements.popLast() else {
+                guard let open = innermost else {
                     throw XMLSyntaxError(offset: tokenOffset, message: "</\(names.name(name))> closes nothing")
                 }
+                openElements.count -= 1
                 guard open == name else {
                     throw XMLSyntaxError(offset: tokenOffset, message: "expected </\(names.name(open))> but found </\(names.name(name))>")
                 }
