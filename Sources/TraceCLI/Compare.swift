@@ -73,9 +73,6 @@ struct Compare: AsyncParsableCommand {
         if (aStart != nil || aEnd != nil) && a.count > 1 || (bStart != nil || bEnd != nil) && b.count > 1 {
             throw ValidationError("--a-start/--a-end and --b-start/--b-end apply to one recording a side.")
         }
-        if flamegraph != nil, a.count > 1 || b.count > 1 {
-            throw ValidationError("--flamegraph draws one recording a side against the other, not pooled recordings.")
-        }
     }
 
     func run() async throws {
@@ -87,7 +84,7 @@ struct Compare: AsyncParsableCommand {
             .pooled(tracesA.map { $0.comparisonSide(in: rangeA) }), .pooled(tracesB.map { $0.comparisonSide(in: rangeB) })
         )
         if let flamegraph {
-            try writeFlameGraph(a: tracesA[0], b: tracesB[0], comparison: comparison, to: flamegraph)
+            try writeFlameGraph(a: tracesA, b: tracesB, comparison: comparison, to: flamegraph)
         }
         switch format {
         case .json:
@@ -102,16 +99,22 @@ struct Compare: AsyncParsableCommand {
 }
 
 extension Compare {
-    private func writeFlameGraph(a: Trace, b: Trace, comparison: TraceComparison, to path: String) throws {
+    /// Several recordings a side: pooled (merged by frame names, weights per run).
+    private func writeFlameGraph(a: [Trace], b: [Trace], comparison: TraceComparison, to path: String) throws {
         guard (100...20_000).contains(flamegraphWidth) else {
             CommandContext.printError("--flamegraph-width: between 100 and 20000 pixels, not \(flamegraphWidth)")
             throw ExitCode(1)
         }
         let view = flamegraphView.map { CallTreeQuery.ViewSelector(name: $0, module: nil) }
-        let before = CallTreeQuery(range: try commandLineRange(start: aStart, end: aEnd, of: a, options: "--a-start/--a-end"), view: view)
-        let after = CallTreeQuery(range: try commandLineRange(start: bStart, end: bEnd, of: b, options: "--b-start/--b-end"), view: view)
+        for (side, traces) in [("A", a), ("B", b)] where Set(traces.map(\.metadata.cpuWeightUnit)).count > 1 {
+            CommandContext.printError("--flamegraph: the recordings of \(side) weigh their samples in different units (time and cycles): their means mean nothing")
+            throw ExitCode(1)
+        }
+        let before = CallTreeQuery(range: try commandLineRange(start: aStart, end: aEnd, of: a[0], options: "--a-start/--a-end"), view: view)
+        let after = CallTreeQuery(range: try commandLineRange(start: bStart, end: bEnd, of: b[0], options: "--b-start/--b-end"), view: view)
         let diff = Trace.differentialFlameGraph(before: a, after: b, DifferentialFlameGraphQuery(before: before, after: after, width: flamegraphWidth - FlameGraphSVG.removedWidth))
-        let scope = flamegraphView.map { "\($0)'s bodies" } ?? "the compared ranges"
+        let scope = (flamegraphView.map { "\($0)'s bodies" } ?? "the compared ranges")
+            + (a.count > 1 || b.count > 1 ? ", per run of \(a.count) recordings of A and \(b.count) of B" : "")
         let svg = FlameGraphSVG(
             graph: diff.graph, diff: diff, title: "\(comparison.a.name) → \(comparison.b.name): CPU, B against A",
             subtitle: "B's flame graph of \(scope) (\(FlameGraphCommand.weight(diff.graph.totalWeight, diff.graph.unit)), \(diff.graph.sampleCount) samples; "

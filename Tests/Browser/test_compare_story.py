@@ -261,6 +261,44 @@ def test_several_recordings_a_side_are_pooled(new_context, server, server_contro
     shot(page, f"compare-story-pooled-{width}")
 
 
+def test_a_pooled_compare_draws_the_pooled_differential_flame_graph(new_context, server, server_control, pantry, shot):
+    page = new_page(new_context, 1440)
+    a, b = ",".join(pantry["slow"]), ",".join(pantry["fixed"])
+    flame_requests = []
+    page.on("request", lambda request: flame_requests.append(request.url) if "/api/compare/flamegraph" in request.url else None)
+    open_compare(page, f"{server}/compare?a={a}&b={b}")
+    section = page.locator("#compare-flame")
+    section.scroll_into_view_if_needed()
+    page.wait_for_selector("#diff-flame-canvas[data-frames]", timeout=30_000)
+    # Every recording of each side, named; no "first recording" left.
+    expect(section.locator(".diff-pooled-note")).to_have_text(
+        "A: 3 recordings pooled (pantry-slow-1, pantry-slow-2, pantry-slow-3); B: 3 recordings pooled (pantry-fixed-1, pantry-fixed-2, pantry-fixed-3). "
+        "Weights are per run: the mean over a side’s recordings.")
+    expect(section).not_to_contain_text("first recording")
+    expect(section.locator(".diff-caption")).to_contain_text("a run (the mean of 3 recordings)")
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(flame_requests[0]).query)
+    assert query["a"] == [a] and query["b"] == [b], flame_requests
+    status, answer = server_control.api(f"/api/compare/flamegraph?a={a}&b={b}&width=1000")
+    assert status == 200 and answer["runs"] == {"a": 3, "b": 3}
+    # Per run: A's pooled weight is the mean of its recordings' (each against B's first), to rounding.
+    singles = [server_control.api(f"/api/compare/flamegraph?a={one}&b={pantry['fixed'][0]}&width=1000")[1]["before"]["totalWeight"] for one in pantry["slow"]]
+    assert abs(answer["before"]["totalWeight"] - sum(singles) / 3) <= 1_000, (answer["before"]["totalWeight"], singles)
+    assert len(set(singles)) > 1, "the recordings differ: a mean of one would not show"
+    # The graph's frames hold A's pooled weights, and zoom by names.
+    names = answer["names"]
+    row = next(i for i, n in enumerate(answer["frames"]["name"]) if names[n] == "ItemRowView.body.getter")
+    assert answer["before"]["total"][row] > 0
+    path = []
+    k = row
+    while k >= 0:
+        path.insert(0, names[answer["frames"]["name"][k]])
+        k = answer["frames"]["parent"][k]
+    status, zoomed = server_control.api(f"/api/compare/flamegraph?a={a}&b={b}&zoomNames=" + urllib.parse.quote("\n".join(path)))
+    assert status == 200 and zoomed["zoomFound"] and names[answer["frames"]["name"][row]] == zoomed["names"][zoomed["frames"]["name"][zoomed["zoom"][-1]]]
+    shot(page, "compare-pooled-diff-flame")
+    assert not page.errors
+
+
 def test_the_concurrency_fix_is_not_called_a_regression_anywhere(page, server, sample_id):
     slow, fixed = sample_id("landmarks-concurrency-slow"), sample_id("landmarks-concurrency-fixed")
     open_compare(page, f"{server}/compare/{slow}/{fixed}")

@@ -98,8 +98,12 @@ import TraceCLI
         #expect(tooMany.status == 2)
         let pooledRange = try await Golden.run(["compare", "--a-start", "5"] + slow + ["--"] + fixed, pinnedAs: "compare-pooled-range", folder: folder)
         #expect(pooledRange.status == 2)
-        let pooledFlame = try await Golden.run(["compare", "--flamegraph", "pair.svg"] + slow + ["--"] + fixed, pinnedAs: "compare-pooled-flamegraph", folder: folder)
-        #expect(pooledFlame.status == 2)
+        // The flame graph pools them too (merged by frame names, weights per run).
+        let svgPath = folder.url.appendingPathComponent("pooled.svg").path
+        let pooledFlame = await TraceSvc.capture(["compare", "--top", "1", "--flamegraph", svgPath] + slow + ["--"] + fixed)
+        #expect(pooledFlame.status == 0 && pooledFlame.error.contains("functions gone since A"), "\(pooledFlame.error)")
+        let svg = try String(contentsOfFile: svgPath, encoding: .utf8)
+        #expect(svg.contains("per run of 3 recordings of A and 3 of B"))
     }
 
     /// A fix that frees the Main Actor lets the app draw more frames, and the views that update

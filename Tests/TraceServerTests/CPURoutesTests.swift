@@ -85,6 +85,52 @@ import Testing
         }
     }
 
+    @Test func differentialFlameGraphPoolsSeveralRecordingsASide() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            // A tides app: two recordings before (the second numbers its frames the other way
+            // round, its body 3 ms), two after with the body gone.
+            let slow1 = nativeTrace(app: "Tides")
+            let slow2 = slow1
+                .replacingOccurrences(of: #""frames":[["main","Tides",true],["body","Tides",true]]"#, with: #""frames":[["body","Tides",true],["main","Tides",true]]"#)
+                .replacingOccurrences(of: #""stacks":[[null,0],[0,1]]"#, with: #""stacks":[[null,1],[0,0]]"#)
+                .replacingOccurrences(of: "[1000000,0,1000000,1]", with: "[1000000,0,3000000,1]")
+            let fixed = nativeTrace(app: "Tides").replacingOccurrences(of: "[1000000,0,1000000,1]", with: "[1000000,0,1000000,0]")
+            let a = [try await client.uploadedID(slow1, name: "tides-slow-1.json"), try await client.uploadedID(slow2, name: "tides-slow-2.json")]
+            let b = [try await client.uploadedID(fixed, name: "tides-fixed-1.json"),
+                     try await client.uploadedID(fixed.replacingOccurrences(of: "\"refreshRate\":120", with: "\"refreshRate\":60"), name: "tides-fixed-2.json")]
+            #expect(Set(a + b).count == 4)
+            let pooled = "a=\(a.joined(separator: ","))&b=\(b.joined(separator: ","))"
+            let diff = try await client.get("/api/compare/flamegraph?\(pooled)&width=600").json()
+            // Per run: A's main 1 ms of its own and its body (1 + 3) / 2 ms; B's main 2 ms.
+            #expect(diff["runs"] as? [String: Int] == ["a": 2, "b": 2])
+            #expect(diff["totalWeight"] as? Int == 2_000_000 && diff["sampleCount"] as? Int == 4)
+            let beforeSide = try #require(diff["before"] as? [String: Any])
+            #expect(beforeSide["totalWeight"] as? Int == 3_000_000 && beforeSide["total"] as? [Int] == [3_000_000] && beforeSide["self"] as? [Int] == [1_000_000])
+            let removed = try #require(diff["removed"] as? [[String: Any]])
+            #expect(removed.map { $0["name"] as? String } == ["body"] && removed[0]["total"] as? Int == 2_000_000)
+            #expect(diff["selfDelta"] as? [Double] == [0.666667])
+            // Frames of a pooled graph go by names: zoom too.
+            #expect((diff["frames"] as? [String: Any])?["step"] as? [String] == [""])
+            let zoomed = try await client.get("/api/compare/flamegraph?\(pooled)&zoomNames=main").json()
+            #expect(zoomed["zoomFound"] as? Bool == true && zoomed["zoom"] as? [Int] == [0])
+            #expect(try await client.get("/api/compare/flamegraph?\(pooled)&zoomNames=body").json()["zoomFound"] as? Bool == false)
+            // One recording against several: pooled too; one against one: as before (no runs).
+            #expect(try await client.get("/api/compare/flamegraph?a=\(a[1])&b=\(b.joined(separator: ","))").json()["runs"] as? [String: Int] == ["a": 1, "b": 2])
+            #expect(try await client.get("/api/compare/flamegraph?a=\(a[1])&b=\(b[0])").json()["runs"] == nil)
+            // The lists of GET compare, their limit and errors; rows and ranges of one recording refused.
+            let eleven = [String](repeating: a[0], count: 11).joined(separator: ",")
+            for bad in ["a=\(eleven)&b=\(b[0])", "a=\(a[0]),,\(a[1])&b=\(b[0])", "a=&b=\(b[0])", "\(pooled)&zoom=f0", "\(pooled)&focus=f0",
+                        "\(pooled)&thread=0", "\(pooled)&aStart=0&aEnd=5000", "a=\(a[0])&b=\(b.joined(separator: ","))&bStart=0&bEnd=5000"] {
+                try expectError(try await client.get("/api/compare/flamegraph?\(bad)"), .badRequest)
+            }
+            let tooMany = try await client.get("/api/compare/flamegraph?a=\(eleven)&b=\(b[0])").json()
+            #expect((tooMany["detail"] as? String)?.contains("a side pools at most 10") == true)
+            try expectError(try await client.get("/api/compare/flamegraph?a=\(a[0]),ffffffffffffffffffffffffffffffff&b=\(b[0])"), .notFound)
+        }
+    }
+
     @Test func answersOverSamplesWhoseStacksShareNothingStayWithinPixelsTimesDepth() async throws {
         // A podcast app: 2,000 samples 1 us apart, each stack 12 frames deep and its own below "main".
         var frames = [#"["main","Podcasts",true]"#], stacks = ["[null,0]"], samples: [String] = []

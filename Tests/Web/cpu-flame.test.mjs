@@ -65,6 +65,16 @@ test('a frame\'s path is its ancestors\' steps, and a path finds its frame', () 
   assert.deepEqual(ancestry(flame, 3), [0, 1, 2, 3]);
 });
 
+test('a pooled differential answer has no rows: a frame\'s path is its names, one a line', () => {
+  const pooled = { ...ANSWER, runs: { a: 3, b: 2 }, frames: { ...ANSWER.frames, step: ['', '', '', '', '', ''] } };
+  const flame = prepareFlame(pooled);
+  assert.equal(framePath(flame, 3), 'Main Thread\nRunLoop.run\nForecast.body\nFormatter.string');
+  assert.equal(framePath(flame, 5), null);
+  assert.equal(frameAtPath(flame, 'Main Thread\nRunLoop.run\nVStack.layout'), 4);
+  assert.equal(frameAtPath(flame, 'Main Thread\nVStack.layout'), -1);
+  assert.equal(frameAtPath(flame, 't0.f1.f4'), -1);
+});
+
 test('zooming keeps the point under the pointer, stays inside the graph, and animates evenly', () => {
   const [from, to] = zoomAround({ from: 0, to: 100 }, 25, 0.5);
   assert.deepEqual([from, to], [12.5, 62.5]);

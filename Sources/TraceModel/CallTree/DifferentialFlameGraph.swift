@@ -9,6 +9,8 @@ public struct DifferentialFlameGraphQuery: Sendable, Equatable {
     public var after: CallTreeQuery
     /// B's graph: zoom, window and width as a flame graph's.
     public var zoom: [CallPathStep]
+    /// The zoom of a pooled graph (several recordings a side): the names of its frames from a root.
+    public var zoomNames: [String] = []
     public var window: WeightWindow?
     public var width: Int
     /// How many functions that went away are listed (heaviest in A first).
@@ -52,6 +54,9 @@ public struct DifferentialFlameGraph: Sendable, Equatable {
     /// Functions that went away, heaviest first, at most `removedLimit`, of `removedCount`.
     public var removed: [RemovedFunction]
     public var removedCount: Int
+    /// Recordings pooled a side (weights are per run when more than one).
+    public var beforeRuns = 1
+    public var afterRuns = 1
 }
 
 extension Trace {
@@ -237,7 +242,11 @@ extension DifferentialFlameGraph {
             out.raw(",\"caller\":"); out.string(function.caller)
             out.raw("}")
         }
-        out.raw("]}")
+        out.raw("]")
+        if beforeRuns > 1 || afterRuns > 1 {
+            out.raw(",\"runs\":{\"a\":"); out.int(Int64(beforeRuns)); out.raw(",\"b\":"); out.int(Int64(afterRuns)); out.raw("}")
+        }
+        out.raw("}")
         return out.bytes
     }
 }

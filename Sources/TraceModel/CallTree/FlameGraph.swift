@@ -153,7 +153,7 @@ extension Trace {
     }
 
     /// Lays `roots` of `source` out for the query's zoom, window and width.
-    private func flameLayout<S: CallTreeSource>(
+    func flameLayout<S: CallTreeSource>(
         _ query: FlameGraphQuery, source: inout S, roots: [Int], total: Int64, sampleCount: Int, updateCount: Int?, focusFound: Bool
     ) -> (graph: FlameGraph, nodes: [Int]) {
         let range = query.tree.range ?? TimeRange(start: metadata.start, end: metadata.end)

@@ -42,19 +42,54 @@ func addCPURoutes(to router: some RouterMethods<TraceRequestContext>, store: Tra
 
     router.get("/api/compare/flamegraph") { request, context in
         let query = QueryParameters(request: request)
-        guard let idA = query.string("a") else { throw APIError.badParameter("a", "give the id of trace A (before)") }
-        guard let idB = query.string("b") else { throw APIError.badParameter("b", "give the id of trace B (after)") }
-        let traceA = try await store.trace(id: idA), traceB = try await store.trace(id: idB)
-        var before = try cpuQuery(query, trace: traceA, rangeNames: ("aStart", "aEnd"), paths: false)
-        let after = try cpuQuery(query, trace: traceB, rangeNames: ("bStart", "bEnd"))
-        // Thread rows are each trace's own: a thread of B means nothing in A.
-        before.thread = nil
-        let diffQuery = DifferentialFlameGraphQuery(
-            before: before, after: after, zoom: try callPath(query, "zoom", trace: traceB),
-            window: try weightWindow(query), width: try pixelWidth(query),
-            removedLimit: Int(try query.int("removed", in: 0...1000) ?? 50)
-        )
-        return jsonResponse(bytes: try await queries.run(for: context.work) { Trace.differentialFlameGraph(before: traceA, after: traceB, diffQuery).json() })
+        let idsA = try recordingIDs(query.string("a"), parameter: "a", side: "A (before)")
+        let idsB = try recordingIDs(query.string("b"), parameter: "b", side: "B (after)")
+        var tracesA: [Trace] = [], tracesB: [Trace] = []
+        // Each load holds the memory of those before it (they are used together).
+        var held: [LoadedTrace] = []
+        for id in idsA + idsB {
+            held.append(try await store.loaded(id: id, alongside: held))
+            if held.count <= idsA.count { tracesA.append(held.last!.trace) } else { tracesB.append(held.last!.trace) }
+        }
+        let diffQuery: DifferentialFlameGraphQuery
+        let window = try weightWindow(query), width = try pixelWidth(query)
+        let removedLimit = Int(try query.int("removed", in: 0...1000) ?? 50)
+        if idsA.count == 1, idsB.count == 1 {
+            var before = try cpuQuery(query, trace: tracesA[0], rangeNames: ("aStart", "aEnd"), paths: false)
+            let after = try cpuQuery(query, trace: tracesB[0], rangeNames: ("bStart", "bEnd"))
+            // Thread rows are each trace's own: a thread of B means nothing in A.
+            before.thread = nil
+            diffQuery = DifferentialFlameGraphQuery(
+                before: before, after: after, zoom: try callPath(query, "zoom", trace: tracesB[0]),
+                window: window, width: width, removedLimit: removedLimit
+            )
+        } else {
+            // Pooled: rows of one recording address nothing in the others.
+            for (name, what) in [("thread", "a thread"), ("focus", "a focus path"), ("zoom", "a zoom path of rows")] where query.string(name) != nil {
+                throw APIError.badParameter(name, "\(what) names rows of one recording; the graph pools several\(name == "zoom" ? ": zoom by names with zoomNames" : "")")
+            }
+            for (side, traces, start) in [("A", tracesA, "aStart"), ("B", tracesB, "bStart")] {
+                if traces.count > 1, query.string(start) != nil || query.string(start == "aStart" ? "aEnd" : "bEnd") != nil {
+                    throw APIError.badParameter(start, "a range applies to one recording of \(side), not \(traces.count)")
+                }
+                if Set(traces.map(\.metadata.cpuWeightUnit)).count > 1 {
+                    throw APIError.badParameter(side.lowercased(), "the recordings of \(side) weigh their samples in different units (time and cycles): their means mean nothing")
+                }
+            }
+            let names = query.string("zoomNames").map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } ?? []
+            guard names.count <= CallTreeQuery.maxDepth + 2 else {
+                throw APIError.badParameter("zoomNames", "a path has at most \(CallTreeQuery.maxDepth + 2) steps, not \(names.count)")
+            }
+            var pooled = DifferentialFlameGraphQuery(
+                before: try cpuQuery(query, trace: tracesA[0], rangeNames: ("aStart", "aEnd"), paths: false),
+                after: try cpuQuery(query, trace: tracesB[0], rangeNames: ("bStart", "bEnd"), paths: false),
+                window: window, width: width, removedLimit: removedLimit
+            )
+            pooled.zoomNames = names
+            diffQuery = pooled
+        }
+        let (a, b) = (tracesA, tracesB)
+        return jsonResponse(bytes: try await queries.run(for: context.work) { Trace.differentialFlameGraph(before: a, after: b, diffQuery).json() })
     }
 }
 

@@ -41,8 +41,8 @@ func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store:
 /// Recordings a side may pool.
 let maxRecordingsPerSide = 10
 
-/// The ids of `value` ("ID" or "ID,ID,ID").
-private func recordingIDs(_ value: String?, parameter: String, side: String) throws -> [String] {
+/// The ids of `value` ("ID" or "ID,ID,ID"): a side of GET compare and compare/flamegraph.
+func recordingIDs(_ value: String?, parameter: String, side: String) throws -> [String] {
     guard let value, !value.isEmpty else { throw APIError.badParameter(parameter, "give the id of trace \(side), or several separated by commas") }
     let ids = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     guard !ids.contains(where: \.isEmpty) else { throw APIError.badParameter(parameter, "an empty id in \"\(value)\"") }

@@ -2,7 +2,8 @@
 // each trace page) and its merged cause graph in each, stacked A above B at reading scale (each
 // fitted to its own graph), the edges that differ marked on both: gone (only in A), new (only in
 // B), count changed. Each graph is the trace page's (graph/index.js) with a trace view of its own
-// (trace-view.js) whose state stays in the page. A pooled side shows its first recording.
+// (trace-view.js) whose state stays in the page. A pooled side shows its first recording there;
+// the CPU of the view's bodies below pools them all.
 import { traceApi } from '../../api.js';
 import { el } from '../../dom.js';
 import { copyText } from '../../shell.js';
@@ -113,9 +114,9 @@ export function drillSection(c, s, { a, b, infos, graphs }) {
   };
   section.append(el('h2', { text: `${v.view}: longest updates and merged cause graph, A above B` }), legend,
     el('div', { class: 'drill-stack' }, side('A', a[0], s.rangeA, v.a, c.a.runs), side('B', b[0], s.rangeB, v.b, c.b.runs)));
-  // The CPU of this view's bodies only, B against A (of each side's first recording: the flame graph does not pool).
+  // The CPU of this view's bodies only, B against A (every recording of a side pooled).
   const flame = el('div', { class: 'drill-flame', id: 'compare-drill-flame' });
-  section.append(...[el('h3', { text: `${v.view}: CPU of its bodies, B against A` }), pooledFlameNote(a, b), flame].filter(Boolean));
-  graphs.push(mountDiffFlame(flame, { a: a[0], b: b[0], rangeA: s.rangeA, rangeB: s.rangeB, view: { view: v.view, module: v.module } }));
+  section.append(...[el('h3', { text: `${v.view}: CPU of its bodies, B against A` }), pooledFlameNote(c), flame].filter(Boolean));
+  graphs.push(mountDiffFlame(flame, { a, b, rangeA: s.rangeA, rangeB: s.rangeB, view: { view: v.view, module: v.module } }));
   return section;
 }

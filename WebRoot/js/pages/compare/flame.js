@@ -2,7 +2,7 @@
 // frame coloured by the change of its self weight as a share of its side's CPU (red: grew, blue:
 // shrank), the functions A ran and B no longer does listed beside it. Of the compared ranges, or
 // (drilled into a view row) of that view's bodies only. Click a frame to zoom into it; the zoom
-// stays in the page.
+// stays in the page. Several recordings a side are pooled (weights per run), zoomed by names.
 import { getJSON } from '../../api.js';
 import { el } from '../../dom.js';
 import { formatPercent } from '../../panes/common.js';
@@ -12,13 +12,15 @@ import { mountBoxCanvas } from '../../panes/cpu/boxes/canvas.js';
 import { ancestry, flameTooltip, frameAtPath, framePath, frameWindow, needsFinerAnswer, prepareFlame } from '../../panes/cpu/flame-model.js';
 
 /**
- * Mounts the graph into `container`: `a`, `b` (trace ids), `rangeA`, `rangeB` ([start, end] or
- * null), `view` ({view, module} to compare that view's bodies, or null). Returns {destroy()}.
+ * Mounts the graph into `container`: `a`, `b` (each side's trace ids: one, or several pooled),
+ * `rangeA`, `rangeB` ([start, end] or null; of a side of one recording), `view` ({view, module}
+ * to compare that view's bodies, or null). Returns {destroy()}.
  */
 export function mountDiffFlame(container, { a, b, rangeA, rangeB, view = null }) {
   let flame = null;
   let diff = null;
-  let zoom = null;          // the zoomed frame's path (in B)
+  let zoom = null;          // the zoomed frame's path (in B; its names when pooled)
+  const pooled = a.length > 1 || b.length > 1;
   let shown = { from: 0, to: 1 };
   let refetchTimer = 0;
   let generation = 0;
@@ -76,11 +78,11 @@ export function mountDiffFlame(container, { a, b, rangeA, rangeB, view = null })
 
   async function load(keepView = false) {
     const mine = ++generation;
-    const params = { a, b, width: width() };
-    if (rangeA) Object.assign(params, { aStart: rangeA[0], aEnd: rangeA[1] });
-    if (rangeB) Object.assign(params, { bStart: rangeB[0], bEnd: rangeB[1] });
+    const params = { a: a.join(','), b: b.join(','), width: width() };
+    if (rangeA && a.length === 1) Object.assign(params, { aStart: rangeA[0], aEnd: rangeA[1] });
+    if (rangeB && b.length === 1) Object.assign(params, { bStart: rangeB[0], bEnd: rangeB[1] });
     if (view) Object.assign(params, { view: view.view, module: view.module });
-    if (zoom) params.zoom = zoom;
+    if (zoom) params[pooled ? 'zoomNames' : 'zoom'] = zoom;
     if (keepView) Object.assign(params, { from: Math.floor(shown.from), to: Math.ceil(shown.to) });
     container.setAttribute('aria-busy', 'true');
     try {
@@ -100,9 +102,10 @@ export function mountDiffFlame(container, { a, b, rangeA, rangeB, view = null })
 
   function render(answer) {
     const before = answer.before;
-    const what = view ? `${view.view}’s bodies` : 'the compared ranges';
-    caption.textContent = `B (after) drawn, ${formatWeight(answer.totalWeight, answer.unit)} of CPU in ${answer.sampleCount} samples; `
-      + `A (before) had ${formatWeight(before.totalWeight, before.unit)} in ${before.sampleCount}. Of ${what}; width is B’s weight.`
+    const what = view ? `${view.view}’s bodies` : pooled ? 'the recordings' : 'the compared ranges';
+    const perRun = (runs) => (runs > 1 ? ` a run (the mean of ${runs} recordings)` : '');
+    caption.textContent = `B (after) drawn, ${formatWeight(answer.totalWeight, answer.unit)} of CPU${perRun(answer.runs?.b)} in ${answer.sampleCount} samples; `
+      + `A (before) had ${formatWeight(before.totalWeight, before.unit)}${perRun(answer.runs?.a)} in ${before.sampleCount}. Of ${what}; width is B’s weight.`
       + (before.unit !== answer.unit ? ' The two traces weigh samples in different units: shares are compared, not weights.' : '');
     removed.replaceChildren(el('h3', { text: `Gone in B (${answer.removedCount})` }),
       answer.removed.length ? el('ol', { id: view ? 'diff-removed-view' : 'diff-removed-list' }, ...answer.removed.map((f) => el('li', { dataset: { name: f.name } },
@@ -137,18 +140,19 @@ export function mountDiffFlame(container, { a, b, rangeA, rangeB, view = null })
 /** The section of the whole comparison's graph (`graphs` collects what to destroy on a rebuild). */
 export function diffFlameSection(c, s, { a, b, graphs }) {
   const section = el('section', { class: 'compare-section', id: 'compare-flame', 'aria-label': 'Differential flame graph' },
-    el('h2', { text: 'CPU: differential flame graph' }), pooledFlameNote(a, b));
+    el('h2', { text: 'CPU: differential flame graph' }), pooledFlameNote(c));
   const body = el('div');
   section.append(body);
-  graphs.push(mountDiffFlame(body, { a: a[0], b: b[0], rangeA: s.rangeA, rangeB: s.rangeB }));
+  graphs.push(mountDiffFlame(body, { a, b, rangeA: s.rangeA, rangeB: s.rangeB }));
   return section;
 }
 
 /**
- * `a`, `b`: each side's recordings. The flame graph is of one recording a side (stacks of several
- * runs are not pooled): with more, a line says which ones it shows; null otherwise.
+ * `c`: GET compare's answer. With several recordings a side, the line that names the recordings
+ * each side's flame graph pools (weights per run); null for one recording a side.
  */
-export function pooledFlameNote(a, b) {
-  if (a.length === 1 && b.length === 1) return null;
-  return el('p', { class: 'meta diff-pooled-note', text: 'Of the first recording of A against the first of B: the flame graph does not pool recordings.' });
+export function pooledFlameNote(c) {
+  if (c.a.runs <= 1 && c.b.runs <= 1) return null;
+  const side = (name, s) => `${name}: ${s.runs > 1 ? `${s.runs} recordings pooled (${(s.runNames ?? []).join(', ')})` : s.name}`;
+  return el('p', { class: 'meta diff-pooled-note', text: `${side('A', c.a)}; ${side('B', c.b)}. Weights are per run: the mean over a side’s recordings.` });
 }

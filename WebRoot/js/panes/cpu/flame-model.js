@@ -12,21 +12,28 @@ export function prepareFlame(answer) {
   return { answer, boxes, parent: f.parent, step: f.step };
 }
 
-/** The call path of frame `i` (its ancestors' steps and its own, joined by "."), or null for a merged block. */
+/**
+ * The call path of frame `i`: its ancestors' steps and its own joined by "." or, in a pooled
+ * differential answer (`runs`: no rows of any one recording), their names joined by newlines
+ * (compare/flamegraph's `zoomNames`); null for a merged block.
+ */
 export function framePath(flame, i) {
-  const steps = [];
+  const pooled = Boolean(flame.answer.runs);
+  const parts = [];
   for (let k = i; k >= 0; k = flame.parent[k]) {
-    if (!flame.step[k]) return null;
-    steps.push(flame.step[k]);
+    if (flame.boxes.kind[k] === 'merged' || (!pooled && !flame.step[k])) return null;
+    parts.push(pooled ? flame.boxes.name[k] : flame.step[k]);
   }
-  return steps.reverse().join('.');
+  return parts.reverse().join(pooled ? '\n' : '.');
 }
 
-/** The frame whose path is `path`, or -1. */
+/** The frame whose path (`framePath`) is `path`, or -1. */
 export function frameAtPath(flame, path) {
   if (!path) return -1;
+  const pooled = Boolean(flame.answer.runs);
   for (let i = 0; i < flame.boxes.count; i += 1) {
-    if (flame.step[i] && path.endsWith(flame.step[i]) && framePath(flame, i) === path) return i;
+    const last = pooled ? flame.boxes.name[i] : flame.step[i];
+    if (last && path.endsWith(last) && framePath(flame, i) === path) return i;
   }
   return -1;
 }
