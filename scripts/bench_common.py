@@ -70,15 +70,23 @@ class Server:
 
 
 def upload_seconds(base, path):
-    """Streams the file to POST /api/traces; (wall seconds to the answer, trace id)."""
+    """Streams the file to POST /api/traces; (wall seconds to the answer, trace id).
+    The body goes out in 64 KB writes, curl's upload buffer: urllib's 8 KB writes cost the client
+    0.35-0.4 CPU-s per 512 MB against 0.2 s, CPU the server's two cores then lack on loopback."""
     size = path.stat().st_size
+    url = urllib.parse.urlsplit(base)
     started = time.perf_counter()
-    request = urllib.request.Request(f"{base}/api/traces?name={path.name}", data=open(path, "rb"), method="POST",
-                                     headers={"Content-Type": "application/octet-stream", "Content-Length": str(size)})
-    with urllib.request.urlopen(request, timeout=3600) as response:
-        body = json.loads(response.read())
-        assert response.status in (200, 201), response.status
-    return time.perf_counter() - started, body["trace"]["id"]
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=3600, blocksize=64 << 10)
+    try:
+        with open(path, "rb") as body:
+            connection.request("POST", f"/api/traces?name={urllib.parse.quote(path.name)}", body=body,
+                               headers={"Content-Type": "application/octet-stream", "Content-Length": str(size)})
+            response = connection.getresponse()
+            answer = json.loads(response.read())
+        assert response.status in (200, 201), (response.status, answer)
+    finally:
+        connection.close()
+    return time.perf_counter() - started, answer["trace"]["id"]
 
 
 @contextlib.contextmanager
