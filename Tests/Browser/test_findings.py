@@ -28,7 +28,9 @@ def test_trace_list_opens_findings_first_with_a_badge_and_the_fan_out(page, serv
 
     page.goto(f'{server}/')
     page.locator(f'tr[data-trace-id="{trace_id}"] a').click()
-    expect(page.locator('#pane-tab-findings')).to_have_attribute('aria-selected', 'true')
+    # The trace page's first draw waits for the model (as conftest's open_trace does): on a loaded
+    # machine that took longer than expect's 5 s, so this waits as long as open_trace.
+    expect(page.locator('#pane-tab-findings')).to_have_attribute('aria-selected', 'true', timeout=30_000)
     expect(page.locator('#pane-tab-findings .tab-badge')).to_have_text(str(len(expected)))
     rows = page.locator('.finding')
     expect(rows).to_have_count(len(expected))
