@@ -83,35 +83,48 @@ extension Trace {
             }
         }
         let beforeTotal = aRoot.map { aTree.total($0) } ?? 0
-        let frames = graph.frames
-        // The A node of each B frame on the way (B's frames come parents first).
-        var aNodeOfFrame = [Int?](repeating: nil, count: frames.count)
-        var beforeSelf: [Nanoseconds?] = [], beforeTotals: [Nanoseconds?] = [], deltas: [Double] = []
-        for frame in 0..<frames.count {
-            let node = nodeOfFrame[frame]
-            var match: Int?
-            if node >= 0 {
-                let parentFrame = frames.parent[frame]
-                if parentFrame < 0 {
-                    match = afterQuery.focus.isEmpty ? aRoot.flatMap { matcher.child(of: $0, named: node) } : aRoot
-                } else {
-                    match = aNodeOfFrame[parentFrame].flatMap { matcher.child(of: $0, named: node) }
-                }
-            }
-            aNodeOfFrame[frame] = match
-            let aSelf = match.map { aTree.selfWeight($0) }
-            beforeSelf.append(aSelf)
-            beforeTotals.append(match.map { aTree.total($0) })
-            let bShare = graph.totalWeight > 0 ? Double(frames.selfWeight[frame]) / Double(graph.totalWeight) : 0
-            let aShare = beforeTotal > 0 ? Double(aSelf ?? 0) / Double(beforeTotal) : 0
-            deltas.append(frames.kind[frame] == .merged ? 0 : bShare - aShare)
-        }
+        let (beforeSelf, beforeTotals, deltas) = Self.beforeWeights(
+            of: graph, nodeOfFrame: nodeOfFrame, beforeTotal: beforeTotal,
+            match: { node, aParent in
+                if let aParent { return matcher.child(of: aParent, named: node) }
+                return afterQuery.focus.isEmpty ? aRoot.flatMap { matcher.child(of: $0, named: node) } : aRoot
+            },
+            weights: { (aTree.selfWeight($0), aTree.total($0)) }
+        )
         let removed = matcher.removedFunctions(aRoot: aRoot, aTotal: beforeTotal, bRoot: b.focusRoot(afterQuery.focus, in: bTree))
         return DifferentialFlameGraph(
             graph: graph, beforeTotal: beforeTotal, beforeSamples: aRoot.map { aTree.samples($0) } ?? 0,
             beforeUnit: a.metadata.cpuWeightUnit, beforeTotalOfFrame: beforeTotals, beforeSelfOfFrame: beforeSelf, selfDelta: deltas,
             removed: Array(removed.prefix(max(0, query.removedLimit))), removedCount: removed.count
         )
+    }
+
+    /// A's weights at each of B's frames and each frame's change of self share. B's frames come
+    /// parents first; `match(node, aParent)` is A's node for B's tree node `node` under A's node
+    /// `aParent` (nil for a root frame); a frame whose parent has no A node has none either.
+    static func beforeWeights(
+        of graph: FlameGraph, nodeOfFrame: [Int], beforeTotal: Nanoseconds,
+        match: (_ node: Int, _ aParent: Int?) -> Int?, weights: (Int) -> (selfWeight: Nanoseconds, total: Nanoseconds)
+    ) -> (self: [Nanoseconds?], totals: [Nanoseconds?], deltas: [Double]) {
+        let frames = graph.frames
+        var aNodeOfFrame = [Int?](repeating: nil, count: frames.count)
+        var beforeSelf: [Nanoseconds?] = [], beforeTotals: [Nanoseconds?] = [], deltas: [Double] = []
+        for frame in 0..<frames.count {
+            let node = nodeOfFrame[frame], parentFrame = frames.parent[frame]
+            var found: Int?
+            if node >= 0 {
+                if parentFrame < 0 { found = match(node, nil) }
+                else if let aParent = aNodeOfFrame[parentFrame] { found = match(node, aParent) }
+            }
+            aNodeOfFrame[frame] = found
+            let aWeights = found.map(weights)
+            beforeSelf.append(aWeights?.selfWeight)
+            beforeTotals.append(aWeights?.total)
+            let bShare = graph.totalWeight > 0 ? Double(frames.selfWeight[frame]) / Double(graph.totalWeight) : 0
+            let aShare = beforeTotal > 0 ? Double(aWeights?.selfWeight ?? 0) / Double(beforeTotal) : 0
+            deltas.append(frames.kind[frame] == .merged ? 0 : bShare - aShare)
+        }
+        return (beforeSelf, beforeTotals, deltas)
     }
 
     /// The node of a (threadless) focus path in a loaded top-down tree; the root without one.

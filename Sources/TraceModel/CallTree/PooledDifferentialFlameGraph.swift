@@ -26,25 +26,12 @@ extension Trace {
         // Steps of the pooled names mean nothing to a client: frames are addressed by names.
         graph.frames.step = graph.frames.step.map { _ in nil }
         let aRoot = aSide.tree.nodes[NodeArena.root]
-        let frames = graph.frames
-        var aNodeOfFrame = [Int?](repeating: nil, count: frames.count)
-        var beforeSelf: [Nanoseconds?] = [], beforeTotals: [Nanoseconds?] = [], deltas: [Double] = []
-        for frame in 0..<frames.count {
-            let node = nodeOfFrame[frame]
-            var match: Int?
-            if node >= 0 {
-                let parentFrame = frames.parent[frame]
-                let aParent = parentFrame < 0 ? NodeArena.root : aNodeOfFrame[parentFrame]
-                match = aParent.flatMap { aSide.child(of: $0, matching: source.nodes[node].key, in: bSide) }
-            }
-            aNodeOfFrame[frame] = match
-            let aSelf = match.map { aSide.tree.nodes[$0].selfWeight }
-            beforeSelf.append(aSelf)
-            beforeTotals.append(match.map { aSide.tree.nodes[$0].total })
-            let bShare = graph.totalWeight > 0 ? Double(frames.selfWeight[frame]) / Double(graph.totalWeight) : 0
-            let aShare = aRoot.total > 0 ? Double(aSelf ?? 0) / Double(aRoot.total) : 0
-            deltas.append(frames.kind[frame] == .merged ? 0 : bShare - aShare)
-        }
+        let bNodes = source.nodes
+        let (beforeSelf, beforeTotals, deltas) = Self.beforeWeights(
+            of: graph, nodeOfFrame: nodeOfFrame, beforeTotal: aRoot.total,
+            match: { node, aParent in aSide.child(of: aParent ?? NodeArena.root, matching: bNodes[node].key, in: bSide) },
+            weights: { (aSide.tree.nodes[$0].selfWeight, aSide.tree.nodes[$0].total) }
+        )
         let removed = aSide.removedFunctions(notIn: bSide, view: query.before.view?.name ?? "")
         return DifferentialFlameGraph(
             graph: graph, beforeTotal: aRoot.total, beforeSamples: aRoot.samples, beforeUnit: a[0].metadata.cpuWeightUnit,
