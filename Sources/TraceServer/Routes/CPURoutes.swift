@@ -44,13 +44,8 @@ func addCPURoutes(to router: some RouterMethods<TraceRequestContext>, store: Tra
         let query = QueryParameters(request: request)
         let idsA = try recordingIDs(query.string("a"), parameter: "a", side: "A (before)")
         let idsB = try recordingIDs(query.string("b"), parameter: "b", side: "B (after)")
-        var tracesA: [Trace] = [], tracesB: [Trace] = []
-        // Each load holds the memory of those before it (they are used together).
-        var held: [LoadedTrace] = []
-        for id in idsA + idsB {
-            held.append(try await store.loaded(id: id, alongside: held))
-            if held.count <= idsA.count { tracesA.append(held.last!.trace) } else { tracesB.append(held.last!.trace) }
-        }
+        let (loadedA, loadedB) = try await loadSides(idsA, idsB, from: store)
+        let tracesA = loadedA.map(\.trace), tracesB = loadedB.map(\.trace)
         let diffQuery: DifferentialFlameGraphQuery
         let window = try weightWindow(query), width = try pixelWidth(query)
         let removedLimit = Int(try query.int("removed", in: 0...1000) ?? 50)
@@ -68,8 +63,8 @@ func addCPURoutes(to router: some RouterMethods<TraceRequestContext>, store: Tra
             for (name, what) in [("thread", "a thread"), ("focus", "a focus path"), ("zoom", "a zoom path of rows")] where query.string(name) != nil {
                 throw APIError.badParameter(name, "\(what) names rows of one recording; the graph pools several\(name == "zoom" ? ": zoom by names with zoomNames" : "")")
             }
-            for (side, traces, start) in [("A", tracesA, "aStart"), ("B", tracesB, "bStart")] {
-                if traces.count > 1, query.string(start) != nil || query.string(start == "aStart" ? "aEnd" : "bEnd") != nil {
+            for (side, traces, start, end) in [("A", tracesA, "aStart", "aEnd"), ("B", tracesB, "bStart", "bEnd")] {
+                if traces.count > 1, query.string(start) != nil || query.string(end) != nil {
                     throw APIError.badParameter(start, "a range applies to one recording of \(side), not \(traces.count)")
                 }
                 if Set(traces.map(\.metadata.cpuWeightUnit)).count > 1 {

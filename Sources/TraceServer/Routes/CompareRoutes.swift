@@ -16,10 +16,7 @@ func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         let causeLimit = Int(try query.int("causes", in: 0...100_000) ?? Int64(TraceComparison.defaultCauseLimit))
         let functionLimit = Int(try query.int("functions", in: 0...100_000) ?? Int64(TraceComparison.defaultFunctionLimit))
         let viewLimit = Int(try query.int("views", in: 0...100_000) ?? Int64(TraceComparison.defaultViewLimit))
-        var tracesA: [LoadedTrace] = [], tracesB: [LoadedTrace] = []
-        // Each load holds the memory of those before it (they are used together).
-        for id in idsA { tracesA.append(try await store.loaded(id: id, alongside: tracesA)) }
-        for id in idsB { tracesB.append(try await store.loaded(id: id, alongside: tracesA + tracesB)) }
+        let (tracesA, tracesB) = try await loadSides(idsA, idsB, from: store)
         // Each side is a pass over a whole trace (kept after the first compare of the whole
         // trace): all go through the query gate at once, off the cooperative pool.
         let sides = try await withThrowingTaskGroup(of: (Int, ComparisonSide).self) { group in
@@ -50,4 +47,12 @@ func recordingIDs(_ value: String?, parameter: String, side: String) throws -> [
         throw APIError.badParameter(parameter, "\(ids.count) recordings; a side pools at most \(maxRecordingsPerSide)")
     }
     return ids
+}
+
+/// The recordings of both sides of a compare, loaded in order: each load holds the memory of
+/// those before it (they are used together).
+func loadSides(_ idsA: [String], _ idsB: [String], from store: TraceStore) async throws -> (a: [LoadedTrace], b: [LoadedTrace]) {
+    var loaded: [LoadedTrace] = []
+    for id in idsA + idsB { loaded.append(try await store.loaded(id: id, alongside: loaded)) }
+    return (Array(loaded.prefix(idsA.count)), Array(loaded.dropFirst(idsA.count)))
 }
