@@ -79,7 +79,7 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
     addGraphRoutes(to: router, store: store, queries: queries)
     addCompareRoutes(to: router, store: store, queries: queries)
     addCPURoutes(to: router, store: store, queries: queries)
-    addHistoryRoutes(to: router, store: store)
+    addHistoryRoutes(to: router, store: store, queries: queries)
     return router
 }
 
