@@ -80,6 +80,9 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
     addCompareRoutes(to: router, store: store, queries: queries)
     addCPURoutes(to: router, store: store, queries: queries)
     addHistoryRoutes(to: router, store: store)
+    let agentAPI = InProcessResponder()
+    addAgentRoutes(to: router, policy: options.access, api: agentAPI)
+    agentAPI.set(router.buildResponder())
     return router
 }
 
