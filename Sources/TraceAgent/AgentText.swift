@@ -25,10 +25,7 @@ struct JSON: @unchecked Sendable {
 
     var string: String? { value as? String }
     var text: String { string ?? "" }
-    var int: Int64? {
-        guard let number = value as? NSNumber, !(value is Bool) else { return nil }
-        return number.int64Value
-    }
+    var int: Int64? { (value as? NSNumber)?.int64Value }
     var double: Double? { (value as? NSNumber)?.doubleValue }
     var bool: Bool? { value as? Bool }
     var list: [JSON] { (value as? [Any])?.map(JSON.init) ?? [] }
@@ -56,6 +53,12 @@ enum Format {
     }
 
     /// A weight of the call tree: time, or cycles for a CPU Profiler trace.
+    /// A moment on the trace's clock, fine enough to tell neighbouring updates apart.
+    static func at(_ ns: Int64?) -> String {
+        guard let ns else { return "?" }
+        return String(format: "%.2f ms", Double(ns) / 1e6)
+    }
+
     static func weight(_ value: Int64, unit: String) -> String {
         unit == "cycles" ? "\(value) cycles" : duration(value)
     }

@@ -18,7 +18,7 @@ enum CauseAndCPUTools {
         let graph = try await context.get("/api/traces/\(id)/updates/\(number)/graph", what: "the cause graph of update \(number)")
         let updateLink = context.link(id, .init(update: Int(number), pane: "graph", graph: "u\(number)"))
         var lines = [
-            "# Update \(number): \(Format.line(update["description"].text)) (\(Format.line(update["module"].text)), \(update["category"].text)), \(Format.duration(update["duration"].int)) \(update["severity"].text) at \(Format.duration(update["start"].int))",
+            "# Update \(number): \(Format.line(update["description"].text)) (\(Format.line(update["module"].text)), \(update["category"].text)), \(Format.duration(update["duration"].int)) \(update["severity"].text) at \(Format.at(update["start"].int))",
             "Open with its cause graph: \(updateLink)",
         ]
         if !update["group"].isNull {
@@ -131,7 +131,7 @@ enum CauseAndCPUTools {
         } else if let start = try arguments.int("start", in: 0...(Int64.max / 2)), let end = try arguments.int("end", in: 1...(Int64.max / 2)) {
             guard end > start else { throw ToolError("argument end must be after start") }
             query += ["start=\(start)", "end=\(end)"]
-            what = "\(Format.duration(start))…\(Format.duration(end))"
+            what = "\(Format.at(start))…\(Format.at(end))"
             link = context.link(id, .init(range: start...end, pane: "cpu"))
         } else {
             if try arguments.int("start", in: 0...(Int64.max / 2)) != nil || arguments.values["end"] != nil { throw ToolError("give both start and end") }

@@ -141,7 +141,7 @@ enum TraceTools {
             let filter = cpuView["filter"].string.flatMap { $0 == "all" ? nil : $0 }
             lines.append("- CPU of its \(evidence["updateCount"].int ?? 0) \(Format.line(view)) updates: \(context.link(id, .init(pane: "cpu", paneView: (cpuView["module"].text, view, cpuView["category"].text), filter: filter, finding: finding["id"].text, cpuOfView: true, longerThan: cpuView["longerThanNs"].int)))")
         } else if let start = evidence["range"]["start"].int, let end = evidence["range"]["end"].int, end > start {
-            lines.append("- CPU of \(Format.duration(start))…\(Format.duration(end)): \(context.link(id, .init(range: start...end, pane: "cpu", finding: finding["id"].text)))")
+            lines.append("- CPU of \(Format.at(start))…\(Format.at(end)): \(context.link(id, .init(range: start...end, pane: "cpu", finding: finding["id"].text)))")
         }
         let frames = evidence["frames"].list
         if !frames.isEmpty {
@@ -204,7 +204,7 @@ enum TraceTools {
         answer.items = updates["updates"].list.map { update in
             let number = Int(update["id"].int ?? 0)
             let cause = update["cause"].text.isEmpty ? "" : " · cause: \(Format.line(update["cause"].text, max: 200))"
-            return "- update \(number): \(Format.duration(update["duration"].int)) \(update["severity"].text) \(update["kind"].text) at \(Format.duration(update["start"].int))\(cause) · \(context.link(id, .init(update: number, pane: "graph", graph: "u\(number)")))"
+            return "- update \(number): \(Format.duration(update["duration"].int)) \(update["severity"].text) \(update["kind"].text) at \(Format.at(update["start"].int))\(cause) · \(context.link(id, .init(update: number, pane: "graph", graph: "u\(number)")))"
         }
         return answer.render(offset: offset, total: Int(updates["total"].int ?? 0), noun: "updates") { "call view_updates with cursor \"\($0)\"; why_update explains one" }
     }
