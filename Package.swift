@@ -160,6 +160,8 @@ let package = Package(
                 "TraceAgent",
                 "TraceServer",
                 "TraceSamples",
+                "TraceFormats",
+                "TraceModel",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
