@@ -131,6 +131,10 @@ let package = Package(
                 "TraceModel",
                 "TraceFormats",
                 "TraceSamples",
+                "TraceServer",
+                "TraceAgent",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
