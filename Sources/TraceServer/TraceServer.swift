@@ -81,7 +81,10 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
     addGraphRoutes(to: answers, store: store, queries: queries)
     addCompareRoutes(to: answers, store: store, queries: queries)
     addCPURoutes(to: answers, store: store, queries: queries)
-    addHistoryRoutes(to: router, store: store)
+    addHistoryRoutes(to: router, store: store, queries: queries)
+    let agentAPI = InProcessResponder()
+    addAgentRoutes(to: router, policy: options.access, api: agentAPI)
+    agentAPI.set(router.buildResponder())
     return router
 }
 
