@@ -77,7 +77,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
 
     /// `{"error", "detail", "location"}` as JSON bytes.
     func jsonBody() -> [UInt8] {
-        (try? JSONEncoder().encode(Body(error: error, detail: detail, location: location))).map(Array.init) ?? Array("{}".utf8)
+        (try? encodeJSON(Body(error: error, detail: detail, location: location))) ?? Array("{}".utf8)
     }
 
     private struct Body: Encodable {
@@ -92,10 +92,13 @@ func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) th
     jsonResponse(bytes: try encodeJSON(value), status: status)
 }
 
-/// JSON bytes as the API writes them (slashes unescaped).
+/// JSON bytes as the API writes them: the one encoder of every JSON answer (the hand-written
+/// ones, `Timeline.json` and the call tree's, keep a fixed order too). Keys are sorted, a
+/// dictionary's as well as a struct's, so the same request answers the same bytes (Swift's
+/// dictionaries iterate in a per-process order), which the answers' ETags rely on.
 func encodeJSON(_ value: some Encodable) throws -> [UInt8] {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = .withoutEscapingSlashes
+    encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
     return Array(try encoder.encode(value))
 }
 

@@ -76,12 +76,17 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
     ])
     addHealthRoutes(to: router, readiness: readiness, metrics: options.metrics ?? PrometheusCollectorRegistry())
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes)
-    addQueryRoutes(to: router, store: store, queries: queries)
-    SearchRoutes(store: store, queries: queries).add(to: router)
-    addGraphRoutes(to: router, store: store, queries: queries)
-    addCompareRoutes(to: router, store: store, queries: queries)
-    addCPURoutes(to: router, store: store, queries: queries)
+    // Answers computed from stored traces alone: an ETag, and 304 for a client that has the bytes.
+    let answers = router.group().add(middleware: ImmutableAnswerMiddleware(store: store))
+    addQueryRoutes(to: answers, store: store, queries: queries)
+    SearchRoutes(store: store, queries: queries).add(to: answers)
+    addGraphRoutes(to: answers, store: store, queries: queries)
+    addCompareRoutes(to: answers, store: store, queries: queries)
+    addCPURoutes(to: answers, store: store, queries: queries)
     addHistoryRoutes(to: router, store: store, queries: queries)
+    let agentAPI = InProcessResponder()
+    addAgentRoutes(to: router, policy: options.access, api: agentAPI)
+    agentAPI.set(router.buildResponder())
     return router
 }
 

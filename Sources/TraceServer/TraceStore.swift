@@ -432,6 +432,15 @@ public actor TraceStore {
     /// Whether a trace is in memory now (for tests and diagnostics).
     public func isInMemory(id: String) -> Bool { cache[id] != nil }
 
+    /// Whether every trace of `ids` is stored (without loading any): a model in memory answers
+    /// without asking the catalog.
+    func containsAll(_ ids: [String]) async throws(StoreError) -> Bool {
+        for id in ids where cache[id] == nil && samples[id] == nil {
+            guard try await service({ try await self.storage.catalog.entry(id: id) }) != nil else { return false }
+        }
+        return true
+    }
+
     private func touch(_ id: String) {
         useCounter += 1
         cache[id]?.lastUse = useCounter
@@ -977,7 +986,7 @@ public actor TraceStore {
             }
             let trace = try TraceImporter.importTrace(at: file, displayName: name)
             let record = TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: nil, isSample: true)
-            try? JSONEncoder().encode(record).write(to: cached, options: .atomic)
+            try? Data(encodeJSON(record)).write(to: cached, options: .atomic)
             return (Sample(record: record, file: file), (trace, id))
         } catch {
             logger.error("skipping sample \(file.path): \(error)")
