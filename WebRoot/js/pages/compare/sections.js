@@ -6,7 +6,7 @@
 // `speedText`, `changeText`: the model's ComparisonWords), the same the CLI prints.
 import { el } from '../../dom.js';
 import { buildPath } from '../../state.js';
-import { formatDuration, formatPValue, plural } from '../../format.js';
+import { formatDuration, plural } from '../../format.js';
 
 const ROW_FILTERS = [[null, 'All views'], ['long', 'Long updates only'], ['app', 'App code only']];
 
@@ -88,7 +88,8 @@ export function viewsSection(c, s, { setRows, setRow }) {
     rows.length ? scrollBox(table, 'Views table (scrolls sideways)') : el('p', { class: 'empty', text: 'No views match this filter.' }),
     el('p', { class: 'compare-note', text: `How many: fewer / more ${pooled ? 'per recording (mean, least–most) ' : ''}when the count changed by 2 or more and over 10 %`
       + `${pooled ? ', and every recording of one side is beyond every recording of the other' : ''}. Each one: faster / slower per body (or update) `
-      + 'by the Mann-Whitney U test on the durations (p < 0.05, tested with 8 or more a side). Per interaction: the row\'s updates per update group '
+      + 'when each recording\'s mean time is beyond the run-to-run noise (the recording is the unit: docs/statistics.md); '
+      + '"within noise" is no change told, not a claim of none. Per interaction: the row\'s updates per update group '
       + 'of the label whose rate changed most.'
       + (rows.some((v) => v.change === 'follows-frames') ? ` "${c.frames.changeText}": the count followed the frames drawn `
         + `(${arrow(c.frames.a, c.frames.b)}) at the same time per update, so it is not a regression.` : '') }));
@@ -112,7 +113,7 @@ function viewRow(v, s, setRow) {
   const rate = rateText;
   const open = () => setRow(selected ? null : { module: v.module, view: v.view, category: v.category });
   const tone = (change) => ({ fewer: 'better', faster: 'better', gone: 'better', more: 'worse', slower: 'worse', new: 'worse' }[change] ?? '');
-  const speed = v.speedText + ((v.speedChange === 'faster' || v.speedChange === 'slower') && v.durations.pValue !== null ? ` (${formatPValue(v.durations.pValue)})` : '');
+  const speed = v.speedText + ((v.speedChange === 'faster' || v.speedChange === 'slower') && v.recordings ? ` (${v.recordings.text})` : '');
   const cells = [
     el('td', { class: 'name' }, el('button', { type: 'button', class: 'link-like row-open', 'aria-expanded': String(!!selected), onclick: open },
       v.view), el('span', { class: 'meta', text: ` ${v.module}${v.category ? `, ${v.category}` : ''}` })),
