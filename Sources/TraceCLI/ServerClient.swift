@@ -1,4 +1,5 @@
 import Foundation
+import TraceAgent
 import TraceStorage
 #if canImport(FoundationNetworking)
 import FoundationNetworking
