@@ -86,6 +86,10 @@ struct Compare: AsyncParsableCommand {
         let comparison = TraceComparison(
             .pooled(tracesA.map { $0.comparisonSide(in: rangeA) }), .pooled(tracesB.map { $0.comparisonSide(in: rangeB) })
         )
+        if let mismatch = comparison.spanMismatch {
+            // Said first, whatever the format: the verdict below calls nothing better or worse.
+            CommandContext.printError("warning: \(mismatch.text) (--\(mismatch.side)-start \(mismatch.start) --\(mismatch.side)-end \(mismatch.end))")
+        }
         if let flamegraph {
             try writeFlameGraph(a: tracesA, b: tracesB, comparison: comparison, to: flamegraph)
         }

@@ -195,8 +195,10 @@ struct FlameGraphSVG {
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
-            // XML 1.0 has no control characters but tab, newline and return.
+            // XML 1.0 has no control characters but tab, newline and return, and no U+FFFE, U+FFFF
+            // (Swift strings hold no lone surrogates, the only other characters it lacks).
             case _ where scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r": out += "?"
+            case "\u{FFFE}", "\u{FFFF}": out += "?"
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -125,6 +125,25 @@ import Testing
         #expect(viewTexts.contains { $0.hasPrefix("LandmarkListItemView.body.getter (Landmarks): total") })
     }
 
+    @Test func framesNamedWithCharactersXMLLacksStillMakeWellFormedSVGs() async throws {
+        let folder = try Folder()
+        // U+FFFE, U+FFFF, ESC, BEL and NUL in frame names: none of them may appear in XML 1.0.
+        let trace = folder.path("odd-names.json")
+        try Data(#"""
+            {"format":"tracesvc-trace","version":3,"metadata":{"app":"Odd","device":"d","osVersion":"1","refreshRate":60,"recordedAt":null,"start":0,"end":10000000,"importNotes":[]},
+            "processes":[[1,"Odd"]],"threads":[[1,"Main Thread",0,true]],
+            "frames":[["main\uFFFE","Odd",true],["work\uFFFF\u001b[31m\u0007\u0000","Odd",true]],"stacks":[[null,0],[0,1]],
+            "samples":[[1000,0,1000,1],[2000,0,1000,1],[3000,0,1000,0]]}
+            """#.utf8).write(to: URL(fileURLWithPath: trace))
+        let svg = folder.path("odd.svg")
+        let run = await TraceSvc.capture(["flamegraph", trace, "-o", svg])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(try texts(ofSVG: svg).texts.contains { $0.hasPrefix("work?") })
+        let compared = await TraceSvc.capture(["compare", trace, trace, "--flamegraph", folder.path("odd-pair.svg")])
+        #expect(compared.status == 0, "\(compared.error)")
+        _ = try texts(ofSVG: folder.path("odd-pair.svg"))
+    }
+
     @Test func anotherAppsTraceAndBadArguments() async throws {
         let folder = try Folder()
         let (trace, other) = try await CommandOutputTests.syntheticPair(in: folder)
