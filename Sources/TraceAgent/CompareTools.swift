@@ -49,7 +49,7 @@ enum CompareTools {
             if findings.count > limit { lines.append("- … \(findings.count - limit) more findings compared") }
         }
         let views = json["views"].list.filter { $0["significant"].bool == true }
-        lines += ["", "## Views changed beyond noise (\(views.count) of \(json["viewsTotal"].int ?? 0) rows shown here; the page has all)"]
+        lines += ["", "## Views changed beyond noise (\(views.count) among the \(json["views"].list.count) largest changes of \(json["viewsTotal"].int ?? 0) view rows; the page has all)"]
         if views.isEmpty { lines.append("- none") }
         for view in views.prefix(limit) {
             let (va, vb) = (view["a"], view["b"])

@@ -30,6 +30,14 @@ public struct TraceRequestContext: RequestContext, RemoteAddressRequestContext {
         client = outer.client
     }
 
+    /// A client of this process itself (benchmarks, tests): no connection, its own share of the pool.
+    init(local logger: Logger) {
+        coreContext = .init(source: InProcessSource(logger: logger))
+        remoteAddress = nil
+        connection = nil
+        client = "local"
+    }
+
     private struct InProcessSource: RequestContextSource {
         var logger: Logger
     }

@@ -244,3 +244,31 @@ def test_mcp_keeps_the_access_rules(server):
     assert status == 403
     status, answer = request(f"{server['url']}/mcp", "POST", body, headers)
     assert status == 200 and json.loads(answer)["result"]["tools"]
+
+
+def test_traces_and_findings_are_resources_and_the_prompt_names_the_steps(server):
+    slow = server["ids"]["landmarks-favorites-slow"]
+
+    async def read(session):
+        resources = (await session.list_resources()).resources
+        templates = (await session.list_resource_templates()).resource_templates
+        finding = f"{server['url']}/traces/{slow}?v=3&p=findings&fd=collection-fan-out%3A%40Observable%20ModelData.favoritesCollection%3ELandmarkListItemView"
+        contents = (await session.read_resource(finding)).contents
+        prompts = (await session.list_prompts()).prompts
+        prompt = await session.get_prompt("diagnose-slow-interaction", {"trace": slow, "interaction": "tapping favorite"})
+        return resources, templates, contents, prompts, prompt
+
+    async def over_stdio():
+        params = StdioServerParameters(command=tracesvc_bin(), args=["mcp", "--server", server["url"]])
+        async with stdio_client(params) as (r, w):
+            async with ClientSession(r, w) as session:
+                await session.initialize()
+                return await read(session)
+
+    resources, templates, contents, prompts, prompt = asyncio.run(over_stdio())
+    assert f"{server['url']}/traces/{slow}?v=3&p=findings" in {str(resource.uri) for resource in resources}
+    assert any("fd={finding}" in template.uri_template for template in templates)
+    assert "runs 12 LandmarkListItemView bodies" in contents[0].text and "Fix:" in contents[0].text
+    assert [p.name for p in prompts] == ["diagnose-slow-interaction"]
+    text = prompt.messages[0].content.text
+    assert slow in text and "tapping favorite" in text and "why_update" in text and "compare" in text

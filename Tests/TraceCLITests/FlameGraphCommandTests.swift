@@ -3,7 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import Testing
-import TraceCLI
+@testable import TraceCLI
 
 /// `tracesvc flamegraph` and `tracesvc compare --flamegraph`: standalone SVGs that are well-formed
 /// XML, hold the frames (and, compared, what went away), and render with an image tool.
@@ -60,6 +60,37 @@ import TraceCLI
         #expect(parsed.texts.contains("the app's code"))
         let png = try rendered(svg, to: folder.path("item.png"))
         #expect(png.width == 1000 && png.height == parsed.height)
+    }
+
+    /// The fill of the first frame whose tooltip starts with `name` (the rect after its title).
+    private func fill(ofFrame name: String, inSVG path: String) throws -> String? {
+        let svg = try String(contentsOfFile: path, encoding: .utf8)
+        guard let title = svg.range(of: "<title>\(name)") , let fill = svg[title.upperBound...].range(of: "fill=\"") else { return nil }
+        return String(svg[fill.upperBound...].prefix(7))
+    }
+
+    @Test func theDifferentialSVGColoursByTimeSoAnUnchangedFrameIsNotRedWhenTheTotalHalves() async throws {
+        let folder = try Folder()
+        let (byTime, byShare) = (folder.path("time.svg"), folder.path("share.svg"))
+        for (path, extra) in [(byTime, [String]()), (byShare, ["--flamegraph-by-share"])] {
+            let run = await TraceSvc.capture(["compare", Golden.sample("landmarks-scroll-slow"), Golden.sample("landmarks-scroll-fixed"), "--flamegraph", path] + extra)
+            #expect(run.status == 0, "\(run.error)")
+        }
+        let commit = "CA::Context::commit_transaction"
+        // 187 -> 181 ms of self time while the pair's CPU about halves: pale blue, "shrank a little".
+        let timeFill = try #require(try fill(ofFrame: commit, inSVG: byTime))
+        #expect(timeFill != FlameGraphSVG.diffColor(0.05) && timeFill.hasPrefix("#") && !isReddish(timeFill), "\(timeFill)")
+        let timeTexts = try texts(ofSVG: byTime).texts
+        #expect(timeTexts.contains { $0.hasPrefix(commit) && $0.contains("self 187.00 ms before, 181.00 ms after, −6.00 ms") })
+        #expect(timeTexts.contains { $0.hasPrefix("self time grew ") && $0.hasSuffix(" ms or more") })
+        // By share, its 44-point growth is saturated red: the toggle keeps the old reading.
+        #expect(try fill(ofFrame: commit, inSVG: byShare) == FlameGraphSVG.diffColor(0.05))
+        #expect(try texts(ofSVG: byShare).texts.contains("self share grew (5 points or more)"))
+    }
+
+    private func isReddish(_ hex: String) -> Bool {
+        let value = Int(hex.dropFirst(), radix: 16) ?? 0
+        return (value >> 16) & 0xff > (value & 0xff) + 20
     }
 
     @Test func theScrollPairsDifferentialFlameGraphListsTheFormattersAsGone() async throws {

@@ -51,6 +51,14 @@ enum AgentRoutes {
     static let path = "/mcp"
 }
 
+/// The tools' API on `router` in process, as `POST /mcp` reads it (for the benchmarks and tests),
+/// on behalf of a local client without the write token.
+public func inProcessTraceAPI(router: Router<TraceRequestContext>) -> any TraceAPI {
+    let responder = InProcessResponder()
+    responder.set(router.buildResponder())
+    return InProcessTraceAPI(responder: responder, outer: TraceRequestContext(local: Logger(label: "tracesvc.agent")), authorization: nil)
+}
+
 /// The router answering the in-process requests: set once the router holds every route.
 public final class InProcessResponder: Sendable {
     private let responder = Mutex<RouterResponder<TraceRequestContext>?>(nil)
