@@ -70,7 +70,13 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
     summary.textContent = `${traces} trace${traces === 1 ? '' : 's'} in ${answer.builds.length} build${answer.builds.length === 1 ? '' : 's'} · ${subject(answer)}`
       + (answer.notes.length ? ` · ${answer.notes.join('; ')}` : '');
     const bad = answer.firstBad;
-    verdict.replaceChildren(bad ? el('div', { class: 'first-bad', role: 'note' },
+    if (!answer.builds.length && !answer.pending && current.tags?.length) {
+      // Say which tags matched nothing rather than an empty chart.
+      const tags = current.tags.map((tag) => `“${tag}”`);
+      summary.textContent = tags.length === 1 ? `No trace has the tag ${tags[0]}.` : `No trace has all of the tags ${tags.join(', ')}.`;
+    }
+    // replaceChildren would write a null (no verdict) as the text "null".
+    verdict.replaceChildren(...[bad ? el('div', { class: 'first-bad', role: 'note' },
       el('strong', { text: `First bad build: ${bad.label}` }),
       ` — ${subject(answer)} went from ${formatValue(bad.before, answer.metric.unit)} to ${formatValue(bad.after, answer.metric.unit)}`,
       bad.test?.pValue != null ? ` (rank test p = ${bad.test.pValue.toPrecision(2)})` : '',
@@ -78,7 +84,7 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
       el('a', { href: buildComparePath(bad.previousTraceId, bad.traceId, {}), id: 'first-bad-compare', class: 'button primary',
         text: `Compare ${bad.previousLabel} → ${bad.label}` }), ' ',
       el('a', { href: traceLink(bad.traceId), id: 'first-bad-trace', text: 'Open its trace' }))
-      : answer.builds.length ? el('p', { class: 'meta', id: 'no-regression', text: 'No step up that stayed: no bad build.' }) : null);
+      : answer.builds.length ? el('p', { class: 'meta', id: 'no-regression', text: 'No step up that stayed: no bad build.' }) : null].filter(Boolean));
   }
 
   function showTooltip(p, build, event) {
