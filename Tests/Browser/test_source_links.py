@@ -19,12 +19,13 @@ FIXTURES = REPO / 'Tests' / 'TraceFormatsTests' / 'Fixtures' / 'xctrace-27'
 ROW = 18
 
 
-def trips_export() -> bytes:
-    """The bundle scripts/export-instruments-trace.sh makes: toc.xml and one file per table."""
+def trips_export(folder='trips') -> bytes:
+    """The bundle scripts/export-instruments-trace.sh makes: toc.xml and one file per table (another
+    folder name makes other bytes: the server keeps one trace, with its tags, per content)."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode='w') as tar:
         for name in ['toc', 'time-profile']:
-            tar.add(FIXTURES / f'{name}.xml', arcname=f'trips/{name}.xml')
+            tar.add(FIXTURES / f'{name}.xml', arcname=f'{folder}/{name}.xml')
     return buffer.getvalue()
 
 
@@ -39,9 +40,9 @@ def linked_server():
     shutil.rmtree(data_dir, ignore_errors=True)
 
 
-def upload(server, tags=()):
+def upload(server, tags=(), folder='trips'):
     query = '&'.join(['name=trips.tar'] + [f'tag={urllib.parse.quote(t)}' for t in tags])
-    status, body = server.api(f'/api/traces?{query}', 'POST', trips_export(), {'Content-Type': 'application/octet-stream'})
+    status, body = server.api(f'/api/traces?{query}', 'POST', trips_export(folder), {'Content-Type': 'application/octet-stream'})
     assert status in (200, 201), body
     return body['trace']['id']
 
@@ -77,7 +78,7 @@ def test_a_flame_graph_frame_links_its_line_at_the_traces_commit(linked_server, 
 
 
 def test_without_a_commit_the_frame_copies_the_xed_command(linked_server, page):
-    trace_id = upload(linked_server)
+    trace_id = upload(linked_server, folder='trips-untagged')
     click_frame(page, linked_server, trace_id, 'TripStore.load()')
     button = page.get_by_test_id('cpu-source').get_by_test_id('source-copy')
     expect(button).to_have_text('TripStore.swift:57')
