@@ -39,6 +39,7 @@ struct CheckReport {
     /// One line about an offender: "Landmarks LandmarkListItemView: 87; updates 12, 40, 41 … (87 in all)".
     func offenderLine(_ offender: BudgetOffender, in result: BudgetResult) -> String {
         var line = offender.module.map { "\(offender.title) (\($0))" } ?? offender.title
+        if let source = offender.source { line += " — \(source.shortText)" }
         if let span = offender.span {
             line += " at \(Units.seconds(span.start)), \(Units.duration(span.duration))"
         } else {

@@ -212,7 +212,7 @@ struct ComparisonReport {
 
     private var functionsTable: Table {
         let rows = comparison.functions.prefix(top).map { function in
-            [signed(function.deltaNs), "\(Units.duration(function.aSelfNs)) → \(Units.duration(function.bSelfNs))", "\(function.name) (\(function.binary))"]
+            [signed(function.deltaNs), "\(Units.duration(function.aSelfNs)) → \(Units.duration(function.bSelfNs))", "\(function.name) (\(function.binary))" + (function.source.map { " — \($0.shortText)" } ?? "")]
         }
         return Table(title: "Top self-time changes (CPU)", header: ["Δ self", "self A → B", "function (binary)"], rows: rows,
                      note: more(comparison.functionsTotal).first, wordColumns: [2])

@@ -161,7 +161,9 @@ struct InspectResult: Encodable {
             return StateChange(
                 time: changes.timestamp[row], value: trace.graph.nodes.kind[node] == .viewBody ? "\(name).body" : name,
                 description: trace.string(changes.description[row]),
-                appFrames: frames.map { trace.string(trace.cpu.frames.name[Int($0)]) }
+                appFrames: frames.map { frame in
+                    trace.string(trace.cpu.frames.name[Int(frame)]) + (trace.sourceLocation(ofFrame: Int(frame)).map { " — \($0.shortText)" } ?? "")
+                }
             )
         }
         hitches = trace.hitches.filter { inRange($0.start, $0.duration) }
@@ -289,8 +291,9 @@ struct TraceReport {
             }
             if !proof.isEmpty { lines.append("      evidence: " + proof.joined(separator: "; ")) }
             for frame in evidence.frames.prefix(3) {
-                let caller = frame.caller.isEmpty ? "" : " ← \(frame.caller)"
-                lines.append("      \(pad(duration(frame.weightNs), 9))  \(frame.name) (\(frame.binary))\(caller)")
+                let source = frame.source.map { " — \($0.shortText)" } ?? ""
+                let caller = frame.caller.isEmpty ? "" : " ← \(frame.caller)" + (frame.callerSource.map { " — \($0.shortText)" } ?? "")
+                lines.append("      \(pad(duration(frame.weightNs), 9))  \(frame.name) (\(frame.binary))\(source)\(caller)")
             }
         }
         if findings.count > top { lines.append("  … \(findings.count - top) more (--top, or --format json for all)") }

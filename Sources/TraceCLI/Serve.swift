@@ -78,6 +78,12 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Team mode (shared catalog and bytes; any number of replicas)")
     var team: TeamStorageOptions
 
+    @Option(help: "Link frames' files and lines to the app's source: a URL with {path} (below --source-root), {line} and {commit} (the trace's commit tag), e.g. 'https://github.com/org/app/blob/{commit}/{path}#L{line}'.")
+    var sourceUrl: String?
+
+    @Option(help: "The app's checkout on the recording Mac (e.g. /Users/dev/Trips): stripped from recorded paths for --source-url and the xed command the page copies.")
+    var sourceRoot: String?
+
     @Option(help: "Minutes a stored blob that no trace names is kept before the sweep deletes it (uploads in flight are never swept); the sweep runs once per grace period, at least every 10 and at most every minute.")
     var sweepGraceMinutes = 60
 
@@ -149,6 +155,12 @@ struct Serve: AsyncParsableCommand {
         options.connectionLimits.minBodyBytesPerSecond = minUploadRate
         options.connectionLimits.bodyDeadline = .seconds(Int64(uploadDeadline))
         options.maxWaitingQueriesPerClient = maxQueuedQueriesPerClient
+        if sourceUrl != nil || sourceRoot != nil {
+            if let sourceUrl, !sourceUrl.contains("{path}") {
+                throw ValidationError("--source-url needs {path} (and usually {line}), e.g. 'https://github.com/org/app/blob/{commit}/{path}#L{line}'")
+            }
+            options.sourceLinks = SourceLinkOptions(urlTemplate: sourceUrl, root: sourceRoot)
+        }
         let (token, generated) = try resolveWriteToken()
         var hosts = Set(allowedHost)
         hosts.insert(ProcessInfo.processInfo.hostName)

@@ -131,6 +131,8 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     public var tags: [String] = []
     /// A sample of the server: read-only (no tags, notes or delete).
     public var isSample = false
+    /// How the page links frames' files and lines (`serve --source-url/--source-root`); absent without them.
+    @NullWhenAbsent public var sourceLink: SourceLink? = nil
 
     init(id: String, trace: Trace) {
         let meta = trace.metadata

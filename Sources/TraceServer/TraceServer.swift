@@ -40,6 +40,8 @@ public struct ServerOptions: Sendable {
     public var sweepGrace: Duration = .seconds(3600)
     /// Where `/metrics` reads from (the process bootstraps swift-metrics with it); nil answers an empty registry.
     public var metrics: PrometheusCollectorRegistry?
+    /// Links from frames' files and lines to the app's source (`serve --source-url/--source-root`); nil: none.
+    public var sourceLinks: SourceLinkOptions?
 
     /// A compressed upload may decompress to this many times `maxUploadBytes` (exports gzip
     /// about 10:1 to 20:1; a gzip bomb goes far beyond).
@@ -75,7 +77,7 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
         .init(service: storage.blobs.serviceName) { try await storage.blobs.check() },
     ])
     addHealthRoutes(to: router, readiness: readiness, metrics: options.metrics ?? PrometheusCollectorRegistry())
-    addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes)
+    addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes, sourceLinks: options.sourceLinks)
     // Answers computed from stored traces alone: an ETag, and 304 for a client that has the bytes.
     let answers = router.group().add(middleware: ImmutableAnswerMiddleware(store: store))
     addQueryRoutes(to: answers, store: store, queries: queries)

@@ -209,7 +209,12 @@ import TraceStorage
         let mail = try XCTraceImporter.importTrace(
             at: LiveServerTests.packageRoot.appendingPathComponent("Tests/TraceFormatsTests/Fixtures/xctrace-signposts/os-signpost.xml"), displayName: "mail.xml"
         )
-        let others = [SyntheticTraces.trace(updates: 400, seed: 9), mail]
+        // Instruments 27: frames with their files and lines.
+        let trips = try XCTraceImporter.importTrace(
+            at: LiveServerTests.packageRoot.appendingPathComponent("Tests/TraceFormatsTests/Fixtures/xctrace-27/time-profile.xml"), displayName: "trips.xml"
+        )
+        walker.walk(SourceLinkOptions(urlTemplate: "https://x/{commit}/{path}", root: "/r").link(tags: []))
+        let others = [SyntheticTraces.trace(updates: 400, seed: 9), mail, trips]
         for (index, trace) in (samples + others).enumerated() {
             walker.walk(Self.answers(of: trace, id: String(format: "%032x", index)))
         }

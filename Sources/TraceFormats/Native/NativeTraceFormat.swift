@@ -43,7 +43,8 @@ public enum NativeTraceFormat {
             case .updates: ["start", "duration", "kind", "module", "view", "description", "category", "allocations", "thread", "group", "sourceSeverity"]
             case .nodes: ["kind", "name", "owner", "isAppCode", "eventID", "timestamp", "update"]
             case .edges: ["source", "target", "label", "changedProperty", "timestamp", "group"]
-            case .frames: ["name", "binary", "isAppCode"]
+            // The last two only on a frame whose file and line the recording has (Instruments 27).
+            case .frames: ["name", "binary", "isAppCode", "sourcePath", "sourceLine"]
             case .stacks: ["parent", "frame"]
             case .stateChanges: ["timestamp", "node", "description", "backtrace", "thread"]
             case .samples: ["time", "thread", "weight", "stack"]

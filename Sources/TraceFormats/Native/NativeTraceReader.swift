@@ -408,7 +408,19 @@ struct NativeTraceParser: ~Copyable {
         let binary = try string()
         try next(2)
         let isAppCode = try scanner.readBool()
-        frameRows.append(builder.addFrame(name: name, binary: binary, isAppCode: isAppCode))
+        var (sourcePath, sourceLine): (StringRef, UInt32) = (0, 0)
+        if try scanner.peek() == UInt8(ascii: ",") {
+            try next(3)
+            sourcePath = try string()
+            try next(4)
+            let lineOffset = try tokenOffset()
+            let line = try scanner.readInt64(field: "sourceLine")
+            guard line >= 0, line <= Int64(UInt32.max) else {
+                throw OffsetError(offset: lineOffset, message: "a line number should be 0 or more, found \(line)", field: "sourceLine")
+            }
+            sourceLine = UInt32(line)
+        }
+        frameRows.append(builder.addFrame(name: name, binary: binary, isAppCode: isAppCode, sourcePath: sourcePath, sourceLine: sourceLine))
     }
 
     private mutating func readStack() throws(OffsetError) {

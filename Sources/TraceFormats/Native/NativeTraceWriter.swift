@@ -124,6 +124,9 @@ public enum NativeTraceWriter {
         let frames = trace.cpu.frames
         table(.frames, count: frames.count) { out, i in
             out.string(s[Int(frames.name[i])]); out.comma(); out.string(s[Int(frames.binary[i])]); out.comma(); out.bool(frames.isAppCode[i])
+            if let source = frames.source(of: i) {
+                out.comma(); out.string(s[Int(source.path)]); out.comma(); out.int(Int64(source.line))
+            }
         }
         let stacks = trace.cpu.stacks
         table(.stacks, count: stacks.count) { out, i in

@@ -790,9 +790,22 @@ final class XCTraceAssembler {
         let binaryName = binary.name ?? ""
         let appName = toc?.processName ?? processNames[0] ?? ""
         let isApp = XCTraceVocabulary.isAppBinary(path: binary.path, name: binaryName, appName: appName)
-        let frame = builder.addFrame(name: builder.intern(name), binary: builder.intern(binaryName), isAppCode: isApp)
+        let (sourcePath, sourceLine) = source(ofFrame: value)
+        let frame = builder.addFrame(
+            name: builder.intern(name), binary: builder.intern(binaryName), isAppCode: isApp,
+            sourcePath: sourcePath.map { builder.intern($0) } ?? 0, sourceLine: UInt32(clamping: sourceLine)
+        )
         remember(&frameOfValue, value, Int32(frame))
         return frame
+    }
+
+    /// Instruments 27's `<source line="88"><path>/Users/…/TripCard.swift</path></source>` inside
+    /// a frame. `<compiler-generated>` is no file: no source.
+    private func source(ofFrame value: ValueRef) -> (path: String?, line: Int) {
+        guard let source = values.child(value, tag: .source),
+              let path = values.child(source, tag: .path).flatMap(values.string),
+              !path.isEmpty, !path.hasPrefix("<") else { return (nil, 0) }
+        return (path, values.line(source) ?? 0)
     }
 
     private static let notYet = Int32.min

@@ -194,7 +194,7 @@ public enum XCTraceExporter {
                 let path = frames.isAppCode[Int(frame)]
                     ? "/private/var/containers/Bundle/Application/\(trace.metadata.app).app/\(binary)"
                     : "/System/Library/Frameworks/\(binary).framework/\(binary)"
-                return (name: trace.string(frames.name[Int(frame)]), binary: binary, path: path)
+                return (name: trace.string(frames.name[Int(frame)]), binary: binary, path: path, source: trace.sourceLocation(ofFrame: Int(frame)))
             }
             writer.backtrace(key: String(stack), leafFirst: leafFirst, tag: tag)
         }

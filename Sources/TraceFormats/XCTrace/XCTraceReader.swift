@@ -22,11 +22,13 @@ struct StoredValue {
     var hasNumber = false
 }
 
-/// The `name` and `path` attributes of a frame or binary value (pool ids, -1 when absent).
+/// The `name` and `path` attributes of a frame or binary value (pool ids, -1 when absent), and
+/// the `line` of a frame's `source` (-1 when absent).
 struct ValueAttributes {
     var value: ValueRef
     var name: Int32
     var path: Int32
+    var line: Int32 = -1
 }
 
 /// Every distinct text of an import, once. Texts arrive as bytes and are looked up by their
@@ -214,6 +216,7 @@ final class XCTraceReader {
         var textID: Int32
         var name: Int32
         var path: Int32
+        var line: Int32
         var tag: UInt16
         var hasID: Bool
         var hasTarget: Bool
@@ -503,7 +506,7 @@ final class XCTraceReader {
                 openValues.append(OpenValue(
                     offset: offset, id: 0, textStart: textBytes.count,
                     textStreamStart: -1, textStreamLength: 0, fmtStart: fmtBytes.count, fmtEnd: fmtBytes.count,
-                    fmtStreamStart: -1, childrenStart: pendingChildren.count, target: sentinelValue, textID: -1, name: -1, path: -1,
+                    fmtStreamStart: -1, childrenStart: pendingChildren.count, target: sentinelValue, textID: -1, name: -1, path: -1, line: -1,
                     tag: name, hasID: false, hasTarget: true, keep: false, hasFmt: false
                 ))
             }
@@ -518,6 +521,7 @@ final class XCTraceReader {
         var hasFmt = false
         var nameAttribute: Int32 = -1
         var pathAttribute: Int32 = -1
+        var lineAttribute: Int32 = -1
         for attribute in tokenizer.attributes {
             // On the raw ids: `XMLName(rawValue:)` was a call per attribute.
             switch attribute.name {
@@ -539,6 +543,9 @@ final class XCTraceReader {
                 nameAttribute = strings.intern(try tokenizer.string(attribute))
             case XMLName.path.rawValue:
                 pathAttribute = strings.intern(try tokenizer.string(attribute))
+            case XMLName.line.rawValue:
+                // A line that is no number (or negative) is no line: the frame keeps its path.
+                lineAttribute = tokenizer.integer(attribute).map { Int32(clamping: max(0, $0)) } ?? -1
             default:
                 break
             }
@@ -560,7 +567,7 @@ final class XCTraceReader {
             offset: offset, id: id ?? 0, textStart: textBytes.count,
             textStreamStart: -1, textStreamLength: 0, fmtStart: fmtStart,
             fmtEnd: fmtStreamStart >= 0 ? fmtLength : fmtBytes.count, fmtStreamStart: fmtStreamStart, childrenStart: pendingChildren.count, target: target ?? 0, textID: textIDIndex, name: nameAttribute,
-            path: pathAttribute, tag: name, hasID: id != nil, hasTarget: target != nil, keep: keep, hasFmt: hasFmt
+            path: pathAttribute, line: lineAttribute, tag: name, hasID: id != nil, hasTarget: target != nil, keep: keep, hasFmt: hasFmt
         ))
         if selfClosing { try endValue() }
     }
@@ -618,7 +625,9 @@ final class XCTraceReader {
             }
             ref = ValueRef(keptCount)
             keptCount += 1
-            if item.pointee.name >= 0 || item.pointee.path >= 0 { batch.keptAttributes.append(ValueAttributes(value: ref, name: item.pointee.name, path: item.pointee.path)) }
+            if item.pointee.name >= 0 || item.pointee.path >= 0 || item.pointee.line >= 0 {
+                batch.keptAttributes.append(ValueAttributes(value: ref, name: item.pointee.name, path: item.pointee.path, line: item.pointee.line))
+            }
             if item.pointee.hasID {
                 let id = item.pointee.id
                 // Dense ids go in the array; a stray huge one must not make it allocate gigabytes.
@@ -641,7 +650,9 @@ final class XCTraceReader {
             if childCount > 0 { batch.rowChildren.append(contentsOf: pendingChildren[item.pointee.childrenStart...]) }
             ref = -1 - ValueRef(batch.rowValues.count - rowValueStart)
             batch.rowValues.append(value)
-            if item.pointee.name >= 0 || item.pointee.path >= 0 { batch.rowAttributes.append(ValueAttributes(value: ref, name: item.pointee.name, path: item.pointee.path)) }
+            if item.pointee.name >= 0 || item.pointee.path >= 0 || item.pointee.line >= 0 {
+                batch.rowAttributes.append(ValueAttributes(value: ref, name: item.pointee.name, path: item.pointee.path, line: item.pointee.line))
+            }
         }
         dropBuffers(of: item)
         add(ref, offset: item.pointee.offset)

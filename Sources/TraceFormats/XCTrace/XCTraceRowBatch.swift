@@ -202,6 +202,15 @@ final class XCTraceValues {
         return (found.name >= 0 ? strings[Int(found.name)] : nil, found.path >= 0 ? strings[Int(found.path)] : nil)
     }
 
+    /// A `<source line="88">`'s line, nil without one.
+    func line(_ ref: ValueRef) -> Int? {
+        let found = ref >= 0
+            ? keptAttributes[ref]
+            : batch.rowAttributes[row.attributes].first { $0.value == ref }
+        guard let found, found.line >= 0 else { return nil }
+        return Int(found.line)
+    }
+
     func tagName(_ ref: ValueRef) -> String {
         if ref == sentinelValue { return "sentinel" }
         guard let tag = tag(ref) else { return "nothing" }

@@ -1,3 +1,5 @@
+import TraceModel
+
 /// Writes export XML the way `xctrace export` does: one `<node>` per table, a schema, one row
 /// per line, each distinct value written once with `id` and referred to by `ref` afterwards
 /// (ids restart in every node). Output goes to `emit` in chunks of about 1 MiB.
@@ -131,6 +133,14 @@ package struct XCTraceWriter {
     /// A backtrace, frames leaf first; `key` identifies the whole stack for reuse. `tag` is
     /// `backtrace` (Time Profiler, SwiftUI) or `text-backtrace` (Swift Tasks).
     package mutating func backtrace(key: String, leafFirst frames: [(name: String, binary: String, path: String)], tag: String = "backtrace") {
+        backtrace(key: key, leafFirst: frames.map { ($0.name, $0.binary, $0.path, nil) }, tag: tag)
+    }
+
+    /// The same, with each frame's file and line where known (Instruments 27's
+    /// `<source line="88"><path>…</path></source>`, each path written once and referred to after).
+    package mutating func backtrace(
+        key: String, leafFirst frames: [(name: String, binary: String, path: String, source: CodeLocation?)], tag: String = "backtrace"
+    ) {
         let backtraceKey = tag + "\u{1}" + key
         if let id = ids[backtraceKey] { return reference(tag, id) }
         write("<\(tag) id=\"\(newID(backtraceKey))\">")
@@ -153,6 +163,18 @@ package struct XCTraceWriter {
                 write("\" path=\"")
                 escaped(frame.path)
                 write("\"/>")
+            }
+            if let source = frame.source {
+                write("<source line=\"\(source.line)\">")
+                let pathKey = "path\u{1}\(source.path)"
+                if let id = ids[pathKey] {
+                    reference("path", id)
+                } else {
+                    write("<path id=\"\(newID(pathKey))\">")
+                    escaped(source.path)
+                    write("</path>")
+                }
+                write("</source>")
             }
             write("</frame>")
         }

@@ -663,6 +663,8 @@ enum XMLName: UInt16, CaseIterable {
     case traceQueryResult, node, schema, col, mnemonic, name, row, sentinel, engineeringType
     case id, ref, fmt, path, xpath
     case frame, binary, backtrace, taggedBacktrace, thread, process, pid, tid, typedArray
+    // A frame's `<source line="88"><path>…</path></source>` (Instruments 27).
+    case source, line
     // Table of contents.
     case traceTOC, device, target, table, osVersion, model, startDate, duration, summary
 

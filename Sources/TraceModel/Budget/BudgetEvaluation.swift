@@ -53,6 +53,8 @@ public struct BudgetOffender: Sendable, Equatable {
     public var taskState: Int?
     /// Baseline checks: the view in the baseline and in the new trace.
     public var change: Change?
+    /// Findings: the file and line of the heaviest frame of the app that has them (or its caller's).
+    public var source: CodeLocation? = nil
 
     public struct Change: Sendable, Equatable {
         public var countBefore: Int
@@ -71,9 +73,10 @@ public struct BudgetOffender: Sendable, Equatable {
 
     public init(
         title: String, module: String? = nil, view: String? = nil, measured: Int64, updates: [Int] = [],
-        updateCount: Int = 0, span: TimeRange? = nil, change: Change? = nil, taskState: Int? = nil
+        updateCount: Int = 0, span: TimeRange? = nil, change: Change? = nil, taskState: Int? = nil, source: CodeLocation? = nil
     ) {
         self.title = title
+        self.source = source
         self.taskState = taskState
         self.module = module
         self.view = view
@@ -363,7 +366,8 @@ extension Trace {
                 updates: Array(listed.prefix(BudgetOffender.listedUpdates)), updateCount: max(evidence.updateCount, listed.count),
                 // The worst recorded interval itself, not the frames around it the CPU range reads.
                 span: isInterval ? (evidence.intervals.max { $0.duration < $1.duration } ?? evidence.range) : nil,
-                taskState: evidence.taskStates.first
+                taskState: evidence.taskStates.first,
+                source: evidence.frames.lazy.compactMap { $0.source ?? $0.callerSource }.first
             )
         }
         return result(rule, measured: Int64(found.count), passed: passed, offenders: offenders, notes: [])

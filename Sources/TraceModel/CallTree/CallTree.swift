@@ -88,6 +88,8 @@ public struct CallTreeNode: Sendable, Equatable {
     /// True when frames below `CallTreeQuery.maxDepth` were charged to this node.
     public var foldedDepth = false
     public var children: [CallTreeNode]
+    /// The frame's file and line, when the recording has them (JSON key "source", omitted otherwise).
+    public var source: CodeLocation? = nil
 }
 
 public struct CallTree: Sendable, Equatable {
@@ -416,7 +418,8 @@ extension Trace {
             let (name, binary, isAppCode) = callPathText(step, view: view)
             frozen[index] = CallTreeNode(
                 name: name, binary: binary, isAppCode: isAppCode, total: source.total(index), selfWeight: selfWeight,
-                sampleCount: source.samples(index), step: step, foldedDepth: source.foldedDepth(index), children: children
+                sampleCount: source.samples(index), step: step, foldedDepth: source.foldedDepth(index), children: children,
+                source: sourceLocation(of: step)
             )
         }
         return (roots.compactMap { frozen[$0] }, folded)
@@ -582,6 +585,7 @@ extension CallTreeNode {
             out.raw(",\"samples\":"); out.int(Int64(node.sampleCount))
             out.raw(",\"step\":"); out.string(node.step.wireName)
             if node.foldedDepth { out.raw(",\"foldedDepth\":true") }
+            if let location = node.source { out.raw(",\"source\":"); out.sourceLocation(location) }
             out.raw(",\"children\":[")
             stack.append((node.children, 0))
         }

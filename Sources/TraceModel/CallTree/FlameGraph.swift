@@ -77,6 +77,8 @@ public struct FlameFrames: Sendable, Equatable {
     public var merged: [Int] = []
     /// True where frames deeper than `CallTreeQuery.maxDepth` were charged to this one.
     public var foldedDepth: [Bool] = []
+    /// Index into `FlameGraph.sources`, -1 for a frame without a file and line.
+    public var source: [Int] = []
     public var count: Int { parent.count }
 }
 
@@ -105,6 +107,8 @@ public struct FlameGraph: Sendable, Equatable {
     public var frames: FlameFrames
     /// Asked with a search text: its matches the transforms hide.
     public var hiddenMatches: HiddenMatches? = nil
+    /// The frames' files and lines, each once (empty when the recording has none).
+    public var sources: [CodeLocation] = []
 }
 
 extension Trace {
@@ -175,7 +179,7 @@ extension Trace {
             totalWeight: total, sampleCount: sampleCount, updateCount: updateCount, focusFound: focusFound,
             zoom: layout.zoomFrames, zoomFound: query.zoom.isEmpty || zoomed != nil, window: window, width: width,
             minWeight: minWeight, mergedFrames: layout.mergedFrames, names: layout.names.values,
-            binaries: layout.binaries.values, frames: layout.frames
+            binaries: layout.binaries.values, frames: layout.frames, sources: layout.sources.values
         )
         return (graph, layout.nodeOfFrame)
     }
@@ -270,6 +274,19 @@ struct StringTable {
     }
 }
 
+/// Files and lines of an answer, each once: -1 for none.
+struct SourceTable {
+    private(set) var values: [CodeLocation] = []
+    private var index: [CodeLocation: Int] = [:]
+    mutating func add(_ location: CodeLocation?) -> Int {
+        guard let location else { return -1 }
+        if let known = index[location] { return known }
+        values.append(location)
+        index[location] = values.count - 1
+        return values.count - 1
+    }
+}
+
 /// One pass over a tree from the graph's roots: frames inside the window and at least
 /// `minWeight` wide, narrower siblings merged, depth first with an explicit stack (a subtree is
 /// laid out whole before its next sibling's: `willExpand` may load a thread's weights).
@@ -286,7 +303,10 @@ struct FlameLayout {
     var nodeOfFrame: [Int] = []
     /// Each frame row's name and binary in the tables and its kind, once looked up: a row is
     /// drawn at many paths, and its text is hashed once, not per frame.
-    private var textOfFrameRow: [UInt32: (name: Int, binary: Int, kind: FlameFrameKind)] = [:]
+    private var textOfFrameRow: [UInt32: FrameText] = [:]
+    var sources = SourceTable()
+
+    typealias FrameText = (name: Int, binary: Int, kind: FlameFrameKind, source: Int)
 
     init(trace: Trace, view: String, window: WeightWindow) {
         self.trace = trace
@@ -298,6 +318,7 @@ struct FlameLayout {
         frames = FlameFrames()
         names = StringTable()
         binaries = StringTable()
+        sources = SourceTable()
         textOfFrameRow = [:]
         (mergedFrames, zoomFrames, nodeOfFrame) = (0, [], [])
         // The zoom path's nodes, by depth, each the child of the last (a node id of one thread's
@@ -332,7 +353,7 @@ struct FlameLayout {
                 mergedFrames += merged.count
                 guard merged.total >= minWeight, overlaps(merged.x, merged.total) else { return }
                 append(parent: parent, depth: depth, x: merged.x, total: merged.total, selfWeight: 0, samples: merged.samples,
-                       text: (names.add("\(merged.count) frames"), binaries.add(""), .merged), step: nil, merged: merged.count, folded: false, node: -1)
+                       text: (names.add("\(merged.count) frames"), binaries.add(""), .merged, -1), step: nil, merged: merged.count, folded: false, node: -1)
             }
             var children: [(node: Int, frame: Int, x: Int64)] = []
             for node in siblings {
@@ -369,10 +390,10 @@ struct FlameLayout {
 
     private func overlaps(_ x: Int64, _ width: Int64) -> Bool { x < window.to && x + width > window.from }
 
-    private mutating func text(of step: CallPathStep) -> (name: Int, binary: Int, kind: FlameFrameKind) {
+    private mutating func text(of step: CallPathStep) -> FrameText {
         if case .frame(let row) = step, let known = textOfFrameRow[row] { return known }
         let (name, binary, isAppCode) = trace.callPathText(step, view: view)
-        let text = (names.add(name), binaries.add(binary), Self.kind(of: step, binary: binary, isAppCode: isAppCode))
+        let text = (names.add(name), binaries.add(binary), Self.kind(of: step, binary: binary, isAppCode: isAppCode), sources.add(trace.sourceLocation(of: step)))
         if case .frame(let row) = step { textOfFrameRow[row] = text }
         return text
     }
@@ -380,7 +401,7 @@ struct FlameLayout {
     @discardableResult
     private mutating func append(
         parent: Int, depth: Int, x: Int64, total: Int64, selfWeight: Int64, samples: Int,
-        text: (name: Int, binary: Int, kind: FlameFrameKind), step: CallPathStep?, merged: Int, folded: Bool, node: Int
+        text: FrameText, step: CallPathStep?, merged: Int, folded: Bool, node: Int
     ) -> Int {
         frames.parent.append(parent)
         frames.depth.append(depth)
@@ -391,6 +412,7 @@ struct FlameLayout {
         frames.name.append(text.name)
         frames.binary.append(text.binary)
         frames.kind.append(text.kind)
+        frames.source.append(text.source)
         frames.step.append(step)
         frames.merged.append(merged)
         frames.foldedDepth.append(folded)
@@ -440,6 +462,7 @@ extension FlameGraph {
         out.raw(",\"maxDepth\":"); out.int(Int64(CallTreeQuery.maxDepth))
         out.raw(",\"names\":"); out.strings(names)
         out.raw(",\"binaries\":"); out.strings(binaries)
+        if !sources.isEmpty { out.raw(",\"sources\":"); out.sourceLocations(sources) }
         out.raw(",\"frames\":{\"parent\":"); out.ints(frames.parent.map(Int64.init))
         out.raw(",\"depth\":"); out.ints(frames.depth.map(Int64.init))
         out.raw(",\"x\":"); out.ints(frames.x)
@@ -457,6 +480,7 @@ extension FlameGraph {
         out.raw("]")
         out.raw(",\"merged\":"); out.ints(frames.merged.map(Int64.init))
         out.raw(",\"foldedDepth\":"); out.ints(frames.foldedDepth.indices.filter { frames.foldedDepth[$0] }.map(Int64.init))
+        if !sources.isEmpty { out.raw(",\"source\":"); out.ints(frames.source.map(Int64.init)) }
         out.raw("}")
     }
 }

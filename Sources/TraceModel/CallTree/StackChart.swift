@@ -31,6 +31,8 @@ public struct StackChart: Sendable, Equatable {
     public var names: [String]
     public var binaries: [String]
     public var boxes: StackBoxes
+    /// The boxes' files and lines, each once (empty when the recording has none).
+    public var sources: [CodeLocation] = []
 }
 
 /// Boxes as columns, ordered by depth then start.
@@ -45,6 +47,8 @@ public struct StackBoxes: Sendable, Equatable {
     /// For a merged box, how many boxes it stands for (a pixel holding more than
     /// `StackChartBuilder.busyColumnSamples` samples counts as one); 0 otherwise.
     public var merged: [Int] = []
+    /// Index into `StackChart.sources`, -1 for a box without a file and line.
+    public var source: [Int] = []
     public var count: Int { depth.count }
 }
 
@@ -76,7 +80,8 @@ extension Trace {
         }
         return StackChart(
             start: range.start, end: range.end, thread: thread.map(Int.init), unit: metadata.cpuWeightUnit, sampleCount: rows.count,
-            sampleInterval: interval, minDuration: minDuration, names: chart.names.values, binaries: chart.binaries.values, boxes: chart.boxes
+            sampleInterval: interval, minDuration: minDuration, names: chart.names.values, binaries: chart.binaries.values, boxes: chart.boxes,
+            sources: chart.sources.values
         )
     }
 
@@ -112,6 +117,7 @@ struct StackChartBuilder {
     var boxes = StackBoxes()
     var names = StringTable()
     var binaries = StringTable()
+    var sources = SourceTable()
     static let busyColumnSamples = 8
 
     /// An open box: its node, start, and the index of its first sample.
@@ -229,6 +235,7 @@ struct StackChartBuilder {
         boxes = StackBoxes()
         names = StringTable()
         binaries = StringTable()
+        sources = SourceTable()
         for (depth, column) in columns.enumerated() {
             for box in column.sorted(by: { $0.start < $1.start }) {
                 boxes.depth.append(depth)
@@ -240,12 +247,14 @@ struct StackChartBuilder {
                     boxes.name.append(names.add("\(box.merged) frames"))
                     boxes.binary.append(binaries.add(""))
                     boxes.kind.append(.merged)
+                    boxes.source.append(-1)
                 } else {
                     let step = trie.step(box.node)
                     let (name, binary, isAppCode) = trace.callPathText(step, view: "")
                     boxes.name.append(names.add(name))
                     boxes.binary.append(binaries.add(binary))
                     boxes.kind.append(FlameLayout.kind(of: step, binary: binary, isAppCode: isAppCode))
+                    boxes.source.append(sources.add(trace.sourceLocation(of: step)))
                 }
             }
         }
@@ -265,6 +274,7 @@ extension StackChart {
         out.raw(",\"minDuration\":"); out.int(minDuration)
         out.raw(",\"names\":"); out.strings(names)
         out.raw(",\"binaries\":"); out.strings(binaries)
+        if !sources.isEmpty { out.raw(",\"sources\":"); out.sourceLocations(sources) }
         out.raw(",\"boxes\":{\"depth\":"); out.ints(boxes.depth.map(Int64.init))
         out.raw(",\"start\":"); out.ints(boxes.start)
         out.raw(",\"end\":"); out.ints(boxes.end)
@@ -273,6 +283,7 @@ extension StackChart {
         out.raw(",\"binary\":"); out.ints(boxes.binary.map(Int64.init))
         out.raw(",\"kind\":"); out.strings(boxes.kind.map(\.rawValue))
         out.raw(",\"merged\":"); out.ints(boxes.merged.map(Int64.init))
+        if !sources.isEmpty { out.raw(",\"source\":"); out.ints(boxes.source.map(Int64.init)) }
         out.raw("}}")
         return out.bytes
     }

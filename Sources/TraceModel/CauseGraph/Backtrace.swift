@@ -4,6 +4,8 @@ public struct BacktraceFrame: Sendable, Equatable, Encodable {
     public var name: String
     public var binary: String
     public var isAppCode: Bool
+    /// File and line, when the recording has them (omitted from the JSON otherwise).
+    @NullWhenAbsent public var source: CodeLocation? = nil
 
     /// Every backtrace an answer carries stops after this many frames, leaf first: a stack is as
     /// deep as its file is long (a 1 MB file holds a 100,000-frame chain), and the frame that did
@@ -27,7 +29,8 @@ extension Trace {
         while current != noRow, frames.count < limit {
             let frame = Int(cpu.stacks.frame[Int(current)])
             frames.append(BacktraceFrame(
-                name: string(cpu.frames.name[frame]), binary: string(cpu.frames.binary[frame]), isAppCode: cpu.frames.isAppCode[frame]
+                name: string(cpu.frames.name[frame]), binary: string(cpu.frames.binary[frame]), isAppCode: cpu.frames.isAppCode[frame],
+                source: sourceLocation(ofFrame: frame)
             ))
             current = cpu.stacks.parent[Int(current)]
         }

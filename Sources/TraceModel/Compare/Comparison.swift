@@ -317,7 +317,8 @@ public struct TraceComparison: Sendable, Encodable {
         let rows = Set(a.keys).union(b.keys).map { key in
             FunctionComparison(
                 name: key.name, binary: key.binary, isAppCode: a[key]?.isAppCode ?? b[key]!.isAppCode,
-                aSelfNs: (a[key]?.selfNs ?? 0) / Nanoseconds(runs.a), bSelfNs: (b[key]?.selfNs ?? 0) / Nanoseconds(runs.b)
+                aSelfNs: (a[key]?.selfNs ?? 0) / Nanoseconds(runs.a), bSelfNs: (b[key]?.selfNs ?? 0) / Nanoseconds(runs.b),
+                source: b[key]?.source ?? a[key]?.source
             )
         }.filter { $0.deltaNs != 0 }
         return rows.sorted { (abs($0.deltaNs), $1.name, $1.binary) > (abs($1.deltaNs), $0.name, $0.binary) }
@@ -670,8 +671,11 @@ public struct FunctionComparison: Sendable, Equatable, Encodable {
     public var aSelfNs: Nanoseconds
     public var bSelfNs: Nanoseconds
     public var deltaNs: Nanoseconds
+    /// The function's file and line (B's, else A's), when the recordings have them.
+    @NullWhenAbsent public var source: CodeLocation? = nil
 
-    init(name: String, binary: String, isAppCode: Bool, aSelfNs: Nanoseconds, bSelfNs: Nanoseconds) {
+    init(name: String, binary: String, isAppCode: Bool, aSelfNs: Nanoseconds, bSelfNs: Nanoseconds, source: CodeLocation? = nil) {
+        self.source = source
         self.name = name
         self.binary = binary
         self.isAppCode = isAppCode

@@ -46,7 +46,7 @@ public struct ComparisonSide: Sendable {
 
     struct ViewKey: Hashable, Sendable { var module: String, view: String, category: String }
     struct FunctionKey: Hashable, Sendable { var name: String, binary: String }
-    struct FunctionTime: Sendable { var selfNs: Nanoseconds, isAppCode: Bool }
+    struct FunctionTime: Sendable { var selfNs: Nanoseconds, isAppCode: Bool, source: CodeLocation? = nil }
 
     struct ViewSample: Sendable {
         var kind: String
@@ -454,7 +454,7 @@ extension Trace {
         var result: [ComparisonSide.FunctionKey: ComparisonSide.FunctionTime] = [:]
         for (frame, weight) in byFrame.enumerated() where weight > 0 {
             let key = ComparisonSide.FunctionKey(name: string(cpu.frames.name[frame]), binary: string(cpu.frames.binary[frame]))
-            result[key, default: .init(selfNs: 0, isAppCode: cpu.frames.isAppCode[frame])].selfNs.addSaturating(weight)
+            result[key, default: .init(selfNs: 0, isAppCode: cpu.frames.isAppCode[frame], source: sourceLocation(ofFrame: frame))].selfNs.addSaturating(weight)
         }
         return (total, result)
     }

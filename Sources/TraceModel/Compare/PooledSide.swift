@@ -42,7 +42,7 @@ extension ComparisonSide {
         pooled.selfTime = [:]
         for side in sides {
             for (key, time) in side.selfTime {
-                pooled.selfTime[key, default: FunctionTime(selfNs: 0, isAppCode: time.isAppCode)].selfNs.addSaturating(time.selfNs)
+                pooled.selfTime[key, default: FunctionTime(selfNs: 0, isAppCode: time.isAppCode, source: time.source)].selfNs.addSaturating(time.selfNs)
             }
         }
         pooled.intervals = [:]

@@ -48,6 +48,9 @@ public struct FindingFrame: Sendable, Equatable, Encodable {
     public var caller: String
     /// Weight of the samples attributed to it (ns of CPU).
     public var weightNs: Nanoseconds
+    /// The frame's file and line, and its caller's, when the recording has them.
+    @NullWhenAbsent public var source: CodeLocation? = nil
+    @NullWhenAbsent public var callerSource: CodeLocation? = nil
 }
 
 /// Where to look: the browser and the CLI turn these into share links.

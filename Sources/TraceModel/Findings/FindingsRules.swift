@@ -54,7 +54,9 @@ struct FindingsContext {
             return FindingFrame(
                 name: trace.string(frames.name[frame]), binary: trace.string(frames.binary[frame]),
                 isAppCode: frames.isAppCode[frame], caller: caller == noRow ? "" : trace.string(frames.name[Int(caller)]),
-                weightNs: Nanoseconds(Double(weight) / weightPerNanosecond)
+                weightNs: Nanoseconds(Double(weight) / weightPerNanosecond),
+                source: trace.sourceLocation(ofFrame: frame),
+                callerSource: caller == noRow ? nil : trace.sourceLocation(ofFrame: Int(caller))
             )
         }
     }

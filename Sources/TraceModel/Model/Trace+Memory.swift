@@ -24,7 +24,7 @@ extension Trace {
         let c = stateChanges
         let changeBytes = bytes(c.timestamp) + bytes(c.node) + bytes(c.description) + bytes(c.backtrace) + bytes(c.thread)
             + bytes(indexes.writtenNodes) + bytes(indexes.firstWriteOfNode)
-        let cpuBytes = bytes(cpu.frames.name) + bytes(cpu.frames.binary) + bytes(cpu.frames.isAppCode)
+        let cpuBytes = bytes(cpu.frames.name) + bytes(cpu.frames.binary) + bytes(cpu.frames.isAppCode) + bytes(cpu.frames.sourcePath) + bytes(cpu.frames.sourceLine)
             + bytes(cpu.stacks.parent) + bytes(cpu.stacks.frame)
             + bytes(cpu.samples.time) + bytes(cpu.samples.thread) + bytes(cpu.samples.weight) + bytes(cpu.samples.stack)
             + indexes.cpuPaths.sampleKeys.memoryFootprint

@@ -234,7 +234,18 @@ public struct FrameTable: Sendable {
     /// Binary (image) name, e.g. "Landmarks", "Foundation".
     public internal(set) var binary: [StringRef] = []
     public internal(set) var isAppCode: [Bool] = []
+    /// Where the function is in the app's source (Instruments 27 writes `<source line><path>`
+    /// for the app's frames): the file's path (0 for none) and line. Both stay empty until a
+    /// frame has a source, so a trace without any costs nothing for them.
+    public internal(set) var sourcePath: [StringRef] = []
+    public internal(set) var sourceLine: [UInt32] = []
     public var count: Int { name.count }
+
+    /// The frame's file and line, nil when the recording did not say.
+    public func source(of frame: Int) -> (path: StringRef, line: UInt32)? {
+        guard frame < sourcePath.count, sourcePath[frame] != 0 else { return nil }
+        return (sourcePath[frame], sourceLine[frame])
+    }
 }
 
 /// A stack is its leaf frame plus its parent stack (`noRow` at the root): a prefix tree, so

@@ -178,15 +178,32 @@ public struct TraceBuilder: Sendable {
     // MARK: CPU
 
     /// Frames are shared: the same (name, binary) gives the same frame.
-    public mutating func addFrame(name: StringRef, binary: StringRef, isAppCode: Bool) -> UInt32 {
+    /// The frame of a function (one per name and binary, so the call tree joins its calls). Its
+    /// source is the first one given: a function's frames at other addresses are other lines of
+    /// it, and a frame keeps one file and line (its path interned, 0 for none).
+    public mutating func addFrame(name: StringRef, binary: StringRef, isAppCode: Bool, sourcePath: StringRef = 0, sourceLine: UInt32 = 0) -> UInt32 {
         let key = FrameKey(name: name, binary: binary)
-        if let frame = frameIndex[key] { return frame }
+        if let frame = frameIndex[key] {
+            if sourcePath != 0, cpu.frames.source(of: Int(frame)) == nil { setSource(of: Int(frame), path: sourcePath, line: sourceLine) }
+            return frame
+        }
         cpu.frames.name.append(name)
         cpu.frames.binary.append(binary)
         cpu.frames.isAppCode.append(isAppCode)
         let frame = UInt32(cpu.frames.count - 1)
         frameIndex[key] = frame
+        if sourcePath != 0 { setSource(of: Int(frame), path: sourcePath, line: sourceLine) }
         return frame
+    }
+
+    private mutating func setSource(of frame: Int, path: StringRef, line: UInt32) {
+        if cpu.frames.sourcePath.count <= frame {
+            let missing = cpu.frames.count - cpu.frames.sourcePath.count
+            cpu.frames.sourcePath.append(contentsOf: repeatElement(0, count: missing))
+            cpu.frames.sourceLine.append(contentsOf: repeatElement(0, count: missing))
+        }
+        cpu.frames.sourcePath[frame] = path
+        cpu.frames.sourceLine[frame] = line
     }
 
     /// The stack whose leaf is `frame` called from `parent` (`noRow` for a root frame). Shared.

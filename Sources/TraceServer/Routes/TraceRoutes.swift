@@ -5,7 +5,7 @@ import TraceModel
 import TraceStorage
 
 /// List, upload, describe and delete traces.
-func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, maxUploadBytes: Int64) {
+func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, maxUploadBytes: Int64, sourceLinks: SourceLinkOptions? = nil) {
     // Every trace, or a page of them (?limit=N, then ?cursor= from the previous page's nextCursor),
     // filtered by tag, name, text and upload date, in any of the list's orders.
     router.get("/api/traces") { request, _ in
@@ -52,6 +52,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
         var info = try await store.loaded(id: id).info
         let record = try await store.record(id: id)
         (info.tags, info.isSample) = (record.tags, record.isSample)
+        info.sourceLink = sourceLinks?.link(tags: record.tags)
         return try jsonResponse(info)
     }
 

@@ -3,6 +3,7 @@
 // (each selects the update), for a folded group its members, and for a Swift task how it is tied
 // to the change and a button that opens the task (docs/cause-graph.md, "Swift tasks in the chain").
 import { el } from '../dom.js';
+import { sourceText } from '../source-link.js';
 import { KIND_LABELS, edgeText } from './render.js';
 
 /**
@@ -58,7 +59,8 @@ function backtrace(node) {
     node.backtrace?.length
       ? el('ol', { class: 'cg-frames' }, node.backtrace.map((f) =>
         el('li', { class: f.isAppCode ? 'cg-frame-app' : 'cg-frame-system' },
-          el('span', { class: 'cg-frame-name' }, f.name), ' ', el('span', { class: 'cg-frame-binary' }, f.binary))))
+          el('span', { class: 'cg-frame-name' }, f.name), ' ', el('span', { class: 'cg-frame-binary' }, f.binary),
+          f.source ? [' \u2014 ', el('span', { class: 'cg-frame-source', title: f.source.path }, sourceText(f.source))] : null)))
       : el('p', { class: 'cg-hint' }, node.backtraceTruncated
         ? 'Left out: this graph already carries the backtraces of many other writes.'
         : 'No backtrace was recorded for this change.'),

@@ -4,6 +4,7 @@
 // (a view's: all its updates merged, one update's range beside), the Swift task intervals (each
 // shown in the side panel); its subjects open what they name. The expanded finding is in the URL (fd=).
 import { el } from '../dom.js';
+import { sourceLinkNode } from '../source-link.js';
 import { buildPath } from '../state.js';
 import { formatDuration, formatTimeRange, plural } from '../format.js';
 import { message } from './common.js';
@@ -207,8 +208,8 @@ export function mountFindings(container, traceView) {
         el('thead', {}, el('tr', {}, el('th', { class: 'num', text: 'CPU' }), el('th', { text: 'Frame' }), el('th', { text: 'Called from' }))),
         el('tbody', {}, ...frames.map((frame) => el('tr', {},
           el('td', { class: 'num', text: formatDuration(frame.weightNs) }),
-          el('td', { text: `${frame.name} (${frame.binary})` }),
-          el('td', { text: frame.caller || '–' }))))) : null);
+          el('td', {}, `${frame.name} (${frame.binary})`, frame.source ? [' — ', sourceLinkNode(frame.source, traceView.trace.sourceLink, traceView.copyLink)] : null),
+          el('td', {}, frame.caller || '–', frame.callerSource ? [' — ', sourceLinkNode(frame.callerSource, traceView.trace.sourceLink, traceView.copyLink)] : null))))) : null);
   }
 
   /** A subject that opens something is a link; one that does not is plain text, not a button look-alike. */

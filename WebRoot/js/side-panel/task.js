@@ -4,6 +4,7 @@
 import { codeName, el } from '../dom.js';
 import { formatDuration, formatTimestamp, severityLabel, waitSeverityLabel } from '../format.js';
 import { field } from './panel.js';
+import { sourceLinkNode } from '../source-link.js';
 
 // Every state the Swift Tasks instrument writes (SwiftTaskState.title).
 const stateLabel = {
@@ -35,11 +36,12 @@ export function showTaskStates(panel, traceView, mark) {
   });
 }
 
-function backtrace(title, frames, truncated) {
+function backtrace(traceView, title, frames, truncated) {
   if (!frames?.length) return null;
   const count = truncated ? `the ${frames.length} innermost frames of a deeper stack` : `${frames.length} frames`;
   return el('details', { class: 'task-backtrace' }, el('summary', { text: `${title} (${count})` }),
-    el('ol', {}, ...frames.map((f) => el('li', { class: f.isAppCode ? 'app-frame' : null }, codeName(f.binary ? `${f.name} — ${f.binary}` : f.name)))));
+    el('ol', {}, ...frames.map((f) => el('li', { class: f.isAppCode ? 'app-frame' : null }, codeName(f.binary ? `${f.name} — ${f.binary}` : f.name),
+      f.source ? [' — ', sourceLinkNode(f.source, traceView.trace.sourceLink, traceView.copyLink)] : null))));
 }
 
 /** The other intervals of the clicked mark, each selectable. */
@@ -87,7 +89,7 @@ function render(panel, traceView, s, overlapping) {
         el('td', { text: formatTimestamp(state.start) }),
         el('td', {}, el('span', { class: `sev sev-${state.severity}`, text: formatDuration(state.duration) })),
         el('td', { text: state.actor }))))),
-    backtrace('Creation backtrace', s.creationBacktrace, s.creationBacktraceTruncated),
-    backtrace('Suspend backtrace', s.suspendBacktrace, s.suspendBacktraceTruncated),
+    backtrace(traceView, 'Creation backtrace', s.creationBacktrace, s.creationBacktraceTruncated),
+    backtrace(traceView, 'Suspend backtrace', s.suspendBacktrace, s.suspendBacktraceTruncated),
   );
 }

@@ -4,6 +4,7 @@
 import { formatPercent } from '../common.js';
 import { formatWeight } from './model.js';
 import { prepareBoxes } from './boxes/model.js';
+import { sourceText } from '../../source-link.js';
 
 /** GET flamegraph (or compare/flamegraph) made drawable: {answer, boxes, parent, step}. */
 export function prepareFlame(answer) {
@@ -81,6 +82,8 @@ export function flameTooltip(flame, i, { diff = null } = {}) {
   ];
   const binary = a.binaries[f.binary[i]];
   if (binary) lines.unshift(['Binary', binary]);
+  const source = frameSource(a, f, i);
+  if (source) lines.unshift(['Source', sourceText(source)]);
   if (diff) {
     const before = diff.before;
     const beforeTotal = before.total[i];
@@ -97,4 +100,10 @@ export function flameTooltip(flame, i, { diff = null } = {}) {
   }
   if (a.frames.foldedDepth?.includes(i)) lines.push(['', `Frames deeper than ${a.maxDepth} are charged here`]);
   return { title: a.names[f.name[i]], lines };
+}
+
+/** Frame (or box) `i`'s {path, line} in an answer with `sources` (Instruments 27 records them), or null. */
+export function frameSource(answer, columns, i) {
+  const index = columns.source?.[i] ?? -1;
+  return index >= 0 ? answer.sources?.[index] ?? null : null;
 }

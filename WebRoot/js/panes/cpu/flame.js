@@ -7,7 +7,7 @@ import { el } from '../../dom.js';
 import { latestOnly, loadingSoon, message } from '../common.js';
 import { KINDS, kindColor, clampView, matchingBoxes } from './boxes/model.js';
 import { mountBoxCanvas } from './boxes/canvas.js';
-import { ancestry, flameTooltip, frameAtPath, framePath, frameWindow, needsFinerAnswer, prepareFlame } from './flame-model.js';
+import { ancestry, flameTooltip, frameAtPath, framePath, frameSource, frameWindow, needsFinerAnswer, prepareFlame } from './flame-model.js';
 import { cpuChanged, cpuParams } from './settings.js';
 
 const REFETCH_MS = 120;
@@ -129,6 +129,7 @@ export function mountFlameView(container, traceView, pane) {
       name: flame.boxes.name[selected], binary: flame.answer.binaries[flame.answer.frames.binary[selected]] ?? '',
       // Below a focus the graph's root is the focused frame: paths go on from the focus.
       path: path && (base ? [base, ...path.split('.').slice(1)].join('.') : path),
+      source: frameSource(flame.answer, flame.answer.frames, selected),
     });
   }
 

@@ -11,6 +11,7 @@ import { CPU_VIEWS, fewSamplesWarning, hiddenMatchesNote, scopeText, scopeView }
 import { mountTreeView } from './tree-view.js';
 import { mountFlameView } from './flame.js';
 import { mountStackView } from './stack.js';
+import { sourceLinkNode } from '../../source-link.js';
 
 const MOUNTS = { tree: mountTreeView, flame: mountFlameView, stack: mountStackView };
 
@@ -22,7 +23,7 @@ export function mountCallTree(root, traceView) {
   const body = el('div', { class: 'cpu-body' });
   root.replaceChildren(bar.node, status, notes, body);
 
-  let selected = null;   // the frame the view has selected: {name, binary, path} (path null: not focusable)
+  let selected = null;   // the frame the view has selected: {name, binary, path, source} (path null: not focusable)
   let current = null;    // {id, instance}
 
   /** What a view reports to the pane; the same object for every view. */
@@ -60,11 +61,17 @@ export function mountCallTree(root, traceView) {
       notes.append(line);
     },
     notes,
-    /** The selected frame, for Charge to Caller and Focus on Subtree. */
+    /** The selected frame, for Charge to Caller and Focus on Subtree, and its file and line when recorded. */
     select(frame) {
       selected = frame;
       bar.charge.disabled = !frame?.binary;
       bar.focus.disabled = !frame?.path;
+      notes.querySelector('.cpu-source')?.remove();
+      if (frame?.source) {
+        notes.append(el('p', { class: 'cpu-source', 'data-testid': 'cpu-source' },
+          el('span', { class: 'cpu-source-name' }, frame.name), ' \u2014 ',
+          sourceLinkNode(frame.source, traceView.trace.sourceLink, traceView.copyLink)));
+      }
     },
   };
 

@@ -8,6 +8,8 @@ import { formatTimestamp } from '../../format.js';
 import { KINDS, kindColor, matchingBoxes, prepareBoxes } from './boxes/model.js';
 import { mountBoxCanvas } from './boxes/canvas.js';
 import { cpuChanged, cpuParams } from './settings.js';
+import { frameSource } from './flame-model.js';
+import { sourceText } from '../../source-link.js';
 
 const REFETCH_MS = 120;
 
@@ -44,7 +46,7 @@ export function mountStackView(container, traceView, pane) {
     click(i) {
       selected = i;
       const b = chart?.answer.boxes;
-      pane.select(i >= 0 && b.kind[i] !== 'merged' ? { name: chart.boxes.name[i], binary: chart.answer.binaries[b.binary[i]] ?? '', path: null } : null);
+      pane.select(i >= 0 && b.kind[i] !== 'merged' ? { name: chart.boxes.name[i], binary: chart.answer.binaries[b.binary[i]] ?? '', path: null, source: frameSource(chart.answer, b, i) } : null);
       canvas.draw();
     },
     selected: () => selected,
@@ -102,6 +104,8 @@ export function mountStackView(container, traceView, pane) {
     const lines = [['Start', formatTimestamp(b.start[i], duration / 100)], ['Duration', formatDuration(duration)], ['Samples', String(b.samples[i])]];
     const binary = chart.answer.binaries[b.binary[i]];
     if (binary) lines.unshift(['Binary', binary]);
+    const source = frameSource(chart.answer, b, i);
+    if (source) lines.unshift(['Source', sourceText(source)]);
     return { title: b.kind[i] === 'merged' ? 'Frames narrower than a pixel, merged' : chart.boxes.name[i], lines };
   }
 

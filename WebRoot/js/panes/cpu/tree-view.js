@@ -176,7 +176,7 @@ export function mountTreeView(container, traceView, pane) {
     const base = state.get().focus;
     // Below a focus the tree's roots are the focused node: its path goes on from the focus.
     const path = joinPath(base ? [base, ...steps.reverse().slice(1)] : steps.reverse());
-    pane.select({ name: node.name, binary: node.binary, path: steps.every(Boolean) ? path : null });
+    pane.select({ name: node.name, binary: node.binary, path: steps.every(Boolean) ? path : null, source: node.source ?? null });
   }
 
   function select(id, focus) {
