@@ -44,6 +44,11 @@ struct ComparisonReport {
             }
             lines.append(markdown ? "- \(line)" : line)
         }
+        if let mismatch = c.spanMismatch {
+            let options = "--\(mismatch.side)-start \(mismatch.start) --\(mismatch.side)-end \(mismatch.end)"
+            lines.append(markdown ? "- ⚠️ **spans differ**: compare again with `\(options)` to set \(mismatch.side.uppercased()) the same way"
+                : "warning: the compared spans differ; compare again with \(options) to set \(mismatch.side.uppercased()) the same way")
+        }
         for difference in c.differences {
             lines.append(markdown ? "- ⚠️ **differs**: \(difference)" : "warning: the traces differ in \(difference)")
         }

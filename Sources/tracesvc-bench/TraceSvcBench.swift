@@ -9,7 +9,8 @@ struct TraceSvcBench: AsyncParsableCommand {
         abstract: "Measure tracesvc's readers and queries, each against a baseline measured in the same run.",
         discussion: "Build with -c release for meaningful figures: swift run -c release tracesvc-bench timeline",
         subcommands: [
-            BenchNative.self, BenchXCTrace.self, BenchImport.self, BenchTimeline.self, BenchSummary.self, BenchCompare.self, BenchFindings.self, BenchFlameGraph.self, BenchNoise.self,
+            BenchNative.self, BenchXCTrace.self, BenchImport.self, BenchTimeline.self, BenchSummary.self, BenchCompare.self, BenchFindings.self, BenchFlameGraph.self,
+            BenchAgent.self, BenchNoise.self,
         ]
     )
 }

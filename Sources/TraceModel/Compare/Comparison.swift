@@ -28,6 +28,8 @@ public struct TraceComparison: Sendable, Encodable {
     public var intervals: [IntervalComparison]
     /// What changed, in a few lines, the largest effect first (`ComparisonVerdict`).
     public var verdict: [VerdictLine]
+    /// The two sides' spans differ (`SpanMismatch.check`): said first, the verdict all neutral.
+    @NullWhenAbsent public var spanMismatch: SpanMismatch? = nil
     /// Frames SwiftUI drew updates in on each side (`Trace.framesDrawn(in:)`): a view whose
     /// update count follows them changed because more (or fewer) frames were drawn.
     public var frames: FrameCountComparison
@@ -98,6 +100,15 @@ public struct TraceComparison: Sendable, Encodable {
         }.sorted { ($0.intervalsA + $0.intervalsB, $1.name) > ($1.intervalsA + $1.intervalsB, $0.name) }
         verdict = []
         verdict = ComparisonVerdict(self).lines
+        if let mismatch = SpanMismatch.check(self.a, self.b) {
+            spanMismatch = mismatch
+            verdict = [VerdictLine(kind: "span", tone: "neutral", text: mismatch.text, section: "", key: "")]
+                + verdict.filter { $0.kind != "none" }.map { line in
+                    var line = line
+                    line.tone = "neutral"
+                    return line
+                }
+        }
     }
 
     private static func compareTasks(_ a: [ComparisonSide.TaskKey: TaskSummaryRow], _ b: [ComparisonSide.TaskKey: TaskSummaryRow]) -> [TaskComparison] {

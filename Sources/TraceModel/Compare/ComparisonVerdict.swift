@@ -81,17 +81,29 @@ struct ComparisonVerdict {
     }
 
     private mutating func causeLines(_ c: TraceComparison) {
+        // A cause of fewer bodies per event than the findings' fan-out threshold is no fan-out:
+        // one body per change is the cure. One that appeared where a fan-out of the same target
+        // went away is that fan-out's replacement, told on the fan-out's line.
+        let wide = FindingsOptions().fanOutMinBodies
+        func isFanOut(_ side: CauseFanOutSide?) -> Bool { (side?.maxPerEvent ?? 0) >= wide }
         let changed = c.causes.enumerated().filter { $0.element.change != .unchanged }
+            .filter { $0.element.outcome == "skipped" || isFanOut($0.element.a) || isFanOut($0.element.b) }
             .sorted { (abs($0.element.updatesDelta), $1.offset) > (abs($1.element.updatesDelta), $0.offset) }
         for (index, cause) in changed.prefix(2) {
             let property = cause.property.isEmpty ? "" : " (\(cause.property))"
             let what = cause.outcome == "skipped" ? "notifications of bodies that did not run" : "fan-out"
             let edge = "\(cause.source)\(property) → \(cause.target)"
-            let text: String
+            var text: String
             switch cause.change {
             case .disappeared: text = "\(what) gone: \(edge) \(cause.a?.fanOut ?? "") per event"
             case .appeared: text = "\(what) new: \(edge) \(cause.b?.fanOut ?? "") per event"
             default: text = "\(what) changed: \(edge) \(cause.a?.fanOut ?? "") → \(cause.b?.fanOut ?? "") per event"
+            }
+            if cause.outcome == "ran", !isFanOut(cause.b), let replacement = c.causes.first(where: {
+                $0.outcome == "ran" && $0.target == cause.target && $0.change == .appeared && !isFanOut($0.b)
+            }) {
+                let property = replacement.property.isEmpty ? "" : " (\(replacement.property))"
+                text += ", replaced by \(replacement.source)\(property) \(replacement.b?.fanOut ?? "") per event"
             }
             lines.append(VerdictLine(
                 kind: "cause", tone: cause.updatesDelta < 0 ? "better" : cause.updatesDelta > 0 ? "worse" : "neutral",

@@ -52,7 +52,21 @@ export function filterRows(views, filter) {
   return views;
 }
 
-export function headerSection(c, s, { a, b }) {
+/**
+ * The spans differ (GET compare's `spanMismatch`): said before anything else, with the button
+ * that gives the other side the same range (`setRange(side, [start, end])`).
+ */
+function spanWarning(c, setRange) {
+  const m = c.spanMismatch;
+  if (!m) return null;
+  const side = m.side.toUpperCase();
+  return el('div', { class: 'compare-warning compare-span-warning', id: 'compare-span-warning', role: 'alert' },
+    el('strong', { text: 'Not comparable as it stands. ' }), m.text, ' ',
+    el('button', { type: 'button', class: 'button primary', id: 'compare-same-span', onclick: () => setRange(m.side, [m.start, m.end]),
+      text: `Set ${side} to the same range` }));
+}
+
+export function headerSection(c, s, { a, b, setRange }) {
   const card = (side, trace, ids, range) => el('div', { class: `compare-card side-${side.toLowerCase()}`, 'data-side': side, 'data-runs': String(trace.runs) },
     el('div', { class: 'compare-side', text: (side === 'A' ? 'A · before' : 'B · after') + (trace.runs > 1 ? ` · ${trace.runs} recordings pooled` : '') }),
     trace.runs > 1
@@ -63,6 +77,7 @@ export function headerSection(c, s, { a, b }) {
       + (range ? ` in ${formatDuration(range[0])}–${formatDuration(range[1])}` : '') }));
   return el('section', { class: 'compare-header', 'aria-label': 'Compared traces' },
     el('div', { class: 'compare-cards' }, card('A', c.a, a, s.rangeA), card('B', c.b, b, s.rangeB)),
+    spanWarning(c, setRange),
     c.differences.length ? el('div', { class: 'compare-warning', id: 'compare-warning', role: 'note' },
       el('strong', { text: 'These traces differ: ' }), c.differences.join('; '),
       '. The comparison may be of different things.') : null);
