@@ -83,10 +83,10 @@ def test_counts_and_speed_are_apart_in_the_words_of_the_api(page, server, server
     assert status == 200, body
     api_row = next(v for v in body["views"] if v["view"] == "ItemRowView")
     row = page.locator('#compare-views tr[data-view="ItemRowView"]')
-    # Fewer bodies, each slower: never "faster".
+    # Fewer bodies, each +21 % with one recording a side: within run-to-run noise (issue 40), never "faster".
     expect(row.locator("td.count-change")).to_have_text(api_row["countText"])
-    assert api_row["countText"] == "fewer bodies" and api_row["speedText"] == "slower per body"
-    expect(row.locator("td.speed-change")).to_contain_text("slower per body")
+    assert api_row["countText"] == "fewer bodies" and api_row["speedText"] == "within noise per body"
+    expect(row.locator("td.speed-change")).to_contain_text("within noise per body")
     expect(row).not_to_contain_text("faster")
     # The row's own interaction: per tap for the rows, per frame for the scroll.
     expect(row.locator("td.interaction")).to_have_text("Button Tap 14 → 1")
