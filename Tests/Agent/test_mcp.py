@@ -92,11 +92,33 @@ async def stdio_calls(server, calls, token_file=None):
 
 async def http_calls(server, calls, headers=None):
     import httpx2 as httpx  # the SDK's HTTP client
-    async with httpx.AsyncClient(headers=headers or {}, timeout=60) as client:
-        async with streamable_http_client(f"{server['url']}/mcp", http_client=client) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                return await run_calls(session, calls)
+    # KNOWN FLAKE (unresolved, docs/agents.md): under load, about one POST in a few hundred finds
+    # its keep-alive connection closed ("Server disconnected without sending a response"); the
+    # session is tried once more, and only for that.
+    for attempt in range(2):
+        try:
+            async with httpx.AsyncClient(headers=headers or {}, timeout=60) as client:
+                async with streamable_http_client(f"{server['url']}/mcp", http_client=client) as (read, write):
+                    async with ClientSession(read, write) as session:
+                        await session.initialize()
+                        return await run_calls(session, calls)
+        except BaseException as error:  # the SDK wraps it in exception groups
+            if attempt == 1 or "Server disconnected without sending a response" not in repr_all(error):
+                raise
+
+
+def repr_all(error):
+    """The messages of an exception and of every exception grouped or chained under it."""
+    seen, stack, text = set(), [error], []
+    while stack:
+        item = stack.pop()
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        text.append(repr(item))
+        stack.extend(getattr(item, "exceptions", ()))
+        stack.extend([item.__cause__, item.__context__])
+    return "\n".join(text)
 
 
 async def run_calls(session, calls):
@@ -272,3 +294,8 @@ def test_traces_and_findings_are_resources_and_the_prompt_names_the_steps(server
     assert [p.name for p in prompts] == ["diagnose-slow-interaction"]
     text = prompt.messages[0].content.text
     assert slow in text and "tapping favorite" in text and "why_update" in text and "compare" in text
+
+
+def test_get_mcp_says_there_is_no_event_stream(server):
+    status, _ = request(f"{server['url']}/mcp", "GET", None, {"Accept": "text/event-stream"})
+    assert status == 405

@@ -12,6 +12,16 @@ import TraceAgent
 /// Reading is open as every read is; `add_note` needs the write token (docs/api.md, "Access"):
 /// the access guard lets `/mcp` through without it, checking Host and Origin as for any write.
 func addAgentRoutes(to router: Router<TraceRequestContext>, policy: AccessPolicy, api: InProcessResponder) {
+    // Stateless: no stream of server-sent events to open. The spec's answer is 405, which
+    // clients read as "no stream" (a 404 would read as an expired session). With a body, so its
+    // length is sent and the connection stays open for the client's next POST.
+    router.get("/mcp") { _, _ in
+        let body = #"{"error": "method not allowed", "detail": "/mcp is stateless: POST a JSON-RPC message; there is no event stream to open.", "location": null}"#
+        return Response(
+            status: .methodNotAllowed, headers: [.allow: "POST", .cacheControl: "no-store", .contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: body))
+        )
+    }
     router.post("/mcp") { request, context in
         var request = request
         let body = try await request.collectBody(upTo: AgentRoutes.maxRequestBytes)
