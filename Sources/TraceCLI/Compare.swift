@@ -6,8 +6,8 @@ struct Compare: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compare trace A (before) with trace B (after): verdict, findings, views, interactions, cause fan-outs, hitches, hangs, CPU.",
         discussion: """
-            Deltas are B minus A. Several recordings a side are pooled (counts per run, with their
-            spread; every duration and interval in the tests): give A's, then B's after `--`.
+            Deltas are B minus A. Several recordings a side are pooled (counts per run, with their \
+            spread; every duration and interval in the tests): give A's, then B's after `--`. \
             Options go before `--`. docs/api.md ("Compare two traces") has the rules.
               tracesvc compare before.json after.json
               tracesvc compare before.json after.json --format markdown > comment.md

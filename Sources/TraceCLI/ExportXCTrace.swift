@@ -11,7 +11,7 @@ struct ExportXCTrace: AsyncParsableCommand {
             tracesvc export-xctrace SampleTraces/landmarks-favorites-slow.json.gz /tmp/favorites.tar
             tracesvc export-xctrace run.json /tmp/run.xml
             tracesvc export-xctrace --synthetic-updates 300000 --seed 7 /tmp/big.xml
-            OUT ending in .tar gets toc.xml plus one file per table (what scripts/export-instruments-trace.sh
+            OUT ending in .tar gets toc.xml plus one file per table (what scripts/export-instruments-trace.sh \
             packs, uncompressed); anything else gets the tables as concatenated XML documents.
             """
     )

@@ -8,7 +8,7 @@ struct FlameGraphCommand: AsyncParsableCommand {
         commandName: "flamegraph",
         abstract: "Write a trace's CPU flame graph as a standalone SVG (opens in a browser and an image viewer).",
         discussion: """
-            The samples of the whole trace, a range, or every update of one view (from its body), through
+            The samples of the whole trace, a range, or every update of one view (from its body), through \
             the call tree's transforms (docs/api.md, "CPU"). Frames narrower than a pixel are merged.
               tracesvc flamegraph run.json -o cpu.svg
               tracesvc flamegraph run.json --view LandmarkListItemView --hide-system -o item.svg

@@ -8,9 +8,9 @@ struct MCPCommand: AsyncParsableCommand {
         commandName: "mcp",
         abstract: "Serve the Model Context Protocol over stdio for a coding agent, answering from a tracesvc server.",
         discussion: """
-            An MCP client (Claude Code, Cursor, Xcode's assistant) starts this command and speaks
-            JSON-RPC on its standard input and output; the tools read the server's HTTP API, each
-            request within --deadline seconds. Log lines go to standard error. docs/agents.md has the
+            An MCP client (Claude Code, Cursor, Xcode's assistant) starts this command and speaks \
+            JSON-RPC on its standard input and output; the tools read the server's HTTP API, each \
+            request within --deadline seconds. Log lines go to standard error. docs/agents.md has the \
             tools and each client's configuration.
 
             claude mcp add tracesvc -- tracesvc mcp --server http://127.0.0.1:8080

@@ -7,12 +7,12 @@ struct Upload: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Upload a trace to a tracesvc server with its tags, and print its link.",
         discussion: """
-            Tags say what the trace is, so the server's list and history can find it: branch, commit,
-            commit-time, build, scenario, device, os, app-version, or any key of your own (lowercase
-            letters, digits, . _ -); a word without = is a label. Values have letters, digits and
+            Tags say what the trace is, so the server's list and history can find it: branch, commit, \
+            commit-time, build, scenario, device, os, app-version, or any key of your own (lowercase \
+            letters, digits, . _ -); a word without = is a label. Values have letters, digits and \
             . _ - / : + @ # (docs/api.md, "Tags").
 
-            Sending the same file again is safe: its id is its content's hash, so the server keeps one
+            Sending the same file again is safe: its id is its content's hash, so the server keeps one \
             trace (and sets the tags given on it). A connection failure or a 502, 503 or 504 is retried.
 
             Exit codes:

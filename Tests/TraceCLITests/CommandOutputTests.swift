@@ -272,6 +272,21 @@ import TraceCLI
         #expect(badServer.status == 2)
     }
 
+    /// Every command's help wraps its paragraphs at words, not at the source's hard line breaks
+    /// (issue 41: upload's broke after "branch, commit," with room for more on the line).
+    @Test func everyCommandsHelpWrapsItsParagraphsAtWords() async throws {
+        for command in ["serve", "inspect", "compare", "flamegraph", "check", "upload", "generate", "export-xctrace", "migrate", "mcp"] {
+            let help = await TraceSvc.capture([command, "--help"])
+            #expect(help.status == 0, "\(command): \(help.error)")
+            let lines = help.output.split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.hasPrefix("USAGE:") }
+            for (line, next) in zip(lines, lines.dropFirst()) where !line.isEmpty && !next.isEmpty && !next.hasPrefix(" ") && !line.hasPrefix(" ")
+                && !line.hasPrefix("tracesvc ") && !next.hasPrefix("tracesvc ") && !line.hasSuffix(":") {
+                let word = next.split(separator: " ").first ?? ""
+                #expect(line.count + 1 + word.count >= 80, "\(command) --help: \"\(line)\" breaks before \"\(word)\", which fits")
+            }
+        }
+    }
+
     @Test func helpIsOnStandardOutputAndExitsZero() async throws {
         let help = try await Golden.run(["--help"], pinnedAs: "help")
         #expect(help.status == 0 && help.error.isEmpty)
