@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // The Model Context Protocol (docs/agents.md): its Server, stdio and stateless HTTP transports.
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
     ],
     targets: [
         .target(name: "TraceModel", swiftSettings: strict),
@@ -68,12 +70,26 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The agent interface (docs/agents.md): MCP tools answering from the HTTP API, over stdio
+        // (`tracesvc mcp`) or in process (`POST /mcp`, mounted by TraceServer).
+        .target(
+            name: "TraceAgent",
+            dependencies: [
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "TraceServer",
             dependencies: [
                 "TraceModel",
                 "TraceFormats",
                 "TraceStorage",
+                "TraceAgent",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -98,6 +114,7 @@ let package = Package(
                 "TraceSamples",
                 "TraceServer",
                 "TraceStorage",
+                "TraceAgent",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -114,6 +131,10 @@ let package = Package(
                 "TraceModel",
                 "TraceFormats",
                 "TraceSamples",
+                "TraceServer",
+                "TraceAgent",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -127,7 +148,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TraceCLITests",
-            dependencies: ["TraceCLI", "TraceFormats", "TraceModel", "TraceSamples"],
+            dependencies: ["TraceCLI", "TraceAgent", "TraceFormats", "TraceModel", "TraceSamples"],
             exclude: ["Expected"],
             swiftSettings: strict
         ),
@@ -135,6 +156,19 @@ let package = Package(
             name: "TraceStorageTests",
             dependencies: ["TraceStorage", "TraceModel"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TraceAgentTests",
+            dependencies: [
+                "TraceAgent",
+                "TraceServer",
+                "TraceSamples",
+                "TraceFormats",
+                "TraceModel",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

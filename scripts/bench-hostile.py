@@ -7,6 +7,7 @@ takes longer than `--timeout` is reported as such. Loopback only, one server at 
 
     swift build --product tracesvc           # or -c release, with --binary .build/release/tracesvc
     python3 scripts/bench-hostile.py --baseline /path/to/old/tracesvc [--scale 1]
+    python3 scripts/bench-hostile.py --history-views 300000 [--concurrent 16 --memory-budget-mb 512] [--baseline old]
 """
 import argparse
 import json
@@ -78,6 +79,56 @@ def shapes(scale):
     ]
 
 
+def many_views(views, app="Catalogue"):
+    """One body each of `views` distinct views (issue 39: the history read every view row)."""
+    text = header(app) + '"updates":['
+    text += ",".join('[%d,%d,"view-body","%s","Cell%dView","","",0,0,null,"none"]' % (1000 + i * 10, 5000 + i % 997, app, i) for i in range(views))
+    return text + "]}"
+
+
+def history_flood(binary, views, concurrent, budget_mb, timeout, work):
+    """Peak RSS while `concurrent` clients ask for the history of a trace of `views` distinct views."""
+    import threading
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    data = Path(tempfile.mkdtemp(dir=work))
+    server = subprocess.Popen([binary, "serve", "--port", str(port), "--data-dir", str(data), "--memory-budget-mb", str(budget_mb)],
+                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        server.stdout.readline()
+        body = many_views(views).encode()
+        request(f"{base}/api/traces?name=views.json&tag=scenario:views", body, timeout=600)
+        while json.loads(request(f"{base}/api/history?tag=scenario:views&metric=update-count", timeout=600))["pending"]:
+            time.sleep(0.2)
+        after_upload = peak_rss_mb(server.pid)
+        reset_peak(server.pid)
+        statuses = []
+        def one(query):
+            try:
+                request(f"{base}/api/history?tag=scenario:views&{query}", timeout=timeout)
+                statuses.append(200)
+            except urllib.error.HTTPError as error:
+                statuses.append(error.code)
+            except (TimeoutError, urllib.error.URLError, ConnectionError):
+                statuses.append("no answer")
+        queries = ["metric=update-count", "metric=body-time-total"]
+        threads = [threading.Thread(target=one, args=(queries[i % 2],)) for i in range(concurrent)]
+        began = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.perf_counter() - began
+        alive = server.poll() is None
+        peak = peak_rss_mb(server.pid) if alive else float("nan")
+        print(f"{views:,} distinct views ({len(body) / 1e6:.1f} MB), --memory-budget-mb {budget_mb}: peak RSS after upload {after_upload:.0f} MB; "
+              f"{concurrent} concurrent history requests: {wall:.2f} s, peak RSS {peak:.0f} MB "
+              f"({peak / budget_mb:.2f}x the budget), answers {sorted(statuses, key=str)}, server {'alive' if alive else 'DIED'}")
+    finally:
+        server.kill()
+        server.wait()
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -144,11 +195,24 @@ def measure(binary, traces, timeout, work):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=str(REPO / ".build/debug/tracesvc"))
-    parser.add_argument("--baseline", required=True, help="tracesvc of the build to compare with")
+    parser.add_argument("--baseline", help="tracesvc of the build to compare with (required but with --history-views)")
+    parser.add_argument("--history-views", type=int, help="instead: concurrent history requests over a trace of this many distinct views")
+    parser.add_argument("--concurrent", type=int, default=16, help="with --history-views: requests at once")
+    parser.add_argument("--memory-budget-mb", type=int, default=512, help="with --history-views: the server's budget")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every shape's size")
     parser.add_argument("--timeout", type=float, default=120, help="seconds per request")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tracesvc-bench-hostile-"))
+    if args.history_views:
+        try:
+            for binary in [b for b in (args.baseline, args.binary) if b]:
+                print(binary)
+                history_flood(binary, args.history_views, args.concurrent, args.memory_budget_mb, args.timeout, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
+    if not args.baseline:
+        parser.error("--baseline is required")
     try:
         traces = shapes(args.scale)
         for name, text, _ in traces:

@@ -67,6 +67,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 python3 -c 'import playwright, pytest' 2>/dev/null || python3 -m pip install -q playwright pytest
 python3 -c 'import boto3' 2>/dev/null || python3 -m pip install -q boto3
+python3 -c 'import mcp' 2>/dev/null || python3 -m pip install -q mcp
 
 stage "swift build"
 build_log=$(mktemp)
@@ -93,6 +94,9 @@ swift test --skip-build
 
 stage "team mode tests (Tests/Team, real engines)"
 python3 -m pytest -q Tests/Team
+
+stage "agent interface (Tests/Agent: the Python MCP client over stdio and POST /mcp)"
+TRACESVC_BIN="$PWD/.build/debug/tracesvc" python3 -m pytest -q Tests/Agent
 
 stage "browser logic (node --test)"
 node --test Tests/Web/*.test.mjs

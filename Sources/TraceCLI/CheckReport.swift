@@ -1,4 +1,5 @@
 import Foundation
+import TraceAgent
 import TraceModel
 
 /// What `tracesvc check` found, in each of its output formats.

@@ -40,8 +40,11 @@ struct Compare: AsyncParsableCommand {
     @Option(help: "Rows per table (text and markdown).")
     var top = 10
 
-    @Option(help: "Also write the differential flame graph to this SVG file: B's flame graph coloured by each frame's change of self share against A, the functions that went away beside it.")
+    @Option(help: "Also write the differential flame graph to this SVG file: B's flame graph coloured by each frame's change of self time per run against A, the functions that went away beside it.")
     var flamegraph: String?
+
+    @Flag(help: "With --flamegraph: colour by the change of self share of each side's CPU instead of self time per run.")
+    var flamegraphByShare = false
 
     @Option(help: "With --flamegraph: only the samples inside every update of this view, each stack from its body frame.")
     var flamegraphView: String?
@@ -83,6 +86,10 @@ struct Compare: AsyncParsableCommand {
         let comparison = TraceComparison(
             .pooled(tracesA.map { $0.comparisonSide(in: rangeA) }), .pooled(tracesB.map { $0.comparisonSide(in: rangeB) })
         )
+        if let mismatch = comparison.spanMismatch {
+            // Said first, whatever the format: the verdict below calls nothing better or worse.
+            CommandContext.printError("warning: \(mismatch.text) (--\(mismatch.side)-start \(mismatch.start) --\(mismatch.side)-end \(mismatch.end))")
+        }
         if let flamegraph {
             try writeFlameGraph(a: tracesA, b: tracesB, comparison: comparison, to: flamegraph)
         }
@@ -118,7 +125,8 @@ extension Compare {
         let svg = FlameGraphSVG(
             graph: diff.graph, diff: diff, title: "\(comparison.a.name) → \(comparison.b.name): CPU, B against A",
             subtitle: "B's flame graph of \(scope) (\(FlameGraphCommand.weight(diff.graph.totalWeight, diff.graph.unit)), \(diff.graph.sampleCount) samples; "
-                + "A \(FlameGraphCommand.weight(diff.beforeTotal, diff.beforeUnit)), \(diff.beforeSamples) samples), coloured by each frame's change of self share"
+                + "A \(FlameGraphCommand.weight(diff.beforeTotal, diff.beforeUnit)), \(diff.beforeSamples) samples), coloured by each frame's change of self \(flamegraphByShare ? "share" : "time\(a.count > 1 || b.count > 1 ? " per run" : "")")",
+            colorByShare: flamegraphByShare
         ).render(width: flamegraphWidth)
         try writeOrExit(svg, to: path)
         CommandContext.printError("wrote \(path): \(diff.graph.frames.count) frames of B, \(diff.removedCount) functions gone since A")

@@ -44,6 +44,11 @@ struct ComparisonReport {
             }
             lines.append(markdown ? "- \(line)" : line)
         }
+        if let mismatch = c.spanMismatch {
+            let options = "--\(mismatch.side)-start \(mismatch.start) --\(mismatch.side)-end \(mismatch.end)"
+            lines.append(markdown ? "- ⚠️ **spans differ**: compare again with `\(options)` to set \(mismatch.side.uppercased()) the same way"
+                : "warning: the compared spans differ; compare again with \(options) to set \(mismatch.side.uppercased()) the same way")
+        }
         for difference in c.differences {
             lines.append(markdown ? "- ⚠️ **differs**: \(difference)" : "warning: the traces differ in \(difference)")
         }
@@ -106,7 +111,7 @@ struct ComparisonReport {
                       "view (module, category)"]
         let rows = shown.map { view -> [String] in
             let rate = view.interaction.map { "\($0.label) \(number($0.a)) → \(number($0.b))" } ?? "–"
-            let speed = view.speedText + (view.durations.pValue.map { view.speedChange == .faster || view.speedChange == .slower ? " (\(ComparisonWords.pValue($0)))" : "" } ?? "")
+            let speed = view.speedText + (view.recordings.map { view.speedChange == .faster || view.speedChange == .slower ? " (\(RecordingEffect.signed($0.percent)))" : "" } ?? "")
             return [
                 signed(view.delta.totalNs), "\(Units.duration(view.a.totalNs)) → \(Units.duration(view.b.totalNs))",
                 "\(count(view.a)) → \(count(view.b))", view.countText, rate,
@@ -118,7 +123,7 @@ struct ComparisonReport {
         let runs = comparison.a.runs > 1 || comparison.b.runs > 1
         let note = [
             "how many: fewer/more when the count\(runs ? " per run" : "") changed by at least 2 and more than 10%\(runs ? " and every run is beyond every run of the other side" : "")",
-            "each one: faster/slower per body or update by the Mann-Whitney U test on the durations (p < 0.05, 8 or more a side)",
+            "each one: faster/slower per body or update when each recording's mean is beyond run-to-run noise (docs/statistics.md)",
         ] + framesNote + more(comparison.views.count)
         return Table(title: "Views", header: header, rows: rows, note: note.joined(separator: "; "), wordColumns: [3, 4, 7, 9])
     }
@@ -138,7 +143,7 @@ struct ComparisonReport {
             var rows = interval.measures.filter { ($0.a ?? 0) != 0 || ($0.b ?? 0) != 0 }.map { measure -> [String] in
                 let isTime = measure.unit == "nanoseconds"
                 func value(_ x: Double?) -> String { x.map { isTime ? Units.duration(Int64($0.rounded())) : number($0) } ?? "–" }
-                let test = measure.test.pValue.map(ComparisonWords.pValue) ?? "too few intervals to test"
+                let test = measure.recordings.map(\.text) ?? measure.test.pValue.map(ComparisonWords.pValue) ?? "too few intervals to test"
                 return [measure.name.replacingOccurrences(of: "-", with: " "), "\(value(measure.a)) → \(value(measure.b))",
                         "\(value(measure.medianA)) → \(value(measure.medianB))", measure.changeText, test]
             }

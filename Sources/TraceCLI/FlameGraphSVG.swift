@@ -11,6 +11,8 @@ struct FlameGraphSVG {
     var diff: DifferentialFlameGraph?
     var title: String
     var subtitle: String
+    /// Colour a differential graph by the change of self share rather than of self time per run.
+    var colorByShare = false
 
     static let rowHeight = 17
     static let headerHeight = 74
@@ -55,9 +57,15 @@ struct FlameGraphSVG {
 
     private func legend(y: Int) -> String {
         var items: [(String, String)]
-        if diff != nil {
+        if diff != nil, colorByShare {
             items = [(Self.diffColor(0.05), "self share grew (5 points or more)"), (Self.diffColor(0.01), "grew a little"),
                      (Self.diffColor(0), "unchanged"), (Self.diffColor(-0.01), "shrank a little"), (Self.diffColor(-0.05), "shrank (5 points or more)")]
+        } else if let diff {
+            // Saturating at 5% of the larger side's CPU (per run), named in its unit.
+            let full = weightText(Int64((Double(max(diff.beforeTotal, graph.totalWeight)) * 0.05).rounded()))
+            let runs = diff.beforeRuns > 1 || diff.afterRuns > 1 ? " a run" : ""
+            items = [(Self.diffColor(0.05), "self time grew \(full)\(runs) or more"), (Self.diffColor(0.01), "grew a little"),
+                     (Self.diffColor(0), "unchanged"), (Self.diffColor(-0.01), "shrank a little"), (Self.diffColor(-0.05), "shrank \(full) or more")]
         } else {
             let present = Set(graph.frames.kind)
             items = FlameFrameKind.allCases.filter(present.contains).map { (Self.kindColor($0, shade: 0.4), Self.kindLabel($0)) }
@@ -85,7 +93,7 @@ struct FlameGraphSVG {
 
     private func fill(_ frame: Int) -> String {
         let kind = graph.frames.kind[frame]
-        if let diff, kind != .merged { return Self.diffColor(diff.selfDelta[frame]) }
+        if let diff, kind != .merged { return Self.diffColor(colorByShare ? diff.selfDelta[frame] : diff.selfTimeDelta[frame]) }
         return Self.kindColor(kind, shade: Self.shade(graph.names[graph.frames.name[frame]]))
     }
 
@@ -106,9 +114,20 @@ struct FlameGraphSVG {
             } else {
                 text += "; not at this call path in A"
             }
+            if diff.beforeUnit == graph.unit {
+                let before = diff.beforeSelfOfFrame[frame] ?? 0, after = f.selfWeight[frame]
+                let change = after - before
+                text += "; self \(weightText(before)) before, \(weightText(after)) after, \(change >= 0 ? "+" : "−")\(weightText(abs(change)))"
+                if diff.beforeRuns > 1 || diff.afterRuns > 1 { text += " a run" }
+            }
             text += String(format: "; self share %+.2f points", diff.selfDelta[frame] * 100)
         }
         return text
+    }
+
+    /// A weight in the graph's unit: "12.34 ms" or "1234 cycles".
+    private func weightText(_ value: Int64) -> String {
+        graph.unit == .cycles ? "\(value) cycles" : String(format: "%.2f ms", Double(value) / 1e6)
     }
 
     // MARK: Colours and text (as WebRoot/js/panes/cpu/boxes/model.js draws them)
@@ -176,8 +195,10 @@ struct FlameGraphSVG {
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
-            // XML 1.0 has no control characters but tab, newline and return.
+            // XML 1.0 has no control characters but tab, newline and return, and no U+FFFE, U+FFFF
+            // (Swift strings hold no lone surrogates, the only other characters it lacks).
             case _ where scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r": out += "?"
+            case "\u{FFFE}", "\u{FFFF}": out += "?"
             default: out.unicodeScalars.append(scalar)
             }
         }

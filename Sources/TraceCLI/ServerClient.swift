@@ -1,4 +1,5 @@
 import Foundation
+import TraceAgent
 import TraceStorage
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -153,7 +154,21 @@ struct ServerClient {
         case 422: "\(server) cannot read it (HTTP 422) at \(location ?? "?"): " + Self.withoutLocation(said, location)
         default: "\(server) answered HTTP \(status)" + (error.map { " \($0)" } ?? "") + (said.isEmpty || said == error ? "" : ": \(said)")
         }
-        return Failure(description: "\(what): \(line.replacingOccurrences(of: "\n", with: " "))")
+        return Failure(description: "\(what): \(Self.printable(line))")
+    }
+
+    /// The server's words as one line a terminal shows as text: a newline is a space, and every
+    /// other control character (ESC starting a terminal sequence, BEL, DEL, C1) is written as `\u{1B}`.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A, 0x0D: out += " "
+            case 0x00..<0x20, 0x7F..<0xA0: out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     private static func withoutLocation(_ detail: String, _ location: String?) -> String {

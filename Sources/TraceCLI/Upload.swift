@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TraceAgent
 import TraceStorage
 
 struct Upload: AsyncParsableCommand {

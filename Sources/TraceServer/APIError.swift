@@ -69,13 +69,15 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = jsonResponse(bytes: jsonBody(), status: status)
         if status == .methodNotAllowed { response.headers[.allow] = "GET, HEAD, POST, DELETE" }
+        // Busy, stopping or a service down: all pass; a client may ask again in a few seconds.
+        if status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer realm=\"tracesvc\"" }
         return response
     }
 
     /// `{"error", "detail", "location"}` as JSON bytes.
     func jsonBody() -> [UInt8] {
-        (try? JSONEncoder().encode(Body(error: error, detail: detail, location: location))).map(Array.init) ?? Array("{}".utf8)
+        (try? encodeJSON(Body(error: error, detail: detail, location: location))) ?? Array("{}".utf8)
     }
 
     private struct Body: Encodable {
@@ -90,10 +92,13 @@ func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) th
     jsonResponse(bytes: try encodeJSON(value), status: status)
 }
 
-/// JSON bytes as the API writes them (slashes unescaped).
+/// JSON bytes as the API writes them: the one encoder of every JSON answer (the hand-written
+/// ones, `Timeline.json` and the call tree's, keep a fixed order too). Keys are sorted, a
+/// dictionary's as well as a struct's, so the same request answers the same bytes (Swift's
+/// dictionaries iterate in a per-process order), which the answers' ETags rely on.
 func encodeJSON(_ value: some Encodable) throws -> [UInt8] {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = .withoutEscapingSlashes
+    encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
     return Array(try encoder.encode(value))
 }
 

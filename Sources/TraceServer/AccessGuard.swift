@@ -77,7 +77,8 @@ struct AccessGuardMiddleware: RouterMiddleware {
         }
         if [.post, .put, .patch, .delete].contains(request.method) {
             try checkSameOrigin(request)
-            guard policy.tokenMatches(request.headers[.authorization]) else {
+            // `/mcp` reads without the token; its one write (add_note) checks it (AgentRoutes.swift).
+            guard policy.tokenMatches(request.headers[.authorization]) || (request.method == .post && request.uri.path == AgentRoutes.path) else {
                 throw APIError(.unauthorized, "write token required",
                                detail: "Uploading, tagging, annotating and deleting traces on this server needs its write token: send Authorization: Bearer <token> (the token `tracesvc serve` printed or was given with --write-token).")
             }

@@ -1,4 +1,5 @@
 import Hummingbird
+import Logging
 import NIOCore
 import Synchronization
 
@@ -18,6 +19,27 @@ public struct TraceRequestContext: RequestContext, RemoteAddressRequestContext {
         remoteAddress = source.channel.remoteAddress
         connection = ConnectionWatch.of(source.channel)
         client = remoteAddress.map(ClientAddress.key) ?? "local"
+    }
+
+    /// A request the server makes of its own router for `outer` (the agent's tools at `/mcp`):
+    /// the same client and connection, so it shares their place in the query pool and stops with them.
+    init(inProcessFor outer: TraceRequestContext) {
+        coreContext = .init(source: InProcessSource(logger: outer.logger))
+        remoteAddress = outer.remoteAddress
+        connection = outer.connection
+        client = outer.client
+    }
+
+    /// A client of this process itself (benchmarks, tests): no connection, its own share of the pool.
+    init(local logger: Logger) {
+        coreContext = .init(source: InProcessSource(logger: logger))
+        remoteAddress = nil
+        connection = nil
+        client = "local"
+    }
+
+    private struct InProcessSource: RequestContextSource {
+        var logger: Logger
     }
 
     /// The query pool's view of this request.

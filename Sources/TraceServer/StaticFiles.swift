@@ -43,14 +43,7 @@ struct StaticFiles: Sendable {
             .cacheControl: "no-cache",
             .init("X-Content-Type-Options")!: "nosniff",
         ]
-        // Weak validators match too (If-None-Match uses the weak comparison, RFC 9110 13.1.2).
-        let matches = request.headers[.ifNoneMatch].map { header in
-            header.split(separator: ",").contains { candidate in
-                let tag = candidate.trimmingCharacters(in: .whitespaces)
-                return tag == "*" || (tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag) == etag
-            }
-        } ?? false
-        if matches {
+        if ifNoneMatch(request.headers[.ifNoneMatch], matches: etag) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentLength] = String(data.count)

@@ -183,6 +183,7 @@ public struct LoadedTrace: Sendable {
     /// The whole-trace comparison side (with the cause fan-outs), built once and kept with the trace.
     private let comparisonSides = ComparisonSideCache()
     private let defaultFindings = FindingsOnce()
+    private let searches = SearchCache()
     /// The trace's share of the memory budget, held as long as any copy of this value lives
     /// (in the store's cache or in a request), resized to `footprint` once it is built.
     let memory: MemoryBudget.Claim
@@ -223,6 +224,11 @@ public struct LoadedTrace: Sendable {
     /// `timeline(...)` in the browser's binary columns, written straight from the query.
     public func timelineBinary(window: TimeRange, width: Int, lanes: [TimelineLaneID]) -> [UInt8] {
         trace.timelineBinary(window: window, width: width, laneIDs: lanes, index: timelineIndex)
+    }
+
+    /// The timeline search's matches, the last few queries' kept (`SearchCache`).
+    func searchMatches(_ query: TimelineSearchQuery) -> TimelineMatches {
+        searches.matches(query, in: trace)
     }
 
     public func comparisonSide(in range: TimeRange?) -> ComparisonSide {

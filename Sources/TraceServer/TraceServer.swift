@@ -15,6 +15,8 @@ public struct ServerOptions: Sendable {
     public var webRoot: URL?
     public var maxUploadBytes: Int64 = 2048 << 20
     public var memoryBudgetBytes = 2048 << 20
+    /// How long a trace load waits for memory other requests hold before it is a 503.
+    public var memoryWait: Duration = .seconds(30)
     /// All uploads stored together (their bytes, and `StorageQuota.recordAllowance` each).
     public var maxStoredBytes: Int64 = 20 << 30
     /// Uploads kept, however small.
@@ -76,12 +78,17 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
     ])
     addHealthRoutes(to: router, readiness: readiness, metrics: options.metrics ?? PrometheusCollectorRegistry())
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes, sourceLinks: options.sourceLinks)
-    addQueryRoutes(to: router, store: store, queries: queries)
-    SearchRoutes(store: store, queries: queries).add(to: router)
-    addGraphRoutes(to: router, store: store, queries: queries)
-    addCompareRoutes(to: router, store: store, queries: queries)
-    addCPURoutes(to: router, store: store, queries: queries)
-    addHistoryRoutes(to: router, store: store)
+    // Answers computed from stored traces alone: an ETag, and 304 for a client that has the bytes.
+    let answers = router.group().add(middleware: ImmutableAnswerMiddleware(store: store))
+    addQueryRoutes(to: answers, store: store, queries: queries)
+    SearchRoutes(store: store, queries: queries).add(to: answers)
+    addGraphRoutes(to: answers, store: store, queries: queries)
+    addCompareRoutes(to: answers, store: store, queries: queries)
+    addCPURoutes(to: answers, store: store, queries: queries)
+    addHistoryRoutes(to: router, store: store, queries: queries)
+    let agentAPI = InProcessResponder()
+    addAgentRoutes(to: router, policy: options.access, api: agentAPI)
+    agentAPI.set(router.buildResponder())
     return router
 }
 
@@ -92,15 +99,14 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     try FileManager.default.createDirectory(at: options.dataDirectory, withIntermediateDirectories: true)
-    let store = try await TraceStore.open(
-        TraceStore.Configuration(
-            dataDirectory: options.dataDirectory, samplesDirectory: options.samplesDirectory, memoryBudgetBytes: options.memoryBudgetBytes,
-            maxUploadReadBytes: options.maxUploadReadBytes, maxStoredBytes: options.maxStoredBytes,
-            maxStoredTraces: options.maxStoredTraces, minFreeDiskBytes: options.minFreeDiskBytes,
-            freeDiskBytes: options.freeDiskBytes, storage: options.storage, sweepGrace: options.sweepGrace
-        ),
-        logger: logger
+    var configuration = TraceStore.Configuration(
+        dataDirectory: options.dataDirectory, samplesDirectory: options.samplesDirectory, memoryBudgetBytes: options.memoryBudgetBytes,
+        maxUploadReadBytes: options.maxUploadReadBytes, maxStoredBytes: options.maxStoredBytes,
+        maxStoredTraces: options.maxStoredTraces, minFreeDiskBytes: options.minFreeDiskBytes,
+        freeDiskBytes: options.freeDiskBytes, storage: options.storage, sweepGrace: options.sweepGrace
     )
+    configuration.memoryWait = options.memoryWait
+    let store = try await TraceStore.open(configuration, logger: logger)
     let limits = options.connectionLimits
     let maxConnections = DescriptorBudget.connectionsAllowed(configured: limits.maxConnections)
     if maxConnections < limits.maxConnections {
@@ -132,5 +138,7 @@ struct StoreMaintenance: Service {
 
     func run() async throws {
         await cancelWhenGracefulShutdown { await store.maintain() }
+        // Stopping: a load waiting for memory would hold its request (and the shutdown) past the grace.
+        store.refuseWaitingLoads()
     }
 }

@@ -124,28 +124,29 @@ extension TraceStore {
 
     // MARK: History
 
-    /// One metric over the latest traces with the request's tags, read from the catalog only.
+    /// One metric over the latest traces with the request's tags, read from the catalog only:
+    /// the view picker summed in SQL, the view rows of the asked view only (none for a trace or
+    /// finding metric), all of it within a claim on the memory budget.
     public func history(_ request: HistoryRequest) async throws(StoreError) -> HistoryAnswer {
         let catalog = storage.catalog
+        let claim: MemoryBudget.Claim
+        do { claim = try await memory.claim(Self.historyMemoryEstimate(traces: request.limit)) } catch { throw Self.storeError(error) }
+        defer { withExtendedLifetime(claim) {} }
         let page = try await service { try await catalog.page(CatalogQuery(tags: request.tags), limit: request.limit, after: nil) }
         let ids = page.entries.map(\.id)
         // A trace uploaded a moment ago may still be having its figures stored.
         await waitForExtras(of: ids)
         // The view picker: the views of the latest few traces, most body time first.
-        let latest = try await service { try await catalog.measurements(of: Array(ids.prefix(3)), view: nil) }
-        var viewTotals: [String: HistoryAnswer.ViewChoice] = [:]
-        for measurements in latest.values {
-            for row in measurements.views {
-                viewTotals["\(row.module)\u{0}\(row.view)", default: .init(module: row.module, view: row.view, totalNs: 0)].totalNs += row.totalNs
-            }
-        }
-        let views = viewTotals.values.sorted { ($0.totalNs, $1.view, $1.module) > ($1.totalNs, $0.view, $0.module) }.prefix(100)
+        let views = try await service { try await catalog.topViews(of: Array(ids.prefix(3)), limit: 100) }
+            .map { HistoryAnswer.ViewChoice(module: $0.module, view: $0.view, totalNs: $0.totalNs) }
 
         let metric = request.metric ?? .bodyTimeTotal
         var view = request.view, module = request.module
-        if metric.scope == .view, view == nil, let top = views.first { (view, module) = (top.view, top.module) }
-        let wantedView = view
-        let measured = try await service { try await catalog.measurements(of: ids, view: metric.scope == .view ? wantedView : nil) }
+        if metric.scope == .view, view == nil, let top = views.first(where: { $0.view != TraceMeasurements.otherViewsName }) ?? views.first {
+            (view, module) = (top.view, top.module)
+        }
+        let wantedViews: MeasuredViews = if metric.scope == .view, let view { .named(view) } else { .none }
+        let measured = try await service { try await catalog.measurements(of: ids, views: wantedViews) }
         let verdicts = try await service { try await catalog.verdicts(of: ids) }
 
         var notes: [String] = []
@@ -182,6 +183,12 @@ extension TraceStore {
             findings: Array(series.findingHistories(measured.mapValues(\.findings)).prefix(100)), views: Array(views),
             metrics: HistoryMetric.allCases.map(HistoryAnswer.MetricInfo.init), notes: notes
         )
+    }
+
+    /// What one history read may hold: per trace its totals, the asked view's rows and its
+    /// findings (both bounded per trace: `TraceMeasurements.maxViewRows`, `maxFindingRows`).
+    nonisolated static func historyMemoryEstimate(traces: Int) -> Int {
+        (1 << 20) + traces * (8 << 10)
     }
 
     /// The `commit-time` tag as µs since 1970: ISO 8601, or whole seconds.

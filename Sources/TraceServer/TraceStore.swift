@@ -47,6 +47,8 @@ public actor TraceStore {
         /// Every trace model alive (cached, or evicted but still used by a request), plus parses
         /// and loads in flight (by estimate): `MemoryBudget`.
         public var memoryBudgetBytes: Int
+        /// How long a load waits for memory before it is refused with 503 (`MemoryBudget.maxWait`).
+        public var memoryWait: Duration = .seconds(30)
         /// Most bytes an upload may decompress to (a gzip bomb is refused, not read to the end).
         public var maxUploadReadBytes: Int64
         /// Most bytes of uploads stored, all together (with `StorageQuota.recordAllowance` a trace).
@@ -129,6 +131,8 @@ public actor TraceStore {
     var unmeasurable: Set<String> = []
     private var cache: [String: CacheSlot] = [:]
     private var loading: [String: Task<LoadedTrace, any Error>] = [:]
+    /// The claims the requests waiting for each load hold meanwhile (the load does not wait for them).
+    private var loadSharers: [String: MemoryBudget.Sharers] = [:]
     private var useCounter: UInt64 = 0
     /// Blobs this process is writing (claimed, not yet named by a row) and sweeping: the two never overlap.
     private var blobsBeingWritten: [String: Int] = [:]
@@ -161,7 +165,7 @@ public actor TraceStore {
         self.storage = storage
         self.logger = logger
         loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64)
-        let memory = MemoryBudget(limit: configuration.memoryBudgetBytes)
+        let memory = MemoryBudget(limit: configuration.memoryBudgetBytes, maxWait: configuration.memoryWait)
         self.memory = memory
         partBuffersMemory = (storage.blobs as? any StreamingBlobStore).map { memory.claimNow($0.partBuffers.totalBytes) }
         quota = StorageQuota(
@@ -259,8 +263,13 @@ public actor TraceStore {
     /// A model in memory answers without asking the catalog: reads keep working while it is down.
     /// A load waits until memory allows it (for traces other requests are done with);
     /// `alongside` are traces the caller keeps using meanwhile (compare's sides loaded before this
-    /// one): their memory is not waited for.
+    /// one): their memory is not waited for, nor that of the other requests sharing the load.
+    /// `reservation`: memory claimed before for this load among others (`reserveMemory`).
     public func loaded(id: String, alongside held: [LoadedTrace] = []) async throws(StoreError) -> LoadedTrace {
+        try await loaded(id: id, alongside: held, reservation: nil)
+    }
+
+    func loaded(id: String, alongside held: [LoadedTrace], reservation: MemoryBudget.Claim?) async throws(StoreError) -> LoadedTrace {
         if let slot = cache[id] {
             touch(id)
             TraceMetrics.cacheHits.increment()
@@ -269,6 +278,7 @@ public actor TraceStore {
         let task: Task<LoadedTrace, any Error>
         if let running = loading[id] {
             task = running
+            joinLoad(id, holding: held)
         } else {
             let source: Source
             if let sample = samples[id] {
@@ -280,6 +290,7 @@ public actor TraceStore {
             }
             if let running = loading[id] {
                 task = running
+                joinLoad(id, holding: held)
             } else if let slot = cache[id] {
                 touch(id)
                 return slot.loaded
@@ -287,22 +298,42 @@ public actor TraceStore {
                 loadsStarted += 1
                 TraceMetrics.cacheLoads.increment()
                 // A task of its own (not the request's) so that concurrent requests share one load.
-                let holding = held.map(\.memory)
-                task = Task { try await self.load(id: id, from: source, holding: holding) }
+                let sharers = MemoryBudget.Sharers(held.map(\.memory))
+                task = Task { try await self.load(id: id, from: source, sharers: sharers, reservation: reservation) }
                 loading[id] = task
+                loadSharers[id] = sharers
             }
         }
         do {
             let loaded = try await task.value
             loading[id] = nil
+            loadSharers[id] = nil
             if cache[id] == nil { insert(loaded, id: id) }
             touch(id)
             return loaded
         } catch {
             loading[id] = nil
+            loadSharers[id] = nil
             logger.error("cannot load trace \(id): \(error)")
             throw Self.storeError(error)
         }
+    }
+
+    /// A request waits for a load another started: the load no longer waits for what it holds.
+    private func joinLoad(_ id: String, holding held: [LoadedTrace]) {
+        guard !held.isEmpty, let sharers = loadSharers[id] else { return }
+        sharers.add(held.map(\.memory))
+        memory.sharersChanged()
+    }
+
+    /// Whether `id` needs a load (it is neither in memory nor being loaded), and what it is
+    /// expected to take when it does (its last footprint here, else twice its file's size).
+    func loadEstimate(of id: String) async throws(StoreError) -> Int? {
+        guard cache[id] == nil, loading[id] == nil else { return nil }
+        if let footprint = footprints[id] { return footprint }
+        if let sample = samples[id] { return memoryEstimate(ofFile: sample.file) }
+        guard let entry = try await service({ try await self.storage.catalog.entry(id: id) }) else { throw .unknownTrace(id: id) }
+        return Int(clamping: entry.sizeBytes.multipliedReportingOverflow(by: 2).partialValue)
     }
 
     enum Source: Sendable {
@@ -312,7 +343,7 @@ public actor TraceStore {
 
     /// Fetches the bytes (a local file, or a copy from the object store), checks them against
     /// their hash, and parses them within the load gate and the memory budget.
-    private func load(id: String, from source: Source, holding: [MemoryBudget.Claim]) async throws -> LoadedTrace {
+    private func load(id: String, from source: Source, sharers: MemoryBudget.Sharers, reservation: MemoryBudget.Claim?) async throws -> LoadedTrace {
         let file: BlobFile
         let name: String
         let run: Int?
@@ -325,7 +356,9 @@ public actor TraceStore {
         }
         defer { if file.isTemporary { try? FileManager.default.removeItem(at: file.url) } }
         // The claim goes with the trace (resized to its footprint), or with the load if it fails.
-        let claim = try await memory.claim(footprints[id] ?? memoryEstimate(ofFile: file.url), holding: holding)
+        let estimate = footprints[id] ?? memoryEstimate(ofFile: file.url)
+        let reserved = reservation.flatMap { memory.take(estimate, from: $0) }
+        let claim = if let reserved { reserved } else { try await memory.claim(estimate, sharers: sharers) }
         let verify: String? = if case let .upload(entry) = source, !file.isTemporary { entry.sha256 } else { nil }
         return try await loadGate.run {
             // A stored file is named by the hash of its bytes: a replaced or damaged one is not served as that trace
@@ -398,6 +431,15 @@ public actor TraceStore {
 
     /// Whether a trace is in memory now (for tests and diagnostics).
     public func isInMemory(id: String) -> Bool { cache[id] != nil }
+
+    /// Whether every trace of `ids` is stored (without loading any): a model in memory answers
+    /// without asking the catalog.
+    func containsAll(_ ids: [String]) async throws(StoreError) -> Bool {
+        for id in ids where cache[id] == nil && samples[id] == nil {
+            guard try await service({ try await self.storage.catalog.entry(id: id) }) != nil else { return false }
+        }
+        return true
+    }
 
     private func touch(_ id: String) {
         useCounter += 1
@@ -944,7 +986,7 @@ public actor TraceStore {
             }
             let trace = try TraceImporter.importTrace(at: file, displayName: name)
             let record = TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: nil, isSample: true)
-            try? JSONEncoder().encode(record).write(to: cached, options: .atomic)
+            try? Data(encodeJSON(record)).write(to: cached, options: .atomic)
             return (Sample(record: record, file: file), (trace, id))
         } catch {
             logger.error("skipping sample \(file.path): \(error)")

@@ -137,6 +137,20 @@ actor WorkGate {
         }
     }
 
+    /// Runs `work`, which awaits other services (the catalog) rather than computing, once a slot
+    /// is free: it counts against the same limit and fair share as the queries that compute.
+    nonisolated func admit<T: Sendable>(for client: WorkClient = .server, _ work: @Sendable () async throws -> T) async throws -> T {
+        try await enter(client.key, connection: client.connection)
+        do {
+            let result = try await work()
+            await leave(client.key)
+            return result
+        } catch {
+            await leave(client.key)
+            throw error
+        }
+    }
+
     /// Runs `work` on a thread of its own once a slot is free: for work that also waits for its
     /// input (an upload still arriving), which must not hold one of the blocking pool's few
     /// threads meanwhile. It is not cancelled: its input stops it (`GrowingFile.abandon`).

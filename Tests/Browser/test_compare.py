@@ -265,3 +265,29 @@ def test_narrow_window_scrolls_the_views_table_in_its_box_and_keeps_the_cause_re
             shot(page, "compare-narrow-800", full_page=True)
         assert not errors
         page.close()
+
+
+def test_the_favorites_fix_reads_better_and_a_range_on_one_side_is_said_first(page, server, sample_id, shot):
+    # Issue 41: the one-body cause that replaced the fan-out is the fix, not a new fan-out; A's
+    # "Favorite Tap" (4.9 ms) against B's whole 4.2 s decides nothing until B gets the same range.
+    slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
+    open_compare(page, server, slow, fixed)
+    verdict = page.locator("#compare-verdict")
+    expect(verdict.locator('.verdict-line[data-tone="worse"]')).to_have_count(0)
+    expect(verdict.locator('.verdict-line[data-kind="cause"][data-tone="better"]')).to_contain_text(
+        "replaced by @Observable LandmarkViewModel (isFavorite) ×1 per event")
+    expect(page.locator("#compare-span-warning")).to_have_count(0)
+    open_compare(page, server, slow, fixed, "ra=1399600000,1404497548")
+    warning = page.locator("#compare-span-warning")
+    expect(warning).to_contain_text("A is the range 1.400 s–1.404 s (4.90 ms), B the whole recording (4.20 s)")
+    # Before the verdict, which calls nothing better or worse.
+    assert warning.bounding_box()["y"] < verdict.bounding_box()["y"]
+    expect(verdict.locator('.verdict-line[data-tone="worse"]')).to_have_count(0)
+    expect(verdict.locator('.verdict-line[data-tone="better"]')).to_have_count(0)
+    expect(verdict.locator('.verdict-line[data-kind="span"] .verdict-tone')).to_have_text("Spans differ")
+    shot(page, "compare-span-warning")
+    page.locator("#compare-same-span").click()
+    expect(page.locator("#compare-span-warning")).to_have_count(0, timeout=30_000)
+    assert query_of(page).get("rb") == "1399600000,1404497548"
+    expect(verdict.locator('.verdict-line[data-tone="better"]').first).to_be_visible()
+    expect(verdict.locator('.verdict-line[data-tone="worse"]')).to_have_count(0)

@@ -298,3 +298,50 @@ def test_the_scroll_pairs_differential_flame_graph_shows_the_formatters_removed(
         shot(page, f'compare-diff-flame-view-{width}')
         assert not page.errors
         page.close()
+
+
+def canvas_rgb(page, selector, x, y):
+    """The canvas pixel under page point (x, y), as [r, g, b]."""
+    return page.evaluate('''([selector, x, y]) => {
+        const canvas = document.querySelector(selector);
+        const rect = canvas.getBoundingClientRect();
+        const scale = canvas.width / rect.width;
+        const d = canvas.getContext('2d').getImageData(Math.round((x - rect.left) * scale), Math.round((y - rect.top) * scale), 1, 1).data;
+        return [d[0], d[1], d[2]];
+    }''', [selector, x, y])
+
+
+def test_the_differential_flame_graph_colours_by_time_so_an_unchanged_frame_is_not_red_when_cpu_halves(new_context, server, sample_id, shot):
+    # Issue 41: the whole scroll pair's CPU about halves; commit_transaction's self time holds
+    # (187 -> 181 ms). By self share it grew 44 points (saturated red); by time it shrank a little.
+    slow, fixed = sample_id(SLOW), sample_id(FIXED)
+    page = fresh_page(new_context, 1440, 900)
+    page.goto(f'{server}/compare/{slow}/{fixed}')
+    page.locator('#compare-flame').scroll_into_view_if_needed()
+    page.wait_for_selector('#diff-flame-canvas[data-frames]', timeout=30_000)
+    page.locator('#diff-flame-canvas').scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    width = round(page.locator('#diff-flame-canvas').bounding_box()['width'])
+    answer = get(server, '/api/compare/flamegraph', a=slow, b=fixed, width=width)
+    assert answer['totalWeight'] < 0.6 * answer['before']['totalWeight']
+    name = 'CA::Context::commit_transaction(CA::Transaction*, double, double*)'
+    x, y, i = frame_point(page, answer, name, '#diff-flame-canvas')
+    red_when = lambda rgb: rgb[0] > rgb[2] + 40
+    blue_when = lambda rgb: rgb[2] > rgb[0] + 10
+    by_time = canvas_rgb(page, '#diff-flame-canvas', x, y)
+    assert not red_when(by_time) and blue_when(by_time), by_time
+    expect(page.locator('#compare-flame .diff-scale-text')).to_have_text(re.compile(r'^shrank \d+\.\d+ ms · unchanged · grew \d+\.\d+ ms$'))
+    # The tooltip says the ms before, after and the difference, as the tables do.
+    page.mouse.move(x, y)
+    tip = page.locator('#compare-flame .cpu-box-tooltip')
+    expect(tip).to_contain_text(re.compile(r'Self time\s*187(\.0+)? ms before, 181(\.0+)? ms after, −6(\.0+)? ms'))
+    shot(page, 'compare-diff-flame-by-time')
+    # The toggle: by share it is the saturated red it was.
+    page.mouse.move(0, 0)
+    page.locator('#compare-flame select.diff-colour-by').select_option('share')
+    page.wait_for_timeout(200)
+    by_share = canvas_rgb(page, '#diff-flame-canvas', x, y)
+    assert red_when(by_share), by_share
+    expect(page.locator('#compare-flame .diff-scale-text')).to_have_text('shrank 5 points · unchanged · grew 5 points')
+    assert not page.errors
+    page.close()

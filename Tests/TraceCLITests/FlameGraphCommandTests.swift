@@ -3,7 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import Testing
-import TraceCLI
+@testable import TraceCLI
 
 /// `tracesvc flamegraph` and `tracesvc compare --flamegraph`: standalone SVGs that are well-formed
 /// XML, hold the frames (and, compared, what went away), and render with an image tool.
@@ -62,6 +62,37 @@ import TraceCLI
         #expect(png.width == 1000 && png.height == parsed.height)
     }
 
+    /// The fill of the first frame whose tooltip starts with `name` (the rect after its title).
+    private func fill(ofFrame name: String, inSVG path: String) throws -> String? {
+        let svg = try String(contentsOfFile: path, encoding: .utf8)
+        guard let title = svg.range(of: "<title>\(name)") , let fill = svg[title.upperBound...].range(of: "fill=\"") else { return nil }
+        return String(svg[fill.upperBound...].prefix(7))
+    }
+
+    @Test func theDifferentialSVGColoursByTimeSoAnUnchangedFrameIsNotRedWhenTheTotalHalves() async throws {
+        let folder = try Folder()
+        let (byTime, byShare) = (folder.path("time.svg"), folder.path("share.svg"))
+        for (path, extra) in [(byTime, [String]()), (byShare, ["--flamegraph-by-share"])] {
+            let run = await TraceSvc.capture(["compare", Golden.sample("landmarks-scroll-slow"), Golden.sample("landmarks-scroll-fixed"), "--flamegraph", path] + extra)
+            #expect(run.status == 0, "\(run.error)")
+        }
+        let commit = "CA::Context::commit_transaction"
+        // 187 -> 181 ms of self time while the pair's CPU about halves: pale blue, "shrank a little".
+        let timeFill = try #require(try fill(ofFrame: commit, inSVG: byTime))
+        #expect(timeFill != FlameGraphSVG.diffColor(0.05) && timeFill.hasPrefix("#") && !isReddish(timeFill), "\(timeFill)")
+        let timeTexts = try texts(ofSVG: byTime).texts
+        #expect(timeTexts.contains { $0.hasPrefix(commit) && $0.contains("self 187.00 ms before, 181.00 ms after, −6.00 ms") })
+        #expect(timeTexts.contains { $0.hasPrefix("self time grew ") && $0.hasSuffix(" ms or more") })
+        // By share, its 44-point growth is saturated red: the toggle keeps the old reading.
+        #expect(try fill(ofFrame: commit, inSVG: byShare) == FlameGraphSVG.diffColor(0.05))
+        #expect(try texts(ofSVG: byShare).texts.contains("self share grew (5 points or more)"))
+    }
+
+    private func isReddish(_ hex: String) -> Bool {
+        let value = Int(hex.dropFirst(), radix: 16) ?? 0
+        return (value >> 16) & 0xff > (value & 0xff) + 20
+    }
+
     @Test func theScrollPairsDifferentialFlameGraphListsTheFormattersAsGone() async throws {
         let folder = try Folder()
         let svg = folder.path("diff.svg")
@@ -92,6 +123,25 @@ import TraceCLI
         // B's frames are the body's: none of the frame commit work outside it.
         #expect(!viewTexts.contains { $0.hasPrefix("CA::Transaction::commit() (QuartzCore): total") })
         #expect(viewTexts.contains { $0.hasPrefix("LandmarkListItemView.body.getter (Landmarks): total") })
+    }
+
+    @Test func framesNamedWithCharactersXMLLacksStillMakeWellFormedSVGs() async throws {
+        let folder = try Folder()
+        // U+FFFE, U+FFFF, ESC, BEL and NUL in frame names: none of them may appear in XML 1.0.
+        let trace = folder.path("odd-names.json")
+        try Data(#"""
+            {"format":"tracesvc-trace","version":3,"metadata":{"app":"Odd","device":"d","osVersion":"1","refreshRate":60,"recordedAt":null,"start":0,"end":10000000,"importNotes":[]},
+            "processes":[[1,"Odd"]],"threads":[[1,"Main Thread",0,true]],
+            "frames":[["main\uFFFE","Odd",true],["work\uFFFF\u001b[31m\u0007\u0000","Odd",true]],"stacks":[[null,0],[0,1]],
+            "samples":[[1000,0,1000,1],[2000,0,1000,1],[3000,0,1000,0]]}
+            """#.utf8).write(to: URL(fileURLWithPath: trace))
+        let svg = folder.path("odd.svg")
+        let run = await TraceSvc.capture(["flamegraph", trace, "-o", svg])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(try texts(ofSVG: svg).texts.contains { $0.hasPrefix("work?") })
+        let compared = await TraceSvc.capture(["compare", trace, trace, "--flamegraph", folder.path("odd-pair.svg")])
+        #expect(compared.status == 0, "\(compared.error)")
+        _ = try texts(ofSVG: folder.path("odd-pair.svg"))
     }
 
     @Test func anotherAppsTraceAndBadArguments() async throws {

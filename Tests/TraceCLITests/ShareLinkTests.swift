@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TraceAgent
 @testable import TraceCLI
 
 /// The links `tracesvc check` writes are the browser's (docs/share-links.md): the same vectors
@@ -53,7 +54,7 @@ import Testing
 
     /// The vector's state as the keys tracesvc writes; nil when it sets another key.
     static func traceView(_ state: [String: JSONValue]) -> ShareLink.TraceView? {
-        guard Set(state.keys).isSubset(of: ["update", "window", "pane", "paneView", "graph", "selection"]) else { return nil }
+        guard Set(state.keys).isSubset(of: ["update", "window", "range", "pane", "paneView", "filter", "graph", "finding", "cpu", "longerThan", "selection"]) else { return nil }
         var view = ShareLink.TraceView()
         if case .object(let selection)? = state["selection"] {
             guard selection["kind"]?.text == "task-state", let row = selection["id"]?.number else { return nil }
@@ -61,8 +62,16 @@ import Testing
         }
         view.update = state["update"]?.number.map(Int.init)
         if case .list(let span)? = state["window"], let start = span.first?.number, let end = span.last?.number { view.window = start...end }
+        if case .list(let span)? = state["range"], let start = span.first?.number, let end = span.last?.number { view.range = start...end }
         view.pane = state["pane"]?.text
+        view.filter = state["filter"]?.text
         view.graph = state["graph"]?.text
+        view.finding = state["finding"]?.text
+        if let cpu = state["cpu"] {
+            guard cpu.text == "view" else { return nil }
+            view.cpuOfView = true
+        }
+        view.longerThan = state["longerThan"]?.number
         if case .object(let paneView)? = state["paneView"] {
             view.paneView = (paneView["module"]?.text ?? "", paneView["view"]?.text ?? "", paneView["category"]?.text ?? "")
         }

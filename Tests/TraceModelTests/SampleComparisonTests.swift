@@ -40,6 +40,10 @@ import TraceSamples
         let item = try itemRow(comparison)
         #expect(item.a.red > 50 && item.b.red == 0 && item.b.orange == 0)
         #expect(item.significant && item.durations.significant && item.durations.direction == "faster")
+        // The fix is far beyond run-to-run noise even with one recording a side (issue 40).
+        let effect = try #require(item.recordings)
+        #expect(item.speedChange == .faster && effect.significant && effect.against == "recordings" && effect.high < -50, "\(effect)")
+        #expect(comparison.verdict.contains { $0.kind == "speed" && $0.tone == "better" && $0.text.hasPrefix("LandmarkListItemView: faster per body") })
         #expect(comparison.views.first?.view == "LandmarkListItemView")
 
         let top = comparison.functions.prefix(5)

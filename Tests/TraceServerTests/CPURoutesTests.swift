@@ -80,6 +80,8 @@ import Testing
             #expect(beforeSide["totalWeight"] as? Int == 2_000_000 && beforeSide["total"] as? [Int] == [2_000_000])
             // B's one frame, main, went from half the self time to all of it.
             #expect(diff["selfDelta"] as? [Double] == [0.5])
+            // Its self time, 1 ms -> 2 ms, half the larger side's total.
+            #expect(diff["selfTimeDelta"] as? [Double] == [0.5])
             try expectError(try await client.get("/api/compare/flamegraph?a=\(before)"), .badRequest)
             try expectError(try await client.get("/api/compare/flamegraph?a=\(before)&b=ffffffffffffffffffffffffffffffff"), .notFound)
         }

@@ -105,6 +105,20 @@ import TraceSamples
         }
     }
 
+    @Test func historyReadsWaitTheirTurnAtTheQueryGate() async throws {
+        // One query at a time and no queue per client: a history read while a compare runs is
+        // refused as another query would be (it used to run beside every query, unaccounted).
+        try await withHeavyServer(waitingPerClient: 0) { port, _, compare in
+            #expect(try await exchange(port: port, "GET /api/history?metric=update-count").status == 200)
+            // Another client's compare takes the slot.
+            let other = try StalledClient(port: port, head: "GET \(compare) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", from: "127.0.0.2")
+            defer { other.close() }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(try await exchange(port: port, "GET /api/history?metric=update-count").status == 503)
+            _ = other.readUntilClosed(within: 30)
+        }
+    }
+
     @Test func queriesWhoseClientsLeftStopAndFreeTheirWorker() async throws {
         try await withHeavyServer { port, id, compare in
             let one = try await exchange(port: port, "GET \(compare)")

@@ -135,21 +135,29 @@ enum CatalogHistoryContract {
         #expect(try await catalog.setTags(tags("x"), id: String(repeating: "e", count: 32)) == nil)
 
         // Measurements: as written, the views filtered by name, findings with them.
-        let measured = try await catalog.measurements(of: ids([1, 5, 6]), view: nil)
+        let measured = try await catalog.measurements(of: ids([1, 5, 6]), views: .all)
         #expect(Set(measured.keys) == Set(ids([1, 6])))
         #expect(measured[ids([6])[0]] == measurements(6))
-        let rowView = try await catalog.measurements(of: ids([6]), view: "RecipeRowView")
+        let rowView = try await catalog.measurements(of: ids([6]), views: .named("RecipeRowView"))
         #expect(rowView[ids([6])[0]]?.views.map(\.module) == ["Recipes", "SwiftUI"])
         #expect(rowView[ids([6])[0]]?.findings.map(\.costNs) == [600])
         #expect(HistoryMetric.bodyCount.value(in: rowView[ids([6])[0]]!, module: nil, view: "RecipeRowView", finding: nil) == 7)
+        // A trace-scope metric reads no view rows; the view picker sums the views in SQL, bounded.
+        let totalsOnly = try #require(try await catalog.measurements(of: ids([6]), views: .none)[ids([6])[0]])
+        #expect(totalsOnly.views.isEmpty && totalsOnly.totals == measurements(6).totals && totalsOnly.findings == measurements(6).findings)
+        #expect(try await catalog.topViews(of: ids([1, 5, 6]), limit: 2) == [
+            ViewTotal(module: "Recipes", view: "RecipeRowView", totalNs: 70_000), ViewTotal(module: "Recipes", view: "HeaderView", totalNs: 600),
+        ])
+        #expect(try await catalog.topViews(of: ids([1, 6]), limit: 10).map(\.module) == ["Recipes", "Recipes", "SwiftUI"])
+        #expect(try await catalog.topViews(of: ids([5]), limit: 10).isEmpty)
         // Missing (5, 10) or of another version: measured again; the new figures replace the old.
         #expect(Set(try await catalog.unmeasured(version: 1001, limit: 100).map(\.id)) == Set(ids([5, 10])))
         #expect(try await catalog.unmeasured(version: 1002, limit: 100).count == 12)
         #expect(try await catalog.storeMeasurements(measurements(50), id: ids([5])[0], measuredVersion: 1001, parserVersion: 2))
-        #expect(try await catalog.measurements(of: ids([5]), view: nil)[ids([5])[0]] == measurements(50))
+        #expect(try await catalog.measurements(of: ids([5]), views: .all)[ids([5])[0]] == measurements(50))
         #expect(try await catalog.entry(id: ids([5])[0])?.parserVersion == 2)
         #expect(try await catalog.storeMeasurements(measurements(60), id: ids([5])[0], measuredVersion: 1001, parserVersion: 2))
-        #expect(try await catalog.measurements(of: ids([5]), view: nil)[ids([5])[0]] == measurements(60))
+        #expect(try await catalog.measurements(of: ids([5]), views: .all)[ids([5])[0]] == measurements(60))
         #expect(try await catalog.unmeasured(version: 1001, limit: 100).map(\.id) == ids([10]))
         #expect(try await catalog.storeMeasurements(measurements(1), id: String(repeating: "e", count: 32), measuredVersion: 1001, parserVersion: 2) == false)
 
@@ -176,7 +184,7 @@ enum CatalogHistoryContract {
 
         // A deleted trace takes its measurements, verdict and notes with it.
         _ = try await catalog.delete(id: one)
-        #expect(try await catalog.measurements(of: [one], view: nil).isEmpty)
+        #expect(try await catalog.measurements(of: [one], views: .all).isEmpty)
         #expect(try await catalog.verdicts(of: [one]).isEmpty)
         #expect(try await catalog.notes(traceID: one).isEmpty)
     }

@@ -133,6 +133,10 @@ test('the tooltip says weight, share, self and samples, in cycles when the trace
   const d = Object.fromEntries(flameTooltip(flame, 2, { diff }).lines);
   assert.equal(d['In A'], '12.0 ms (60.0%), self 40.0%');
   assert.equal(d['Self share change'], '-20.00 points');
+  // The time change, in ms, before the share's: 8 ms of self in A, 2 ms in B.
+  assert.equal(d['Self time'], '8.00 ms before, 2.00 ms after, −6.00 ms');
+  const pooled = Object.fromEntries(flameTooltip(flame, 2, { diff: { ...diff, runs: { a: 3, b: 2 } } }).lines);
+  assert.equal(pooled['Self time'], '8.00 ms before, 2.00 ms after, −6.00 ms a run');
 });
 
 test('the CPU settings become the API\'s parameters, one reading for every view', () => {

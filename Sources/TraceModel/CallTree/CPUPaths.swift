@@ -198,6 +198,17 @@ struct CPUPathTrie: Sendable {
         }
     }
 
+    /// Each node, or for one deeper than `CallTreeQuery.maxDepth` its ancestor at that depth: one
+    /// pass in node order (a parent's index is below its children's), so a chain of stacks each
+    /// one frame deeper costs its length, not its length squared.
+    func nodesAtDepthLimit() -> [Int32] {
+        var capped = [Int32](repeating: 0, count: count)
+        for node in 0..<count {
+            capped[node] = depth[node] > CallTreeQuery.maxDepth ? capped[Int(parent[node])] : Int32(node)
+        }
+        return capped
+    }
+
     /// Whether `node` is `ancestor` or below it.
     func isUnder(_ node: Int, _ ancestor: Int) -> Bool {
         preorder[ancestor] <= preorder[node] && preorder[node] < subtreeEnd[ancestor]

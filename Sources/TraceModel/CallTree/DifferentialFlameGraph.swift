@@ -1,7 +1,7 @@
 // The differential flame graph of trace A (before) and trace B (after): B's flame graph, each
 // frame with its weight at the same call path in A (paths matched by frame names, since the two
 // recordings number their frames differently) and the change of its self weight as a share of
-// each side's total; and the functions of A that B no longer runs at all.
+// each side's total and of its self time per run; and the functions of A that B no longer runs at all.
 
 public struct DifferentialFlameGraphQuery: Sendable, Equatable {
     /// A's samples and transforms (range, view, thread...) and B's; both top-down.
@@ -51,6 +51,11 @@ public struct DifferentialFlameGraph: Sendable, Equatable {
     public var beforeSelfOfFrame: [Nanoseconds?]
     /// Per frame: B's self share minus A's (each of its side's total), -1...1.
     public var selfDelta: [Double]
+    /// Per frame: B's self time per run minus A's, as a fraction of the larger side's total per
+    /// run, -1...1: the colour a reviewer reads against the tables' ms. A frame whose time did not
+    /// change stays white when the other side's total halves, which a share change paints red.
+    /// The share change where the two sides weigh in different units (time against cycles).
+    public var selfTimeDelta: [Double]
     /// Functions that went away, heaviest first, at most `removedLimit`, of `removedCount`.
     public var removed: [RemovedFunction]
     public var removedCount: Int
@@ -83,8 +88,8 @@ extension Trace {
             }
         }
         let beforeTotal = aRoot.map { aTree.total($0) } ?? 0
-        let (beforeSelf, beforeTotals, deltas) = Self.beforeWeights(
-            of: graph, nodeOfFrame: nodeOfFrame, beforeTotal: beforeTotal,
+        let (beforeSelf, beforeTotals, deltas, timeDeltas) = Self.beforeWeights(
+            of: graph, nodeOfFrame: nodeOfFrame, beforeTotal: beforeTotal, sameUnit: a.metadata.cpuWeightUnit == b.metadata.cpuWeightUnit,
             match: { node, aParent in
                 if let aParent { return matcher.child(of: aParent, named: node) }
                 return afterQuery.focus.isEmpty ? aRoot.flatMap { matcher.child(of: $0, named: node) } : aRoot
@@ -95,20 +100,22 @@ extension Trace {
         return DifferentialFlameGraph(
             graph: graph, beforeTotal: beforeTotal, beforeSamples: aRoot.map { aTree.samples($0) } ?? 0,
             beforeUnit: a.metadata.cpuWeightUnit, beforeTotalOfFrame: beforeTotals, beforeSelfOfFrame: beforeSelf, selfDelta: deltas,
-            removed: Array(removed.prefix(max(0, query.removedLimit))), removedCount: removed.count
+            selfTimeDelta: timeDeltas, removed: Array(removed.prefix(max(0, query.removedLimit))), removedCount: removed.count
         )
     }
 
-    /// A's weights at each of B's frames and each frame's change of self share. B's frames come
-    /// parents first; `match(node, aParent)` is A's node for B's tree node `node` under A's node
+    /// A's weights at each of B's frames and each frame's change of self share and of self time
+    /// (per run, of the larger side's total; the share change when `sameUnit` is false). B's frames
+    /// come parents first; `match(node, aParent)` is A's node for B's tree node `node` under A's node
     /// `aParent` (nil for a root frame); a frame whose parent has no A node has none either.
     static func beforeWeights(
-        of graph: FlameGraph, nodeOfFrame: [Int], beforeTotal: Nanoseconds,
+        of graph: FlameGraph, nodeOfFrame: [Int], beforeTotal: Nanoseconds, sameUnit: Bool,
         match: (_ node: Int, _ aParent: Int?) -> Int?, weights: (Int) -> (selfWeight: Nanoseconds, total: Nanoseconds)
-    ) -> (self: [Nanoseconds?], totals: [Nanoseconds?], deltas: [Double]) {
+    ) -> (self: [Nanoseconds?], totals: [Nanoseconds?], deltas: [Double], timeDeltas: [Double]) {
         let frames = graph.frames
+        let timeScale = Double(max(beforeTotal, graph.totalWeight))
         var aNodeOfFrame = [Int?](repeating: nil, count: frames.count)
-        var beforeSelf: [Nanoseconds?] = [], beforeTotals: [Nanoseconds?] = [], deltas: [Double] = []
+        var beforeSelf: [Nanoseconds?] = [], beforeTotals: [Nanoseconds?] = [], deltas: [Double] = [], timeDeltas: [Double] = []
         for frame in 0..<frames.count {
             let node = nodeOfFrame[frame], parentFrame = frames.parent[frame]
             var found: Int?
@@ -122,9 +129,12 @@ extension Trace {
             beforeTotals.append(aWeights?.total)
             let bShare = graph.totalWeight > 0 ? Double(frames.selfWeight[frame]) / Double(graph.totalWeight) : 0
             let aShare = beforeTotal > 0 ? Double(aWeights?.selfWeight ?? 0) / Double(beforeTotal) : 0
-            deltas.append(frames.kind[frame] == .merged ? 0 : bShare - aShare)
+            let merged = frames.kind[frame] == .merged
+            deltas.append(merged ? 0 : bShare - aShare)
+            let timeChange = timeScale > 0 ? Double(frames.selfWeight[frame] - (aWeights?.selfWeight ?? 0)) / timeScale : 0
+            timeDeltas.append(merged ? 0 : sameUnit ? timeChange : bShare - aShare)
         }
-        return (beforeSelf, beforeTotals, deltas)
+        return (beforeSelf, beforeTotals, deltas, timeDeltas)
     }
 
     /// The node of a (threadless) focus path in a loaded top-down tree; the root without one.
@@ -240,6 +250,11 @@ extension DifferentialFlameGraph {
         out.raw(",\"self\":"); out.optionalInts(beforeSelfOfFrame)
         out.raw("},\"selfDelta\":[")
         for (i, delta) in selfDelta.enumerated() {
+            if i > 0 { out.raw(",") }
+            out.signedFraction(delta)
+        }
+        out.raw("],\"selfTimeDelta\":[")
+        for (i, delta) in selfTimeDelta.enumerated() {
             if i > 0 { out.raw(",") }
             out.signedFraction(delta)
         }

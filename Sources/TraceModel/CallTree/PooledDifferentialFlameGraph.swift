@@ -27,8 +27,9 @@ extension Trace {
         graph.frames.step = graph.frames.step.map { _ in nil }
         let aRoot = aSide.tree.nodes[NodeArena.root]
         let bNodes = source.nodes
-        let (beforeSelf, beforeTotals, deltas) = Self.beforeWeights(
-            of: graph, nodeOfFrame: nodeOfFrame, beforeTotal: aRoot.total,
+        let sameUnit = a[0].metadata.cpuWeightUnit == b[0].metadata.cpuWeightUnit
+        let (beforeSelf, beforeTotals, deltas, timeDeltas) = Self.beforeWeights(
+            of: graph, nodeOfFrame: nodeOfFrame, beforeTotal: aRoot.total, sameUnit: sameUnit,
             match: { node, aParent in aSide.child(of: aParent ?? NodeArena.root, matching: bNodes[node].key, in: bSide) },
             weights: { (aSide.tree.nodes[$0].selfWeight, aSide.tree.nodes[$0].total) }
         )
@@ -36,7 +37,7 @@ extension Trace {
         return DifferentialFlameGraph(
             graph: graph, beforeTotal: aRoot.total, beforeSamples: aRoot.samples, beforeUnit: a[0].metadata.cpuWeightUnit,
             beforeTotalOfFrame: beforeTotals, beforeSelfOfFrame: beforeSelf, selfDelta: deltas,
-            removed: Array(removed.prefix(max(0, query.removedLimit))), removedCount: removed.count,
+            selfTimeDelta: timeDeltas, removed: Array(removed.prefix(max(0, query.removedLimit))), removedCount: removed.count,
             beforeRuns: a.count, afterRuns: b.count
         )
     }

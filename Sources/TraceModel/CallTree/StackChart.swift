@@ -68,17 +68,9 @@ extension Trace {
         }
         let interval = Self.medianGap(rows.lazy.map { samples.time[$0] })
         let trie = cpuPathTrie(treeQuery)
-        // Each sample's node, deeper stacks charged to their frame at the depth limit (once per stack).
-        var capped: [UInt32: Int] = [:]
-        let leaves = rows.map { row -> Int in
-            let stack = samples.stack[row]
-            var node = Int(trie.nodeOfStack[Int(stack)])
-            guard trie.depth[node] > CallTreeQuery.maxDepth else { return node }
-            if let known = capped[stack] { return known }
-            while trie.depth[node] > CallTreeQuery.maxDepth { node = Int(trie.parent[node]) }
-            capped[stack] = node
-            return node
-        }
+        // Each sample's node, deeper stacks charged to their frame at the depth limit.
+        let cappedNode = trie.nodesAtDepthLimit()
+        let leaves = rows.map { row in Int(cappedNode[Int(trie.nodeOfStack[Int(samples.stack[row])])]) }
         var minDuration = max(1, (range.duration + Int64(max(1, query.width)) - 1) / Int64(max(1, query.width)))
         var chart = StackChartBuilder(trace: self, trie: trie)
         while true {
@@ -189,6 +181,7 @@ struct StackChartBuilder {
         var samplesAtDepth = [Int](repeating: 0, count: CallTreeQuery.maxDepth + 2)
         var i = 0
         while i < rows.count {
+            if QueryCancellation.requested(at: i) { break }
             let time = times[rows[i]]
             // The samples of this pixel column: [i, last).
             let column = (time - origin) / minDuration

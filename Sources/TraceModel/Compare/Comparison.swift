@@ -28,6 +28,8 @@ public struct TraceComparison: Sendable, Encodable {
     public var intervals: [IntervalComparison]
     /// What changed, in a few lines, the largest effect first (`ComparisonVerdict`).
     public var verdict: [VerdictLine]
+    /// The two sides' spans differ (`SpanMismatch.check`): said first, the verdict all neutral.
+    @NullWhenAbsent public var spanMismatch: SpanMismatch? = nil
     /// Frames SwiftUI drew updates in on each side (`Trace.framesDrawn(in:)`): a view whose
     /// update count follows them changed because more (or fewer) frames were drawn.
     public var frames: FrameCountComparison
@@ -46,7 +48,7 @@ public struct TraceComparison: Sendable, Encodable {
 
     public init(
         _ a: ComparisonSide, _ b: ComparisonSide, causeLimit: Int = defaultCauseLimit, functionLimit: Int = defaultFunctionLimit,
-        viewLimit: Int = .max
+        viewLimit: Int = .max, prior: RunNoise = .prior
     ) {
         self.a = a.header
         self.b = b.header
@@ -64,7 +66,7 @@ public struct TraceComparison: Sendable, Encodable {
             )
         }.sorted { ($0.a + $0.b, $1.label) > ($1.a + $1.b, $0.label) }
         frames = FrameCountComparison(a: a.frames, b: b.frames)
-        let views = Self.compareViews(a, b, frames: frames)
+        let views = Self.compareViews(a, b, frames: frames, prior: prior)
         self.views = Array(views.prefix(max(0, viewLimit)))
         viewsTotal = views.count
         let limit = max(0, causeLimit)
@@ -73,7 +75,10 @@ public struct TraceComparison: Sendable, Encodable {
         causes = Array(Self.mergeCauses(ran, skipped).prefix(limit))
         causesTotal = ranTotal + skippedTotal
         totals = ["updates", "hitches", "hangs", "cpu"].map { name in
-            TotalComparison(name: name, a: ComparedTotal(runs: a.runTotals[name] ?? []), b: ComparedTotal(runs: b.runTotals[name] ?? []))
+            let runsA = a.runTotals[name] ?? [], runsB = b.runTotals[name] ?? []
+            var total = TotalComparison(name: name, a: ComparedTotal(runs: runsA), b: ComparedTotal(runs: runsB))
+            if name == "hitches" || name == "hangs" { total.countTest = RecordingCountTest(runsA.map(\.count), runsB.map(\.count)) }
+            return total
         }
         let functions = Self.compareFunctions(a.selfTime, b.selfTime, runs: (a.runs, b.runs))
         self.functions = Array(functions.prefix(max(0, functionLimit)))
@@ -85,6 +90,9 @@ public struct TraceComparison: Sendable, Encodable {
                            countA: a.mainActorWaits.count, countB: b.mainActorWaits.count),
             TimeComparison(name: "main-actor-longest-wait", title: "Longest wait for the Main Actor", a: a.longestMainActorWait, b: b.longestMainActorWait),
         ]
+        for index in mainActor.indices {
+            mainActor[index].recordings = .ofMeans(mainActor[index].a, mainActor[index].b, runsA: a.runs, runsB: b.runs, prior: prior)
+        }
         tasks = Self.compareTasks(a.tasks, b.tasks)
         findings = FindingComparison.compare(a.findings, b.findings)
         intervals = Set(a.intervals.keys).union(b.intervals.keys).map { name in
@@ -92,6 +100,15 @@ public struct TraceComparison: Sendable, Encodable {
         }.sorted { ($0.intervalsA + $0.intervalsB, $1.name) > ($1.intervalsA + $1.intervalsB, $0.name) }
         verdict = []
         verdict = ComparisonVerdict(self).lines
+        if let mismatch = SpanMismatch.check(self.a, self.b) {
+            spanMismatch = mismatch
+            verdict = [VerdictLine(kind: "span", tone: "neutral", text: mismatch.text, section: "", key: "")]
+                + verdict.filter { $0.kind != "none" }.map { line in
+                    var line = line
+                    line.tone = "neutral"
+                    return line
+                }
+        }
     }
 
     private static func compareTasks(_ a: [ComparisonSide.TaskKey: TaskSummaryRow], _ b: [ComparisonSide.TaskKey: TaskSummaryRow]) -> [TaskComparison] {
@@ -107,12 +124,13 @@ public struct TraceComparison: Sendable, Encodable {
         self.init(before.comparisonSide(in: beforeRange), after.comparisonSide(in: afterRange))
     }
 
-    private static func compareViews(_ a: ComparisonSide, _ b: ComparisonSide, frames: FrameCountComparison) -> [ViewComparison] {
+    private static func compareViews(_ a: ComparisonSide, _ b: ComparisonSide, frames: FrameCountComparison, prior: RunNoise) -> [ViewComparison] {
         let keys = Set(a.views.keys).union(b.views.keys)
         // Labels of either side, most groups first: a row's rates in that order.
         let labels = Set(a.interactions.keys).union(b.interactions.keys).sorted {
             ((a.interactions[$0] ?? 0) + (b.interactions[$0] ?? 0), $1) > ((a.interactions[$1] ?? 0) + (b.interactions[$1] ?? 0), $0)
         }
+        let speed = RecordingComparison.speedEffects(a, b, prior: prior)
         let rows = keys.map { key -> ViewComparison in
             let before = a.views[key], after = b.views[key]
             // Updates in groups of the label over every run, per group over every run.
@@ -132,7 +150,7 @@ public struct TraceComparison: Sendable, Encodable {
                 module: key.module, view: key.view, category: key.category, kind: (before ?? after)!.kind,
                 isAppCode: (before?.isAppCode ?? false) || (after?.isAppCode ?? false),
                 a: stats(before, runs: a.runs), b: stats(after, runs: b.runs),
-                durations: RankSumTest(before?.sortedDurations ?? [], after?.sortedDurations ?? []),
+                durations: RankSumTest(before?.sortedDurations ?? [], after?.sortedDurations ?? []), recordings: speed[key],
                 perInteraction: perInteraction, frames: frames
             )
         }
@@ -348,7 +366,12 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
     public var change: ComparisonChange
     /// Whether the change is beyond noise: see `ViewComparison.isSignificant`.
     public var significant: Bool
+    /// The rank test of the updates' durations: detail within the recordings (their updates are
+    /// not independent samples), not what decides `speedChange`.
     public var durations: RankSumTest
+    /// The time per update compared over recordings (`RecordingComparison`): what decides
+    /// `speedChange`. Nil when a side did not run the view.
+    @NullWhenAbsent public var recordings: RecordingEffect? = nil
     /// Updates per update group of each label, the labels with the most groups first.
     public var perInteraction: [InteractionRate]
     /// The row's own interaction: of `perInteraction`, the label whose rate changed most (on no
@@ -385,7 +408,7 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
 
     init(
         module: String, view: String, category: String, kind: String, isAppCode: Bool,
-        a: ComparedViewStats, b: ComparedViewStats, durations: RankSumTest, perInteraction: [InteractionRate],
+        a: ComparedViewStats, b: ComparedViewStats, durations: RankSumTest, recordings: RecordingEffect?, perInteraction: [InteractionRate],
         frames: FrameCountComparison
     ) {
         self.module = module
@@ -396,6 +419,8 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
         self.a = a
         self.b = b
         self.durations = durations
+        self.recordings = recordings
+        let timed = recordings?.significant ?? false
         self.perInteraction = perInteraction
         perFrame = InteractionRate(
             label: "frame", a: frames.a > 0 ? Double(a.count) / Double(frames.a) : nil, b: frames.b > 0 ? Double(b.count) / Double(frames.b) : nil
@@ -414,26 +439,27 @@ public struct ViewComparison: Sendable, Equatable, Encodable {
         // A count that moved with the frames drawn, at the same time per update, is the frames'
         // doing: more frames drawn (a hitch fixed) runs a per-frame view more often.
         if change == .regressed || change == .improved, b.count != a.count, frames.a > 0, frames.b > 0, frames.a != frames.b,
-           (b.count > a.count) == (frames.b > frames.a), !durations.significant {
+           (b.count > a.count) == (frames.b > frames.a), !timed {
             // Updates per frame the same within the count threshold.
             let rateA = Double(a.count) / Double(frames.a), rateB = Double(b.count) / Double(frames.b)
             if abs(rateB - rateA) <= Self.countChangeThreshold * max(rateA, rateB) { change = .followsFrames }
         }
         self.change = change
         let countChanged = Self.isCountChange(a, b)
-        // Counts are exact (the same interaction runs the same bodies), durations are noisy.
+        // Counts are exact (the same interaction runs the same bodies), durations are noisy: a
+        // time is decided over recordings.
         significant = change == .appeared || change == .disappeared
-            || (change != .unchanged && change != .followsFrames && (countChanged || durations.significant))
+            || (change != .unchanged && change != .followsFrames && (countChanged || timed))
         switch change {
         case .appeared: (countChange, speedChange) = (.new, .none)
         case .disappeared: (countChange, speedChange) = (.gone, .none)
         case .followsFrames:
             // The count followed the frames drawn, at the same time per update: not a regression.
             countChange = .followsFrames
-            speedChange = !durations.tested ? .untested : .same
+            speedChange = recordings == nil ? .untested : .same
         default:
             countChange = !countChanged ? .same : b.count < a.count ? .fewer : .more
-            speedChange = !durations.tested ? .untested : durations.direction == "faster" ? .faster : durations.direction == "slower" ? .slower : .same
+            speedChange = recordings == nil ? .untested : recordings?.direction == "down" ? .faster : recordings?.direction == "up" ? .slower : .same
         }
         countText = countChange == .followsFrames ? ComparisonWords.frames(frames.delta) : ComparisonWords.count(countChange, kind: kind)
         speedText = ComparisonWords.speed(speedChange, kind: kind)
@@ -479,6 +505,9 @@ public struct TimeComparison: Sendable, Equatable, Encodable {
     @NullWhenAbsent public var countB: Int?
     public var change: ComparisonChange
     public var changeText: String
+    /// The change against the run-to-run noise (the prior's: a side keeps only its runs' mean);
+    /// nil when a side is zero.
+    @NullWhenAbsent public var recordings: RecordingEffect? = nil
 
     init(name: String, title: String, a: Nanoseconds, b: Nanoseconds, countA: Int? = nil, countB: Int? = nil) {
         self.name = name
@@ -623,6 +652,8 @@ public struct TotalComparison: Sendable, Equatable, Encodable {
     public var b: ComparedTotal
     public var countDelta: Int
     public var totalNsDelta: Nanoseconds
+    /// Hitches and hangs: the count per recording against its noise (`RecordingCountTest`).
+    @NullWhenAbsent public var countTest: RecordingCountTest? = nil
 
     init(name: String, a: ComparedTotal, b: ComparedTotal) {
         self.name = name

@@ -6,7 +6,8 @@
 
 /// One line of the verdict.
 public struct VerdictLine: Sendable, Equatable, Encodable {
-    /// "finding", "cause", "count", "speed", "interval", "total", "main-actor", "frames", "none".
+    /// "finding", "cause", "count", "speed", "interval", "total", "main-actor", "frames", "none",
+    /// "noise" (what the recordings could not tell).
     public var kind: String
     /// "better", "worse" or "neutral" (B against A).
     public var tone: String
@@ -35,7 +36,26 @@ struct ComparisonVerdict {
         if lines.isEmpty {
             lines.append(VerdictLine(kind: "none", tone: "neutral", text: "No change beyond noise", section: "", key: ""))
         }
+        noiseLine(c)
     }
+
+    /// What these recordings could not tell: the largest time change within the run-to-run
+    /// noise, how small a change they could tell, and how many recordings a side would tell it.
+    private mutating func noiseLine(_ c: TraceComparison) {
+        let untold = c.views.filter { view in
+            guard let effect = view.recordings, !effect.significant, view.change != .appeared, view.change != .disappeared else { return false }
+            return abs(effect.percent) >= Self.speedMinimumShare * 100
+        }.max { (abs($0.recordings!.percent), $1.view) < (abs($1.recordings!.percent), $0.view) }
+        guard let view = untold, let effect = view.recordings else { return }
+        lines.append(VerdictLine(
+            kind: "noise", tone: "neutral",
+            text: "Within run-to-run noise: \(view.view) \(Self.perOne(view)) \(effect.text); \(effect.limitText)",
+            section: "views", key: Self.key(view)
+        ))
+    }
+
+    /// "per body" or "per update".
+    static func perOne(_ view: ViewComparison) -> String { "per " + ComparisonWords.noun(kind: view.kind, plural: false) }
 
     private mutating func findingLines(_ c: TraceComparison) {
         for change in [FindingChange.resolved, .new] {
@@ -61,17 +81,29 @@ struct ComparisonVerdict {
     }
 
     private mutating func causeLines(_ c: TraceComparison) {
+        // A cause of fewer bodies per event than the findings' fan-out threshold is no fan-out:
+        // one body per change is the cure. One that appeared where a fan-out of the same target
+        // went away is that fan-out's replacement, told on the fan-out's line.
+        let wide = FindingsOptions().fanOutMinBodies
+        func isFanOut(_ side: CauseFanOutSide?) -> Bool { (side?.maxPerEvent ?? 0) >= wide }
         let changed = c.causes.enumerated().filter { $0.element.change != .unchanged }
+            .filter { $0.element.outcome == "skipped" || isFanOut($0.element.a) || isFanOut($0.element.b) }
             .sorted { (abs($0.element.updatesDelta), $1.offset) > (abs($1.element.updatesDelta), $0.offset) }
         for (index, cause) in changed.prefix(2) {
             let property = cause.property.isEmpty ? "" : " (\(cause.property))"
             let what = cause.outcome == "skipped" ? "notifications of bodies that did not run" : "fan-out"
             let edge = "\(cause.source)\(property) → \(cause.target)"
-            let text: String
+            var text: String
             switch cause.change {
             case .disappeared: text = "\(what) gone: \(edge) \(cause.a?.fanOut ?? "") per event"
             case .appeared: text = "\(what) new: \(edge) \(cause.b?.fanOut ?? "") per event"
             default: text = "\(what) changed: \(edge) \(cause.a?.fanOut ?? "") → \(cause.b?.fanOut ?? "") per event"
+            }
+            if cause.outcome == "ran", !isFanOut(cause.b), let replacement = c.causes.first(where: {
+                $0.outcome == "ran" && $0.target == cause.target && $0.change == .appeared && !isFanOut($0.b)
+            }) {
+                let property = replacement.property.isEmpty ? "" : " (\(replacement.property))"
+                text += ", replaced by \(replacement.source)\(property) \(replacement.b?.fanOut ?? "") per event"
             }
             lines.append(VerdictLine(
                 kind: "cause", tone: cause.updatesDelta < 0 ? "better" : cause.updatesDelta > 0 ? "worse" : "neutral",
@@ -101,7 +133,7 @@ struct ComparisonVerdict {
         for view in rows.prefix(2) {
             let text = "\(view.view): \(view.speedText), avg \(DurationText.format(view.a.avgNs)) → \(DurationText.format(view.b.avgNs)), "
                 + "p95 \(DurationText.format(view.a.p95Ns)) → \(DurationText.format(view.b.p95Ns))"
-                + (view.durations.pValue.map { " (\(ComparisonWords.pValue($0)))" } ?? "")
+                + (view.recordings.map { " (time \(Self.perOne(view)) \($0.text))" } ?? "")
             lines.append(VerdictLine(
                 kind: "speed", tone: view.speedChange == .faster ? "better" : "worse", text: text, section: "views", key: Self.key(view)
             ))
@@ -119,7 +151,7 @@ struct ComparisonVerdict {
             let values = measure.unit == "count"
                 ? "\(Self.number(before)) → \(Self.number(after)) \(IntervalMeasure(rawValue: measure.name)!.noun)"
                 : "\(DurationText.format(Int64(before))) → \(DurationText.format(Int64(after)))"
-            let test = measure.test.pValue.map { ", \(ComparisonWords.pValue($0))" } ?? ""
+            let test = measure.recordings.map { ", \($0.text)" } ?? measure.test.pValue.map { ", \(ComparisonWords.pValue($0))" } ?? ""
             lines.append(VerdictLine(
                 kind: "interval", tone: after < before ? "better" : "worse",
                 text: "\(interval.name): \(measure.changeText) per interval, \(values) (\(interval.intervalsA) → \(interval.intervalsB) intervals\(perRun)\(test))",
@@ -133,8 +165,10 @@ struct ComparisonVerdict {
         for total in c.totals where total.name == "hitches" || total.name == "hangs" {
             guard total.a.count + total.b.count > 0, total.a.count != total.b.count || total.totalNsDelta != 0 else { continue }
             let name = total.name == "hitches" ? "Hitches" : "Hangs"
+            // Better or worse only when the count per recording moved beyond its noise.
+            let told = total.countTest?.significant ?? false
             lines.append(VerdictLine(
-                kind: "total", tone: total.totalNsDelta < 0 ? "better" : total.totalNsDelta > 0 ? "worse" : "neutral",
+                kind: "total", tone: !told ? "neutral" : total.totalNsDelta < 0 ? "better" : total.totalNsDelta > 0 ? "worse" : "neutral",
                 text: "\(name): \(count(total.a)) → \(count(total.b)), \(DurationText.format(total.a.totalNs)) → \(DurationText.format(total.b.totalNs))",
                 section: "totals", key: total.name
             ))
@@ -145,9 +179,15 @@ struct ComparisonVerdict {
     /// millisecond or more; frames drawn when a view's count followed them (that is not a regression).
     private mutating func mainActorLines(_ c: TraceComparison) {
         for row in c.mainActor where row.a != row.b && max(row.a, row.b) >= Self.mainActorMinimum {
+            // A time per recording: better or worse only beyond the run-to-run noise (a time
+            // that appeared or went away from nothing is beyond it).
+            let effect = row.recordings
+            let told = effect?.significant ?? true
             lines.append(VerdictLine(
-                kind: "main-actor", tone: row.b < row.a ? "better" : "worse",
-                text: "\(row.title): \(DurationText.format(row.a)) → \(DurationText.format(row.b))", section: "main-actor", key: row.name
+                kind: "main-actor", tone: !told ? "neutral" : row.b < row.a ? "better" : "worse",
+                text: "\(row.title): \(DurationText.format(row.a)) → \(DurationText.format(row.b))"
+                    + (effect.map { told ? " (\($0.text))" : " (within run-to-run noise: \($0.limitText))" } ?? ""),
+                section: "main-actor", key: row.name
             ))
         }
         let following = c.views.filter { $0.countChange == .followsFrames }

@@ -47,13 +47,14 @@ public enum ComparisonWords {
         }
     }
 
-    /// "faster per body", "slower per update", "as fast per body", "too few to time", "".
+    /// "faster per body", "slower per update", "within noise per body" (no change told over the
+    /// recordings: not a claim that it is as fast), "too few to time", "".
     public static func speed(_ change: SpeedChange, kind: String) -> String {
         let one = noun(kind: kind, plural: false)
         switch change {
         case .faster: return "faster per \(one)"
         case .slower: return "slower per \(one)"
-        case .same: return "as fast per \(one)"
+        case .same: return "within noise per \(one)"
         case .untested: return "too few to time"
         case .none: return ""
         }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc  // log: the C math library only
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Per interaction: the app's signpost intervals ("Favorite Tap", any subsystem or category) as
 // the unit of comparison. Each interval is one sample of each measure (view bodies that started
 // in it, their time, long updates, hitches, main-actor time, its own duration), so A and B are
@@ -174,7 +180,9 @@ public struct IntervalComparison: Sendable, Equatable, Encodable {
         let withTasks = (a?.hasTaskData ?? false) || (b?.hasTaskData ?? false)
         measures = IntervalMeasure.allCases.enumerated().compactMap { index, measure in
             if measure == .mainActor, !withTasks { return nil }
-            return IntervalMeasureComparison(measure: measure, a: a?.values[index] ?? [], b: b?.values[index] ?? [])
+            return IntervalMeasureComparison(
+                measure: measure, a: a?.values[index] ?? [], b: b?.values[index] ?? [], runsA: a?.runIntervals ?? [], runsB: b?.runIntervals ?? []
+            )
         }
         var keys = Set<IntervalSample.ViewName>()
         if let a { keys.formUnion(a.bodiesByView.keys) }
@@ -209,16 +217,21 @@ public struct IntervalMeasureComparison: Sendable, Equatable, Encodable {
     /// Median per interval.
     @NullWhenAbsent public var medianA: Double? = nil
     @NullWhenAbsent public var medianB: Double? = nil
-    /// Interval against interval (Mann-Whitney U; tested with 8 intervals a side or more).
+    /// Interval against interval (Mann-Whitney U; tested with 8 intervals a side or more): for a
+    /// count, what decides; for a time, detail within the recordings.
     public var test: RankSumTest
-    /// Beyond noise: the test says so, or (untested) a count whose mean changed by at least 2
-    /// and by more than 10 %, as a view's count (`ViewComparison.countChangeThreshold`).
+    /// A time's mean per interval compared over recordings (`RecordingEffect`): what decides a time.
+    @NullWhenAbsent public var recordings: RecordingEffect? = nil
+    /// Beyond noise: a time by `recordings`; a count by the test, or (untested) when its mean
+    /// changed by at least 2 and by more than 10 %, as a view's count (`ViewComparison.countChangeThreshold`).
     public var significant: Bool
     /// "fewer bodies", "more body time", "shorter", "as many bodies" (per interval); "too few to
     /// time" for a time with too few intervals to test.
     public var changeText: String
 
-    init(measure: IntervalMeasure, a: [Int64], b: [Int64]) {
+    /// `a` and `b`: the values of every interval of each side's runs in order, `runsA` and
+    /// `runsB` how many intervals each run has.
+    init(measure: IntervalMeasure, a: [Int64], b: [Int64], runsA: [Int], runsB: [Int]) {
         name = measure.rawValue
         unit = measure.isTime ? "nanoseconds" : "count"
         let sortedA = a.sorted(), sortedB = b.sorted()
@@ -239,7 +252,11 @@ public struct IntervalMeasureComparison: Sendable, Equatable, Encodable {
         self.test = test
         let before = meanA ?? 0, after = meanB ?? 0
         let significant: Bool
-        if test.tested {
+        let recordings = measure.isTime ? Self.recordingEffect(a, runsA, b, runsB) : nil
+        self.recordings = recordings
+        if measure.isTime {
+            significant = recordings?.significant ?? false
+        } else if test.tested {
             significant = test.significant
         } else if !measure.isTime, meanA != nil, meanB != nil {
             significant = abs(after - before) >= 2 && abs(after - before) > ViewComparison.countChangeThreshold * max(before, after)
@@ -248,7 +265,7 @@ public struct IntervalMeasureComparison: Sendable, Equatable, Encodable {
         }
         self.significant = significant
         // Times are noisy: without the test they are not read at all (counts are, by the count rule).
-        changeText = measure.isTime && !test.tested
+        changeText = measure.isTime && recordings == nil
             ? ComparisonWords.speed(.untested, kind: "")
             : ComparisonWords.interval(measure, direction: significant ? (after > before ? 1 : after < before ? -1 : 0) : 0)
     }
@@ -260,4 +277,29 @@ public struct IntervalViewRate: Sendable, Equatable, Encodable {
     public var view: String
     @NullWhenAbsent public var a: Double? = nil
     @NullWhenAbsent public var b: Double? = nil
+}
+
+extension IntervalMeasureComparison {
+    /// The log of each run's mean per interval, both sides; nil when a side has no run with a
+    /// positive mean. The intervals' spread within a run adds its share (`withinVariance`).
+    static func recordingEffect(_ a: [Int64], _ runsA: [Int], _ b: [Int64], _ runsB: [Int]) -> RecordingEffect? {
+        func logs(_ values: [Int64], _ runs: [Int]) -> (logs: [Double], within: Double) {
+            var result: [Double] = [], start = 0, squares = 0.0, freedom = 0.0
+            for count in runs {
+                let run = values[start..<min(values.count, start + count)]
+                start += count
+                let positive = run.filter { $0 > 0 }.map { log(Double($0)) }
+                guard !positive.isEmpty else { continue }
+                let mean = positive.reduce(0, +) / Double(positive.count)
+                result.append(log(Double(run.reduce(Int64(0)) { $0.addingSaturating($1) }) / Double(run.count)))
+                for value in positive { squares += (value - mean) * (value - mean) }
+                freedom += Double(positive.count - 1)
+            }
+            let perRun = Double(values.count) / Double(max(1, result.count))
+            return (result, freedom > 0 ? squares / freedom / perRun / Double(max(1, result.count)) : 0)
+        }
+        let before = logs(a, runsA), after = logs(b, runsB)
+        guard !before.logs.isEmpty, !after.logs.isEmpty else { return nil }
+        return RecordingEffect(logsA: before.logs, logsB: after.logs, within: before.within + after.within)
+    }
 }

@@ -6,7 +6,17 @@
 public struct TraceMeasurements: Sendable, Equatable {
     /// Bumped when what is measured changes: measurements stored by another version are made
     /// again in the background (so is every one after a parser-version bump).
-    public static let version = 1
+    public static let version = 2
+
+    /// View rows stored per trace at most: the views with the most body time, the rest summed as
+    /// one `otherViews` row, so that a trace of a million distinct views costs the catalog (and
+    /// every history read of it) a bounded number of rows.
+    public static let maxViewRows = 1000
+    /// Findings stored per trace at most, the costliest (the history follows at most 100).
+    public static let maxFindingRows = 200
+    /// The module and view name of the row that sums the views past `maxViewRows`.
+    public static let otherViewsModule = ""
+    public static let otherViewsName = "(other views)"
 
     public var totals: Totals
     /// One row per (module, view) with view-body updates, the most body time first.
@@ -102,20 +112,39 @@ public struct TraceMeasurements: Sendable, Equatable {
         for (key, sample) in side.views where sample.kind == UpdateKind.viewBody.wireName {
             durations[Key(module: key.module, view: key.view), default: []] += sample.sortedDurations
         }
-        views = durations.map { key, merged in
+        views = Self.bounded(durations.map { key, merged in
             let stats = ComparedViewStats(sortedDurations: merged.sorted())
             return View(
                 module: key.module, view: key.view, bodies: Int64(stats.count), totalNs: stats.totalNs, p95Ns: stats.p95Ns,
                 orange: Int64(stats.orange), red: Int64(stats.red), widestFanOut: Int64(widest[key.view] ?? 0)
             )
-        }.sorted { ($0.totalNs, $1.view, $1.module) > ($1.totalNs, $0.view, $0.module) }
+        }.sorted { ($0.totalNs, $1.view, $1.module) > ($1.totalNs, $0.view, $0.module) })
         self.totals = totals
-        self.findings = findings.map { finding in
+        self.findings = findings.prefix(Self.maxFindingRows).map { finding in
             FindingMark(
                 id: finding.id, kind: finding.kind.rawValue, subject: finding.subjects.map(\.name).joined(separator: ", "),
                 severity: finding.severity.rawValue, costNs: finding.costNs
             )
         }
+    }
+}
+
+extension TraceMeasurements {
+    /// `sorted` (most body time first) cut to `maxViewRows`: the last row sums the views past it
+    /// (bodies, time and colours added, the 95th percentile and fan-out their largest).
+    static func bounded(_ sorted: [View]) -> [View] {
+        guard sorted.count > maxViewRows else { return sorted }
+        let rest = sorted[(maxViewRows - 1)...]
+        var other = View(module: otherViewsModule, view: otherViewsName, bodies: 0, totalNs: 0, p95Ns: 0, orange: 0, red: 0, widestFanOut: 0)
+        for row in rest {
+            other.bodies += row.bodies
+            other.totalNs = other.totalNs.addingSaturating(row.totalNs)
+            other.p95Ns = max(other.p95Ns, row.p95Ns)
+            other.orange += row.orange
+            other.red += row.red
+            other.widestFanOut = max(other.widestFanOut, row.widestFanOut)
+        }
+        return Array(sorted.prefix(maxViewRows - 1)) + [other]
     }
 }
 

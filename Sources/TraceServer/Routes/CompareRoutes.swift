@@ -52,7 +52,11 @@ func recordingIDs(_ value: String?, parameter: String, side: String) throws -> [
 /// The recordings of both sides of a compare, loaded in order: each load holds the memory of
 /// those before it (they are used together).
 func loadSides(_ idsA: [String], _ idsB: [String], from store: TraceStore) async throws -> (a: [LoadedTrace], b: [LoadedTrace]) {
+    // The memory of every side to load at once, before any side is held (no ring of compares
+    // each holding one side and waiting for another's).
+    let reservation = try await store.reserveMemory(forLoading: idsA + idsB)
     var loaded: [LoadedTrace] = []
-    for id in idsA + idsB { loaded.append(try await store.loaded(id: id, alongside: loaded)) }
+    for id in idsA + idsB { loaded.append(try await store.loaded(id: id, alongside: loaded, reservation: reservation)) }
+    withExtendedLifetime(reservation) {}
     return (Array(loaded.prefix(idsA.count)), Array(loaded.dropFirst(idsA.count)))
 }

@@ -5,8 +5,8 @@ import TraceStorage
 
 /// The history of a metric over builds, check verdicts, and notes on the evidence. All of it
 /// reads and writes the catalog only: no trace is loaded.
-func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore) {
-    router.get("/api/history") { request, _ in
+func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, queries: WorkGate) {
+    router.get("/api/history") { request, context in
         let parameters = QueryParameters(request: request)
         var history = HistoryRequest()
         history.tags = try parameters.tags()
@@ -25,7 +25,9 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         history.order = try parameters.choice("order", default: HistoryOrder.upload)
         history.limit = Int(try parameters.int("limit", in: 1...2000) ?? 200)
         history.window = Int(try parameters.int("window", in: 2...50) ?? Int64(HistorySeries.defaultWindow))
-        return try jsonResponse(try await store.history(history))
+        // Through the query gate: 16 history reads at once wait their turn as 16 queries would.
+        let request = history
+        return try jsonResponse(try await queries.admit(for: context.work) { try await store.history(request) })
     }
 
     // A `tracesvc check` verdict on an uploaded trace: the history shows pass or fail per build.

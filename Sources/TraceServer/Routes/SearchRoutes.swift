@@ -2,8 +2,8 @@ import Hummingbird
 import TraceModel
 
 /// The timeline's find box (docs/api.md, "Search"): where a query's matches are in a window, and
-/// the match `]` / `[` steps to. Each scans the trace once (a million updates in a few ms), off
-/// the request path like every query.
+/// the match `]` / `[` steps to. A query scans the trace once (a million updates in a few ms), off
+/// the request path like every query; the last few queries' matches are kept with the trace.
 struct SearchRoutes {
     let store: TraceStore
     let queries: WorkGate
@@ -15,19 +15,21 @@ struct SearchRoutes {
 
     /// Where the matches are in a window, bucketed by pixel.
     @Sendable func marks(_ request: Request, context: TraceRequestContext) async throws -> Response {
-        let trace = try await store.trace(id: context.traceID())
+        let loaded = try await store.loaded(id: context.traceID())
+        let trace = loaded.trace
         let query = QueryParameters(request: request)
         let search = try searchQuery(query)
         let window = try query.timeRange() ?? TimeRange(start: trace.metadata.start, end: max(trace.metadata.end, trace.metadata.start + 1))
         let width = Int(try query.int("width", in: 1...10_000) ?? 1000)
         return jsonResponse(bytes: try await queries.run(for: context.work) {
-            try encodeJSON(trace.searchMarks(trace.matches(search), window: window, width: width))
+            try encodeJSON(trace.searchMarks(loaded.searchMatches(search), window: window, width: width))
         })
     }
 
     /// The match `]` / `[` steps to.
     @Sendable func step(_ request: Request, context: TraceRequestContext) async throws -> Response {
-        let trace = try await store.trace(id: context.traceID())
+        let loaded = try await store.loaded(id: context.traceID())
+        let trace = loaded.trace
         let query = QueryParameters(request: request)
         let search = try searchQuery(query)
         let forward = try query.choice("direction", default: SearchDirection.next) == .next
@@ -40,7 +42,7 @@ struct SearchRoutes {
         }
         let at = try query.int("at") ?? (forward ? trace.metadata.start : trace.metadata.end)
         return jsonResponse(bytes: try await queries.run(for: context.work) {
-            try encodeJSON(trace.searchStep(trace.matches(search), forward: forward, after: after, at: at))
+            try encodeJSON(trace.searchStep(loaded.searchMatches(search), forward: forward, after: after, at: at))
         })
     }
 }

@@ -9,10 +9,17 @@ import Synchronization
 /// claim is given back when the last holder drops it. A load that does not fit waits until
 /// enough is given back, first come first served; one that could never fit (a trace larger than
 /// the whole budget) runs once nothing else is held, alone.
+///
+/// No wait is forever: a waiter whose memory is not given back within `maxWait` (the memory is
+/// held by requests that themselves wait, as compares in a ring would) is refused with
+/// `StoreError.busy`, and `close()` (the server stopping) refuses every waiter at once.
 final class MemoryBudget: Sendable {
     let limit: Int
     /// Loads waiting for memory at most; more are refused (503) rather than queued.
     let maxWaiting: Int
+    /// How long a claim waits for memory before it is refused.
+    let maxWait: Duration
+    static let busyDetail = "busy: the memory budget is held by other requests; try again in a moment."
     private let state = Mutex(State())
     private let pressure = Mutex<(@Sendable () -> Void)?>(nil)
 
@@ -21,6 +28,7 @@ final class MemoryBudget: Sendable {
         var peakUsed = 0
         var nextWaiter = 0
         var waiters: [Waiter] = []
+        var isClosed = false
     }
 
     private struct Waiter {
@@ -29,12 +37,17 @@ final class MemoryBudget: Sendable {
         /// Bytes of claims the waiter itself holds (the first trace of a compare): they cannot
         /// be given back while it waits, so they do not count as someone else's.
         var ownBytes: Int
+        /// Claims held by the other requests that wait for this claim (a load they share).
+        var sharers: Sharers?
         var continuation: CheckedContinuation<Void, any Error>
+
+        var heldByWaiters: Int { ownBytes + (sharers?.bytes ?? 0) }
     }
 
-    init(limit: Int, maxWaiting: Int = 256) {
+    init(limit: Int, maxWaiting: Int = 256, maxWait: Duration = .seconds(30)) {
         self.limit = max(1, limit)
         self.maxWaiting = maxWaiting
+        self.maxWait = maxWait
     }
 
     /// Bytes claimed now.
@@ -55,8 +68,9 @@ final class MemoryBudget: Sendable {
         pressure.withLock { $0 }?()
     }
 
-    /// Claims `bytes`, waiting until they fit. `holding` are claims the caller keeps meanwhile.
-    func claim(_ bytes: Int, holding: [Claim] = []) async throws -> Claim {
+    /// Claims `bytes`, waiting until they fit (at most `maxWait`). `holding` are claims the caller
+    /// keeps meanwhile; `sharers`, those of other requests waiting for the same claim (a load they share).
+    func claim(_ bytes: Int, holding: [Claim] = [], sharers: Sharers? = nil) async throws -> Claim {
         let ownBytes = holding.reduce(0) { $0 + $1.bytes }
         let id = state.withLock { state -> Int in
             state.nextWaiter += 1
@@ -65,33 +79,59 @@ final class MemoryBudget: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome = state.withLock { state -> Result<Void, any Error>? in
-                    if state.waiters.isEmpty, Self.fits(bytes, ownBytes: ownBytes, in: state, limit: limit) {
+                    if state.waiters.isEmpty, Self.fits(bytes, ownBytes: ownBytes + (sharers?.bytes ?? 0), in: state, limit: limit) {
                         Self.grant(bytes, in: &state)
                         return .success(())
                     }
+                    if state.isClosed { return .failure(StoreError.shuttingDown) }
                     guard state.waiters.count < maxWaiting else {
                         return .failure(StoreError.busy("\(state.waiters.count) trace loads are waiting for memory (--memory-budget-mb); try again in a moment."))
                     }
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    state.waiters.append(Waiter(id: id, bytes: bytes, ownBytes: ownBytes, continuation: continuation))
+                    state.waiters.append(Waiter(id: id, bytes: bytes, ownBytes: ownBytes, sharers: sharers, continuation: continuation))
                     return nil
                 }
                 if let outcome {
                     continuation.resume(with: outcome)
                 } else {
+                    let maxWait = maxWait
+                    Task { [weak self] in
+                        try? await Task.sleep(for: maxWait)
+                        self?.refuseWaiter(id, with: StoreError.busy(Self.busyDetail))
+                    }
                     signalPressure()
                 }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index)
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
-            // The waiter gone may have been what held back those behind it.
-            self.wakeWaiters()
+            self.refuseWaiter(id, with: CancellationError())
         }
         return Claim(budget: self, bytes: bytes)
+    }
+
+    /// Ends one wait with `error` (when it still waits).
+    private func refuseWaiter(_ id: Int, with error: any Error) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        waiter?.continuation.resume(throwing: error)
+        // The waiter gone may have been what held back those behind it.
+        if waiter != nil { wakeWaiters() }
+    }
+
+    /// The server is stopping: every waiter is refused, and so is every later claim that would wait.
+    func close() {
+        let waiters = state.withLock { state -> [Waiter] in
+            state.isClosed = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.continuation.resume(throwing: StoreError.shuttingDown) }
+    }
+
+    /// Claims of other requests joined a waiting claim (`Sharers`): it may fit now.
+    func sharersChanged() {
+        wakeWaiters()
     }
 
     /// Claims `bytes` at once, without waiting (traces read while the store opens).
@@ -121,7 +161,7 @@ final class MemoryBudget: Sendable {
     private func wakeWaiters() {
         let (ready, stillWaiting) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], Bool) in
             var ready: [CheckedContinuation<Void, any Error>] = []
-            while let first = state.waiters.first, Self.fits(first.bytes, ownBytes: first.ownBytes, in: state, limit: limit) {
+            while let first = state.waiters.first, Self.fits(first.bytes, ownBytes: first.heldByWaiters, in: state, limit: limit) {
                 Self.grant(first.bytes, in: &state)
                 ready.append(state.waiters.removeFirst().continuation)
             }
@@ -129,6 +169,27 @@ final class MemoryBudget: Sendable {
         }
         for continuation in ready { continuation.resume() }
         if stillWaiting { signalPressure() }
+    }
+
+    /// The claims held by the requests that share one load while they wait for it: they cannot
+    /// be given back before the load is done, so the load's claim does not wait for them. Kept
+    /// (and so counted) until the load ends; one claim held by two sharers counts once.
+    final class Sharers: Sendable {
+        private let claims = Mutex<[ObjectIdentifier: Claim]>([:])
+
+        init(_ held: [Claim] = []) { add(held) }
+
+        func add(_ held: [Claim]) {
+            claims.withLock { claims in for claim in held { claims[ObjectIdentifier(claim)] = claim } }
+        }
+
+        var bytes: Int { claims.withLock { $0.values.reduce(0) { $0 + $1.bytes } } }
+    }
+
+    /// Takes `bytes` of `reservation` (claimed before for several loads at once) as a claim of
+    /// their own, without waiting: nil when the reservation holds less.
+    func take(_ bytes: Int, from reservation: Claim) -> Claim? {
+        reservation.give(bytes) ? Claim(budget: self, bytes: bytes) : nil
     }
 
     /// Memory held; given back when the last reference goes (a trace keeps its claim, so an
@@ -145,6 +206,17 @@ final class MemoryBudget: Sendable {
         deinit { budget.change(by: -claimed.load(ordering: .relaxed)) }
 
         var bytes: Int { claimed.load(ordering: .relaxed) }
+
+        /// Hands `bytes` of this claim to another (`MemoryBudget.take`): false when it holds less.
+        fileprivate func give(_ bytes: Int) -> Bool {
+            var current = claimed.load(ordering: .relaxed)
+            while current >= bytes {
+                let (exchanged, original) = claimed.compareExchange(expected: current, desired: current - bytes, ordering: .relaxed)
+                if exchanged { return true }
+                current = original
+            }
+            return false
+        }
 
         /// The estimate replaced by what the trace really takes.
         func resize(to bytes: Int) {

@@ -85,8 +85,12 @@ public protocol Catalog: Sendable {
     /// Rows whose measurements are missing or of another version than `version`, oldest first.
     func unmeasured(version: Int, limit: Int) async throws -> [CatalogEntry]
 
-    /// The measurements of those of `ids` that have them; of the views only those named `view` (nil: all).
-    func measurements(of ids: [String], view: String?) async throws -> [String: TraceMeasurements]
+    /// The measurements of those of `ids` that have them, with the view rows `views` asks for.
+    func measurements(of ids: [String], views: MeasuredViews) async throws -> [String: TraceMeasurements]
+
+    /// The views of `ids` by their body time summed over them, the most first, at most `limit`
+    /// (the history's view picker), ties by view and module name.
+    func topViews(of ids: [String], limit: Int) async throws -> [ViewTotal]
 
     /// Records (replaces) the latest check verdict of a trace; false when there is no such trace.
     func recordVerdict(_ verdict: CheckVerdict) async throws -> Bool
@@ -130,6 +134,28 @@ public protocol Catalog: Sendable {
 
     /// Deletes made by other replicas, and `.resync` after changes may have been missed.
     func changes() -> AsyncStream<CatalogChange>
+}
+
+/// Which view rows a measurements read returns: a trace-scope metric needs none, a view metric
+/// the rows of one view name; only a whole trace's figures need all (bounded per trace by
+/// `TraceMeasurements.maxViewRows`).
+public enum MeasuredViews: Sendable, Equatable {
+    case none
+    case named(String)
+    case all
+}
+
+/// A view's body time summed over some traces (`Catalog.topViews`).
+public struct ViewTotal: Sendable, Equatable {
+    public var module: String
+    public var view: String
+    public var totalNs: Int64
+
+    public init(module: String, view: String, totalNs: Int64) {
+        self.module = module
+        self.view = view
+        self.totalNs = totalNs
+    }
 }
 
 extension Catalog {

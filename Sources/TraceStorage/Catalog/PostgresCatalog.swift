@@ -393,7 +393,7 @@ public final class PostgresCatalog: Catalog, Service {
         }
     }
 
-    public func measurements(of ids: [String], view: String?) async throws -> [String: TraceMeasurements] {
+    public func measurements(of ids: [String], views: MeasuredViews) async throws -> [String: TraceMeasurements] {
         guard !ids.isEmpty else { return [:] }
         return try await call("measurements") {
             var found: [String: TraceMeasurements] = [:]
@@ -406,22 +406,26 @@ public final class PostgresCatalog: Catalog, Service {
                 (totals.mainActorBusyNs, totals.mainActorWaitNs, totals.cpuSamples, totals.cpuWeight) = (busy, waiting, samples, weight)
                 found[id] = TraceMeasurements(totals: totals, views: [], findings: [])
             }
-            let viewRows: PostgresRowSequence = if let view {
+            let viewRows: PostgresRowSequence? = switch views {
+            case .none: nil
+            case let .named(view):
                 try await self.client.query("""
                     SELECT trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out FROM view_measurements
                     WHERE trace_id = ANY(\(ids)) AND view = \(view) ORDER BY total_ns DESC, view, module
                     """, logger: self.logger)
-            } else {
+            case .all:
                 try await self.client.query("""
                     SELECT trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out FROM view_measurements
                     WHERE trace_id = ANY(\(ids)) ORDER BY total_ns DESC, view COLLATE "C", module COLLATE "C"
                     """, logger: self.logger)
             }
-            for try await (id, module, name, bodies, totalNs, p95Ns, orange, red, widest) in viewRows
-                .decode((String, String, String, Int64, Int64, Int64, Int64, Int64, Int64).self) {
-                found[id]?.views.append(TraceMeasurements.View(
-                    module: module, view: name, bodies: bodies, totalNs: totalNs, p95Ns: p95Ns, orange: orange, red: red, widestFanOut: widest
-                ))
+            if let viewRows {
+                for try await (id, module, name, bodies, totalNs, p95Ns, orange, red, widest) in viewRows
+                    .decode((String, String, String, Int64, Int64, Int64, Int64, Int64, Int64).self) {
+                    found[id]?.views.append(TraceMeasurements.View(
+                        module: module, view: name, bodies: bodies, totalNs: totalNs, p95Ns: p95Ns, orange: orange, red: red, widestFanOut: widest
+                    ))
+                }
             }
             for try await (id, finding, kind, subject, severity, cost) in try await self.client.query("""
                 SELECT trace_id, finding_id, kind, subject, severity, cost_ns FROM trace_findings WHERE trace_id = ANY(\(ids))
@@ -430,6 +434,21 @@ public final class PostgresCatalog: Catalog, Service {
                 found[id]?.findings.append(TraceMeasurements.FindingMark(id: finding, kind: kind, subject: subject, severity: severity, costNs: cost))
             }
             return found
+        }
+    }
+
+    public func topViews(of ids: [String], limit: Int) async throws -> [ViewTotal] {
+        guard !ids.isEmpty, limit > 0 else { return [] }
+        return try await call("top views") {
+            var views: [ViewTotal] = []
+            // The sum is NUMERIC (never overflows), clamped to BIGINT.
+            for try await (module, view, total) in try await self.client.query("""
+                SELECT module, view, LEAST(SUM(total_ns), 9223372036854775807)::bigint AS total FROM view_measurements
+                WHERE trace_id = ANY(\(ids)) GROUP BY module, view ORDER BY total DESC, view COLLATE "C", module COLLATE "C" LIMIT \(Int64(limit))
+                """, logger: self.logger).decode((String, String, Int64).self) {
+                views.append(ViewTotal(module: module, view: view, totalNs: total))
+            }
+            return views
         }
     }
 

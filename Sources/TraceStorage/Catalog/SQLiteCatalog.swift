@@ -151,7 +151,7 @@ public final class SQLiteCatalog: Catalog {
         }
     }
 
-    public func measurements(of ids: [String], view: String?) async throws -> [String: TraceMeasurements] {
+    public func measurements(of ids: [String], views: MeasuredViews) async throws -> [String: TraceMeasurements] {
         guard !ids.isEmpty else { return [:] }
         return try await call {
             try await self.pool.read { db in
@@ -169,17 +169,22 @@ public final class SQLiteCatalog: Catalog {
                     }
                     var arguments = StatementArguments(slice)
                     var viewFilter = ""
-                    if let view {
+                    switch views {
+                    case .none: break
+                    case let .named(view):
                         viewFilter = " AND view = ?"
                         arguments += [view]
+                    case .all: break
                     }
-                    for row in try Row.fetchAll(db, sql: """
-                        SELECT trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out FROM view_measurements
-                        WHERE trace_id IN (\(marks))\(viewFilter) ORDER BY total_ns DESC, view, module
-                        """, arguments: arguments) {
-                        found[row[0]]?.views.append(TraceMeasurements.View(
-                            module: row[1], view: row[2], bodies: row[3], totalNs: row[4], p95Ns: row[5], orange: row[6], red: row[7], widestFanOut: row[8]
-                        ))
+                    if views != .none {
+                        for row in try Row.fetchAll(db, sql: """
+                            SELECT trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out FROM view_measurements
+                            WHERE trace_id IN (\(marks))\(viewFilter) ORDER BY total_ns DESC, view, module
+                            """, arguments: arguments) {
+                            found[row[0]]?.views.append(TraceMeasurements.View(
+                                module: row[1], view: row[2], bodies: row[3], totalNs: row[4], p95Ns: row[5], orange: row[6], red: row[7], widestFanOut: row[8]
+                            ))
+                        }
                     }
                     for row in try Row.fetchAll(db, sql: """
                         SELECT trace_id, finding_id, kind, subject, severity, cost_ns FROM trace_findings WHERE trace_id IN (\(marks)) ORDER BY cost_ns DESC, finding_id
@@ -188,6 +193,23 @@ public final class SQLiteCatalog: Catalog {
                     }
                 }
                 return found
+            }
+        }
+    }
+
+    public func topViews(of ids: [String], limit: Int) async throws -> [ViewTotal] {
+        guard !ids.isEmpty, limit > 0 else { return [] }
+        return try await call {
+            try await self.pool.read { db in
+                let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                // TOTAL (a double) never fails on overflow as SUM does; the figure is clamped to Int64.
+                return try Row.fetchAll(db, sql: """
+                    SELECT module, view, TOTAL(total_ns) AS total FROM view_measurements WHERE trace_id IN (\(marks))
+                    GROUP BY module, view ORDER BY total DESC, view, module LIMIT ?
+                    """, arguments: StatementArguments(ids) + [limit]).map { row in
+                    let total: Double = row[2]
+                    return ViewTotal(module: row[0], view: row[1], totalNs: total >= 9.2e18 ? Int64.max : Int64(total))
+                }
             }
         }
     }

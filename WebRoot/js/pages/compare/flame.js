@@ -1,6 +1,6 @@
 // The comparison's differential flame graph (GET /api/compare/flamegraph): B's flame graph, each
-// frame coloured by the change of its self weight as a share of its side's CPU (red: grew, blue:
-// shrank), the functions A ran and B no longer does listed beside it. Of the compared ranges, or
+// frame coloured by the change of its self time per run (red: grew, blue: shrank; saturating at 5%
+// of the larger side's CPU), or, toggled, by the change of its self share of its side's CPU, the functions A ran and B no longer does listed beside it. Of the compared ranges, or
 // (drilled into a view row) of that view's bodies only. Click a frame to zoom into it; the zoom
 // stays in the page. Several recordings a side are pooled (weights per run), zoomed by names.
 import { getJSON } from '../../api.js';
@@ -28,17 +28,22 @@ export function mountDiffFlame(container, { a, b, rangeA, rangeB, view = null })
 
   const caption = el('p', { class: 'meta diff-caption' });
   const breadcrumb = el('nav', { class: 'cpu-breadcrumb', 'aria-label': 'Zoomed frame' });
-  const scale = el('span', { class: 'diff-scale' }, 'Self share of CPU, B against A:',
+  let byShare = false;
+  const scaleText = el('span', { class: 'diff-scale-text' });
+  const colourBy = el('select', { class: 'diff-colour-by', 'aria-label': 'Colour frames by',
+    onchange: () => { byShare = colourBy.value === 'share'; renderScale(); chart.recolour(); } },
+  el('option', { value: 'time', text: 'Self time, B against A' }), el('option', { value: 'share', text: 'Self share of CPU, B against A' }));
+  const scale = el('span', { class: 'diff-scale' }, colourBy,
     el('span', { class: 'diff-scale-bar', 'aria-hidden': 'true',
       style: { background: `linear-gradient(to right, ${diffColor(-0.05)}, ${diffColor(0)}, ${diffColor(0.05)})` } }),
-    'shrank 5 points · unchanged · grew 5 points');
+    scaleText);
   const area = el('div', { class: 'cpu-flame diff-flame-graph' });
   const removed = el('aside', { class: 'diff-removed', 'aria-label': 'Functions that went away' });
   container.replaceChildren(caption, el('div', { class: 'cpu-view-tools' }, breadcrumb, scale),
     el('div', { class: 'diff-flame' }, area, removed));
 
   const chart = mountBoxCanvas(area, {
-    label: 'Differential flame graph: B’s frames, red where their self share of CPU grew against A, blue where it shrank. Click a frame to zoom into it.',
+    label: 'Differential flame graph: B’s frames, red where their self time grew against A, blue where it shrank. Click a frame to zoom into it.',
     boxes: () => flame?.boxes ?? null,
     bounds: () => ({ from: 0, to: Math.max(1, flame?.answer.totalWeight ?? 1) }),
     view: () => shown,
@@ -48,7 +53,7 @@ export function mountDiffFlame(container, { a, b, rangeA, rangeB, view = null })
       clearTimeout(refetchTimer);
       if (kind !== 'animate' && flame && needsFinerAnswer(flame.answer, shown, width())) refetchTimer = setTimeout(() => load(true), 120);
     },
-    fill: (i) => (flame.boxes.kind[i] === 'merged' ? 'hsl(0 0% 86%)' : diffColor(diff.selfDelta[i])),
+    fill: (i) => (flame.boxes.kind[i] === 'merged' ? 'hsl(0 0% 86%)' : diffColor(byShare ? diff.selfDelta[i] : diff.selfTimeDelta[i])),
     labelOf: (i) => flame.boxes.name[i],
     tooltip: (i) => flameTooltip(flame, i, { diff }),
     click(i) {
@@ -89,10 +94,11 @@ export function mountDiffFlame(container, { a, b, rangeA, rangeB, view = null })
       const answer = await getJSON('/api/compare/flamegraph', params);
       if (destroyed || mine !== generation) return;
       flame = prepareFlame(answer);
-      diff = { before: answer.before, selfDelta: answer.selfDelta };
+      diff = { before: answer.before, selfDelta: answer.selfDelta, selfTimeDelta: answer.selfTimeDelta, runs: answer.runs };
       if (!keepView) shown = { from: answer.window[0], to: answer.window[1] };
       chart.canvas.dataset.frames = String(flame.boxes.count);
       render(answer);
+      renderScale();
       chart.resize();
     } catch (error) {
       if (!destroyed && mine === generation) caption.replaceChildren(el('span', { class: 'error-box', text: `Could not draw the differential flame graph: ${error.message}` }));
@@ -114,6 +120,18 @@ export function mountDiffFlame(container, { a, b, rangeA, rangeB, view = null })
         : el('p', { class: 'meta', text: 'Every function A ran, B runs too.' }),
       answer.removedCount > answer.removed.length ? el('p', { class: 'meta', text: `and ${answer.removedCount - answer.removed.length} lighter ones` }) : '');
     renderBreadcrumb();
+  }
+
+  /** The legend's words: where the colour saturates, in ms (a run) or in points of share. */
+  function renderScale() {
+    const answer = flame?.answer;
+    if (byShare || !answer) {
+      scaleText.textContent = 'shrank 5 points · unchanged · grew 5 points';
+    } else {
+      const full = formatWeight(Math.round(0.05 * Math.max(answer.totalWeight, answer.before.totalWeight)), answer.unit);
+      scaleText.textContent = `shrank ${full}${pooled ? ' a run' : ''} · unchanged · grew ${full}`;
+    }
+    area.dataset.colourBy = byShare ? 'share' : 'time';
   }
 
   function renderBreadcrumb() {

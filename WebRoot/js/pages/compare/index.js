@@ -85,7 +85,9 @@ export function mountCompare(root, header, { a, b, state: initial }) {
     header.trace.querySelector('#compare-title').textContent = `${sideName(c.a)} → ${sideName(c.b)}`;
     document.title = `Compare ${sideName(c.a)} → ${sideName(c.b)} – tracesvc`;
     const s = state.get();
-    const nextHeader = headerSection(c, s, { a, b });
+    const nextHeader = headerSection(c, s, {
+      a, b, setRange: (side, range) => state.set(side === 'a' ? { rangeA: range } : { rangeB: range }, { push: true }),
+    });
     const nextVerdict = verdictSection(c, { showAllRows: () => { if (state.get().rows) state.set({ rows: null }, { push: true }); } });
     if (timelineSection.parentNode === body) {
       headerNode.replaceWith(nextHeader);

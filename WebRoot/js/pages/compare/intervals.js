@@ -12,8 +12,9 @@ const MEASURES = {
 
 const number = rateText;
 
-/** "p = 0.003", "p = 3e-11", "too few intervals to test". */
-const pText = (test) => (test.tested && test.pValue !== null ? formatPValue(test.pValue) : 'too few intervals to test');
+/** A time over recordings ("−67 %, 99 % interval −79 % … −49 %, 1 vs 1 recordings"); a count's
+ * rank test ("p = 0.003"); "too few intervals to test". */
+const pText = (m) => m.recordings?.text ?? (m.test.tested && m.test.pValue !== null ? formatPValue(m.test.pValue) : 'too few intervals to test');
 
 /** The table's headline: the view whose bodies per interval changed most. */
 function headline(interval) {
@@ -29,7 +30,7 @@ function intervalTable(interval, pooled) {
     el('td', { class: 'num', text: `${value(m, m.a)} → ${value(m, m.b)}` }),
     el('td', { class: 'num', text: `${value(m, m.medianA)} → ${value(m, m.medianB)}` }),
     el('td', { class: `change${m.significant ? (m.b < m.a ? ' better' : ' worse') : ''}`, text: m.changeText }),
-    el('td', { class: 'test', text: pText(m.test) })));
+    el('td', { class: 'test', text: pText(m) })));
   const views = interval.views.map((v) => el('tr', { 'data-view': v.view, 'data-module': v.module },
     el('th', { scope: 'row', text: `${v.view} bodies` }),
     el('td', { class: 'num', text: `${number(v.a)} → ${number(v.b)}` }),

@@ -6,7 +6,7 @@
 // `speedText`, `changeText`: the model's ComparisonWords), the same the CLI prints.
 import { el } from '../../dom.js';
 import { buildPath } from '../../state.js';
-import { formatDuration, formatPValue, plural } from '../../format.js';
+import { formatDuration, plural } from '../../format.js';
 
 const ROW_FILTERS = [[null, 'All views'], ['long', 'Long updates only'], ['app', 'App code only']];
 
@@ -52,7 +52,21 @@ export function filterRows(views, filter) {
   return views;
 }
 
-export function headerSection(c, s, { a, b }) {
+/**
+ * The spans differ (GET compare's `spanMismatch`): said before anything else, with the button
+ * that gives the other side the same range (`setRange(side, [start, end])`).
+ */
+function spanWarning(c, setRange) {
+  const m = c.spanMismatch;
+  if (!m) return null;
+  const side = m.side.toUpperCase();
+  return el('div', { class: 'compare-warning compare-span-warning', id: 'compare-span-warning', role: 'alert' },
+    el('strong', { text: 'Not comparable as it stands. ' }), m.text, ' ',
+    el('button', { type: 'button', class: 'button primary', id: 'compare-same-span', onclick: () => setRange(m.side, [m.start, m.end]),
+      text: `Set ${side} to the same range` }));
+}
+
+export function headerSection(c, s, { a, b, setRange }) {
   const card = (side, trace, ids, range) => el('div', { class: `compare-card side-${side.toLowerCase()}`, 'data-side': side, 'data-runs': String(trace.runs) },
     el('div', { class: 'compare-side', text: (side === 'A' ? 'A · before' : 'B · after') + (trace.runs > 1 ? ` · ${trace.runs} recordings pooled` : '') }),
     trace.runs > 1
@@ -63,6 +77,7 @@ export function headerSection(c, s, { a, b }) {
       + (range ? ` in ${formatDuration(range[0])}–${formatDuration(range[1])}` : '') }));
   return el('section', { class: 'compare-header', 'aria-label': 'Compared traces' },
     el('div', { class: 'compare-cards' }, card('A', c.a, a, s.rangeA), card('B', c.b, b, s.rangeB)),
+    spanWarning(c, setRange),
     c.differences.length ? el('div', { class: 'compare-warning', id: 'compare-warning', role: 'note' },
       el('strong', { text: 'These traces differ: ' }), c.differences.join('; '),
       '. The comparison may be of different things.') : null);
@@ -88,7 +103,8 @@ export function viewsSection(c, s, { setRows, setRow }) {
     rows.length ? scrollBox(table, 'Views table (scrolls sideways)') : el('p', { class: 'empty', text: 'No views match this filter.' }),
     el('p', { class: 'compare-note', text: `How many: fewer / more ${pooled ? 'per recording (mean, least–most) ' : ''}when the count changed by 2 or more and over 10 %`
       + `${pooled ? ', and every recording of one side is beyond every recording of the other' : ''}. Each one: faster / slower per body (or update) `
-      + 'by the Mann-Whitney U test on the durations (p < 0.05, tested with 8 or more a side). Per interaction: the row\'s updates per update group '
+      + 'when each recording\'s mean time is beyond the run-to-run noise (the recording is the unit: docs/statistics.md); '
+      + '"within noise" is no change told, not a claim of none. Per interaction: the row\'s updates per update group '
       + 'of the label whose rate changed most.'
       + (rows.some((v) => v.change === 'follows-frames') ? ` "${c.frames.changeText}": the count followed the frames drawn `
         + `(${arrow(c.frames.a, c.frames.b)}) at the same time per update, so it is not a regression.` : '') }));
@@ -112,7 +128,7 @@ function viewRow(v, s, setRow) {
   const rate = rateText;
   const open = () => setRow(selected ? null : { module: v.module, view: v.view, category: v.category });
   const tone = (change) => ({ fewer: 'better', faster: 'better', gone: 'better', more: 'worse', slower: 'worse', new: 'worse' }[change] ?? '');
-  const speed = v.speedText + ((v.speedChange === 'faster' || v.speedChange === 'slower') && v.durations.pValue !== null ? ` (${formatPValue(v.durations.pValue)})` : '');
+  const speed = v.speedText + ((v.speedChange === 'faster' || v.speedChange === 'slower') && v.recordings ? ` (${v.recordings.text})` : '');
   const cells = [
     el('td', { class: 'name' }, el('button', { type: 'button', class: 'link-like row-open', 'aria-expanded': String(!!selected), onclick: open },
       v.view), el('span', { class: 'meta', text: ` ${v.module}${v.category ? `, ${v.category}` : ''}` })),

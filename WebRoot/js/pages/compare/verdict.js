@@ -41,7 +41,8 @@ export function verdictSection(c, { showAllRows }) {
   return el('section', { class: 'compare-section compare-verdict', id: 'compare-verdict', 'aria-label': 'Verdict' },
     el('h2', { text: 'Verdict' }),
     el('ul', { class: 'verdict-lines' }, ...c.verdict.map((line) => el('li', { class: `verdict-line tone-${line.tone}`, 'data-kind': line.kind, 'data-tone': line.tone },
-      el('span', { class: 'verdict-tone', text: TONES[line.tone] ?? line.tone }),
+      // Spans that differ decide nothing: their lines are undecided, not "unchanged".
+      el('span', { class: 'verdict-tone', text: line.kind === 'span' ? 'Spans differ' : c.spanMismatch ? 'Undecided' : TONES[line.tone] ?? line.tone }),
       line.section
         ? el('button', { type: 'button', class: 'link-like verdict-text', title: 'Show the evidence below', onclick: () => showEvidence(line, { showAllRows }) }, line.text)
         : el('span', { class: 'verdict-text', text: line.text })))),

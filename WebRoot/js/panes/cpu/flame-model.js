@@ -89,6 +89,12 @@ export function flameTooltip(flame, i, { diff = null } = {}) {
     const beforeTotal = before.total[i];
     lines.push(['In A', beforeTotal == null ? 'not at this call path (new in B)'
       : `${formatWeight(beforeTotal, before.unit)} (${formatPercent(beforeTotal, before.totalWeight)}), self ${formatPercent(before.self[i], before.totalWeight)}`]);
+    if (before.unit === unit) {
+      const was = before.self[i] ?? 0;
+      const change = f.self[i] - was;
+      const perRun = diff.runs && (diff.runs.a > 1 || diff.runs.b > 1) ? ' a run' : '';
+      lines.push(['Self time', `${formatWeight(was, unit)} before, ${formatWeight(f.self[i], unit)} after, ${change < 0 ? '−' : '+'}${formatWeight(Math.abs(change), unit)}${perRun}`]);
+    }
     const delta = diff.selfDelta[i];
     lines.push(['Self share change', `${delta > 0 ? '+' : ''}${(delta * 100).toFixed(2)} points`]);
   }

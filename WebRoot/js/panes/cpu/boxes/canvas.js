@@ -238,6 +238,11 @@ export function mountBoxCanvas(container, owner) {
     canvas,
     draw,
     resize,
+    /** Draws again with fills asked afresh (the owner's colouring changed). */
+    recolour() {
+      fills.boxes = null;
+      draw();
+    },
     /** Moves the window to `view` over a short animation (a click zoom). */
     animateTo(view) {
       animation = { from: owner.view(), to: view, start: performance.now() };
