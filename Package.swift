@@ -53,10 +53,14 @@ let package = Package(
         // The sample traces and the synthetic generators (model traces, xctrace-shaped exports):
         // for `tracesvc generate`, the benchmarks and the tests.
         .target(name: "TraceSamples", dependencies: ["TraceModel", "TraceFormats"], swiftSettings: strict),
+        // The catalog's domain: what a stored trace is and its identities (TraceID, BlobKey),
+        // apart from any engine.
+        .target(name: "TraceCatalog", dependencies: ["TraceModel"], swiftSettings: strict),
         .target(
             name: "TraceStorage",
             dependencies: [
                 "TraceModel",
+                "TraceCatalog",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -87,6 +91,7 @@ let package = Package(
             name: "TraceServer",
             dependencies: [
                 "TraceModel",
+                "TraceCatalog",
                 "TraceFormats",
                 "TraceStorage",
                 "TraceAgent",
@@ -154,7 +159,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TraceStorageTests",
-            dependencies: ["TraceStorage", "TraceModel"],
+            dependencies: ["TraceStorage", "TraceCatalog", "TraceModel"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
@@ -175,6 +180,7 @@ let package = Package(
             name: "TraceServerTests",
             dependencies: [
                 "TraceServer",
+                "TraceCatalog",
                 "TraceStorage",
                 "TraceFormats",
                 "TraceSamples",

@@ -73,6 +73,7 @@ def shapes(scale):
         (f"update graph, {s(50)} @State causes written from a {s(20000)}-frame stack", backtrace_bomb(s(50), s(20000)), "updates/0/graph"),
         (f"update detail, {s(300000)} causes", many_causes(s(300000)), "updates/0"),
         (f"call tree, chain of {s(8000)} stacks each one frame deeper", stack_chain(s(8000)), "calltree?minPercent=0"),
+        (f"stack chart, chain of {s(120000)} stacks each one frame deeper", stack_chain(s(120000)), "stackchart"),
         (f"calltree?view=A, a frame named A<A<… ({s(100000)} times)", generic_body_name(s(100000)), "calltree?view=A&minPercent=0"),
         (f"upload (findings), hang over {s(8000)} system stacks each one frame deeper",
          stack_chain(s(8000), '["__psynch_mutexwait","libsystem_kernel.dylib",false]', "Hang", hang=True), None),

@@ -47,7 +47,7 @@ struct CheckReport {
         }
         if let change = offender.change {
             line += "; \(change.countBefore) → \(change.countAfter) bodies, \(Units.duration(change.totalBefore)) → \(Units.duration(change.totalAfter))"
-            if let p = change.pValue { line += String(format: ", p = %.3g", p) }
+            if let effect = change.timeEffect { line += ", time per body \(effect.text)" }
         }
         if !offender.updates.isEmpty {
             let ids = offender.updates.prefix(8).map(String.init).joined(separator: ", ")
@@ -109,6 +109,8 @@ struct CheckReport {
             @NullWhenAbsent var totalBefore: Int64?
             @NullWhenAbsent var totalAfter: Int64?
             @NullWhenAbsent var pValue: Double?
+            /// The time per body over recordings when it decided (`RecordingEffect`).
+            @NullWhenAbsent var timeEffect: RecordingEffect?
             /// Main-actor rules: the task's interval, a row for `…/task-states/{row}`.
             @NullWhenAbsent var taskState: Int?
             @NullWhenAbsent var link: String?
@@ -126,7 +128,7 @@ struct CheckReport {
                             start: offender.span?.start, duration: offender.span?.duration,
                             countBefore: offender.change?.countBefore, countAfter: offender.change?.countAfter,
                             totalBefore: offender.change?.totalBefore, totalAfter: offender.change?.totalAfter,
-                            pValue: offender.change?.pValue, taskState: offender.taskState, link: links?.link(for: offender, in: result)
+                            pValue: offender.change?.pValue, timeEffect: offender.change?.timeEffect, taskState: offender.taskState, link: links?.link(for: offender, in: result)
                         )
                     },
                     notes: result.notes

@@ -62,6 +62,10 @@ public struct HistoryAnswer: Sendable, Encodable {
     public var builds: [HistorySeries.Build]
     public var changePoints: [HistorySeries.ChangePoint]
     @NullWhenAbsent public var firstBad: HistorySeries.ChangePoint?
+    /// `HistorySeries.suspect`, `noise` and `verdict`: a young step, the noise band, the sentence.
+    @NullWhenAbsent public var suspect: HistorySeries.ChangePoint?
+    public var noise: RunNoise
+    public var verdict: String
     public var findings: [HistorySeries.FindingHistory]
     /// The views of the latest traces, the most body time first (the page's view picker).
     public var views: [ViewChoice]
@@ -180,6 +184,7 @@ extension TraceStore {
             metric: .init(metric), tags: request.tags.map(\.text), view: metric.scope == .view ? view : nil, module: metric.scope == .view ? module : nil,
             finding: metric.scope == .finding ? request.finding : nil, order: request.order.rawValue, matched: page.total, shown: traces.count,
             pending: pending, window: series.window, builds: series.builds, changePoints: series.changePoints, firstBad: series.firstBad,
+            suspect: series.suspect, noise: series.noise, verdict: series.verdict,
             findings: Array(series.findingHistories(measured.mapValues(\.findings)).prefix(100)), views: Array(views),
             metrics: HistoryMetric.allCases.map(HistoryAnswer.MetricInfo.init), notes: notes
         )

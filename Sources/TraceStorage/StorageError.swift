@@ -32,20 +32,63 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
 public func withDeadline<T: Sendable>(
     _ timeout: Duration, service: String, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
+    try await withDeadline(service: service, operation, allowance: { timeout }, reason: { _ in "no answer within \(timeout.shortDescription)" })
+}
+
+/// Runs a transfer under a deadline that moves with its bytes: `firstBytes` for nothing to arrive,
+/// plus the time `progress`'s bytes take at `minimumThroughput` (bytes/s). A blob's size need
+/// not be known before it arrives, and a store that stalls half-way is found as fast as one that
+/// never answers.
+public func withDeadline<T: Sendable>(
+    firstBytes: Duration, minimumThroughput: Int64, progress: TransferProgress, service: String,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    let rate = max(1, minimumThroughput)
+    return try await withDeadline(service: service, operation, allowance: {
+        firstBytes + .milliseconds(progress.bytes.load(ordering: .relaxed) * 1000 / rate)
+    }, reason: { elapsed in
+        let bytes = progress.bytes.load(ordering: .relaxed)
+        return bytes == 0 ? "no answer within \(firstBytes.shortDescription)"
+            : "\(bytes >> 10) KB in \(elapsed.shortDescription), slower than \(max(1, rate >> 10)) KB/s"
+    })
+}
+
+/// Bytes a transfer has moved so far (the deadline above reads it).
+public final class TransferProgress: Sendable {
+    public let bytes = Atomic<Int64>(0)
+    public init() {}
+    public func add(_ count: Int) { bytes.add(Int64(count), ordering: .relaxed) }
+}
+
+/// The common part: the operation may take `allowance()` (asked again when it runs out, as it may
+/// have grown); `reason` says why it was too late.
+private func withDeadline<T: Sendable>(
+    service: String, _ operation: @escaping @Sendable () async throws -> T,
+    allowance: @escaping @Sendable () -> Duration, reason: @escaping @Sendable (Duration) -> String
+) async throws -> T {
     let work = Task { try await operation() }
     let outcome = Outcome<T>()
+    let started = ContinuousClock.now
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
             outcome.set(continuation)
+            let timer = Task {
+                while !Task.isCancelled {
+                    let elapsed = ContinuousClock.now - started
+                    let allowed = allowance()
+                    if elapsed >= allowed {
+                        if outcome.finish(.failure(StorageError.unavailable(service: service, detail: reason(elapsed)))) {
+                            work.cancel()
+                        }
+                        return
+                    }
+                    try? await Task.sleep(for: allowed - elapsed)
+                }
+            }
             Task {
                 let result = await work.result
                 outcome.finish(result)
-            }
-            Task {
-                try? await Task.sleep(for: timeout)
-                if outcome.finish(.failure(StorageError.unavailable(service: service, detail: "no answer within \(timeout.shortDescription)"))) {
-                    work.cancel()
-                }
+                timer.cancel()
             }
         }
     } onCancel: {

@@ -291,3 +291,12 @@ def test_the_favorites_fix_reads_better_and_a_range_on_one_side_is_said_first(pa
     assert query_of(page).get("rb") == "1399600000,1404497548"
     expect(verdict.locator('.verdict-line[data-tone="better"]').first).to_be_visible()
     expect(verdict.locator('.verdict-line[data-tone="worse"]')).to_have_count(0)
+
+
+def test_an_unknown_pair_says_so_without_an_uncaught_page_error(page, server):
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server}/compare/abc/def")
+    expect(page.get_by_role("alert")).to_contain_text("Trace not found", timeout=30_000)
+    page.wait_for_timeout(500)
+    assert errors == []

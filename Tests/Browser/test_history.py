@@ -194,3 +194,11 @@ def test_a_note_on_an_update_survives_a_reload_and_shows_for_a_second_user(page,
     colleague.locator("#note-show-target").click()
     colleague.wait_for_url(re.compile(rf"/traces/{trace}/updates/3\?"))
     assert not colleague.errors and not page.errors
+
+
+def test_an_empty_history_names_the_tag_that_matched_nothing_and_never_prints_null(page, server):
+    # Issue 41: /history?tag=scenario:nothing printed a literal "null" under the summary.
+    page.goto(f'{server}/history?tag=scenario:nothing')
+    expect(page.locator('#history-summary')).to_have_text('No trace has the tag “scenario:nothing”.', timeout=30_000)
+    assert 'null' not in page.locator('main').inner_text()
+    expect(page.locator('#first-bad')).to_be_empty()

@@ -144,6 +144,13 @@ class Team:
         """SIGSTOP freezes SeaweedFS (connections hang: the harder outage), SIGCONT thaws it."""
         os.kill(int((self.run / "s3" / "pid").read_text()), signal_number)
 
+    def postgres_signal(self, signal_number: int):
+        """SIGSTOP freezes PostgreSQL, the postmaster and every backend (open connections hang too), SIGCONT thaws it."""
+        postmaster = (Path(self.env["TEAM_PG_DIR"]) / "data" / "postmaster.pid").read_text().split()[0]
+        backends = subprocess.run(["pgrep", "-P", postmaster], capture_output=True, text=True).stdout.split()
+        for pid in [postmaster, *backends]:
+            os.kill(int(pid), signal_number)
+
     def metric(self, base: str, name: str) -> float:
         status, body, _ = self.request(base, "GET", "/metrics")
         assert status == 200

@@ -173,12 +173,12 @@ def _outage(team, stop, start, service_words, deadline_seconds):
 
 
 def test_postgresql_down_for_10_s_is_a_503_naming_the_catalog_and_recovers_without_restart(team):
-    _outage(team, lambda: team.pg_ctl("stop"), lambda: team.pg_ctl("start"), ["catalog"], deadline_seconds=5)
+    _outage(team, lambda: team.pg_ctl("stop"), lambda: team.pg_ctl("start"), ["catalog"], deadline_seconds=3)
 
 
 def test_the_object_store_down_for_10_s_is_a_503_naming_it_and_recovers_without_restart(team):
     _outage(team, lambda: team.object_store(signal.SIGSTOP), lambda: team.object_store(signal.SIGCONT), ["object store"],
-            deadline_seconds=8)
+            deadline_seconds=3)
 
 
 def test_200_uploads_over_both_replicas_at_once_are_200_rows_with_matching_blobs(team):

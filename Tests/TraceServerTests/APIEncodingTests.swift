@@ -189,7 +189,8 @@ import TraceStorage
         let findings = series.findingHistories(findingsByTrace)
         let answer = HistoryAnswer(
             metric: .init(.bodyTimeTotal), tags: ["branch:main"], view: view?.view, module: nil, finding: nil, order: "upload", matched: 24, shown: 24,
-            pending: 0, window: series.window, builds: series.builds, changePoints: series.changePoints, firstBad: series.firstBad, findings: findings,
+            pending: 0, window: series.window, builds: series.builds, changePoints: series.changePoints, firstBad: series.firstBad,
+            suspect: series.suspect, noise: series.noise, verdict: series.verdict, findings: findings,
             views: measurements.views.map { .init(module: $0.module, view: $0.view, totalNs: $0.totalNs) },
             metrics: HistoryMetric.allCases.map(HistoryAnswer.MetricInfo.init), notes: ["n"]
         )

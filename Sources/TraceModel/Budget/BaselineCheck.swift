@@ -1,6 +1,7 @@
 // The baseline rule of `tracesvc check --baseline`: a view regressed when its body count or
 // total body time grew beyond the tolerance AND the comparison finds the change significant
-// (ViewComparison.significant: counts beyond noise, or a Mann-Whitney U test on durations).
+// (ViewComparison.significant: counts beyond noise, or the time per body over recordings beyond
+// the run-to-run noise, the baselines' spread when there are two or more: docs/statistics.md).
 
 extension Trace {
     /// Two results, "baseline-body-count" and "baseline-body-time", of this trace (the new one)
@@ -63,7 +64,8 @@ extension Trace {
                 change: BudgetOffender.Change(
                     countBefore: view.a.count, countAfter: view.b.count, totalBefore: view.a.totalNs, totalAfter: view.b.totalNs,
                     // Printed only where it decided: a view whose count moved beyond noise regressed on its count.
-                    pValue: usesDurationTest && view.durations.significant ? view.durations.pValue : nil
+                    pValue: nil,
+                    timeEffect: usesDurationTest && !ViewComparison.isCountChange(view.a, view.b) && view.recordings?.significant == true ? view.recordings : nil
                 )
             )
         }
@@ -72,6 +74,13 @@ extension Trace {
         let changes = views.compactMap { view in growth(view).map { (view: view, growth: $0) } }
         let shown = changes.filter(\.view.significant).max { (abs($0.growth), $1.view.view) < (abs($1.growth), $0.view.view) }
             ?? changes.max { ($0.growth, $1.view.view) < ($1.growth, $0.view.view) }
+        // A growth past the tolerance that the recordings could not tell: say what would settle it.
+        var notes = notes
+        if offenders.isEmpty, usesDurationTest,
+           let untold = changes.filter({ $0.growth > tolerance && !$0.view.significant && $0.view.recordings != nil })
+               .max(by: { ($0.growth, $1.view.view) < ($1.growth, $0.view.view) }), let effect = untold.view.recordings {
+            notes.append("within run-to-run noise: \(untold.view.view) time per body \(effect.text); \(effect.limitText)")
+        }
         var result = BudgetResult(
             name: name, metric: metric, unit: .percent, measured: offenders.first?.measured ?? shown.map { Self.percent($0.growth) } ?? 0,
             limit: Self.percent(tolerance),

@@ -61,8 +61,10 @@ public struct BudgetOffender: Sendable, Equatable {
         public var countAfter: Int
         public var totalBefore: Nanoseconds
         public var totalAfter: Nanoseconds
-        /// The rank test's p-value on durations, when both sides had enough updates to run it.
+        /// The rank test's p-value on durations: no longer what decides (issue 40), kept nil.
         public var pValue: Double?
+        /// The time per body over recordings, when it decided (docs/statistics.md).
+        public var timeEffect: RecordingEffect? = nil
     }
 
     public static let listedUpdates = 20

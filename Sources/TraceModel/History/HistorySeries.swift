@@ -1,6 +1,5 @@
-// One metric over builds: the traces grouped by build, in order, with the change points the
-// comparison's rank test finds between a window of builds before and after each boundary.
-// docs/api.md ("History") documents the rule.
+// One metric over builds: the traces grouped by build, in order, with the steps
+// `StepDetection` finds over the whole series (docs/statistics.md, docs/api.md "History").
 
 /// One trace of a history, as the catalog gave it (newest-first order does not matter).
 public struct HistoryTrace: Sendable, Equatable {
@@ -90,7 +89,8 @@ public struct HistorySeries: Sendable {
         public var direction: String
         public var before: Int64
         public var after: Int64
-        public var test: RankSumTest
+        /// The step's evidence: its strength against the series' threshold, or an exact count.
+        public var step: DetectedStep
     }
 
     /// The history of one finding (by its stable id) over the builds.
@@ -119,9 +119,15 @@ public struct HistorySeries: Sendable {
     public var unit: String
     public var builds: [Build]
     public var changePoints: [ChangePoint]
-    /// The step up still in effect that came first (the build a bisection would name): the
-    /// earliest "up" change point after the last "down" one; nil when the metric is not up.
+    /// The confirmed step up still in effect that came first (the build a bisection would name):
+    /// the earliest confirmed "up" change point after the last "down" one; nil when none.
     @NullWhenAbsent public var firstBad: ChangePoint?
+    /// A step up too young to confirm (fewer than `StepDetection.confirmingBuilds` builds after it).
+    @NullWhenAbsent public var suspect: ChangePoint?
+    /// One recording's spread about its segment (the chart's noise band), and what the series
+    /// can tell: a sentence that never states a confident negative.
+    public var noise: RunNoise
+    public var verdict: String
     public var window: Int
 
     /// Groups `traces` into builds in axis order and finds the change points.
@@ -130,12 +136,39 @@ public struct HistorySeries: Sendable {
         unit = metric.unit
         self.window = max(1, window)
         builds = Self.group(traces)
-        changePoints = Self.changePoints(builds, window: self.window)
+        let detection = StepDetection(builds: builds.map { $0.traces.map(\.value) })
+        changePoints = Self.changePoints(builds, detection.steps)
+        noise = detection.noise
         var firstBad: ChangePoint?
-        for change in changePoints {
+        for change in changePoints where change.step.status == "confirmed" {
             if change.direction == "down" { firstBad = nil } else if firstBad == nil { firstBad = change }
         }
         self.firstBad = firstBad
+        let points = changePoints, suspect = points.last.flatMap { $0.step.status == "suspect" && $0.direction == "up" ? $0 : nil }
+        self.suspect = suspect
+        verdict = Self.verdict(builds: builds.count, changePoints: points, firstBad: firstBad, suspect: suspect, detection: detection)
+    }
+
+    /// What the series tells, in a sentence.
+    static func verdict(builds: Int, changePoints: [ChangePoint], firstBad: ChangePoint?, suspect: ChangePoint?, detection: StepDetection) -> String {
+        func evidence(_ change: ChangePoint) -> String {
+            let step = change.step
+            let how = step.exact ? "an exact count" : "strength \(DurationText.fixed(step.strength ?? 0, digits: 1)) against \(DurationText.fixed(step.threshold ?? 0, digits: 1))"
+            return "\(RecordingEffect.signed(step.percent)) (\(how); \(step.buildsBefore) builds before, \(step.buildsAfter) after)"
+        }
+        if let suspect {
+            return "Suspect build \(suspect.label): \(evidence(suspect)); confirmed after \(StepDetection.confirmingBuilds) builds"
+                + (firstBad.map { ". First bad build \($0.label): \(evidence($0))" } ?? "")
+        }
+        if let firstBad { return "First bad build \(firstBad.label): \(evidence(firstBad))" }
+        guard builds >= 3 else { return "\(builds) build\(builds == 1 ? "" : "s"): too few to tell a step; record more builds" }
+        if let last = changePoints.last {
+            return "Last step: \(last.direction) at build \(last.label), \(evidence(last)); no step up in effect"
+        }
+        let middle = detection.detectableMiddle.map { "~\(Int($0.rounded())) %" } ?? "?"
+        let end = detection.detectableLast.map { "~\(Int($0.rounded())) %" } ?? "?"
+        return "No step beyond run-to-run noise in \(builds) builds: a step in the middle would show from \(middle), "
+            + "one at the last build from \(end); record more builds (or recordings a build) to tell smaller"
     }
 
     static func group(_ traces: [HistoryTrace]) -> [Build] {
@@ -163,52 +196,20 @@ public struct HistorySeries: Sendable {
         }
     }
 
-    /// Each boundary between builds is tested: the values of up to `window` builds before against
-    /// those of up to `window` builds after (`RankSumTest`, as the comparison tests a view's
-    /// durations). Of a run of neighbouring boundaries that test significant in one direction,
-    /// the one whose windows' means differ most is the change point (then the smallest p-value).
-    static func changePoints(_ builds: [Build], window: Int) -> [ChangePoint] {
-        struct Candidate { var index: Int, direction: String, test: RankSumTest, before: Int64, after: Int64, meanShift: Double }
-        var candidates: [Candidate] = []
-        guard builds.count > 1 else { return [] }
-        for index in 1..<builds.count {
-            let before = builds[max(0, index - window)..<index].flatMap { $0.traces.map(\.value) }.sorted()
-            let after = builds[index..<min(builds.count, index + window)].flatMap { $0.traces.map(\.value) }.sorted()
-            let test = RankSumTest(before, after)
-            guard test.significant else { continue }
-            let medianBefore = before[(before.count - 1) / 2], medianAfter = after[(after.count - 1) / 2]
-            let larger = Swift.max(abs(medianBefore), abs(medianAfter))
-            guard larger > 0, Double(abs(medianAfter - medianBefore)) >= minimumShift * Double(larger) else { continue }
-            let meanShift = abs(mean(after) - mean(before))
-            candidates.append(Candidate(
-                index: index, direction: medianAfter > medianBefore ? "up" : "down", test: test, before: medianBefore, after: medianAfter, meanShift: meanShift
-            ))
-        }
-        var chosen: [Candidate] = []
-        var previous: Candidate?
-        for candidate in candidates {
-            if let previous, previous.index == candidate.index - 1, previous.direction == candidate.direction {
-                // The same step seen from a neighbouring boundary: keep the one where it is whole, where
-                // the two windows differ most (the rank test ties when one value is merely the largest).
-                let best = chosen[chosen.count - 1]
-                if (candidate.meanShift, -(candidate.test.pValue ?? 1)) > (best.meanShift, -(best.test.pValue ?? 1)) { chosen[chosen.count - 1] = candidate }
-            } else {
-                chosen.append(candidate)
+    static func changePoints(_ builds: [Build], _ steps: [DetectedStep]) -> [ChangePoint] {
+        steps.map { step in
+            let build = builds[step.index], previous = builds[step.index - 1]
+            func median(_ range: Range<Int>) -> Int64 {
+                let values = builds[range].flatMap { $0.traces.map(\.value) }.sorted()
+                return values[(values.count - 1) / 2]
             }
-            previous = candidate
-        }
-        return chosen.map { candidate in
-            let build = builds[candidate.index], previous = builds[candidate.index - 1]
             return ChangePoint(
-                index: candidate.index, label: build.label, commit: build.commit, traceId: build.traces[0].id,
+                index: step.index, label: build.label, commit: build.commit, traceId: build.traces[0].id,
                 previousLabel: previous.label, previousTraceId: previous.traces[previous.traces.count - 1].id,
-                direction: candidate.direction, before: candidate.before, after: candidate.after, test: candidate.test
+                direction: step.direction, before: median(step.index - step.buildsBefore..<step.index),
+                after: median(step.index..<step.index + step.buildsAfter), step: step
             )
         }
-    }
-
-    private static func mean(_ values: [Int64]) -> Double {
-        values.isEmpty ? 0 : values.reduce(0.0) { $0 + Double($1) } / Double(values.count)
     }
 
     /// Each finding seen in the builds: where first and last, and whether the latest build has it.

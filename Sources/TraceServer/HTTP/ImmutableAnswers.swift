@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import TraceCatalog
 import TraceFormats
 
 /// HTTP caching of the answers computed from stored traces only (summary, findings, timeline,
@@ -21,18 +22,24 @@ struct ImmutableAnswerMiddleware: RouterMiddleware {
     let store: TraceStore
 
     /// The traces an answer is computed from: the path's `:id`, or the comma-separated ids of a
-    /// compare's sides (`a` and `b`); nil when the request names none (the route's error answers).
-    static func traceIDs(_ request: Request, _ context: Context) -> [String]? {
-        if let id = context.parameters.get("id") { return [id] }
-        let query = request.uri.queryParameters
-        let ids = ["a", "b"].flatMap { name in (query.get(name) ?? "").split(separator: ",").map(String.init) }
-        return ids.isEmpty ? nil : ids
+    /// compare's sides (`a` and `b`); nil when the request names none or one that is no trace id
+    /// (the route's error answers).
+    static func traceIDs(_ request: Request, _ context: Context) -> [TraceID]? {
+        let texts: [Substring]
+        if let id = context.parameters.get("id") {
+            texts = [Substring(id)]
+        } else {
+            let query = request.uri.queryParameters
+            texts = ["a", "b"].flatMap { name in (query.get(name) ?? "").split(separator: ",") }
+        }
+        let ids = texts.compactMap(TraceID.init)
+        return ids.isEmpty || ids.count != texts.count ? nil : ids
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .get, let ids = Self.traceIDs(request, context) else { return try await next(request, context) }
         let etag = Self.etag(ids, request.uri.path, request.uri.query ?? "", request.headers[.accept] ?? "", Self.version)
-        if ifNoneMatch(request.headers[.ifNoneMatch], matches: etag), try await store.containsAll(ids) {
+        if ifNoneMatch(request.headers[.ifNoneMatch], matches: etag), try await store.containsAll(ids.map(\.text)) {
             return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "no-cache", .vary: "Accept"])
         }
         var response = try await next(request, context)
@@ -46,8 +53,8 @@ struct ImmutableAnswerMiddleware: RouterMiddleware {
     }
 
     /// A strong validator: 128 bits of SHA-256 over the version, the traces and the request.
-    static func etag(_ traces: [String], _ path: String, _ query: String, _ accept: String, _ version: String) -> String {
-        let key = [version, traces.joined(separator: ","), path, query, accept].joined(separator: "\n")
+    static func etag(_ traces: [TraceID], _ path: String, _ query: String, _ accept: String, _ version: String) -> String {
+        let key = [version, traces.map(\.text).joined(separator: ","), path, query, accept].joined(separator: "\n")
         return "\"\(traceID(SHA256.hash(data: Data(key.utf8))))\""
     }
 }

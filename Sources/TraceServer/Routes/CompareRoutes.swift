@@ -1,4 +1,5 @@
 import Hummingbird
+import TraceCatalog
 import TraceModel
 
 /// `GET /api/compare?a=ID&b=ID`: trace A (before) against trace B (after), each optionally
@@ -39,24 +40,28 @@ func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store:
 let maxRecordingsPerSide = 10
 
 /// The ids of `value` ("ID" or "ID,ID,ID"): a side of GET compare and compare/flamegraph.
-func recordingIDs(_ value: String?, parameter: String, side: String) throws -> [String] {
+/// An id that cannot be a trace's is the same 404 as an unknown one, before any load.
+func recordingIDs(_ value: String?, parameter: String, side: String) throws -> [TraceID] {
     guard let value, !value.isEmpty else { throw APIError.badParameter(parameter, "give the id of trace \(side), or several separated by commas") }
-    let ids = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-    guard !ids.contains(where: \.isEmpty) else { throw APIError.badParameter(parameter, "an empty id in \"\(value)\"") }
-    guard ids.count <= maxRecordingsPerSide else {
-        throw APIError.badParameter(parameter, "\(ids.count) recordings; a side pools at most \(maxRecordingsPerSide)")
+    let texts = value.split(separator: ",", omittingEmptySubsequences: false)
+    guard !texts.contains(where: \.isEmpty) else { throw APIError.badParameter(parameter, "an empty id in \"\(value)\"") }
+    guard texts.count <= maxRecordingsPerSide else {
+        throw APIError.badParameter(parameter, "\(texts.count) recordings; a side pools at most \(maxRecordingsPerSide)")
     }
-    return ids
+    return try texts.map { text in
+        guard let id = TraceID(text) else { throw APIError.unknownTrace(String(text.prefix(80))) }
+        return id
+    }
 }
 
 /// The recordings of both sides of a compare, loaded in order: each load holds the memory of
 /// those before it (they are used together).
-func loadSides(_ idsA: [String], _ idsB: [String], from store: TraceStore) async throws -> (a: [LoadedTrace], b: [LoadedTrace]) {
+func loadSides(_ idsA: [TraceID], _ idsB: [TraceID], from store: TraceStore) async throws -> (a: [LoadedTrace], b: [LoadedTrace]) {
     // The memory of every side to load at once, before any side is held (no ring of compares
     // each holding one side and waiting for another's).
-    let reservation = try await store.reserveMemory(forLoading: idsA + idsB)
+    let reservation = try await store.reserveMemory(forLoading: (idsA + idsB).map(\.text))
     var loaded: [LoadedTrace] = []
-    for id in idsA + idsB { loaded.append(try await store.loaded(id: id, alongside: loaded, reservation: reservation)) }
+    for id in idsA + idsB { loaded.append(try await store.loaded(id: id.text, alongside: loaded, reservation: reservation)) }
     withExtendedLifetime(reservation) {}
     return (Array(loaded.prefix(idsA.count)), Array(loaded.dropFirst(idsA.count)))
 }

@@ -42,8 +42,8 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         }
         let summary = try noteText(body.summary, field: "summary", maxLength: CheckVerdict.maxSummaryLength)
         let verdict = CheckVerdict(
-            traceID: id, passed: body.passed, failedRules: body.failedRules, rules: body.rules,
-            baselineID: try body.baselineId.map { text throws(APIError) in try checkedTraceID(text, field: "baselineId") },
+            traceID: id.text, passed: body.passed, failedRules: body.failedRules, rules: body.rules,
+            baselineID: try body.baselineId.map { text throws(APIError) in try checkedTraceID(text, field: "baselineId").text },
             summary: summary, checkedAtMicros: CatalogEntry.nowMicros()
         )
         try await store.recordVerdict(verdict)
@@ -53,7 +53,7 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
     router.get("/api/traces/:id/notes") { _, context in
         let id = try context.traceID()
         _ = try await store.record(id: id)
-        return try jsonResponse(NoteList(notes: try await store.notes(traceID: id).map(NoteJSON.init)))
+        return try jsonResponse(NoteList(notes: try await store.notes(traceID: id.text).map(NoteJSON.init)))
     }
 
     router.post("/api/traces/:id/notes") { request, context in
@@ -82,16 +82,16 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         default:
             throw APIError.badParameter("target.kind", "'\(body.target.kind)' is not one of update, range, finding")
         }
-        guard try await store.notes(traceID: id).count < TraceNote.maxPerTrace else {
+        guard try await store.notes(traceID: id.text).count < TraceNote.maxPerTrace else {
             throw APIError(.conflict, "too many notes", detail: "A trace has at most \(TraceNote.maxPerTrace) notes; delete one first.")
         }
-        return try jsonResponse(NoteJSON(try await store.addNote(traceID: id, target: target, text: text)), status: .created)
+        return try jsonResponse(NoteJSON(try await store.addNote(traceID: id.text, target: target, text: text)), status: .created)
     }
 
     router.delete("/api/traces/:id/notes/:noteId") { _, context in
         let id = try context.traceID()
         let noteID = context.parameters.get("noteId") ?? ""
-        guard try await store.deleteNote(id: noteID, traceID: id) else {
+        guard try await store.deleteNote(id: noteID, traceID: id.text) else {
             throw APIError(.notFound, "unknown note", detail: "Trace \(id) has no note \(noteID).")
         }
         return Response(status: .noContent)
@@ -112,13 +112,6 @@ func noteText(_ text: String, field: String, maxLength: Int) throws(APIError) ->
         throw .badParameter(field, "control and formatting characters are not allowed (line breaks are)")
     }
     return trimmed
-}
-
-func checkedTraceID(_ text: String, field: String) throws(APIError) -> String {
-    guard text.count == 32, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }) else {
-        throw .badParameter(field, "'\(text.prefix(40))' is not a trace id (32 lowercase hex digits)")
-    }
-    return text
 }
 
 struct VerdictBody: Decodable {

@@ -77,7 +77,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
                 return !removed.contains(text) && !removed.contains(key) && !addedKeys.contains(key)
             } + added.map(\.text)
         }
-        return try jsonResponse(try await store.setTags(try parseTags(texts), id: id))
+        return try jsonResponse(try await store.setTags(try parseTags(texts), id: id.text))
     }
 
     // The uploaded file as it arrived (the run it was read at is in X-Trace-Run): `tracesvc check
@@ -151,11 +151,6 @@ extension HTTPField.Name {
 struct Uploaded: Encodable { var trace: TraceRecord; var summary: TraceInfo }
 
 extension RequestContext {
-    func traceID() throws(APIError) -> String {
-        guard let id = parameters.get("id") else { throw APIError(.notFound, "unknown trace", detail: "No trace id in the path.") }
-        return id
-    }
-
     /// A row number from the path (`/updates/{updateId}`, `/task-states/{row}`): 400 when it is
     /// not a number, 404 when the trace has no such `noun` among its `count`.
     func rowParameter(_ name: String, noun: String, count: Int) throws(APIError) -> Int {

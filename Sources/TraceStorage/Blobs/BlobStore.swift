@@ -1,4 +1,5 @@
 import Foundation
+import TraceCatalog
 
 /// The uploaded bytes of traces, keyed by the lowercase hex SHA-256 of their content (writes are
 /// idempotent: the same content under the same key), or by a random key for a blob streamed while
@@ -49,22 +50,12 @@ public struct StoredBlob: Sendable, Equatable {
     }
 }
 
-/// Whether `key` can name a blob: 64 lowercase hex digits (a SHA-256), or `up-` and 32 (a
-/// streamed upload's random key); nothing that could walk a path.
-public func isBlobKey(_ key: String) -> Bool {
-    let utf8 = key.utf8
-    if utf8.count == 64 { return isHex(utf8) }
-    return utf8.count == 35 && key.hasPrefix(streamedKeyPrefix) && isHex(utf8.dropFirst(3))
-}
+/// Whether `key` can name a blob (`BlobKey`: a SHA-256, or a streamed upload's key); nothing
+/// that could walk a path.
+public func isBlobKey(_ key: String) -> Bool { BlobKey(key) != nil }
 
 /// Whether the blob `key` holds a streamed upload (a key of its own, not its content's hash).
-public func isStreamedBlobKey(_ key: String) -> Bool { key.hasPrefix(streamedKeyPrefix) && isBlobKey(key) }
-
-private let streamedKeyPrefix = "up-"
-
-private func isHex<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
-    bytes.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
-}
+public func isStreamedBlobKey(_ key: String) -> Bool { BlobKey(key)?.isStreamed == true }
 
 /// A fresh key for a streamed upload: `up-` and 128 random bits.
-public func makeStreamedBlobKey() -> String { streamedKeyPrefix + RandomName.make() }
+public func makeStreamedBlobKey() -> String { BlobKey(streamed: RandomName.make())!.text }

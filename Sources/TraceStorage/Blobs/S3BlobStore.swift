@@ -41,10 +41,13 @@ public final class S3BlobStore: StreamingBlobStore {
     private let credentials: SigV4.Credentials
     private let client: HTTPClient
     private let logger: Logger
-    /// Deadline of a call without a body worth counting (HEAD, DELETE, a list page).
+    /// Deadline of a call without a body worth counting (HEAD, DELETE, a list page), and of a
+    /// `GET`'s first bytes.
     public let callTimeout: Duration
-    /// Bytes per second a transfer must at least keep up; a blob's deadline grows with its size.
+    /// Bytes per second a transfer must at least keep up; a blob's deadline grows with its bytes.
     public let minimumThroughput: Int64
+    /// Open while the store is known to be down: calls fail at once (`CircuitBreaker`).
+    public let breaker: CircuitBreaker
 
     /// Bytes of each part of a streamed upload but its last (S3 wants at least 5 MB).
     public let partBytes: Int
@@ -52,7 +55,7 @@ public final class S3BlobStore: StreamingBlobStore {
     public let partBuffers: PartBuffers
 
     public init(location: Location, credentials: SigV4.Credentials, logger: Logger,
-                callTimeout: Duration = .seconds(5), minimumThroughput: Int64 = 4 << 20, partBytes: Int = 16 << 20, partBuffers: Int = 4) {
+                callTimeout: Duration = .seconds(2), minimumThroughput: Int64 = 4 << 20, partBytes: Int = 16 << 20, partBuffers: Int = 4) {
         precondition(partBytes >= 5 << 20)
         self.partBytes = partBytes
         self.partBuffers = PartBuffers(count: partBuffers, bytes: partBytes)
@@ -61,6 +64,7 @@ public final class S3BlobStore: StreamingBlobStore {
         self.logger = logger
         self.callTimeout = callTimeout
         self.minimumThroughput = minimumThroughput
+        breaker = CircuitBreaker(service: serviceName, logger: logger)
         // The process-wide client: it needs no shutdown, and every call here has its own deadline.
         client = HTTPClient.shared
     }
@@ -93,14 +97,31 @@ public final class S3BlobStore: StreamingBlobStore {
         return request
     }
 
-    /// Runs one call under its deadline; transport failures and 5xx are `.unavailable`, other
-    /// unexpected answers `.failed` with the store's error code.
-    private func call<T: Sendable>(_ what: String, timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// Runs one call under its deadline, unless the store is known to be down; transport
+    /// failures and 5xx are `.unavailable`, other unexpected answers `.failed` with the store's
+    /// error code. `progress`, when given, makes the deadline `callTimeout` for the first bytes
+    /// and then grow with the bytes moved (`minimumThroughput`).
+    private func call<T: Sendable>(_ what: String, timeout: Duration, progress: TransferProgress? = nil,
+                                   _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await breaker.run(probe: { [self] in try await self.checkBucket() }) {
+            try await callDirectly(what, timeout: timeout, progress: progress, body)
+        }
+    }
+
+    private func callDirectly<T: Sendable>(_ what: String, timeout: Duration, progress: TransferProgress?,
+                                           _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
             return try await measured(service: serviceName, operation: String(what.prefix { $0 != " " })) {
-                try await withDeadline(timeout, service: serviceName, body)
+                if let progress {
+                    try await withDeadline(firstBytes: callTimeout, minimumThroughput: minimumThroughput, progress: progress, service: serviceName, body)
+                } else {
+                    try await withDeadline(timeout, service: serviceName, body)
+                }
             }
         } catch let error as StorageError {
+            throw error
+        } catch let error as SystemFailure {
+            // This replica's own disk (the scratch copy), not the store.
             throw error
         } catch let error as HTTPClientError {
             logger.warning("object store: \(what): \(String(reflecting: error))")
@@ -156,22 +177,28 @@ public final class S3BlobStore: StreamingBlobStore {
         guard isBlobKey(key) else { throw StorageError.missingBlob(key: key) }
         let target = scratch.appendingPathComponent("\(key).\(RandomName.make()).blob")
         let request = self.request(.GET, path: objectPath(key))
-        // The size is not known before the answer: the deadline is for the first bytes, then a
-        // blob of up to 4 GB at the minimum throughput.
+        // The size is not known before the answer: the deadline is for the first bytes, then
+        // grows with the bytes that arrive.
+        let progress = TransferProgress()
         do {
-            try await call("GET \(key)", timeout: deadline(forBytes: 4 << 30)) {
+            try await call("GET \(key)", timeout: callTimeout, progress: progress) {
                 let response = try await self.client.execute(request, deadline: .distantFuture)
                 if response.status == .notFound { throw StorageError.missingBlob(key: key) }
                 guard response.status == .ok else { throw await self.unexpected(response, "GET \(key)") }
                 guard FileManager.default.createFile(atPath: target.path, contents: nil) else {
-                    throw StorageError.failed(service: "scratch folder", detail: "cannot create \(target.path)")
+                    throw SystemFailure.lastError("create a scratch copy of blob \(key)")
                 }
                 let handle = try FileHandle(forWritingTo: target)
                 defer { try? handle.close() }
                 var hasher = SHA256()
                 for try await buffer in response.body {
                     buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-                    try handle.write(contentsOf: buffer.readableBytesView)
+                    do {
+                        try handle.write(contentsOf: buffer.readableBytesView)
+                    } catch {
+                        throw SystemFailure.from(error, action: "write a scratch copy of blob \(key)") ?? error
+                    }
+                    progress.add(buffer.readableBytes)
                 }
                 guard SigV4.hex(hasher.finalize()) == sha256 else { throw StorageError.corruptBlob(key: key) }
             }
@@ -236,8 +263,13 @@ public final class S3BlobStore: StreamingBlobStore {
     }
 
     public func check() async throws {
+        try await breaker.run(probe: { [self] in try await self.checkBucket() }) { try await checkBucket() }
+    }
+
+    /// The bucket answers a HEAD (around the breaker: its probe).
+    private func checkBucket() async throws {
         let request = self.request(.HEAD, path: "/\(location.bucket)")
-        try await call("HEAD bucket", timeout: callTimeout) {
+        try await callDirectly("HEAD bucket", timeout: callTimeout, progress: nil) {
             let response = try await self.client.execute(request, deadline: .distantFuture)
             guard response.status == .ok else { throw await self.unexpected(response, "HEAD bucket \(self.location.bucket)") }
         }

@@ -86,15 +86,18 @@ public final class PostgresCatalog: Catalog, Service {
     public let location: Location
     public var serviceName: String { "catalog (PostgreSQL)" }
     public let callTimeout: Duration
+    /// Open while PostgreSQL is known to be down: calls fail at once (`CircuitBreaker`).
+    public let breaker: CircuitBreaker
     private let client: PostgresClient
     private let logger: Logger
     private let changeStream: AsyncStream<CatalogChange>
     private let changeContinuation: AsyncStream<CatalogChange>.Continuation
 
-    public init(location: Location, logger: Logger, callTimeout: Duration = .seconds(3)) {
+    public init(location: Location, logger: Logger, callTimeout: Duration = .seconds(2)) {
         self.location = location
         self.logger = logger
         self.callTimeout = callTimeout
+        breaker = CircuitBreaker(service: "catalog (PostgreSQL)", logger: logger)
         client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
         (changeStream, changeContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(10_000))
     }
@@ -605,13 +608,23 @@ public final class PostgresCatalog: Catalog, Service {
     }
 
     public func check() async throws {
-        try await call("check") {
+        try await breaker.run(probe: { [self] in try await self.selectOne() }) { try await selectOne() }
+    }
+
+    /// PostgreSQL answers a query (around the breaker: its probe).
+    private func selectOne() async throws {
+        try await callDirectly("check") {
             for try await _ in try await self.client.query("SELECT 1", logger: self.logger) {}
         }
     }
 
-    /// Runs one call under the deadline; a server that is down or refuses is `.unavailable`.
+    /// Runs one call under the deadline unless PostgreSQL is known to be down; a server that is
+    /// down or refuses is `.unavailable`.
     private func call<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await breaker.run(probe: { [self] in try await self.selectOne() }) { try await callDirectly(what, body) }
+    }
+
+    private func callDirectly<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
             return try await measured(service: serviceName, operation: what) {
                 try await withDeadline(callTimeout, service: serviceName, body)

@@ -69,16 +69,30 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
     const traces = answer.builds.reduce((n, build) => n + build.traces.length, 0);
     summary.textContent = `${traces} trace${traces === 1 ? '' : 's'} in ${answer.builds.length} build${answer.builds.length === 1 ? '' : 's'} · ${subject(answer)}`
       + (answer.notes.length ? ` · ${answer.notes.join('; ')}` : '');
-    const bad = answer.firstBad;
-    verdict.replaceChildren(bad ? el('div', { class: 'first-bad', role: 'note' },
-      el('strong', { text: `First bad build: ${bad.label}` }),
+    // A confirmed step up gets the banner; a young one is a suspect; else the series' own sentence
+    // (what it could have told), never "no bad build".
+    const bad = answer.firstBad ?? answer.suspect;
+    if (!answer.builds.length && !answer.pending && current.tags?.length) {
+      // Say which tags matched nothing rather than an empty chart.
+      const tags = current.tags.map((tag) => `“${tag}”`);
+      summary.textContent = tags.length === 1 ? `No trace has the tag ${tags[0]}.` : `No trace has all of the tags ${tags.join(', ')}.`;
+    }
+    const word = answer.firstBad ? 'First bad build' : 'Suspect build (not yet confirmed)';
+    // The compare link pools the builds before the step against the builds after (up to 5 each).
+    const idsOf = (from, to) => answer.builds.slice(Math.max(0, from), to).flatMap((build) => build.traces.map((trace) => trace.id));
+    const before = bad ? idsOf(bad.index - Math.min(5, bad.step?.buildsBefore ?? 1), bad.index) : [];
+    const after = bad ? idsOf(bad.index, bad.index + Math.min(5, bad.step?.buildsAfter ?? 1)) : [];
+    // replaceChildren would write a null (no verdict) as the text "null".
+    verdict.replaceChildren(...[bad ? el('div', { class: answer.firstBad ? 'first-bad' : 'first-bad suspect', role: 'note' },
+      el('strong', { text: `${word}: ${bad.label}` }),
       ` — ${subject(answer)} went from ${formatValue(bad.before, answer.metric.unit)} to ${formatValue(bad.after, answer.metric.unit)}`,
-      bad.test?.pValue != null ? ` (rank test p = ${bad.test.pValue.toPrecision(2)})` : '',
+      bad.step ? ` (${bad.step.exact ? 'an exact count' : `strength ${bad.step.strength.toFixed(1)} against ${bad.step.threshold.toFixed(1)}`})` : '',
       bad.commit ? `; first seen in commit ${bad.commit}` : '', '. ',
-      el('a', { href: buildComparePath(bad.previousTraceId, bad.traceId, {}), id: 'first-bad-compare', class: 'button primary',
-        text: `Compare ${bad.previousLabel} → ${bad.label}` }), ' ',
+      el('a', { href: before.length > 1 || after.length > 1 ? buildComparePath(before, after, {}) : buildComparePath(bad.previousTraceId, bad.traceId, {}),
+        id: 'first-bad-compare', class: 'button primary',
+        text: before.length > 1 || after.length > 1 ? `Compare ${before.length} recordings before → ${after.length} after` : `Compare ${bad.previousLabel} → ${bad.label}` }), ' ',
       el('a', { href: traceLink(bad.traceId), id: 'first-bad-trace', text: 'Open its trace' }))
-      : answer.builds.length ? el('p', { class: 'meta', id: 'no-regression', text: 'No step up that stayed: no bad build.' }) : null);
+      : answer.builds.length ? el('p', { class: 'meta', id: 'no-regression', text: answer.verdict }) : null].filter(Boolean));
   }
 
   function showTooltip(p, build, event) {

@@ -47,6 +47,9 @@ export function mountCompare(root, header, { a, b, state: initial }) {
   const timelineSection = el('section', { class: 'compare-section', id: 'compare-timelines-section', 'aria-label': 'Timelines' });
   // Both first traces' infos (GET /api/traces/{id}), for the timelines and the drill-down's graphs.
   const infos = Promise.all([getTrace(a[0]), getTrace(b[0])]);
+  // Its users catch a failure; when the comparison itself fails (an unknown id) none asks, and the
+  // rejection must not surface as an uncaught page error.
+  infos.catch(() => {});
   const timelines = mountAlignedTimelines(timelineSection, { a, b, state, infos });
   const tables = el('div', { class: 'compare-tables' });
   let headerNode = null;

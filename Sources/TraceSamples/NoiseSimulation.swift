@@ -1,0 +1,147 @@
+import TraceModel
+
+/// How often compare, check and history claim a change, measured on `NoisyRecordings`: the
+/// false-alarm rates when nothing changed and the power when something did (docs/statistics.md).
+/// Every recording is drawn afresh from its seed, none is reused between trials.
+public struct NoiseSimulation: Sendable {
+    public struct Rate: Sendable {
+        public var name: String
+        /// "<= 5 %" or ">= 85 %".
+        public var target: String
+        public var hits: Int
+        public var trials: Int
+        public var meets: Bool
+
+        init(_ name: String, hits: Int, trials: Int, atMost: Double? = nil, atLeast: Double? = nil) {
+            self.name = name
+            self.hits = hits
+            self.trials = trials
+            let share = Double(hits) / Double(max(1, trials))
+            if let atMost {
+                target = "<= \(Int((atMost * 100).rounded())) %"
+                meets = share <= atMost
+            } else {
+                target = ">= \(Int(((atLeast ?? 0) * 100).rounded())) %"
+                meets = share >= (atLeast ?? 0)
+            }
+        }
+
+        public var percent: Double { Double(hits) / Double(max(1, trials)) * 100 }
+    }
+
+    /// The view a slower build slows.
+    public static let slowView = "TreeRow"
+
+    public var seed: UInt64
+    private var nextSeed: UInt64
+
+    public init(seed: UInt64) {
+        self.seed = seed
+        nextSeed = seed &* 1_000_003
+    }
+
+    private mutating func recordings(_ count: Int, _ build: NoisyRecordings.Build = .init()) -> [Trace] {
+        (0..<count).map { _ in
+            nextSeed &+= 1
+            return NoisyRecordings.trace(build, seed: nextSeed)
+        }
+    }
+
+    private static func side(_ traces: [Trace]) -> ComparisonSide { .pooled(traces.map { $0.comparisonSide(findings: []) }) }
+
+    /// Whether a comparison claims any view changed: a count or a time per update, either way.
+    static func claimsAnyViewChange(_ comparison: TraceComparison) -> Bool {
+        comparison.views.contains { view in
+            [.fewer, .more, .new, .gone].contains(view.countChange) || view.speedChange == .faster || view.speedChange == .slower
+        }
+    }
+
+    /// Compare `runs` recordings a side, B's `slowView` slower by `factor` (1: nothing changed):
+    /// how many of `trials` claim any change (factor 1), or name the view slower.
+    public mutating func compare(runs: Int, factor: Double, trials: Int) -> Int {
+        var hits = 0
+        for _ in 0..<trials {
+            let a = Self.side(recordings(runs)), b = Self.side(recordings(runs, .init(slowdown: factor == 1 ? [:] : [Self.slowView: factor])))
+            let comparison = TraceComparison(a, b, causeLimit: 0, functionLimit: 0)
+            if factor == 1 {
+                if Self.claimsAnyViewChange(comparison) { hits += 1 }
+            } else if comparison.views.contains(where: { $0.view == Self.slowView && $0.speedChange == .slower }) {
+                hits += 1
+            }
+        }
+        return hits
+    }
+
+    /// `tracesvc check --baseline` with `baselines` recordings: how many of `trials` new
+    /// recordings (`slowView` slower by `factor`) fail either baseline rule.
+    public mutating func check(baselines: Int, factor: Double, trials: Int) -> Int {
+        var failures = 0
+        for _ in 0..<trials {
+            let before = recordings(baselines)
+            let after = recordings(1, .init(slowdown: factor == 1 ? [:] : [Self.slowView: factor]))[0]
+            if after.baselineResults(against: before, tolerance: BaselineTolerance()).contains(where: { !$0.passed }) { failures += 1 }
+        }
+        return failures
+    }
+
+    /// Runs the compare and check simulations; `trials` each.
+    public mutating func compareAndCheck(trials: Int) -> [Rate] {
+        [
+            Rate("compare 1 vs 1, nothing changed: claims any view change", hits: compare(runs: 1, factor: 1, trials: trials), trials: trials, atMost: 0.05),
+            Rate("compare 1 vs 1, one view 1.6x slower: names it slower", hits: compare(runs: 1, factor: 1.6, trials: trials), trials: trials, atLeast: 0.85),
+            Rate("compare 5 vs 5, one view 1.3x slower: names it slower", hits: compare(runs: 5, factor: 1.3, trials: trials), trials: trials, atLeast: 0.92),
+            Rate("compare 5 vs 5, nothing changed: claims any view change", hits: compare(runs: 5, factor: 1, trials: trials), trials: trials, atMost: 0.05),
+            Rate("check, 1 baseline, nothing changed: fails", hits: check(baselines: 1, factor: 1, trials: trials), trials: trials, atMost: 0.05),
+            Rate("check, 5 baselines, nothing changed: fails", hits: check(baselines: 5, factor: 1, trials: trials), trials: trials, atMost: 0.05),
+            Rate("check, 5 baselines, one view 1.6x slower: fails", hits: check(baselines: 5, factor: 1.6, trials: trials), trials: trials, atLeast: 0.92),
+        ]
+    }
+}
+
+extension NoiseSimulation {
+    /// One series of `builds` builds, one recording each, of `metric` over `NoisyRecordings`:
+    /// from build `stepAt` on (nil: never), `build` instead of the unchanged one.
+    private mutating func series(builds: Int, stepAt: Int?, _ build: NoisyRecordings.Build, metric: (Trace) -> Int64) -> [[Int64]] {
+        (0..<builds).map { index in
+            let changed = stepAt.map { index >= $0 } ?? false
+            return [metric(recordings(1, changed ? build : .init())[0])]
+        }
+    }
+
+    static func bodyTime(_ view: String) -> (Trace) -> Int64 {
+        { trace in
+            var total: Int64 = 0
+            for row in 0..<trace.updates.count where trace.string(trace.updates.viewName[row]) == view { total += trace.updates.duration[row] }
+            return total
+        }
+    }
+
+    static func redBodies(_ trace: Trace) -> Int64 {
+        var count: Int64 = 0
+        for row in 0..<trace.updates.count where LongUpdateSeverity(duration: trace.updates.duration[row]) == .red { count += 1 }
+        return count
+    }
+
+    /// The history rows: unchanged 30-build series (any step is a false alarm), a 1.3x step at
+    /// build 15 (named within 2 builds), and a 4x step and 0 -> 10 red bodies after 4 good builds
+    /// (named by the second bad build).
+    public mutating func history(series count: Int) -> [Rate] {
+        var falseAlarms = 0, placed = 0, early = 0, earlyRed = 0
+        let time = Self.bodyTime(Self.slowView)
+        for _ in 0..<count {
+            if !StepDetection(builds: series(builds: 30, stepAt: nil, .init(), metric: time)).steps.isEmpty { falseAlarms += 1 }
+            let stepped = StepDetection(builds: series(builds: 30, stepAt: 15, .init(slowdown: [Self.slowView: 1.3]), metric: time))
+            if stepped.steps.contains(where: { abs($0.index - 15) <= 2 && $0.direction == "up" }) { placed += 1 }
+            let young = StepDetection(builds: series(builds: 6, stepAt: 4, .init(slowdown: [Self.slowView: 4]), metric: time))
+            if young.steps.contains(where: { $0.index == 4 && $0.direction == "up" }) { early += 1 }
+            let red = StepDetection(builds: series(builds: 6, stepAt: 4, .init(redBodies: 10), metric: Self.redBodies))
+            if red.steps.contains(where: { $0.index == 4 && $0.direction == "up" }) { earlyRed += 1 }
+        }
+        return [
+            Rate("history, unchanged 30 builds: shows any change point", hits: falseAlarms, trials: count, atMost: 1.0 / 12),
+            Rate("history, 1.3x step at build 15 of 30: named within 2 builds", hits: placed, trials: count, atLeast: 11.0 / 12),
+            Rate("history, 4x step after 4 good builds: named by the 2nd bad build", hits: early, trials: count, atLeast: 1),
+            Rate("history, 0 -> 10 red bodies after 4 good builds: named by the 2nd bad", hits: earlyRed, trials: count, atLeast: 1),
+        ]
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+@testable import TraceStorage
+
+/// The circuit breaker and the transfer deadline, without a network: what a request sees while
+/// a service is down, and when a slow transfer counts as down.
+struct FailFastTests {
+    final class Calls: Sendable {
+        let count = Atomic<Int>(0)
+        let serviceIsUp = Atomic<Bool>(false)
+    }
+
+    @Test func afterAnUnavailableCallTheNextFailsAtOnceUntilTheProbeFindsTheServiceBack() async throws {
+        let breaker = CircuitBreaker(service: "object store (test)", probeInterval: .milliseconds(50), logger: Logger(label: "test"))
+        let calls = Calls()
+        let probe: @Sendable () async throws -> Void = {
+            guard calls.serviceIsUp.load(ordering: .relaxed) else { throw StorageError.unavailable(service: "object store (test)", detail: "refused") }
+        }
+        await #expect(throws: StorageError.self) {
+            try await breaker.run(probe: probe) { () async throws -> Int in
+                calls.count.add(1, ordering: .relaxed)
+                throw StorageError.unavailable(service: "object store (test)", detail: "no answer within 2 s")
+            }
+        }
+        #expect(breaker.isOpen)
+        // Open: the call is not made, and the error names the service and why.
+        let started = ContinuousClock.now
+        do {
+            _ = try await breaker.run(probe: probe) { () async throws -> Int in calls.count.add(1, ordering: .relaxed); return 1 }
+            Issue.record("an open breaker let a call through")
+        } catch let StorageError.unavailable(service, detail) {
+            #expect(service == "object store (test)")
+            #expect(detail.contains("no answer within 2 s") || detail.contains("refused"))
+        }
+        #expect(ContinuousClock.now - started < .milliseconds(50))
+        #expect(calls.count.load(ordering: .relaxed) == 1)
+
+        calls.serviceIsUp.store(true, ordering: .relaxed)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while breaker.isOpen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!breaker.isOpen)
+        #expect(try await breaker.run(probe: probe) { 7 } == 7)
+    }
+
+    @Test func anErrorThatIsNotAnOutageLeavesTheBreakerClosed() async throws {
+        let breaker = CircuitBreaker(service: "catalog (test)", logger: Logger(label: "test"))
+        await #expect(throws: StorageError.self) {
+            try await breaker.run(probe: {}) { () async throws -> Int in throw StorageError.failed(service: "catalog (test)", detail: "syntax") }
+        }
+        #expect(!breaker.isOpen)
+    }
+
+    @Test func aTransferThatKeepsItsRateOutlivesTheFirstBytesDeadlineAndAStalledOneDoesNot() async throws {
+        // 30 chunks of 10 KB every 20 ms (~500 KB/s) for 600 ms, against 100 ms for the first bytes and 100 KB/s.
+        let flowing = TransferProgress()
+        let moved = try await withDeadline(firstBytes: .milliseconds(100), minimumThroughput: 100 << 10, progress: flowing, service: "store") {
+            for _ in 0..<30 {
+                try await Task.sleep(for: .milliseconds(20))
+                flowing.add(10 << 10)
+            }
+            return flowing.bytes.load(ordering: .relaxed)
+        }
+        #expect(moved == 300 << 10)
+
+        // The same start, then nothing: unavailable soon after its bytes' allowance, long before the end.
+        let stalling = TransferProgress()
+        let started = ContinuousClock.now
+        do {
+            _ = try await withDeadline(firstBytes: .milliseconds(100), minimumThroughput: 100 << 10, progress: stalling, service: "store") {
+                stalling.add(20 << 10)
+                try await Task.sleep(for: .seconds(30))
+                return 0
+            }
+            Issue.record("a stalled transfer was not cut")
+        } catch let StorageError.unavailable(service, detail) {
+            #expect(service == "store")
+            #expect(detail.contains("slower than"), "\(detail)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+}
