@@ -3,6 +3,8 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import Logging
+import Metrics
 import Synchronization
 
 /// Limits that keep one client from holding the server: how many connections may be open (in
@@ -53,8 +55,33 @@ final class ConnectionCounter: Sendable {
             return counts[address]!
         }
         let total = open.add(1, ordering: .relaxed).newValue
-        return total <= limit && fromAddress <= limitPerAddress
+        guard total <= limit, fromAddress <= limitPerAddress else {
+            noteRefused(scope: total > limit ? "server" : "address", address: address)
+            return false
+        }
+        return true
     }
+
+    /// Refusals since the last log line, and when that line was.
+    private let refusedSinceLog = Mutex<(count: Int, loggedAt: ContinuousClock.Instant?)>((0, nil))
+
+    /// A refused connection is counted (`tracesvc_connections_refused_total{limit}`) and logged,
+    /// at most once per 10 s with how many were refused meanwhile (a flood must not flood the log).
+    private func noteRefused(scope: String, address: String) {
+        Counter(label: "tracesvc_connections_refused_total", dimensions: [("limit", scope)]).increment()
+        let now = ContinuousClock.now
+        let refused: Int? = refusedSinceLog.withLock { state in
+            state.count += 1
+            if let last = state.loggedAt, now - last < .seconds(10) { return nil }
+            defer { state = (0, now) }
+            return state.count
+        }
+        if let refused {
+            Self.logger.warning("refused \(refused) connection(s) over the \(scope == "server" ? "server's limit of \(limit)" : "per-address limit of \(limitPerAddress)"), the latest from \(address)")
+        }
+    }
+
+    private static let logger = Logger(label: "tracesvc.connections")
 
     func release(_ address: String) {
         open.subtract(1, ordering: .relaxed)

@@ -423,6 +423,8 @@ extension ServerOptions {
             try await Task.sleep(for: .milliseconds(200))
             let (_, response) = try await URLSession.shared.data(from: URL(string: "/api/traces", relativeTo: server.base)!)
             #expect((response as? HTTPURLResponse)?.statusCode == 200, "slots are given back when clients leave")
+            let (metrics, _) = try await URLSession.shared.data(from: URL(string: "/metrics", relativeTo: server.base)!)
+            #expect(String(decoding: metrics, as: UTF8.self).contains("tracesvc_connections_refused_total{limit=\"server\"}"), "the refusal is counted")
         }
     }
 
