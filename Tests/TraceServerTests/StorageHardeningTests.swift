@@ -189,9 +189,11 @@ import TraceStorage
             ids.append(try await writer.add(upload).record.id)
         }
         // A fresh store: nothing in memory.
-        let store = try await TraceStore.open(
-            .init(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: budget, maxConcurrentLoads: 2), logger: logger
-        )
+        var configuration = TraceStore.Configuration(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: budget, maxConcurrentLoads: 2)
+        // These tests are about the order of loads, not the wait's deadline (MemoryWaitTests): on a
+        // loaded machine five 20,000-update loads one at a time can take longer than the default 30 s.
+        configuration.memoryWait = .seconds(600)
+        let store = try await TraceStore.open(configuration, logger: logger)
         return (store, ids)
     }
 
