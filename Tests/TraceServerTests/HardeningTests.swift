@@ -198,9 +198,11 @@ import TraceStorage
         let logger = Logger(label: "test")
         _ = try await TraceStore.open(.init(dataDirectory: scratch.dataDirectory, samplesDirectory: scratch.samples, memoryBudgetBytes: 1), logger: logger)
         // Second open: samples are listed from the cache, not loaded.
-        let store = try await TraceStore.open(
-            .init(dataDirectory: scratch.dataDirectory, samplesDirectory: scratch.samples, memoryBudgetBytes: 1, maxConcurrentLoads: 2), logger: logger
-        )
+        var configuration = TraceStore.Configuration(dataDirectory: scratch.dataDirectory, samplesDirectory: scratch.samples, memoryBudgetBytes: 1, maxConcurrentLoads: 2)
+        // The bound on loads in flight is under test, not the 30 s wait for memory (MemoryWaitTests):
+        // eight loads queued behind a one-byte budget passed it in a whole run on two loaded cores.
+        configuration.memoryWait = .seconds(600)
+        let store = try await TraceStore.open(configuration, logger: logger)
         let ids = try await store.list().map(\.id)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for id in ids { group.addTask { _ = try await store.trace(id: id) } }
