@@ -67,7 +67,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 python3 -c 'import playwright, pytest' 2>/dev/null || python3 -m pip install -q playwright pytest
 python3 -c 'import boto3' 2>/dev/null || python3 -m pip install -q boto3
-python3 -c 'import mcp' 2>/dev/null || python3 -m pip install -q mcp
+python3 -c 'import mcp' 2>/dev/null || python3 -m pip install -q 'mcp==2.3.0'  # the version Tests/Agent was written against (its HTTP client is httpx2)
 
 stage "swift build"
 build_log=$(mktemp)
