@@ -138,11 +138,8 @@ struct Serve: AsyncParsableCommand {
         var options = ServerOptions(dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true).standardizedFileURL)
         options.metrics = Self.metrics
         options.sweepGrace = .seconds(60 * sweepGraceMinutes)
-        var opened: (storage: TraceStore.Storage, services: [any Service])?
-        if team.isTeamMode {
-            opened = try await answeringWhileStarting(host: host, port: port, waitingFor: "the catalog (PostgreSQL) and its schema migrations", logger: logger) {
-                try await team.open(logger: logger)
-            }
+        let opened = try await answeringWhileStarting(host: host, port: team.isTeamMode ? port : nil, waitingFor: "the catalog (PostgreSQL) and its schema migrations", logger: logger) {
+            try await team.open(logger: logger)
         }
         if let (storage, services) = opened {
             options.storage = storage
@@ -179,8 +176,8 @@ struct Serve: AsyncParsableCommand {
         }
 
         let host = host
-        // Opening the store reads the catalog (team mode: it may wait for the service): still alive meanwhile.
-        let app = try await answeringWhileStarting(host: host, port: port, waitingFor: "its storage to open", logger: logger) {
+        // Team mode: opening the store reads the shared catalog; the port keeps answering meanwhile.
+        let app = try await answeringWhileStarting(host: host, port: team.isTeamMode ? port : nil, waitingFor: "its storage to open", logger: logger) {
             try await buildApplication(options: options, logger: logger) { port in
                 let shown = host == "0.0.0.0" ? (ProcessInfo.processInfo.hostName) : host
                 // Unbuffered, so scripts and tests reading our output see the URL at once.

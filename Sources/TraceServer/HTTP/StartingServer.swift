@@ -8,10 +8,12 @@ import ServiceLifecycle
 /// hold for minutes) while the port already answers: `/healthz` 200, so a liveness probe does not
 /// restart a replica that is only waiting, and anything else (`/readyz` included) a JSON 503
 /// saying what it waits for, so no load balancer sends it requests yet. The port is free again
-/// when `work` returns, for the application itself.
+/// when `work` returns, for the application itself. A replica is ready when `/readyz` says so
+/// (scripts starting one wait for that, not for `/healthz`). `port` nil: `work` alone.
 public func answeringWhileStarting<T: Sendable>(
-    host: String, port: Int, waitingFor: String, logger: Logger, _ work: () async throws -> T
+    host: String, port: Int?, waitingFor: String, logger: Logger, _ work: () async throws -> T
 ) async throws -> T {
+    guard let port else { return try await work() }
     let starting = try jsonResponse(["status": "starting", "detail": "waiting for \(waitingFor)"])
     let notReady = try jsonResponse(NotReadyYet(detail: "This replica is starting: waiting for \(waitingFor)."), status: .serviceUnavailable)
     let app = Application(
