@@ -91,36 +91,12 @@ async def stdio_calls(server, calls, token_file=None):
 
 
 async def http_calls(server, calls, headers=None):
-    import httpx2 as httpx  # the SDK's HTTP client
-    # KNOWN DEFECT (unresolved, docs/agents.md): when the SDK's client posts on two keep-alive
-    # connections at once, one of them is sometimes found closed when reused ("Server disconnected
-    # without sending a response"): 3 of 39 sessions on a loaded machine, 0 of 39 without
-    # keep-alive. Until the server side is found, each request gets a connection of its own; the
-    # session is also tried once more, and only for that.
-    for attempt in range(2):
-        try:
-            async with httpx.AsyncClient(headers=headers or {}, timeout=60, limits=httpx.Limits(max_keepalive_connections=0)) as client:
-                async with streamable_http_client(f"{server['url']}/mcp", http_client=client) as (read, write):
-                    async with ClientSession(read, write) as session:
-                        await session.initialize()
-                        return await run_calls(session, calls)
-        except BaseException as error:  # the SDK wraps it in exception groups
-            if attempt == 1 or "Server disconnected without sending a response" not in repr_all(error):
-                raise
-
-
-def repr_all(error):
-    """The messages of an exception and of every exception grouped or chained under it."""
-    seen, stack, text = set(), [error], []
-    while stack:
-        item = stack.pop()
-        if item is None or id(item) in seen:
-            continue
-        seen.add(id(item))
-        text.append(repr(item))
-        stack.extend(getattr(item, "exceptions", ()))
-        stack.extend([item.__cause__, item.__context__])
-    return "\n".join(text)
+    import httpx2 as httpx  # the SDK's HTTP client, with its default pool of keep-alive connections
+    async with httpx.AsyncClient(headers=headers or {}, timeout=60) as client:
+        async with streamable_http_client(f"{server['url']}/mcp", http_client=client) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await run_calls(session, calls)
 
 
 async def run_calls(session, calls):
