@@ -11,6 +11,8 @@ import TraceStorage
 public enum StoreError: Error, Sendable, Equatable {
     case unknownTrace(id: String)
     case readOnlySample(name: String)
+    /// An upload's tags could not all be stored (`TagOutcome` says which and why); `onSample`: its bytes are a sample's.
+    case tagsNotStored(TagOutcome, onSample: Bool)
     /// The file is not a trace (or not one we can read): where and why.
     case unreadable(TraceFormatError)
     /// The stored file no longer has the content its id was derived from (replaced or damaged).
@@ -515,6 +517,8 @@ public actor TraceStore {
         public var loaded: LoadedTrace
         /// False when the same content was uploaded before (or is a sample).
         public var isNew: Bool
+        /// What became of the upload's tags.
+        public var tags: TagOutcome
     }
 
     /// Starts reading an upload whose first bytes are on disk, following its file as it arrives
@@ -543,7 +547,8 @@ public actor TraceStore {
     /// trace. Either way, the incoming file is gone afterwards.
     /// - Parameter run: the run of a several-run xctrace export to read (`?run=N`); nil or 1 reads run 1.
     /// - Parameter tags: given with the upload (`?tag=`); an upload of content stored before sets them on that trace.
-    public func add(_ received: ReceivedUpload, run requestedRun: Int? = nil, tags: [TraceTag] = []) async throws(StoreError) -> Added {
+    /// - Parameter retag: whether those may change the values of keys that trace has (`TagOutcome`'s rule).
+    public func add(_ received: ReceivedUpload, run requestedRun: Int? = nil, tags: [TraceTag] = [], retag: Bool = false) async throws(StoreError) -> Added {
         // Whatever happens below, an import still reading the file stops (its trace and memory go).
         defer {
             received.importing?.task.cancel()
@@ -555,8 +560,9 @@ public actor TraceStore {
         // The same bytes as a sample: that sample is the trace (samples are never stored as uploads).
         if let sample = samples[id] {
             await received.streamedBlob?.abort()
+            guard tags.isEmpty else { throw .tagsNotStored(.sample(tags, traceID: id, name: sample.record.name), onSample: true) }
             TraceMetrics.uploads(.duplicate)
-            return Added(record: sample.record, loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
+            return Added(record: sample.record, loaded: try await loadedDuplicate(id: id, received.importing), isNew: false, tags: .allStored([], traceID: id))
         }
         let existing: CatalogEntry?
         do throws(StoreError) {
@@ -567,8 +573,9 @@ public actor TraceStore {
         }
         if let existing {
             await received.streamedBlob?.abort()
+            let retagged = try await retagging(tags, to: existing, retag: retag)
             TraceMetrics.uploads(.duplicate)
-            return Added(record: try await adding(tags, to: existing), loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
+            return Added(record: retagged.record, loaded: try await loadedDuplicate(id: id, received.importing), isNew: false, tags: retagged.tags)
         }
         // Reserved when receiving started (or now, for an upload that came another way).
         let reservation: StorageQuota.Reservation
@@ -642,15 +649,16 @@ public actor TraceStore {
         }
         quota.settle(bytes: received.size, stored: stored.isNew)
         if !stored.isNew {
+            let retagged = try await retagging(tags, to: stored.entry, retag: retag)
             TraceMetrics.uploads(.duplicate)
-            return Added(record: try await adding(tags, to: stored.entry), loaded: try await loaded(id: id), isNew: false)
+            return Added(record: retagged.record, loaded: try await loaded(id: id), isNew: false, tags: retagged.tags)
         }
         prepareExtras(of: parsed, id: id, measure: true)
         if cache[id] == nil { insert(parsed, id: id) }
         TraceMetrics.uploads(.stored, bytes: received.size)
         logger.info("stored trace \(id) '\(entry.name)' (\(received.size) bytes, \(trace.updates.count) updates)")
         logger.debug("upload \(id) after its last byte: \(phases)")
-        return Added(record: TraceRecord(entry: stored.entry), loaded: parsed, isNew: true)
+        return Added(record: TraceRecord(entry: stored.entry), loaded: parsed, isNew: true, tags: .allStored(tags, traceID: id))
     }
 
     /// The stored trace an upload of the same content names: the model read while it arrived
