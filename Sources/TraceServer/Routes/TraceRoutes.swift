@@ -26,13 +26,11 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
     }
 
     router.post("/api/traces") { request, context in
-        // ?run=N: which run of a several-run xctrace export to read; ?tag=key:value (repeated): its
-        // tags (both checked before the body is received); ?retag=1: they may change the values of
-        // keys the same content stored before has (else that is a 409, `TagOutcome`).
+        // ?run=N: which run of a several-run xctrace export to read; ?tag=key:value (repeated): its tags,
+        // ?retag=1: they may move keys of the same content stored before (`TagOutcome`); all checked first.
         let parameters = QueryParameters(request: request)
         let run = try parameters.int("run", in: 1...1_000_000).map(Int.init)
-        let tags = try parameters.tags()
-        let retag = try parameters.flag("retag")
+        let (tags, retag) = (try parameters.tags(), try parameters.flag("retag"))
         // The upload may not pass the size limit, the storage quota or the disk's reserve.
         // Stored bytes and traces as the catalog has them now (another replica may have added some).
         try await store.refreshQuota()

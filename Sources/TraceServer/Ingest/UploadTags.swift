@@ -61,6 +61,14 @@ public struct TagOutcome: Encodable, Sendable, Equatable {
 }
 
 extension TraceStore {
+    /// An upload of a sample's bytes: that sample is the trace, and it takes no tags.
+    func addedAsSample(_ sample: TraceRecord, tags: [TraceTag], _ received: ReceivedUpload) async throws(StoreError) -> Added {
+        await received.streamedBlob?.abort()
+        guard tags.isEmpty else { throw .tagsNotStored(.sample(tags, traceID: sample.id, name: sample.name), onSample: true) }
+        TraceMetrics.uploads(.duplicate)
+        return Added(record: sample, loaded: try await loadedDuplicate(id: sample.id, received.importing), isNew: false, tags: .allStored([], traceID: sample.id))
+    }
+
     /// The given tags set on content uploaded before (`TagOutcome.retagging`'s rule); throws
     /// `.tagsNotStored` when they cannot all be stored.
     func retagging(_ tags: [TraceTag], to entry: CatalogEntry, retag: Bool) async throws(StoreError) -> (record: TraceRecord, tags: TagOutcome) {
