@@ -203,3 +203,22 @@ def test_an_empty_history_names_the_tag_that_matched_nothing_and_never_prints_nu
     expect(page.locator('#history-summary')).to_have_text('No trace has the tag “scenario:nothing”.', timeout=30_000)
     assert 'null' not in page.locator('main').inner_text()
     expect(page.locator('#first-bad')).to_be_empty()
+
+
+def test_compare_the_builds_before_with_the_builds_after_a_chosen_build(page, history_server, builds):
+    """Issue 41, item 4: from the history, the builds before a build the reader picks against that
+    build and the ones after, pooled; the compare page says how many recordings a side."""
+    page.goto(f"{history_server.url}/history?tag=scenario:scroll&tag=branch:main&view=RecipeRowView&metric=body-count")
+    split = page.locator("#history-split-build")
+    # Without a step, the split starts at the latest build: the 5 before it against it alone.
+    expect(split).to_have_value("29", timeout=30_000)
+    link = page.locator("#history-split-compare")
+    expect(link).to_have_text("Compare 5 recordings (builds 25–29) → 1 recording (build 30)")
+    split.select_option(label="build 10")
+    expect(link).to_have_text("Compare 5 recordings (builds 5–9) → 5 recordings (builds 10–14)")
+    link.click()
+    before, after = ",".join(builds[b] for b in range(5, 10)), ",".join(builds[b] for b in range(10, 15))
+    page.wait_for_url(re.compile(rf"/compare\?.*a={before}&b={after}"))
+    expect(page.locator('.compare-card[data-side="A"] .compare-side')).to_have_text("A · before · 5 recordings pooled", timeout=30_000)
+    expect(page.locator('.compare-card[data-side="B"] .compare-side')).to_have_text("B · after · 5 recordings pooled")
+    assert not page.errors
