@@ -159,3 +159,40 @@ import Testing
         #expect(risks.backtrace[2] == noRow)
     }
 }
+
+extension XCTrace27TablesTests {
+    @Test func theNativeFormatKeepsLayoutDownstreamAndHangRisks() throws {
+        let trace = try Self.read(["swiftui-updates", "SwiftUILayoutUpdates2", "hang-risks", "potential-hangs"])
+        let bytes = NativeTraceWriter.encode(trace)
+        let text = String(decoding: bytes, as: UTF8.self)
+        // The layout row: its own time, depth and cached; no downstream.
+        #expect(text.contains(#""layout", "SwiftUI", "LazyVStack", "_LazyVStackLayout: sizeThatFits((402.0, nil)) → (402.0, 2310.0)", "", 0, 0, null, "moderate", 1900000, 0, false, null, null]"#))
+        #expect(text.contains(#""hangRisks": ["#))
+        let again = try TraceImporter.importTrace(at: try temporaryFile(bytes), displayName: "trips.json")
+        #expect(again.updates.selfDuration == trace.updates.selfDuration && again.updates.layoutDepth == trace.updates.layoutDepth)
+        #expect(again.updates.cached == trace.updates.cached)
+        #expect(again.updates.downstreamCost == trace.updates.downstreamCost && again.updates.downstreamEvents == trace.updates.downstreamEvents)
+        #expect(again.hangRisks.time == trace.hangRisks.time && again.hangRisks.message.map(again.string) == trace.hangRisks.message.map(trace.string))
+        let risk = try #require(again.hangRisks.time.firstIndex(of: 3_050_000_000))
+        let leaf = Int(again.cpu.stacks.frame[Int(again.hangRisks.backtrace[risk])])
+        #expect(again.string(again.cpu.frames.name[leaf]) == "read")
+        #expect(NativeTraceWriter.encode(again) == bytes)
+    }
+
+    @Test func aTraceWithoutThemIsWrittenAsBefore() throws {
+        let trace = try XCTrace27Tests.read(["time-profile"])
+        let text = String(decoding: NativeTraceWriter.encode(trace), as: UTF8.self)
+        #expect(!text.contains("hangRisks"))
+    }
+
+    @Test func aNegativeDownstreamCostInANativeFileIsNamed() throws {
+        let trace = try Self.read(["swiftui-updates"])
+        let text = String(decoding: NativeTraceWriter.encode(trace), as: UTF8.self)
+            .replacingOccurrences(of: "9600000, 8]", with: "-9600000, 8]")
+        #expect {
+            _ = try TraceImporter.importTrace(at: try temporaryFile(text), displayName: "trips.json")
+        } throws: { error in
+            "\(error)".contains("updates[") && "\(error)".contains("downstreamCost") && "\(error)".contains("negative")
+        }
+    }
+}
