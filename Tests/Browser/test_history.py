@@ -14,13 +14,13 @@ from playwright.sync_api import expect
 from conftest import TraceServer
 
 
-def recipes_trace(build, body_ns, bodies=12):
+def recipes_trace(build, body_ns, bodies=12, view="RecipeRowView"):
     """A native trace of a recipes app: RecipeRowView bodies of about `body_ns` each (as the Swift
     tests' recipesTrace), and one HeaderView body; `build` makes every file different."""
     rows = []
     for i in range(bodies):
         jitter = ((build * 7919 + i * 104_729) % 41) * 1_000
-        rows.append([1_000_000 + i * 2_000_000 + build, body_ns + jitter, "view-body", "Recipes", "RecipeRowView", "", "", 0, 0, 0, "none"])
+        rows.append([1_000_000 + i * 2_000_000 + build, body_ns + jitter, "view-body", "Recipes", view, "", "", 0, 0, 0, "none"])
     rows.append([40_000_000 + build, 20_000, "view-body", "Recipes", "HeaderView", "", "", 0, 0, 0, "none"])
     end = 60_000_000
     return json.dumps({
@@ -265,4 +265,21 @@ def test_compare_the_builds_before_with_the_builds_after_a_chosen_build(page, hi
     page.wait_for_url(re.compile(rf"/compare\?.*a={before}&b={after}"))
     expect(page.locator('.compare-card[data-side="A"] .compare-side')).to_have_text("A · before · 5 recordings pooled", timeout=30_000)
     expect(page.locator('.compare-card[data-side="B"] .compare-side')).to_have_text("B · after · 5 recordings pooled")
+    assert not page.errors
+
+
+@pytest.mark.parametrize("width", (1440, 1000, 800))
+def test_the_history_page_does_not_scroll_sideways(page, history_server, builds, width):
+    """Issue 41, item 6: the findings-over-builds table overflowed to 1,929 px."""
+    # A view of a generic type: its name is one long word (SwiftUI's are often hundreds of characters).
+    wide = "ModifiedContent<_ConditionalContent<RecipeRowView,EmptyView>,_EnvironmentKeyWritingModifier<Optional<RecipeStore>>>" * 2
+    for build in (1, 2, 3):
+        upload(history_server, recipes_trace(100 + build, 1_500_000, view=wide), f"wide-{build}.json", ["scenario:wide", f"build:{build}"])
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{history_server.url}/history?tag=scenario:wide")
+    page.locator("#finding-history table").wait_for(timeout=30_000)
+    measured = page.evaluate("""() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
+        wide: [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 || e.scrollWidth > window.innerWidth)
+          .slice(0, 6).map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className}`.slice(0, 60)) })""")
+    assert measured["scrollWidth"] <= measured["innerWidth"], measured
     assert not page.errors
