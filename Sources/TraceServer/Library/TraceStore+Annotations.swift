@@ -6,7 +6,7 @@ import TraceStorage
 extension TraceStore {
     /// Replaces an upload's tags.
     public func setTags(_ tags: [TraceTag], id: String) async throws(StoreError) -> TraceRecord {
-        if let sample = samples[id] { throw .readOnlySample(name: sample.record.name) }
+        try refuseSample(id)
         guard let entry = try await service({ try await self.storage.catalog.setTags(tags, id: id) }) else { throw .unknownTrace(id: id) }
         return TraceRecord(entry: entry)
     }
@@ -19,7 +19,7 @@ extension TraceStore {
     }
 
     public func addNote(traceID: String, target: TraceNote.Target, text: String) async throws(StoreError) -> TraceNote {
-        if let sample = samples[traceID] { throw .readOnlySample(name: sample.record.name) }
+        try refuseSample(traceID)
         let note = TraceNote(id: Self.randomNoteID(), traceID: traceID, target: target, text: text, createdAtMicros: CatalogEntry.nowMicros())
         guard try await service({ try await self.storage.catalog.addNote(note) }) else { throw .unknownTrace(id: traceID) }
         return note
@@ -27,7 +27,7 @@ extension TraceStore {
 
     /// False when the trace has no such note.
     public func deleteNote(id: String, traceID: String) async throws(StoreError) -> Bool {
-        if let sample = samples[traceID] { throw .readOnlySample(name: sample.record.name) }
+        try refuseSample(traceID)
         return try await service { try await self.storage.catalog.deleteNote(id: id, traceID: traceID) }
     }
 
@@ -36,7 +36,7 @@ extension TraceStore {
     }
 
     public func recordVerdict(_ verdict: CheckVerdict) async throws(StoreError) {
-        if let sample = samples[verdict.traceID] { throw .readOnlySample(name: sample.record.name) }
+        try refuseSample(verdict.traceID)
         guard try await service({ try await self.storage.catalog.recordVerdict(verdict) }) else { throw .unknownTrace(id: verdict.traceID) }
     }
 }

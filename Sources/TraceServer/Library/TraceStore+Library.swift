@@ -51,7 +51,7 @@ extension TraceStore {
     }
 
     public func delete(id: String) async throws(StoreError) {
-        if let sample = samples[id] { throw .readOnlySample(name: sample.record.name) }
+        try refuseSample(id)
         guard let removed = try await service({ try await self.storage.catalog.delete(id: id) }) else { throw .unknownTrace(id: id) }
         quota.remove(bytes: removed.sizeBytes)
         footprints[id] = nil

@@ -10,6 +10,11 @@ extension TraceStore {
         var file: URL
     }
 
+    /// Writes (tags, notes, verdicts, delete) are for uploads: a sample is read-only.
+    func refuseSample(_ id: String) throws(StoreError) {
+        if let sample = samples[id] { throw .readOnlySample(name: sample.record.name) }
+    }
+
     func scanSamples() async throws {
         guard let directory = configuration.samplesDirectory else { return }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
