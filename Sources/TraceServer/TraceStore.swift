@@ -164,8 +164,8 @@ public actor TraceStore {
         self.configuration = configuration
         self.storage = storage
         self.logger = logger
-        loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64)
         let memory = MemoryBudget(limit: configuration.memoryBudgetBytes, maxWait: configuration.memoryWait)
+        loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64, isStopping: { memory.isClosed })
         self.memory = memory
         partBuffersMemory = (storage.blobs as? any StreamingBlobStore).map { memory.claimNow($0.partBuffers.totalBytes) }
         quota = StorageQuota(
@@ -304,8 +304,11 @@ public actor TraceStore {
                 loadSharers[id] = sharers
             }
         }
+        // A request cancelled meanwhile (its client left, the server stops) leaves the load to
+        // finish on its own; the next request for the trace takes its result.
+        guard let result = await task.resultUnlessCancelled() else { throw .cancelled }
         do {
-            let loaded = try await task.value
+            let loaded = try result.get()
             loading[id] = nil
             loadSharers[id] = nil
             if cache[id] == nil { insert(loaded, id: id) }
@@ -418,11 +421,14 @@ public actor TraceStore {
         if extrasInFlight[id]?.serial == serial { extrasInFlight[id] = nil }
     }
 
-    /// Waits until the extras being built for these traces (and the figures of new uploads) are done.
-    func waitForExtras(of ids: [String]) async {
+    /// Waits until the extras being built for these traces (and the figures of new uploads) are
+    /// done; throws `.cancelled` as soon as the caller is (a stopping server waits for no build).
+    func waitForExtras(of ids: [String]) async throws(StoreError) {
         for id in ids {
             // A later build may have replaced the one waited for: wait until none is left.
-            while let building = extrasInFlight[id] { await building.task.value }
+            while let building = extrasInFlight[id] {
+                guard await building.task.valueUnlessCancelled() != nil else { throw .cancelled }
+            }
         }
     }
 
