@@ -97,4 +97,17 @@ import Testing
             #expect(seen.all.map(\.authorized) == [true, true] && seen.all[1].path.hasPrefix("/moved/api/traces?"))
         }
     }
+
+    @Test func aServersErrorWithTerminalControlBytesIsPrintedAsText() async throws {
+        let folder = try CheckTests.Folder()
+        let file = try folder.file("recipes-scroll.json", recipesTrace(build: 1, bodyNs: 300_000))
+        let hostile = #"{"error": "bad\u001b]0;owned\u0007", "detail": "\u001b[2J\u001b[31mred\u0007\u009b1m\nsecond line"}"#
+        try await Self.withServer({ _, _ in Self.json(.internalServerError, hostile) }) { root, _ in
+            let run = try await Self.tracesvc(["upload", file, "--server", root, "--retries", "0"], environment: ["TRACESVC_TOKEN": "s3cret"])
+            #expect(run.status == 1)
+            let controls = run.stderr.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7F..<0xA0).contains($0.value) }
+            #expect(controls.isEmpty, "no ESC, BEL or C1 reaches the terminal: \(run.stderr.debugDescription)")
+            #expect(run.stderr.contains(#"\u{1B}[31mred\u{7}"#) && run.stderr.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "\(run.stderr)")
+        }
+    }
 }
