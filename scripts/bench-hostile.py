@@ -8,6 +8,7 @@ takes longer than `--timeout` is reported as such. Loopback only, one server at 
     swift build --product tracesvc           # or -c release, with --binary .build/release/tracesvc
     python3 scripts/bench-hostile.py --baseline /path/to/old/tracesvc [--scale 1]
     python3 scripts/bench-hostile.py --history-views 300000 [--concurrent 16 --memory-budget-mb 512] [--baseline old]
+    python3 scripts/bench-hostile.py --sigterm-grace 3 [--concurrent 16] [--scale 1]
 """
 import argparse
 import json
@@ -130,6 +131,47 @@ def history_flood(binary, views, concurrent, budget_mb, timeout, work):
         server.wait()
 
 
+def sigterm_during_queries(binary, grace, concurrent, scale, work):
+    """Seconds from SIGTERM to exit while `concurrent` hostile queries run, with `--shutdown-grace`."""
+    import signal
+    import threading
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    data = Path(tempfile.mkdtemp(dir=work))
+    server = subprocess.Popen([binary, "serve", "--port", str(port), "--data-dir", str(data), "--shutdown-grace", str(grace)],
+                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        server.stdout.readline()
+        s = lambda n: max(1, int(n * scale))
+        chain_id = json.loads(request(f"{base}/api/traces?name=chain.json", stack_chain(s(120000)).encode(), timeout=600))["trace"]["id"]
+        views_id = json.loads(request(f"{base}/api/traces?name=views.json&tag=scenario:views", many_views(s(300000)).encode(), timeout=600))["trace"]["id"]
+        queries = [f"traces/{chain_id}/stackchart", f"traces/{chain_id}/calltree?minPercent=0&inverted=true",
+                   f"traces/{views_id}/summary", f"compare?a={chain_id}&b={views_id}", "history?tag=scenario:views&metric=update-count"]
+        def one(query):
+            try:
+                request(f"{base}/api/{query}", timeout=120)
+            except Exception:
+                pass
+        threads = [threading.Thread(target=one, args=(queries[i % len(queries)],), daemon=True) for i in range(concurrent)]
+        for thread in threads:
+            thread.start()
+        time.sleep(1.0)
+        cpu = cpu_seconds(server.pid)
+        began = time.perf_counter()
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=120)
+            ended = f"exited in {time.perf_counter() - began:.2f} s"
+        except subprocess.TimeoutExpired:
+            ended = "still running after 120 s"
+        print(f"SIGTERM with --shutdown-grace {grace} during {concurrent} hostile queries ({', '.join(q.split('?')[0].split('/')[-1] for q in queries)}): "
+              f"{ended} (server CPU before the signal {cpu:.1f} s)")
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.wait()
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -200,10 +242,19 @@ def main():
     parser.add_argument("--history-views", type=int, help="instead: concurrent history requests over a trace of this many distinct views")
     parser.add_argument("--concurrent", type=int, default=16, help="with --history-views: requests at once")
     parser.add_argument("--memory-budget-mb", type=int, default=512, help="with --history-views: the server's budget")
+    parser.add_argument("--sigterm-grace", type=int, help="instead: seconds from SIGTERM to exit during hostile queries, with this --shutdown-grace")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every shape's size")
     parser.add_argument("--timeout", type=float, default=120, help="seconds per request")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tracesvc-bench-hostile-"))
+    if args.sigterm_grace is not None:
+        try:
+            for binary in [b for b in (args.baseline, args.binary) if b]:
+                print(binary)
+                sigterm_during_queries(binary, args.sigterm_grace, args.concurrent, args.scale, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     if args.history_views:
         try:
             for binary in [b for b in (args.baseline, args.binary) if b]:

@@ -50,6 +50,8 @@ public final class HTTPTraceAPI: TraceAPI {
         self.deadline = deadline
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(3), read: deadline)
+        // tracesvc never redirects its API; following one would carry the token to whatever host it names.
+        configuration.redirectConfiguration = .disallow
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -80,12 +82,22 @@ public final class HTTPTraceAPI: TraceAPI {
         }
         do {
             let response = try await client.execute(request, deadline: .now() + deadline)
+            if (300..<400).contains(response.status.code), let location = response.headers.first(name: "Location") {
+                throw TraceAPIError("tracesvc at \(server) redirected \(path) to \(Self.printable(location)): not followed (the token goes to no other address); give the server's own URL")
+            }
             let bytes = try await response.body.collect(upTo: Self.maxAnswerBytes)
             return APIAnswer(status: Int(response.status.code), body: Data(bytes.readableBytesView))
+        } catch let error as TraceAPIError {
+            throw error
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw TraceAPIError("tracesvc at \(server) did not answer \(path) within \(deadline.nanoseconds / 1_000_000_000) s")
         } catch {
             throw TraceAPIError("cannot reach tracesvc at \(server) (\(path)): \(error)")
         }
+    }
+
+    /// A header's text as one line a terminal shows as text (no control characters).
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.prefix(500).map { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) ? "?" : $0 }))
     }
 }

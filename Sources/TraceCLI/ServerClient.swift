@@ -73,7 +73,8 @@ struct ServerClient {
         if retag { query.append("retag=1") }
         var request = try self.request("/api/traces?" + query.joined(separator: "&"), method: "POST")
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-        let (data, status) = try await send(request, uploading: file, what: "uploading \(path)")
+        let (data, response) = try await send(request, uploading: file, what: "uploading \(path)")
+        let status = response?.statusCode ?? 0
         let json = try object(data, status: status, what: "uploading \(path)")
         guard let trace = json["trace"] as? [String: Any], let id = trace["id"] as? String else {
             throw Failure(description: "uploading \(path): the server's answer has no trace id")
@@ -86,7 +87,8 @@ struct ServerClient {
     func latest(tags: [TraceTag], excluding: String?) async throws -> (id: String, name: String)? {
         let query = (tags.map { "tag=\(ShareLink.encode($0.text))" } + ["limit=2"]).joined(separator: "&")
         let what = "asking for the latest trace with \(tags.map(\.text).joined(separator: ", "))"
-        let (data, status) = try await send(try request("/api/traces?" + query, method: "GET"), what: what)
+        let (data, response) = try await send(try request("/api/traces?" + query, method: "GET"), what: what)
+        let status = response?.statusCode ?? 0
         let json = try object(data, status: status, what: what)
         let traces = json["traces"] as? [[String: Any]] ?? []
         guard let trace = traces.first(where: { ($0["id"] as? String) != excluding && ($0["isSample"] as? Bool) != true }),
@@ -100,7 +102,8 @@ struct ServerClient {
     func earlierNoise(tags: [TraceTag], excluding: String?) async throws -> EarlierNoise? {
         let query = (tags.map { "tag=\(ShareLink.encode($0.text))" } + (excluding.map { ["exclude=\(ShareLink.encode($0))"] } ?? [])).joined(separator: "&")
         let what = "asking for the noise of the traces with \(tags.map(\.text).joined(separator: ", "))"
-        let (data, status) = try await send(try request("/api/noise?" + query, method: "GET"), what: what)
+        let (data, response) = try await send(try request("/api/noise?" + query, method: "GET"), what: what)
+        let status = response?.statusCode ?? 0
         guard status == 200 else { throw failure(data, status: status, what: what) }
         struct Answer: Decodable { var earlier: EarlierNoise? }
         do {
@@ -114,22 +117,11 @@ struct ServerClient {
     func download(_ id: String, to destination: URL) async throws -> Int? {
         let what = "downloading trace \(id)"
         let request = try request("/api/traces/\(ShareLink.encode(id))/file", method: "GET")
-        var lastFailure: Failure?
-        for attempt in 0...retries {
-            if attempt > 0 { try await Task.sleep(for: Self.backoff(attempt)) }
-            do {
-                let (data, response) = try await URLSession.shared.data(for: request)
-                let http = response as? HTTPURLResponse
-                let status = http?.statusCode ?? 0
-                if Self.retryable(status) && attempt < retries { lastFailure = failure(data, status: status, what: what); continue }
-                guard status == 200 else { throw failure(data, status: status, what: what) }
-                try data.write(to: destination)
-                return (http?.value(forHTTPHeaderField: "X-Trace-Run")).flatMap { Int($0) }
-            } catch let error as URLError {
-                lastFailure = unreachable(error, what: what)
-            }
-        }
-        throw lastFailure ?? Failure(description: "\(what): no answer")
+        let (data, http) = try await send(request, what: what)
+        let status = http?.statusCode ?? 0
+        guard status == 200 else { throw failure(data, status: status, what: what) }
+        try data.write(to: destination)
+        return (http?.value(forHTTPHeaderField: "X-Trace-Run")).flatMap { Int($0) }
     }
 
     /// Records a check's verdict on the server (`POST /api/traces/{id}/checks`).
@@ -140,8 +132,8 @@ struct ServerClient {
         body["baselineId"] = baselineID ?? NSNull()
         request.httpBody = try JSONSerialization.data(withJSONObject: body)
         let what = "recording the verdict of trace \(traceID)"
-        let (data, status) = try await send(request, what: what)
-        _ = try object(data, status: status, what: what)
+        let (data, response) = try await send(request, what: what)
+        _ = try object(data, status: response?.statusCode ?? 0, what: what)
     }
 
     // MARK: Requests
@@ -155,28 +147,55 @@ struct ServerClient {
         return request
     }
 
-    /// Sends (retrying what may be retried); the answer's bytes and status.
-    private func send(_ request: URLRequest, uploading file: URL? = nil, what: String) async throws -> (Data, Int) {
+    /// Sends (retrying what may be retried, following redirects as `RedirectPolicy` allows); the answer's bytes and response.
+    private func send(_ request: URLRequest, uploading file: URL? = nil, what: String) async throws -> (Data, HTTPURLResponse?) {
         var lastFailure: Failure?
         for attempt in 0...retries {
             if attempt > 0 { try await Task.sleep(for: Self.backoff(attempt)) }
             do {
-                let (data, response) = if let file {
-                    try await URLSession.shared.upload(for: request, fromFile: file)
-                } else {
-                    try await URLSession.shared.data(for: request)
-                }
-                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                let (data, response) = try await followingRedirects(request, uploading: file, what: what)
+                let status = response?.statusCode ?? 0
                 if Self.retryable(status) && attempt < retries {
                     lastFailure = failure(data, status: status, what: what)
                     continue
                 }
-                return (data, status)
+                return (data, response)
             } catch let error as URLError {
                 lastFailure = unreachable(error, what: what)
             }
         }
         throw lastFailure ?? Failure(description: "\(what): no answer from \(server)")
+    }
+
+    /// One attempt: the request and the redirects `RedirectPolicy` lets it follow. An answer from
+    /// another origin is a failure that names it, never the server's answer.
+    private func followingRedirects(_ request: URLRequest, uploading file: URL?, what: String) async throws -> (Data, HTTPURLResponse?) {
+        let server = URL(string: server).flatMap(RedirectPolicy.Origin.init)
+        var current = request
+        for hop in 0... {
+            let (data, response) = if let file {
+                try await RedirectsAnswered.session.upload(for: current, fromFile: file)
+            } else {
+                try await RedirectsAnswered.session.data(for: current)
+            }
+            let http = response as? HTTPURLResponse
+            guard let http, RedirectPolicy.isRedirect(http.statusCode), let server else {
+                guard hop > 0, let url = current.url else { return (data, http) }
+                let at = Self.printable(url.absoluteString)
+                guard RedirectPolicy.Origin(url) == server else {
+                    let origin = RedirectPolicy.Origin(url).map(\.description) ?? at
+                    throw Failure(description: "\(what): \(self.server) redirected to \(at), another origin (sent there without the token), "
+                                  + "which answered HTTP \(http?.statusCode ?? 0): not taken as \(self.server)'s answer; give --server \(origin) if that is the server")
+                }
+                guard let http, (200..<300).contains(http.statusCode) else { throw failure(data, status: http?.statusCode ?? 0, what: "\(what) (redirected to \(at))") }
+                return (data, http)
+            }
+            switch RedirectPolicy.next(after: http, to: current, hasBody: file != nil || current.httpBody != nil, server: server, hop: hop) {
+            case .follow(let next): current = next
+            case .refuse(let why): throw Failure(description: "\(what): \(Self.printable(why))")
+            }
+        }
+        throw Failure(description: "\(what): no answer from \(self.server)")
     }
 
     static func retryable(_ status: Int) -> Bool { [502, 503, 504].contains(status) }

@@ -70,7 +70,8 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
         addWebRoutes(to: router, files: files)
     }
     // Waiting queries hold no thread; the bounds on waiters keep a flood from queuing forever.
-    let queries = WorkGate(name: "queries", limit: options.maxConcurrentQueries, maxWaiting: 256, maxWaitingPerClient: options.maxWaitingQueriesPerClient)
+    let queries = WorkGate(name: "queries", limit: options.maxConcurrentQueries, maxWaiting: 256, maxWaitingPerClient: options.maxWaitingQueriesPerClient,
+                           isStopping: { [memory = store.memory] in memory.isClosed })
     let storage = store.storage
     let readiness = Readiness(checks: [
         .init(service: storage.catalog.serviceName) { try await storage.catalog.check() },
@@ -138,8 +139,14 @@ struct StoreMaintenance: Service {
     let store: TraceStore
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await store.maintain() }
-        // Stopping: a load waiting for memory would hold its request (and the shutdown) past the grace.
+        // Stopping: a load waiting for memory would hold its request (and the shutdown) past the
+        // grace, and so would a query waiting for work that does not check; said at once, not
+        // once the maintenance has noticed (it may be measuring a trace).
+        await withGracefulShutdownHandler {
+            await cancelWhenGracefulShutdown { await store.maintain() }
+        } onGracefulShutdown: {
+            store.refuseWaitingLoads()
+        }
         store.refuseWaitingLoads()
     }
 }

@@ -129,8 +129,8 @@ public actor TraceStore {
         self.configuration = configuration
         self.storage = storage
         self.logger = logger
-        loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64)
         let memory = MemoryBudget(limit: configuration.memoryBudgetBytes, maxWait: configuration.memoryWait)
+        loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64, isStopping: { memory.isClosed })
         self.memory = memory
         partBuffersMemory = (storage.blobs as? any StreamingBlobStore).map { memory.claimNow($0.partBuffers.totalBytes) }
         quota = StorageQuota(

@@ -41,7 +41,7 @@ import TraceStorage
             let history = try await store.history(HistoryRequest())
             #expect(history.pending == 0 && history.shown == build, "build \(build): \(history.shown) shown, \(history.pending) pending")
         }
-        await store.waitForExtras(of: ids)
+        try await store.waitForExtras(of: ids)
         #expect(await store.extrasInFlight.isEmpty)
     }
 

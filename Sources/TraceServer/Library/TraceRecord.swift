@@ -50,6 +50,14 @@ public struct TraceRecord: Sendable, Codable, Equatable {
         tags = entry.tags.sorted()
     }
 
+    /// The record as a list entry carries it: name, app and device cut to `CatalogEntry.listedLength`
+    /// characters and "…" (a 20 MB app name made every list, and the threads answering it, 20 MB heavier).
+    var listed: TraceRecord {
+        var record = self
+        (record.name, record.app, record.device) = (CatalogEntry.listed(name), CatalogEntry.listed(app), CatalogEntry.listed(device))
+        return record
+    }
+
     /// Sidecars of the earlier data-directory layout predate tags: a missing `tags` is none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -15,7 +15,7 @@ extension TraceStore {
         let page = try await service { try await catalog.page(CatalogQuery(tags: request.tags), limit: request.limit, after: nil) }
         let ids = page.entries.map(\.id)
         // A trace uploaded a moment ago may still be having its figures stored.
-        await waitForExtras(of: ids)
+        try await waitForExtras(of: ids)
         // The view picker: the views of the latest few traces, most body time first.
         let views = try await service { try await catalog.topViews(of: Array(ids.prefix(3)), limit: 100) }
             .map { HistoryAnswer.ViewChoice(module: $0.module, view: $0.view, totalNs: $0.totalNs) }

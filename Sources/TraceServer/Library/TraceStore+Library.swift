@@ -29,7 +29,7 @@ extension TraceStore {
     /// that match follow the last page (a sample has no tags and no upload time).
     public func page(_ query: CatalogQuery = CatalogQuery(), limit: Int, cursor: CatalogCursor?) async throws(StoreError) -> (records: [TraceRecord], next: CatalogCursor?, total: Int) {
         let page = try await service { try await self.storage.catalog.page(query, limit: limit, after: cursor) }
-        let records = page.entries.map(TraceRecord.init(entry:))
+        let records = page.entries.map { TraceRecord(entry: $0).listed }
         let samples = query.tags.isEmpty && query.uploadedFrom == nil && query.uploadedBefore == nil
             ? sampleRecords().filter { sample in
                 let text = [sample.name, sample.app, sample.device].joined(separator: "\n").lowercased()

@@ -1,5 +1,6 @@
 import Foundation
 import NIOPosix
+import Synchronization
 
 /// At most `limit` pieces of heavy work at once, shared fairly between clients, and a bounded
 /// queue behind them; beyond it the request is refused with 503 rather than piling up memory and
@@ -34,7 +35,11 @@ actor WorkGate {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
-    init(name: String, limit: Int, maxWaiting: Int, maxWaitingPerClient: Int? = nil) {
+    /// Whether the server is stopping: a cancelled caller then stops waiting for its work at once.
+    let isStopping: @Sendable () -> Bool
+
+    init(name: String, limit: Int, maxWaiting: Int, maxWaitingPerClient: Int? = nil, isStopping: @escaping @Sendable () -> Bool = { false }) {
+        self.isStopping = isStopping
         self.name = name
         self.limit = max(1, limit)
         self.maxWaiting = max(0, maxWaiting)
@@ -125,16 +130,29 @@ actor WorkGate {
 
     /// Runs `work` for `client` on NIO's blocking thread pool once a slot is free: CPU-heavy
     /// queries and parsing never occupy the cooperative pool, so cheap requests stay fast meanwhile.
+    /// A caller cancelled while the server stops leaves at once, whether or not its work has
+    /// reached a point where it checks (a builder holding a lock others wait on does not), so the
+    /// shutdown keeps its grace; the work keeps its slot until it ends, so no more than `limit` runs.
     func run<T: Sendable>(for client: WorkClient = .server, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await enter(client.key, connection: client.connection)
-        do {
-            let result = try await Self.execute(work, until: client.connection)
-            leave(client.key)
-            return result
-        } catch {
-            leave(client.key)
-            throw error
+        let task = Task(executorPreference: BlockingPoolExecutor.shared) { () throws -> T in
+            let value = try work()
+            try Task.checkCancellation()
+            return value
         }
+        let result: Result<T, any Error>
+        if let answered = await Self.result(of: task, unlessCancelledOr: client.connection) {
+            result = answered
+        } else if isStopping() {
+            let key = client.key
+            Task { _ = await task.result; self.leave(key) }
+            throw CancellationError()
+        } else {
+            // The client left: its work stops at its next check, and the slot is free once it has.
+            result = await task.result
+        }
+        leave(client.key)
+        return try result.get()
     }
 
     /// Runs `work`, which awaits other services (the catalog) rather than computing, once a slot
@@ -162,18 +180,83 @@ actor WorkGate {
         }
     }
 
-    /// `work` in a task of its own on the blocking pool, cancelled with the caller or when
-    /// `connection` closes. A cancelled piece of work may return early with a partial answer:
-    /// it is never used.
-    private static func execute<T: Sendable>(_ work: @escaping @Sendable () throws -> T, until connection: ConnectionWatch?) async throws -> T {
-        let task = Task(executorPreference: BlockingPoolExecutor.shared) { () throws -> T in
-            let value = try work()
-            try Task.checkCancellation()
-            return value
+    /// `task`'s result; nil as soon as the caller is cancelled or `connection` closes (the task is
+    /// cancelled then, and may still be running: a cancelled piece of work may return early with a
+    /// partial answer, which is never used).
+    private static func result<T: Sendable>(of task: Task<T, any Error>, unlessCancelledOr connection: ConnectionWatch?) async -> Result<T, any Error>? {
+        let waiter = OneAnswer<Result<T, any Error>?>()
+        let watching = connection?.onClose {
+            task.cancel()
+            waiter.answer(nil)
         }
-        let watching = connection?.onClose { task.cancel() }
         defer { if let watching { connection?.remove(watching) } }
-        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        Task { waiter.answer(await task.result) }
+        return await withTaskCancellationHandler {
+            await waiter.value()
+        } onCancel: {
+            task.cancel()
+            waiter.answer(nil)
+        }
+    }
+}
+
+extension Task where Failure == any Error {
+    /// The task's result, or nil as soon as the caller is cancelled (the task itself runs on).
+    func resultUnlessCancelled() async -> Result<Success, any Error>? {
+        let waiter = OneAnswer<Result<Success, any Error>?>()
+        Task<Void, Never> { waiter.answer(await self.result) }
+        return await withTaskCancellationHandler { await waiter.value() } onCancel: { waiter.answer(nil) }
+    }
+}
+
+extension Task where Failure == Never {
+    /// The task's value, or nil as soon as the caller is cancelled (the task itself runs on).
+    func valueUnlessCancelled() async -> Success? {
+        let waiter = OneAnswer<Success?>()
+        Task<Void, Never> { waiter.answer(await self.value) }
+        return await withTaskCancellationHandler { await waiter.value() } onCancel: { waiter.answer(nil) }
+    }
+}
+
+/// A value given once (later answers are ignored) and awaited once.
+final class OneAnswer<Value: Sendable>: Sendable {
+    private enum State {
+        case empty
+        case waiting(CheckedContinuation<Value, Never>)
+        case answered(Value)
+        case done
+    }
+
+    private let state = Mutex(State.empty)
+
+    func answer(_ value: Value) {
+        let waiting = state.withLock { state -> CheckedContinuation<Value, Never>? in
+            switch state {
+            case .empty:
+                state = .answered(value)
+                return nil
+            case let .waiting(continuation):
+                state = .done
+                return continuation
+            case .answered, .done:
+                return nil
+            }
+        }
+        waiting?.resume(returning: value)
+    }
+
+    func value() async -> Value {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Value? in
+                if case let .answered(value) = state {
+                    state = .done
+                    return value
+                }
+                state = .waiting(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }
 

@@ -31,7 +31,8 @@ extension TraceStore {
     }
 
     /// Aborts streamed uploads started before `cutoff` (microseconds) and never completed nor
-    /// aborted (their replica died mid-upload); returns how many.
+    /// aborted (their replica died mid-upload); returns how many. One whose body is still arriving
+    /// here is kept however slow it is (`StreamedBlob.isInProgress`).
     func abortAbandonedUploads(before cutoff: Int64) async -> Int {
         guard let blobs = storage.blobs as? any StreamingBlobStore else { return 0 }
         let pending: [PendingUpload]
@@ -42,7 +43,8 @@ extension TraceStore {
             return 0
         }
         var aborted = 0
-        for upload in pending where Int64(upload.initiated.timeIntervalSince1970 * 1_000_000) < cutoff && blobsBeingWritten[upload.key] == nil {
+        for upload in pending where Int64(upload.initiated.timeIntervalSince1970 * 1_000_000) < cutoff && blobsBeingWritten[upload.key] == nil
+            && !StreamedBlob.isInProgress(upload.key) {
             do {
                 try await blobs.abortMultipartUpload(key: upload.key, uploadID: upload.uploadID)
                 aborted += 1

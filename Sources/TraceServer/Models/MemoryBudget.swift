@@ -129,6 +129,9 @@ final class MemoryBudget: Sendable {
         for waiter in waiters { waiter.continuation.resume(throwing: StoreError.shuttingDown) }
     }
 
+    /// Whether `close()` was called: the server is stopping.
+    var isClosed: Bool { state.withLock { $0.isClosed } }
+
     /// Claims of other requests joined a waiting claim (`Sharers`): it may fit now.
     func sharersChanged() {
         wakeWaiters()

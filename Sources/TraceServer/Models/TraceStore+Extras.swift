@@ -53,11 +53,14 @@ extension TraceStore {
         if extrasInFlight[id]?.serial == serial { extrasInFlight[id] = nil }
     }
 
-    /// Waits until the extras being built for these traces (and the figures of new uploads) are done.
-    func waitForExtras(of ids: [String]) async {
+    /// Waits until the extras being built for these traces (and the figures of new uploads) are
+    /// done; throws `.cancelled` as soon as the caller is (a stopping server waits for no build).
+    func waitForExtras(of ids: [String]) async throws(StoreError) {
         for id in ids {
             // A later build may have replaced the one waited for: wait until none is left.
-            while let building = extrasInFlight[id] { await building.task.value }
+            while let building = extrasInFlight[id] {
+                guard await building.task.valueUnlessCancelled() != nil else { throw .cancelled }
+            }
         }
     }
 }

@@ -53,8 +53,11 @@ extension TraceStore {
                 loadSharers[id] = sharers
             }
         }
+        // A request cancelled meanwhile (its client left, the server stops) leaves the load to
+        // finish on its own; the next request for the trace takes its result.
+        guard let result = await task.resultUnlessCancelled() else { throw .cancelled }
         do {
-            let loaded = try await task.value
+            let loaded = try result.get()
             loading[id] = nil
             loadSharers[id] = nil
             if cache[id] == nil { insert(loaded, id: id) }

@@ -152,9 +152,19 @@ public final class StreamedBlob: Sendable {
         func withLock<T>(_ body: (inout State) -> T) -> T { mutex.withLock { body(&$0) } }
     }
 
+    /// The keys of this process's streamed uploads that are neither completed, aborted nor dropped:
+    /// their bodies may still be arriving however long ago they began, so the sweep leaves them be.
+    private static let inProgress = Mutex<Set<String>>([])
+
+    /// Whether `key` is a streamed upload of this process still under way.
+    public static func isInProgress(_ key: String) -> Bool {
+        inProgress.withLock { $0.contains(key) }
+    }
+
     /// Starts the upload; `file` is the file being written.
     public init(store: any StreamingBlobStore, file: URL, logger: Logger) {
         let key = makeStreamedBlobKey()
+        Self.inProgress.withLock { _ = $0.insert(key) }
         self.key = key
         self.store = store
         self.file = file
@@ -239,6 +249,11 @@ public final class StreamedBlob: Sendable {
         let uploadID = state.withLock { $0.uploadID } ?? ""
         try await store.completeMultipartUpload(key: key, uploadID: uploadID, partTags: tags)
         state.withLock { $0.isCompleted = true }
+        Self.inProgress.withLock { _ = $0.remove(key) }
+    }
+
+    deinit {
+        Self.inProgress.withLock { _ = $0.remove(key) }
     }
 
     /// Stops sending and drops the parts sent, so nothing is stored (idempotent; a no-op once
@@ -255,6 +270,7 @@ public final class StreamedBlob: Sendable {
             state.isAborted = true
             return state.uploadID
         }
+        Self.inProgress.withLock { _ = $0.remove(self.key) }
         guard let uploadID else { return }
         let (store, key, logger) = (store, key, logger)
         await Task.detached {

@@ -356,10 +356,23 @@ public enum CatalogSchema {
     static let columns = "id, name, app, device, duration_ns, size_bytes, sha256, source_format, update_count, run, uploaded_at_us, parser_version, blob_key"
     /// The same, of the table aliased `t`.
     static let columnsOfT = columns.split(separator: ",").map { "t." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+    /// The same for a list page: app and device read no further than `CatalogEntry.listedLength`
+    /// and one character more (so the list can tell it cut them), whatever a trace put in them.
+    static let listedColumnsOfT = columnsOfT
+        .replacingOccurrences(of: "t.app,", with: "substr(t.app, 1, \(CatalogEntry.listedLength + 1)),")
+        .replacingOccurrences(of: "t.device,", with: "substr(t.device, 1, \(CatalogEntry.listedLength + 1)),")
     static let noteColumns = "id, trace_id, target_kind, update_row, range_start, range_end, finding_id, text, created_at_us"
 }
 
 extension CatalogEntry {
+    /// The characters of a name, app or device a list entry carries; the trace's own answer has them all.
+    public static let listedLength = 300
+
+    /// `text` as a list shows it: at most `listedLength` characters, then "…" when it was longer.
+    public static func listed(_ text: String) -> String {
+        text.count > listedLength ? String(text.prefix(listedLength)) + "…" : text
+    }
+
     /// Now, in the catalog's unit.
     public static func nowMicros() -> Int64 { Int64((Date().timeIntervalSince1970 * 1_000_000).rounded()) }
 

@@ -306,7 +306,7 @@ public final class PostgresCatalog: Catalog, Service {
     public func page(_ query: CatalogQuery, limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage {
         try await call("list") {
             var sql = Self.sql()
-            let text = "SELECT \(CatalogSchema.columnsOfT) FROM traces t \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)"
+            let text = "SELECT \(CatalogSchema.listedColumnsOfT) FROM traces t \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)"
             let all = try await Self.entries(try await self.client.query(PostgresQuery(unsafeSQL: text, binds: Self.bindings(sql.binds)), logger: self.logger))
             // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
             var total = Int64(all.count)

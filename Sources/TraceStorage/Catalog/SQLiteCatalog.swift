@@ -74,7 +74,7 @@ public final class SQLiteCatalog: Catalog {
             try await self.pool.read { db in
                 var sql = Self.sql()
                 let rows = try Row.fetchAll(db, sql: """
-                    SELECT \(CatalogSchema.columnsOfT) FROM traces t \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)
+                    SELECT \(CatalogSchema.listedColumnsOfT) FROM traces t \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)
                     """, arguments: Self.arguments(sql.binds))
                 // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
                 var total = rows.count
