@@ -283,3 +283,11 @@ def test_the_history_page_does_not_scroll_sideways(page, history_server, builds,
           .slice(0, 6).map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className}`.slice(0, 60)) })""")
     assert measured["scrollWidth"] <= measured["innerWidth"], measured
     assert not page.errors
+
+
+def test_the_list_shows_every_tag_of_a_row_on_hover(page, history_server, builds):
+    """Issue 41, item 6: a row shows the tags that fit on its line; hovering its tags names them all."""
+    page.goto(f"{history_server.url}/?tag=build:7")
+    row = page.locator(f'tr[data-trace-id="{builds[7]}"] td.tags')
+    expect(row).to_have_attribute("title", "Tags: branch:main, build:7, commit:c0007, scenario:scroll", timeout=30_000)
+    assert not page.errors

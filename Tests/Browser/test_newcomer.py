@@ -279,7 +279,7 @@ def test_set_range_and_zoom_leaves_context_around_the_update(page, server_contro
     trace_id = sample_id(SAMPLE)
     update = first_long_update(server_control, trace_id)
     timeline.open(page, trace_id, "", path_suffix=f"/updates/{update['update']}")
-    page.get_by_role("button", name="Set range & zoom").click()
+    page.get_by_role("button", name="Set Inspection Range and Zoom").click()
     page.wait_for_function("() => location.search.includes('r=')")
     timeline.wait_idle(page)
     r0, r1 = map(int, timeline.query(page)["r"].split(","))

@@ -162,7 +162,7 @@ def test_set_range_and_zoom_on_a_signpost_leaves_context_around_it(page, sample_
     tap = next(e for e in data["lanes"]["signposts-0"]["events"] if e.get("label", "").startswith("Favorite Tap"))
     timeline.open(page, trace_id, f"sp={tap['signpost']}")
     page.locator("#signpost-details-title").wait_for()
-    page.get_by_role("button", name="Set range & zoom").click()
+    page.get_by_role("button", name="Set Inspection Range and Zoom").click()
     page.wait_for_function("() => location.search.includes('r=')")
     w0, w1 = (int(v) for v in query_of(page)["w"].split(","))
     r0, r1 = (int(v) for v in query_of(page)["r"].split(","))

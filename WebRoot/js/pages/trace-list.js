@@ -130,7 +130,8 @@ export function mountTraceList(root, query, { onTag, askForWriteToken, onPage = 
       // A sample has no tags: its story takes their place, on one line (every row is as high).
       trace.isSample ? el('td', { class: 'tags' }, SAMPLE_STORIES[trace.name]
         ? el('span', { class: 'sample-story', title: SAMPLE_STORIES[trace.name], text: SAMPLE_STORIES[trace.name] }) : null)
-        : el('td', { class: 'tags' }, ...(trace.tags ?? []).map(tagChip)),
+        // Every tag on hover: the cell shows as many as fit on its one line.
+        : el('td', { class: 'tags', title: trace.tags?.length ? `Tags: ${trace.tags.join(', ')}` : null }, ...(trace.tags ?? []).map(tagChip)),
       el('td', { text: trace.app || '–' }),
       el('td', { class: 'num', text: formatDuration(trace.durationNs) }),
       el('td', { class: 'num', text: formatCount(trace.updateCount) }),

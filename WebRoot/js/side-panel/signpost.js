@@ -22,7 +22,7 @@ function render(panel, traceView, s) {
         title: 'Make this interval the inspection range: the summary, updates and CPU panes then cover only it',
         onclick: () => traceView.setRange(s.start, end, { zoom: false }), text: 'Set Inspection Range' }),
       el('button', { type: 'button', title: 'Make this signpost the inspection range and zoom to it, with some time around it',
-        onclick: () => traceView.setRange(s.start, end, { zoom: 'context' }), text: 'Set range & zoom' })),
+        onclick: () => traceView.setRange(s.start, end, { zoom: 'context' }), text: 'Set Inspection Range and Zoom' })),
     el('dl', { id: 'signpost-details-fields' },
       ...field('Name', s.name),
       ...field('Subsystem', s.subsystem),

@@ -78,7 +78,7 @@ function render(panel, traceView, s, overlapping) {
       ...field('Narrative', s.narrative)),
     el('div', { class: 'actions' },
       el('button', { type: 'button', title: 'Make this interval the inspection range and zoom to it, with some time around it',
-        onclick: () => traceView.setRange(s.start, s.start + Math.max(s.duration, 1), { zoom: 'context' }), text: 'Set range & zoom' }),
+        onclick: () => traceView.setRange(s.start, s.start + Math.max(s.duration, 1), { zoom: 'context' }), text: 'Set Inspection Range and Zoom' }),
       el('button', { type: 'button', title: 'Make the whole task, from its creation to its end, the inspection range',
         onclick: () => traceView.setRange(s.task.start, Math.max(s.task.end, s.task.start + 1), { zoom: 'context' }), text: 'Range: whole task' })),
     el('h3', { class: 'causes-title', text: `States of this task${s.stateCount > s.states.length ? ` (first ${s.states.length} of ${s.stateCount})` : ''}` }),

@@ -46,7 +46,7 @@ function render(panel, traceView, u) {
     el('div', { class: 'actions' },
       el('button', { type: 'button', 'aria-label': 'Zoom to this update', onclick: () => select(u.id), text: 'Zoom to update' }),
       el('button', { type: 'button', title: 'Make this update the inspection range and zoom to it, with some time around it',
-        onclick: () => traceView.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: 'context' }), text: 'Set range & zoom' }),
+        onclick: () => traceView.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: 'context' }), text: 'Set Inspection Range and Zoom' }),
       el('button', { type: 'button', 'aria-label': 'Show cause and effect graph of this update', onclick: () => traceView.openPane('graph', { update: u.id }), text: 'Cause & Effect' }),
       // Not the header's "Link to this view": this one opens the update zoomed around it with its graph.
       el('button', { type: 'button', id: 'copy-update-link', 'aria-label': 'Copy link to this update',

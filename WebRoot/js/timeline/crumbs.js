@@ -47,7 +47,7 @@ export function mountCrumbs(container, traceView, bounds) {
     const s = state.get();
     const window = s.window ? { start: s.window[0], end: s.window[1] } : { ...bounds };
     const range = s.range ? { start: s.range[0], end: s.range[1] } : null;
-    // A window that frames the inspection range (Set range & zoom, Zoom to range) is the range's crumb.
+    // A window that frames the inspection range (Set Inspection Range and Zoom, Zoom to range) is the range's crumb.
     const onRange = !!range && contains(window, range) && span(window) <= 3.5 * span(range);
     trail = commitCrumb(trail, window, { range: onRange ? range : null });
     render();
