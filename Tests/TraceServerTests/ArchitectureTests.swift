@@ -46,6 +46,16 @@ import Testing
         }
     }
 
+    /// The query routes are given the model facet only (`TraceModels`), never the whole store.
+    @Test func theQueryRoutesSeeOnlyTheModels() throws {
+        let names = ["Summary", "Task", "Search", "Timeline", "Findings", "Signpost", "Graph", "Query"].map { "TraceServer/Routes/\($0)Routes.swift" }
+        let routes = try Self.files("TraceServer/Routes").filter { names.contains($0.path) }
+        #expect(routes.count == names.count)
+        for (path, text) in routes {
+            #expect(!text.contains("TraceStore"), "\(path) names TraceStore")
+        }
+    }
+
     @Test func theCatalogsDomainDependsOnTheModelOnly() throws {
         let files = try Self.files("TraceCatalog")
         #expect(!files.isEmpty)
