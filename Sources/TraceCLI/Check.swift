@@ -64,6 +64,9 @@ struct Check: AsyncParsableCommand {
     @Option(name: .customLong("tag"), help: ArgumentHelp("A tag of the uploaded trace, key=value (repeatable).", valueName: "key=value"))
     var tags: [String] = []
 
+    @Option(help: "The app's folder on the recording machine (e.g. /Users/dev/Trips): GitHub annotations of a finding whose frame has a source point at its file below it and line.")
+    var sourceRoot: String?
+
     func validate() throws {
         guard budget != nil || !baseline.isEmpty || baselineTags != nil else {
             throw ValidationError("nothing to check: give --budget FILE, --baseline OLD_TRACE (or --baseline-tags), or both")
@@ -99,7 +102,7 @@ struct Check: AsyncParsableCommand {
         }
         var report = CheckReport(
             trace: current.metadata.name, baseline: old.isEmpty ? nil : old.map(\.metadata.name).joined(separator: ", "),
-            budgetFile: budget, results: results
+            budgetFile: budget, results: results, sourceRoot: sourceRoot
         )
         if let server {
             do {

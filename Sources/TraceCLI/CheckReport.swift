@@ -9,6 +9,8 @@ struct CheckReport {
     /// The budget file as given: GitHub annotations point at the line of a rule that failed.
     var budgetFile: String? = nil
     var results: [BudgetResult]
+    /// `--source-root`: stripped from a finding's file so that its annotation points into the repository.
+    var sourceRoot: String? = nil
     /// Set when the traces were uploaded with --server.
     var links: ShareLinks?
 
@@ -215,6 +217,14 @@ struct CheckReport {
             if !result.passed {
                 let body = ([Self.measuredText(result)] + details(result).split(separator: "\n").map(String.init)).joined(separator: "\n")
                 lines.append("::error \(place)title=\(title)::\(Self.annotationData(body))")
+                // A finding whose frame has a source (Instruments 27) is annotated at that file and line too.
+                for offender in result.offenders {
+                    guard let source = offender.source else { continue }
+                    var path = source.path
+                    if let root = sourceRoot.map({ $0.hasSuffix("/") ? $0 : $0 + "/" }), path.hasPrefix(root) { path.removeFirst(root.count) }
+                    let line = source.line > 0 ? ",line=\(source.line)" : ""
+                    lines.append("::error file=\(Self.annotationProperty(path))\(line),title=\(title)::\(Self.annotationData(offender.title))")
+                }
             }
             for note in result.notes {
                 lines.append("::warning \(place)title=\(title)::\(Self.annotationData(note))")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TraceCLI
 
 /// `inspect` of a recording in Instruments 27's shape (the Trips fixtures): the layout updates,
 /// downstream cost and hang risks print, pinned in `Expected/inspect-trips-27.txt`.
@@ -16,5 +17,23 @@ import Testing
         #expect(run.output.contains("Hang of 320 ms at 3.000 s: Main thread performed file I/O: read 4.1 MB from trips.json in TripStore.load(), TripStore.swift:57"))
         #expect(run.output.contains("flagged  TripStore.load() (Trips) — TripStore.swift:57 ← TripListView.body.getter — TripListView.swift:31"))
         #expect(run.output.contains("at 3.900 s  Main thread performed synchronous IPC"), "a risk at the recording's last instant")
+    }
+}
+
+extension Instruments27OutputTests {
+    @Test func githubAnnotationsPointAtTheFindingsFileAndLine() async throws {
+        let folder = try Folder()
+        let tables = ["swiftui-updates", "time-profile", "potential-hangs", "hang-risks"]
+        let bytes = try tables.map { try Data(contentsOf: Golden.fixtures.appendingPathComponent("xctrace-27/\($0).xml")) }.reduce(Data(), +)
+        let file = folder.path("trips-27.xml")
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let budget = try folder.file("hangs.json", #"{"version": 1, "rules": [{"metric": "findings", "kinds": ["hang-explained"], "max": 0}]}"#)
+        let run = await TraceSvc.capture(["check", file, "--budget", budget, "--format", "github", "--source-root", "/Users/dev/Trips"])
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(run.status == 1)
+        #expect(lines.contains { $0.hasPrefix("::error file=Trips/Model/TripStore.swift,line=57,title=tracesvc check%3A findings (hang-explained) ≤ 0::hang-explained, high: Hang of 320 ms") }, "\(run.output)")
+        // Without --source-root the recording machine's path stands.
+        let absolute = await TraceSvc.capture(["check", file, "--budget", budget, "--format", "github"])
+        #expect(absolute.output.contains("::error file=/Users/dev/Trips/Trips/Model/TripStore.swift,line=57,"))
     }
 }

@@ -18,6 +18,11 @@ export function recordedSeverity(value) {
   return `${words[0].toUpperCase()}${words.slice(1)}, the recording’s own rating (not Apple’s thresholds)`;
 }
 
+/** "made 8 updates run, 9.60 ms". */
+export function downstreamText({ cost, events }) {
+  return `made ${formatCount(events)} update${events === 1 ? '' : 's'} run, ${formatDuration(cost)}`;
+}
+
 function render(panel, traceView, u) {
   const group = u.group ? `${u.group.label || 'Group'} · ${formatDuration(u.group.duration)} at ${formatTimestamp(u.group.start)}` : null;
   const link = updateLink(traceView.traceId, u.id);
@@ -39,6 +44,13 @@ function render(panel, traceView, u) {
       ...field('Description', u.description),
       ...field('Category', u.category),
       ...field('Allocations', u.allocations ? formatCount(u.allocations) : null),
+      // Instruments 27's layout tables: the layout call is the description; its own time, depth, cache.
+      ...field('Self time', u.layout?.selfDuration != null ? `${formatDuration(u.layout.selfDuration)} (without the layouts it called)` : null),
+      ...field('Layout depth', u.layout?.depth != null ? String(u.layout.depth) : null),
+      ...field('Cached', u.layout?.cached != null ? (u.layout.cached ? 'Yes: the answer came from the cache' : 'No') : null),
+      // What the update made run after it; an older recording says so once here, never 0.
+      ...field('Downstream', u.downstream ? downstreamText(u.downstream)
+        : u.downstreamRecorded === false && u.kind !== 'layout' ? 'not recorded (Instruments 27 records it)' : null),
       ...field('Thread', u.thread ? `${u.thread.name || 'Thread'} (${u.thread.tid})` : null),
       ...field('Process', u.process ? `${u.process.name} (${u.process.pid})` : null),
       ...field('Group', group),
