@@ -113,7 +113,7 @@ class Team:
 
     def start_replica(self, name: str):
         subprocess.run(["bash", str(self.run / f"replica-{name}" / "start")], check=True, env={**os.environ, **self.env})
-        base = self.a if name == "a" else self.b
+        base = self.env[f"TEAM_REPLICA_{name.upper()}"]
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
