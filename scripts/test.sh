@@ -110,6 +110,9 @@ python3 -m pytest -q Tests/Team
 stage "agent interface (Tests/Agent: the Python MCP client over stdio and POST /mcp)"
 TRACESVC_BIN="$PWD/.build/debug/tracesvc" python3 -m pytest -q Tests/Agent
 
+stage "observability (Tests/Ops: JSON logs, access lines, private /metrics, deploy/ dashboard and alerts)"
+TRACESVC_BIN="$PWD/.build/debug/tracesvc" python3 -m pytest -q Tests/Ops
+
 stage "browser logic (node --test)"
 node --test Tests/Web/*.test.mjs
 

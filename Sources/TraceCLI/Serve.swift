@@ -87,6 +87,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Minutes a stored blob that no trace names is kept before the sweep deletes it (uploads in flight are never swept); the sweep runs once per grace period, at least every 10 and at most every minute.")
     var sweepGraceMinutes = 60
 
+    @Option(help: "Log lines as text, or one JSON object a line (json) for a log pipeline. Either way each request gets an access line with its request id.")
+    var logFormat: LogFormat = .text
+
+    @Option(help: "Serve /metrics alone on HOST:PORT (e.g. 127.0.0.1:9090), and then not on the public port.")
+    var metricsListen: String?
+
     /// /metrics reads this registry; every counter and timer of the process lands in it
     /// (swift-metrics takes one factory per process: it is made once).
     static let metrics: PrometheusCollectorRegistry = {
@@ -132,12 +138,15 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let level = CommandContext.current.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        logFormat.bootstrap(level: level)
         var logger = Logger(label: "tracesvc")
-        logger.logLevel = CommandContext.current.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        logger.logLevel = level
 
         var options = ServerOptions(dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true).standardizedFileURL)
         options.metrics = Self.metrics
         options.sweepGrace = .seconds(60 * sweepGraceMinutes)
+        options.metricsAddress = try metricsListen.map { try parseListenAddress($0, option: "--metrics-listen") }
         let opened = try await answeringWhileStarting(host: host, port: team.isTeamMode ? port : nil, waitingFor: "the catalog (PostgreSQL) and its schema migrations", logger: logger) {
             try await team.open(logger: logger)
         }

@@ -19,6 +19,10 @@ public struct TraceSvc: AsyncParsableCommand {
     /// status, but a usage error exits 2 (as shells and `check` document), not 64.
     public static func run(arguments: [String]) async -> Int32 {
         do {
+            var arguments = arguments
+            if arguments.first == "serve" {
+                arguments += try EnvironmentOptions.arguments(for: Serve.self, given: Array(arguments.dropFirst()), environment: CommandContext.current.environment)
+            }
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -40,6 +40,8 @@ public struct ServerOptions: Sendable {
     public var sweepGrace: Duration = .seconds(3600)
     /// Where `/metrics` reads from (the process bootstraps swift-metrics with it); nil answers an empty registry.
     public var metrics: PrometheusCollectorRegistry?
+    /// Where `/metrics` is served alone (`serve --metrics-listen`); nil: on the public port.
+    public var metricsAddress: (host: String, port: Int)?
     /// Links from frames' files and lines to the app's source (`serve --source-url/--source-root`); nil: none.
     public var sourceLinks: SourceLinkOptions?
 
@@ -58,8 +60,14 @@ public struct ServerOptions: Sendable {
 
 /// The router with every route; each area registers its routes in its own file.
 public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<TraceRequestContext> {
+    makeRouter(store: store, options: options).router
+}
+
+/// The router, and the operational metrics it serves at `/metrics` (or leaves to `--metrics-listen`).
+func makeRouter(store: TraceStore, options: ServerOptions) -> (router: Router<TraceRequestContext>, metrics: OperationalMetrics) {
     let router = Router(context: TraceRequestContext.self)
     // Outermost: counts every request by route and status, errors included (they are answers by then).
+    router.add(middleware: AccessLogMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: APIErrorMiddleware())
@@ -78,7 +86,8 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
         .init(service: storage.blobs.serviceName) { try await storage.blobs.check() },
         store.quota.diskCheck(directory: options.dataDirectory),
     ])
-    addHealthRoutes(to: router, readiness: readiness, metrics: options.metrics ?? PrometheusCollectorRegistry())
+    let metrics = OperationalMetrics(registry: options.metrics ?? PrometheusCollectorRegistry(), store: store, readiness: readiness, queries: queries)
+    addHealthRoutes(to: router, readiness: readiness, metrics: options.metricsAddress == nil ? metrics : nil)
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes, sourceLinks: options.sourceLinks)
     // Answers computed from stored traces alone: an ETag, and 304 for a client that has the bytes.
     let answers = router.group().add(middleware: ImmutableAnswerMiddleware(store: store))
@@ -91,7 +100,7 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
     let agentAPI = InProcessResponder()
     addAgentRoutes(to: router, policy: options.access, api: agentAPI)
     agentAPI.set(router.buildResponder())
-    return router
+    return (router, metrics)
 }
 
 /// Opens the store (stored uploads and samples are listed before the server accepts requests)
@@ -121,14 +130,15 @@ public func buildApplication(
         guard head.method == .post, let length = head.headerFields[.contentLength].flatMap({ Int64($0) }) else { return true }
         return length <= maxUploadBytes && quota.wouldAccept(bytes: length)
     }
+    let (router, metrics) = makeRouter(store: store, options: options)
     return Application(
-        router: buildRouter(store: store, options: options),
+        router: router,
         server: .http1(configuration: .init(
             additionalChannelHandlers: [ConnectionGuardHandler(counter: connections, limits: limits, continueAllowed: continueAllowed)],
             idleTimeout: limits.idleTimeout
         )),
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "tracesvc"),
-        services: options.storageServices + [StoreMaintenance(store: store)],
+        services: options.storageServices + [StoreMaintenance(store: store)] + metricsApplication(options.metricsAddress, metrics: metrics, logger: logger),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
         logger: logger
     )

@@ -25,6 +25,8 @@ actor WorkGate {
     private(set) var peakRunning = 0
     private var queues: [String: [Waiter]] = [:]
     private var waitingTotal = 0
+    /// Pieces of work running and waiting now (`/metrics`).
+    var load: (running: Int, waiting: Int) { (runningTotal, waitingTotal) }
     private var nextWaiter = 0
     /// When each client running or waiting last got a slot (a count of slots given).
     private var lastServed: [String: Int] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import TraceFormats
 import TraceModel
 import TraceStorage
@@ -18,6 +19,7 @@ extension TraceStore {
             blobs = try await storage.blobs.list()
         } catch {
             logger.warning("sweep: cannot list blobs: \(error)")
+            Counter(label: "tracesvc_sweep_failures_total").increment()
             return 0
         }
         var removed = 0
@@ -27,7 +29,12 @@ extension TraceStore {
             if await sweepBlob(blob.key, writtenAt: writtenAt, cutoff: cutoff) { removed += 1 }
         }
         if removed > 0 { logger.info("sweep: removed \(removed) blob(s) that no trace names") }
-        return removed + (await abortAbandonedUploads(before: cutoff))
+        let aborted = await abortAbandonedUploads(before: cutoff)
+        Counter(label: "tracesvc_sweep_runs_total").increment()
+        Counter(label: "tracesvc_sweep_removed_total", dimensions: [("what", "blob")]).increment(by: removed)
+        Counter(label: "tracesvc_sweep_removed_total", dimensions: [("what", "upload")]).increment(by: aborted)
+        Gauge(label: "tracesvc_sweep_last_run_timestamp_seconds").record(Date().timeIntervalSince1970)
+        return removed + aborted
     }
 
     /// Aborts streamed uploads started before `cutoff` (microseconds) and never completed nor

@@ -7,7 +7,7 @@ import TraceStorage
 /// `GET /healthz` (the process answers), `GET /readyz` (every storage service answers within its
 /// deadline) and `GET /metrics` (Prometheus text): what a load balancer and an operator's
 /// Grafana read. None of them needs the write token.
-func addHealthRoutes(to router: some RouterMethods<TraceRequestContext>, readiness: Readiness, metrics: PrometheusCollectorRegistry) {
+func addHealthRoutes(to router: some RouterMethods<TraceRequestContext>, readiness: Readiness, metrics: OperationalMetrics?) {
     router.get("/healthz") { _, _ in
         try jsonResponse(["status": "ok"])
     }
@@ -17,9 +17,13 @@ func addHealthRoutes(to router: some RouterMethods<TraceRequestContext>, readine
         return try jsonResponse(report, status: report.ready ? .ok : .serviceUnavailable)
     }
 
+    if let metrics { addMetricsRoute(to: router, metrics: metrics) }
+}
+
+/// `GET /metrics`, on the public port or alone on `serve --metrics-listen`'s.
+func addMetricsRoute(to router: some RouterMethods<TraceRequestContext>, metrics: OperationalMetrics) {
     router.get("/metrics") { _, _ in
-        var bytes: [UInt8] = []
-        metrics.emit(into: &bytes)
+        let bytes = await metrics.emit()
         return Response(
             status: .ok,
             headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
