@@ -29,9 +29,13 @@ struct MigrationSource {
             for suffix in ["", "-wal", "-shm"] where files.fileExists(atPath: catalogFile.path + suffix) {
                 try files.copyItem(atPath: catalogFile.path + suffix, toPath: snapshot.appendingPathComponent("catalog.sqlite" + suffix).path)
             }
+            // The blobs are read where they are, through a link in our folder.
             let blobFolder = directory.appendingPathComponent("blobs", isDirectory: true)
-            let blobs = try FileBlobStore(directory: files.fileExists(atPath: blobFolder.path) ? blobFolder : snapshot.appendingPathComponent("blobs"))
-            return MigrationSource(catalog: try SQLiteCatalog(file: snapshot.appendingPathComponent("catalog.sqlite")), blobs: blobs, snapshot: snapshot)
+            if files.fileExists(atPath: blobFolder.path) {
+                try files.createSymbolicLink(at: snapshot.appendingPathComponent("blobs"), withDestinationURL: blobFolder)
+            }
+            let storage = try TraceStore.Storage.embedded(in: snapshot)
+            return MigrationSource(catalog: storage.catalog, blobs: storage.blobs, snapshot: snapshot)
         } catch {
             try? files.removeItem(at: snapshot)
             throw error
