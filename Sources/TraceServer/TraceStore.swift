@@ -142,7 +142,7 @@ public actor TraceStore {
     var extrasInFlight: [String: ExtrasBuild] = [:]
     private var extrasBuilt = 0
     /// What each upload took in memory when last loaded here: the estimate of its next load.
-    private var footprints: [String: Int] = [:]
+    var footprints: [String: Int] = [:]
     /// Every trace model alive and every load in flight.
     let memory: MemoryBudget
     /// The part buffers of uploads streamed to the blob store (`PartBuffers`): their most, held
@@ -481,7 +481,7 @@ public actor TraceStore {
         cache.filter { $0.key != kept }.min { $0.value.lastUse < $1.value.lastUse }?.key
     }
 
-    private func evict(_ id: String) {
+    func evict(_ id: String) {
         guard let slot = cache.removeValue(forKey: id) else { return }
         TraceMetrics.cacheEvictions.increment()
         logger.debug("evicted trace \(id) (\(slot.loaded.memory.bytes) bytes) from memory")
@@ -804,14 +804,7 @@ public actor TraceStore {
     public func delete(id: String) async throws(StoreError) {
         if let sample = samples[id] { throw .readOnlySample(name: sample.record.name) }
         guard let removed = try await service({ try await self.storage.catalog.delete(id: id) }) else { throw .unknownTrace(id: id) }
-        quota.remove(bytes: removed.sizeBytes)
-        footprints[id] = nil
-        evict(id)
-        // One process owns embedded storage: the bytes go now, unless an upload of them is under way.
-        // Shared storage: the sweep removes them after its grace period.
-        if !storage.isShared {
-            _ = await sweepBlob(removed.storedBlobKey, writtenAt: 0, cutoff: .max)
-        }
+        await forgetDeleted(removed)
     }
 
     // MARK: Replicas and the sweep
@@ -904,7 +897,7 @@ public actor TraceStore {
         return aborted
     }
 
-    private func sweepBlob(_ key: String, writtenAt: Int64, cutoff: Int64) async -> Bool {
+    func sweepBlob(_ key: String, writtenAt: Int64, cutoff: Int64) async -> Bool {
         guard blobsBeingWritten[key] == nil, !blobsBeingSwept.contains(key) else { return false }
         blobsBeingSwept.insert(key)
         defer { blobsBeingSwept.remove(key) }

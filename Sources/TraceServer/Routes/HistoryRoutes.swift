@@ -85,7 +85,10 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         guard try await store.notes(traceID: id.text).count < TraceNote.maxPerTrace else {
             throw APIError(.conflict, "too many notes", detail: "A trace has at most \(TraceNote.maxPerTrace) notes; delete one first.")
         }
-        return try jsonResponse(NoteJSON(try await store.addNote(traceID: id.text, target: target, text: text)), status: .created)
+        let note = try await store.addNote(traceID: id.text, target: target, text: text)
+        await store.audit([AuditEvent(actor: context.actor, action: .note, traceID: id.text, traceName: record.name,
+                                      detail: "note \(note.id) on \(target.kind): \(text.prefix(120))")])
+        return try jsonResponse(NoteJSON(note), status: .created)
     }
 
     router.delete("/api/traces/:id/notes/:noteId") { _, context in
@@ -94,6 +97,8 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         guard try await store.deleteNote(id: noteID, traceID: id.text) else {
             throw APIError(.notFound, "unknown note", detail: "Trace \(id) has no note \(noteID).")
         }
+        let name = try? await store.record(id: id).name
+        await store.audit([AuditEvent(actor: context.actor, action: .noteDeleted, traceID: id.text, traceName: name, detail: "note \(noteID)")])
         return Response(status: .noContent)
     }
 }

@@ -42,6 +42,8 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
             streamBlob: { file, length in store.beginStreamedBlob(file: file, declaredLength: length) }
         )
         let added = try await store.add(upload, run: run, tags: tags)
+        await store.audit([AuditEvent(actor: context.actor, action: .upload, traceID: added.record.id, traceName: added.record.name,
+                                      detail: (added.isNew ? "new" : "already stored") + (tags.isEmpty ? "" : "; tags: " + tags.map(\.text).joined(separator: ", ")))])
         var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info), status: added.isNew ? .created : .ok)
         response.headers[.location] = "/api/traces/\(added.record.id)"
         return response
@@ -53,6 +55,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
         let record = try await store.record(id: id)
         (info.tags, info.isSample) = (record.tags, record.isSample)
         info.sourceLink = sourceLinks?.link(tags: record.tags)
+        if !record.isSample { info.uploadedBy = await store.uploader(of: id.text) }
         return try jsonResponse(info)
     }
 
@@ -77,7 +80,10 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
                 return !removed.contains(text) && !removed.contains(key) && !addedKeys.contains(key)
             } + added.map(\.text)
         }
-        return try jsonResponse(try await store.setTags(try parseTags(texts), id: id.text))
+        let tagged = try await store.setTags(try parseTags(texts), id: id.text)
+        await store.audit([AuditEvent(actor: context.actor, action: .tags, traceID: id.text, traceName: tagged.name,
+                                      detail: "tags: " + (tagged.tags.isEmpty ? "none" : tagged.tags.joined(separator: ", ")))])
+        return try jsonResponse(tagged)
     }
 
     // The uploaded file as it arrived (the run it was read at is in X-Trace-Run): `tracesvc check
@@ -95,7 +101,10 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
     }
 
     router.delete("/api/traces/:id") { _, context in
-        try await store.delete(id: context.traceID())
+        let id = try context.traceID()
+        let name = try? await store.record(id: id).name
+        try await store.delete(id: id)
+        await store.audit([AuditEvent(actor: context.actor, action: .delete, traceID: id.text, traceName: name, detail: "")])
         return Response(status: .noContent)
     }
 }

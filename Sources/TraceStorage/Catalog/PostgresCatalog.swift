@@ -88,8 +88,8 @@ public final class PostgresCatalog: Catalog, Service {
     public let callTimeout: Duration
     /// Open while PostgreSQL is known to be down: calls fail at once (`CircuitBreaker`).
     public let breaker: CircuitBreaker
-    private let client: PostgresClient
-    private let logger: Logger
+    let client: PostgresClient
+    let logger: Logger
     private let changeStream: AsyncStream<CatalogChange>
     private let changeContinuation: AsyncStream<CatalogChange>.Continuation
 
@@ -620,7 +620,7 @@ public final class PostgresCatalog: Catalog, Service {
 
     /// Runs one call under the deadline unless PostgreSQL is known to be down; a server that is
     /// down or refuses is `.unavailable`.
-    private func call<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    func call<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await breaker.run(probe: { [self] in try await self.selectOne() }) { try await callDirectly(what, body) }
     }
 
@@ -644,7 +644,7 @@ public final class PostgresCatalog: Catalog, Service {
 
     private static func sql() -> CatalogSQL { CatalogSQL(.postgres) }
 
-    private static func bindings(_ binds: [SQLValue]) -> PostgresBindings {
+    static func bindings(_ binds: [SQLValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: binds.count)
         for bind in binds {
             switch bind {
@@ -671,7 +671,7 @@ public final class PostgresCatalog: Catalog, Service {
         return "\(error)"
     }
 
-    private static func entries(_ rows: PostgresRowSequence) async throws -> [CatalogEntry] {
+    static func entries(_ rows: PostgresRowSequence) async throws -> [CatalogEntry] {
         var entries: [CatalogEntry] = []
         for try await (id, name, app, device, durationNs, sizeBytes, sha256, sourceFormat, updateCount, run, uploadedAt, parserVersion, blobKey) in rows
             .decode((String, String, String, String, Int64, Int64, String, String, Int64, Int32?, Int64, Int32, String?).self) {
