@@ -4,8 +4,9 @@ import TraceModel
 /// Reads any supported trace file into the model, choosing the reader by content (not by name).
 public enum TraceImporter {
     /// Raised when a reader change makes stored traces read differently; the catalog keeps the
-    /// version each upload was read with, so such traces can be found and read again.
-    public static let parserVersion = 1
+    /// version each upload was read with, so such traces can be found and read again. 2: the
+    /// layout updates, downstream cost and hang risks of Instruments 27.
+    public static let parserVersion = 2
 
     /// - Parameters:
     ///   - url: the file on disk (plain or gzip-compressed).

@@ -77,6 +77,7 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
     let readiness = Readiness(checks: [
         .init(service: storage.catalog.serviceName) { try await storage.catalog.check() },
         .init(service: storage.blobs.serviceName) { try await storage.blobs.check() },
+        store.quota.diskCheck(directory: options.dataDirectory),
     ])
     addHealthRoutes(to: router, readiness: readiness, metrics: options.metrics ?? PrometheusCollectorRegistry())
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes, sourceLinks: options.sourceLinks)

@@ -2,9 +2,11 @@ import Logging
 import Metrics
 import Synchronization
 
-/// Fail fast while a service is down: once a call finds it unavailable, every later call is
-/// `.unavailable` at once (no request waits out a deadline on a service known to be down) while
-/// one background probe asks it again every `probeInterval`; the first answer closes the breaker.
+/// Fail fast while a service is down: once a call finds it unavailable and a probe confirms it,
+/// every later call is `.unavailable` at once (no request waits out a deadline on a service known
+/// to be down) while one background probe asks it again every `probeInterval`; the first answer
+/// closes the breaker. A call that was merely slow (a catalog query past its 2 s, the service
+/// answering the probe) fails alone and leaves the breaker closed.
 /// `tracesvc_service_up{service}` is 1 while closed, 0 while open.
 public final class CircuitBreaker: Sendable {
     public let service: String
@@ -16,6 +18,8 @@ public final class CircuitBreaker: Sendable {
         /// When the open breaker opened, and the last reason the service was found down.
         var openedAt: ContinuousClock.Instant?
         var reason = ""
+        /// A probe is asking whether an unavailable call meant the service is down.
+        var confirming = false
     }
 
     public init(service: String, probeInterval: Duration = .seconds(1), logger: Logger) {
@@ -28,7 +32,8 @@ public final class CircuitBreaker: Sendable {
     public var isOpen: Bool { state.withLock { $0.openedAt != nil } }
 
     /// Runs `body` unless the service is known to be down; an `.unavailable` from it opens the
-    /// breaker, and `probe` (which asks the service directly, within its own deadline) closes it.
+    /// breaker once `probe` (which asks the service directly, within its own deadline) fails too,
+    /// and `probe` closes it again.
     public func run<T: Sendable>(probe: @escaping @Sendable () async throws -> Void, _ body: () async throws -> T) async throws -> T {
         if let (openedAt, reason) = state.withLock({ state in state.openedAt.map { ($0, state.reason) } }) {
             let seconds = (ContinuousClock.now - openedAt).wholeMilliseconds / 1000
@@ -37,9 +42,38 @@ public final class CircuitBreaker: Sendable {
         do {
             return try await body()
         } catch let error as StorageError {
-            if case let .unavailable(_, detail) = error { open(reason: detail, probe: probe) }
+            if case let .unavailable(_, detail) = error { confirm(reason: detail, probe: probe) }
             throw error
         }
+    }
+
+    /// Asks `probe` in the background whether the service is down (the failed call is answered
+    /// meanwhile; calls made meanwhile run as usual); only then does the breaker open.
+    private func confirm(reason: String, probe: @escaping @Sendable () async throws -> Void) {
+        let starts = state.withLock { state in
+            guard state.openedAt == nil, !state.confirming else { return false }
+            state.confirming = true
+            return true
+        }
+        guard starts else { return }
+        Task {
+            var down: String?
+            do {
+                try await probe()
+            } catch {
+                down = Self.describe(error)
+            }
+            state.withLock { $0.confirming = false }
+            if let down {
+                open(reason: down == reason ? reason : "\(reason); then \(down)", probe: probe)
+            } else {
+                logger.warning("\(service): a call failed (\(reason)) but the service answers: slow, not down")
+            }
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if case let .unavailable(_, detail) = error as? StorageError { detail } else { "\(error)" }
     }
 
     private func open(reason: String, probe: @escaping @Sendable () async throws -> Void) {
@@ -63,7 +97,7 @@ public final class CircuitBreaker: Sendable {
                 try await probe()
                 break
             } catch {
-                let reason = if case let .unavailable(_, detail) = error as? StorageError { detail } else { "\(error)" }
+                let reason = Self.describe(error)
                 state.withLock { $0.reason = reason }
             }
         }

@@ -36,7 +36,7 @@ import Testing
     }
 
     /// Outside TraceStorage, engines are named where storage is chosen: the CLI's TeamStorage
-    /// (team mode) and, until the store's split, the embedded default in TraceStore.
+    /// (team mode) and the embedded default in TraceStore's facade.
     @Test func onlyTheCompositionRootNamesAnEngine() throws {
         let allowed: Set<String> = ["TraceCLI/TeamStorage.swift", "TraceServer/TraceStore.swift"]
         for folder in ["TraceServer", "TraceCLI", "TraceAgent", "TraceModel", "TraceFormats", "TraceCatalog"] {
@@ -56,12 +56,99 @@ import Testing
 
     /// Files that are over the limit today, at most as long as they are: they may shrink, never
     /// grow (issue 42 splits them). A new file over the limit fails.
-    static let oversized = ["TraceServer/TraceStore.swift": 1057, "TraceStorage/Catalog/PostgresCatalog.swift": 696]
+    static let oversized = ["TraceStorage/Catalog/PostgresCatalog.swift": 696]
 
     @Test func noServerOrStorageFileIsOver500Lines() throws {
         for (path, text) in try Self.files("TraceServer") + Self.files("TraceStorage") {
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count - (text.hasSuffix("\n") ? 1 : 0)
             #expect(lines <= Self.oversized[path, default: 500], "\(path) has \(lines) lines")
         }
+    }
+
+    /// The store's facade: what it holds and how it opens; the jobs are in its rooms.
+    @Test func theTraceStoreIsAFacadeUnder200Lines() throws {
+        let text = try String(contentsOf: Self.sources.appendingPathComponent("TraceServer/TraceStore.swift"), encoding: .utf8)
+        let lines = text.split(separator: "\n").count
+        #expect(lines < 200, "TraceStore.swift has \(lines) lines")
+    }
+
+    /// Functions over the limit today, at most as long as they are (they may only shrink).
+    static let longFunctions = [
+        "TraceServer/Ingest/TraceStore+Upload.swift add": 109,
+        "TraceServer/Routes/TraceRoutes.swift addTraceRoutes": 94,
+        "TraceServer/Routes/HistoryRoutes.swift addHistoryRoutes": 92,
+        "TraceServer/Routes/CPURoutes.swift addCPURoutes": 83,
+        "TraceServer/Ingest/UploadReceiver.swift receive": 81,
+    ]
+
+    @Test func noServerOrStorageFunctionIsOver80Lines() throws {
+        let files = try Self.files("TraceServer") + Self.files("TraceStorage")
+        var measured = 0
+        for (path, text) in files {
+            for function in Self.functions(in: text) {
+                measured += 1
+                let limit = Self.longFunctions["\(path) \(function.name)", default: 80]
+                #expect(function.lines <= limit, "\(path): \(function.name) has \(function.lines) lines")
+            }
+        }
+        #expect(measured > 300)
+    }
+
+    @Test func theFunctionMeasureCountsABodyToItsClosingBrace() {
+        let text = "struct A {\n    func f() {\n        let s = \"{\"\n        if s.isEmpty { print(s) }\n    }\n    init() {}\n}\n"
+        let found = Self.functions(in: text)
+        #expect(found.map { $0.name } == ["f", "init"])
+        #expect(found.map { $0.lines } == [4, 1])
+    }
+
+    /// Each `func` and `init` with its line count, declaration to closing brace (braces in string
+    /// literals and line comments are not counted). Declarations without a body are skipped.
+    static func functions(in text: String) -> [(name: String, lines: Int)] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var found: [(name: String, lines: Int)] = []
+        for (start, line) in lines.enumerated() {
+            guard let name = declaredFunction(line) else { continue }
+            var depth = 0, opened = false
+            for end in start..<min(lines.count, start + 2000) {
+                let code = withoutStringsAndComments(lines[end])
+                depth += code.filter { $0 == "{" }.count - code.filter { $0 == "}" }.count
+                opened = opened || code.contains("{")
+                if opened, depth <= 0 {
+                    found.append((name, end - start + 1))
+                    break
+                }
+                if !opened, end > start + 10 { break }
+            }
+        }
+        return found
+    }
+
+    static func declaredFunction(_ line: String) -> String? {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "(" || $0 == "<" }).map(String.init)
+        let modifiers: Set<String> = ["public", "private", "fileprivate", "internal", "package", "nonisolated", "static", "override",
+                                      "final", "mutating", "@discardableResult", "convenience", "required", "@inlinable", "@Sendable"]
+        guard let index = words.firstIndex(where: { !modifiers.contains($0) }) else { return nil }
+        if words[index] == "init" || words[index] == "init?" { return "init" }
+        guard words[index] == "func", index + 1 < words.count else { return nil }
+        return words[index + 1]
+    }
+
+    static func withoutStringsAndComments(_ line: String) -> String {
+        var code = "", inString = false, escaped = false
+        var previous: Character = " "
+        for character in line {
+            if inString {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+            } else if character == "\"" {
+                inString = true
+            } else if character == "/", previous == "/" {
+                code.removeLast()
+                break
+            } else {
+                code.append(character)
+            }
+            previous = character
+        }
+        return code
     }
 }

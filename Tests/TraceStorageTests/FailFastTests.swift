@@ -24,6 +24,9 @@ struct FailFastTests {
                 throw StorageError.unavailable(service: "object store (test)", detail: "no answer within 2 s")
             }
         }
+        // The probe confirms the outage in the background.
+        let confirmBy = ContinuousClock.now + .seconds(5)
+        while !breaker.isOpen, ContinuousClock.now < confirmBy { try await Task.sleep(for: .milliseconds(10)) }
         #expect(breaker.isOpen)
         // Open: the call is not made, and the error names the service and why.
         let started = ContinuousClock.now
@@ -41,6 +44,25 @@ struct FailFastTests {
         let deadline = ContinuousClock.now + .seconds(5)
         while breaker.isOpen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(!breaker.isOpen)
+        #expect(try await breaker.run(probe: probe) { 7 } == 7)
+    }
+
+    @Test func aCallThatWasOnlySlowLeavesTheBreakerClosedWhenTheProbeAnswers() async throws {
+        let breaker = CircuitBreaker(service: "catalog (test)", probeInterval: .milliseconds(50), logger: Logger(label: "test"))
+        let probes = Calls()
+        let probe: @Sendable () async throws -> Void = { probes.count.add(1, ordering: .relaxed) }
+        // A query past its deadline (a slow plan, say) while the service answers a probe at once.
+        await #expect(throws: StorageError.self) {
+            try await breaker.run(probe: probe) { () async throws -> Int in
+                throw StorageError.unavailable(service: "catalog (test)", detail: "no answer within 2 s")
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while probes.count.load(ordering: .relaxed) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(probes.count.load(ordering: .relaxed) == 1)
+        #expect(!breaker.isOpen)
+        // The next call runs.
         #expect(try await breaker.run(probe: probe) { 7 } == 7)
     }
 

@@ -50,6 +50,15 @@ final class XCTraceAssembler {
 
     @exclusivity(unchecked) private var groups: [(start: Nanoseconds, end: Nanoseconds, thread: Int32)] = []
     @exclusivity(unchecked) private var updates = AppendOnlyList<PendingUpdate>()
+    /// SwiftUIFilteredUpdates' rows (used only without swiftui-updates) and the ids seen in them
+    /// (its three filters partition the updates; a repeated instance adds none twice).
+    @exclusivity(unchecked) private var filteredUpdates = AppendOnlyList<PendingUpdate>()
+    @exclusivity(unchecked) private var filteredIDs = Set<Int64>()
+    /// The layout table read (27 writes the same rows as swiftui-layout-updates and
+    /// SwiftUILayoutUpdates2, which has `depth` too: that one is kept when both come).
+    @exclusivity(unchecked) private var layoutUpdates = AppendOnlyList<PendingUpdate>()
+    @exclusivity(unchecked) private var layoutTable: String?
+    @exclusivity(unchecked) private var hangRiskRows = 0
     @exclusivity(unchecked) private var graphs = [GraphBuffer(), GraphBuffer()]
     @exclusivity(unchecked) private var changes: [PendingChange] = []
     @exclusivity(unchecked) private var samplesWithoutStack = 0
@@ -73,13 +82,19 @@ final class XCTraceAssembler {
     @exclusivity(unchecked) private var runsSeen: Set<Int> = []
 
     enum TableKind {
-        case updates, updateGroups, causes, fullCauses, changes, timeProfile, hangs, hitches, taskStates, taskInfo, taskLifetime
+        case updates, filteredUpdates, layoutUpdates, hangRisks, updateGroups, causes, fullCauses, changes, timeProfile, hangs, hitches, taskStates, taskInfo, taskLifetime
         case signpostEvents, signpostIntervals, pointsOfInterest
     }
 
     /// The tables read, by schema name (docs/xctrace-import.md lists them: a test checks it).
     static let tableKinds: [String: TableKind] = [
-        "swiftui-updates": .updates, "swiftui-update-groups": .updateGroups, "swiftui-causes": .causes,
+        "swiftui-updates": .updates, "swiftui-update-groups": .updateGroups,
+        // Instruments 27: the updates of swiftui-updates filtered three ways (read when it is absent);
+        // the layout pass (26 and 27; 27 writes it twice, SwiftUILayoutUpdates2 with `depth`);
+        // what risked a hang, with its backtrace.
+        "SwiftUIFilteredUpdates": .filteredUpdates,
+        "swiftui-layout-updates": .layoutUpdates, "SwiftUILayoutUpdates2": .layoutUpdates,
+        "hang-risks": .hangRisks, "swiftui-causes": .causes,
         "swiftui-full-causes": .fullCauses, "swiftui-changes": .changes, "time-profile": .timeProfile,
         // The CPU Profiler's table: the same columns as time-profile, its weight in cycles.
         "cpu-profile": .timeProfile,
@@ -92,7 +107,8 @@ final class XCTraceAssembler {
 
     /// Columns without which a table's rows mean nothing.
     private static let requiredColumns: [TableKind: [Field]] = [
-        .updates: [.start, .duration], .updateGroups: [.start, .duration],
+        .updates: [.start, .duration], .filteredUpdates: [.start, .duration], .layoutUpdates: [.start, .duration],
+        .hangRisks: [.time], .updateGroups: [.start, .duration],
         .causes: [.sourceEvent, .destinationEvent], .fullCauses: [.sourceEvent, .destinationEvent],
         .changes: [.timestamp], .timeProfile: [.time, .stack], .hangs: [.start, .duration], .hitches: [.start, .duration],
         .taskStates: [.start, .duration, .task, .state], .taskInfo: [.swiftTask], .taskLifetime: [.start, .duration, .task],
@@ -106,6 +122,7 @@ final class XCTraceAssembler {
         case sourceEvent, sourceNode, destinationEvent, destinationNode, changedProperties, narrativeDescription
         case task, enqueuedActor, actor, state, priority, resumeFunction, waitingFor, suspendBacktrace, narrative, swiftTask
         case pid
+        case selfDuration, depth, cached, downstreamCost, downstreamEvents
         case eventType, identifier, name, subsystem, message, startMessage, endMessage, process, startThread
 
         var mnemonic: String {
@@ -130,6 +147,9 @@ final class XCTraceAssembler {
             case .startMessage: "start-message"
             case .endMessage: "end-message"
             case .startThread: "start-thread"
+            case .selfDuration: "self-duration"
+            case .downstreamCost: "downstream-cost"
+            case .downstreamEvents: "downstream-events"
             default: "\(self)"
             }
         }
@@ -151,6 +171,10 @@ final class XCTraceAssembler {
         var kind: UpdateKind, severity: SourceSeverity
         var module: StringRef, viewName: StringRef, description: StringRef, category: StringRef
         var allocations: UInt32, thread: Int32
+        /// Instruments 27's optional measures (-1: not in the row).
+        var selfDuration: Nanoseconds = -1, downstreamCost: Nanoseconds = -1
+        var depth: Int32 = -1, downstreamEvents: Int32 = -1
+        var cached: Int8 = -1
     }
 
     private struct PendingChange {
@@ -216,7 +240,7 @@ final class XCTraceAssembler {
         }
         // A second copy of a table of the same run (a file joined with itself) would double
         // every count: the first is read, the note says so.
-        guard tablesRead[schema.name] == nil else {
+        guard tablesRead[schema.name] == nil || kind == .filteredUpdates else {
             if repeatedTables.insert(schema.name).inserted {
                 notes.append("The export holds table \(schema.name) more than once in run \(run) (a file joined with itself?): only the first was read.")
             }
@@ -229,6 +253,19 @@ final class XCTraceAssembler {
             notes.append("Skipped table \(schema.name): it has no \(missing.map(\.mnemonic).joined(separator: ", ")) column.")
             table = nil
             return false
+        }
+        if kind == .layoutUpdates {
+            if let first = layoutTable {
+                guard first != "SwiftUILayoutUpdates2", schema.name == "SwiftUILayoutUpdates2" else {
+                    notes.append("Skipped table \(schema.name): its layout updates are those of \(first), already read.")
+                    table = nil
+                    return false
+                }
+                notes.append("Skipped table \(first): its layout updates are those of SwiftUILayoutUpdates2, which has their depth too.")
+                layoutUpdates = AppendOnlyList()
+                tablesRead[first] = nil
+            }
+            layoutTable = schema.name
         }
         if kind == .timeProfile {
             // The column's engineering type says what a weight counts, whatever the table's name.
@@ -256,7 +293,12 @@ final class XCTraceAssembler {
     func row() throws {
         guard let table else { return }
         switch table {
-        case .updates: try readUpdate()
+        case .updates: try readUpdate(into: &updates)
+        case .filteredUpdates:
+            if let id = try optionalNumber(.id), !filteredIDs.insert(id).inserted { return }
+            try readUpdate(into: &filteredUpdates)
+        case .layoutUpdates: try readUpdate(into: &layoutUpdates, kind: .layout)
+        case .hangRisks: try readHangRisk()
         case .updateGroups: try readUpdateGroup()
         case .causes: try readCause(into: 0)
         case .fullCauses: try readCause(into: 1)
@@ -527,20 +569,61 @@ final class XCTraceAssembler {
         return ref
     }
 
-    private func readUpdate() throws {
+    /// A row of swiftui-updates, SwiftUIFilteredUpdates or a layout table (`kind`: the layout
+    /// tables have no update-type column; all their rows are layout).
+    private func readUpdate(into list: inout AppendOnlyList<PendingUpdate>, kind: UpdateKind? = nil) throws {
         let thread = thread(cell(.thread))
         if thread != noRow { updatesPerProcess[threadProcesses[Int(thread)], default: 0] += 1 }
         let start = try time(.start)
         let duration = try duration(.duration)
         latestEnd = max(latestEnd, start + duration)
-        updates.append(PendingUpdate(
+        var update = PendingUpdate(
             start: start, duration: duration, eventID: try optionalNumber(.id),
-            kind: memoized(&updateKindOfText, cell(.updateType), XCTraceVocabulary.updateKind),
+            kind: kind ?? memoized(&updateKindOfText, cell(.updateType), XCTraceVocabulary.updateKind),
             severity: memoized(&severityOfText, cell(.severity), XCTraceVocabulary.severity),
             module: string(.module), viewName: string(.viewName), description: string(.description),
             category: string(.category), allocations: UInt32(clamping: try optionalNumber(.allocations) ?? 0),
             thread: thread
-        ))
+        )
+        // Instruments 27's columns, absent from 26's tables (a missing column costs a compare).
+        if columnOfField[Field.selfDuration.rawValue] >= 0, let own = try optionalNumber(.selfDuration) {
+            update.selfDuration = try checkedDuration(.selfDuration, own)
+        }
+        if columnOfField[Field.depth.rawValue] >= 0, let depth = try optionalNumber(.depth) {
+            update.depth = Int32(clamping: max(0, depth))
+        }
+        if columnOfField[Field.cached.rawValue] >= 0, let cached = try optionalNumber(.cached) { update.cached = cached != 0 ? 1 : 0 }
+        if columnOfField[Field.downstreamCost.rawValue] >= 0, let cost = try optionalNumber(.downstreamCost) {
+            update.downstreamCost = try checkedDuration(.downstreamCost, cost)
+            update.downstreamEvents = Int32(clamping: downstreamEventCount(cell(.downstreamEvents)))
+        }
+        list.append(update)
+    }
+
+    /// `downstream-events` is a cause-set of the event ids an update made run ("8 events"):
+    /// their number; 0 for an empty cell beside a cost.
+    private func downstreamEventCount(_ value: ValueRef) -> Int {
+        guard values.value(value) != nil else { return 0 }
+        let children = values.children(value)
+        if !children.isEmpty { return children.count }
+        let text = values.fmt(value) ?? values.string(value) ?? ""
+        return Int(text.prefix { $0.isNumber }) ?? 0
+    }
+
+    /// A row of hang-risks: an instant the recording flagged ("Main thread performed file I/O …").
+    private func readHangRisk() throws {
+        let time = try time(.time)
+        latestEnd = max(latestEnd, time)
+        builder.addHangRisk(
+            time: time, message: formattedOrText(cell(.message)), severity: formattedOrText(cell(.severity)),
+            eventType: formattedOrText(cell(.eventType)), backtrace: stack(cell(.backtrace)), thread: thread(cell(.thread))
+        )
+        hangRiskRows += 1
+    }
+
+    /// A cell's raw text, else its `fmt`; "" for an empty cell.
+    private func formattedOrText(_ value: ValueRef) -> StringRef {
+        values.textID(value) != nil ? stringRef(value) : formatted(value)
     }
 
     private func readUpdateGroup() throws {
@@ -863,6 +946,17 @@ final class XCTraceAssembler {
             return noRow
         }
 
+        if !filteredUpdates.isEmpty {
+            if tablesRead["swiftui-updates"] != nil {
+                notes.append("SwiftUIFilteredUpdates: not read, its rows are those of swiftui-updates.")
+            } else {
+                notes.append("No swiftui-updates table in the export: the updates were read from SwiftUIFilteredUpdates (the same rows, filtered by kind).")
+                updates = filteredUpdates
+            }
+            filteredUpdates = AppendOnlyList()
+        }
+        for update in layoutUpdates { updates.append(update) }
+        layoutUpdates = AppendOnlyList()
         let graph = graphs[useFullGraph ? 1 : 0]
         builder.reserveCapacity(updates: updates.count, nodes: graph.nodes.count, edges: graph.edges.count)
         // The last update of each event id (index into the two arrays below).
@@ -876,6 +970,15 @@ final class XCTraceAssembler {
                 category: update.category, allocations: update.allocations, thread: update.thread,
                 group: group(at: update.start, thread: update.thread)
             )
+            if update.selfDuration >= 0 || update.depth >= 0 || update.cached >= 0 {
+                builder.setLayout(
+                    ofUpdate: row, selfDuration: update.selfDuration >= 0 ? update.selfDuration : nil,
+                    depth: update.depth >= 0 ? Int(update.depth) : nil, cached: update.cached >= 0 ? update.cached != 0 : nil
+                )
+            }
+            if update.downstreamCost >= 0 {
+                builder.setDownstream(ofUpdate: row, cost: update.downstreamCost, events: Int(update.downstreamEvents))
+            }
             if let eventID = update.eventID {
                 updateOfEvent.set(Int32(updateRows.count), for: eventID)
                 updateRows.append(row)
@@ -982,6 +1085,7 @@ final class XCTraceAssembler {
         }
         for (name, without) in XCTraceVocabulary.tables {
             let read = tablesRead[name] != nil || name == "swiftui-causes" && tablesRead["swiftui-full-causes"] != nil
+                || name == "swiftui-updates" && tablesRead["SwiftUIFilteredUpdates"] != nil
                 || name == "time-profile" && tablesRead["cpu-profile"] != nil
             if !read { notes.append("No \(name) table in the export: \(without).") }
         }

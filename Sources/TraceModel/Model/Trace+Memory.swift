@@ -10,6 +10,7 @@ extension Trace {
         let u = updates
         let updateBytes = bytes(u.start) + bytes(u.duration) + bytes(u.kind) + bytes(u.sourceSeverity) + bytes(u.module)
             + bytes(u.viewName) + bytes(u.description) + bytes(u.category) + bytes(u.allocations) + bytes(u.thread) + bytes(u.group)
+            + bytes(u.selfDuration) + bytes(u.layoutDepth) + bytes(u.cached) + bytes(u.downstreamCost) + bytes(u.downstreamEvents)
         let g = updateGroups
         let groupBytes = bytes(g.start) + bytes(g.duration) + bytes(g.label) + bytes(g.thread)
         let laneBytes = indexes.updatesByLane.values.reduce(0) { $0 + bytes($1) }
@@ -28,7 +29,9 @@ extension Trace {
             + bytes(cpu.stacks.parent) + bytes(cpu.stacks.frame)
             + bytes(cpu.samples.time) + bytes(cpu.samples.thread) + bytes(cpu.samples.weight) + bytes(cpu.samples.stack)
             + indexes.cpuPaths.sampleKeys.memoryFootprint
+        let r = hangRisks
         let intervalBytes = (hitches.capacity + hangs.capacity) * MemoryLayout<TimelineInterval>.stride
+            + bytes(r.time) + bytes(r.message) + bytes(r.severity) + bytes(r.eventType) + bytes(r.backtrace) + bytes(r.thread)
             + (hitches + hangs).reduce(0) { $0 + $1.kind.utf8.count + $1.detail.utf8.count }
         let t = taskStates
         let taskBytes = bytes(tasks.taskID) + bytes(tasks.process) + bytes(tasks.name) + bytes(tasks.creationBacktrace) + bytes(tasks.start) + bytes(tasks.end)

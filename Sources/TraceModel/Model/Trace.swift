@@ -18,6 +18,7 @@ public struct Trace: Sendable {
     public internal(set) var tasks = SwiftTaskTable()
     public internal(set) var taskStates = SwiftTaskStateTable()
     public internal(set) var signposts = SignpostTable()
+    public internal(set) var hangRisks = HangRiskTable()
     public internal(set) var indexes: TraceIndexes
 
     public func string(_ ref: StringRef) -> String { strings[Int(ref)] }
@@ -123,6 +124,27 @@ public struct TimelineInterval: Sendable, Codable, Equatable {
     public var end: Nanoseconds { start + duration }
 }
 
+/// Instruments 27's `hang-risks`: instants the recording flagged as risking a hang ("Main
+/// thread performed file I/O …"), with the backtrace that did it. Sorted by time.
+public struct HangRiskTable: Sendable {
+    public internal(set) var time: [Nanoseconds] = []
+    public internal(set) var message: [StringRef] = []
+    /// As the recording says it ("High", "Severe"...), or 0 ("").
+    public internal(set) var severity: [StringRef] = []
+    public internal(set) var eventType: [StringRef] = []
+    /// Stack id in `Trace.cpu.stacks` (leaf frame), or `noRow`.
+    public internal(set) var backtrace: [Int32] = []
+    /// Index into `Trace.threads`, or `noRow`.
+    public internal(set) var thread: [Int32] = []
+
+    public var count: Int { time.count }
+
+    func permuted(by order: [Int]) -> Self {
+        Self(time: time.permuted(by: order), message: message.permuted(by: order), severity: severity.permuted(by: order),
+             eventType: eventType.permuted(by: order), backtrace: backtrace.permuted(by: order), thread: thread.permuted(by: order))
+    }
+}
+
 /// When SwiftUI was working at all: one row per transaction / frame update.
 public struct UpdateGroupTable: Sendable {
     public internal(set) var start: [Nanoseconds] = []
@@ -149,7 +171,30 @@ public struct UpdateTable: Sendable {
     /// Index into `Trace.updateGroups`, or `noRow`.
     public internal(set) var group: [Int32] = []
 
+    /// Instruments 27's measures, each column empty until a row has a value (a trace without
+    /// them costs nothing; -1 in a row that has none): a layout update's own time without its
+    /// children (`self-duration`), its depth in the layout pass and whether its answer came
+    /// from the cache (0 / 1); and what an update made run after it (`downstream-cost`, the
+    /// count of `downstream-events`).
+    public internal(set) var selfDuration: [Nanoseconds] = []
+    public internal(set) var layoutDepth: [Int32] = []
+    public internal(set) var cached: [Int8] = []
+    public internal(set) var downstreamCost: [Nanoseconds] = []
+    public internal(set) var downstreamEvents: [Int32] = []
+
     public var count: Int { start.count }
+
+    public func selfDuration(_ row: Int) -> Nanoseconds? { Self.value(selfDuration, row) }
+    public func layoutDepth(_ row: Int) -> Int? { Self.value(layoutDepth, row).map(Int.init) }
+    public func isCached(_ row: Int) -> Bool? { Self.value(cached, row).map { $0 != 0 } }
+    public func downstreamCost(_ row: Int) -> Nanoseconds? { Self.value(downstreamCost, row) }
+    public func downstreamEvents(_ row: Int) -> Int? { Self.value(downstreamEvents, row).map(Int.init) }
+    /// Whether the recording measured what updates made run after them (Instruments 27).
+    public var hasDownstream: Bool { !downstreamCost.isEmpty }
+
+    private static func value<T: BinaryInteger>(_ column: [T], _ row: Int) -> T? {
+        row < column.count && column[row] >= 0 ? column[row] : nil
+    }
 
     public func severity(_ row: Int) -> LongUpdateSeverity { LongUpdateSeverity(duration: duration[row]) }
     public func end(_ row: Int) -> Nanoseconds { start[row] + duration[row] }

@@ -18,6 +18,7 @@ public struct TraceBuilder: Sendable {
     private var tasks = SwiftTaskTable()
     private var taskStates = SwiftTaskStateTable()
     private var signposts = SignpostTable()
+    private var hangRisks = HangRiskTable()
     private var frameIndex: [FrameKey: UInt32] = [:]
     private var stackIndex: [StackKey: UInt32] = [:]
 
@@ -101,6 +102,25 @@ public struct TraceBuilder: Sendable {
         return Int32(updates.count - 1)
     }
 
+    /// A layout update's own measures (Instruments' layout tables): nil leaves one unrecorded.
+    public mutating func setLayout(ofUpdate row: Int32, selfDuration: Nanoseconds?, depth: Int?, cached: Bool?) {
+        if let selfDuration { Self.set(&updates.selfDuration, Int(row), selfDuration, count: updates.count) }
+        if let depth { Self.set(&updates.layoutDepth, Int(row), Int32(clamping: depth), count: updates.count) }
+        if let cached { Self.set(&updates.cached, Int(row), cached ? 1 : 0, count: updates.count) }
+    }
+
+    /// What an update made run after it (Instruments 27's `downstream-cost` and `downstream-events`).
+    public mutating func setDownstream(ofUpdate row: Int32, cost: Nanoseconds, events: Int) {
+        Self.set(&updates.downstreamCost, Int(row), cost, count: updates.count)
+        Self.set(&updates.downstreamEvents, Int(row), Int32(clamping: events), count: updates.count)
+    }
+
+    /// An optional column is created on its first value, -1 in the rows before.
+    private static func set<T: BinaryInteger>(_ column: inout [T], _ row: Int, _ value: T, count: Int) {
+        if column.count < count { column.append(contentsOf: repeatElement(-1, count: count - column.count)) }
+        column[row] = value
+    }
+
     // MARK: Cause graph
 
     /// Room for this many more updates, graph nodes and edges, so that adding a large table's
@@ -174,6 +194,15 @@ public struct TraceBuilder: Sendable {
 
     public mutating func addHitch(_ hitch: TimelineInterval) { hitches.append(hitch) }
     public mutating func addHang(_ hang: TimelineInterval) { hangs.append(hang) }
+
+    public mutating func addHangRisk(time: Nanoseconds, message: StringRef, severity: StringRef = 0, eventType: StringRef = 0, backtrace: Int32 = noRow, thread: Int32 = noRow) {
+        hangRisks.time.append(time)
+        hangRisks.message.append(message)
+        hangRisks.severity.append(severity)
+        hangRisks.eventType.append(eventType)
+        hangRisks.backtrace.append(backtrace)
+        hangRisks.thread.append(thread)
+    }
 
     // MARK: CPU
 
@@ -340,6 +369,11 @@ public struct TraceBuilder: Sendable {
             try check(Int32(truncatingIfNeeded: stateChanges.node[row]), graph.nodes.count, allowNone: false, "stateChanges", row, "node")
             try check(stateChanges.backtrace[row], cpu.stacks.count, "stateChanges", row, "backtrace")
         }
+        for row in 0..<hangRisks.count {
+            try bound(hangRisks.time[row], TraceLimits.times, "hangRisks", row, "time")
+            try check(hangRisks.backtrace[row], cpu.stacks.count, "hangRisks", row, "backtrace")
+            try check(hangRisks.thread[row], threads.count, "hangRisks", row, "thread")
+        }
         for row in 0..<tasks.count {
             try check(tasks.process[row], processes.count, "tasks", row, "process")
             try check(tasks.creationBacktrace[row], cpu.stacks.count, "tasks", row, "creationBacktrace")
@@ -395,6 +429,7 @@ public struct TraceBuilder: Sendable {
         taskStates = taskStates.permuted(by: Self.order(taskStates.start))
         deriveTaskLifetimes()
         signposts = signposts.permuted(by: Self.order(signposts.start))
+        hangRisks = hangRisks.permuted(by: Self.order(hangRisks.time))
 
         // A source that does not state its span gets the span of its events.
         if metadata.end <= metadata.start {
@@ -405,7 +440,7 @@ public struct TraceBuilder: Sendable {
             metadata: metadata, strings: strings, processes: processes, threads: threads,
             updateGroups: groups, updates: updates, graph: graph, stateChanges: stateChanges,
             hitches: hitches, hangs: hangs, cpu: cpu, tasks: tasks, taskStates: taskStates, signposts: signposts,
-            indexes: TraceIndexes()
+            hangRisks: hangRisks, indexes: TraceIndexes()
         )
         trace.indexes = TraceIndexes(trace)
         return trace
@@ -445,6 +480,7 @@ public struct TraceBuilder: Sendable {
         // Cause edges and state changes are events too (an export of causes alone has a span).
         for time in graph.edges.timestamp { include(time, time) }
         for time in stateChanges.timestamp { include(time, time) }
+        for time in hangRisks.time { include(time, time) }
         for row in 0..<taskStates.count { include(taskStates.start[row], taskStates.end(row)) }
         for row in 0..<signposts.count { include(signposts.start[row], signposts.end(row)) }
         return first <= last ? (first, last) : (0, 0)
@@ -506,6 +542,15 @@ extension UpdateTable {
         table.allocations = allocations.permuted(by: order)
         table.thread = thread.permuted(by: order)
         table.group = group.permuted(by: order)
+        // Optional columns: padded to every row (a row added after the last value has none).
+        func optional<T: BinaryInteger>(_ column: [T]) -> [T] {
+            column.isEmpty ? [] : (column + repeatElement(-1, count: count - column.count)).permuted(by: order)
+        }
+        table.selfDuration = optional(selfDuration)
+        table.layoutDepth = optional(layoutDepth)
+        table.cached = optional(cached)
+        table.downstreamCost = optional(downstreamCost)
+        table.downstreamEvents = optional(downstreamEvents)
         return table
     }
 }

@@ -27,6 +27,21 @@ public struct UpdateDetail: Sendable, Equatable, Encodable {
         public var property: String
     }
 
+    /// A layout update's own measures (Instruments' layout tables): what `description` computed
+    /// ("_LazyVStackLayout: sizeThatFits(…)"), its time without the layouts it called, its depth
+    /// in the pass and whether the answer came from the cache. Each nil when not recorded.
+    public struct Layout: Sendable, Equatable, Encodable {
+        @NullWhenAbsent public var selfDuration: Nanoseconds?
+        @NullWhenAbsent public var depth: Int?
+        @NullWhenAbsent public var cached: Bool?
+    }
+
+    /// What the update made run after it (Instruments 27): the updates' total time and count.
+    public struct Downstream: Sendable, Equatable, Encodable {
+        public var cost: Nanoseconds
+        public var events: Int
+    }
+
     public var id: Int
     public var start: Nanoseconds
     public var duration: Nanoseconds
@@ -47,6 +62,12 @@ public struct UpdateDetail: Sendable, Equatable, Encodable {
     /// The first `maxCauses` direct causes, and how many there are.
     public var causes: [Cause]
     public var causeCount: Int
+    /// Layout updates only (kind "layout" with any of the layout tables' measures).
+    @NullWhenAbsent public var layout: Layout?
+    /// Nil when the recording has no downstream cost (older than Instruments 27, or none for this row):
+    /// `downstreamRecorded` tells the two apart, so the page says "not recorded" rather than 0.
+    @NullWhenAbsent public var downstream: Downstream?
+    public var downstreamRecorded: Bool
 
     public static let maxCauses = 100
 }
@@ -98,7 +119,16 @@ extension Trace {
                 id: groupRow, start: updateGroups.start[groupRow], duration: updateGroups.duration[groupRow],
                 label: string(updateGroups.label[groupRow])
             ),
-            previous: previous, next: next, causes: causes, causeCount: causeCount
+            previous: previous, next: next, causes: causes, causeCount: causeCount,
+            layout: layoutDetail(id),
+            downstream: table.downstreamCost(id).map { UpdateDetail.Downstream(cost: $0, events: table.downstreamEvents(id) ?? 0) },
+            downstreamRecorded: table.hasDownstream
         )
+    }
+
+    private func layoutDetail(_ id: Int) -> UpdateDetail.Layout? {
+        let table = updates
+        let layout = UpdateDetail.Layout(selfDuration: table.selfDuration(id), depth: table.layoutDepth(id), cached: table.isCached(id))
+        return layout.selfDuration == nil && layout.depth == nil && layout.cached == nil ? nil : layout
     }
 }

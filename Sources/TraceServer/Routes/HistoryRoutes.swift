@@ -85,20 +85,15 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         guard try await store.notes(traceID: id.text).count < TraceNote.maxPerTrace else {
             throw APIError(.conflict, "too many notes", detail: "A trace has at most \(TraceNote.maxPerTrace) notes; delete one first.")
         }
-        let note = try await store.addNote(traceID: id.text, target: target, text: text)
-        await store.audit([AuditEvent(actor: context.actor, action: .note, traceID: id.text, traceName: record.name,
-                                      detail: "note \(note.id) on \(target.kind): \(text.prefix(120))")])
-        return try jsonResponse(NoteJSON(note), status: .created)
+        return try jsonResponse(NoteJSON(try await store.addNote(to: record, target: target, text: text, by: context.actor)), status: .created)
     }
 
     router.delete("/api/traces/:id/notes/:noteId") { _, context in
         let id = try context.traceID()
         let noteID = context.parameters.get("noteId") ?? ""
-        guard try await store.deleteNote(id: noteID, traceID: id.text) else {
+        guard try await store.deleteNote(id: noteID, traceID: id.text, by: context.actor) else {
             throw APIError(.notFound, "unknown note", detail: "Trace \(id) has no note \(noteID).")
         }
-        let name = try? await store.record(id: id).name
-        await store.audit([AuditEvent(actor: context.actor, action: .noteDeleted, traceID: id.text, traceName: name, detail: "note \(noteID)")])
         return Response(status: .noContent)
     }
 }

@@ -41,9 +41,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
             startImport: { file, name, length in store.beginImport(of: file, name: name, declaredLength: length, run: run) },
             streamBlob: { file, length in store.beginStreamedBlob(file: file, declaredLength: length) }
         )
-        let added = try await store.add(upload, run: run, tags: tags)
-        await store.audit([AuditEvent(actor: context.actor, action: .upload, traceID: added.record.id, traceName: added.record.name,
-                                      detail: (added.isNew ? "new" : "already stored") + (tags.isEmpty ? "" : "; tags: " + tags.map(\.text).joined(separator: ", ")))])
+        let added = try await store.add(upload, run: run, tags: tags, by: context.actor)
         var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info), status: added.isNew ? .created : .ok)
         response.headers[.location] = "/api/traces/\(added.record.id)"
         return response
@@ -53,9 +51,8 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
         let id = try context.traceID()
         var info = try await store.loaded(id: id).info
         let record = try await store.record(id: id)
-        (info.tags, info.isSample) = (record.tags, record.isSample)
+        (info.tags, info.isSample, info.uploadedBy) = (record.tags, record.isSample, await store.uploader(of: record))
         info.sourceLink = sourceLinks?.link(tags: record.tags)
-        if !record.isSample { info.uploadedBy = await store.uploader(of: id.text) }
         return try jsonResponse(info)
     }
 
@@ -80,10 +77,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
                 return !removed.contains(text) && !removed.contains(key) && !addedKeys.contains(key)
             } + added.map(\.text)
         }
-        let tagged = try await store.setTags(try parseTags(texts), id: id.text)
-        await store.audit([AuditEvent(actor: context.actor, action: .tags, traceID: id.text, traceName: tagged.name,
-                                      detail: "tags: " + (tagged.tags.isEmpty ? "none" : tagged.tags.joined(separator: ", ")))])
-        return try jsonResponse(tagged)
+        return try jsonResponse(try await store.setTags(try parseTags(texts), of: current, by: context.actor))
     }
 
     // The uploaded file as it arrived (the run it was read at is in X-Trace-Run): `tracesvc check
@@ -101,10 +95,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
     }
 
     router.delete("/api/traces/:id") { _, context in
-        let id = try context.traceID()
-        let name = try? await store.record(id: id).name
-        try await store.delete(id: id)
-        await store.audit([AuditEvent(actor: context.actor, action: .delete, traceID: id.text, traceName: name, detail: "")])
+        try await store.delete(id: context.traceID(), by: context.actor)
         return Response(status: .noContent)
     }
 }

@@ -7,17 +7,22 @@ import Hummingbird
 /// - `%00` and `..` in the path are refused with 400; a symlink leading out of the root is 404;
 /// - `Range` is ignored: every answer is the whole file with 200 (valid HTTP, and the app's
 ///   files are small), so suffix, out-of-range and multi-ranges cannot be answered wrongly;
-/// - ETag from content hash, `If-None-Match` -> 304.
+/// - ETag from content hash, `If-None-Match` -> 304;
+/// - the app page's files under `/v/<version>/` (`WebRootVersion`) are immutable for a year.
 struct StaticFiles: Sendable {
     let root: URL
+    let version: WebRootVersion
 
     init(root: URL) {
         self.root = root.standardizedFileURL.resolvingSymlinksInPath()
+        version = WebRootVersion(root: self.root)
+        // Known from the start: a replica that never served the app page still serves its files for good.
+        _ = version.current()
     }
 
     /// The response for a request path (still percent-encoded), or nil when there is no such file.
     func response(forPath rawPath: String, request: Request) throws(APIError) -> Response? {
-        guard let path = rawPath.removingPercentEncoding else {
+        guard var path = rawPath.removingPercentEncoding else {
             throw APIError(.badRequest, "bad path", detail: "The path is not valid percent-encoding.")
         }
         let components = path.split(separator: "/", omittingEmptySubsequences: true)
@@ -25,22 +30,30 @@ struct StaticFiles: Sendable {
             throw APIError(.badRequest, "bad path", detail: "The path may not contain NUL, backslashes or dot segments.")
         }
         guard !components.isEmpty else { return nil }
-        let file = components.reduce(root) { $0.appendingPathComponent(String($1)) }.resolvingSymlinksInPath()
+        // A versioned URL is cached for good only when it names this web root's version (a replica
+        // of another release, mid-upgrade, serves its own bytes under it, but not for good).
+        var cacheControl = "no-cache"
+        if let (version, rest) = WebRootVersion.split(path) {
+            path = rest
+            if version == self.version.lastKnown { cacheControl = "public, max-age=31536000, immutable" }
+        }
+        let file = path.split(separator: "/").reduce(root) { $0.appendingPathComponent(String($1)) }.resolvingSymlinksInPath()
         // A symlink inside the root may point anywhere: only files really under the root are served.
         guard file.path.hasPrefix(root.path + "/") else { return nil }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let data = FileManager.default.contents(atPath: file.path)
+              var data = FileManager.default.contents(atPath: file.path)
         else { return nil }
-        return Self.response(data, contentType: Self.contentType(of: file.pathExtension), request: request)
+        if path == "/index.html" { data = version.versioned(page: data, version: version.current()) }
+        return Self.response(data, contentType: Self.contentType(of: file.pathExtension), cacheControl: cacheControl, request: request)
     }
 
-    static func response(_ data: Data, contentType: String, request: Request) -> Response {
+    static func response(_ data: Data, contentType: String, cacheControl: String = "no-cache", request: Request) -> Response {
         let etag = "\"\(traceID(SHA256.hash(data: data)))\""
         var headers: HTTPFields = [
             .contentType: contentType,
             .eTag: etag,
-            .cacheControl: "no-cache",
+            .cacheControl: cacheControl,
             .init("X-Content-Type-Options")!: "nosniff",
         ]
         if ifNoneMatch(request.headers[.ifNoneMatch], matches: etag) {

@@ -28,7 +28,7 @@ final class StorageQuota: Sendable {
     let limits: Limits
     /// Free bytes on the data directory's file system now; nil when it cannot be told (then
     /// only the quota applies).
-    private let freeDiskBytes: @Sendable () -> Int64?
+    let freeDiskBytes: @Sendable () -> Int64?
     private let state = Mutex(State())
 
     private struct State {

@@ -1,0 +1,161 @@
+import Foundation
+import TraceFormats
+import TraceModel
+import TraceStorage
+
+extension TraceStore {
+    public struct Added: Sendable {
+        public var record: TraceRecord
+        public var loaded: LoadedTrace
+        /// False when the same content was uploaded before (or is a sample).
+        public var isNew: Bool
+    }
+
+    /// Starts reading an upload whose first bytes are on disk, following its file as it arrives
+    /// (one pass: the request body is hashed, written and read at once). Within the memory
+    /// budget (estimated from the declared length) and the load gate, on a thread of its own
+    /// since it also waits for the network. `add` takes the trace; a failed upload `stop`s it.
+    /// - Parameter requestedRun: as `add`'s.
+    nonisolated func beginImport(of file: IncomingFile, name: String, declaredLength: Int64, run requestedRun: Int?) -> UploadImport {
+        let run = requestedRun == 1 ? nil : requestedRun
+        let url = file.url, growth = file.growth
+        let estimate = memoryEstimate(ofFile: url, size: declaredLength)
+        let maxBytes = maxInflatedBytes(ofUpload: declaredLength)
+        let memory = memory, gate = loadGate
+        return UploadImport(task: Task {
+            let claim = try await memory.claim(estimate)
+            let started = ContinuousClock.now
+            let trace = try await gate.runOnOwnThread {
+                try TraceImporter.importTrace(at: url, displayName: name, maxBytes: maxBytes, run: run, growth: growth)
+            }
+            return ImportedUpload(trace: trace, memory: claim, started: started)
+        })
+    }
+
+    /// Reads an upload received into `incomingDirectory` and commits it: its blob first, then its
+    /// catalog row, so no row ever names missing bytes. Deletes it and throws when it is not a
+    /// trace. Either way, the incoming file is gone afterwards.
+    /// - Parameter run: the run of a several-run xctrace export to read (`?run=N`); nil or 1 reads run 1.
+    /// - Parameter tags: given with the upload (`?tag=`); an upload of content stored before sets them on that trace.
+    public func add(_ received: ReceivedUpload, run requestedRun: Int? = nil, tags: [TraceTag] = []) async throws(StoreError) -> Added {
+        // Whatever happens below, an import still reading the file stops (its trace and memory go).
+        defer {
+            received.importing?.task.cancel()
+            try? FileManager.default.removeItem(at: received.file)
+        }
+        // Another run of the same file is another trace: its id covers the run too.
+        let run = requestedRun == 1 ? nil : requestedRun
+        let id = Self.uploadID(content: received.id, run: run)
+        // The same bytes as a sample: that sample is the trace (samples are never stored as uploads).
+        if let sample = samples[id] {
+            await received.streamedBlob?.abort()
+            TraceMetrics.uploads(.duplicate)
+            return Added(record: sample.record, loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
+        }
+        let existing: CatalogEntry?
+        do throws(StoreError) {
+            existing = try await service({ try await self.storage.catalog.entry(id: id) })
+        } catch {
+            await received.streamedBlob?.abort()
+            throw error
+        }
+        if let existing {
+            await received.streamedBlob?.abort()
+            TraceMetrics.uploads(.duplicate)
+            return Added(record: try await adding(tags, to: existing), loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
+        }
+        // Reserved when receiving started (or now, for an upload that came another way).
+        let reservation: StorageQuota.Reservation
+        do throws(StoreError) {
+            if let reserved = received.reservation { reservation = reserved } else { reservation = try quota.reserve(bytes: received.size) }
+        } catch {
+            await received.streamedBlob?.abort()
+            TraceMetrics.uploads(.refused)
+            throw error
+        }
+        // The blob is written while the trace is read, or was sent while it arrived (streamed):
+        // the object store's upload and the import no longer add up. Every path below ends the
+        // write: `finish` names it, `abandon` stops it and removes what it wrote.
+        let write = if let streamed = received.streamedBlob {
+            beginStreamedBlobWrite(streamed, sha256: received.sha256)
+        } else {
+            await beginBlobWrite(key: received.sha256, file: received.file, size: received.size)
+        }
+        // Where the time after the last byte goes (a debug log line): the import's tail, the
+        // first picture's index, the blob and its row.
+        var phases = UploadPhases()
+        // Inflation is bounded by the upload's own size, so a small bomb fails in seconds.
+        let maxBytes = maxInflatedBytes(ofUpload: received.size)
+        let parsed: LoadedTrace
+        var started = ContinuousClock.now
+        do {
+            if let importing = received.importing {
+                // Read while it arrived: only its tail is left to wait for.
+                let imported = try await importing.task.value
+                started = imported.started
+                phases.end("import tail")
+                parsed = try await loadGate.run { LoadedTrace(id: id, trace: imported.trace, memory: imported.memory) }
+                phases.end("first picture index")
+            } else {
+                let claim = try await memory.claim(memoryEstimate(ofFile: received.file))
+                parsed = try await loadGate.run {
+                    LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
+                }
+                phases.end("import")
+            }
+        } catch {
+            await abandon(write)
+            TraceMetrics.uploads(.refused)
+            throw Self.storeError(error)
+        }
+        TraceMetrics.importDuration.record(duration: ContinuousClock.now - started)
+        let trace = parsed.trace
+        let entry = CatalogEntry(
+            id: id, name: trace.metadata.name, app: trace.metadata.app, device: trace.metadata.device, durationNs: trace.metadata.duration,
+            sizeBytes: received.size, sha256: received.sha256, sourceFormat: trace.metadata.sourceFormat, updateCount: trace.updates.count,
+            run: run, uploadedAtMicros: CatalogEntry.nowMicros(), tags: tags.map(\.text), parserVersion: TraceImporter.parserVersion
+        )
+        // Checked once more, against the catalog as it is now, before anything becomes visible.
+        do throws(StoreError) {
+            try await refreshQuota()
+            try reservation.commit(bytes: received.size)
+            phases.end("quota")
+        } catch {
+            await abandon(write)
+            TraceMetrics.uploads(.refused)
+            throw error
+        }
+        let stored: (entry: CatalogEntry, isNew: Bool)
+        do throws(StoreError) {
+            // The history's figures are stored right after the answer (`prepareExtras`).
+            stored = try await finish(write, entry: entry, measurements: nil)
+            phases.end("blob and row")
+        } catch {
+            quota.settle(bytes: received.size, stored: false)
+            throw error
+        }
+        quota.settle(bytes: received.size, stored: stored.isNew)
+        if !stored.isNew {
+            TraceMetrics.uploads(.duplicate)
+            return Added(record: try await adding(tags, to: stored.entry), loaded: try await loaded(id: id), isNew: false)
+        }
+        prepareExtras(of: parsed, id: id, measure: true)
+        if cache[id] == nil { insert(parsed, id: id) }
+        TraceMetrics.uploads(.stored, bytes: received.size)
+        logger.info("stored trace \(id) '\(entry.name)' (\(received.size) bytes, \(trace.updates.count) updates)")
+        logger.debug("upload \(id) after its last byte: \(phases)")
+        return Added(record: TraceRecord(entry: stored.entry), loaded: parsed, isNew: true)
+    }
+
+    /// The stored trace an upload of the same content names: the model read while it arrived
+    /// when none is in memory (no second read from storage), else the one in memory.
+    func loadedDuplicate(id: String, _ importing: UploadImport?) async throws(StoreError) -> LoadedTrace {
+        if cache[id] == nil, let importing, let imported = try? await importing.task.value, cache[id] == nil {
+            let loaded = try await service { [loadGate] in
+                try await loadGate.run { LoadedTrace(id: id, trace: imported.trace, memory: imported.memory) }
+            }
+            if cache[id] == nil { insert(loaded, id: id) }
+        }
+        return try await loaded(id: id)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import TraceFormats
+import TraceModel
+import TraceStorage
+
+extension TraceStore {
+    /// Every upload `query` matches (newest first by default), then the samples that match (by name).
+    public func list(_ query: CatalogQuery = CatalogQuery()) async throws(StoreError) -> [TraceRecord] {
+        var records: [TraceRecord] = []
+        var cursor: CatalogCursor?
+        repeat {
+            let page = try await page(query, limit: 1000, cursor: cursor)
+            records += page.records
+            cursor = page.next
+        } while cursor != nil
+        return records
+    }
+
+    /// The bytes of a trace as they were uploaded (a sample's file): a temporary copy when the
+    /// blob store is remote (the caller deletes it).
+    public func file(id: String) async throws(StoreError) -> BlobFile {
+        if let sample = samples[id] { return BlobFile(url: sample.file, isTemporary: false) }
+        guard let entry = try await service({ try await self.storage.catalog.entry(id: id) }) else { throw .unknownTrace(id: id) }
+        let storage = storage, scratch = scratchDirectory
+        return try await service { try await storage.blobs.localFile(key: entry.storedBlobKey, sha256: entry.sha256, scratch: scratch) }
+    }
+
+    /// At most `limit` uploads `query` matches after `cursor`, and how many match; the samples
+    /// that match follow the last page (a sample has no tags and no upload time).
+    public func page(_ query: CatalogQuery = CatalogQuery(), limit: Int, cursor: CatalogCursor?) async throws(StoreError) -> (records: [TraceRecord], next: CatalogCursor?, total: Int) {
+        let page = try await service { try await self.storage.catalog.page(query, limit: limit, after: cursor) }
+        let records = page.entries.map(TraceRecord.init(entry:))
+        let samples = query.tags.isEmpty && query.uploadedFrom == nil && query.uploadedBefore == nil
+            ? sampleRecords().filter { sample in
+                let text = [sample.name, sample.app, sample.device].joined(separator: "\n").lowercased()
+                return (query.name.map { sample.name.lowercased().contains($0.lowercased()) } ?? true)
+                    && query.words.allSatisfy { text.contains($0.lowercased()) }
+            }
+            : []
+        return (page.next == nil ? records + samples : records, page.next, page.total + samples.count)
+    }
+
+    func sampleRecords() -> [TraceRecord] {
+        samples.values.map(\.record).sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+
+    public func record(id: String) async throws(StoreError) -> TraceRecord {
+        if let sample = samples[id] { return sample.record }
+        guard let entry = try await service({ try await self.storage.catalog.entry(id: id) }) else { throw .unknownTrace(id: id) }
+        return TraceRecord(entry: entry)
+    }
+
+    public func delete(id: String) async throws(StoreError) {
+        if let sample = samples[id] { throw .readOnlySample(name: sample.record.name) }
+        guard let removed = try await service({ try await self.storage.catalog.delete(id: id) }) else { throw .unknownTrace(id: id) }
+        await forgetDeleted(removed)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import TraceFormats
+import TraceModel
+import TraceStorage
+
+extension TraceStore {
+    /// The trace with this id, loading it if needed.
+    public func trace(id: String) async throws(StoreError) -> Trace {
+        try await loaded(id: id).trace
+    }
+
+    /// A model in memory answers without asking the catalog: reads keep working while it is down.
+    /// A load waits until memory allows it (for traces other requests are done with);
+    /// `alongside` are traces the caller keeps using meanwhile (compare's sides loaded before this
+    /// one): their memory is not waited for, nor that of the other requests sharing the load.
+    /// `reservation`: memory claimed before for this load among others (`reserveMemory`).
+    public func loaded(id: String, alongside held: [LoadedTrace] = []) async throws(StoreError) -> LoadedTrace {
+        try await loaded(id: id, alongside: held, reservation: nil)
+    }
+
+    func loaded(id: String, alongside held: [LoadedTrace], reservation: MemoryBudget.Claim?) async throws(StoreError) -> LoadedTrace {
+        if let slot = cache[id] {
+            touch(id)
+            TraceMetrics.cacheHits.increment()
+            return slot.loaded
+        }
+        let task: Task<LoadedTrace, any Error>
+        if let running = loading[id] {
+            task = running
+            joinLoad(id, holding: held)
+        } else {
+            let source: Source
+            if let sample = samples[id] {
+                source = .sample(sample)
+            } else if let entry = try await service({ try await self.storage.catalog.entry(id: id) }) {
+                source = .upload(entry)
+            } else {
+                throw .unknownTrace(id: id)
+            }
+            if let running = loading[id] {
+                task = running
+                joinLoad(id, holding: held)
+            } else if let slot = cache[id] {
+                touch(id)
+                return slot.loaded
+            } else {
+                loadsStarted += 1
+                TraceMetrics.cacheLoads.increment()
+                // A task of its own (not the request's) so that concurrent requests share one load.
+                let sharers = MemoryBudget.Sharers(held.map(\.memory))
+                task = Task { try await self.load(id: id, from: source, sharers: sharers, reservation: reservation) }
+                loading[id] = task
+                loadSharers[id] = sharers
+            }
+        }
+        do {
+            let loaded = try await task.value
+            loading[id] = nil
+            loadSharers[id] = nil
+            if cache[id] == nil { insert(loaded, id: id) }
+            touch(id)
+            return loaded
+        } catch {
+            loading[id] = nil
+            loadSharers[id] = nil
+            logger.error("cannot load trace \(id): \(error)")
+            throw Self.storeError(error)
+        }
+    }
+
+    /// A request waits for a load another started: the load no longer waits for what it holds.
+    func joinLoad(_ id: String, holding held: [LoadedTrace]) {
+        guard !held.isEmpty, let sharers = loadSharers[id] else { return }
+        sharers.add(held.map(\.memory))
+        memory.sharersChanged()
+    }
+
+    /// Whether `id` needs a load (it is neither in memory nor being loaded), and what it is
+    /// expected to take when it does (its last footprint here, else twice its file's size).
+    func loadEstimate(of id: String) async throws(StoreError) -> Int? {
+        guard cache[id] == nil, loading[id] == nil else { return nil }
+        if let footprint = footprints[id] { return footprint }
+        if let sample = samples[id] { return memoryEstimate(ofFile: sample.file) }
+        guard let entry = try await service({ try await self.storage.catalog.entry(id: id) }) else { throw .unknownTrace(id: id) }
+        return Int(clamping: entry.sizeBytes.multipliedReportingOverflow(by: 2).partialValue)
+    }
+
+    enum Source: Sendable {
+        case sample(Sample)
+        case upload(CatalogEntry)
+    }
+
+    /// Fetches the bytes (a local file, or a copy from the object store), checks them against
+    /// their hash, and parses them within the load gate and the memory budget.
+    func load(id: String, from source: Source, sharers: MemoryBudget.Sharers, reservation: MemoryBudget.Claim?) async throws -> LoadedTrace {
+        let file: BlobFile
+        let name: String
+        let run: Int?
+        switch source {
+        case let .sample(sample):
+            (file, name, run) = (BlobFile(url: sample.file, isTemporary: false), sample.record.name, nil)
+        case let .upload(entry):
+            file = try await storage.blobs.localFile(key: entry.storedBlobKey, sha256: entry.sha256, scratch: scratchDirectory)
+            (name, run) = (entry.name, entry.run)
+        }
+        defer { if file.isTemporary { try? FileManager.default.removeItem(at: file.url) } }
+        // The claim goes with the trace (resized to its footprint), or with the load if it fails.
+        let estimate = footprints[id] ?? memoryEstimate(ofFile: file.url)
+        let reserved = reservation.flatMap { memory.take(estimate, from: $0) }
+        let claim = if let reserved { reserved } else { try await memory.claim(estimate, sharers: sharers) }
+        let verify: String? = if case let .upload(entry) = source, !file.isTemporary { entry.sha256 } else { nil }
+        return try await loadGate.run {
+            // A stored file is named by the hash of its bytes: a replaced or damaged one is not served as that trace
+            // (a copy from the object store was checked while it arrived).
+            if let verify, try sha256OfFile(file.url).hex != verify { throw StoreError.fileChanged(id: id) }
+            let trace = try TraceImporter.importTrace(at: file.url, displayName: name, run: run)
+            return LoadedTrace(id: id, trace: trace, memory: claim)
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+@testable import TraceFormats
+@testable import TraceModel
+
+/// Instruments 27's tables beyond the frames' sources: layout updates, downstream cost, hang
+/// risks, SwiftUIFilteredUpdates (Fixtures/xctrace-27: the Trips app, written in 27.0's shape).
+@Suite struct XCTrace27TablesTests {
+    static func read(_ tables: [String]) throws -> Trace { try XCTrace27Tests.read(tables) }
+
+    static func update(_ trace: Trace, description prefix: String) throws -> Int {
+        try #require((0..<trace.updates.count).first { trace.string(trace.updates.description[$0]).hasPrefix(prefix) }, "no update \(prefix)")
+    }
+
+    static func update(_ trace: Trace, view: String) throws -> Int {
+        try #require((0..<trace.updates.count).first { trace.string(trace.updates.viewName[$0]) == view && trace.updates.kind[$0] != .layout }, "no update of \(view)")
+    }
+
+    // MARK: Layout updates
+
+    @Test func aLongLayoutIsARedOtherLongUpdateWithItsOwnMeasures() throws {
+        let trace = try Self.read(["swiftui-updates", "SwiftUILayoutUpdates2", "swiftui-layout-updates"])
+        let lazy = try Self.update(trace, description: "_LazyVStackLayout: sizeThatFits")
+        #expect(trace.updates.kind[lazy] == .layout)
+        #expect(trace.updates.duration[lazy] == 2_400_000)
+        #expect(trace.updates.severity(lazy) == .red)
+        #expect(trace.updates.sourceSeverity[lazy] == .moderate)
+        #expect(trace.string(trace.updates.viewName[lazy]) == "LazyVStack")
+        #expect(trace.updates.selfDuration(lazy) == 1_900_000)
+        #expect(trace.updates.layoutDepth(lazy) == 0)
+        #expect(trace.updates.isCached(lazy) == false)
+        #expect(trace.indexes.updatesByLane[.longOther]?.contains(UInt32(lazy)) == true)
+
+        let padding = try Self.update(trace, description: "_PaddingLayout")
+        #expect(trace.updates.isCached(padding) == true && trace.updates.layoutDepth(padding) == 2)
+        #expect(trace.updates.severity(padding) == .normal)
+        #expect(trace.indexes.updatesByLane[.longOther]?.contains(UInt32(padding)) == false)
+        #expect(trace.indexes.updatesByLane[.otherUpdates]?.contains(UInt32(padding)) == true)
+        // 27 writes the layout pass twice: its rows are read once.
+        #expect((0..<trace.updates.count).filter { trace.updates.kind[$0] == .layout }.count == 3)
+        #expect(trace.metadata.importNotes.contains { $0.contains("Skipped table swiftui-layout-updates: its layout updates are those of SwiftUILayoutUpdates2") })
+        // An update of swiftui-updates has no layout measures.
+        #expect(trace.updates.selfDuration(try Self.update(trace, view: "TripCard")) == nil)
+    }
+
+    @Test func theTableWithDepthWinsInEitherOrder() throws {
+        let legacyFirst = try Self.read(["swiftui-layout-updates", "SwiftUILayoutUpdates2"])
+        let layout2First = try Self.read(["SwiftUILayoutUpdates2", "swiftui-layout-updates"])
+        for trace in [legacyFirst, layout2First] {
+            #expect(trace.updates.count == 3)
+            #expect(trace.updates.layoutDepth(try Self.update(trace, description: "_FlexFrameLayout")) == 1)
+        }
+        let legacyAlone = try Self.read(["swiftui-layout-updates"])
+        let flex = try Self.update(legacyAlone, description: "_FlexFrameLayout")
+        #expect(legacyAlone.updates.layoutDepth(flex) == nil, "Instruments 26's table has no depth")
+        #expect(legacyAlone.updates.selfDuration(flex) == 300_000)
+        #expect(!legacyAlone.metadata.importNotes.contains { $0.contains("layout") })
+    }
+
+    @Test func splitAnywhereTheLayoutMeasuresStay() throws {
+        let whole = try Self.read(["SwiftUILayoutUpdates2", "swiftui-updates"])
+        for size in [1, 13, 333] {
+            let split = try XCTraceImporter.importTrace(
+                from: .memory(try XCTrace27Tests.bundle(["SwiftUILayoutUpdates2", "swiftui-updates"]), chunkSize: size), displayName: "trips.tar")
+            #expect(split.updates.selfDuration == whole.updates.selfDuration)
+            #expect(split.updates.layoutDepth == whole.updates.layoutDepth)
+            #expect(split.updates.cached == whole.updates.cached)
+            #expect(split.updates.downstreamCost == whole.updates.downstreamCost)
+            #expect(split.updates.downstreamEvents == whole.updates.downstreamEvents)
+        }
+    }
+
+    // MARK: Downstream cost
+
+    @Test func downstreamCostAndEventsPerUpdate() throws {
+        let trace = try Self.read(["swiftui-updates"])
+        #expect(trace.updates.hasDownstream)
+        let card = try Self.update(trace, view: "TripCard")
+        #expect(trace.updates.downstreamCost(card) == 9_600_000)
+        #expect(trace.updates.downstreamEvents(card) == 8)
+        let list = try Self.update(trace, view: "TripListView")
+        #expect(trace.updates.downstreamCost(list) == 600_000 && trace.updates.downstreamEvents(list) == 1)
+        // An empty cell is no cost, not zero.
+        #expect(trace.updates.downstreamCost(try Self.update(trace, view: "TripMapView")) == nil)
+    }
+
+    @Test func anExportWithoutDownstreamColumnsHasNoneAndTheSameNotes() throws {
+        // The Landmarks fixture without its downstream columns (as exports before them are).
+        let text = String(decoding: try XCTraceImportTests.fixture("swiftui-updates"), as: UTF8.self)
+            .replacingOccurrences(of: "<mnemonic>downstream-", with: "<mnemonic>unread-")
+        let trace = try XCTraceImportTests.read(Array(text.utf8), name: "updates.xml")
+        let withColumns = try XCTraceImportTests.read(try XCTraceImportTests.fixture("swiftui-updates"), name: "updates.xml")
+        #expect(withColumns.metadata.importNotes == trace.metadata.importNotes)
+        #expect(withColumns.updates.duration == trace.updates.duration && withColumns.updates.viewName == trace.updates.viewName)
+        #expect(trace.updates.count > 0)
+        #expect(!trace.updates.hasDownstream)
+        #expect(trace.updates.selfDuration.isEmpty && trace.updates.layoutDepth.isEmpty && trace.updates.cached.isEmpty)
+        #expect(trace.hangRisks.count == 0)
+        #expect(!trace.metadata.importNotes.contains { $0.contains("downstream") || $0.contains("layout") || $0.contains("hang-risks") })
+        let detail = try #require(trace.updateDetail(0))
+        #expect(detail.downstream == nil && !detail.downstreamRecorded && detail.layout == nil)
+    }
+
+    @Test func theUpdateDetailCarriesLayoutAndDownstream() throws {
+        let trace = try Self.read(["swiftui-updates", "SwiftUILayoutUpdates2"])
+        let card = try #require(trace.updateDetail(try Self.update(trace, view: "TripCard")))
+        #expect(card.downstream == UpdateDetail.Downstream(cost: 9_600_000, events: 8))
+        #expect(card.downstreamRecorded && card.layout == nil)
+        let lazy = try #require(trace.updateDetail(try Self.update(trace, description: "_LazyVStackLayout")))
+        #expect(lazy.kind == "layout" && lazy.severity == "red")
+        #expect(lazy.layout?.selfDuration == 1_900_000 && lazy.layout?.depth == 0 && lazy.layout?.cached == false)
+        #expect(lazy.downstream == nil && lazy.downstreamRecorded)
+        let json = String(decoding: try JSONEncoder().encode(lazy), as: UTF8.self)
+        #expect(json.contains(#""layout":{"#) && json.contains(#""selfDuration":1900000"#) && json.contains(#""downstream":null"#))
+    }
+
+    // MARK: SwiftUIFilteredUpdates
+
+    static func filtered() throws -> [UInt8] {
+        let text = String(decoding: try XCTrace27Tests.fixture("swiftui-updates"), as: UTF8.self)
+            .replacingOccurrences(of: #"schema name="swiftui-updates""#, with: #"schema name="SwiftUIFilteredUpdates""#)
+        return Array(text.utf8)
+    }
+
+    @Test func filteredUpdatesAreReadWhenSwiftUIUpdatesIsAbsent() throws {
+        let alone = try XCTraceImportTests.read(try Self.filtered(), name: "filtered.xml")
+        #expect(alone.updates.count == 3)
+        #expect(alone.updates.downstreamCost(try Self.update(alone, view: "TripCard")) == 9_600_000)
+        #expect(alone.metadata.importNotes.contains { $0.contains("read from SwiftUIFilteredUpdates") })
+        #expect(!alone.metadata.importNotes.contains { $0.contains("No swiftui-updates table") && !$0.contains("SwiftUIFilteredUpdates") })
+
+        // Its three instances partition the updates; an instance read twice adds nothing.
+        let twice = try XCTraceImportTests.read(try Self.filtered() + Self.filtered(), name: "filtered.xml")
+        #expect(twice.updates.count == 3)
+
+        let both = try XCTraceImportTests.read(try Self.filtered() + XCTrace27Tests.fixture("swiftui-updates"), name: "both.xml")
+        #expect(both.updates.count == 3)
+        #expect(both.metadata.importNotes.contains { $0.contains("SwiftUIFilteredUpdates: not read") })
+    }
+
+    // MARK: Hang risks
+
+    @Test func hangRisksKeepMessageSeverityTypeBacktraceAndThread() throws {
+        let trace = try Self.read(["hang-risks"])
+        let risks = trace.hangRisks
+        #expect(risks.count == 3)
+        #expect(risks.time == [500_000_000, 3_050_000_000, 3_900_000_000], "sorted by time")
+        #expect(trace.string(risks.message[1]) == "Main thread performed file I/O: read 4.1 MB from trips.json")
+        #expect(trace.string(risks.severity[1]) == "High" && trace.string(risks.eventType[1]) == "Hang Risk")
+        #expect(risks.thread[1] != noRow && trace.threads[Int(risks.thread[1])].isMain)
+        let frames = trace.cpu.stacks.frames(of: Int(risks.backtrace[1])).map { trace.string(trace.cpu.frames.name[Int($0)]) }
+        #expect(frames == ["TripListView.body.getter", "TripStore.load()", "Data.init(contentsOf:options:)", "read"])
+        #expect(trace.sourceLocation(ofFrame: try XCTrace27Tests.frame(trace, "TripStore.load()"))?.shortText == "TripStore.swift:57")
+        // A path written once and referred to by a later row's frame.
+        #expect(trace.sourceLocation(ofFrame: try XCTrace27Tests.frame(trace, "TripStore.save()"))?.shortText == "TripStore.swift:80")
+        #expect(trace.sourceLocation(ofFrame: try XCTrace27Tests.frame(trace, "closure #1 in TripCard.body.getter")) == nil)
+        // Sentinels: no severity, no backtrace.
+        #expect(risks.severity[2] == 0 || trace.string(risks.severity[2]).isEmpty)
+        #expect(risks.backtrace[2] == noRow)
+    }
+}
