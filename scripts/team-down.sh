@@ -21,8 +21,7 @@ stop_pid_file() {
 
 [ -f "$run/nginx/pid" ] && nginx -p "$run/nginx" -c "$run/nginx/nginx.conf" -g "pid $run/nginx/pid;" -s quit 2>/dev/null
 stop_pid_file "$run/nginx/pid"
-stop_pid_file "$run/replica-a/pid"
-stop_pid_file "$run/replica-b/pid"
+for pid_file in "$run"/replica-*/pid; do stop_pid_file "$pid_file"; done
 stop_pid_file "$run/s3/pid"
 # PostgreSQL's folder is outside $run (team-up.sh says why); runs of older scripts kept it in $run/pg.
 pg_dir=$run/pg

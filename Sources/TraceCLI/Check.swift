@@ -87,13 +87,15 @@ struct Check: AsyncParsableCommand {
 
         let server = try server.map { ServerClient(server: $0, token: try serverToken()) }
         var baselineID: String?
+        var earlier: EarlierNoise?
         if let server, let baselineTags, let found = try await serverBaseline(server, tags: baselineTags) {
             (old, baselineID) = ([found.trace], found.id)
+            earlier = try await serverNoise(server)
         }
 
         var results = current.evaluate(rules)
         if !old.isEmpty {
-            results += current.baselineResults(against: old, tolerance: rules.baseline, window: rules.window)
+            results += current.baselineResults(against: old, tolerance: rules.baseline, window: rules.window, earlier: earlier)
         }
         var report = CheckReport(
             trace: current.metadata.name, baseline: old.isEmpty ? nil : old.map(\.metadata.name).joined(separator: ", "),

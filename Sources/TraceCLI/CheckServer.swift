@@ -70,6 +70,19 @@ extension Check {
         }
     }
 
+    /// The run-to-run noise of the traces on the server with `--baseline-tags` (other than the
+    /// checked trace): the baseline's spread when one baseline cannot measure its own. Nil, with
+    /// a note, when the server cannot say (the default prior then stands, and the report says so).
+    func serverNoise(_ server: ServerClient) async throws -> EarlierNoise? {
+        let ownID = try? TraceStore.uploadID(ofFile: URL(fileURLWithPath: trace))
+        do {
+            return try await server.earlierNoise(tags: try parsedBaselineTags(), excluding: ownID)
+        } catch let failure as ServerClient.Failure {
+            Self.printError("cannot get the run-to-run noise of the baseline's tags: \(failure.description); using the default prior")
+            return nil
+        }
+    }
+
     /// Uploads the checked trace with its tags and records the verdict; the report's links.
     func uploadWithVerdict(_ server: ServerClient, report: CheckReport, baselineID: String?) async throws -> ShareLinks {
         let uploaded = try await server.upload(trace, tags: try uploadTags())

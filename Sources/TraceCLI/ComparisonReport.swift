@@ -52,6 +52,8 @@ struct ComparisonReport {
         for difference in c.differences {
             lines.append(markdown ? "- ⚠️ **differs**: \(difference)" : "warning: the traces differ in \(difference)")
         }
+        // Where the spread every "faster / slower" is judged against came from (docs/statistics.md).
+        lines.append(markdown ? "- Run-to-run noise: \(c.noise.text)" : "Run-to-run noise: \(c.noise.text)")
         lines.append("")
         lines.append(contentsOf: verdict(markdown: markdown))
         var heading: String?
@@ -143,7 +145,7 @@ struct ComparisonReport {
             var rows = interval.measures.filter { ($0.a ?? 0) != 0 || ($0.b ?? 0) != 0 }.map { measure -> [String] in
                 let isTime = measure.unit == "nanoseconds"
                 func value(_ x: Double?) -> String { x.map { isTime ? Units.duration(Int64($0.rounded())) : number($0) } ?? "–" }
-                let test = measure.recordings.map(\.text) ?? measure.test.pValue.map(ComparisonWords.pValue) ?? "too few intervals to test"
+                let test = measure.recordings?.text ?? measure.counts?.text ?? "too few intervals to test"
                 return [measure.name.replacingOccurrences(of: "-", with: " "), "\(value(measure.a)) → \(value(measure.b))",
                         "\(value(measure.medianA)) → \(value(measure.medianB))", measure.changeText, test]
             }

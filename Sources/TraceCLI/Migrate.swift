@@ -8,25 +8,39 @@ import TraceStorage
 /// `tracesvc migrate --from DATA_DIR --catalog … --blobs …`: copies every trace of an embedded
 /// data directory into team mode's catalog and bucket. Each trace is its blob then its row, as an
 /// upload is, so running it again (after an interruption, or twice) copies only what is missing.
+/// `tracesvc migrate --schema-only --catalog … --blobs …`: the catalog's schema migrations alone
+/// (an upgrade's step before the replicas of the new release start; they wait for it, alive).
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy every trace of a data directory into team mode's catalog and bucket (idempotent: run it again to resume).",
-        discussion: "A data directory of an earlier release is first moved into its own catalog, as `serve` does at start."
+        discussion: "A data directory of an earlier release is first moved into its own catalog, as `serve` does at start. With --schema-only: the catalog's schema migrations alone, nothing copied (run it before starting the replicas of a new release)."
     )
 
     @Option(help: "The data directory of `tracesvc serve` (embedded mode) to copy from.")
-    var from: String
+    var from: String?
+
+    @Flag(help: "Run the catalog's schema migrations only (no --from); replicas starting meanwhile wait for them.")
+    var schemaOnly = false
 
     @OptionGroup(title: "Team mode (where to copy to)")
     var team: TeamStorageOptions
 
     func validate() throws {
         guard team.isTeamMode else { throw ValidationError("give --catalog and --blobs: where the traces are copied to") }
+        guard schemaOnly == (from == nil) else { throw ValidationError(schemaOnly ? "--schema-only copies nothing: no --from" : "give --from (the data directory to copy) or --schema-only") }
     }
 
     func run() async throws {
         var logger = Logger(label: "tracesvc")
         logger.logLevel = CommandContext.current.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        guard let from else {
+            let started = ContinuousClock.now
+            try await team.migrateSchema(logger: logger)
+            let elapsed = (ContinuousClock.now - started).components
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            CommandContext.print("migrate: the catalog's schema is at version \(CatalogSchema.version) (\(String(format: "%.1f", seconds)) s)")
+            return
+        }
         let directory = URL(fileURLWithPath: from, isDirectory: true).standardizedFileURL
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {

@@ -150,7 +150,13 @@ struct Serve: AsyncParsableCommand {
         var options = ServerOptions(dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true).standardizedFileURL)
         options.metrics = Self.metrics
         options.sweepGrace = .seconds(60 * sweepGraceMinutes)
-        if let (storage, services) = try await team.open(logger: logger) {
+        var opened: (storage: TraceStore.Storage, services: [any Service])?
+        if team.isTeamMode {
+            opened = try await answeringWhileStarting(host: host, port: port, waitingFor: "the catalog (PostgreSQL) and its schema migrations", logger: logger) {
+                try await team.open(logger: logger)
+            }
+        }
+        if let (storage, services) = opened {
             options.storage = storage
             options.storageServices = services
         }
@@ -187,14 +193,17 @@ struct Serve: AsyncParsableCommand {
         }
 
         let host = host
-        let app = try await buildApplication(options: options, logger: logger) { port in
-            let shown = host == "0.0.0.0" ? (ProcessInfo.processInfo.hostName) : host
-            // Unbuffered, so scripts and tests reading our output see the URL at once.
-            var message = "tracesvc is running: open http://\(shown):\(port)/  (Ctrl-C to stop)\n"
-            if generated, let token {
-                message += "uploads and deletes need the write token \(token) (the page asks for it once; scripts send Authorization: Bearer \(token))\n"
+        // Opening the store reads the catalog (team mode: it may wait for the service): still alive meanwhile.
+        let app = try await answeringWhileStarting(host: host, port: port, waitingFor: "its storage to open", logger: logger) {
+            try await buildApplication(options: options, logger: logger) { port in
+                let shown = host == "0.0.0.0" ? (ProcessInfo.processInfo.hostName) : host
+                // Unbuffered, so scripts and tests reading our output see the URL at once.
+                var message = "tracesvc is running: open http://\(shown):\(port)/  (Ctrl-C to stop)\n"
+                if generated, let token {
+                    message += "uploads and deletes need the write token \(token) (the page asks for it once; scripts send Authorization: Bearer \(token))\n"
+                }
+                CommandContext.current.writeOutput(message)
             }
-            CommandContext.current.writeOutput(message)
         }
         // SIGTERM / Ctrl-C: stop accepting, give requests in flight (an upload being parsed) a
         // grace period to finish, then cancel the rest: a stalled upload is discarded whole.

@@ -1,5 +1,6 @@
 import Foundation
 import TraceAgent
+import TraceModel
 import TraceStorage
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -62,6 +63,21 @@ struct ServerClient {
               let id = trace["id"] as? String
         else { return nil }
         return (id, trace["name"] as? String ?? id)
+    }
+
+    /// The run-to-run noise of the latest traces with all of `tags` (other than `excluding`), as
+    /// the server measured them (`GET /api/noise`); nil when they measure nothing.
+    func earlierNoise(tags: [TraceTag], excluding: String?) async throws -> EarlierNoise? {
+        let query = (tags.map { "tag=\(ShareLink.encode($0.text))" } + (excluding.map { ["exclude=\(ShareLink.encode($0))"] } ?? [])).joined(separator: "&")
+        let what = "asking for the noise of the traces with \(tags.map(\.text).joined(separator: ", "))"
+        let (data, status) = try await send(try request("/api/noise?" + query, method: "GET"), what: what)
+        guard status == 200 else { throw failure(data, status: status, what: what) }
+        struct Answer: Decodable { var earlier: EarlierNoise? }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: data).earlier
+        } catch {
+            throw Failure(description: "\(what): the server's answer is not a noise estimate (\(error))")
+        }
     }
 
     /// The bytes of trace `id` as uploaded, written to `destination`; the run it was read at.

@@ -6,18 +6,22 @@ import TraceModel
 public struct NoiseSimulation: Sendable {
     public struct Rate: Sendable {
         public var name: String
-        /// "<= 5 %" or ">= 85 %".
+        /// "<= 5 %", ">= 85 %", or "–" (measured, no target).
         public var target: String
         public var hits: Int
         public var trials: Int
         public var meets: Bool
 
+        /// Without `atMost` or `atLeast`: a measured rate with no target ("–", always met).
         init(_ name: String, hits: Int, trials: Int, atMost: Double? = nil, atLeast: Double? = nil) {
             self.name = name
             self.hits = hits
             self.trials = trials
             let share = Double(hits) / Double(max(1, trials))
-            if let atMost {
+            if atMost == nil, atLeast == nil {
+                target = "–"
+                meets = true
+            } else if let atMost {
                 target = "<= \(Int((atMost * 100).rounded())) %"
                 meets = share <= atMost
             } else {
@@ -56,12 +60,15 @@ public struct NoiseSimulation: Sendable {
         }
     }
 
-    /// Compare `runs` recordings a side, B's `slowView` slower by `factor` (1: nothing changed):
-    /// how many of `trials` claim any change (factor 1), or name the view slower.
-    public mutating func compare(runs: Int, factor: Double, trials: Int) -> Int {
+    /// Compare `runs` recordings a side, B's `slowView` (or, `everyView`, every view) slower by
+    /// `factor` (1: nothing changed): how many of `trials` claim any change (factor 1), or name
+    /// `slowView` slower.
+    public mutating func compare(runs: Int, factor: Double, trials: Int, everyView: Bool = false) -> Int {
+        let slowed = everyView ? NoisyRecordings.views.map(\.name) : [Self.slowView]
         var hits = 0
         for _ in 0..<trials {
-            let a = Self.side(recordings(runs)), b = Self.side(recordings(runs, .init(slowdown: factor == 1 ? [:] : [Self.slowView: factor])))
+            let slowdown = factor == 1 ? [:] : Dictionary(uniqueKeysWithValues: slowed.map { ($0, factor) })
+            let a = Self.side(recordings(runs)), b = Self.side(recordings(runs, .init(slowdown: slowdown)))
             let comparison = TraceComparison(a, b, causeLimit: 0, functionLimit: 0)
             if factor == 1 {
                 if Self.claimsAnyViewChange(comparison) { hits += 1 }
@@ -88,7 +95,11 @@ public struct NoiseSimulation: Sendable {
     public mutating func compareAndCheck(trials: Int) -> [Rate] {
         [
             Rate("compare 1 vs 1, nothing changed: claims any view change", hits: compare(runs: 1, factor: 1, trials: trials), trials: trials, atMost: 0.05),
-            Rate("compare 1 vs 1, one view 1.6x slower: names it slower", hits: compare(runs: 1, factor: 1.6, trials: trials), trials: trials, atLeast: 0.85),
+            Rate("compare 1 vs 1, one view 1.6x slower: names it slower (against the other views)", hits: compare(runs: 1, factor: 1.6, trials: trials),
+                 trials: trials, atLeast: 0.85),
+            // No target: what one recording a side cannot tell (docs/statistics.md says so).
+            Rate("compare 1 vs 1, every view 1.6x slower: names TreeRow slower", hits: compare(runs: 1, factor: 1.6, trials: trials, everyView: true),
+                 trials: trials),
             Rate("compare 5 vs 5, one view 1.3x slower: names it slower", hits: compare(runs: 5, factor: 1.3, trials: trials), trials: trials, atLeast: 0.92),
             Rate("compare 5 vs 5, nothing changed: claims any view change", hits: compare(runs: 5, factor: 1, trials: trials), trials: trials, atMost: 0.05),
             Rate("check, 1 baseline, nothing changed: fails", hits: check(baselines: 1, factor: 1, trials: trials), trials: trials, atMost: 0.05),
@@ -116,14 +127,19 @@ extension NoiseSimulation {
         }
     }
 
+    /// The red bodies of `NoisyRecordings.redView` (the history's red-bodies metric of that view):
+    /// 0 in an unchanged build. Other views have red bodies of their own (HarvestChart's 2.4 ms).
     static func redBodies(_ trace: Trace) -> Int64 {
         var count: Int64 = 0
-        for row in 0..<trace.updates.count where LongUpdateSeverity(duration: trace.updates.duration[row]) == .red { count += 1 }
+        for row in 0..<trace.updates.count
+        where LongUpdateSeverity(duration: trace.updates.duration[row]) == .red && trace.string(trace.updates.viewName[row]) == NoisyRecordings.redView {
+            count += 1
+        }
         return count
     }
 
-    /// The history rows: unchanged 30-build series (any step is a false alarm), a 1.3x step at
-    /// build 15 (named within 2 builds), and a 4x step and 0 -> 10 red bodies after 4 good builds
+    /// The history rows: unchanged 30-build series (any step is a false alarm), a 1.3x step from
+    /// build 16 on, after 15 good ones (named within 2 builds), and a 4x step and 0 -> 10 red bodies after 4 good builds
     /// (named by the second bad build).
     public mutating func history(series count: Int) -> [Rate] {
         var falseAlarms = 0, placed = 0, early = 0, earlyRed = 0
@@ -139,9 +155,9 @@ extension NoiseSimulation {
         }
         return [
             Rate("history, unchanged 30 builds: shows any change point", hits: falseAlarms, trials: count, atMost: 1.0 / 12),
-            Rate("history, 1.3x step at build 15 of 30: named within 2 builds", hits: placed, trials: count, atLeast: 11.0 / 12),
+            Rate("history, 1.3x step from build 16 of 30: named within 2 builds", hits: placed, trials: count, atLeast: 11.0 / 12),
             Rate("history, 4x step after 4 good builds: named by the 2nd bad build", hits: early, trials: count, atLeast: 1),
-            Rate("history, 0 -> 10 red bodies after 4 good builds: named by the 2nd bad", hits: earlyRed, trials: count, atLeast: 1),
+            Rate("history, ThumbnailView red bodies 0 -> 10 after 4 good: by the 2nd bad", hits: earlyRed, trials: count, atLeast: 1),
         ]
     }
 }

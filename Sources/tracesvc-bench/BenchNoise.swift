@@ -32,14 +32,15 @@ struct BenchNoise: AsyncParsableCommand {
         print("noise simulation, seed \(seed): sigma \(RunNoise.defaultSigma) per recording, 5 % per update; "
               + "claims at alpha \(RecordingEffect.alpha), prior weight \(Int(RunNoise.priorWeight))")
         print("")
-        print("what".padding(toLength: 78, withPad: " ", startingAt: 0) + "     rate    (n)   target   met")
+        print("what".padding(toLength: 84, withPad: " ", startingAt: 0) + "     rate    (n)   target   met")
         for rate in rates {
-            print(rate.name.padding(toLength: 78, withPad: " ", startingAt: 0)
+            print(rate.name.padding(toLength: 84, withPad: " ", startingAt: 0)
                   + String(format: "%7.1f %%", rate.percent) + "\(rate.hits)/\(rate.trials)".leftPadded(8)
                   + rate.target.leftPadded(9) + (rate.meets ? "   yes" : "   NO"))
         }
         let elapsed = ContinuousClock.now - start
         print("")
-        print("\(rates.filter(\.meets).count) of \(rates.count) targets met; \(elapsed.components.seconds) s")
+        let targeted = rates.filter { $0.target != "–" }
+        print("\(targeted.filter(\.meets).count) of \(targeted.count) targets met; \(elapsed.components.seconds) s")
     }
 }

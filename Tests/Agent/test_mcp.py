@@ -2,15 +2,14 @@
 `tracesvc mcp --server URL` over stdio and `POST /mcp` on the server, on the Landmarks samples and
 on recordings of another app (Pantry, from `tracesvc generate --scenario`)."""
 import asyncio
+import io
 import json
-import os
 import shutil
-import socket
 import subprocess
+import sys
+import tarfile
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -18,32 +17,27 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pyhelpers"))
+from tracesvc_test import REPO, free_port, http_request, tracesvc_bin, wait_until_serving  # noqa: E402
+
 TOKEN = "agent-test-token"
 MAX_ANSWER = 16 * 1024
 TOOLS = {"list_traces", "trace_overview", "findings", "view_updates", "why_update", "cpu_hotspots", "compare", "history", "add_note"}
 
 
-def tracesvc_bin() -> str:
-    binary = os.environ.get("TRACESVC_BIN", str(REPO / ".build" / "debug" / "tracesvc"))
-    if not Path(binary).exists():
-        pytest.exit(f"tracesvc binary not found at {binary}: run `swift build` or set TRACESVC_BIN", returncode=2)
-    return binary
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def request(url, method="GET", body=None, headers=None):
-    req = urllib.request.Request(url, data=body, method=method, headers=headers or {})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
+    return http_request(url, method, body, headers, timeout=30)[:2]
+
+
+def trips_export() -> bytes:
+    """toc.xml and the time profile of Tests/TraceFormatsTests/Fixtures/xctrace-27, as
+    scripts/export-instruments-trace.sh bundles an export."""
+    fixtures = REPO / "Tests" / "TraceFormatsTests" / "Fixtures" / "xctrace-27"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name in ["toc", "time-profile"]:
+            tar.add(fixtures / f"{name}.xml", arcname=f"trips/{name}.xml")
+    return buffer.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -55,16 +49,7 @@ def server():
     log = open(data_dir / "server.log", "wb")
     process = subprocess.Popen([tracesvc_bin(), "serve", "--port", str(port), "--data-dir", str(data_dir / "data"),
                                 "--write-token", TOKEN], cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 90
-    while True:
-        assert process.poll() is None, f"tracesvc serve exited; see {data_dir / 'server.log'}"
-        try:
-            if request(f"{url}/api/traces")[0] == 200:
-                break
-        except OSError:
-            pass
-        assert time.monotonic() < deadline, "tracesvc serve did not answer within 90 s"
-        time.sleep(0.2)
+    wait_until_serving(process, url, log=data_dir / "server.log")
     ids = {}
     for index, scenario in enumerate(["pantry-slow", "pantry-fixed"]):
         path = data_dir / f"{scenario}.json"
@@ -73,6 +58,10 @@ def server():
                                "POST", path.read_bytes(), {"Content-Type": "application/octet-stream", "Authorization": f"Bearer {TOKEN}"})
         assert status == 201, body
         ids[scenario] = json.loads(body)["trace"]["id"]
+    # An Instruments 27 export of an app called Trips whose app frames carry their file and line.
+    status, body = request(f"{url}/api/traces?name=trips.tar", "POST", trips_export(), {"Content-Type": "application/octet-stream", "Authorization": f"Bearer {TOKEN}"})
+    assert status == 201, body
+    ids["trips"] = json.loads(body)["trace"]["id"]
     for trace in json.loads(request(f"{url}/api/traces")[1])["traces"]:
         ids.setdefault(trace["name"], trace["id"])
     yield {"url": url, "port": port, "ids": ids}
@@ -91,36 +80,12 @@ async def stdio_calls(server, calls, token_file=None):
 
 
 async def http_calls(server, calls, headers=None):
-    import httpx2 as httpx  # the SDK's HTTP client
-    # KNOWN DEFECT (unresolved, docs/agents.md): when the SDK's client posts on two keep-alive
-    # connections at once, one of them is sometimes found closed when reused ("Server disconnected
-    # without sending a response"): 3 of 39 sessions on a loaded machine, 0 of 39 without
-    # keep-alive. Until the server side is found, each request gets a connection of its own; the
-    # session is also tried once more, and only for that.
-    for attempt in range(2):
-        try:
-            async with httpx.AsyncClient(headers=headers or {}, timeout=60, limits=httpx.Limits(max_keepalive_connections=0)) as client:
-                async with streamable_http_client(f"{server['url']}/mcp", http_client=client) as (read, write):
-                    async with ClientSession(read, write) as session:
-                        await session.initialize()
-                        return await run_calls(session, calls)
-        except BaseException as error:  # the SDK wraps it in exception groups
-            if attempt == 1 or "Server disconnected without sending a response" not in repr_all(error):
-                raise
-
-
-def repr_all(error):
-    """The messages of an exception and of every exception grouped or chained under it."""
-    seen, stack, text = set(), [error], []
-    while stack:
-        item = stack.pop()
-        if item is None or id(item) in seen:
-            continue
-        seen.add(id(item))
-        text.append(repr(item))
-        stack.extend(getattr(item, "exceptions", ()))
-        stack.extend([item.__cause__, item.__context__])
-    return "\n".join(text)
+    import httpx2 as httpx  # the SDK's HTTP client, with its default pool of keep-alive connections
+    async with httpx.AsyncClient(headers=headers or {}, timeout=60) as client:
+        async with streamable_http_client(f"{server['url']}/mcp", http_client=client) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await run_calls(session, calls)
 
 
 async def run_calls(session, calls):
@@ -188,6 +153,21 @@ def test_findings_name_the_slow_view_and_its_expensive_frame_with_links(server):
     assert f"{server['url']}/traces/{scroll}?v=3&p=findings&fd=long-body%3ALandmarks.LandmarkListItemView" in first
     assert "&p=cpu&pv=Landmarks%3ALandmarkListItemView" in first
     assert "more findings left out" in text
+
+
+def test_cpu_hotspots_name_the_source_file_and_line_where_the_recording_has_them(server):
+    [(is_error, trips), (_, landmarks)] = asyncio.run(stdio_calls(server, [
+        ("cpu_hotspots", {"trace": server["ids"]["trips"]}),
+        ("cpu_hotspots", {"trace": server["ids"]["landmarks-scroll-slow"], "limit": 3}),
+    ]))
+    assert not is_error, trips
+    by_total = trips.split("## By total time")[1]
+    line = next(line for line in by_total.splitlines() if line.startswith("- TripCard.body.getter "))
+    assert "at /Users/dev/Trips/Trips/Views/TripCard.swift:88)" in line
+    system = next(line for line in by_total.splitlines() if line.startswith("- ViewBodyAccessor.updateBody"))
+    assert " at " not in system.split(")")[0], "a system frame has no source"
+    assert "carries no source" not in trips
+    assert ".swift:" not in landmarks and "carries no source file:line" in landmarks
 
 
 def test_why_update_reaches_the_state_change_and_its_backtrace(server):

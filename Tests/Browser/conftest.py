@@ -3,33 +3,20 @@ on a free port with a temporary data dir, Playwright's Chromium (Debian's /usr/b
 import json
 import os
 import shutil
-import socket
 import subprocess
+import sys
 import tempfile
-import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import sync_playwright
 
-REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pyhelpers"))
+from tracesvc_test import REPO, free_port, http_request, tracesvc_bin, wait_until_serving  # noqa: E402,F401 (REPO and tracesvc_bin: the tests import them from here)
+
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-
-
-def tracesvc_bin() -> str:
-    binary = os.environ.get("TRACESVC_BIN", str(REPO / ".build" / "debug" / "tracesvc"))
-    if not Path(binary).exists():
-        pytest.exit(f"tracesvc binary not found at {binary}: run `swift build` or set TRACESVC_BIN", returncode=2)
-    return binary
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class TraceServer:
@@ -50,18 +37,7 @@ class TraceServer:
         self.process = subprocess.Popen(
             [self.binary, "serve", "--port", str(self.port), "--data-dir", str(self.data_dir), *self.extra_args],
             cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"tracesvc serve exited with {self.process.returncode}; see {self.log_path}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/api/traces", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            time.sleep(0.2)
-        raise RuntimeError(f"tracesvc serve did not answer on {self.url} within 90 s")
+        wait_until_serving(self.process, self.url, log=self.log_path)
 
     def stop(self):
         if self.process and self.process.poll() is None:
@@ -79,17 +55,13 @@ class TraceServer:
 
     # Small JSON client for arranging tests and checking what the page shows against the API.
     def api(self, path, method="GET", body=None, headers=None):
-        request = urllib.request.Request(f"{self.url}{path}", data=body, method=method, headers=headers or {})
+        status, text, _ = http_request(f"{self.url}{path}", method, body, headers, timeout=120)
+        if 200 <= status < 300:
+            return status, (json.loads(text) if text else None)
         try:
-            with urllib.request.urlopen(request, timeout=120) as response:
-                text = response.read()
-                return response.status, (json.loads(text) if text else None)
-        except urllib.error.HTTPError as error:
-            text = error.read()
-            try:
-                return error.code, json.loads(text)
-            except ValueError:
-                return error.code, {"error": text.decode(errors="replace")}
+            return status, json.loads(text)
+        except ValueError:
+            return status, {"error": text.decode(errors="replace")}
 
     def upload(self, path: Path, name=None):
         status, body = self.api(f"/api/traces?name={urllib.request.quote(name or path.name)}", "POST",

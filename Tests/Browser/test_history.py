@@ -103,6 +103,50 @@ def test_the_history_names_build_20_first_bad_and_opens_the_comparison_of_19_and
     assert not page.errors
 
 
+def test_the_chart_draws_the_noise_band_and_each_steps_strength_and_no_step_on_an_unchanged_series(page, history_server, builds, shot):
+    # The real step (300 µs -> 1.5 ms at build 20): a band before and one after it, and the step's
+    # ratio and p over the series on the chart, bold (strong) and in the list below.
+    page.goto(f"{history_server.url}/history?tag=scenario:scroll&tag=branch:main&view=RecipeRowView")
+    expect(page.locator("#first-bad")).to_contain_text("First bad build: 20", timeout=30_000)
+    bands = page.locator("svg.history-chart g.hc-band")
+    expect(bands).to_have_count(2)
+    expect(bands.nth(0)).to_have_attribute("data-to", "18")
+    expect(bands.nth(1)).to_have_attribute("data-from", "19")
+    for band in (bands.nth(0), bands.nth(1)):
+        box = band.locator("rect").bounding_box()
+        assert box and box["width"] > 100 and box["height"] > 2, box
+    # The band after the step sits above the band before it.
+    assert bands.nth(1).locator("rect").bounding_box()["y"] < bands.nth(0).locator("rect").bounding_box()["y"]
+    change = page.locator('svg.history-chart .hc-change[data-index="19"]')
+    expect(change.locator("text")).to_have_text(re.compile(r"^▲ 20 · [45]\.\d\dx, p<0\.001$"))
+    assert float(change.get_attribute("opacity")) > 0.9, "a 5x step far past the threshold is drawn at full strength"
+    expect(page.locator('#change-points li[data-index="19"]')).to_contain_text("x, p<0.001")
+    legend = page.locator("#history-legend")
+    expect(legend).to_contain_text("noise band")
+    expect(legend).to_contain_text("change point")
+    shot(page, "history-04-noise-band")
+
+    # An unchanged series with run-to-run noise (each recording's bodies scaled by up to ±12 %):
+    # one band, no change point, and a sentence that says what it could have told.
+    factors = [1.00, 1.09, 0.93, 1.04, 0.90, 1.12, 0.97, 1.06, 0.95, 1.02, 0.91, 1.08]
+    for build, factor in enumerate(factors, start=1):
+        upload(history_server, recipes_trace(build + 500, int(300_000 * factor)), f"steady-{build}.json",
+               ["scenario:steady", "branch:release", f"build:{build}"])
+    page.goto(f"{history_server.url}/history?tag=scenario:steady&view=RecipeRowView")
+    expect(page.locator("svg.history-chart circle.hc-point")).to_have_count(12, timeout=30_000)
+    expect(page.locator("svg.history-chart g.hc-band")).to_have_count(1)
+    expect(page.locator("svg.history-chart .hc-change")).to_have_count(0)
+    expect(page.locator("#first-bad .first-bad")).to_have_count(0)
+    expect(page.locator("#no-regression")).to_contain_text("No step beyond run-to-run noise in 12 builds")
+    expect(page.locator("#history-legend")).to_contain_text("from the series' own recordings")
+
+    # Comparing two builds one recording a side: the page says its noise came from the 18 builds uploaded before them.
+    page.goto(f"{history_server.url}/compare/{builds[19]}/{builds[20]}")
+    expect(page.locator("#compare-noise")).to_contain_text(
+        "noise from 18 earlier recordings tagged branch=main, scenario=scroll", timeout=30_000)
+    assert not page.errors
+
+
 def test_a_metric_without_a_step_names_no_bad_build(page, history_server, builds):
     page.goto(f"{history_server.url}/history?tag=scenario:scroll&view=RecipeRowView&metric=body-count")
     expect(page.locator("#no-regression")).to_be_visible(timeout=30_000)

@@ -9,15 +9,15 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pyhelpers"))
+from tracesvc_test import REPO, free_port, http_request, metric_value  # noqa: E402,F401 (REPO, free_port: the tests import them from here)
 
 
 def native_trace(app: str, updates: int = 20, padding: int = 0, seed: str = "") -> bytes:
@@ -55,12 +55,7 @@ class Team:
 
     # --- HTTP
     def request(self, base: str, method: str, path: str, body: bytes = None, headers=None, timeout=60):
-        request = urllib.request.Request(base + path, data=body, method=method, headers=headers or {})
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return response.status, response.read(), dict(response.headers)
-        except urllib.error.HTTPError as error:
-            return error.code, error.read(), dict(error.headers)
+        return http_request(base + path, method, body, headers, timeout)
 
     def json(self, base: str, path: str, timeout=60):
         status, body, _ = self.request(base, "GET", path, timeout=timeout)
@@ -118,7 +113,7 @@ class Team:
 
     def start_replica(self, name: str):
         subprocess.run(["bash", str(self.run / f"replica-{name}" / "start")], check=True, env={**os.environ, **self.env})
-        base = self.a if name == "a" else self.b
+        base = self.env[f"TEAM_REPLICA_{name.upper()}"]
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -154,11 +149,7 @@ class Team:
     def metric(self, base: str, name: str) -> float:
         status, body, _ = self.request(base, "GET", "/metrics")
         assert status == 200
-        total = 0.0
-        for line in body.decode().splitlines():
-            if line.startswith(name + " ") or line.startswith(name + "{"):
-                total += float(line.rsplit(" ", 1)[1])
-        return total
+        return metric_value(body.decode(), name)
 
 
 def _load_env(path: Path) -> dict:

@@ -11,7 +11,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from conftest import REPO, native_trace
+from conftest import REPO, free_port, native_trace
 
 ROUTES = [
     "", "/timeline?width=200", "/summary", "/updates?view={app}RowView", "/updates/0", "/updates/0/graph",
@@ -211,7 +211,7 @@ def test_a_data_directory_of_embedded_mode_moves_to_team_mode_idempotently(team,
     binary = str(REPO / ".build" / "debug" / "tracesvc")
     data_dir = tmp_path / "embedded"
     # An embedded server on its own, as a developer runs it.
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([binary, "serve", "--port", str(port), "--data-dir", str(data_dir)], cwd=REPO,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -260,20 +260,14 @@ def test_health_readiness_and_metrics_are_served(team):
     assert team.json(team.a, "/healthz") == {"status": "ok"}
     ready = team.json(team.nginx, "/readyz")
     assert ready["ready"] is True
-    assert [s["name"] for s in ready["services"]] == ["catalog (PostgreSQL)", "object store (S3)"]
+    names = [s["name"] for s in ready["services"]]
+    assert names[:2] == ["catalog (PostgreSQL)", "object store (S3)"] and names[2].startswith("replica disk (/"), names
     status, body, headers = team.request(team.a, "GET", "/metrics")
     text = body.decode()
     assert status == 200 and headers["Content-Type"].startswith("text/plain")
     for name in ("hb_requests", "http_server_request_duration_bucket", "tracesvc_storage_call_duration_seconds_bucket",
                  "tracesvc_uploads_total", "tracesvc_model_cache_loads_total", "tracesvc_import_duration_seconds_bucket"):
         assert name in text, name
-
-
-def _free_port() -> int:
-    import socket
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _wait_for(condition, seconds=60):

@@ -86,7 +86,9 @@ import TraceCLI
         let text = try await Golden.run(["compare", slow[0], fixed[0]], pinnedAs: "compare-pantry", folder: folder)
         // A tap-driven view reads per tap, a frame-driven one per frame (not one column for every row).
         #expect(text.output.contains("Button Tap 14 → 1") && text.output.contains("Frame Update 1 → 1"))
-        #expect(text.output.split(separator: "\n").dropFirst(3).first == "Verdict")
+        // The header, where the run-to-run noise came from, then the verdict.
+        #expect(text.output.split(separator: "\n").dropFirst(3).first?.hasPrefix("Run-to-run noise: the default prior") == true)
+        #expect(text.output.split(separator: "\n").dropFirst(4).first == "Verdict")
         let markdown = try await Golden.run(["compare", slow[0], fixed[0], "--format", "markdown"], pinnedAs: "compare-pantry-markdown", folder: folder)
         #expect(markdown.output.contains("| Button Tap 14 → 1 |") && markdown.output.contains("([Findings](#findings))"))
         // Three recordings a side, pooled.

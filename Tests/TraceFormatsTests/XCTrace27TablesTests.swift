@@ -159,3 +159,86 @@ import Testing
         #expect(risks.backtrace[2] == noRow)
     }
 }
+
+extension XCTrace27TablesTests {
+    @Test func theNativeFormatKeepsLayoutDownstreamAndHangRisks() throws {
+        let trace = try Self.read(["swiftui-updates", "SwiftUILayoutUpdates2", "hang-risks", "potential-hangs"])
+        let bytes = NativeTraceWriter.encode(trace)
+        let text = String(decoding: bytes, as: UTF8.self)
+        // The layout row: its own time, depth and cached; no downstream.
+        #expect(text.contains(#""layout", "SwiftUI", "LazyVStack", "_LazyVStackLayout: sizeThatFits((402.0, nil)) → (402.0, 2310.0)", "", 0, 0, null, "moderate", 1900000, 0, false, null, null]"#))
+        #expect(text.contains(#""hangRisks": ["#))
+        let again = try TraceImporter.importTrace(at: try temporaryFile(bytes), displayName: "trips.json")
+        #expect(again.updates.selfDuration == trace.updates.selfDuration && again.updates.layoutDepth == trace.updates.layoutDepth)
+        #expect(again.updates.cached == trace.updates.cached)
+        #expect(again.updates.downstreamCost == trace.updates.downstreamCost && again.updates.downstreamEvents == trace.updates.downstreamEvents)
+        #expect(again.hangRisks.time == trace.hangRisks.time && again.hangRisks.message.map(again.string) == trace.hangRisks.message.map(trace.string))
+        let risk = try #require(again.hangRisks.time.firstIndex(of: 3_050_000_000))
+        let leaf = Int(again.cpu.stacks.frame[Int(again.hangRisks.backtrace[risk])])
+        #expect(again.string(again.cpu.frames.name[leaf]) == "read")
+        #expect(NativeTraceWriter.encode(again) == bytes)
+    }
+
+    @Test func aTraceWithoutThemIsWrittenAsBefore() throws {
+        let trace = try XCTrace27Tests.read(["time-profile"])
+        let text = String(decoding: NativeTraceWriter.encode(trace), as: UTF8.self)
+        #expect(!text.contains("hangRisks"))
+    }
+
+    @Test func aNegativeDownstreamCostInANativeFileIsNamed() throws {
+        let trace = try Self.read(["swiftui-updates"])
+        let text = String(decoding: NativeTraceWriter.encode(trace), as: UTF8.self)
+            .replacingOccurrences(of: "9600000, 8]", with: "-9600000, 8]")
+        #expect {
+            _ = try TraceImporter.importTrace(at: try temporaryFile(text), displayName: "trips.json")
+        } throws: { error in
+            "\(error)".contains("updates[") && "\(error)".contains("downstreamCost") && "\(error)".contains("negative")
+        }
+    }
+}
+
+// MARK: Findings
+
+extension XCTrace27TablesTests {
+    static let all = ["swiftui-updates", "SwiftUILayoutUpdates2", "swiftui-layout-updates", "time-profile", "potential-hangs", "hang-risks"]
+
+    @Test func theHangNamesTheFileReadThatHeldIt() throws {
+        let trace = try Self.read(Self.all)
+        let hang = try #require(trace.findings().first { $0.kind == .hangExplained })
+        #expect(hang.title.hasPrefix("Hang of 320 ms at 3.000 s: Main thread performed file I/O: read 4.1 MB from trips.json in TripStore.load(), TripStore.swift:57 (main thread blocked"))
+        #expect(hang.evidence.frames.first?.name == "TripStore.load()")
+        #expect(hang.evidence.frames.first?.source?.shortText == "TripStore.swift:57")
+        #expect(hang.evidence.frames.first?.caller == "TripListView.body.getter")
+        #expect(hang.fix.hasPrefix("Move TripStore.load() off the main thread"))
+        // Without hang-risks the same hang reads as before.
+        let without = try Self.read(Self.all.filter { $0 != "hang-risks" })
+        let plain = try #require(without.findings().first { $0.kind == .hangExplained })
+        #expect(plain.title.contains("main thread blocked") && !plain.title.contains("TripStore"))
+    }
+
+    @Test func hangRisksOutsideAnyHangAreFindingsOfTheirOwn() throws {
+        let trace = try Self.read(Self.all)
+        let risks = trace.findings().filter { $0.kind == .hangRisk }
+        #expect(risks.map(\.title) == [
+            "Hang risk at 0.500 s: Main thread waited on a semaphore in TripStore.save(), TripStore.swift:80",
+            "Hang risk at 3.900 s: Main thread performed synchronous IPC",
+        ] || risks.map(\.title) == [
+            "Hang risk at 3.900 s: Main thread performed synchronous IPC",
+            "Hang risk at 0.500 s: Main thread waited on a semaphore in TripStore.save(), TripStore.swift:80",
+        ])
+        let semaphore = try #require(risks.first { $0.title.contains("semaphore") })
+        #expect(semaphore.evidence.frames.first?.source?.shortText == "TripStore.swift:80")
+        #expect(semaphore.fix.contains("TripStore.save()"))
+        #expect(!risks.contains { $0.title.contains("file I/O") }, "the risk inside the hang explains the hang")
+    }
+
+    @Test func aLongLayoutIsAFindingWithWhatToChange() throws {
+        let trace = try Self.read(Self.all)
+        let layout = try #require(trace.findings().first { $0.kind == .longLayout })
+        #expect(layout.title == "LazyVStack layout (_LazyVStackLayout sizeThatFits) took 2.40 ms (1.90 ms in the layout itself), not cached")
+        #expect(layout.fix.contains("fixed .frame"))
+        #expect(layout.evidence.representativeUpdate == (try Self.update(trace, description: "_LazyVStackLayout")))
+        #expect(layout.worstNs == 2_400_000 && layout.severity == .medium)
+        #expect(trace.findings().filter { $0.kind == .longLayout }.count == 1, "the 700 µs and 12 µs layouts are not long")
+    }
+}

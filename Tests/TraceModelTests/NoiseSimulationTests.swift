@@ -1,6 +1,6 @@
 import Testing
 @testable import TraceModel
-import TraceSamples
+@testable import TraceSamples
 
 /// Issue 40: claims survive run-to-run noise. A smaller run of `tracesvc-bench noise` with a fixed
 /// seed: fresh Orchard recordings (lognormal sigma 0.12 a recording), the rates held with margin.
@@ -26,6 +26,11 @@ import TraceSamples
         #expect(rates[0].hits <= 1, "unchanged series with a change point: \(rates[0].hits) of 6")
         #expect(rates[1].hits >= 5, "1.3x steps placed within 2 builds: \(rates[1].hits) of 6")
         #expect(rates[2].hits == 6 && rates[3].hits == 6, "4x and 0 -> 10 red after 4 good builds by the 2nd bad: \(rates[2].hits), \(rates[3].hits)")
+        // The red row counts what its label says: 0 red bodies of ThumbnailView in a good build, 10 in a bad one
+        // (HarvestChart's own 2.4 ms bodies are red in every build and not counted).
+        #expect(NoiseSimulation.redBodies(NoisyRecordings.trace(seed: 7)) == 0)
+        #expect(NoiseSimulation.redBodies(NoisyRecordings.trace(.init(redBodies: 10), seed: 7)) == 10)
+        #expect(rates[3].name.contains("0 -> 10") && rates[1].name.contains("from build 16 of 30"))
     }
 
     @Test func aYoungStepIsSuspectAndATooShortSeriesSaysSo() {

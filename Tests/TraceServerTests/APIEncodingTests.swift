@@ -221,8 +221,16 @@ import TraceStorage
         let trips = try XCTraceImporter.importTrace(
             at: LiveServerTests.packageRoot.appendingPathComponent("Tests/TraceFormatsTests/Fixtures/xctrace-27/time-profile.xml"), displayName: "trips.xml"
         )
+        // Instruments 27: layout updates and downstream cost (concatenated tables of the Trips fixtures).
+        let tripsFolder = LiveServerTests.packageRoot.appendingPathComponent("Tests/TraceFormatsTests/Fixtures/xctrace-27")
+        let tripsTables = try ["swiftui-updates", "SwiftUILayoutUpdates2", "potential-hangs", "hang-risks"]
+            .map { try Data(contentsOf: tripsFolder.appendingPathComponent("\($0).xml")) }.reduce(Data(), +)
+        let tripsFile = FileManager.default.temporaryDirectory.appendingPathComponent("trips-27-\(UUID().uuidString).xml")
+        try tripsTables.write(to: tripsFile)
+        defer { try? FileManager.default.removeItem(at: tripsFile) }
+        let tripsLayout = try XCTraceImporter.importTrace(at: tripsFile, displayName: "trips-27.xml")
         walker.walk(SourceLinkOptions(urlTemplate: "https://x/{commit}/{path}", root: "/r").link(tags: []))
-        let others = [SyntheticTraces.trace(updates: 400, seed: 9), mail, trips]
+        let others = [SyntheticTraces.trace(updates: 400, seed: 9), mail, trips, tripsLayout]
         for (index, trace) in (samples + others).enumerated() {
             walker.walk(Self.answers(of: trace, id: String(format: "%032x", index)))
         }

@@ -47,6 +47,12 @@ struct Scratch {
     var samples: URL { root.appendingPathComponent("samples") }
     static let indexHTML = "<!doctype html><title>tracesvc</title><script type=module src=/js/app.js></script>"
 
+    /// An app page as served, with its scripts named under the web root's version (`/v/HASH/js/`,
+    /// VersionedStaticFilesTests) named as in `indexHTML` again.
+    static func unversioned(_ page: String) -> String {
+        page.replacing(#/=/v/[0-9a-f]+/js//#, with: "=/js/")
+    }
+
     init() throws {
         root = testFilesRoot.appendingPathComponent(UUID().uuidString)
         let files = FileManager.default

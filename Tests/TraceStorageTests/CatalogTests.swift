@@ -4,7 +4,8 @@ import ServiceLifecycle
 import Testing
 @testable import TraceStorage
 
-/// One contract, both engines: the embedded SQLite catalog and PostgreSQL (scripts/team-up.sh).
+/// One contract, both engines: the embedded SQLite catalog and PostgreSQL (scripts/team-up.sh);
+/// `CatalogContractTests` runs it on each.
 enum CatalogContract {
     static func entry(_ n: Int, at micros: Int64, blob: String? = nil, tags: [String] = []) -> CatalogEntry {
         let id = String(format: "%032x", n)
@@ -111,14 +112,6 @@ struct SQLiteCatalogTests {
         return folder.appendingPathComponent("catalog.sqlite")
     }
 
-    @Test func keepsTheContract() async throws {
-        try await CatalogContract.check(try SQLiteCatalog(file: try Self.temporaryFile()))
-    }
-
-    @Test func keepsTheHistoryContract() async throws {
-        try await CatalogHistoryContract.check(try SQLiteCatalog(file: try Self.temporaryFile()))
-    }
-
     @Test func isInWALModeWithVersionedMigrations() async throws {
         let file = try Self.temporaryFile()
         let catalog = try SQLiteCatalog(file: file)
@@ -162,18 +155,6 @@ struct SQLiteCatalogTests {
         let catalog = PostgresCatalog(location: location, logger: TeamEngines.logger, callTimeout: timeout)
         let running = Task { try await catalog.run() }
         return (catalog, running)
-    }
-
-    @Test func keepsTheContract() async throws {
-        let (catalog, running) = try await Self.catalog(try TeamEngines.freshDatabase("contract"))
-        defer { running.cancel() }
-        try await CatalogContract.check(catalog)
-    }
-
-    @Test func keepsTheHistoryContract() async throws {
-        let (catalog, running) = try await Self.catalog(try TeamEngines.freshDatabase("history"))
-        defer { running.cancel() }
-        try await CatalogHistoryContract.check(catalog)
     }
 
     @Test func replicasStartingTogetherMigrateOnce() async throws {

@@ -2,7 +2,7 @@
 // of issue 29's browser code.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { chartLayout, formatValue, MARGIN, niceTicks } from '../../WebRoot/js/pages/history-chart.js';
+import { BAND_SIGMAS, chartLayout, formatValue, MARGIN, niceTicks, noiseBands, shortP, stepLabel, stepWeight } from '../../WebRoot/js/pages/history-chart.js';
 import { ROW_HEIGHT, visibleRows } from '../../WebRoot/js/pages/trace-list.js';
 import { noteMarkAt, noteMarks, RULER_HEIGHT } from '../../WebRoot/js/timeline/lanes.js';
 import { NOTE_MARK } from '../../WebRoot/js/timeline/kinds.js';
@@ -39,6 +39,49 @@ test('the chart puts builds left to right, values bottom to top, and a change po
   assert.equal(layout.changes[0].x, MARGIN.left + 312 - 78);
   // One build alone sits in the middle.
   assert.equal(chartLayout({ builds: [build(0, [5])], changePoints: [] }, 400, 300).builds[0].x, MARGIN.left + 156);
+});
+
+test('the noise band: one per stretch between change points, around its geometric level, as wide as the series noise', () => {
+  const sigma = 0.1;
+  const answer = {
+    builds: [build(0, [99]), build(1, [120, 81]), build(2, [399]), build(3, [399])],
+    changePoints: [{ index: 2, label: '3', direction: 'up', step: { exact: false, strength: 9, threshold: 3, percent: 300, pValue: 1e-6, status: 'suspect' } }],
+    noise: { sigma, source: 'series', degreesOfFreedom: 2 },
+  };
+  const bands = noiseBands(answer);
+  assert.deepEqual(bands.map((b) => [b.from, b.to]), [[0, 1], [2, 3]]);
+  const level = Math.exp((Math.log(100) + Math.log(121) + Math.log(82)) / 3) - 1;
+  assert.ok(Math.abs(bands[0].level - level) < 1e-9);
+  assert.ok(Math.abs(bands[1].level - 399) < 1e-9);
+  assert.ok(Math.abs(bands[1].high - (400 * Math.exp(BAND_SIGMAS * sigma) - 1)) < 1e-9);
+  assert.ok(Math.abs(bands[1].low - (400 * Math.exp(-BAND_SIGMAS * sigma) - 1)) < 1e-9);
+  // Without a change point: one band over the whole series; the value axis reaches the band's top.
+  const flat = { builds: [build(0, [100]), build(1, [100])], changePoints: [], noise: { sigma: 0.5 } };
+  assert.equal(noiseBands(flat).length, 1);
+  const layout = chartLayout(flat, 400, 300);
+  assert.ok(layout.top >= noiseBands(flat)[0].high);
+  assert.equal(layout.bands[0].x1, MARGIN.left);
+  assert.equal(layout.bands[0].x2, 400 - MARGIN.right);
+  assert.ok(layout.bands[0].yHigh < layout.bands[0].yLevel && layout.bands[0].yLevel < layout.bands[0].yLow);
+  // The bands meet at the change point's line.
+  const stepped = chartLayout(answer, 400, 300);
+  assert.equal(stepped.bands[0].x2, stepped.changes[0].x);
+  assert.equal(stepped.bands[1].x1, stepped.changes[0].x);
+});
+
+test('a change point says its ratio and p over the series, an exact count its values, a young one that it is suspect', () => {
+  const change = (step, before = 100, after = 134) => ({ index: 1, label: '2', direction: 'up', before, after, step });
+  assert.equal(stepLabel(change({ exact: false, percent: 34.2, pValue: 2e-7, strength: 8, threshold: 3.2, status: 'confirmed' })), '1.34x, p<0.001');
+  assert.equal(stepLabel(change({ exact: false, percent: -50, pValue: 0.0042, strength: 3.5, threshold: 3.2, status: 'suspect' })), '0.50x, p=0.004, suspect');
+  assert.equal(stepLabel(change({ exact: true, percent: 1000, status: 'confirmed' }, 0, 10), 'count'), '0 → 10, exact');
+  assert.equal(shortP(0.031), 'p=0.03');
+  assert.equal(shortP(0), 'p<0.001');
+  // Bolder with strength: at the threshold 0, four times it (or exact) 1.
+  assert.equal(stepWeight({ strength: 3, threshold: 3 }), 0);
+  assert.equal(stepWeight({ strength: 12, threshold: 3 }), 1);
+  assert.equal(stepWeight({ strength: 40, threshold: 3 }), 1);
+  assert.ok(stepWeight({ strength: 6, threshold: 3 }) > 0.4 && stepWeight({ strength: 6, threshold: 3 }) < 0.6);
+  assert.equal(stepWeight({ exact: true }), 1);
 });
 
 test('build labels that would collide are left out, except change points and the last', () => {

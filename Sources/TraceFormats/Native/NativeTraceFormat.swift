@@ -16,13 +16,13 @@ public enum NativeTraceFormat {
     /// every reference where it stands.
     enum Table: String, CaseIterable {
         case processes, threads, updateGroups, updates, nodes, edges, frames, stacks, stateChanges, samples, hitches, hangs
-        case tasks, taskStates, signposts
+        case tasks, taskStates, signposts, hangRisks
 
         /// The first format version that has this table.
         var sinceVersion: Int64 {
             switch self {
             case .tasks, .taskStates: 2
-            case .signposts: 3
+            case .signposts, .hangRisks: 3
             default: 1
             }
         }
@@ -40,7 +40,10 @@ public enum NativeTraceFormat {
             case .processes: ["pid", "name"]
             case .threads: ["tid", "name", "process", "isMain"]
             case .updateGroups: ["start", "duration", "label", "thread"]
-            case .updates: ["start", "duration", "kind", "module", "view", "description", "category", "allocations", "thread", "group", "sourceSeverity"]
+            // The last five only on an update that has one of them (Instruments 27), null for each it lacks.
+            case .updates:
+                ["start", "duration", "kind", "module", "view", "description", "category", "allocations", "thread", "group", "sourceSeverity",
+                 "selfDuration", "layoutDepth", "cached", "downstreamCost", "downstreamEvents"]
             case .nodes: ["kind", "name", "owner", "isAppCode", "eventID", "timestamp", "update"]
             case .edges: ["source", "target", "label", "changedProperty", "timestamp", "group"]
             // The last two only on a frame whose file and line the recording has (Instruments 27).
@@ -55,6 +58,7 @@ public enum NativeTraceFormat {
                  "suspendBacktrace", "thread", "narrative"]
             case .signposts:
                 ["start", "duration", "kind", "process", "thread", "subsystem", "category", "name", "beginMessage", "endMessage", "signpostID"]
+            case .hangRisks: ["time", "message", "severity", "eventType", "backtrace", "thread"]
             }
         }
     }

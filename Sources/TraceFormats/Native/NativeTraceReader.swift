@@ -211,6 +211,7 @@ struct NativeTraceParser: ~Copyable {
                 case .tasks: try readTask()
                 case .taskStates: try readTaskState()
                 case .signposts: try readSignpost()
+                case .hangRisks: try readHangRisk()
                 }
                 column = -1
                 try endRow()
@@ -362,9 +363,57 @@ struct NativeTraceParser: ~Copyable {
         let group = try reference(.updateGroups)
         try next(10)
         let severity = try enumValue(Self.sourceSeverities, "severity")
-        builder.addUpdate(
+        let row = builder.addUpdate(
             start: start, duration: duration, kind: kind, sourceSeverity: severity, module: module, viewName: view,
             description: description, category: category, allocations: allocations, thread: thread, group: group
+        )
+        guard try scanner.peek() == UInt8(ascii: ",") else { return }
+        try next(11)
+        let selfDuration = try optionalDuration()
+        try next(12)
+        let depth = try optionalCount()
+        try next(13)
+        let cached: Bool? = try scanner.readNull() ? nil : try scanner.readBool()
+        try next(14)
+        let downstreamCost = try optionalDuration()
+        try next(15)
+        let downstreamEvents = try optionalCount()
+        if selfDuration != nil || depth != nil || cached != nil {
+            builder.setLayout(ofUpdate: row, selfDuration: selfDuration, depth: depth, cached: cached)
+        }
+        if let downstreamCost { builder.setDownstream(ofUpdate: row, cost: downstreamCost, events: downstreamEvents ?? 0) }
+    }
+
+    private mutating func optionalDuration() throws(OffsetError) -> Nanoseconds? {
+        try scanner.readNull() ? nil : try duration()
+    }
+
+    /// A count or depth: null, or a whole number from 0 to Int32.max.
+    private mutating func optionalCount() throws(OffsetError) -> Int? {
+        if try scanner.readNull() { return nil }
+        let offset = try tokenOffset()
+        let value = try scanner.readInt64()
+        guard value >= 0, value <= Int64(Int32.max) else {
+            throw OffsetError(offset: offset, message: "should be null or a whole number from 0 to \(Int32.max), found \(value)")
+        }
+        return Int(value)
+    }
+
+    private mutating func readHangRisk() throws(OffsetError) {
+        let time = try time()
+        try next(1)
+        let message = try string()
+        try next(2)
+        let severity = try string()
+        try next(3)
+        let eventType = try string()
+        try next(4)
+        let backtrace = try reference(.stacks)
+        try next(5)
+        let thread = try reference(.threads)
+        builder.addHangRisk(
+            time: time, message: message, severity: severity, eventType: eventType,
+            backtrace: backtrace == noRow ? noRow : Int32(stackRows[Int(backtrace)]), thread: thread
         )
     }
 
@@ -595,6 +644,7 @@ extension NativeTraceFormat.Table {
         case .tasks: 12
         case .taskStates: 13
         case .signposts: 14
+        case .hangRisks: 15
         }
     }
 
@@ -616,6 +666,7 @@ extension NativeTraceFormat.Table {
         case .tasks: "task"
         case .taskStates: "task state"
         case .signposts: "signpost"
+        case .hangRisks: "hang risk"
         }
     }
 }

@@ -108,6 +108,13 @@ public enum NativeTraceWriter {
             out.string(s[Int(updates.description[i])]); out.comma(); out.string(s[Int(updates.category[i])]); out.comma()
             out.int(Int64(updates.allocations[i])); out.comma(); out.reference(updates.thread[i]); out.comma()
             out.reference(updates.group[i]); out.comma(); out.string(updates.sourceSeverity[i].wireName)
+            let selfDuration = updates.selfDuration(i), depth = updates.layoutDepth(i), cached = updates.isCached(i)
+            let downstreamCost = updates.downstreamCost(i)
+            if selfDuration != nil || depth != nil || cached != nil || downstreamCost != nil {
+                out.comma(); out.optionalInt(selfDuration); out.comma(); out.optionalInt(depth.map(Int64.init)); out.comma()
+                if let cached { out.bool(cached) } else { out.raw("null") }
+                out.comma(); out.optionalInt(downstreamCost); out.comma(); out.optionalInt(updates.downstreamEvents(i).map(Int64.init))
+            }
         }
         let nodes = trace.graph.nodes
         table(.nodes, count: nodes.count) { out, i in
@@ -177,6 +184,15 @@ public enum NativeTraceWriter {
                 out.string("0x" + String(signposts.signpostID[i], radix: 16))
             }
         }
+        // Optional, as signposts (Instruments 27's hang-risks).
+        let risks = trace.hangRisks
+        if risks.count > 0 {
+            table(.hangRisks, count: risks.count) { out, i in
+                out.int(risks.time[i]); out.comma(); out.string(s[Int(risks.message[i])]); out.comma()
+                out.string(s[Int(risks.severity[i])]); out.comma(); out.string(s[Int(risks.eventType[i])]); out.comma()
+                out.reference(risks.backtrace[i]); out.comma(); out.reference(risks.thread[i])
+            }
+        }
         out.raw("\n}\n")
         out.flush()
     }
@@ -228,6 +244,10 @@ struct JSONOutput {
     }
 
     mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }
+
+    mutating func optionalInt(_ value: Int64?) {
+        if let value { int(value) } else { raw("null") }
+    }
 
     mutating func double(_ value: Double) {
         if value == value.rounded(), abs(value) < 1e15 { int(Int64(value)) } else { raw("\(value)") }

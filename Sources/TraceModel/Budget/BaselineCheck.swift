@@ -13,9 +13,13 @@ extension Trace {
     /// The same against several recordings of the baseline, pooled (`ComparisonSide.pooled`): a
     /// view regressed when this trace is beyond the baseline's runs (their mean, and beyond every
     /// run for a count) and the durations of all of them tell it apart.
-    public func baselineResults(against baselines: [Trace], tolerance: BaselineTolerance, window: BudgetWindow? = nil) -> [BudgetResult] {
+    /// `earlier`: the noise of earlier recordings with the baseline's tags (`--baseline-tags`),
+    /// the spread when the baselines cannot measure their own.
+    public func baselineResults(
+        against baselines: [Trace], tolerance: BaselineTolerance, window: BudgetWindow? = nil, earlier: EarlierNoise? = nil
+    ) -> [BudgetResult] {
         let before = ComparisonSide.pooled(baselines.map { $0.comparisonSide(in: window?.range(in: $0), findings: []) })
-        let comparison = TraceComparison(before, comparisonSide(in: window?.range(in: self), findings: []))
+        let comparison = TraceComparison(before, comparisonSide(in: window?.range(in: self), findings: []), earlier: earlier)
         let bodies = comparison.views.filter { view in
             view.kind == UpdateKind.viewBody.wireName && (tolerance.views.isEmpty || tolerance.views.contains { $0.matches(view.view) })
         }
@@ -33,9 +37,10 @@ extension Trace {
             name: "baseline: view body count", metric: "baseline-body-count", views: bodies, tolerance: tolerance.count,
             range: window?.range(in: self), notes: notes, usesDurationTest: false
         ) { Self.growth(Int64($0.a.count), Int64($0.b.count)) }
+        // The time rule says where its noise came from.
         let time = baselineResult(
             name: "baseline: view body time", metric: "baseline-body-time", views: bodies, tolerance: tolerance.time,
-            range: window?.range(in: self), notes: [], usesDurationTest: true
+            range: window?.range(in: self), notes: ["run-to-run noise: " + comparison.noise.text], usesDurationTest: true
         ) { Self.growth($0.a.totalNs, $0.b.totalNs) }
         return [count, time]
     }

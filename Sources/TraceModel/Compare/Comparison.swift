@@ -33,6 +33,9 @@ public struct TraceComparison: Sendable, Encodable {
     /// Frames SwiftUI drew updates in on each side (`Trace.framesDrawn(in:)`): a view whose
     /// update count follows them changed because more (or fewer) frames were drawn.
     public var frames: FrameCountComparison
+    /// Where the run-to-run noise of the tests over recordings came from: the recordings
+    /// compared, earlier recordings with the same tags, or the default prior.
+    public var noise: NoiseOrigin
     /// Swift tasks on the Main Actor: "main-actor-busy" (time tasks ran on it), "main-actor-waiting"
     /// (time tasks waited for it), "main-actor-longest-wait".
     public var mainActor: [TimeComparison]
@@ -48,8 +51,12 @@ public struct TraceComparison: Sendable, Encodable {
 
     public init(
         _ a: ComparisonSide, _ b: ComparisonSide, causeLimit: Int = defaultCauseLimit, functionLimit: Int = defaultFunctionLimit,
-        viewLimit: Int = .max, prior: RunNoise = .prior
+        viewLimit: Int = .max, earlier: EarlierNoise? = nil
     ) {
+        // With one recording a side, the noise is the earlier recordings' (else the default prior);
+        // with more, their own spread steadied by it.
+        let prior = earlier?.noise ?? .prior
+        noise = NoiseOrigin(runsA: a.runs, runsB: b.runs, earlier: earlier)
         self.a = a.header
         self.b = b.header
         // Cycles and time never subtract: a unit mismatch is said like another app or device.

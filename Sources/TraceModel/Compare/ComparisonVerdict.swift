@@ -151,7 +151,7 @@ struct ComparisonVerdict {
             let values = measure.unit == "count"
                 ? "\(Self.number(before)) → \(Self.number(after)) \(IntervalMeasure(rawValue: measure.name)!.noun)"
                 : "\(DurationText.format(Int64(before))) → \(DurationText.format(Int64(after)))"
-            let test = measure.recordings.map { ", \($0.text)" } ?? measure.test.pValue.map { ", \(ComparisonWords.pValue($0))" } ?? ""
+            let test = (measure.recordings?.text ?? measure.counts?.text).map { ", \($0)" } ?? ""
             lines.append(VerdictLine(
                 kind: "interval", tone: after < before ? "better" : "worse",
                 text: "\(interval.name): \(measure.changeText) per interval, \(values) (\(interval.intervalsA) → \(interval.intervalsB) intervals\(perRun)\(test))",

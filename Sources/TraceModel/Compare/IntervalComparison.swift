@@ -217,13 +217,14 @@ public struct IntervalMeasureComparison: Sendable, Equatable, Encodable {
     /// Median per interval.
     @NullWhenAbsent public var medianA: Double? = nil
     @NullWhenAbsent public var medianB: Double? = nil
-    /// Interval against interval (Mann-Whitney U; tested with 8 intervals a side or more): for a
-    /// count, what decides; for a time, detail within the recordings.
+    /// Interval against interval (Mann-Whitney U; tested with 8 intervals a side or more): detail
+    /// within the recordings (their intervals share the recording's noise), never what decides.
     public var test: RankSumTest
     /// A time's mean per interval compared over recordings (`RecordingEffect`): what decides a time.
     @NullWhenAbsent public var recordings: RecordingEffect? = nil
-    /// Beyond noise: a time by `recordings`; a count by the test, or (untested) when its mean
-    /// changed by at least 2 and by more than 10 %, as a view's count (`ViewComparison.countChangeThreshold`).
+    /// A count compared over recordings (`IntervalCountTest`): what decides a count.
+    @NullWhenAbsent public var counts: IntervalCountTest? = nil
+    /// Beyond noise: a time by `recordings`, a count by `counts`.
     public var significant: Bool
     /// "fewer bodies", "more body time", "shorter", "as many bodies" (per interval); "too few to
     /// time" for a time with too few intervals to test.
@@ -254,15 +255,9 @@ public struct IntervalMeasureComparison: Sendable, Equatable, Encodable {
         let significant: Bool
         let recordings = measure.isTime ? Self.recordingEffect(a, runsA, b, runsB) : nil
         self.recordings = recordings
-        if measure.isTime {
-            significant = recordings?.significant ?? false
-        } else if test.tested {
-            significant = test.significant
-        } else if !measure.isTime, meanA != nil, meanB != nil {
-            significant = abs(after - before) >= 2 && abs(after - before) > ViewComparison.countChangeThreshold * max(before, after)
-        } else {
-            significant = false
-        }
+        let counts = measure.isTime || meanA == nil || meanB == nil ? nil : IntervalCountTest(measure, a, runsA, b, runsB)
+        self.counts = counts
+        significant = measure.isTime ? recordings?.significant ?? false : counts?.significant ?? false
         self.significant = significant
         // Times are noisy: without the test they are not read at all (counts are, by the count rule).
         changeText = measure.isTime && recordings == nil
@@ -301,5 +296,53 @@ extension IntervalMeasureComparison {
         let before = logs(a, runsA), after = logs(b, runsB)
         guard !before.logs.isEmpty, !after.logs.isEmpty else { return nil }
         return RecordingEffect(logsA: before.logs, logsB: after.logs, within: before.within + after.within)
+    }
+}
+
+/// A count per interval (bodies, long updates, hitches) decided over recordings, never interval
+/// against interval: the intervals of one recording share its noise. Bodies are exact (the same
+/// tap runs the same bodies): a change when each recording's count per interval moved by over
+/// 10 %, by at least 2 over a recording's intervals, and every recording of one side is beyond
+/// every one of the other. Long updates and hitches vary between runs: each recording's total
+/// against Poisson noise (`RecordingCountTest`).
+public struct IntervalCountTest: Sendable, Equatable, Encodable {
+    public var runsA: Int
+    public var runsB: Int
+    /// "exact" (bodies) or "poisson".
+    public var rule: String
+    public var significant: Bool
+    /// "every recording beyond the other side's, 3 vs 3 recordings"; "within run-to-run noise, 1 vs 1 recordings".
+    public var text: String
+
+    init?(_ measure: IntervalMeasure, _ a: [Int64], _ runsA: [Int], _ b: [Int64], _ runsB: [Int]) {
+        func perRun(_ values: [Int64], _ runs: [Int]) -> [(total: Int64, intervals: Int)] {
+            var result: [(total: Int64, intervals: Int)] = [], start = 0
+            for count in runs where count > 0 {
+                let run = values[start..<min(values.count, start + count)]
+                start += count
+                result.append((total: run.reduce(Int64(0)) { $0.addingSaturating($1) }, intervals: run.count))
+            }
+            return result
+        }
+        let before = perRun(a, runsA), after = perRun(b, runsB)
+        guard !before.isEmpty, !after.isEmpty else { return nil }
+        self.runsA = before.count
+        self.runsB = after.count
+        let sides = "\(before.count) vs \(after.count) recordings"
+        if measure == .bodies {
+            rule = "exact"
+            let ratesA = before.map { Double($0.total) / Double($0.intervals) }, ratesB = after.map { Double($0.total) / Double($0.intervals) }
+            let meanA = ratesA.reduce(0, +) / Double(ratesA.count), meanB = ratesB.reduce(0, +) / Double(ratesB.count)
+            let intervals = Double(min(before.map { $0.intervals }.min()!, after.map { $0.intervals }.min()!))
+            let moved = abs(meanB - meanA) * intervals >= 2 && abs(meanB - meanA) > ViewComparison.countChangeThreshold * max(meanA, meanB)
+            let apart = meanB > meanA ? ratesB.min()! > ratesA.max()! : ratesB.max()! < ratesA.min()!
+            significant = moved && apart
+            text = significant ? "every recording beyond the other side's, \(sides)" : "within the recordings' counts, \(sides)"
+        } else {
+            rule = "poisson"
+            let test = RecordingCountTest(before.map { Int($0.total) }, after.map { Int($0.total) })
+            significant = test.significant
+            text = (significant ? "beyond run-to-run noise" : "within run-to-run noise") + (test.exact ? " (every recording the same)" : "") + ", \(sides)"
+        }
     }
 }

@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// The spread of one recording's log value about the build's own: where it came from and how sure.
-public struct RunNoise: Sendable, Equatable, Encodable {
+public struct RunNoise: Sendable, Equatable, Codable {
     /// Standard deviation of a recording's natural-log value (0.12: a recording is within about
     /// ±12 % of its build's value two times in three).
     public var sigma: Double

@@ -27,6 +27,9 @@ public struct DetectedStep: Sendable, Equatable, Encodable {
     /// nil for an exact step.
     @NullWhenAbsent public var strength: Double? = nil
     @NullWhenAbsent public var threshold: Double? = nil
+    /// The chance that a series of this many builds without a step has a split this strong
+    /// (over all its splits, as the threshold); nil for an exact step.
+    @NullWhenAbsent public var pValue: Double? = nil
     /// After against before, percent (+300: four times), and its interval at the threshold's level.
     public var percent: Double
     public var low: Double
@@ -48,6 +51,8 @@ public struct StepDetection: Sendable {
     public var steps: [DetectedStep] = []
     /// The recordings' spread about their segments' means (steadied by the prior).
     public var noise: RunNoise
+    /// The log values of each stretch between steps (what `noise` is measured from).
+    public var segments: [[Double]] = []
     /// The smallest step the series could tell in its middle and at its last build (percent);
     /// nil with fewer than two builds.
     @NullWhenAbsent public var detectableMiddle: Double? = nil
@@ -76,6 +81,7 @@ public struct StepDetection: Sendable {
             groups.append(logs[start..<end].flatMap { $0 })
             start = end
         }
+        self.segments = groups
         noise = RunNoise.measured(groups, prior: prior, source: "series")
         let n = Double(filled.count)
         if filled.count >= 2 {
@@ -127,7 +133,7 @@ public struct StepDetection: Sendable {
         guard let best, best.t > z, abs(best.difference) >= minimumShift else { return nil }
         return DetectedStep(
             index: best.k, direction: best.difference > 0 ? "up" : "down", status: m - best.k >= confirmingBuilds ? "confirmed" : "suspect",
-            exact: false, strength: best.t, threshold: z, percent: RecordingEffect.percent(best.difference),
+            exact: false, strength: best.t, threshold: z, pValue: min(1, Double(m - 1) * NormalDistribution.twoSidedP(best.t)), percent: RecordingEffect.percent(best.difference),
             low: RecordingEffect.percent(best.difference - z * best.error), high: RecordingEffect.percent(best.difference + z * best.error),
             buildsBefore: best.k, buildsAfter: m - best.k
         )

@@ -46,33 +46,8 @@ extension TraceStore {
         // Another run of the same file is another trace: its id covers the run too.
         let run = requestedRun == 1 ? nil : requestedRun
         let id = Self.uploadID(content: received.id, run: run)
-        // The same bytes as a sample: that sample is the trace (samples are never stored as uploads).
-        if let sample = samples[id] {
-            await received.streamedBlob?.abort()
-            TraceMetrics.uploads(.duplicate)
-            return Added(record: sample.record, loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
-        }
-        let existing: CatalogEntry?
-        do throws(StoreError) {
-            existing = try await service({ try await self.storage.catalog.entry(id: id) })
-        } catch {
-            await received.streamedBlob?.abort()
-            throw error
-        }
-        if let existing {
-            await received.streamedBlob?.abort()
-            TraceMetrics.uploads(.duplicate)
-            return Added(record: try await adding(tags, to: existing), loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
-        }
-        // Reserved when receiving started (or now, for an upload that came another way).
-        let reservation: StorageQuota.Reservation
-        do throws(StoreError) {
-            if let reserved = received.reservation { reservation = reserved } else { reservation = try quota.reserve(bytes: received.size) }
-        } catch {
-            await received.streamedBlob?.abort()
-            TraceMetrics.uploads(.refused)
-            throw error
-        }
+        if let known = try await knownUpload(id: id, received, tags: tags) { return known }
+        let reservation = try await reservation(for: received)
         // The blob is written while the trace is read, or was sent while it arrived (streamed):
         // the object store's upload and the import no longer add up. Every path below ends the
         // write: `finish` names it, `abandon` stops it and removes what it wrote.
@@ -84,31 +59,14 @@ extension TraceStore {
         // Where the time after the last byte goes (a debug log line): the import's tail, the
         // first picture's index, the blob and its row.
         var phases = UploadPhases()
-        // Inflation is bounded by the upload's own size, so a small bomb fails in seconds.
-        let maxBytes = maxInflatedBytes(ofUpload: received.size)
         let parsed: LoadedTrace
-        var started = ContinuousClock.now
-        do {
-            if let importing = received.importing {
-                // Read while it arrived: only its tail is left to wait for.
-                let imported = try await importing.task.value
-                started = imported.started
-                phases.end("import tail")
-                parsed = try await loadGate.run { LoadedTrace(id: id, trace: imported.trace, memory: imported.memory) }
-                phases.end("first picture index")
-            } else {
-                let claim = try await memory.claim(memoryEstimate(ofFile: received.file))
-                parsed = try await loadGate.run {
-                    LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
-                }
-                phases.end("import")
-            }
+        do throws(StoreError) {
+            parsed = try await parse(received, id: id, run: run, phases: &phases)
         } catch {
             await abandon(write)
             TraceMetrics.uploads(.refused)
-            throw Self.storeError(error)
+            throw error
         }
-        TraceMetrics.importDuration.record(duration: ContinuousClock.now - started)
         let trace = parsed.trace
         let entry = CatalogEntry(
             id: id, name: trace.metadata.name, app: trace.metadata.app, device: trace.metadata.device, durationNs: trace.metadata.duration,
@@ -145,6 +103,69 @@ extension TraceStore {
         logger.info("stored trace \(id) '\(entry.name)' (\(received.size) bytes, \(trace.updates.count) updates)")
         logger.debug("upload \(id) after its last byte: \(phases)")
         return Added(record: TraceRecord(entry: stored.entry), loaded: parsed, isNew: true)
+    }
+
+    /// An upload of content known already: a sample's (that sample is the trace: samples are never
+    /// stored as uploads) or a stored trace's, which takes the upload's tags. Nil for new content.
+    /// Its streamed blob is dropped unless it is new.
+    private func knownUpload(id: String, _ received: ReceivedUpload, tags: [TraceTag]) async throws(StoreError) -> Added? {
+        if let sample = samples[id] {
+            await received.streamedBlob?.abort()
+            TraceMetrics.uploads(.duplicate)
+            return Added(record: sample.record, loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
+        }
+        let existing: CatalogEntry?
+        do throws(StoreError) {
+            existing = try await service({ try await self.storage.catalog.entry(id: id) })
+        } catch {
+            await received.streamedBlob?.abort()
+            throw error
+        }
+        guard let existing else { return nil }
+        await received.streamedBlob?.abort()
+        TraceMetrics.uploads(.duplicate)
+        return Added(record: try await adding(tags, to: existing), loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
+    }
+
+    /// The quota's room for the upload: reserved when receiving started (or now, for an upload
+    /// that came another way).
+    private func reservation(for received: ReceivedUpload) async throws(StoreError) -> StorageQuota.Reservation {
+        do throws(StoreError) {
+            if let reserved = received.reservation { return reserved }
+            return try quota.reserve(bytes: received.size)
+        } catch {
+            await received.streamedBlob?.abort()
+            TraceMetrics.uploads(.refused)
+            throw error
+        }
+    }
+
+    /// The upload's model: from the import that followed it while it arrived (only its tail is
+    /// left to wait for), or read now. Inflation is bounded by the upload's own size, so a small
+    /// bomb fails in seconds.
+    private func parse(_ received: ReceivedUpload, id: String, run: Int?, phases: inout UploadPhases) async throws(StoreError) -> LoadedTrace {
+        let maxBytes = maxInflatedBytes(ofUpload: received.size)
+        let parsed: LoadedTrace
+        var started = ContinuousClock.now
+        do {
+            if let importing = received.importing {
+                let imported = try await importing.task.value
+                started = imported.started
+                phases.end("import tail")
+                parsed = try await loadGate.run { LoadedTrace(id: id, trace: imported.trace, memory: imported.memory) }
+                phases.end("first picture index")
+            } else {
+                let claim = try await memory.claim(memoryEstimate(ofFile: received.file))
+                parsed = try await loadGate.run {
+                    LoadedTrace(id: id, trace: try TraceImporter.importTrace(at: received.file, displayName: received.name, maxBytes: maxBytes, run: run), memory: claim)
+                }
+                phases.end("import")
+            }
+        } catch {
+            throw Self.storeError(error)
+        }
+        TraceMetrics.importDuration.record(duration: ContinuousClock.now - started)
+        return parsed
     }
 
     /// The stored trace an upload of the same content names: the model read while it arrived

@@ -51,14 +51,7 @@ enum UploadReceiver {
     ) async throws(APIError) -> ReceivedUpload {
         let tooLarge = tooLarge(maxUploadBytes)
         let contentType = request.headers[.contentType] ?? ""
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        // text/plain is refused too: it is what a cross-site page can send without asking (a
-        // "simple" request), and no trace file is plain text to a browser.
-        if mediaType == "application/x-www-form-urlencoded" || mediaType == "text/plain"
-            || (mediaType.hasPrefix("multipart/") && mediaType != "multipart/form-data") {
-            throw APIError(.unsupportedMediaType, "unsupported media type",
-                           detail: "Send the trace file as the raw body (e.g. curl -H 'Content-Type: application/octet-stream' --data-binary @trace.json), or as the field 'file' of a multipart/form-data form (curl -F file=@trace.json); got \(mediaType).")
-        }
+        let mediaType = try acceptedMediaType(contentType)
         let length = request.headers[.contentLength].flatMap { Int64($0) }
         if let length, length > maxUploadBytes { throw tooLarge }
         let reservation: StorageQuota.Reservation
@@ -125,6 +118,19 @@ enum UploadReceiver {
             default: throw APIError(.badRequest, "upload interrupted", detail: "The upload did not arrive whole; send it again.")
             }
         }
+    }
+
+    /// The body's media type, lowercased, when it can carry a trace. text/plain is refused too: it
+    /// is what a cross-site page can send without asking (a "simple" request), and no trace file
+    /// is plain text to a browser.
+    static func acceptedMediaType(_ contentType: String) throws(APIError) -> String {
+        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        if mediaType == "application/x-www-form-urlencoded" || mediaType == "text/plain"
+            || (mediaType.hasPrefix("multipart/") && mediaType != "multipart/form-data") {
+            throw APIError(.unsupportedMediaType, "unsupported media type",
+                           detail: "Send the trace file as the raw body (e.g. curl -H 'Content-Type: application/octet-stream' --data-binary @trace.json), or as the field 'file' of a multipart/form-data form (curl -F file=@trace.json); got \(mediaType).")
+        }
+        return mediaType
     }
 
     /// Most bytes the multipart parser may read without reporting a header, body bytes or the end

@@ -131,6 +131,13 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// Since when the server has been asking for data that has not come; nil when it is not asking.
     private var waitingSince: NIODeadline?
     private var responseStarted = false
+    /// Requests whose head has been read, whose end has been read, and responses whose end has
+    /// been written. A response's end belongs to the oldest request not yet answered, which need not
+    /// be the last one read: a client reads a response whose length it knows as soon as its body
+    /// is flushed, and may send its next request before the response's end passes this handler.
+    private var requestsBegun = 0
+    private var requestsRead = 0
+    private var responsesEnded = 0
     private var bodyCheck: Scheduled<Void>?
     /// Answered before its body ended (a refused upload): the rest of the body is read and thrown
     /// away for a moment, so that the client sees the answer, and then the connection is closed.
@@ -191,7 +198,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         case .head(let head):
             awaitingHead = false
             readingBody = true
-            responseStarted = false
+            requestsBegun += 1
             bodyStart = now
             bodyBytes = 0
             bodyWaited = .zero
@@ -203,6 +210,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             bodyBytes += buffer.readableBytes
         case .end:
             readingBody = false
+            requestsRead += 1
             bodyCheck?.cancel()
             bodyCheck = nil
         }
@@ -218,11 +226,14 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status.kind != .informational:
             responseStarted = true
-        case .end where readingBody:
-            // Answered before the body ended: Hummingbird would read the rest to keep the
-            // connection (or, told to close, stop reading and wait for the client, who is still
-            // sending). Read it away instead, briefly, then close.
+        case .end where responsesEnded == requestsRead:
+            // Answered before the body ended (the request answered is the one still being read):
+            // Hummingbird would read the rest to keep the connection (or, told to close, stop
+            // reading and wait for the client, who is still sending). Read it away instead,
+            // briefly, then close.
             readingBody = false
+            responsesEnded += 1
+            responseStarted = false
             bodyCheck?.cancel()
             bodyCheck = nil
             discarding = true
@@ -233,7 +244,11 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             context.eventLoop.scheduleTask(in: Self.lingerAfterRefusal) { channel.close(promise: nil) }
             return
         case .end:
-            // The response is out: the connection waits for its next request head.
+            responsesEnded += 1
+            responseStarted = false
+            // The response is out: the connection waits for its next request head, unless the
+            // client has already sent it.
+            guard responsesEnded == requestsBegun else { break }
             awaitingHead = true
             idleSince = .now()
             scheduleHeadCheck(context)
@@ -245,7 +260,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     /// While waiting for a request head: once the connection has waited `busyHeaderTimeout`,
     /// checks every second whether the server or its address is near the connection limit, and
-    /// then closes it (the idle timeout covers the rest).
+    /// then closes it (the idle timeout covers the rest). The wait is measured from the last
+    /// response's end: a check scheduled during an earlier wait must not close a connection that
+    /// has only just finished a response (its client may be sending the next request).
     private func scheduleHeadCheck(_ context: ChannelHandlerContext) {
         guard headCheck == nil else { return }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -253,7 +270,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             let (handler, context) = loopBound.value
             handler.headCheck = nil
             guard handler.awaitingHead else { return }
-            if handler.counter.isNearLimit(handler.address) {
+            if NIODeadline.now() - handler.idleSince >= handler.limits.busyHeaderTimeout, handler.counter.isNearLimit(handler.address) {
                 context.close(promise: nil)
             } else {
                 handler.scheduleHeadCheck(context)

@@ -59,33 +59,40 @@ func addCPURoutes(to router: some RouterMethods<TraceRequestContext>, store: Tra
                 window: window, width: width, removedLimit: removedLimit
             )
         } else {
-            // Pooled: rows of one recording address nothing in the others.
-            for (name, what) in [("thread", "a thread"), ("focus", "a focus path"), ("zoom", "a zoom path of rows")] where query.string(name) != nil {
-                throw APIError.badParameter(name, "\(what) names rows of one recording; the graph pools several\(name == "zoom" ? ": zoom by names with zoomNames" : "")")
-            }
-            for (side, traces, start, end) in [("A", tracesA, "aStart", "aEnd"), ("B", tracesB, "bStart", "bEnd")] {
-                if traces.count > 1, query.string(start) != nil || query.string(end) != nil {
-                    throw APIError.badParameter(start, "a range applies to one recording of \(side), not \(traces.count)")
-                }
-                if Set(traces.map(\.metadata.cpuWeightUnit)).count > 1 {
-                    throw APIError.badParameter(side.lowercased(), "the recordings of \(side) weigh their samples in different units (time and cycles): their means mean nothing")
-                }
-            }
-            let names = query.string("zoomNames").map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } ?? []
-            guard names.count <= CallTreeQuery.maxDepth + 2 else {
-                throw APIError.badParameter("zoomNames", "a path has at most \(CallTreeQuery.maxDepth + 2) steps, not \(names.count)")
-            }
-            var pooled = DifferentialFlameGraphQuery(
-                before: try cpuQuery(query, trace: tracesA[0], rangeNames: ("aStart", "aEnd"), paths: false),
-                after: try cpuQuery(query, trace: tracesB[0], rangeNames: ("bStart", "bEnd"), paths: false),
-                window: window, width: width, removedLimit: removedLimit
-            )
-            pooled.zoomNames = names
-            diffQuery = pooled
+            diffQuery = try pooledDifferentialQuery(query, tracesA, tracesB, window: window, width: width, removedLimit: removedLimit)
         }
         let (a, b) = (tracesA, tracesB)
         return jsonResponse(bytes: try await queries.run(for: context.work) { Trace.differentialFlameGraph(before: a, after: b, diffQuery).json() })
     }
+}
+
+/// A differential flame graph of several recordings a side, pooled: rows of one recording address
+/// nothing in the others, so it zooms by names, and each side's recordings must weigh alike.
+private func pooledDifferentialQuery(
+    _ query: QueryParameters, _ tracesA: [Trace], _ tracesB: [Trace], window: WeightWindow?, width: Int, removedLimit: Int
+) throws(APIError) -> DifferentialFlameGraphQuery {
+    for (name, what) in [("thread", "a thread"), ("focus", "a focus path"), ("zoom", "a zoom path of rows")] where query.string(name) != nil {
+        throw APIError.badParameter(name, "\(what) names rows of one recording; the graph pools several\(name == "zoom" ? ": zoom by names with zoomNames" : "")")
+    }
+    for (side, traces, start, end) in [("A", tracesA, "aStart", "aEnd"), ("B", tracesB, "bStart", "bEnd")] {
+        if traces.count > 1, query.string(start) != nil || query.string(end) != nil {
+            throw APIError.badParameter(start, "a range applies to one recording of \(side), not \(traces.count)")
+        }
+        if Set(traces.map(\.metadata.cpuWeightUnit)).count > 1 {
+            throw APIError.badParameter(side.lowercased(), "the recordings of \(side) weigh their samples in different units (time and cycles): their means mean nothing")
+        }
+    }
+    let names = query.string("zoomNames").map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } ?? []
+    guard names.count <= CallTreeQuery.maxDepth + 2 else {
+        throw APIError.badParameter("zoomNames", "a path has at most \(CallTreeQuery.maxDepth + 2) steps, not \(names.count)")
+    }
+    var pooled = DifferentialFlameGraphQuery(
+        before: try cpuQuery(query, trace: tracesA[0], rangeNames: ("aStart", "aEnd"), paths: false),
+        after: try cpuQuery(query, trace: tracesB[0], rangeNames: ("bStart", "bEnd"), paths: false),
+        window: window, width: width, removedLimit: removedLimit
+    )
+    pooled.zoomNames = names
+    return pooled
 }
 
 /// The samples and transforms every CPU route reads: `start`/`end` (or `rangeNames`), `mode`,

@@ -30,10 +30,28 @@ func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store:
             return sides.map { $0! }
         }
         let a = Array(sides.prefix(tracesA.count)), b = Array(sides.dropFirst(tracesA.count))
+        // The noise of earlier recordings with the same scenario, device and branch tags, uploaded
+        // before these (the answer stays the same as more arrive).
+        let earlier = try await store.earlierNoise(comparing: (idsA + idsB).map(\.text))
         return jsonResponse(bytes: try await queries.run(for: context.work) {
-            try encodeJSON(TraceComparison(.pooled(a), .pooled(b), causeLimit: causeLimit, functionLimit: functionLimit, viewLimit: viewLimit))
+            try encodeJSON(TraceComparison(.pooled(a), .pooled(b), causeLimit: causeLimit, functionLimit: functionLimit, viewLimit: viewLimit, earlier: earlier))
         })
     }
+
+    /// `GET /api/noise?tag=…&exclude=ID`: the run-to-run noise of the latest traces with all the
+    /// tags (`tracesvc check --baseline-tags`); `{"earlier": null}` when they measure nothing.
+    router.get("/api/noise") { request, context in
+        let parameters = QueryParameters(request: request)
+        let tags = try parameters.tags()
+        guard !tags.isEmpty else { throw APIError.badParameter("tag", "give the tags of the recordings, e.g. tag=scenario:scroll&tag=branch:main") }
+        let excluded = parameters.string("exclude").map { Set($0.split(separator: ",").map(String.init)) } ?? []
+        return try jsonResponse(EarlierNoiseAnswer(earlier: try await queries.admit(for: context.work) { try await store.earlierNoise(tags: tags, excluding: excluded) }))
+    }
+}
+
+/// `GET /api/noise`'s answer: null when the recordings measure nothing.
+struct EarlierNoiseAnswer: Encodable {
+    @NullWhenAbsent var earlier: EarlierNoise?
 }
 
 /// Recordings a side may pool.

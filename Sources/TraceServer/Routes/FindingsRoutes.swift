@@ -3,7 +3,7 @@ import TraceModel
 
 /// `GET /api/traces/{id}/findings`: what the rules found, with the default or given thresholds.
 struct FindingsRoutes {
-    let store: TraceStore
+    let store: any TraceModels
     let queries: WorkGate
 
     func add(to router: some RouterMethods<TraceRequestContext>) {

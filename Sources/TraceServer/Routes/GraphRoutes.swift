@@ -4,7 +4,7 @@ import TraceModel
 /// Cause & effect graph routes (`/api/traces/:id/updates/:updateId/graph`, `/api/traces/:id/graph`).
 /// The graph is extracted and laid out by TraceModel (`Trace.causeGraph`, `GraphLayout`); see
 /// docs/cause-graph.md for the JSON shape. `expand=KEY,KEY` opens folded fan-out groups.
-func addGraphRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, queries: WorkGate) {
+func addGraphRoutes(to router: some RouterMethods<TraceRequestContext>, store: any TraceModels, queries: WorkGate) {
     router.get("/api/traces/:id/updates/:updateId/graph") { request, context in
         let trace = try await store.trace(id: context.traceID())
         let text = context.parameters.get("updateId") ?? ""

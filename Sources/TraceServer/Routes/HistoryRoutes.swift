@@ -61,27 +61,7 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         let body = try await decodeJSONBody(NoteBody.self, from: request)
         let record = try await store.record(id: id)
         let text = try noteText(body.text, field: "text", maxLength: TraceNote.maxLength)
-        let target: TraceNote.Target
-        switch body.target.kind {
-        case "update":
-            guard let update = body.target.update else { throw APIError.badParameter("target.update", "an update note names its update") }
-            guard (0..<record.updateCount).contains(update) else {
-                throw APIError(.notFound, "unknown update", detail: "The trace has \(record.updateCount) updates; there is no update \(update).")
-            }
-            target = .update(update)
-        case "range":
-            guard let start = body.target.start, let end = body.target.end, TraceLimits.queryTimes.contains(start), TraceLimits.queryTimes.contains(end), end > start else {
-                throw APIError.badParameter("target", "a range note names its start and end (ns, end after start)")
-            }
-            target = .range(start: start, end: end)
-        case "finding":
-            guard let finding = body.target.finding, (1...300).contains(finding.count), !finding.unicodeScalars.contains(where: isControl) else {
-                throw APIError.badParameter("target.finding", "a finding note names the finding's id (at most 300 characters)")
-            }
-            target = .finding(finding)
-        default:
-            throw APIError.badParameter("target.kind", "'\(body.target.kind)' is not one of update, range, finding")
-        }
+        let target = try body.target.checked(updateCount: record.updateCount)
         guard try await store.notes(traceID: id.text).count < TraceNote.maxPerTrace else {
             throw APIError(.conflict, "too many notes", detail: "A trace has at most \(TraceNote.maxPerTrace) notes; delete one first.")
         }
@@ -149,6 +129,30 @@ struct NoteBody: Decodable {
         var start: Int64?
         var end: Int64?
         var finding: String?
+
+        /// What the note is on, checked against a trace of `updateCount` updates.
+        func checked(updateCount: Int) throws(APIError) -> TraceNote.Target {
+            switch kind {
+            case "update":
+                guard let update else { throw APIError.badParameter("target.update", "an update note names its update") }
+                guard (0..<updateCount).contains(update) else {
+                    throw APIError(.notFound, "unknown update", detail: "The trace has \(updateCount) updates; there is no update \(update).")
+                }
+                return .update(update)
+            case "range":
+                guard let start, let end, TraceLimits.queryTimes.contains(start), TraceLimits.queryTimes.contains(end), end > start else {
+                    throw APIError.badParameter("target", "a range note names its start and end (ns, end after start)")
+                }
+                return .range(start: start, end: end)
+            case "finding":
+                guard let finding, (1...300).contains(finding.count), !finding.unicodeScalars.contains(where: isControl) else {
+                    throw APIError.badParameter("target.finding", "a finding note names the finding's id (at most 300 characters)")
+                }
+                return .finding(finding)
+            default:
+                throw APIError.badParameter("target.kind", "'\(kind)' is not one of update, range, finding")
+            }
+        }
     }
 
     var target: Target

@@ -4,7 +4,7 @@ import TraceModel
 /// The views of one trace, one controller per area: timeline, summary and updates, tasks,
 /// signposts, findings (the CPU's are in CPURoutes). Every query runs through `queries` (off the cooperative
 /// pool, a bounded number at once, shared fairly between clients, stopped when its client leaves).
-func addQueryRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, queries: WorkGate) {
+func addQueryRoutes(to router: some RouterMethods<TraceRequestContext>, store: any TraceModels, queries: WorkGate) {
     TimelineRoutes(store: store, queries: queries).add(to: router)
     SummaryRoutes(store: store, queries: queries).add(to: router)
     TaskRoutes(store: store, queries: queries).add(to: router)

@@ -5,7 +5,7 @@ import TraceModel
 /// the match `]` / `[` steps to. A query scans the trace once (a million updates in a few ms), off
 /// the request path like every query; the last few queries' matches are kept with the trace.
 struct SearchRoutes {
-    let store: TraceStore
+    let store: any TraceModels
     let queries: WorkGate
 
     func add(to router: some RouterMethods<TraceRequestContext>) {

@@ -3,7 +3,7 @@ import TraceModel
 
 /// `GET /api/traces/{id}/signposts/{row}`: one signpost interval or event.
 struct SignpostRoutes {
-    let store: TraceStore
+    let store: any TraceModels
     let queries: WorkGate
 
     func add(to router: some RouterMethods<TraceRequestContext>) {

@@ -3,7 +3,7 @@ import TraceModel
 
 /// `GET /api/traces/{id}/summary`, a view's updates (`/updates?view=`) and one update (`/updates/{updateId}`).
 struct SummaryRoutes {
-    let store: TraceStore
+    let store: any TraceModels
     let queries: WorkGate
 
     func add(to router: some RouterMethods<TraceRequestContext>) {

@@ -3,7 +3,7 @@ import TraceModel
 
 /// Swift tasks: the Main Actor lanes' states in a range, one state, and the tasks' summary.
 struct TaskRoutes {
-    let store: TraceStore
+    let store: any TraceModels
     let queries: WorkGate
 
     func add(to router: some RouterMethods<TraceRequestContext>) {

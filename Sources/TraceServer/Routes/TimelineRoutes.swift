@@ -4,7 +4,7 @@ import TraceModel
 /// `GET /api/traces/{id}/timeline` (JSON, or binary columns for the browser) and
 /// `GET /api/traces/{id}/long-update` (`]` / `[` on the timeline).
 struct TimelineRoutes {
-    let store: TraceStore
+    let store: any TraceModels
     let queries: WorkGate
 
     func add(to router: some RouterMethods<TraceRequestContext>) {

@@ -62,22 +62,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
         let id = try context.traceID()
         let edit = try await decodeJSONBody(TagEdit.self, from: request)
         let current = try await store.record(id: id)
-        let texts: [String]
-        if let replacement = edit.tags {
-            guard edit.add == nil, edit.remove == nil else {
-                throw APIError(.badRequest, "bad tag edit", detail: "Give either tags (all of them) or add and remove, not both.")
-            }
-            texts = replacement
-        } else {
-            let added = try parseTags(edit.add ?? [])
-            let removed = Set(edit.remove ?? [])
-            let addedKeys = Set(added.map(\.key))
-            texts = current.tags.filter { text in
-                let key = String(text.prefix { $0 != ":" })
-                return !removed.contains(text) && !removed.contains(key) && !addedKeys.contains(key)
-            } + added.map(\.text)
-        }
-        return try jsonResponse(try await store.setTags(try parseTags(texts), of: current, by: context.actor))
+        return try jsonResponse(try await store.setTags(try parseTags(try edit.applied(to: current.tags)), of: current, by: context.actor))
     }
 
     // The uploaded file as it arrived (the run it was read at is in X-Trace-Run): `tracesvc check
@@ -114,6 +99,24 @@ struct TagEdit: Decodable {
     var tags: [String]?
     var add: [String]?
     var remove: [String]?
+
+    /// The tags after the edit: the replacement, or `current` without the removed keys or tags
+    /// and the added keys, then the added tags.
+    func applied(to current: [String]) throws(APIError) -> [String] {
+        if let tags {
+            guard add == nil, remove == nil else {
+                throw APIError(.badRequest, "bad tag edit", detail: "Give either tags (all of them) or add and remove, not both.")
+            }
+            return tags
+        }
+        let added = try parseTags(add ?? [])
+        let removed = Set(remove ?? [])
+        let addedKeys = Set(added.map(\.key))
+        return current.filter { text in
+            let key = String(text.prefix { $0 != ":" })
+            return !removed.contains(text) && !removed.contains(key) && !addedKeys.contains(key)
+        } + added.map(\.text)
+    }
 }
 
 /// A trace's tags from a request body: a bad one is a 400 naming it.

@@ -90,8 +90,8 @@ public final class PostgresCatalog: Catalog, Service {
     public let breaker: CircuitBreaker
     let client: PostgresClient
     let logger: Logger
-    private let changeStream: AsyncStream<CatalogChange>
-    private let changeContinuation: AsyncStream<CatalogChange>.Continuation
+    let changeStream: AsyncStream<CatalogChange>
+    let changeContinuation: AsyncStream<CatalogChange>.Continuation
 
     public init(location: Location, logger: Logger, callTimeout: Duration = .seconds(2)) {
         self.location = location
@@ -190,9 +190,8 @@ public final class PostgresCatalog: Catalog, Service {
                     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
                 """, logger: logger)
             var applied: Set<Int> = []
-            for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger).decode(Int.self) {
-                applied.insert(version)
-            }
+            for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger).decode(Int.self) { applied.insert(version) }
+            try CatalogSchema.refuseNewer(applied: applied, service: "catalog (PostgreSQL)")
             for migration in CatalogSchema.migrations where !applied.contains(migration.version) && migration.version <= (lastVersion ?? .max) {
                 do {
                     try await connection.withTransaction(logger: logger) { connection in
@@ -232,7 +231,7 @@ public final class PostgresCatalog: Catalog, Service {
         changeContinuation.finish()
     }
 
-    private func listenForDeletes() async {
+    func listenForDeletes() async {
         var attempt = 0
         while !Task.isCancelled {
             do {
@@ -339,190 +338,10 @@ public final class PostgresCatalog: Catalog, Service {
         return found ? try await entry(id: id) : nil
     }
 
-    private static func updateSearchText(_ connection: PostgresConnection, id: String, logger: Logger) async throws {
+    static func updateSearchText(_ connection: PostgresConnection, id: String, logger: Logger) async throws {
         var binds = PostgresBindings(capacity: 1)
         binds.append(id)
         try await connection.query(PostgresQuery(unsafeSQL: CatalogSchema.searchTextUpdate(.postgres) + " WHERE id = $1", binds: binds), logger: logger)
-    }
-
-    // MARK: History
-
-    private static func writeMeasurements(_ connection: PostgresConnection, _ measurements: TraceMeasurements, id: String, version: Int, logger: Logger) async throws {
-        let totals = measurements.totals
-        try await connection.query("""
-            INSERT INTO trace_totals (trace_id, updates, hitches, hitch_ns, hangs, hang_ns, main_actor_busy_ns, main_actor_wait_ns, cpu_samples, cpu_weight)
-            VALUES (\(id), \(totals.updates), \(totals.hitches), \(totals.hitchNs), \(totals.hangs), \(totals.hangNs), \(totals.mainActorBusyNs),
-                    \(totals.mainActorWaitNs), \(totals.cpuSamples), \(totals.cpuWeight))
-            """, logger: logger)
-        // One statement per table, whatever the number of rows.
-        let views = measurements.views
-        try await connection.query("""
-            INSERT INTO view_measurements (trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out)
-            SELECT \(id), * FROM UNNEST(\(views.map(\.module))::text[], \(views.map(\.view))::text[], \(views.map(\.bodies))::bigint[],
-                \(views.map(\.totalNs))::bigint[], \(views.map(\.p95Ns))::bigint[], \(views.map(\.orange))::bigint[], \(views.map(\.red))::bigint[],
-                \(views.map(\.widestFanOut))::bigint[])
-            """, logger: logger)
-        let findings = measurements.findings
-        try await connection.query("""
-            INSERT INTO trace_findings (trace_id, finding_id, kind, subject, severity, cost_ns)
-            SELECT \(id), * FROM UNNEST(\(findings.map(\.id))::text[], \(findings.map(\.kind))::text[], \(findings.map(\.subject))::text[],
-                \(findings.map(\.severity))::text[], \(findings.map(\.costNs))::bigint[])
-            """, logger: logger)
-        try await connection.query("UPDATE traces SET measured_version = \(Int32(version)) WHERE id = \(id)", logger: logger)
-    }
-
-    public func storeMeasurements(_ measurements: TraceMeasurements, id: String, measuredVersion: Int, parserVersion: Int) async throws -> Bool {
-        try await call("store measurements") {
-            try await self.client.withTransaction(logger: self.logger) { connection in
-                var found = false
-                for try await _ in try await connection.query("UPDATE traces SET parser_version = \(Int32(parserVersion)) WHERE id = \(id) RETURNING id", logger: self.logger) {
-                    found = true
-                }
-                guard found else { return false }
-                try await connection.query("DELETE FROM trace_totals WHERE trace_id = \(id)", logger: self.logger)
-                try await connection.query("DELETE FROM view_measurements WHERE trace_id = \(id)", logger: self.logger)
-                try await connection.query("DELETE FROM trace_findings WHERE trace_id = \(id)", logger: self.logger)
-                try await Self.writeMeasurements(connection, measurements, id: id, version: measuredVersion, logger: self.logger)
-                return true
-            }
-        }
-    }
-
-    public func unmeasured(version: Int, limit: Int) async throws -> [CatalogEntry] {
-        try await call("unmeasured") {
-            try await Self.entries(try await self.client.query("""
-                SELECT \(unescaped: CatalogSchema.columns) FROM traces WHERE measured_version <> \(Int32(version)) ORDER BY uploaded_at_us, id LIMIT \(Int64(limit))
-                """, logger: self.logger))
-        }
-    }
-
-    public func measurements(of ids: [String], views: MeasuredViews) async throws -> [String: TraceMeasurements] {
-        guard !ids.isEmpty else { return [:] }
-        return try await call("measurements") {
-            var found: [String: TraceMeasurements] = [:]
-            for try await (id, updates, hitches, hitchNs, hangs, hangNs, busy, waiting, samples, weight) in try await self.client.query("""
-                SELECT trace_id, updates, hitches, hitch_ns, hangs, hang_ns, main_actor_busy_ns, main_actor_wait_ns, cpu_samples, cpu_weight
-                FROM trace_totals WHERE trace_id = ANY(\(ids))
-                """, logger: self.logger).decode((String, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64).self) {
-                var totals = TraceMeasurements.Totals()
-                (totals.updates, totals.hitches, totals.hitchNs, totals.hangs, totals.hangNs) = (updates, hitches, hitchNs, hangs, hangNs)
-                (totals.mainActorBusyNs, totals.mainActorWaitNs, totals.cpuSamples, totals.cpuWeight) = (busy, waiting, samples, weight)
-                found[id] = TraceMeasurements(totals: totals, views: [], findings: [])
-            }
-            let viewRows: PostgresRowSequence? = switch views {
-            case .none: nil
-            case let .named(view):
-                try await self.client.query("""
-                    SELECT trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out FROM view_measurements
-                    WHERE trace_id = ANY(\(ids)) AND view = \(view) ORDER BY total_ns DESC, view, module
-                    """, logger: self.logger)
-            case .all:
-                try await self.client.query("""
-                    SELECT trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out FROM view_measurements
-                    WHERE trace_id = ANY(\(ids)) ORDER BY total_ns DESC, view COLLATE "C", module COLLATE "C"
-                    """, logger: self.logger)
-            }
-            if let viewRows {
-                for try await (id, module, name, bodies, totalNs, p95Ns, orange, red, widest) in viewRows
-                    .decode((String, String, String, Int64, Int64, Int64, Int64, Int64, Int64).self) {
-                    found[id]?.views.append(TraceMeasurements.View(
-                        module: module, view: name, bodies: bodies, totalNs: totalNs, p95Ns: p95Ns, orange: orange, red: red, widestFanOut: widest
-                    ))
-                }
-            }
-            for try await (id, finding, kind, subject, severity, cost) in try await self.client.query("""
-                SELECT trace_id, finding_id, kind, subject, severity, cost_ns FROM trace_findings WHERE trace_id = ANY(\(ids))
-                ORDER BY cost_ns DESC, finding_id COLLATE "C"
-                """, logger: self.logger).decode((String, String, String, String, String, Int64).self) {
-                found[id]?.findings.append(TraceMeasurements.FindingMark(id: finding, kind: kind, subject: subject, severity: severity, costNs: cost))
-            }
-            return found
-        }
-    }
-
-    public func topViews(of ids: [String], limit: Int) async throws -> [ViewTotal] {
-        guard !ids.isEmpty, limit > 0 else { return [] }
-        return try await call("top views") {
-            var views: [ViewTotal] = []
-            // The sum is NUMERIC (never overflows), clamped to BIGINT.
-            for try await (module, view, total) in try await self.client.query("""
-                SELECT module, view, LEAST(SUM(total_ns), 9223372036854775807)::bigint AS total FROM view_measurements
-                WHERE trace_id = ANY(\(ids)) GROUP BY module, view ORDER BY total DESC, view COLLATE "C", module COLLATE "C" LIMIT \(Int64(limit))
-                """, logger: self.logger).decode((String, String, Int64).self) {
-                views.append(ViewTotal(module: module, view: view, totalNs: total))
-            }
-            return views
-        }
-    }
-
-    public func recordVerdict(_ verdict: CheckVerdict) async throws -> Bool {
-        try await call("record verdict") {
-            var recorded = false
-            for try await _ in try await self.client.query("""
-                INSERT INTO check_verdicts (trace_id, passed, failed_rules, rules, baseline_id, summary, checked_at_us)
-                SELECT id, \(Int32(verdict.passed ? 1 : 0)), \(Int32(verdict.failedRules)), \(Int32(verdict.rules)), \(verdict.baselineID),
-                       \(verdict.summary), \(verdict.checkedAtMicros) FROM traces WHERE id = \(verdict.traceID)
-                ON CONFLICT (trace_id) DO UPDATE SET passed = EXCLUDED.passed, failed_rules = EXCLUDED.failed_rules, rules = EXCLUDED.rules,
-                    baseline_id = EXCLUDED.baseline_id, summary = EXCLUDED.summary, checked_at_us = EXCLUDED.checked_at_us
-                RETURNING trace_id
-                """, logger: self.logger) { recorded = true }
-            return recorded
-        }
-    }
-
-    public func verdicts(of ids: [String]) async throws -> [String: CheckVerdict] {
-        guard !ids.isEmpty else { return [:] }
-        return try await call("verdicts") {
-            var found: [String: CheckVerdict] = [:]
-            for try await (id, passed, failed, rules, baseline, summary, checkedAt) in try await self.client.query("""
-                SELECT trace_id, passed, failed_rules, rules, baseline_id, summary, checked_at_us FROM check_verdicts WHERE trace_id = ANY(\(ids))
-                """, logger: self.logger).decode((String, Int32, Int32, Int32, String?, String, Int64).self) {
-                found[id] = CheckVerdict(traceID: id, passed: passed != 0, failedRules: Int(failed), rules: Int(rules), baselineID: baseline,
-                                         summary: summary, checkedAtMicros: checkedAt)
-            }
-            return found
-        }
-    }
-
-    // MARK: Notes
-
-    public func addNote(_ note: TraceNote) async throws -> Bool {
-        let target = note.targetColumns
-        return try await call("add note") {
-            var added = false
-            // Inserted only while its trace exists (the foreign key would refuse it anyway, as a server error).
-            for try await _ in try await self.client.query("""
-                INSERT INTO trace_notes (\(unescaped: CatalogSchema.noteColumns))
-                SELECT \(note.id), id, \(target.kind), \(target.update), \(target.start), \(target.end), \(target.finding), \(note.text), \(note.createdAtMicros)
-                FROM traces WHERE id = \(note.traceID) RETURNING id
-                """, logger: self.logger) { added = true }
-            return added
-        }
-    }
-
-    public func notes(traceID: String) async throws -> [TraceNote] {
-        try await call("notes") {
-            var notes: [TraceNote] = []
-            for try await (id, trace, kind, update, start, end, finding, text, createdAt) in try await self.client.query("""
-                SELECT \(unescaped: CatalogSchema.noteColumns) FROM trace_notes WHERE trace_id = \(traceID) ORDER BY created_at_us, id COLLATE "C"
-                """, logger: self.logger).decode((String, String, String, Int64?, Int64?, Int64?, String?, String, Int64).self) {
-                if let note = TraceNote(id: id, traceID: trace, kind: kind, update: update, start: start, end: end, finding: finding, text: text,
-                                        createdAtMicros: createdAt) {
-                    notes.append(note)
-                }
-            }
-            return notes
-        }
-    }
-
-    public func deleteNote(id: String, traceID: String) async throws -> Bool {
-        try await call("delete note") {
-            var deleted = false
-            for try await _ in try await self.client.query("DELETE FROM trace_notes WHERE id = \(id) AND trace_id = \(traceID) RETURNING id", logger: self.logger) {
-                deleted = true
-            }
-            return deleted
-        }
     }
 
     public func delete(id: String) async throws -> CatalogEntry? {
@@ -539,80 +358,12 @@ public final class PostgresCatalog: Catalog, Service {
         return deleted ? existing : nil
     }
 
-    public func totals() async throws -> (count: Int, bytes: Int64) {
-        try await call("totals") {
-            var totals = (count: 0, bytes: Int64(0))
-            for try await (count, bytes) in try await self.client.query("SELECT COUNT(*), COALESCE(SUM(size_bytes), 0)::BIGINT FROM traces", logger: self.logger)
-                .decode((Int64, Int64).self) {
-                totals = (Int(count), bytes)
-            }
-            return totals
-        }
-    }
-
-    public func namedBlobs(among keys: [String]) async throws -> Set<String> {
-        guard !keys.isEmpty else { return [] }
-        return try await call("named blobs") {
-            var named: Set<String> = []
-            let rows = try await self.client.query(
-                "SELECT DISTINCT COALESCE(blob_key, sha256) FROM traces WHERE blob_key = ANY(\(keys)) OR (blob_key IS NULL AND sha256 = ANY(\(keys)))",
-                logger: self.logger)
-            for try await key in rows.decode(String.self) { named.insert(key) }
-            return named
-        }
-    }
-
-    public func blobKey(ofContent sha256: String) async throws -> String? {
-        try await call("blob of content") {
-            var key: String?
-            for try await value in try await self.client.query(
-                "SELECT COALESCE(blob_key, sha256) FROM traces WHERE sha256 = \(sha256) LIMIT 1", logger: self.logger).decode(String.self) {
-                key = value
-            }
-            return key
-        }
-    }
-
-    public func claimBlob(_ key: String) async throws {
-        let now = CatalogEntry.nowMicros()
-        try await call("claim") {
-            // Waits on the row lock while a sweep of this key is deleting it; then claims anew.
-            _ = try await self.client.query("""
-                INSERT INTO blob_claims (sha256, claimed_at_us) VALUES (\(key), \(now))
-                ON CONFLICT (sha256) DO UPDATE SET claimed_at_us = EXCLUDED.claimed_at_us
-                """, logger: self.logger)
-        }
-    }
-
-    public func releaseBlob(_ key: String, writtenAt: Int64, cutoff: Int64, remove: @escaping @Sendable () async throws -> Void) async throws -> Bool {
-        try await call("release") {
-            try await self.client.withTransaction(logger: self.logger) { connection in
-                try await connection.query("INSERT INTO blob_claims (sha256, claimed_at_us) VALUES (\(key), \(writtenAt)) ON CONFLICT (sha256) DO NOTHING", logger: self.logger)
-                var claimedAt = writtenAt
-                // The row lock holds back claims of this key until the blob is gone and this commits.
-                for try await value in try await connection.query("SELECT claimed_at_us FROM blob_claims WHERE sha256 = \(key) FOR UPDATE", logger: self.logger).decode(Int64.self) {
-                    claimedAt = value
-                }
-                guard claimedAt < cutoff else { return false }
-                // Rows are read to the end: the connection runs the next statement of this transaction after them.
-                var named = false
-                let naming = try await connection.query(
-                    "SELECT 1 FROM traces WHERE blob_key = \(key) OR (blob_key IS NULL AND sha256 = \(key)) LIMIT 1", logger: self.logger)
-                for try await _ in naming { named = true }
-                guard !named else { return false }
-                try await connection.query("DELETE FROM blob_claims WHERE sha256 = \(key)", logger: self.logger)
-                try await remove()
-                return true
-            }
-        }
-    }
-
     public func check() async throws {
         try await breaker.run(probe: { [self] in try await self.selectOne() }) { try await selectOne() }
     }
 
     /// PostgreSQL answers a query (around the breaker: its probe).
-    private func selectOne() async throws {
+    func selectOne() async throws {
         try await callDirectly("check") {
             for try await _ in try await self.client.query("SELECT 1", logger: self.logger) {}
         }
@@ -624,7 +375,7 @@ public final class PostgresCatalog: Catalog, Service {
         try await breaker.run(probe: { [self] in try await self.selectOne() }) { try await callDirectly(what, body) }
     }
 
-    private func callDirectly<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    func callDirectly<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
             return try await measured(service: serviceName, operation: what) {
                 try await withDeadline(callTimeout, service: serviceName, body)
@@ -642,7 +393,7 @@ public final class PostgresCatalog: Catalog, Service {
         }
     }
 
-    private static func sql() -> CatalogSQL { CatalogSQL(.postgres) }
+    static func sql() -> CatalogSQL { CatalogSQL(.postgres) }
 
     static func bindings(_ binds: [SQLValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: binds.count)
@@ -684,7 +435,7 @@ public final class PostgresCatalog: Catalog, Service {
         return entries
     }
 
-    private func attachTags(_ entries: inout [CatalogEntry]) async throws {
+    func attachTags(_ entries: inout [CatalogEntry]) async throws {
         guard !entries.isEmpty else { return }
         var tags: [String: [String]] = [:]
         for try await (id, tag) in try await client.query("SELECT trace_id, tag FROM trace_tags WHERE trace_id = ANY(\(entries.map(\.id))) ORDER BY tag", logger: logger)

@@ -6,7 +6,7 @@ import { getHistory } from '../api.js';
 import { el } from '../dom.js';
 import { navigate } from '../shell.js';
 import { HISTORY_EMPTY, buildComparePath, buildHistoryPath, buildListPath, buildPath, historyQuery } from '../state.js';
-import { chartLayout, drawChart, formatValue } from './history-chart.js';
+import { BAND_SIGMAS, chartLayout, drawChart, formatValue, stepLabel } from './history-chart.js';
 import { tagFilter } from './tag-filter.js';
 
 const CHART_HEIGHT = 340;
@@ -134,15 +134,30 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
       onmousemove: (event) => showTooltip(p, build, event),
       onmouseleave: () => { tooltip.hidden = true; },
     });
-    chart.replaceChildren(drawChart(layout, answer.metric.unit, { point, selected: new Set(selected) }),
-      el('figcaption', { class: 'meta', text: `${subject(answer)} per build, in ${current.order === 'commit' ? 'commit' : 'upload'} order: each dot a trace, the line their median; ▲ ▼ where it stepped and stayed (rank test over ${answer.window} builds each side); green and red squares: check verdicts.` }));
+    chart.replaceChildren(drawChart(layout, answer.metric.unit, { point, selected: new Set(selected) }), legend(),
+      el('figcaption', { class: 'meta', text: `${subject(answer)} per build, in ${current.order === 'commit' ? 'commit' : 'upload'} order. `
+        + 'A change point is the strongest split of the series beyond run-to-run noise, tested so that an unchanged series shows one at most 5 % of the time (docs/statistics.md).' }));
+  }
+
+  /** What the chart's marks mean, with this series' own noise and where it was measured. */
+  function legend() {
+    const noise = answer.noise ?? { sigma: 0, source: 'prior' };
+    const reach = Math.round((Math.exp(BAND_SIGMAS * noise.sigma) - 1) * 100);
+    const from = noise.source === 'prior' ? 'the default prior (nothing measured yet)' : `the series' own recordings (${noise.degreesOfFreedom} degrees of freedom, steadied by the prior)`;
+    const item = (swatch, text) => el('li', {}, el('span', { class: `hc-key ${swatch}`, 'aria-hidden': 'true' }), text);
+    return el('ul', { class: 'history-legend', id: 'history-legend', 'aria-label': 'Legend' },
+      item('hc-key-point', 'a recording'),
+      item('hc-key-median', 'median per build'),
+      item('hc-key-band', `noise band: the level between change points ±${reach} % (${BAND_SIGMAS} σ of one recording, σ = ${Math.round(noise.sigma * 100)} %, from ${from}); about 95 % of recordings of an unchanged build fall inside`),
+      item('hc-key-change', 'change point: bolder and larger = stronger against the series\' threshold; its ratio after/before and p over the whole series; dashed = suspect (fewer than 3 builds after it)'),
+      item('hc-key-verdict', 'check verdict (green passed, red failed)'));
   }
 
   function renderChanges() {
     changes.replaceChildren(...(answer.changePoints.length ? [el('h2', { text: 'Change points' }),
       el('ul', {}, ...answer.changePoints.map((change) => el('li', { 'data-index': change.index },
         `${change.direction === 'up' ? '▲ Up' : '▼ Down'} at build ${change.label}: ${formatValue(change.before, answer.metric.unit)} → ${formatValue(change.after, answer.metric.unit)}`
-          + (change.commit ? ` (commit ${change.commit})` : '') + ' ',
+          + ` (${stepLabel(change, answer.metric.unit)})` + (change.commit ? ` (commit ${change.commit})` : '') + ' ',
         el('a', { href: buildComparePath(change.previousTraceId, change.traceId, {}), class: 'compare-change', text: `Compare ${change.previousLabel} → ${change.label}` }))))] : []));
     findings.replaceChildren(...(answer.findings.length ? [el('h2', { text: 'Findings over the builds' }),
       el('table', { class: 'traces finding-history', 'aria-label': 'Findings over the builds' },

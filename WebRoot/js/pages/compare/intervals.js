@@ -1,8 +1,8 @@
 // The comparison page's per-interaction tables: one per signpost name either trace has (GET
 // /api/compare `intervals`): how many intervals, and per interval each measure A against B with
-// the rank test, then the view bodies per interval by view.
+// the test over recordings, then the view bodies per interval by view.
 import { el } from '../../dom.js';
-import { formatDuration, formatPValue } from '../../format.js';
+import { formatDuration } from '../../format.js';
 import { rateText, scrollBox } from './sections.js';
 
 const MEASURES = {
@@ -12,9 +12,10 @@ const MEASURES = {
 
 const number = rateText;
 
-/** A time over recordings ("−67 %, 99 % interval −79 % … −49 %, 1 vs 1 recordings"); a count's
- * rank test ("p = 0.003"); "too few intervals to test". */
-const pText = (m) => m.recordings?.text ?? (m.test.tested && m.test.pValue !== null ? formatPValue(m.test.pValue) : 'too few intervals to test');
+/** What decides, over recordings: a time's effect ("−67 %, 99 % interval −79 % … −49 %, 1 vs 1
+ * recordings"), a count's rule ("every recording beyond the other side's, 3 vs 3 recordings");
+ * "too few intervals to test". The intervals' own rank test is detail within the recordings. */
+const pText = (m) => m.recordings?.text ?? m.counts?.text ?? 'too few intervals to test';
 
 /** The table's headline: the view whose bodies per interval changed most. */
 function headline(interval) {

@@ -47,7 +47,9 @@ export function verdictSection(c, { showAllRows }) {
         ? el('button', { type: 'button', class: 'link-like verdict-text', title: 'Show the evidence below', onclick: () => showEvidence(line, { showAllRows }) }, line.text)
         : el('span', { class: 'verdict-text', text: line.text })))),
     el('p', { class: 'compare-note', text: `Fewer / more: how many ran, beyond noise when the count changed by 2 or more and over 10 %. `
-      + `Faster / slower per body: how long each took, by the Mann-Whitney U test on the durations (p < 0.05).${runs}` }));
+      + 'Faster / slower per body: each recording\'s mean time per body, beyond the run-to-run noise (99 % interval over recordings; '
+      + 'a recording\'s updates are not independent samples).' + runs }),
+    c.noise?.text ? el('p', { class: 'compare-note', id: 'compare-noise', text: `Run-to-run noise: ${c.noise.text}.` }) : null);
 }
 
 /** "high · 2 occurrences · 24.0 ms", "in 2 of 3 runs". */
