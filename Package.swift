@@ -137,6 +137,7 @@ let package = Package(
                 "TraceFormats",
                 "TraceSamples",
                 "TraceServer",
+                "TraceStorage",
                 "TraceAgent",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),

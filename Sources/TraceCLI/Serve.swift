@@ -39,8 +39,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "All uploads kept on disk together (trace files and their records), in MB; beyond it uploads get 507 until traces are deleted.")
     var maxStoredMb = 20480
 
-    @Option(help: "Uploads kept at most, however small; beyond it uploads get 507 until traces are deleted.")
-    var maxTraces = 10_000
+    @Option(help: "Uploads kept at most, however small; beyond it uploads get 507 until traces are deleted. Default: 10000, none in team mode (use --retain there).")
+    var maxTraces: Int?
+
+    @Option(help: ArgumentHelp("Keep uploads by tag and age, TAG:AGE (repeatable; the first rule whose tag a trace has decides; traces no rule matches are kept): 'branch=main:forever', 'branch=*:30d', '*:90d'. Ages: forever, or a number of m, h, d, w.", valueName: "tag:age"))
+    var retain: [String] = []
 
     @Option(help: "Seconds a connection may stay without a complete request (idle, or sending headers slowly).")
     var idleTimeout = 30
@@ -107,7 +110,8 @@ struct Serve: AsyncParsableCommand {
         guard memoryBudgetMb > 0 else { throw ValidationError("--memory-budget-mb must be positive") }
         guard shutdownGrace >= 0 else { throw ValidationError("--shutdown-grace must not be negative") }
         guard maxStoredMb > 0 else { throw ValidationError("--max-stored-mb must be positive") }
-        guard maxTraces > 0 else { throw ValidationError("--max-traces must be positive") }
+        guard maxTraces.map({ $0 > 0 }) ?? true else { throw ValidationError("--max-traces must be positive") }
+        _ = try retentionPolicy()
         guard idleTimeout > 0, readTimeout > 0 else { throw ValidationError("--idle-timeout and --read-timeout must be positive") }
         guard maxConnections > 0, maxConnectionsPerAddress > 0 else { throw ValidationError("--max-connections and --max-connections-per-address must be positive") }
         guard minUploadRate >= 0 else { throw ValidationError("--min-upload-rate must not be negative") }
@@ -131,6 +135,14 @@ struct Serve: AsyncParsableCommand {
         }
         if allowAnonymousWrites || Self.isLoopback(host) { return (nil, false) }
         return (AccessPolicy.generateToken(), true)
+    }
+
+    func retentionPolicy() throws -> RetentionPolicy {
+        do {
+            return RetentionPolicy(rules: try retain.map { text throws(RetentionError) in try RetentionRule(parsing: text) })
+        } catch {
+            throw ValidationError("--retain \(error.description)")
+        }
     }
 
     static func isLoopback(_ host: String) -> Bool {
@@ -159,7 +171,9 @@ struct Serve: AsyncParsableCommand {
         options.maxUploadBytes = Int64(maxUploadMb) << 20
         options.memoryBudgetBytes = memoryBudgetMb << 20
         options.maxStoredBytes = Int64(maxStoredMb) << 20
-        options.maxStoredTraces = maxTraces
+        // Team mode: retention replaces the count cliff (the byte quota still holds).
+        options.maxStoredTraces = maxTraces ?? (team.isTeamMode ? .max : 10_000)
+        options.retention = try retentionPolicy()
         options.connectionLimits.idleTimeout = .seconds(Int64(idleTimeout))
         options.connectionLimits.bodyReadTimeout = .seconds(Int64(readTimeout))
         options.connectionLimits.maxConnections = maxConnections

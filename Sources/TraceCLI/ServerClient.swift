@@ -138,7 +138,7 @@ struct ServerClient {
 
     // MARK: Requests
 
-    private func request(_ path: String, method: String) throws -> URLRequest {
+    func request(_ path: String, method: String) throws -> URLRequest {
         guard let url = URL(string: server + path) else { throw Failure(description: "bad server URL \(server)") }
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -148,7 +148,7 @@ struct ServerClient {
     }
 
     /// Sends (retrying what may be retried, following redirects as `RedirectPolicy` allows); the answer's bytes and response.
-    private func send(_ request: URLRequest, uploading file: URL? = nil, what: String) async throws -> (Data, HTTPURLResponse?) {
+    func send(_ request: URLRequest, uploading file: URL? = nil, what: String) async throws -> (Data, HTTPURLResponse?) {
         var lastFailure: Failure?
         for attempt in 0...retries {
             if attempt > 0 { try await Task.sleep(for: Self.backoff(attempt)) }
@@ -203,7 +203,7 @@ struct ServerClient {
     static func backoff(_ attempt: Int) -> Duration { .milliseconds(500 << min(attempt - 1, 4)) }
 
     /// A 2xx answer's JSON object, or the failure the server described.
-    private func object(_ data: Data, status: Int, what: String) throws -> [String: Any] {
+    func object(_ data: Data, status: Int, what: String) throws -> [String: Any] {
         guard (200..<300).contains(status) else { throw failure(data, status: status, what: what) }
         return (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }

@@ -66,3 +66,20 @@ struct TeamStorageOptions: ParsableArguments {
         }
     }
 }
+
+extension TeamStorageOptions {
+    /// The team catalog alone (`tracesvc token`), migrated, with the service that must run while it is used.
+    static func openCatalog(url: String, passwordFile: String?, logger: Logger) async throws -> (catalog: any Catalog, service: any Service) {
+        do {
+            let location = try PostgresCatalog.Location(url: url, passwordFile: passwordFile, environment: CommandContext.current.environment)
+            try await PostgresCatalog.prepare(location, logger: logger)
+            let catalog = PostgresCatalog(location: location, logger: logger)
+            return (catalog, catalog)
+        } catch let error as StorageConfigurationError {
+            throw ValidationError(error.description)
+        } catch let error as StorageError {
+            CommandContext.printError("tracesvc: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

@@ -9,7 +9,7 @@ public struct TraceSvc: AsyncParsableCommand {
         discussion: "A usage error (unknown option, bad value) exits with status 2.",
         subcommands: [
             Serve.self, Inspect.self, Compare.self, FlameGraphCommand.self, Check.self, Upload.self, Generate.self, ExportXCTrace.self, Migrate.self,
-            MCPCommand.self,
+            MCPCommand.self, Token.self, DeleteByQuery.self, Retention.self,
         ]
     )
 

@@ -42,6 +42,8 @@ public struct ServerOptions: Sendable {
     public var metrics: PrometheusCollectorRegistry?
     /// Where `/metrics` is served alone (`serve --metrics-listen`); nil: on the public port.
     public var metricsAddress: (host: String, port: Int)?
+    /// How long uploads are kept, by tag (`serve --retain`): applied by a sweep while the server runs.
+    public var retention = RetentionPolicy.keepEverything
     /// Links from frames' files and lines to the app's source (`serve --source-url/--source-root`); nil: none.
     public var sourceLinks: SourceLinkOptions?
 
@@ -71,7 +73,7 @@ func makeRouter(store: TraceStore, options: ServerOptions) -> (router: Router<Tr
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: APIErrorMiddleware())
-    router.add(middleware: AccessGuardMiddleware(policy: options.access))
+    router.add(middleware: AccessGuardMiddleware(policy: options.access, tokens: TokenAuthority(policy: options.access, catalog: store.storage.catalog)))
     if let webRoot = options.webRoot {
         let files = StaticFiles(root: webRoot)
         router.add(middleware: StaticFilesMiddleware(files: files))
@@ -89,6 +91,8 @@ func makeRouter(store: TraceStore, options: ServerOptions) -> (router: Router<Tr
     let metrics = OperationalMetrics(registry: options.metrics ?? PrometheusCollectorRegistry(), store: store, readiness: readiness, queries: queries)
     addHealthRoutes(to: router, readiness: readiness, metrics: options.metricsAddress == nil ? metrics : nil)
     addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes, sourceLinks: options.sourceLinks)
+    addAuditRoutes(to: router, store: store)
+    addRetentionRoutes(to: router, store: store, policy: options.retention)
     // Answers computed from stored traces alone: an ETag, and 304 for a client that has the bytes.
     let answers = router.group().add(middleware: ImmutableAnswerMiddleware(store: store))
     addQueryRoutes(to: answers, store: store, queries: queries)
@@ -138,7 +142,10 @@ public func buildApplication(
             idleTimeout: limits.idleTimeout
         )),
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "tracesvc"),
-        services: options.storageServices + [StoreMaintenance(store: store)] + metricsApplication(options.metricsAddress, metrics: metrics, logger: logger),
+        // A service that returns ends the group: the retention sweep runs only when a rule deletes.
+        services: options.storageServices + [StoreMaintenance(store: store)] + metricsApplication(options.metricsAddress, metrics: metrics, logger: logger) + (options.retention.deletes ? [
+            RetentionSweep(store: store, policy: options.retention, interval: TraceStore.sweepInterval(grace: options.sweepGrace)),
+        ] : []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
         logger: logger
     )

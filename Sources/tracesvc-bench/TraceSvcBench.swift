@@ -10,7 +10,7 @@ struct TraceSvcBench: AsyncParsableCommand {
         discussion: "Build with -c release for meaningful figures: swift run -c release tracesvc-bench timeline",
         subcommands: [
             BenchNative.self, BenchXCTrace.self, BenchImport.self, BenchTimeline.self, BenchSummary.self, BenchCompare.self, BenchFindings.self, BenchFlameGraph.self,
-            BenchAgent.self, BenchNoise.self,
+            BenchAgent.self, BenchNoise.self, BenchRetention.self,
         ]
     )
 }

@@ -202,6 +202,14 @@ import TraceStorage
         return [
             answer, NoteList(notes: notes),
             VerdictJSON(CheckVerdict(traceID: id, passed: true, failedRules: 0, rules: 1, baselineID: nil, summary: "ok", checkedAtMicros: 1)),
+            AuditList(events: [
+                AuditEventJSON(AuditEvent(actor: "ci-main", action: .upload, traceID: id, traceName: "t", detail: "new")),
+                AuditEventJSON(AuditEvent(actor: "retention", action: .delete, traceID: nil, traceName: nil, detail: "")),
+            ], nextCursor: nil),
+            DeletionList(dryRun: true, rules: nil, matched: 2, deleted: 0, traces: [
+                .init(id: id, name: "t", uploadedAt: "2026-11-26T00:00:00.000Z", tags: [], rule: nil),
+                .init(id: id, name: "t", uploadedAt: "2026-11-26T00:00:00.000Z", tags: ["branch:x"], rule: "branch=*:30d"),
+            ]),
         ]
     }
 

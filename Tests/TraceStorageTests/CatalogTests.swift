@@ -116,7 +116,7 @@ struct SQLiteCatalogTests {
         let file = try Self.temporaryFile()
         let catalog = try SQLiteCatalog(file: file)
         #expect(try await catalog.journalMode == "wal")
-        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history", "v4 blob keys", "v5 search text", "v6 trigram indexes"])
+        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history", "v4 blob keys", "v5 search text", "v6 trigram indexes", "v7 tokens and audit"])
         _ = try await catalog.insert(CatalogContract.entry(1, at: 1))
         // Opening again migrates nothing and keeps the rows.
         let reopened = try SQLiteCatalog(file: file)

@@ -72,6 +72,13 @@ export async function sendJSON(method, path, body) {
   return response.status === 204 ? null : response.json();
 }
 
+/** A page of the audit trail (GET /api/audit, the `read` scope: the saved token is sent). */
+export async function getAudit({ cursor = null, limit = 100 } = {}) {
+  const response = await fetch(`/api/audit${query({ limit, cursor })}`, { headers: { ...authorization(), Accept: 'application/json' } });
+  if (!response.ok) throw new ApiError(response.status, await errorBody(response));
+  return response.json();
+}
+
 /** Replaces a trace's tags (PATCH /api/traces/{id}); resolves to its list entry. */
 export const setTraceTags = (id, tags) => sendJSON('PATCH', `/api/traces/${encodeURIComponent(id)}`, { tags });
 

@@ -5,6 +5,7 @@ import { parseLocation } from './state.js';
 import { watchFileDrops } from './file-drop.js';
 import { renderHome } from './pages/home.js';
 import { mountHistory } from './pages/history.js';
+import { mountAudit } from './pages/audit.js';
 import { openTracePage } from './pages/trace.js';
 import { compareKey, mountCompare } from './pages/compare/index.js';
 import { badUpdatePage, badVersionPage, messagePage } from './pages/message.js';
@@ -59,6 +60,11 @@ async function route() {
       document.title = 'History – tracesvc';
       const page = mountHistory(shell.main, parsed.history);
       current = { route: 'history', restore: page.restore, teardown: page.teardown };
+      return;
+    }
+    case 'audit': {
+      document.title = 'Activity – tracesvc';
+      current = { route: 'audit', ...mountAudit(shell.main) };
       return;
     }
     case 'bad-version':

@@ -137,7 +137,7 @@ function parsePaneView(text, category) {
 
 /**
  * Reads a location into a route:
- * {route:'home', list} (LIST_EMPTY) | {route:'history', history} (HISTORY_EMPTY) | {route:'trace', traceId, state} | {route:'bad-version', version, traceId} |
+ * {route:'home', list} (LIST_EMPTY) | {route:'history', history} (HISTORY_EMPTY) | {route:'audit'} | {route:'trace', traceId, state} | {route:'bad-version', version, traceId} |
  * {route:'bad-update', traceId, updateText} | {route:'not-found', path} |
  * {route:'compare', a, b, state} (a and b: the ids of each side's recordings, one or more; state a
  * COMPARE_EMPTY_STATE); a bad-version route carries `plainPath`, the page without the view.
@@ -146,6 +146,7 @@ export function parseLocation(location = window.location) {
   const path = location.pathname.replace(/\/+$/, '') || '/';
   if (path === '/') return { route: 'home', list: parseListQuery(location.search) };
   if (path === '/history') return { route: 'history', history: parseHistoryQuery(location.search) };
+  if (path === '/audit') return { route: 'audit' };
   if (path === '/compare' || path.startsWith('/compare/')) return parseCompareLocation(path, location.search);
   const match = path.match(/^\/traces\/([^/]+)(?:\/updates\/([^/]+))?$/);
   if (!match) return { route: 'not-found', path };

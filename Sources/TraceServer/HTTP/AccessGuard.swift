@@ -65,6 +65,8 @@ public struct AccessPolicy: Sendable {
 
 struct AccessGuardMiddleware: RouterMiddleware {
     let policy: AccessPolicy
+    /// The shared write token and the personal tokens in the catalog.
+    let tokens: TokenAuthority
 
     func handle(_ request: Request, context: TraceRequestContext, next: (Request, TraceRequestContext) async throws -> Response) async throws -> Response {
         // HTTP/1.1 requires Host; a request without one cannot come from a browser page.
@@ -75,24 +77,32 @@ struct AccessGuardMiddleware: RouterMiddleware {
                                detail: "This server does not answer to the host name '\(host)'. Start it with --allowed-host \(host) to allow it.")
             }
         }
-        if [.post, .put, .patch, .delete].contains(request.method) {
-            try checkSameOrigin(request)
-            // `/mcp` reads without the token; its one write (add_note) checks it (AgentRoutes.swift).
-            guard policy.tokenMatches(request.headers[.authorization]) || (request.method == .post && request.uri.path == AgentRoutes.path) else {
+        if [.post, .put, .patch, .delete].contains(request.method) { try checkSameOrigin(request) }
+        var context = context
+        let authorization = request.headers[.authorization]
+        if let scope = AccessRules.requiredScope(method: request.method, path: request.uri.path) {
+            guard let identity = try await tokens.identify(authorization: authorization) else {
                 // A token that is not this server's is told apart from none (a CI secret gone stale).
-                guard request.headers[.authorization] == nil else {
+                guard authorization == nil else {
                     throw APIError(.unauthorized, "wrong write token",
-                                   detail: "The Authorization header's token is not this server's write token (the one `tracesvc serve` printed or was given with --write-token).")
+                                   detail: "The Authorization header's token is neither this server's write token (the one `tracesvc serve` printed or was given with --write-token) nor a live one made with `tracesvc token create` (revoked?).")
                 }
                 throw APIError(.unauthorized, "write token required",
-                               detail: "Uploading, tagging, annotating and deleting traces on this server needs its write token: send Authorization: Bearer <token> (the token `tracesvc serve` printed or was given with --write-token).")
+                               detail: "Uploading, tagging, annotating and deleting traces on this server needs a token: send Authorization: Bearer <token> (the token `tracesvc serve` printed or was given with --write-token, or one made with `tracesvc token create`).")
             }
+            guard identity.allows(scope) else {
+                throw APIError(.forbidden, "missing scope",
+                               detail: "The token '\(identity.name)' may \(identity.scopes.sorted().map(\.rawValue).joined(separator: ", ")); this request needs the scope '\(scope.rawValue)' (tracesvc token create --scope \(scope.rawValue)).")
+            }
+            context.identity = identity
+        } else if authorization != nil {
+            // `/mcp`: reads stay open whatever token came; its writes go through the routes above.
+            context.identity = try? await tokens.identify(authorization: authorization)
         }
-        // A client holding the write token is known by it, wherever it connects from (CI runners
-        // behind one token share one fair share of the query pool); others by their address.
-        var context = context
-        if policy.writeToken != nil, request.headers[.authorization] != nil, policy.tokenMatches(request.headers[.authorization]) {
-            context.client = "token"
+        // A client holding a token is known by it, wherever it connects from (CI runners behind
+        // one token share one fair share of the query pool); others by their address.
+        if authorization != nil, let identity = context.identity, identity != .open {
+            context.client = identity == .sharedToken ? "token" : "token:\(identity.name)"
         }
         return try await next(request, context)
     }

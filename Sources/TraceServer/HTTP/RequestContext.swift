@@ -13,6 +13,9 @@ public struct TraceRequestContext: RequestContext, RemoteAddressRequestContext {
     /// Whose share of the query pool this request uses: its address, or the write token it
     /// carries (set by `AccessGuardMiddleware`).
     var client: String
+    /// Who sent it, as the audit trail names them: set by `AccessGuardMiddleware` on writes (and
+    /// the reads that need a scope); nil on open reads.
+    var identity: AccessIdentity?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

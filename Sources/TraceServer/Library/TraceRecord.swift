@@ -141,6 +141,9 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     public var isSample = false
     /// How the page links frames' files and lines (`serve --source-url/--source-root`); absent without them.
     @NullWhenAbsent public var sourceLink: SourceLink? = nil
+    /// Who uploaded it, as the audit trail names them (a token's name, "shared token", "open (no
+    /// token required)"); null for samples and uploads from before the trail.
+    @NullWhenAbsent public var uploadedBy: String? = nil
 
     init(id: String, trace: Trace) {
         let meta = trace.metadata

@@ -53,13 +53,6 @@ extension TraceStore {
     public func delete(id: String) async throws(StoreError) {
         try refuseSample(id)
         guard let removed = try await service({ try await self.storage.catalog.delete(id: id) }) else { throw .unknownTrace(id: id) }
-        quota.remove(bytes: removed.sizeBytes)
-        footprints[id] = nil
-        evict(id)
-        // One process owns embedded storage: the bytes go now, unless an upload of them is under way.
-        // Shared storage: the sweep removes them after its grace period.
-        if !storage.isShared {
-            _ = await sweepBlob(removed.storedBlobKey, writtenAt: 0, cutoff: .max)
-        }
+        await forgetDeleted(removed)
     }
 }

@@ -65,13 +65,13 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         guard try await store.notes(traceID: id.text).count < TraceNote.maxPerTrace else {
             throw APIError(.conflict, "too many notes", detail: "A trace has at most \(TraceNote.maxPerTrace) notes; delete one first.")
         }
-        return try jsonResponse(NoteJSON(try await store.addNote(traceID: id.text, target: target, text: text)), status: .created)
+        return try jsonResponse(NoteJSON(try await store.addNote(to: record, target: target, text: text, by: context.actor)), status: .created)
     }
 
     router.delete("/api/traces/:id/notes/:noteId") { _, context in
         let id = try context.traceID()
         let noteID = context.parameters.get("noteId") ?? ""
-        guard try await store.deleteNote(id: noteID, traceID: id.text) else {
+        guard try await store.deleteNote(id: noteID, traceID: id.text, by: context.actor) else {
             throw APIError(.notFound, "unknown note", detail: "Trace \(id) has no note \(noteID).")
         }
         return Response(status: .noContent)

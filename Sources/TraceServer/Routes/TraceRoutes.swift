@@ -41,7 +41,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
             startImport: { file, name, length in store.beginImport(of: file, name: name, declaredLength: length, run: run) },
             streamBlob: { file, length in store.beginStreamedBlob(file: file, declaredLength: length) }
         )
-        let added = try await store.add(upload, run: run, tags: tags, retag: retag)
+        let added = try await store.add(upload, run: run, tags: tags, retag: retag, by: context.actor)
         var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info, tagOutcome: added.tags), status: added.isNew ? .created : .ok)
         response.headers[.location] = "/api/traces/\(added.record.id)"
         return response
@@ -51,7 +51,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
         let id = try context.traceID()
         var info = try await store.loaded(id: id).info
         let record = try await store.record(id: id)
-        (info.tags, info.isSample) = (record.tags, record.isSample)
+        (info.tags, info.isSample, info.uploadedBy) = (record.tags, record.isSample, await store.uploader(of: record))
         info.sourceLink = sourceLinks?.link(tags: record.tags)
         return try jsonResponse(info)
     }
@@ -62,7 +62,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
         let id = try context.traceID()
         let edit = try await decodeJSONBody(TagEdit.self, from: request)
         let current = try await store.record(id: id)
-        return try jsonResponse(try await store.setTags(try parseTags(try edit.applied(to: current.tags)), id: id.text))
+        return try jsonResponse(try await store.setTags(try parseTags(try edit.applied(to: current.tags)), of: current, by: context.actor))
     }
 
     // The uploaded file as it arrived (the run it was read at is in X-Trace-Run): `tracesvc check
@@ -80,7 +80,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
     }
 
     router.delete("/api/traces/:id") { _, context in
-        try await store.delete(id: context.traceID())
+        try await store.delete(id: context.traceID(), by: context.actor)
         return Response(status: .noContent)
     }
 }

@@ -9,7 +9,7 @@ func addWebRoutes(to router: some RouterMethods<TraceRequestContext>, files: Sta
         }
         return page
     }
-    for path in ["/", "/traces/:id", "/traces/:id/updates/:updateId", "/compare/:a/:b", "/compare", "/history"] {
+    for path in ["/", "/traces/:id", "/traces/:id/updates/:updateId", "/compare/:a/:b", "/compare", "/history", "/audit"] {
         router.get(RouterPath(path), use: appPage)
         router.head(RouterPath(path), use: appPage)
     }

@@ -60,7 +60,7 @@ public enum CatalogChange: Sendable, Equatable {
 
 /// What traces exist (the catalog), apart from their bytes (the blob store). Rows are written
 /// after their blob; a delete is seen by every replica (`changes`).
-public protocol Catalog: Sendable {
+public protocol Catalog: AccessCatalog {
     /// Names the service in errors and metrics: "catalog (SQLite)", "catalog (PostgreSQL)".
     var serviceName: String { get }
 
@@ -329,6 +329,7 @@ public enum CatalogSchema {
             "CREATE INDEX traces_search_trigrams ON traces USING gin (search_text gin_trgm_ops)",
             "CREATE INDEX traces_name_trigrams ON traces USING gin (name gin_trgm_ops)",
         ], isOptional: true),
+        accessMigration,
     ]
 
     /// `UPDATE traces SET search_text = …` (a `WHERE` may follow): name, app, device and tags, one

@@ -8,7 +8,7 @@ import TraceModel
 public final class SQLiteCatalog: Catalog {
     public let file: URL
     public var serviceName: String { "catalog (SQLite)" }
-    private let pool: DatabasePool
+    let pool: DatabasePool
 
     public convenience init(file: URL) throws {
         try self.init(file: file, through: nil)
@@ -366,7 +366,7 @@ public final class SQLiteCatalog: Catalog {
     /// One process owns an embedded catalog: nobody else deletes.
     public func changes() -> AsyncStream<CatalogChange> { AsyncStream { $0.finish() } }
 
-    private func call<T: Sendable>(_ operation: String = #function, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    func call<T: Sendable>(_ operation: String = #function, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
             return try await measured(service: serviceName, operation: String(operation.prefix { $0 != "(" }), body)
         } catch let error as DatabaseError {
@@ -375,7 +375,7 @@ public final class SQLiteCatalog: Catalog {
     }
 
     /// SQLite allows a bounded number of parameters: long lists are asked in slices.
-    private static func slices(_ values: [String]) -> [[String]] {
+    static func slices(_ values: [String]) -> [[String]] {
         stride(from: 0, to: values.count, by: 500).map { Array(values[$0..<min(values.count, $0 + 500)]) }
     }
 
@@ -408,7 +408,7 @@ public final class SQLiteCatalog: Catalog {
         for index in entries.indices { entries[index].tags = tags[entries[index].id] ?? [] }
     }
 
-    private static func entry(from row: Row) throws -> CatalogEntry {
+    static func entry(from row: Row) throws -> CatalogEntry {
         CatalogEntry(
             id: row[0], name: row[1], app: row[2], device: row[3], durationNs: row[4], sizeBytes: row[5], sha256: row[6],
             sourceFormat: row[7], updateCount: row[8], run: row[9], uploadedAtMicros: row[10], parserVersion: row[11], blobKey: row[12]

@@ -47,7 +47,8 @@ function filterBar(list) {
       el('label', { for: 'list-sort', text: 'Sort by' }), sort, order,
       filtered ? el('a', { href: '/', id: 'clear-filters', text: 'Clear filters' }) : null,
       el('a', { href: buildHistoryPath({ tags: list.tags }), id: 'history-link', class: 'button',
-        title: 'A metric of these traces over builds', text: 'History of these traces' })));
+        title: 'A metric of these traces over builds', text: 'History of these traces' }),
+      el('a', { href: '/audit', id: 'audit-link', class: 'button', title: 'Who uploaded, deleted, tagged and annotated what', text: 'Activity' })));
 }
 
 /** Renders the list page into `root`; returns {upload(file), restore(list), teardown()}. */

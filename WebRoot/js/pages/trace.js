@@ -148,6 +148,8 @@ function tagLine(trace) {
     if (tags.length) parts.push(el('a', { href: buildHistoryPath({ tags: tags.filter((tag) => /^(branch|scenario|device|os):/.test(tag)) }), id: 'trace-history-link', class: 'link-like', text: 'History' }));
     // A sample is read-only: the server refuses its tags.
     if (!trace.isSample) parts.push(el('button', { type: 'button', class: 'link-like', id: 'edit-tags', text: tags.length ? 'Edit tags' : 'Add tags', onclick: edit }));
+    // Who uploaded it, as the audit trail names them (docs/api.md, "Audit").
+    if (trace.uploadedBy) parts.push(el('span', { class: 'muted', id: 'trace-uploader' }, 'uploaded by ', el('bdi', { text: trace.uploadedBy })));
     line.replaceChildren(...parts, status);
   }
   function edit() {
