@@ -55,7 +55,8 @@ class Server:
             if self.process.poll() is not None:
                 sys.exit(f"server exited: {self.args}")
             try:
-                if get(self.base + "/healthz", timeout=2)[0] == 200:
+                # /readyz: a team replica answers /healthz while it still opens its storage.
+                if get(self.base + "/readyz", timeout=2)[0] == 200:
                     return self
             except OSError:
                 pass

@@ -60,6 +60,20 @@ for schema in SwiftTaskStateTable SwiftTasksInfoTable SwiftTaskLifetime; do
     xcrun xctrace export --input "$trace" --output "$work/$name/$schema.xml" \
         --xpath "/trace-toc/run[@number=\"$run\"]/data/table[@schema=\"$schema\"]"
 done
+# Instruments 27: the layout pass (SwiftUILayoutUpdates2 has the depth too and the same rows as
+# swiftui-layout-updates, which 26 writes alone: one of them), and the hang risks. Without
+# swiftui-updates, its rows filtered by kind (SwiftUIFilteredUpdates: three tables, one query).
+layout=swiftui-layout-updates
+has_table SwiftUILayoutUpdates2 && layout=SwiftUILayoutUpdates2
+extra="$layout hang-risks"
+has_table swiftui-updates || extra="$extra SwiftUIFilteredUpdates"
+for schema in $extra; do
+    has_table "$schema" || continue
+    echo "  exporting $schema"
+    xcrun xctrace export --input "$trace" --output "$work/$name/$schema.xml" \
+        --xpath "/trace-toc/run[@number=\"$run\"]/data/table[@schema=\"$schema\"]"
+    exported=$((exported + 1))
+done
 # os_signpost intervals and events, Points of Interest included (the signpost lanes), when recorded.
 # os-signpost holds every begin, end and event; tracesvc pairs them into intervals.
 for schema in os-signpost; do

@@ -159,11 +159,11 @@ done
 for i in "${!names[@]}"; do
     name=${names[$i]} port=${ports[$i]}
     for _ in $(seq 1 150); do
-        curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+        curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
         kill -0 "$(cat "$run/replica-$name/pid")" 2>/dev/null || fail "replica $name exited" "$run/replica-$name/log"
         sleep 0.2
     done
-    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || fail "replica $name did not answer /healthz" "$run/replica-$name/log"
+    curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || fail "replica $name is not ready (/readyz)" "$run/replica-$name/log"
 done
 stage "$replicas replicas on 127.0.0.1, ports ${ports[*]:0:$replicas}"
 

@@ -256,7 +256,44 @@ struct TraceReport {
         lines.append(contentsOf: stateChangeSection())
         lines.append(contentsOf: intervalSection("Hitches", result.hitches))
         lines.append(contentsOf: intervalSection("Hangs", result.hangs))
+        lines.append(contentsOf: instruments27Sections())
         return lines.joined(separator: "\n")
+    }
+
+    /// Instruments 27's measures, printed only when the recording has them (older ones print as before).
+    private func instruments27Sections() -> [String] {
+        let range = result.range
+        let updates = trace.updates
+        var lines: [String] = []
+        let inRange = { (row: Int) in range.overlaps(start: updates.start[row], end: updates.end(row)) }
+        let layouts = (0..<updates.count).filter { updates.kind[$0] == .layout && updates.selfDuration($0) != nil && inRange($0) }
+        if !layouts.isEmpty {
+            lines += ["", bold("Layout updates") + ": \(layouts.count), longest first (self: without the layouts it called)"]
+            for row in layouts.sorted(by: { (updates.duration[$0], $1) > (updates.duration[$1], $0) }).prefix(top) {
+                let own = updates.selfDuration(row).map { ", self \(duration($0))" } ?? ""
+                let depth = updates.layoutDepth(row).map { ", depth \($0)" } ?? ""
+                let cached = updates.isCached(row).map { $0 ? ", cached" : ", not cached" } ?? ""
+                lines.append("  at \(seconds(updates.start[row]))  \(pad(duration(updates.duration[row]), 9))  \(updates.severity(row).wireName)  \(trace.string(updates.viewName[row])): \(trace.string(updates.description[row]))\(own)\(depth)\(cached)")
+            }
+        }
+        if updates.hasDownstream {
+            let costly = (0..<updates.count).filter { (updates.downstreamCost($0) ?? 0) > 0 && inRange($0) }
+                .sorted { (updates.downstreamCost($0)!, $1) > (updates.downstreamCost($1)!, $0) }
+            lines += ["", bold("Downstream cost") + ": what an update made run after it" + (costly.isEmpty ? ": none" : "")]
+            for row in costly.prefix(top) {
+                let events = updates.downstreamEvents(row) ?? 0
+                lines.append("  at \(seconds(updates.start[row]))  \(trace.string(updates.viewName[row])) made \(events) update\(events == 1 ? "" : "s") run, \(duration(updates.downstreamCost(row)!))")
+            }
+        }
+        let risks = trace.hangRisks(from: range.start, to: range.end)
+        if !risks.isEmpty {
+            lines += ["", bold("Hang risks") + ": \(risks.count)"]
+            for row in risks.prefix(top) {
+                let severity = trace.string(trace.hangRisks.severity[row])
+                lines.append("  at \(seconds(trace.hangRisks.time[row]))  \(severity.isEmpty ? "" : "[\(severity)] ")\(trace.hangRiskText(row))")
+            }
+        }
+        return lines
     }
 
     // MARK: Sections
@@ -293,7 +330,9 @@ struct TraceReport {
             for frame in evidence.frames.prefix(3) {
                 let source = frame.source.map { " — \($0.shortText)" } ?? ""
                 let caller = frame.caller.isEmpty ? "" : " ← \(frame.caller)" + (frame.callerSource.map { " — \($0.shortText)" } ?? "")
-                lines.append("      \(pad(duration(frame.weightNs), 9))  \(frame.name) (\(frame.binary))\(source)\(caller)")
+                // A frame the recording flagged (a hang risk's) was not sampled: no weight to print.
+                let weight = frame.weightNs == 0 ? "flagged" : duration(frame.weightNs)
+                lines.append("      \(pad(weight, 9))  \(frame.name) (\(frame.binary))\(source)\(caller)")
             }
         }
         if findings.count > top { lines.append("  … \(findings.count - top) more (--top, or --format json for all)") }

@@ -138,7 +138,10 @@ struct Serve: AsyncParsableCommand {
         var options = ServerOptions(dataDirectory: URL(fileURLWithPath: dataDir, isDirectory: true).standardizedFileURL)
         options.metrics = Self.metrics
         options.sweepGrace = .seconds(60 * sweepGraceMinutes)
-        if let (storage, services) = try await team.open(logger: logger) {
+        let opened = try await answeringWhileStarting(host: host, port: team.isTeamMode ? port : nil, waitingFor: "the catalog (PostgreSQL) and its schema migrations", logger: logger) {
+            try await team.open(logger: logger)
+        }
+        if let (storage, services) = opened {
             options.storage = storage
             options.storageServices = services
         }
@@ -173,14 +176,17 @@ struct Serve: AsyncParsableCommand {
         }
 
         let host = host
-        let app = try await buildApplication(options: options, logger: logger) { port in
-            let shown = host == "0.0.0.0" ? (ProcessInfo.processInfo.hostName) : host
-            // Unbuffered, so scripts and tests reading our output see the URL at once.
-            var message = "tracesvc is running: open http://\(shown):\(port)/  (Ctrl-C to stop)\n"
-            if generated, let token {
-                message += "uploads and deletes need the write token \(token) (the page asks for it once; scripts send Authorization: Bearer \(token))\n"
+        // Team mode: opening the store reads the shared catalog; the port keeps answering meanwhile.
+        let app = try await answeringWhileStarting(host: host, port: team.isTeamMode ? port : nil, waitingFor: "its storage to open", logger: logger) {
+            try await buildApplication(options: options, logger: logger) { port in
+                let shown = host == "0.0.0.0" ? (ProcessInfo.processInfo.hostName) : host
+                // Unbuffered, so scripts and tests reading our output see the URL at once.
+                var message = "tracesvc is running: open http://\(shown):\(port)/  (Ctrl-C to stop)\n"
+                if generated, let token {
+                    message += "uploads and deletes need the write token \(token) (the page asks for it once; scripts send Authorization: Bearer \(token))\n"
+                }
+                CommandContext.current.writeOutput(message)
             }
-            CommandContext.current.writeOutput(message)
         }
         // SIGTERM / Ctrl-C: stop accepting, give requests in flight (an upload being parsed) a
         // grace period to finish, then cancel the rest: a stalled upload is discarded whole.

@@ -27,6 +27,32 @@ struct ServerClient {
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
+        /// An upload whose tags the server refused (403 for a sample's bytes, 409 for a move): what became of them.
+        var tagOutcome: TagOutcome? = nil
+    }
+
+    /// The server's `tagOutcome` (docs/api.md, "Tags"): what became of an upload's tags.
+    struct TagOutcome: Sendable {
+        var traceID: String
+        var stored: [String]
+        var notStored: [String]
+        var moved: [String]
+        var conflicts: [String]
+        var reason: String?
+        /// As the server sent it, for `--format json`.
+        var json: Data
+
+        init?(_ object: Any?) {
+            guard let object = object as? [String: Any], let traceID = object["traceID"] as? String,
+                  let json = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            else { return nil }
+            func moves(_ key: String) -> [String] {
+                (object[key] as? [[String: Any]] ?? []).map { "\($0["from"] as? String ?? "?") → \($0["to"] as? String ?? "?")" }
+            }
+            (self.traceID, self.json) = (traceID, json)
+            (stored, notStored) = (object["stored"] as? [String] ?? [], object["notStored"] as? [String] ?? [])
+            (moved, conflicts, reason) = (moves("moved"), moves("conflicts"), object["reason"] as? String)
+        }
     }
 
     struct Uploaded {
@@ -34,14 +60,17 @@ struct ServerClient {
         var name: String
         var isNew: Bool
         var tags: [String]
+        var tagOutcome: TagOutcome?
     }
 
     /// Uploads `path` with `tags` (`?tag=key:value`), streamed as the raw body.
-    func upload(_ path: String, tags: [TraceTag] = [], run: Int? = nil) async throws -> Uploaded {
+    /// - Parameter retag: the tags may change the values of keys the same content stored before has (`?retag=1`).
+    func upload(_ path: String, tags: [TraceTag] = [], run: Int? = nil, retag: Bool = false) async throws -> Uploaded {
         let file = URL(fileURLWithPath: path)
         guard FileManager.default.isReadableFile(atPath: file.path) else { throw Failure(description: "cannot read \(path)") }
         var query = ["name=\(ShareLink.encode(file.lastPathComponent))"] + tags.map { "tag=\(ShareLink.encode($0.text))" }
         if let run { query.append("run=\(run)") }
+        if retag { query.append("retag=1") }
         var request = try self.request("/api/traces?" + query.joined(separator: "&"), method: "POST")
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         let (data, status) = try await send(request, uploading: file, what: "uploading \(path)")
@@ -49,7 +78,8 @@ struct ServerClient {
         guard let trace = json["trace"] as? [String: Any], let id = trace["id"] as? String else {
             throw Failure(description: "uploading \(path): the server's answer has no trace id")
         }
-        return Uploaded(id: id, name: trace["name"] as? String ?? file.lastPathComponent, isNew: status == 201, tags: trace["tags"] as? [String] ?? [])
+        return Uploaded(id: id, name: trace["name"] as? String ?? file.lastPathComponent, isNew: status == 201, tags: trace["tags"] as? [String] ?? [],
+                        tagOutcome: TagOutcome(json["tagOutcome"]))
     }
 
     /// The newest trace with all of `tags`, other than `excluding`; nil when there is none.
@@ -164,13 +194,17 @@ struct ServerClient {
         let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         let error = json?["error"] as? String, detail = json?["detail"] as? String, location = json?["location"] as? String
         let said = detail ?? error ?? String(decoding: data.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let tagOutcome = TagOutcome(json?["tagOutcome"])
         let line: String = switch status {
-        case 401: "\(server) needs its write token (HTTP 401): give --token-file FILE or set TRACESVC_TOKEN"
+        case 401 where token != nil: "\(server) refused the write token given (HTTP 401): it is not this server's token (check --token, --token-file or TRACESVC_TOKEN)"
+        case 401: "\(server) needs its write token (HTTP 401): give --token TOKEN, --token-file FILE or set TRACESVC_TOKEN"
+        case 403 where tagOutcome != nil, 409 where tagOutcome != nil:
+            "\(server) did not store the tags \(tagOutcome?.notStored.joined(separator: ", ") ?? "") (HTTP \(status)): \(tagOutcome?.reason ?? said)"
         case 413: "\(server) refused the file as too large (HTTP 413): \(said)"
         case 422: "\(server) cannot read it (HTTP 422) at \(location ?? "?"): " + Self.withoutLocation(said, location)
         default: "\(server) answered HTTP \(status)" + (error.map { " \($0)" } ?? "") + (said.isEmpty || said == error ? "" : ": \(said)")
         }
-        return Failure(description: "\(what): \(Self.printable(line))")
+        return Failure(description: "\(what): \(Self.printable(line))", tagOutcome: tagOutcome)
     }
 
     /// The server's words as one line a terminal shows as text: a newline is a space, and every

@@ -27,6 +27,20 @@ struct TeamStorageOptions: ParsableArguments {
         guard catalogPasswordFile == nil || catalog != nil else { throw ValidationError("--catalog-password-file needs --catalog") }
     }
 
+    /// The catalog's migrations alone (`migrate --schema-only`): a clear message and exit 1 when it fails.
+    func migrateSchema(logger: Logger) async throws {
+        guard let catalog else { return }
+        do {
+            let location = try PostgresCatalog.Location(url: catalog, passwordFile: catalogPasswordFile, environment: CommandContext.current.environment)
+            try await PostgresCatalog.prepare(location, logger: logger)
+        } catch let error as StorageConfigurationError {
+            throw ValidationError(error.description)
+        } catch let error as StorageError {
+            CommandContext.printError("tracesvc: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
     /// Connects to both services (a clear message and exit 1 when either does not answer), runs
     /// the catalog's migrations, and returns the storage with the services it needs running.
     func open(logger: Logger) async throws -> (storage: TraceStore.Storage, services: [any Service])? {

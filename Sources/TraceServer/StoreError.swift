@@ -9,6 +9,8 @@ import TraceStorage
 public enum StoreError: Error, Sendable, Equatable {
     case unknownTrace(id: String)
     case readOnlySample(name: String)
+    /// An upload's tags could not all be stored (`TagOutcome` says which and why); `onSample`: its bytes are a sample's.
+    case tagsNotStored(TagOutcome, onSample: Bool)
     /// The file is not a trace (or not one we can read): where and why.
     case unreadable(TraceFormatError)
     /// The stored file no longer has the content its id was derived from (replaced or damaged).

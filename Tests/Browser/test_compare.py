@@ -1,5 +1,6 @@
 """Comparison page /compare/{a}/{b}: the Landmarks pairs tell their story, filters and the row
 drilled into live in the URL (back/forward, a fresh browser), swap, and the ways there."""
+import re
 import urllib.parse
 
 from playwright.sync_api import expect
@@ -300,3 +301,33 @@ def test_an_unknown_pair_says_so_without_an_uncaught_page_error(page, server):
     expect(page.get_by_role("alert")).to_contain_text("Trace not found", timeout=30_000)
     page.wait_for_timeout(500)
     assert errors == []
+
+
+def test_tick_groups_in_the_list_for_a_pooled_compare(page, server, sample_id):
+    """Issue 41, item 4: tick N traces and M traces as two groups: the first tick is A, the later
+    ones B, Shift-tick keeps the side, a tick's letter moves it; Compare opens the pooled page,
+    which says how many recordings a side."""
+    scroll_slow, fav_slow = sample_id("landmarks-scroll-slow"), sample_id("landmarks-favorites-slow")
+    scroll_fixed, fav_fixed = sample_id("landmarks-scroll-fixed"), sample_id("landmarks-favorites-fixed")
+    page.goto(server)
+    page.get_by_role("table", name="Traces").wait_for()
+    compare, picked = page.locator("#compare-button"), page.locator("#compare-picked")
+    page.get_by_label("Pick landmarks-scroll-slow to compare").check()
+    expect(picked).to_contain_text("A (before): 1 recording · B (after): 0 recordings")
+    expect(compare).to_be_disabled()
+    # Shift-tick: the same side as the last tick (A).
+    page.get_by_label("Pick landmarks-favorites-slow to compare").click(modifiers=["Shift"])
+    page.get_by_label("Pick landmarks-scroll-fixed to compare").check()
+    page.get_by_label("Pick landmarks-favorites-fixed to compare").check()
+    expect(picked).to_have_text("A (before): 2 recordings · B (after): 2 recordings")
+    expect(compare).to_have_text("Compare 2 → 2")
+    # The letter moves a tick to the other side, and back.
+    chip = page.get_by_role("button", name="landmarks-favorites-fixed is in B: move it to A")
+    chip.click()
+    expect(picked).to_have_text("A (before): 3 recordings · B (after): 1 recording")
+    page.get_by_role("button", name="landmarks-favorites-fixed is in A: move it to B").click()
+    compare.click()
+    page.wait_for_url(re.compile(rf"/compare\?.*a={scroll_slow},{fav_slow}&b={scroll_fixed},{fav_fixed}"))
+    expect(page.locator('.compare-card[data-side="A"] .compare-side')).to_have_text("A · before · 2 recordings pooled", timeout=30_000)
+    expect(page.locator('.compare-card[data-side="B"] .compare-side')).to_have_text("B · after · 2 recordings pooled")
+    assert not page.errors

@@ -87,6 +87,12 @@ def test_clicking_main_actor_work_shows_what_ran(page, server_control, sample_id
     details.get_by_text("LandmarkImageLoader.loadImages(for:)", exact=True).wait_for()
     text = details.inner_text()
     assert "Main Thread" in text and "120 ms" in text and "Main Actor (0x600001f04000)" in text
+    # Issue 41, item 5: a task run has a task's badge, not an update's duration class.
+    assert "Holds the Main Actor > 1 ms" in text and "Very long (> 1 ms)" not in text, text
+    page.mouse.move(x + (run["start"] + run["duration"] / 2 - w0) / (w1 - w0) * width, y + height / 2)
+    tooltip = page.locator("#timeline-tooltip")
+    tooltip.wait_for(state="visible")
+    assert "Holds the Main Actor > 1 ms" in tooltip.inner_text() and "Very long (> 1 ms)" not in tooltip.inner_text()
     assert not page.errors
 
 

@@ -14,13 +14,13 @@ from playwright.sync_api import expect
 from conftest import TraceServer
 
 
-def recipes_trace(build, body_ns, bodies=12):
+def recipes_trace(build, body_ns, bodies=12, view="RecipeRowView"):
     """A native trace of a recipes app: RecipeRowView bodies of about `body_ns` each (as the Swift
     tests' recipesTrace), and one HeaderView body; `build` makes every file different."""
     rows = []
     for i in range(bodies):
         jitter = ((build * 7919 + i * 104_729) % 41) * 1_000
-        rows.append([1_000_000 + i * 2_000_000 + build, body_ns + jitter, "view-body", "Recipes", "RecipeRowView", "", "", 0, 0, 0, "none"])
+        rows.append([1_000_000 + i * 2_000_000 + build, body_ns + jitter, "view-body", "Recipes", view, "", "", 0, 0, 0, "none"])
     rows.append([40_000_000 + build, 20_000, "view-body", "Recipes", "HeaderView", "", "", 0, 0, 0, "none"])
     end = 60_000_000
     return json.dumps({
@@ -247,3 +247,39 @@ def test_an_empty_history_names_the_tag_that_matched_nothing_and_never_prints_nu
     expect(page.locator('#history-summary')).to_have_text('No trace has the tag “scenario:nothing”.', timeout=30_000)
     assert 'null' not in page.locator('main').inner_text()
     expect(page.locator('#first-bad')).to_be_empty()
+
+
+def test_compare_the_builds_before_with_the_builds_after_a_chosen_build(page, history_server, builds):
+    """Issue 41, item 4: from the history, the builds before a build the reader picks against that
+    build and the ones after, pooled; the compare page says how many recordings a side."""
+    page.goto(f"{history_server.url}/history?tag=scenario:scroll&tag=branch:main&view=RecipeRowView&metric=body-count")
+    split = page.locator("#history-split-build")
+    # Without a step, the split starts at the latest build: the 5 before it against it alone.
+    expect(split).to_have_value("29", timeout=30_000)
+    link = page.locator("#history-split-compare")
+    expect(link).to_have_text("Compare 5 recordings (builds 25–29) → 1 recording (build 30)")
+    split.select_option(label="build 10")
+    expect(link).to_have_text("Compare 5 recordings (builds 5–9) → 5 recordings (builds 10–14)")
+    link.click()
+    before, after = ",".join(builds[b] for b in range(5, 10)), ",".join(builds[b] for b in range(10, 15))
+    page.wait_for_url(re.compile(rf"/compare\?.*a={before}&b={after}"))
+    expect(page.locator('.compare-card[data-side="A"] .compare-side')).to_have_text("A · before · 5 recordings pooled", timeout=30_000)
+    expect(page.locator('.compare-card[data-side="B"] .compare-side')).to_have_text("B · after · 5 recordings pooled")
+    assert not page.errors
+
+
+@pytest.mark.parametrize("width", (1440, 1000, 800))
+def test_the_history_page_does_not_scroll_sideways(page, history_server, builds, width):
+    """Issue 41, item 6: the findings-over-builds table overflowed to 1,929 px."""
+    # A view of a generic type: its name is one long word (SwiftUI's are often hundreds of characters).
+    wide = "ModifiedContent<_ConditionalContent<RecipeRowView,EmptyView>,_EnvironmentKeyWritingModifier<Optional<RecipeStore>>>" * 2
+    for build in (1, 2, 3):
+        upload(history_server, recipes_trace(100 + build, 1_500_000, view=wide), f"wide-{build}.json", ["scenario:wide", f"build:{build}"])
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{history_server.url}/history?tag=scenario:wide")
+    page.locator("#finding-history table").wait_for(timeout=30_000)
+    measured = page.evaluate("""() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
+        wide: [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 || e.scrollWidth > window.innerWidth)
+          .slice(0, 6).map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className}`.slice(0, 60)) })""")
+    assert measured["scrollWidth"] <= measured["innerWidth"], measured
+    assert not page.errors

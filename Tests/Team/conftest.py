@@ -117,7 +117,8 @@ class Team:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if self.request(base, "GET", "/healthz", timeout=2)[0] == 200:
+                # Ready, not only alive: a replica answers /healthz while it still opens its storage.
+                if self.request(base, "GET", "/readyz", timeout=2)[0] == 200:
                     return
             except OSError:
                 pass

@@ -196,3 +196,49 @@ extension XCTrace27TablesTests {
         }
     }
 }
+
+// MARK: Findings
+
+extension XCTrace27TablesTests {
+    static let all = ["swiftui-updates", "SwiftUILayoutUpdates2", "swiftui-layout-updates", "time-profile", "potential-hangs", "hang-risks"]
+
+    @Test func theHangNamesTheFileReadThatHeldIt() throws {
+        let trace = try Self.read(Self.all)
+        let hang = try #require(trace.findings().first { $0.kind == .hangExplained })
+        #expect(hang.title.hasPrefix("Hang of 320 ms at 3.000 s: Main thread performed file I/O: read 4.1 MB from trips.json in TripStore.load(), TripStore.swift:57 (main thread blocked"))
+        #expect(hang.evidence.frames.first?.name == "TripStore.load()")
+        #expect(hang.evidence.frames.first?.source?.shortText == "TripStore.swift:57")
+        #expect(hang.evidence.frames.first?.caller == "TripListView.body.getter")
+        #expect(hang.fix.hasPrefix("Move TripStore.load() off the main thread"))
+        // Without hang-risks the same hang reads as before.
+        let without = try Self.read(Self.all.filter { $0 != "hang-risks" })
+        let plain = try #require(without.findings().first { $0.kind == .hangExplained })
+        #expect(plain.title.contains("main thread blocked") && !plain.title.contains("TripStore"))
+    }
+
+    @Test func hangRisksOutsideAnyHangAreFindingsOfTheirOwn() throws {
+        let trace = try Self.read(Self.all)
+        let risks = trace.findings().filter { $0.kind == .hangRisk }
+        #expect(risks.map(\.title) == [
+            "Hang risk at 0.500 s: Main thread waited on a semaphore in TripStore.save(), TripStore.swift:80",
+            "Hang risk at 3.900 s: Main thread performed synchronous IPC",
+        ] || risks.map(\.title) == [
+            "Hang risk at 3.900 s: Main thread performed synchronous IPC",
+            "Hang risk at 0.500 s: Main thread waited on a semaphore in TripStore.save(), TripStore.swift:80",
+        ])
+        let semaphore = try #require(risks.first { $0.title.contains("semaphore") })
+        #expect(semaphore.evidence.frames.first?.source?.shortText == "TripStore.swift:80")
+        #expect(semaphore.fix.contains("TripStore.save()"))
+        #expect(!risks.contains { $0.title.contains("file I/O") }, "the risk inside the hang explains the hang")
+    }
+
+    @Test func aLongLayoutIsAFindingWithWhatToChange() throws {
+        let trace = try Self.read(Self.all)
+        let layout = try #require(trace.findings().first { $0.kind == .longLayout })
+        #expect(layout.title == "LazyVStack layout (_LazyVStackLayout sizeThatFits) took 2.40 ms (1.90 ms in the layout itself), not cached")
+        #expect(layout.fix.contains("fixed .frame"))
+        #expect(layout.evidence.representativeUpdate == (try Self.update(trace, description: "_LazyVStackLayout")))
+        #expect(layout.worstNs == 2_400_000 && layout.severity == .medium)
+        #expect(trace.findings().filter { $0.kind == .longLayout }.count == 1, "the 700 µs and 12 µs layouts are not long")
+    }
+}

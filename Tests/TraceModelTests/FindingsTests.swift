@@ -400,7 +400,7 @@ private let rowStack = [("main", "Weather"), ("ForecastCell.body.getter", "Weath
         #expect(json.contains(#""thread":null"#) && json.contains(#""cpuCoverage":null"#))
         #expect(FindingKind.allCases.map(\.rawValue) == [
             "collection-fan-out", "long-body", "environment-churn", "hang-explained", "hitch-explained", "repeated-body-in-transaction",
-            "main-actor-blocked", "main-actor-wait",
+            "main-actor-blocked", "main-actor-wait", "long-layout", "hang-risk",
         ])
         #expect(json.contains(#""taskStates":[]"#))
     }

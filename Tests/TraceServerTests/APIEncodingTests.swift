@@ -138,7 +138,9 @@ import TraceStorage
                 .init(name: "catalog (PostgreSQL)", ok: true, milliseconds: 2, error: nil),
                 .init(name: "object store (S3)", ok: false, milliseconds: 3000, error: "object store (S3) unavailable: no answer within 3 s"),
             ], detail: "object store (S3) unavailable: no answer within 3 s"),
-            Uploaded(trace: TraceRecord(id: id, trace: trace, sizeBytes: 1, uploadedAt: nil, isSample: false), summary: TraceInfo(id: id, trace: trace)),
+            Uploaded(trace: TraceRecord(id: id, trace: trace, sizeBytes: 1, uploadedAt: nil, isSample: false), summary: TraceInfo(id: id, trace: trace),
+                     tagOutcome: TagOutcome(traceID: id, stored: ["build:2"], notStored: [], moved: [.init(from: "build:1", to: "build:2")], conflicts: [], reason: nil)),
+            TagOutcome(traceID: id, stored: [], notStored: ["build:3"], moved: [], conflicts: [.init(from: "build:2", to: "build:3")], reason: "refused"),
             trace.summary(in: nil, filter: .all),
             trace.summary(in: TimeRange(start: trace.metadata.start, end: trace.metadata.start + trace.metadata.duration / 2), filter: .longViewBody),
             trace.taskSummary(),
@@ -213,8 +215,16 @@ import TraceStorage
         let trips = try XCTraceImporter.importTrace(
             at: LiveServerTests.packageRoot.appendingPathComponent("Tests/TraceFormatsTests/Fixtures/xctrace-27/time-profile.xml"), displayName: "trips.xml"
         )
+        // Instruments 27: layout updates and downstream cost (concatenated tables of the Trips fixtures).
+        let tripsFolder = LiveServerTests.packageRoot.appendingPathComponent("Tests/TraceFormatsTests/Fixtures/xctrace-27")
+        let tripsTables = try ["swiftui-updates", "SwiftUILayoutUpdates2", "potential-hangs", "hang-risks"]
+            .map { try Data(contentsOf: tripsFolder.appendingPathComponent("\($0).xml")) }.reduce(Data(), +)
+        let tripsFile = FileManager.default.temporaryDirectory.appendingPathComponent("trips-27-\(UUID().uuidString).xml")
+        try tripsTables.write(to: tripsFile)
+        defer { try? FileManager.default.removeItem(at: tripsFile) }
+        let tripsLayout = try XCTraceImporter.importTrace(at: tripsFile, displayName: "trips-27.xml")
         walker.walk(SourceLinkOptions(urlTemplate: "https://x/{commit}/{path}", root: "/r").link(tags: []))
-        let others = [SyntheticTraces.trace(updates: 400, seed: 9), mail, trips]
+        let others = [SyntheticTraces.trace(updates: 400, seed: 9), mail, trips, tripsLayout]
         for (index, trace) in (samples + others).enumerated() {
             walker.walk(Self.answers(of: trace, id: String(format: "%032x", index)))
         }

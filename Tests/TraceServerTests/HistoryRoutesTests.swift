@@ -85,9 +85,16 @@ extension TestClientProtocol {
             let second = try await client.list("sort=name&limit=1&cursor=\(cursor)")
             #expect((second["traces"] as? [[String: Any]])?.first?["name"] as? String == "scroll")
 
-            // The same file again with another tag: one trace, the tag's key takes its new value.
-            let again = try await client.upload(recipesTrace(build: 1, bodyNs: 300_000), name: "again.json&tag=branch:release")
+            // The same file again with another value of a key it has: refused, nothing changed,
+            // the conflict named (no tag moves silently); with retag=1 the key takes its new value.
+            let moved = try await client.upload(recipesTrace(build: 1, bodyNs: 300_000), name: "again.json&tag=branch:release")
+            #expect(moved.status == .conflict)
+            let refused = try #require(try moved.json()["tagOutcome"] as? [String: Any])
+            #expect((refused["conflicts"] as? [[String: String]]) == [["from": "branch:main", "to": "branch:release"]])
+            #expect(try await client.get("/api/traces/\(id)").json()["tags"] as? [String] == ["branch:main", "nightly", "scenario:scroll"])
+            let again = try await client.upload(recipesTrace(build: 1, bodyNs: 300_000), name: "again.json&tag=branch:release&retag=1")
             #expect(again.status == .ok)
+            #expect((try again.json()["tagOutcome"] as? [String: Any])?["moved"] as? [[String: String]] == [["from": "branch:main", "to": "branch:release"]])
             #expect((try again.json()["trace"] as? [String: Any])?["tags"] as? [String] == ["branch:release", "nightly", "scenario:scroll"])
             let info = try await client.get("/api/traces/\(id)").json()
             #expect(info["tags"] as? [String] == ["branch:release", "nightly", "scenario:scroll"])

@@ -82,6 +82,78 @@ import Testing
         #expect((try await Self.getJSON(server, "/api/traces?limit=10&q=broken"))["total"] as? Int == 0)
     }
 
+    /// Issue 41, item 3: no tag is lost or moved without a word. A sample's bytes store no tag
+    /// and say so; the same file with another build is refused unless --retag, and says the move.
+    @Test func tagsAreNeverLostOrMovedSilently() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try LiveServerTests.Server(dataDirectory: scratch.dataDirectory, scratch: scratch, arguments: ["--write-token", "s3cret"])
+        defer { _ = server.stop() }
+        let folder = try Folder()
+        let root = server.base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let token = ["TRACESVC_TOKEN": "s3cret"]
+
+        // A sample's bytes: exit 1, the tags named as not stored and why, in words and in JSON.
+        let sample = scratch.samples.appendingPathComponent("sample-app.json").path
+        let onSample = try CheckTests.tracesvc(["upload", sample, "--server", root, "--tag", "scenario=lm", "--tag", "build=1", "--format", "json"], environment: token)
+        #expect(onSample.status == 1, "\(onSample.stdout)\(onSample.stderr)")
+        #expect(onSample.stderr.contains("did not store the tags build:1, scenario:lm (HTTP 403)") && onSample.stderr.contains("is the sample 'sample-app'"), "\(onSample.stderr)")
+        let sampleOutcome = try #require(try CheckTests.json(onSample.stdout)["tagOutcome"] as? [String: Any])
+        #expect(sampleOutcome["notStored"] as? [String] == ["build:1", "scenario:lm"])
+        #expect(sampleOutcome["stored"] as? [String] == [])
+        // Without tags a sample's bytes are fine: they open the sample.
+        #expect(try CheckTests.tracesvc(["upload", sample, "--server", root], environment: token).status == 0)
+
+        let file = try folder.file("recipes.json", recipesTrace(build: 1, bodyNs: 300_000))
+        let first = try CheckTests.tracesvc(["upload", file, "--server", root, "--tag", "scenario=lm", "--tag", "build=1"], environment: token)
+        #expect(first.status == 0 && first.stderr.isEmpty, "\(first.stderr)")
+        let link = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let path: Substring = link.split(separator: "/").last ?? ""
+        let id = String(path.prefix { $0 != "?" })
+
+        // The same bytes as build 2: refused, the trace keeps build 1, and the answer names the move.
+        let moved = try CheckTests.tracesvc(["upload", file, "--server", root, "--tag", "build=2", "--format", "json"], environment: token)
+        #expect(moved.status == 1)
+        #expect(moved.stderr.contains("did not store the tags build:2 (HTTP 409)") && moved.stderr.contains("build:1 → build:2"), "\(moved.stderr)")
+        let conflict = try #require(try CheckTests.json(moved.stdout)["tagOutcome"] as? [String: Any])
+        #expect((conflict["conflicts"] as? [[String: String]]) == [["from": "build:1", "to": "build:2"]])
+        #expect((try await Self.getJSON(server, "/api/traces/\(id)"))["tags"] as? [String] == ["build:1", "scenario:lm"])
+
+        // --retag moves it, and says so on standard error and in JSON.
+        let retagged = try CheckTests.tracesvc(["upload", file, "--server", root, "--tag", "build=2", "--tag", "nightly", "--retag", "--format", "json"], environment: token)
+        #expect(retagged.status == 0, "\(retagged.stderr)")
+        #expect(retagged.stderr.contains("stored before as trace \(id)") && retagged.stderr.contains("moved (--retag): build:1 → build:2"), "\(retagged.stderr)")
+        let outcome = try #require(try CheckTests.json(retagged.stdout)["tagOutcome"] as? [String: Any])
+        #expect(outcome["stored"] as? [String] == ["build:2", "nightly"])
+        #expect((outcome["moved"] as? [[String: String]]) == [["from": "build:1", "to": "build:2"]])
+        #expect((try await Self.getJSON(server, "/api/traces/\(id)"))["tags"] as? [String] == ["build:2", "nightly", "scenario:lm"])
+
+        // The same file with the tags it has: a retry, fine and quiet about moves.
+        let retry = try CheckTests.tracesvc(["upload", file, "--server", root, "--tag", "build=2"], environment: token)
+        #expect(retry.status == 0 && retry.stderr.contains("tags stored: build:2") && !retry.stderr.contains("moved"), "\(retry.stderr)")
+    }
+
+    /// `upload --token`, and a wrong token told apart from none.
+    @Test func aWrongTokenIsNotAMissingOne() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try LiveServerTests.Server(dataDirectory: scratch.dataDirectory, scratch: scratch, arguments: ["--write-token", "s3cret"])
+        defer { _ = server.stop() }
+        let folder = try Folder()
+        let root = server.base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let file = try folder.file("recipes.json", recipesTrace(build: 3, bodyNs: 300_000))
+        let none = try CheckTests.tracesvc(["upload", file, "--server", root])
+        #expect(none.status == 1 && none.stderr.contains("needs its write token (HTTP 401): give --token TOKEN"), "\(none.stderr)")
+        let wrong = try CheckTests.tracesvc(["upload", file, "--server", root, "--token", "guess"])
+        #expect(wrong.status == 1 && wrong.stderr.contains("refused the write token given (HTTP 401)"), "\(wrong.stderr)")
+        let stale = try CheckTests.tracesvc(["upload", file, "--server", root], environment: ["TRACESVC_TOKEN": "old"])
+        #expect(stale.status == 1 && stale.stderr.contains("refused the write token given"), "\(stale.stderr)")
+        let both = try CheckTests.tracesvc(["upload", file, "--server", root, "--token", "s3cret", "--token-file", file])
+        #expect(both.status == 2 && both.stderr.contains("not both"), "\(both.stderr)")
+        let right = try CheckTests.tracesvc(["upload", file, "--server", root, "--token", "s3cret"])
+        #expect(right.status == 0, "\(right.stderr)")
+    }
+
     @Test func checkTakesTheLatestTaggedBaselineAndRecordsItsVerdict() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

@@ -120,3 +120,20 @@ test('a note can be about the selected update, the range and the open finding', 
   assert.deepEqual(noteTargets({ ...EMPTY_STATE, update: 7, range: [10, 20], finding: 'long-body:V' }),
     [{ kind: 'update', update: 7 }, { kind: 'range', start: 10, end: 20 }, { kind: 'finding', finding: 'long-body:V' }]);
 });
+
+test('the builds before a split against the builds after: up to 5 builds a side, the nearest taken first, at most 10 recordings, in build order', async () => {
+  const { splitSides } = await import('../../WebRoot/js/pages/history.js');
+  const builds = Array.from({ length: 12 }, (_, index) => build(index, index === 7 ? [1, 2, 3, 4] : [1, 2]));
+  const { before, after } = splitSides(builds, 6);
+  // Builds 2-6 (indexes 1-5), two recordings each: 10, the pooling limit.
+  assert.deepEqual(before.ids, ['t1-0', 't1-1', 't2-0', 't2-1', 't3-0', 't3-1', 't4-0', 't4-1', 't5-0', 't5-1']);
+  assert.equal(before.text, '10 recordings (builds 2–6)');
+  // Builds 7, 8 (four recordings), 9 and 10 make 10; build 11 would pass it.
+  assert.deepEqual(after.ids, ['t6-0', 't6-1', 't7-0', 't7-1', 't7-2', 't7-3', 't8-0', 't8-1', 't9-0', 't9-1']);
+  assert.equal(after.text, '10 recordings (builds 7–10)');
+  const first = splitSides(builds, 1);
+  assert.equal(first.before.text, '2 recordings (build 1)');
+  // A build of more than 10 recordings still makes a side, cut to 10.
+  const big = splitSides([build(0, Array(12).fill(1)), build(1, [1])], 1);
+  assert.equal(big.before.ids.length, 10);
+});

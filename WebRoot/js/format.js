@@ -119,6 +119,9 @@ export const waitSeverityLabel = { normal: 'Short wait (≤ 16 ms)', orange: 'Lo
 
 export const severityLabel = { normal: 'Normal', orange: 'Long (> 500 µs)', red: 'Very long (> 1 ms)' };
 
+/** A task's run on the Main Actor holds it: its own words, not an update's duration class (same thresholds). */
+export const taskRunSeverityLabel = { normal: 'Task run', orange: 'Holds the Main Actor > 500 µs', red: 'Holds the Main Actor > 1 ms' };
+
 export const kindLabel = {
   'view-body': 'View Body',
   representable: 'Representable',

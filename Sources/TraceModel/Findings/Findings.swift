@@ -12,6 +12,10 @@ public enum FindingKind: String, Sendable, Codable, CaseIterable {
     case repeatedBody = "repeated-body-in-transaction"
     case mainActorBlocked = "main-actor-blocked"
     case mainActorWait = "main-actor-wait"
+    /// Instruments 27's layout tables: a layout pass longer than `longBodyNs`.
+    case longLayout = "long-layout"
+    /// Instruments 27's hang risks outside every recorded hang.
+    case hangRisk = "hang-risk"
 }
 
 public enum FindingSeverity: String, Sendable, Codable, CaseIterable, Comparable {
@@ -225,6 +229,8 @@ extension Trace {
         found += repeatedBodyFindings(&context)
         found += mainActorBlockedFindings(&context)
         found += mainActorWaitFindings(&context)
+        found += longLayoutFindings(&context)
+        found += hangRiskFindings(&context)
         // The hangs and hitches counted without a finding of their own come after every finding.
         let isRest = { (finding: Finding) in finding.id.hasSuffix(":more") ? 0 : 1 }
         return found.sorted { (isRest($0), $0.costNs, $1.kind.rawValue, $1.id) > (isRest($1), $1.costNs, $0.kind.rawValue, $0.id) }

@@ -23,6 +23,8 @@ struct IntervalReading {
     var frames: [FindingFrame]
     var runs: [MainActorOverlap]
     var saving: Nanoseconds
+    /// Hang risks the recording flagged inside the interval (rows of `Trace.hangRisks`): what held it, in its own words.
+    var risks: Range<Int> = 0..<0
 
     var views: [String] { viewTimes.prefix(3).map(\.name) }
 }
@@ -94,6 +96,7 @@ extension Trace {
     /// What makes two readings one finding: the state and what it names first (the task's function,
     /// the heaviest view's updates, else the heaviest frame).
     private func causeKey(_ reading: IntervalReading, hasCPUData: Bool) -> String {
+        if let risk = reading.risks.first { return "risk|\(hangRiskText(risk))" }
         let function = reading.runs.first.map { resumeFunctionTitle($0.row) } ?? ""
         let culprit: String
         switch reading.state {
@@ -152,7 +155,8 @@ extension Trace {
             interval: interval, range: range, frameRange: frameRange, threads: threads, state: state, onCPU: onCPU,
             coverage: coverage, updateShare: updateShare, taskShare: taskShare, long: long,
             viewTimes: timeByView.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { (name: $0.key, time: $0.value) },
-            frames: frames, runs: runs, saving: min(interval.duration, saving)
+            frames: frames, runs: runs, saving: min(interval.duration, saving),
+            risks: hangRisks(from: range.start, to: interval.end)
         )
     }
 
@@ -168,7 +172,12 @@ extension Trace {
         let views = viewTime.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map(\.key)
         let frames = group.count == 1 ? first.frames : context.heaviestFrames(in: group.map(\.frameRange), threads: first.threads)
         let run = worst.runs.first ?? group.lazy.compactMap(\.runs.first).first
-        let reading = readingText(group, views: views, frames: frames, run: run, hasCPUData: context.hasCPUData)
+        var reading = readingText(group, views: views, frames: frames, run: run, hasCPUData: context.hasCPUData)
+        // The recording's own word on what held it comes first: "main-thread file I/O … TripStore.swift:57".
+        let risk = group.lazy.compactMap(\.risks.first).first
+        if let risk { reading = "\(hangRiskText(risk)) (\(reading))" }
+        let riskFrame = risk.flatMap(hangRiskFrame)
+        let evidenceFrames = (riskFrame.map { [$0] } ?? []) + frames.filter { $0.name != riskFrame?.name }
 
         let title: String
         if group.count == 1 {
@@ -186,7 +195,7 @@ extension Trace {
             subjects.append(FindingSubject(role: .function, name: resumeFunctionTitle(run.row), detail: string(taskStates.actor[run.row])))
         }
         subjects += views.map { FindingSubject(role: .view, name: $0) }
-        subjects += frames.map { FindingSubject(role: .frame, name: $0.name, detail: $0.binary) }.uniqued(by: \.name)
+        subjects += evidenceFrames.map { FindingSubject(role: .frame, name: $0.name, detail: $0.binary) }.uniqued(by: \.name)
 
         let updatesShown = Array(Set(group.flatMap(\.long))).sorted()
         let taskRows = ([worst] + group.filter { $0.interval.start != worst.interval.start }).flatMap { $0.runs.map(\.row) }
@@ -197,11 +206,12 @@ extension Trace {
             kind: kind, severity: context.severity(cost: cost, worst: worst.interval.duration),
             title: title, subjects: subjects, costNs: cost, savingNs: saving, occurrences: group.count,
             worstNs: worst.interval.duration,
-            fix: intervalFix(state: first.state, taskFirst: worst.taskShare >= worst.updateShare, run: run),
+            fix: riskFrame.map { "Move \($0.name) off the main thread (an async function or a background task) and hop back only to show the result: the recording flagged \"\(string(hangRisks.message[risk!]))\" there." }
+                ?? intervalFix(state: first.state, taskFirst: worst.taskShare >= worst.updateShare, run: run),
             evidence: FindingEvidence(
                 updates: context.evidenceUpdates(updatesShown), updateCount: updatesShown.count,
                 representativeUpdate: updatesShown.max { (updates.duration[$0], $1) < (updates.duration[$1], $0) },
-                range: worst.frameRange, thread: first.threads.count == 1 ? Int(first.threads.first!) : nil, frames: frames,
+                range: worst.frameRange, thread: first.threads.count == 1 ? Int(first.threads.first!) : nil, frames: evidenceFrames,
                 cpuCoverage: context.hasCPUData ? (spanned > 0 ? Double(onCPU) / Double(spanned) : 1) : nil,
                 taskStates: taskRows.uniqued(by: { $0 }),
                 intervals: group.prefix(context.options.maxEvidenceUpdates).map { TimeRange(start: $0.interval.start, end: $0.interval.end) }

@@ -13,6 +13,8 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     public var detail: String
     /// "file:line:column" for unreadable trace files, else nil.
     public var location: String?
+    /// An upload's tags that were refused: which, and why (only then in the body).
+    public var tagOutcome: TagOutcome?
 
     public init(_ status: HTTPResponse.Status, _ error: String, detail: String, location: String? = nil) {
         self.status = status
@@ -27,6 +29,10 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         case .unknownTrace(let id): self = .unknownTrace(id)
         case .readOnlySample(let name):
             self.init(.forbidden, "read-only trace", detail: "\(name) is a sample; samples cannot be deleted, tagged or given notes.")
+        case let .tagsNotStored(outcome, onSample):
+            self.init(onSample ? .forbidden : .conflict, onSample ? "read-only trace" : "tags conflict",
+                      detail: "Tags not stored (\(outcome.notStored.joined(separator: ", "))): \(outcome.reason ?? "refused").")
+            tagOutcome = outcome
         case .unreadable(let formatError): self = .unreadable(formatError)
         case .fileChanged(let id):
             self.init(.conflict, "stored file changed",
@@ -77,13 +83,23 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
 
     /// `{"error", "detail", "location"}` as JSON bytes.
     func jsonBody() -> [UInt8] {
-        (try? encodeJSON(Body(error: error, detail: detail, location: location))) ?? Array("{}".utf8)
+        let body = Body(error: error, detail: detail, location: location)
+        let bytes = if let tagOutcome { try? encodeJSON(RefusedTags(error: error, detail: detail, location: location, tagOutcome: tagOutcome)) } else { try? encodeJSON(body) }
+        return bytes ?? Array("{}".utf8)
     }
 
     private struct Body: Encodable {
         var error: String
         var detail: String
         @NullWhenAbsent var location: String?
+    }
+
+    /// An upload's refused tags: the error's keys and what became of the tags.
+    private struct RefusedTags: Encodable {
+        var error: String
+        var detail: String
+        @NullWhenAbsent var location: String?
+        var tagOutcome: TagOutcome
     }
 }
 
@@ -180,6 +196,16 @@ struct QueryParameters {
             return try TraceTag.parseAll(strings("tag"))
         } catch {
             throw APIError(.badRequest, "bad tag", detail: "\(error.description) (docs/api.md, \"Tags\").")
+        }
+    }
+
+    /// `?name=1` or `?name=true` (absent: false); anything else is a 400.
+    func flag(_ name: String) throws(APIError) -> Bool {
+        guard let text = string(name) else { return false }
+        switch text {
+        case "1", "true": return true
+        case "0", "false": return false
+        default: throw .badParameter(name, "'\(text)' is not 1 or 0")
         }
     }
 

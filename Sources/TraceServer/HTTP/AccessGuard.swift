@@ -79,6 +79,11 @@ struct AccessGuardMiddleware: RouterMiddleware {
             try checkSameOrigin(request)
             // `/mcp` reads without the token; its one write (add_note) checks it (AgentRoutes.swift).
             guard policy.tokenMatches(request.headers[.authorization]) || (request.method == .post && request.uri.path == AgentRoutes.path) else {
+                // A token that is not this server's is told apart from none (a CI secret gone stale).
+                guard request.headers[.authorization] == nil else {
+                    throw APIError(.unauthorized, "wrong write token",
+                                   detail: "The Authorization header's token is not this server's write token (the one `tracesvc serve` printed or was given with --write-token).")
+                }
                 throw APIError(.unauthorized, "write token required",
                                detail: "Uploading, tagging, annotating and deleting traces on this server needs its write token: send Authorization: Bearer <token> (the token `tracesvc serve` printed or was given with --write-token).")
             }

@@ -9,6 +9,8 @@ extension TraceStore {
         public var loaded: LoadedTrace
         /// False when the same content was uploaded before (or is a sample).
         public var isNew: Bool
+        /// What became of the upload's tags.
+        public var tags: TagOutcome
     }
 
     /// Starts reading an upload whose first bytes are on disk, following its file as it arrives
@@ -37,7 +39,8 @@ extension TraceStore {
     /// trace. Either way, the incoming file is gone afterwards.
     /// - Parameter run: the run of a several-run xctrace export to read (`?run=N`); nil or 1 reads run 1.
     /// - Parameter tags: given with the upload (`?tag=`); an upload of content stored before sets them on that trace.
-    public func add(_ received: ReceivedUpload, run requestedRun: Int? = nil, tags: [TraceTag] = []) async throws(StoreError) -> Added {
+    /// - Parameter retag: whether those may change the values of keys that trace has (`TagOutcome`'s rule).
+    public func add(_ received: ReceivedUpload, run requestedRun: Int? = nil, tags: [TraceTag] = [], retag: Bool = false) async throws(StoreError) -> Added {
         // Whatever happens below, an import still reading the file stops (its trace and memory go).
         defer {
             received.importing?.task.cancel()
@@ -46,7 +49,7 @@ extension TraceStore {
         // Another run of the same file is another trace: its id covers the run too.
         let run = requestedRun == 1 ? nil : requestedRun
         let id = Self.uploadID(content: received.id, run: run)
-        if let known = try await knownUpload(id: id, received, tags: tags) { return known }
+        if let known = try await knownUpload(id: id, received, tags: tags, retag: retag) { return known }
         let reservation = try await reservation(for: received)
         // The blob is written while the trace is read, or was sent while it arrived (streamed):
         // the object store's upload and the import no longer add up. Every path below ends the
@@ -94,26 +97,23 @@ extension TraceStore {
         }
         quota.settle(bytes: received.size, stored: stored.isNew)
         if !stored.isNew {
+            let retagged = try await retagging(tags, to: stored.entry, retag: retag)
             TraceMetrics.uploads(.duplicate)
-            return Added(record: try await adding(tags, to: stored.entry), loaded: try await loaded(id: id), isNew: false)
+            return Added(record: retagged.record, loaded: try await loaded(id: id), isNew: false, tags: retagged.tags)
         }
         prepareExtras(of: parsed, id: id, measure: true)
         if cache[id] == nil { insert(parsed, id: id) }
         TraceMetrics.uploads(.stored, bytes: received.size)
         logger.info("stored trace \(id) '\(entry.name)' (\(received.size) bytes, \(trace.updates.count) updates)")
         logger.debug("upload \(id) after its last byte: \(phases)")
-        return Added(record: TraceRecord(entry: stored.entry), loaded: parsed, isNew: true)
+        return Added(record: TraceRecord(entry: stored.entry), loaded: parsed, isNew: true, tags: .allStored(tags, traceID: id))
     }
 
     /// An upload of content known already: a sample's (that sample is the trace: samples are never
-    /// stored as uploads) or a stored trace's, which takes the upload's tags. Nil for new content.
-    /// Its streamed blob is dropped unless it is new.
-    private func knownUpload(id: String, _ received: ReceivedUpload, tags: [TraceTag]) async throws(StoreError) -> Added? {
-        if let sample = samples[id] {
-            await received.streamedBlob?.abort()
-            TraceMetrics.uploads(.duplicate)
-            return Added(record: sample.record, loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
-        }
+    /// stored as uploads; it takes no tags) or a stored trace's, which takes the upload's tags by
+    /// `TagOutcome`'s rule. Nil for new content. Its streamed blob is dropped unless it is new.
+    private func knownUpload(id: String, _ received: ReceivedUpload, tags: [TraceTag], retag: Bool) async throws(StoreError) -> Added? {
+        if let sample = samples[id] { return try await addedAsSample(sample.record, tags: tags, received) }
         let existing: CatalogEntry?
         do throws(StoreError) {
             existing = try await service({ try await self.storage.catalog.entry(id: id) })
@@ -123,8 +123,9 @@ extension TraceStore {
         }
         guard let existing else { return nil }
         await received.streamedBlob?.abort()
+        let retagged = try await retagging(tags, to: existing, retag: retag)
         TraceMetrics.uploads(.duplicate)
-        return Added(record: try await adding(tags, to: existing), loaded: try await loadedDuplicate(id: id, received.importing), isNew: false)
+        return Added(record: retagged.record, loaded: try await loadedDuplicate(id: id, received.importing), isNew: false, tags: retagged.tags)
     }
 
     /// The quota's room for the upload: reserved when receiving started (or now, for an upload

@@ -11,15 +11,6 @@ extension TraceStore {
         return TraceRecord(entry: entry)
     }
 
-    /// The tags of an upload sent again: its keys take the given values, the others stay.
-    func adding(_ tags: [TraceTag], to entry: CatalogEntry) async throws(StoreError) -> TraceRecord {
-        let given = Set(tags.map(\.key))
-        let kept = entry.tags.compactMap { try? TraceTag(parsing: $0) }.filter { !given.contains($0.key) }
-        let merged = (kept + tags).sorted()
-        guard merged.map(\.text) != entry.tags.sorted(), merged.count <= TraceTag.maxPerTrace else { return TraceRecord(entry: entry) }
-        return try await setTags(merged, id: entry.id)
-    }
-
     // MARK: Notes and verdicts
 
     public func notes(traceID: String) async throws(StoreError) -> [TraceNote] {

@@ -26,11 +26,11 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
     }
 
     router.post("/api/traces") { request, context in
-        // ?run=N: which run of a several-run xctrace export to read; ?tag=key:value (repeated): its
-        // tags (both checked before the body is received).
+        // ?run=N: which run of a several-run xctrace export to read; ?tag=key:value (repeated): its tags,
+        // ?retag=1: they may move keys of the same content stored before (`TagOutcome`); all checked first.
         let parameters = QueryParameters(request: request)
         let run = try parameters.int("run", in: 1...1_000_000).map(Int.init)
-        let tags = try parameters.tags()
+        let (tags, retag) = (try parameters.tags(), try parameters.flag("retag"))
         // The upload may not pass the size limit, the storage quota or the disk's reserve.
         // Stored bytes and traces as the catalog has them now (another replica may have added some).
         try await store.refreshQuota()
@@ -41,8 +41,8 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
             startImport: { file, name, length in store.beginImport(of: file, name: name, declaredLength: length, run: run) },
             streamBlob: { file, length in store.beginStreamedBlob(file: file, declaredLength: length) }
         )
-        let added = try await store.add(upload, run: run, tags: tags)
-        var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info), status: added.isNew ? .created : .ok)
+        let added = try await store.add(upload, run: run, tags: tags, retag: retag)
+        var response = try jsonResponse(Uploaded(trace: added.record, summary: added.loaded.info, tagOutcome: added.tags), status: added.isNew ? .created : .ok)
         response.headers[.location] = "/api/traces/\(added.record.id)"
         return response
     }
@@ -151,7 +151,12 @@ func fileBody(_ file: BlobFile) -> ResponseBody {
 extension HTTPField.Name {
     static let traceRun = Self("X-Trace-Run")!
 }
-struct Uploaded: Encodable { var trace: TraceRecord; var summary: TraceInfo }
+struct Uploaded: Encodable {
+    var trace: TraceRecord
+    var summary: TraceInfo
+    /// What became of the upload's tags (docs/api.md, "Tags").
+    var tagOutcome: TagOutcome
+}
 
 extension RequestContext {
     /// A row number from the path (`/updates/{updateId}`, `/task-states/{row}`): 400 when it is

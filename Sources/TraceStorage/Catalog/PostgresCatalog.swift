@@ -190,9 +190,8 @@ public final class PostgresCatalog: Catalog, Service {
                     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
                 """, logger: logger)
             var applied: Set<Int> = []
-            for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger).decode(Int.self) {
-                applied.insert(version)
-            }
+            for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger).decode(Int.self) { applied.insert(version) }
+            try CatalogSchema.refuseNewer(applied: applied, service: "catalog (PostgreSQL)")
             for migration in CatalogSchema.migrations where !applied.contains(migration.version) && migration.version <= (lastVersion ?? .max) {
                 do {
                     try await connection.withTransaction(logger: logger) { connection in

@@ -27,6 +27,9 @@ public final class SQLiteCatalog: Catalog {
                 for statement in migration.statements(for: .sqlite) { try db.execute(sql: statement) }
             }
         }
+        try CatalogSchema.refuseNewer(applied: try pool.read { db in
+            try DatabaseMigrator().appliedIdentifiers(db).compactMap { Int($0.dropFirst().prefix { $0.isNumber }) }
+        }, service: "catalog (SQLite)")
         try migrator.migrate(pool)
     }
 

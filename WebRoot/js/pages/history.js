@@ -21,6 +21,41 @@ function subject(answer) {
 
 const traceLink = (id) => buildPath(id, { pane: 'findings' });
 
+/** The traces of builds [from, to), in order. */
+const idsOf = (builds, from, to) => builds.slice(Math.max(0, from), to).flatMap((build) => build.traces.map((trace) => trace.id));
+
+/** The most recordings a compared side pools (the server's maxRecordingsPerSide). */
+const MAX_POOLED = 10;
+
+/**
+ * The two sides of "the builds before `at` against `at` and the builds after": up to 5 builds a
+ * side (the ones nearest the split taken first) and at most MAX_POOLED recordings, in build order.
+ * Pure (node tests).
+ */
+export function splitSides(builds, at) {
+  const side = (indexes) => {
+    let count = 0;
+    const taken = [];
+    for (const index of indexes) {
+      const traces = builds[index].traces.length;
+      if (taken.length && count + traces > MAX_POOLED) break;
+      count += traces;
+      taken.push(index);
+    }
+    // In build order, as the chart (a pooled side is named by its first recording).
+    taken.sort((x, y) => x - y);
+    const ids = taken.flatMap((index) => builds[index].traces.map((trace) => trace.id)).slice(0, MAX_POOLED);
+    const [first, last] = [taken[0], taken.at(-1)].map((index) => builds[index].label);
+    const labels = taken.length > 1 ? `builds ${first}–${last}` : `build ${first}`;
+    return { ids, text: `${ids.length} recording${ids.length === 1 ? '' : 's'} (${labels})` };
+  };
+  const before = [];
+  for (let index = at - 1; index >= Math.max(0, at - 5); index--) before.push(index);
+  const after = [];
+  for (let index = at; index < Math.min(builds.length, at + 5); index++) after.push(index);
+  return { before: side(before), after: side(after) };
+}
+
 /** Mounts the page into `root` for `question` (state.js HISTORY_EMPTY); returns {restore(question), teardown()}. */
 export function mountHistory(root, question = HISTORY_EMPTY) {
   let current = question;
@@ -33,12 +68,13 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
   const chart = el('figure', { id: 'history-chart', class: 'history-figure' });
   const tooltip = el('div', { class: 'tl-tooltip history-tooltip', role: 'tooltip', hidden: true });
   const pickBar = el('p', { id: 'history-picked', class: 'meta' });
+  const splitBar = el('div', { id: 'history-split', class: 'history-split' });
   const changes = el('section', { id: 'change-points', 'aria-label': 'Change points' });
   const findings = el('section', { id: 'finding-history', 'aria-label': 'Findings over the builds' });
   const listLink = el('a', { href: buildListPath({ tags: current.tags }), id: 'history-traces-link', text: 'These traces in the list' });
   root.append(el('div', { class: 'history-page' },
     el('div', { class: 'home-top' }, el('h1', { text: 'History' }), listLink),
-    controls, summary, verdict, el('div', { class: 'history-chart-wrap' }, chart, tooltip), pickBar, changes, findings));
+    controls, summary, verdict, el('div', { class: 'history-chart-wrap' }, chart, tooltip), pickBar, splitBar, changes, findings));
 
   const go = (patch) => navigate(buildHistoryPath({ ...current, ...patch }));
 
@@ -79,9 +115,8 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
     }
     const word = answer.firstBad ? 'First bad build' : 'Suspect build (not yet confirmed)';
     // The compare link pools the builds before the step against the builds after (up to 5 each).
-    const idsOf = (from, to) => answer.builds.slice(Math.max(0, from), to).flatMap((build) => build.traces.map((trace) => trace.id));
-    const before = bad ? idsOf(bad.index - Math.min(5, bad.step?.buildsBefore ?? 1), bad.index) : [];
-    const after = bad ? idsOf(bad.index, bad.index + Math.min(5, bad.step?.buildsAfter ?? 1)) : [];
+    const before = bad ? idsOf(answer.builds, bad.index - Math.min(5, bad.step?.buildsBefore ?? 1), bad.index) : [];
+    const after = bad ? idsOf(answer.builds, bad.index, bad.index + Math.min(5, bad.step?.buildsAfter ?? 1)) : [];
     // replaceChildren would write a null (no verdict) as the text "null".
     verdict.replaceChildren(...[bad ? el('div', { class: answer.firstBad ? 'first-bad' : 'first-bad suspect', role: 'note' },
       el('strong', { text: `${word}: ${bad.label}` }),
@@ -93,6 +128,28 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
         text: before.length > 1 || after.length > 1 ? `Compare ${before.length} recordings before → ${after.length} after` : `Compare ${bad.previousLabel} → ${bad.label}` }), ' ',
       el('a', { href: traceLink(bad.traceId), id: 'first-bad-trace', text: 'Open its trace' }))
       : answer.builds.length ? el('p', { class: 'meta', id: 'no-regression', text: answer.verdict }) : null].filter(Boolean));
+  }
+
+  /**
+   * "Compare the builds before with the builds after" a build the reader picks (the first bad
+   * or suspect build, else the latest): up to 5 builds a side, pooled (at most 10 recordings).
+   */
+  function renderSplit() {
+    const builds = answer.builds;
+    if (builds.length < 2) { splitBar.replaceChildren(); return; }
+    const bad = answer.firstBad ?? answer.suspect;
+    const select = el('select', { id: 'history-split-build', 'aria-label': 'The first build after' },
+      ...builds.slice(1).map((build, i) => el('option', { value: String(i + 1), text: `build ${build.label}`, selected: i + 1 === (bad?.index ?? builds.length - 1) })));
+    const link = el('a', { id: 'history-split-compare', class: 'button' });
+    const update = () => {
+      const at = Number(select.value);
+      const sides = splitSides(builds, at);
+      link.href = buildComparePath(sides.before.ids, sides.after.ids, {});
+      link.textContent = `Compare ${sides.before.text} → ${sides.after.text}`;
+    };
+    select.addEventListener('change', update);
+    update();
+    splitBar.replaceChildren(el('label', { for: 'history-split-build', text: 'Compare the builds before with the builds after, from ' }), select, ' ', link);
   }
 
   function showTooltip(p, build, event) {
@@ -190,6 +247,7 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
     renderControls();
     renderSummary();
     renderChart();
+    renderSplit();
     renderChanges();
   }
 

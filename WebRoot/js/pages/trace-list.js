@@ -11,6 +11,8 @@ export const ROW_HEIGHT = 38;
 const PAGE_SIZE = 200;
 /** Rows drawn above and below the ones in sight. */
 const OVERSCAN = 12;
+/** The most recordings a compared side pools (the server's maxRecordingsPerSide). */
+const MAX_RECORDINGS_PER_SIDE = 10;
 
 /** Each sample's story: what it shows and what to click first (the samples are SampleTraces/). */
 export const SAMPLE_STORIES = {
@@ -50,12 +52,16 @@ export function mountTraceList(root, query, { onTag, askForWriteToken, onPage = 
   let generation = 0;     // a refresh drops the answers of pages asked for before it
   let alive = true;
   const controller = new AbortController();
-  const picked = [];      // ticked for comparison, in the order ticked: the first is A
+  // Ticked for comparison, in the order ticked, each on side A (before) or B (after): the first
+  // tick is A, later ones B; Shift-tick keeps the last tick's side; a tick's letter moves it.
+  const picked = [];
 
   const count = el('p', { id: 'trace-count', class: 'meta', role: 'status', 'aria-live': 'polite', text: 'Loading traces…' });
   const compareButton = el('button', { type: 'button', id: 'compare-button', disabled: true,
-    title: 'Tick two traces: the first one ticked is A (before), the second B (after)',
-    onclick: () => navigate(buildComparePath(picked[0], picked[1], {})) }, 'Compare');
+    title: 'Tick traces: the first one ticked is A (before), the others B (after); several a side are pooled',
+    onclick: () => navigate(buildComparePath(idsOn('A'), idsOn('B'), {})) }, 'Compare');
+  const pickedText = el('span', { class: 'meta', id: 'compare-picked', role: 'status',
+    text: 'Tick two traces to compare them (the first is A, before). Tick more to pool recordings: Shift-tick keeps the side, a tick’s A or B moves it.' });
   const body = el('tbody');
   const table = el('table', { class: 'traces', 'aria-label': 'Traces', 'aria-rowcount': '0' },
     el('colgroup', {}, ...['pick', 'name', 'tags', 'app', 'num', 'num', 'size', 'date', 'actions'].map((name) => el('col', { class: `col-${name}` }))),
@@ -66,16 +72,46 @@ export function mountTraceList(root, query, { onTag, askForWriteToken, onPage = 
   const spacer = el('div', { class: 'trace-list-spacer' });
   const scroller = el('div', { class: 'trace-list-scroller', tabindex: '-1' }, spacer, table);
   root.replaceChildren(
-    el('div', { class: 'compare-bar' }, compareButton, el('span', { class: 'meta', text: 'Tick two traces to compare them (before, then after).' }), count),
+    el('div', { class: 'compare-bar' }, compareButton, pickedText, count),
     scroller);
 
-  function pick(id, checked) {
-    const at = picked.indexOf(id);
-    if (checked && at < 0) picked.push(id);
+  const idsOn = (side) => picked.filter((p) => p.side === side).map((p) => p.id);
+
+  function pick(id, checked, keepSide) {
+    const at = picked.findIndex((p) => p.id === id);
+    if (checked && at < 0) {
+      const side = keepSide && picked.length ? picked[picked.length - 1].side : idsOn('A').length ? 'B' : 'A';
+      picked.push({ id, side });
+    }
     if (!checked && at >= 0) picked.splice(at, 1);
-    compareButton.disabled = picked.length !== 2;
-    compareButton.textContent = picked.length === 2 ? 'Compare (first ticked is A)' : 'Compare';
+    showPicked();
   }
+
+  function moveSide(id) {
+    const entry = picked.find((p) => p.id === id);
+    if (entry) entry.side = entry.side === 'A' ? 'B' : 'A';
+    showPicked();
+  }
+
+  /** The compare bar after a tick: how many a side, and whether the server can pool them. */
+  function showPicked() {
+    const [nA, nB] = [idsOn('A').length, idsOn('B').length];
+    const tooMany = Math.max(nA, nB) > MAX_RECORDINGS_PER_SIDE;
+    compareButton.disabled = !nA || !nB || tooMany;
+    compareButton.textContent = nA + nB === 0 ? 'Compare' : nA === 1 && nB === 1 ? 'Compare A → B' : `Compare ${nA} → ${nB}`;
+    if (nA + nB) {
+      pickedText.textContent = `A (before): ${nA} recording${nA === 1 ? '' : 's'} · B (after): ${nB} recording${nB === 1 ? '' : 's'}`
+        + (tooMany ? ` · a side pools at most ${MAX_RECORDINGS_PER_SIDE}` : !nB ? ' · tick the traces of B' : !nA ? ' · move one to A' : '');
+    }
+    // Redrawn rows replace the control that had the focus: it goes back to the same one.
+    const active = document.activeElement;
+    const row = active?.closest?.('tr[data-trace-id]')?.dataset.traceId;
+    const kind = active?.classList?.contains('compare-pick') ? '.compare-pick' : '.compare-side-chip';
+    draw();
+    if (row) (body.querySelector(`tr[data-trace-id="${CSS.escape(row)}"] ${kind}`) ?? body.querySelector(`tr[data-trace-id="${CSS.escape(row)}"] .compare-pick`))?.focus();
+  }
+
+  const sideOf = (id) => picked.find((p) => p.id === id)?.side ?? null;
 
   function tagChip(tag) {
     return el('button', { type: 'button', class: 'tag-chip', title: `Show only traces tagged ${tag}`, onclick: () => onTag(tag) }, el('bdi', { text: tag }));
@@ -84,7 +120,11 @@ export function mountTraceList(root, query, { onTag, askForWriteToken, onPage = 
   function row(trace, index) {
     return el('tr', { 'data-trace-id': trace.id, 'aria-rowindex': String(index + 2) },
       el('td', { class: 'pick' }, el('input', { type: 'checkbox', class: 'compare-pick', 'aria-label': `Pick ${trace.name} to compare`,
-        checked: picked.includes(trace.id), onchange: (event) => pick(trace.id, event.target.checked) })),
+        checked: Boolean(sideOf(trace.id)), onclick: (event) => pick(trace.id, event.target.checked, event.shiftKey) }),
+        sideOf(trace.id) ? el('button', { type: 'button', class: `compare-side-chip side-${sideOf(trace.id).toLowerCase()}`,
+          'aria-label': `${trace.name} is in ${sideOf(trace.id)}: move it to ${sideOf(trace.id) === 'A' ? 'B' : 'A'}`,
+          title: `In ${sideOf(trace.id) === 'A' ? 'A (before)' : 'B (after)'}: click to move it to the other side`,
+          text: sideOf(trace.id), onclick: () => moveSide(trace.id) }) : null),
       el('td', { class: 'name', title: trace.name }, el('a', { href: openTracePath(trace.id), text: trace.name }),
         trace.isSample ? el('span', { class: 'badge badge-after', text: 'sample' }) : null),
       // A sample has no tags: its story takes their place, on one line (every row is as high).

@@ -21,6 +21,8 @@ export const KIND_TITLES = {
   'repeated-body-in-transaction': 'Repeated body',
   'main-actor-blocked': 'Main Actor blocked',
   'main-actor-wait': 'Main Actor wait',
+  'long-layout': 'Long layout',
+  'hang-risk': 'Hang risk',
 };
 const UPDATE_LINKS_SHOWN = 12;
 const TASK_LINKS_SHOWN = 4;

@@ -2,7 +2,7 @@
 // clicked: GET /api/traces/{id}/task-states/{row}; a mark that holds several intervals (several
 // tasks wait for the main actor at once) shows the longest, with the others listed.
 import { codeName, el } from '../dom.js';
-import { formatDuration, formatTimestamp, severityLabel, waitSeverityLabel } from '../format.js';
+import { formatDuration, formatTimestamp, taskRunSeverityLabel, waitSeverityLabel } from '../format.js';
 import { field } from './panel.js';
 import { sourceLinkNode } from '../source-link.js';
 
@@ -58,12 +58,12 @@ function others(traceView, overlapping, current) {
 
 function render(panel, traceView, s, overlapping) {
   const isWait = s.state === 'enqueued' && s.isMainActor;
-  const label = isWait ? waitSeverityLabel[s.severity] : severityLabel[s.severity];
+  const label = isWait ? waitSeverityLabel[s.severity] : s.state === 'running' ? taskRunSeverityLabel[s.severity] : null;
   panel.announce(`${s.task.title} selected: ${stateLabel[s.state] ?? s.state} ${formatDuration(s.duration)}${s.resumeFunction ? ` in ${s.resumeFunction}` : ''}`);
   panel.show(
     el('h2', { id: 'task-details-title' }, codeName(s.task.title)),
     others(traceView, overlapping, s.row),
-    el('div', {}, el('span', { class: `sev sev-${s.severity}`, text: label ?? s.severity }), ' ',
+    el('div', {}, label ? el('span', { class: `sev sev-${s.severity}`, text: label }) : null, label ? ' ' : null,
       el('strong', { text: `${stateLabel[s.state] ?? s.state} ${formatDuration(s.duration)}` })),
     el('dl', { id: 'task-details-fields' },
       ...field('Task', taskKey(s.task)),

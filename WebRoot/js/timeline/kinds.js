@@ -4,7 +4,7 @@
 // its row there, its entry here, and, when a click selects something new, a side-panel module.
 import { countLabel } from './lanes.js';
 import { markWindow } from './viewport.js';
-import { formatDuration, formatTimestamp, kindLabel, noteTargetText, severityLabel, waitSeverityLabel } from '../format.js';
+import { formatDuration, formatTimestamp, kindLabel, noteTargetText, severityLabel, taskRunSeverityLabel, waitSeverityLabel } from '../format.js';
 
 /** The mark's span, at least 1 ns: what a click selects or makes the inspection range. */
 const spanOf = (e) => [e.start, e.start + Math.max(e.duration, 1)];
@@ -56,7 +56,7 @@ export const LANE_KINDS = Object.freeze({
   },
   /** Main Actor lanes: one interval, or all of a mark's (several tasks wait for the main actor at once). */
   tasks: {
-    tooltip: (row, e) => markLines(row, e, row.waits ? waitSeverityLabel : severityLabel),
+    tooltip: (row, e) => markLines(row, e, row.waits ? waitSeverityLabel : taskRunSeverityLabel),
     click(row, e) {
       const span = spanOf(e);
       if (e.taskState !== undefined && e.count <= 1) return { select: { kind: 'task-state', id: e.taskState }, span };

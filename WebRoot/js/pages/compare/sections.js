@@ -68,7 +68,9 @@ function spanWarning(c, setRange) {
 
 export function headerSection(c, s, { a, b, setRange }) {
   const card = (side, trace, ids, range) => el('div', { class: `compare-card side-${side.toLowerCase()}`, 'data-side': side, 'data-runs': String(trace.runs) },
-    el('div', { class: 'compare-side', text: (side === 'A' ? 'A · before' : 'B · after') + (trace.runs > 1 ? ` · ${trace.runs} recordings pooled` : '') }),
+    // How many recordings a side holds, on both sides once either pools several.
+    el('div', { class: 'compare-side', text: (side === 'A' ? 'A · before' : 'B · after')
+      + (trace.runs > 1 ? ` · ${trace.runs} recordings pooled` : c.a.runs > 1 || c.b.runs > 1 ? ' · 1 recording' : '') }),
     trace.runs > 1
       ? el('div', { class: 'compare-runs' }, ...ids.flatMap((id, i) => [i ? ', ' : null, el('a', { href: buildPath(id, {}), class: 'compare-name', text: trace.runNames[i] ?? id })]))
       : el('a', { href: buildPath(ids[0], { range }), class: 'compare-name', text: trace.name }),

@@ -1,0 +1,24 @@
+import Foundation
+import Testing
+@testable import TraceStorage
+
+/// A tracesvc older than its catalog's schema refuses to open it, naming both versions.
+struct SchemaVersionTests {
+    @Test func anEmbeddedCatalogMigratedByANewerReleaseIsRefusedNamingBothVersions() async throws {
+        let file = try SQLiteCatalogTests.temporaryFile()
+        let catalog = try SQLiteCatalog(file: file)
+        _ = try await catalog.insert(CatalogContract.entry(1, at: 1))
+        let newer = CatalogSchema.version + 1
+        try await catalog.execute(["INSERT INTO grdb_migrations (identifier) VALUES ('v\(newer) a newer release')"])
+        do {
+            _ = try SQLiteCatalog(file: file)
+            Issue.record("an older tracesvc opened a newer schema")
+        } catch let StorageError.failed(service, detail) {
+            #expect(service == "catalog (SQLite)")
+            #expect(detail.contains("its schema is at version \(newer), newer than this tracesvc knows (\(CatalogSchema.version))"), "\(detail)")
+        }
+        // Its own version opens as before, rows kept.
+        try await catalog.execute(["DELETE FROM grdb_migrations WHERE identifier = 'v\(newer) a newer release'"])
+        #expect(try await SQLiteCatalog(file: file).totals().count == 1)
+    }
+}
