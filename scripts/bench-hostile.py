@@ -9,6 +9,7 @@ takes longer than `--timeout` is reported as such. Loopback only, one server at 
     python3 scripts/bench-hostile.py --baseline /path/to/old/tracesvc [--scale 1]
     python3 scripts/bench-hostile.py --history-views 300000 [--concurrent 16 --memory-budget-mb 512] [--baseline old]
     python3 scripts/bench-hostile.py --sigterm-grace 3 [--concurrent 16] [--scale 1]
+    python3 scripts/bench-hostile.py --list-app-mb 20
 """
 import argparse
 import json
@@ -172,6 +173,31 @@ def sigterm_during_queries(binary, grace, concurrent, scale, work):
         server.wait()
 
 
+def huge_app_names(binary, megabytes, traces, work):
+    """The 50-trace list's size and time, and /healthz's, with `traces` traces whose app name is `megabytes` MB."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    data = Path(tempfile.mkdtemp(dir=work))
+    server = subprocess.Popen([binary, "serve", "--port", str(port), "--data-dir", str(data), "--max-upload-mb", str(4 * megabytes + 10)],
+                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        server.stdout.readline()
+        for index in range(traces):
+            app = f"App{index}" + "x" * (megabytes * 1_000_000)
+            body = header(app) + '"updates":[[1000,5000,"view-body","M","V","","",0,0,null,"none"]]}'
+            request(f"{base}/api/traces?name=big{index}.json", body.encode(), timeout=600)
+        began = time.perf_counter()
+        answer = request(f"{base}/api/traces?limit=50", timeout=120)
+        listed = time.perf_counter() - began
+        began = time.perf_counter()
+        request(f"{base}/healthz")
+        health = time.perf_counter() - began
+        print(f"{traces} traces with {megabytes} MB app names: GET /api/traces?limit=50 {len(answer):,} bytes in {listed:.3f} s; /healthz {health * 1000:.1f} ms")
+    finally:
+        server.kill()
+        server.wait()
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -243,10 +269,19 @@ def main():
     parser.add_argument("--concurrent", type=int, default=16, help="with --history-views: requests at once")
     parser.add_argument("--memory-budget-mb", type=int, default=512, help="with --history-views: the server's budget")
     parser.add_argument("--sigterm-grace", type=int, help="instead: seconds from SIGTERM to exit during hostile queries, with this --shutdown-grace")
+    parser.add_argument("--list-app-mb", type=int, help="instead: the list and /healthz with five traces whose app name is this many MB")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every shape's size")
     parser.add_argument("--timeout", type=float, default=120, help="seconds per request")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tracesvc-bench-hostile-"))
+    if args.list_app_mb:
+        try:
+            for binary in [b for b in (args.baseline, args.binary) if b]:
+                print(binary)
+                huge_app_names(binary, args.list_app_mb, 5, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     if args.sigterm_grace is not None:
         try:
             for binary in [b for b in (args.baseline, args.binary) if b]:
