@@ -242,6 +242,13 @@ import TraceStorage
         // Several recordings a side (with their spread), of another app: findings, intervals, skipped notifications.
         let pantry = { (slow: Bool) in ComparisonSide.pooled((1...2).map { PantryTraces.trace(slow: slow, run: UInt64($0)).comparisonSide() }) }
         walker.walk(TraceComparison(pantry(true), pantry(false)))
+        // The noise of earlier recordings with the same tags (GET /api/noise, and a compare's `noise`).
+        let earlier = EarlierNoise((1...3).map { run in
+            EarlierRecording(build: "b\(run)", measurements: PantryTraces.trace(slow: false, run: UInt64(run)).measurements())
+        }, tags: ["scenario:pantry"])
+        #expect(earlier != nil)
+        walker.walk(EarlierNoiseAnswer(earlier: earlier))
+        walker.walk(TraceComparison(PantryTraces.trace(slow: true, run: 1).comparisonSide(), PantryTraces.trace(slow: false, run: 1).comparisonSide(), earlier: earlier))
         #expect(walker.problems.isEmpty, "\(walker.problems.joined(separator: "\n"))")
 
         let declared = try Self.declaredAPITypes()
