@@ -105,7 +105,7 @@ import TraceSamples
         (#"{"version": 1, "rules": {}}"#, "budget.json:1:25: rules: expected an array of rules (objects), found an object"),
         (#"{"version": 1, "rules": [{"metric": "red-updates", "max": 0}"#, "budget.json:1:61: expected ',' or ']', found the end of the file (is it truncated?)"),
         (#"{"version": 1, "rules": [{"metric": "findings", "kinds": "slow", "max": 0}]}"#,
-         #"budget.json:1:58: rules[0].kinds: unknown finding kind "slow"; kinds: collection-fan-out, long-body, environment-churn, hang-explained, hitch-explained, repeated-body-in-transaction, main-actor-blocked, main-actor-wait"#),
+         #"budget.json:1:58: rules[0].kinds: unknown finding kind "slow"; kinds: collection-fan-out, long-body, environment-churn, hang-explained, hitch-explained, repeated-body-in-transaction, main-actor-blocked, main-actor-wait, long-layout, hang-risk"#),
         (#"{"version": 1, "rules": [{"metric": "findings", "kinds": ["long-body", 3], "max": 0}]}"#,
          "budget.json:1:72: rules[0].kinds[1]: expected a string, found a number"),
         (#"{"version": 1, "rules": [{"metric": "findings", "minSeverity": "urgent", "max": 0}]}"#,
