@@ -62,9 +62,7 @@ export function evidenceLinks(traceId, finding) {
   const view = evidence.cpuView;
   if (view) {
     const which = view.filter === 'long-view-body' ? `all ${evidence.updateCount} long bodies` : `all ${evidence.updateCount} updates`;
-    links.push({ kind: 'cpu', text: `CPU of ${which} of ${view.name}`,
-      href: buildPath(traceId, { pane: 'cpu', cpu: 'view', paneView: { module: view.module, view: view.name, category: view.category },
-        filter: view.filter === 'all' ? null : view.filter, longerThan: view.longerThanNs ?? null }) });
+    links.push({ kind: 'cpu', text: `CPU of ${which} of ${view.name}`, href: buildPath(traceId, viewCPUState(view)) });
   }
   if (evidence.range) {
     const { start, end } = evidence.range;
@@ -89,18 +87,30 @@ export function evidenceLinks(traceId, finding) {
   return links;
 }
 
+/** The CPU pane of a finding's view (evidence.cpuView): the updates it counts, merged. */
+function viewCPUState(view) {
+  return { pane: 'cpu', cpu: 'view', paneView: { module: view.module, view: view.name, category: view.category },
+    filter: view.filter === 'all' ? null : view.filter, longerThan: view.longerThanNs ?? null };
+}
+
 /**
  * What a subject chip opens, or null when it names something with nothing to open (a thread, a
- * function, a property): a view its updates, a frame the CPU of the finding's range searched for
- * it, a task its interval in the side panel.
+ * function, a property): a view its updates, a frame the CPU that proves the finding searched for
+ * it (a view's finding: the view's updates merged; else the finding's range), a task its interval
+ * in the side panel.
  */
 export function subjectLink(traceId, finding, subject) {
   const range = finding.evidence.range ? [finding.evidence.range.start, finding.evidence.range.end] : null;
+  const view = finding.evidence.cpuView;
   switch (subject.role) {
     case 'view':
       return { title: `Open the updates of ${subject.name}`,
         href: buildPath(traceId, { pane: 'updates', paneView: { module: subject.detail ?? '', view: subject.name, category: '' }, finding: finding.id }) };
     case 'frame':
+      if (view) {
+        return { title: `Find ${subject.name} in the CPU of ${view.name}'s ${view.filter === 'long-view-body' ? 'long bodies' : 'updates'}, merged`,
+          href: buildPath(traceId, { ...viewCPUState(view), search: subject.name }) };
+      }
       return { title: `Find ${subject.name} in the CPU call tree${range ? ' of this range' : ''}`,
         href: buildPath(traceId, { pane: 'cpu', search: subject.name, ...(range ? { range, window: range } : {}) }) };
     case 'task': {
