@@ -8,7 +8,7 @@ import { bundleEdges, labelCandidates, placeLabels } from './labels.js';
 import { nodeInfo } from './info.js';
 import { attachGraphInput } from './input.js';
 import { currentRange, graphSubject, selectedUpdate } from '../state.js';
-import { centreTransform, fitTransform, initialTransform, nodeInView, readableFit, revealTransform, zoomTransform } from './viewport.js';
+import { centreTransform, fitTransform, initialTransform, nodeInView, readableFit, refitTransform, revealTransform, zoomTransform } from './viewport.js';
 
 /** What to ask the server for the graph of `request` in `state`, and the pane's title for it. */
 function graphQuery(request, state) {
@@ -217,7 +217,14 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     }
     mark('cg-same', node);
     markEdges(node);
-    showInfo(node); // first: the card narrows the stage the node is revealed in
+    // First: the card narrows the stage the node is revealed in. A graph seen whole is fitted
+    // again to what the card leaves (and when the card closes, to the whole stage).
+    const before = { width: stage.clientWidth, height: stage.clientHeight };
+    showInfo(node);
+    const after = { width: stage.clientWidth, height: stage.clientHeight };
+    if (!readable && graph && (before.width !== after.width || before.height !== after.height)) {
+      setTransform(refitTransform(transform, graph, before, after));
+    }
     if (node) {
       const element = elementById.get(node.id);
       element.classList.add('cg-selected');
