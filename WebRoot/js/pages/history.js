@@ -4,6 +4,7 @@
 // (or "Compare" at a change point): their comparison.
 import { getHistory } from '../api.js';
 import { el } from '../dom.js';
+import { findingKindTitle, findingName } from '../format.js';
 import { navigate } from '../shell.js';
 import { HISTORY_EMPTY, buildComparePath, buildHistoryPath, buildListPath, buildPath, historyQuery } from '../state.js';
 import { BAND_SIGMAS, chartLayout, drawChart, formatValue, stepLabel } from './history-chart.js';
@@ -15,7 +16,7 @@ const CHART_HEIGHT = 340;
 function subject(answer) {
   const what = answer.metric.title;
   if (answer.metric.scope === 'view' && answer.view) return `${what} of ${answer.view}`;
-  if (answer.metric.scope === 'finding' && answer.finding) return `${what} ${answer.finding}`;
+  if (answer.metric.scope === 'finding' && answer.finding) return `${what} ${findingName(answer.finding)}`;
   return what;
 }
 
@@ -220,7 +221,7 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
       el('table', { class: 'traces finding-history', 'aria-label': 'Findings over the builds' },
         el('thead', {}, el('tr', {}, ...['Finding', 'First seen', 'Last seen', 'Now', 'Builds', 'Cost'].map((title) => el('th', { scope: 'col', text: title })))),
         el('tbody', {}, ...answer.findings.map((f) => el('tr', { 'data-finding': f.id },
-          el('td', {}, el('strong', { text: f.kind }), ' on ', el('bdi', { text: f.subject })),
+          el('td', {}, el('strong', { title: f.kind, text: findingKindTitle(f.kind) }), ' on ', el('bdi', { text: f.subject })),
           el('td', {}, el('a', { href: buildPath(f.firstSeen.traceId, { pane: 'findings', finding: f.id }), text: `build ${f.firstSeen.label}` })),
           el('td', {}, el('a', { href: buildPath(f.lastSeen.traceId, { pane: 'findings', finding: f.id }), text: `build ${f.lastSeen.label}` })),
           el('td', { class: f.stillPresent ? 'still-present' : 'gone', text: f.stillPresent ? 'still present' : `gone after build ${f.lastSeen.label}` }),

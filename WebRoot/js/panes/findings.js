@@ -6,24 +6,11 @@
 import { el } from '../dom.js';
 import { sourceLinkNode } from '../source-link.js';
 import { buildPath } from '../state.js';
-import { formatDuration, formatTimeRange, plural } from '../format.js';
+import { FINDING_KIND_TITLES as KIND_TITLES, findingKindTitle, formatDuration, formatTimeRange, plural } from '../format.js';
 import { message } from './common.js';
 
 const SEVERITY_TITLES = { high: 'High', medium: 'Medium', low: 'Low' };
 const SEVERITY_ORDER = ['low', 'medium', 'high'];
-/** Each kind as the pane names it; the stable name (docs/findings.md) is its tooltip. */
-export const KIND_TITLES = {
-  'collection-fan-out': 'Collection fan-out',
-  'long-body': 'Long body',
-  'environment-churn': 'Environment churn',
-  'hang-explained': 'Hang',
-  'hitch-explained': 'Hitch',
-  'repeated-body-in-transaction': 'Repeated body',
-  'main-actor-blocked': 'Main Actor blocked',
-  'main-actor-wait': 'Main Actor wait',
-  'long-layout': 'Long layout',
-  'hang-risk': 'Hang risk',
-};
 const UPDATE_LINKS_SHOWN = 12;
 const TASK_LINKS_SHOWN = 4;
 const OCCURRENCE_LINKS_SHOWN = 12;
@@ -190,7 +177,7 @@ export function mountFindings(container, traceView) {
       onclick: () => traceView.state.set({ finding: open ? null : finding.id }, { push: true }),
     },
     el('span', { class: `finding-severity severity-${finding.severity}`, text: SEVERITY_TITLES[finding.severity] ?? finding.severity }),
-    el('span', { class: 'finding-kind', title: finding.kind, text: KIND_TITLES[finding.kind] ?? finding.kind }),
+    el('span', { class: 'finding-kind', title: finding.kind, text: findingKindTitle(finding.kind) }),
     el('span', { class: 'finding-title', text: finding.title }),
     finding.occurrences > 1 ? el('span', { class: 'finding-count', title: `${plural(finding.occurrences, 'occurrence')}`, text: `${finding.occurrences}×` }) : null,
     el('span', { class: 'finding-cost', text: formatDuration(finding.costNs) }));
