@@ -22,6 +22,10 @@ function subject(answer) {
 
 const traceLink = (id) => buildPath(id, { pane: 'findings' });
 
+/** Where a row of the findings over the builds opens: the finding, or for a row of one kind (a
+ * trace's hangs, its hitches: their ids are times) the Findings pane showing that kind. */
+const findingState = (f) => (f.id === f.kind ? { pane: 'findings', findingKind: f.kind } : { pane: 'findings', finding: f.id });
+
 /** The traces of builds [from, to), in order. */
 const idsOf = (builds, from, to) => builds.slice(Math.max(0, from), to).flatMap((build) => build.traces.map((trace) => trace.id));
 
@@ -222,8 +226,8 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
         el('thead', {}, el('tr', {}, ...['Finding', 'First seen', 'Last seen', 'Now', 'Builds', 'Cost'].map((title) => el('th', { scope: 'col', text: title })))),
         el('tbody', {}, ...answer.findings.map((f) => el('tr', { 'data-finding': f.id },
           el('td', {}, el('strong', { title: f.kind, text: findingKindTitle(f.kind) }), ' on ', el('bdi', { text: f.subject })),
-          el('td', {}, el('a', { href: buildPath(f.firstSeen.traceId, { pane: 'findings', finding: f.id }), text: `build ${f.firstSeen.label}` })),
-          el('td', {}, el('a', { href: buildPath(f.lastSeen.traceId, { pane: 'findings', finding: f.id }), text: `build ${f.lastSeen.label}` })),
+          el('td', {}, el('a', { href: buildPath(f.firstSeen.traceId, findingState(f)), text: `build ${f.firstSeen.label}` })),
+          el('td', {}, el('a', { href: buildPath(f.lastSeen.traceId, findingState(f)), text: `build ${f.lastSeen.label}` })),
           el('td', { class: f.stillPresent ? 'still-present' : 'gone', text: f.stillPresent ? 'still present' : `gone after build ${f.lastSeen.label}` }),
           el('td', { class: 'num', text: String(f.builds) }),
           el('td', { class: 'num', text: formatValue(f.costNs, 'ns') })))))] : []));
