@@ -82,8 +82,7 @@ func makeRouter(store: TraceStore, options: ServerOptions) -> (router: Router<Tr
         addWebRoutes(to: router, files: files)
     }
     // Waiting queries hold no thread; the bounds on waiters keep a flood from queuing forever.
-    let queries = WorkGate(name: "queries", limit: options.maxConcurrentQueries, maxWaiting: 256, maxWaitingPerClient: options.maxWaitingQueriesPerClient,
-                           isStopping: { [memory = store.memory] in memory.isClosed })
+    let queries = WorkGate(name: "queries", limit: options.maxConcurrentQueries, maxWaiting: 256, maxWaitingPerClient: options.maxWaitingQueriesPerClient)
     let storage = store.storage
     let readiness = Readiness(checks: [
         .init(service: storage.catalog.serviceName) { try await storage.catalog.check() },
@@ -158,14 +157,15 @@ struct StoreMaintenance: Service {
     let store: TraceStore
 
     func run() async throws {
-        // Stopping: a load waiting for memory would hold its request (and the shutdown) past the
-        // grace, and so would a query waiting for work that does not check; said at once, not
-        // once the maintenance has noticed (it may be measuring a trace).
+        // Stopping: a load waiting for memory is refused, and what is built in the background
+        // (an upload's extras and figures) stops at its next check; the measuring is cancelled.
+        // (The HTTP server has stopped by then: services stop one by one, it first.)
         await withGracefulShutdownHandler {
             await cancelWhenGracefulShutdown { await store.maintain() }
         } onGracefulShutdown: {
             store.refuseWaitingLoads()
         }
         store.refuseWaitingLoads()
+        await store.cancelBackgroundBuilds()
     }
 }
