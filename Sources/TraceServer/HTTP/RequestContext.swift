@@ -15,6 +15,8 @@ public struct TraceRequestContext: RequestContext, RemoteAddressRequestContext {
     var clientAddress: String
     /// Whether `clientAddress` is one a trusted proxy forwarded (not the peer's).
     var isForwarded = false
+    /// A request the server makes of its own router: its client was named by the request it serves.
+    let isInProcess: Bool
     /// Whose share of the query pool this request uses: its address, or the write token it
     /// carries (set by `AccessGuardMiddleware`).
     var client: String
@@ -28,6 +30,7 @@ public struct TraceRequestContext: RequestContext, RemoteAddressRequestContext {
         connection = ConnectionWatch.of(source.channel)
         clientAddress = remoteAddress.map(ClientAddress.key) ?? "local"
         client = clientAddress
+        isInProcess = false
     }
 
     /// A request the server makes of its own router for `outer` (the agent's tools at `/mcp`):
@@ -38,6 +41,7 @@ public struct TraceRequestContext: RequestContext, RemoteAddressRequestContext {
         connection = outer.connection
         clientAddress = outer.clientAddress
         isForwarded = outer.isForwarded
+        isInProcess = true
         client = outer.client
     }
 
@@ -48,6 +52,7 @@ public struct TraceRequestContext: RequestContext, RemoteAddressRequestContext {
         connection = nil
         clientAddress = "local"
         client = "local"
+        isInProcess = true
     }
 
     private struct InProcessSource: RequestContextSource {

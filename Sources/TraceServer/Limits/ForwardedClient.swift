@@ -10,7 +10,7 @@ struct ForwardedClientMiddleware: RouterMiddleware {
     let proxies: TrustedProxies
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard !proxies.isEmpty, context.connection != nil else { return try await next(request, context) }
+        guard !proxies.isEmpty, context.connection != nil, !context.isInProcess else { return try await next(request, context) }
         let (key, forwarded) = proxies.client(peer: context.remoteAddress, forwardedFor: request.headers[values: .xForwardedFor])
         var context = context
         context.clientAddress = key
@@ -30,7 +30,7 @@ struct ForwardedClientLimitMiddleware: RouterMiddleware {
     init(maxPerClient: Int) { inFlight = RequestsInFlight(limit: maxPerClient) }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard context.isForwarded else { return try await next(request, context) }
+        guard context.isForwarded, !context.isInProcess else { return try await next(request, context) }
         let key = context.clientAddress
         guard let ticket = inFlight.enter(key) else {
             throw APIError(.tooManyRequests, "too many requests",
