@@ -15,6 +15,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case unreadable(TraceFormatError)
     /// The stored file no longer has the content its id was derived from (replaced or damaged).
     case fileChanged(id: String)
+    /// The trace has its most notes already.
+    case tooManyNotes(id: String, limit: Int)
     /// Storing this upload would pass the quota or leave the disk too full.
     case storageFull(String)
     /// The data directory could not be read or written (the log has the system's error).

@@ -171,6 +171,29 @@ extension TestClientProtocol {
         }
     }
 
+    /// Notes posted at once never pass the cap (issue 39: 203 of 200 were kept).
+    @Test func notesPostedAtOnceStopAtTheCap() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.uploadedID(recipesTrace(build: 2, bodyNs: 300_000), name: "capped.json")
+            let posts = TraceNote.maxPerTrace + 40
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for n in 0..<posts {
+                    group.addTask { try await client.json(.post, "/api/traces/\(id)/notes", #"{"target": {"kind": "update", "update": 1}, "text": "note \#(n)"}"#).status }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .created }.count == TraceNote.maxPerTrace)
+            #expect(statuses.filter { $0 == .conflict }.count == 40)
+            let notes = try #require(try await client.get("/api/traces/\(id)/notes").json()["notes"] as? [[String: Any]])
+            #expect(notes.count == TraceNote.maxPerTrace)
+            let refused = try await client.json(.post, "/api/traces/\(id)/notes", #"{"target": {"kind": "update", "update": 1}, "text": "one more"}"#)
+            #expect(refused.status == .conflict)
+            #expect(refused.text.contains("too many notes") && refused.text.contains(id), "\(refused.text)")
+        }
+    }
+
     @Test func theFileComesBackAsItWasUploaded() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
