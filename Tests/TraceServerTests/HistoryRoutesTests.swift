@@ -210,6 +210,28 @@ extension TestClientProtocol {
         }
     }
 
+    /// A stored file changed on disk is refused with an error naming the trace, never served
+    /// (issue 39: embedded mode served the changed bytes; team mode refused them).
+    @Test func aDamagedStoredFileIsNotServed() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let text = recipesTrace(build: 5, bodyNs: 2000)
+            let id = try await client.uploadedID(text, name: "damaged.json")
+            let blobs = scratch.dataDirectory.appendingPathComponent("blobs", isDirectory: true)
+            let stored = try #require(try FileManager.default.contentsOfDirectory(atPath: blobs.path).filter { $0.count == 64 }.first)
+            // One byte changed, the size kept: a flipped bit on disk.
+            var bytes = try Data(contentsOf: blobs.appendingPathComponent(stored))
+            bytes[bytes.count / 2] ^= 0x20
+            try bytes.write(to: blobs.appendingPathComponent(stored))
+            let file = try await client.get("/api/traces/\(id)/file")
+            #expect(file.status == .conflict)
+            #expect(file.headers[.contentType]?.hasPrefix("application/json") == true)
+            #expect(file.text.contains("stored file changed") && file.text.contains(id), "\(file.text)")
+            #expect(!file.text.contains("RecipeRowView"), "none of the stored bytes")
+        }
+    }
+
     /// 30 builds of one scenario; RecipeRowView's bodies take 300 µs up to build 19 and 1.5 ms
     /// from build 20 (its long-body finding with them); build 25 was uploaded twice.
     @Test func theHistoryNamesTheFirstBadBuildAndFollowsTheFindings() async throws {
