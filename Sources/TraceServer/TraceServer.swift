@@ -69,10 +69,12 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
 func makeRouter(store: TraceStore, options: ServerOptions) -> (router: Router<TraceRequestContext>, metrics: OperationalMetrics) {
     let router = Router(context: TraceRequestContext.self)
     // Outermost: counts every request by route and status, errors included (they are answers by then).
+    router.add(middleware: ForwardedClientMiddleware(proxies: options.connectionLimits.trustedProxies))
     router.add(middleware: AccessLogMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: APIErrorMiddleware())
+    router.add(middleware: ForwardedClientLimitMiddleware(maxPerClient: options.connectionLimits.maxConnectionsPerAddress))
     router.add(middleware: AccessGuardMiddleware(policy: options.access, tokens: TokenAuthority(policy: options.access, catalog: store.storage.catalog)))
     if let webRoot = options.webRoot {
         let files = StaticFiles(root: webRoot)
@@ -126,7 +128,7 @@ public func buildApplication(
     if maxConnections < limits.maxConnections {
         logger.warning("serving at most \(maxConnections) connections, not \(limits.maxConnections): the open-file limit (ulimit -n) leaves no more")
     }
-    let connections = ConnectionCounter(limit: maxConnections, limitPerAddress: limits.maxConnectionsPerAddress)
+    let connections = ConnectionCounter(limit: maxConnections, limitPerAddress: limits.maxConnectionsPerAddress, exempt: limits.trustedProxies)
     // No `100 Continue` for an upload the headers already refuse (too large, or past the quota).
     let (maxUploadBytes, quota) = (options.maxUploadBytes, store.quota)
     let continueAllowed: @Sendable (HTTPRequest) -> Bool = { head in
