@@ -28,6 +28,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case cancelled
     /// The catalog or the blob store is down, or answered with an error (named in it).
     case service(StorageError)
+    /// A change could not be recorded in the audit trail: what became of it, and why.
+    case auditUnavailable(String)
 }
 
 extension TraceStore {

@@ -45,6 +45,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         case .shuttingDown: self.init(.serviceUnavailable, "server is shutting down", detail: "The server is stopping; try again when it is back.")
         case .cancelled: self.init(.serviceUnavailable, "cancelled", detail: "The request was cancelled: its client left or the server is shutting down.")
         case let .service(error): self.init(error)
+        case let .auditUnavailable(detail): self.init(.serviceUnavailable, "audit log unavailable", detail: detail)
         }
     }
 
