@@ -153,8 +153,10 @@ test('the side panel is one owner of its <aside>, with one details module per se
   }
 });
 
-test('what lanes mean is pure: timeline/kinds.js and lanes.js use no DOM, no requests', () => {
-  for (const path of ['timeline/kinds.js', 'timeline/lanes.js', 'timeline/viewport.js', 'graph/viewport.js', 'state.js']) {
+test('what lanes and selections mean is pure: timeline/kinds.js, lanes.js and selections/ use no DOM, no requests', () => {
+  const selections = under('selections/').map((file) => relative(JS, file));
+  assert.ok(selections.length >= 6, 'selections/ holds one descriptor per kind');
+  for (const path of ['timeline/kinds.js', 'timeline/lanes.js', 'timeline/viewport.js', 'graph/viewport.js', 'state.js', ...selections]) {
     const source = modules.get(at(path));
     for (const target of importsIn(at(path))) {
       assert.ok(![at('dom.js'), at('api.js'), at('shell.js')].includes(target), `${path} imports ${name(target)}`);

@@ -2,6 +2,8 @@
 // One place reads and writes the URL; everything else subscribes. Parsing, formatting and
 // upgrading are pure (no window, no history) so `node --test` checks them (Tests/Web).
 import { formatAnchor, parseAnchor } from './compare-align.js';
+import { parseSelection, selectionQuery, SELECTION_KINDS } from './selections/index.js';
+import { wholeNumber } from './selections/keys.js';
 
 // v2: an update path without p= opens the Cause & Effect graph (v1 opened the Summary).
 // v3: m= is the CPU pane's view (tree, flame graph, stack chart); its direction is i=1 (v2: m=td / m=bu).
@@ -57,17 +59,9 @@ export const EMPTY_STATE = Object.freeze({
   selection: null, // the selection when it is not an update: {kind, id} (SELECTION_KINDS) (sp= / ts= / tm= / nt=)
 });
 
-/**
- * What can be selected, and so shown in the side panel, with the form of its `id`. There is one
- * selection at a time: `update` (an update, in the path) or `selection` (any other kind), never both.
- * - update: an update id (whole number), in the path /updates/{id};
- * - signpost: a signpost interval's or event's row (sp=);
- * - task-state: a Swift task state interval's row (ts=);
- * - task-states: the intervals of a Main Actor lane mark, {lane, start, end, row}: `row` the one
- *   shown (ts=), null for the longest (tm=lane:start,end);
- * - note: a note on the trace's evidence, its id (nt=).
- */
-export const SELECTION_KINDS = Object.freeze(['update', 'signpost', 'task-state', 'task-states', 'note']);
+/** What can be selected: one descriptor per kind (selections/), each with its link keys. One selection
+ * at a time: `update` (an update, in the path) or `selection` (any other kind), never both. */
+export { SELECTION_KINDS };
 
 /** The selected update's id, or null when the selection is of another kind or there is none. */
 export const selectedUpdate = (state) => state.update ?? null;
@@ -86,34 +80,6 @@ export function selectionPatch(selection) {
 /** Whether a change of these keys (a subscriber's `changed`) is a change of the selection. */
 export const selectionChanged = (changed) => changed.includes('update') || changed.includes('selection');
 
-const wholeNumber = (text) => (/^\d+$/.test(text ?? '') ? Number(text) : null);
-
-/** The selection other than an update that a query names; none beside an update in the path. */
-function parseSelection(params, update) {
-  if (update !== null) return null;
-  const mark = /^([a-z0-9-]+):(\d+),(\d+)$/.exec(params.get('tm') ?? '');
-  const row = wholeNumber(params.get('ts'));
-  if (mark && Number(mark[3]) > Number(mark[2])) {
-    return { kind: 'task-states', id: { lane: mark[1], start: Number(mark[2]), end: Number(mark[3]), row } };
-  }
-  if (row !== null) return { kind: 'task-state', id: row };
-  const note = params.get('nt');
-  if (/^[0-9a-f]{16}$/.test(note ?? '')) return { kind: 'note', id: note };
-  const signpost = wholeNumber(params.get('sp'));
-  return signpost === null ? null : { kind: 'signpost', id: signpost };
-}
-
-/** The query keys of a selection that is not an update (those are in the path). */
-function selectionQuery(selection) {
-  const id = selection?.id;
-  switch (selection?.kind) {
-    case 'signpost': return [`sp=${Math.round(id)}`];
-    case 'task-state': return [`ts=${Math.round(id)}`];
-    case 'task-states': return [`tm=${id.lane}:${Math.round(id.start)},${Math.round(id.end)}`, ...(id.row != null ? [`ts=${Math.round(id.row)}`] : [])];
-    case 'note': return /^[0-9a-f]{16}$/.test(id) ? [`nt=${id}`] : [];
-    default: return [];
-  }
-}
 
 const CPU_VIEWS = ['flame', 'stack'];
 /** A call path as the API writes it (t3.f120.sys.out: docs/api.md), or null. */

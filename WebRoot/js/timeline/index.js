@@ -7,7 +7,8 @@ import { toast } from '../shell.js';
 import { formatDuration, formatTimestamp } from '../format.js';
 import { currentSelection, selectedUpdate, selectionChanged } from '../state.js';
 import { eventOf, findingMarks, hasTaskData, layoutRows, nearestEvent, noteMarkAt, noteMarks, queriedLanes, RULER_HEIGHT, signpostRows } from './lanes.js';
-import { clickOf, clickable, NOTE_MARK, SELECTION_OUTLINES, tooltipDetail, tooltipOf } from './kinds.js';
+import { clickOf, clickable, NOTE_MARK, tooltipDetail, tooltipOf } from './kinds.js';
+import { selectionDescriptor } from '../selections/index.js';
 import { attachInput } from './input.js';
 import { buildHeaders, describeLanes } from './headers.js';
 import { TimelineLoader } from './loader.js';
@@ -376,21 +377,21 @@ function matchStepper(traceView, search, visible, reveal) {
 }
 
 /**
- * Outlines the selection on its lanes (kinds.js SELECTION_OUTLINES) once its extent is known:
+ * Outlines the selection on its lanes (its descriptor's `extent`, selections/) once its extent is known:
  * returns outline(selection), which hands `show` {key, start, duration, lanes} or null.
  */
 function selectionOutliner(traceView, show) {
   let current = null;
   return async (selection) => {
-    const how = selection ? SELECTION_OUTLINES[selection.kind] : null;
-    if (!how) { current = null; show(null); return; }
+    const how = selection ? selectionDescriptor(selection.kind) : null;
+    if (!how?.extent) { current = null; show(null); return; }
     const key = JSON.stringify(selection);
     if (current?.key === key) return;
     try {
-      const path = how.path(selection.id);
+      const path = how.resource(selection.id);
       const answer = path ? await traceView.api.get(path) : null;
       if (JSON.stringify(currentSelection(traceView.state.get())) !== key) return;
-      current = { key, ...how.outline(answer, selection.id) };
+      current = { key, ...how.extent(answer, selection.id) };
     } catch {
       current = null;
     }
