@@ -136,7 +136,7 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
     const matches = search?.marks(view, width);
     const counts = drawTimeline(g, {
       width, height: layout.height, dpr, view, rows: layout.rows, data: loader.current, colors,
-      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, noteMarks: drawnNotes, matches: matches?.lanes, marker,
+      layers: { findings: marks, notes: drawnNotes, marker, range: rangeDrag ?? state.get().range, matches: matches?.lanes, selection: outline, hover },
     });
     // How many findings and notes are marked in this window, the lanes the selection is outlined on, and the marker (the browser tests read them).
     setData(canvas, 'findings', String(marks.length));
