@@ -165,6 +165,20 @@ test('what lanes and selections mean is pure: timeline/kinds.js, lanes.js and se
   }
 });
 
+test('the chart math and drawing pages and parts share are in chart/, which imports no page and no part', () => {
+  const charts = under('chart/');
+  assert.ok(charts.length >= 4, 'chart/ holds the shared charts');
+  for (const file of charts) {
+    for (const target of importsIn(file)) {
+      assert.ok(!target.startsWith(at('pages/')) && !PARTS.some((part) => target.startsWith(at(part))), `${name(file)} imports ${name(target)}: chart/ sits below the pages and the parts`);
+    }
+  }
+  // The comparison page draws its flame graph with chart/, not with the CPU pane's modules.
+  for (const file of under('pages/compare/')) {
+    for (const target of importsIn(file)) assert.ok(!target.startsWith(at('panes/')), `${name(file)} imports ${name(target)}: shared chart code belongs in chart/`);
+  }
+});
+
 // ----- size -----
 
 // Past this a function holds several concerns (the trace page's closures grew to 400 lines):

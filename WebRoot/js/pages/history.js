@@ -6,7 +6,7 @@ import { getHistory } from '../api.js';
 import { el } from '../dom.js';
 import { navigate } from '../shell.js';
 import { HISTORY_EMPTY, buildComparePath, buildHistoryPath, buildListPath, buildPath, historyQuery } from '../state.js';
-import { BAND_SIGMAS, chartLayout, drawChart, formatValue, stepLabel } from './history-chart.js';
+import { BAND_SIGMAS, chartLayout, drawChart, formatValue, stepLabel } from '../chart/history.js';
 import { tagFilter } from './tag-filter.js';
 
 const CHART_HEIGHT = 340;

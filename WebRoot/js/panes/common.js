@@ -31,11 +31,6 @@ export function rangeParams(range) {
   return range ? { start: range.start, end: range.end } : {};
 }
 
-export function formatPercent(part, whole) {
-  if (!whole) return '0.0%';
-  return `${((100 * part) / whole).toFixed(1)}%`;
-}
-
 /** "Module:View" — the `pv` form, also used as a stable key. */
 export function viewKey(module, view) {
   return `${module ?? ''}:${view ?? ''}`;

@@ -1,6 +1,7 @@
 // Canvas drawing of the ruler and lanes, and of the overlays through their layers (layers/).
 // Pure: takes the view, the rows, the loaded data and each layer's input.
 import { tickLabel } from '../format.js';
+import { niceStep } from '../chart/axis.js';
 import { countLabel, RULER_HEIGHT, SEVERITIES, visibleSpan } from './lanes.js';
 import { ABOVE_MARKS, BELOW_MARKS, drawLayers } from './layers/index.js';
 import { trackLit } from './layers/matches.js';
@@ -16,10 +17,7 @@ export function readColors(element) {
 
 /** A 1-2-5 step giving ticks at least `minPx` apart. */
 export function tickStep(nsPerPx, minPx = 90) {
-  const target = nsPerPx * minPx;
-  const power = 10 ** Math.floor(Math.log10(Math.max(target, 1)));
-  for (const factor of [1, 2, 5, 10]) if (power * factor >= target) return power * factor;
-  return power * 10;
+  return niceStep(Math.max(nsPerPx * minPx, 1));
 }
 
 function eventColor(row, severity, colors) {

@@ -5,9 +5,9 @@
 // show (narrower frames merged), so zooming past that asks again for the part in view.
 import { el } from '../../dom.js';
 import { latestOnly, loadingSoon, message } from '../common.js';
-import { KINDS, kindColor, clampView, matchingBoxes } from './boxes/model.js';
-import { mountBoxCanvas } from './boxes/canvas.js';
-import { ancestry, flameTooltip, frameAtPath, framePath, frameSource, frameWindow, needsFinerAnswer, prepareFlame } from './flame-model.js';
+import { KINDS, kindColor, clampView, matchingBoxes } from '../../chart/boxes.js';
+import { mountBoxCanvas } from '../../chart/box-canvas.js';
+import { ancestry, flameTooltip, frameAtPath, framePath, frameSource, frameWindow, needsFinerAnswer, prepareFlame } from '../../chart/flame-model.js';
 import { cpuChanged, cpuParams } from './settings.js';
 
 const REFETCH_MS = 120;

@@ -5,10 +5,10 @@
 import { el } from '../../dom.js';
 import { formatDuration, latestOnly, loadingSoon, message } from '../common.js';
 import { formatTimestamp } from '../../format.js';
-import { KINDS, kindColor, matchingBoxes, prepareBoxes } from './boxes/model.js';
-import { mountBoxCanvas } from './boxes/canvas.js';
+import { KINDS, kindColor, matchingBoxes, prepareBoxes } from '../../chart/boxes.js';
+import { mountBoxCanvas } from '../../chart/box-canvas.js';
 import { cpuChanged, cpuParams } from './settings.js';
-import { frameSource } from './flame-model.js';
+import { frameSource } from '../../chart/flame-model.js';
 import { sourceText } from '../../source-link.js';
 
 const REFETCH_MS = 120;

@@ -4,8 +4,8 @@
 // Alt + wheel zooms at the pointer, Shift + wheel or a sideways wheel pans, a drag pans, W/S zoom
 // and A/D pan (held keys animate), a click asks the owner what it means. The owner holds the
 // data and the window; this module only draws and asks.
-import { el } from '../../../dom.js';
-import { boxAt, clampView, fitLabel, forEachVisible, interpolateView, ROW_HEIGHT, xAt, zoomAround } from './model.js';
+import { el } from '../dom.js';
+import { boxAt, clampView, fitLabel, forEachVisible, interpolateView, ROW_HEIGHT, xAt, zoomAround } from './boxes.js';
 
 const DRAG_SLOP_PX = 3;
 const KEY_PAN_PER_S = 1.0;

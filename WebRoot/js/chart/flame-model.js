@@ -1,10 +1,9 @@
 // The flame graph's answer as data, free of the DOM (node tests): GET flamegraph's columns made
 // boxes, a frame's call path (its zoom and focus), the breadcrumb of a zoom, the tooltip, and
 // when the window needs a finer answer than the one drawn.
-import { formatPercent } from '../common.js';
-import { formatWeight } from './model.js';
-import { prepareBoxes } from './boxes/model.js';
-import { sourceText } from '../../source-link.js';
+import { formatPercent, formatWeight } from '../format.js';
+import { prepareBoxes } from './boxes.js';
+import { sourceText } from '../source-link.js';
 
 /** GET flamegraph (or compare/flamegraph) made drawable: {answer, boxes, parent, step}. */
 export function prepareFlame(answer) {
