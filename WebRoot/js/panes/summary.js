@@ -77,39 +77,6 @@ export function mountSummary(root, traceView) {
     );
   }
 
-  function compare(a, b) {
-    const { key, descending } = sort;
-    let d;
-    if (key === 'name') d = String(a.name).localeCompare(String(b.name)) || String(a.category ?? '').localeCompare(String(b.category ?? ''));
-    else d = (a[key] ?? 0) - (b[key] ?? 0) || String(a.name).localeCompare(String(b.name));
-    return descending ? -d : d;
-  }
-
-  function flatten() {
-    const out = [];
-    if (!data) return out;
-    for (const p of [...(data.processes ?? [])].sort(compare)) {
-      const pKey = `p:${p.pid}:${p.name}`;
-      const pOpen = !collapsed.has(pKey);
-      const modules = p.modules ?? [];
-      out.push({ ...p, key: pKey, level: 'process', depth: 0, hasChildren: modules.length > 0, expanded: pOpen,
-        label: `${p.name || '(unknown process)'}${p.pid != null ? ` (${p.pid})` : ''}` });
-      if (!pOpen) continue;
-      for (const m of [...modules].sort(compare)) {
-        const mKey = `m:${p.pid}:${m.name}`;
-        const mOpen = !collapsed.has(mKey);
-        const views = m.views ?? [];
-        out.push({ ...m, key: mKey, level: 'module', depth: 1, hasChildren: views.length > 0, expanded: mOpen, label: m.name || '(unknown module)' });
-        if (!mOpen) continue;
-        for (const v of [...views].sort(compare)) {
-          out.push({ ...v, key: `v:${p.pid}:${viewKey(m.name, v.name)}:${v.category ?? ''}`, level: 'view', depth: 2,
-            hasChildren: false, expanded: false, module: m.name, label: v.name || '(unnamed)' });
-        }
-      }
-    }
-    return out;
-  }
-
   function render() {
     headRow.replaceChildren(...COLUMNS.map((c) => {
       const active = sort.key === c.key;
@@ -124,7 +91,7 @@ export function mountSummary(root, traceView) {
         },
       }, c.title, active ? el('span', { class: 'sort-arrow', 'aria-hidden': 'true' }, sort.descending ? '▼' : '▲') : null));
     }));
-    rows = flatten();
+    rows = summaryRows(data, sort, collapsed);
     totals.textContent = data?.total
       ? `${formatCount(data.total.count)} updates · ${formatDuration(data.total.totalNs)} total · ${formatCount(data.total.orange)} orange · ${formatCount(data.total.red)} red`
         + (data.omittedViews > 0 ? ` · ${formatCount(data.omittedViews)} smaller views not listed` : '')
@@ -235,4 +202,41 @@ export function mountSummary(root, traceView) {
     focus() { tbody.querySelector('tr[tabindex="0"]')?.focus(); },
     destroy() { stopLoading?.(); root.replaceChildren(); },
   };
+}
+
+/** The order of `sort` ({key, descending}) among rows of one level: by the column, then by name. */
+function compareBy({ key, descending }) {
+  return (a, b) => {
+    const d = key === 'name'
+      ? String(a.name).localeCompare(String(b.name)) || String(a.category ?? '').localeCompare(String(b.category ?? ''))
+      : (a[key] ?? 0) - (b[key] ?? 0) || String(a.name).localeCompare(String(b.name));
+    return descending ? -d : d;
+  };
+}
+
+/** The rows the table shows of summary `data`: processes, their modules and views, sorted, under the ones not `collapsed`. */
+function summaryRows(data, sort, collapsed) {
+  const out = [];
+  if (!data) return out;
+  const compare = compareBy(sort);
+  for (const p of [...(data.processes ?? [])].sort(compare)) {
+    const pKey = `p:${p.pid}:${p.name}`;
+    const pOpen = !collapsed.has(pKey);
+    const modules = p.modules ?? [];
+    out.push({ ...p, key: pKey, level: 'process', depth: 0, hasChildren: modules.length > 0, expanded: pOpen,
+      label: `${p.name || '(unknown process)'}${p.pid != null ? ` (${p.pid})` : ''}` });
+    if (!pOpen) continue;
+    for (const m of [...modules].sort(compare)) {
+      const mKey = `m:${p.pid}:${m.name}`;
+      const mOpen = !collapsed.has(mKey);
+      const views = m.views ?? [];
+      out.push({ ...m, key: mKey, level: 'module', depth: 1, hasChildren: views.length > 0, expanded: mOpen, label: m.name || '(unknown module)' });
+      if (!mOpen) continue;
+      for (const v of [...views].sort(compare)) {
+        out.push({ ...v, key: `v:${p.pid}:${viewKey(m.name, v.name)}:${v.category ?? ''}`, level: 'view', depth: 2,
+          hasChildren: false, expanded: false, module: m.name, label: v.name || '(unnamed)' });
+      }
+    }
+  }
+  return out;
 }

@@ -122,14 +122,7 @@ export function mountTreeView(container, traceView, pane) {
     selectedId = end.id;
     render();
     reportSelection();
-    if (ties.length) {
-      const first = ties[0];
-      const names = [first.best, ...first.tied].map((n) => `“${n.name}”`);
-      const more = ties.length > 1 ? ` It broke ${ties.length - 1} more tie${ties.length > 2 ? 's' : ''} below.` : '';
-      pane.notes.append(el('p', { class: 'cpu-tie-note', role: 'note' },
-        `Tie: below “${first.parent.name}”, ${names.join(' and ')} weigh ${formatDuration(first.best.total)} each; `
-        + `the heaviest path follows ${names[0]} (first by name), not a heavier one.${more}`));
-    }
+    if (ties.length) pane.notes.append(el('p', { class: 'cpu-tie-note', role: 'note' }, tieText(ties)));
     revealSelected(focus);
   }
 
@@ -161,22 +154,11 @@ export function mountTreeView(container, traceView, pane) {
     }));
   }
 
-  function emptyText(s) {
-    const view = scopeView(s);
-    if (view) return `No CPU samples inside the updates of ${view.view}${s.range ? ' in the inspection range' : ''}.`;
-    return s.range ? 'No CPU samples in the inspection range.' : 'No CPU samples in this trace.';
-  }
-
   /** The selected node's frame, for Charge to Caller and Focus on Subtree (its path in the tree's direction). */
   function reportSelection() {
     const node = selectedId != null ? byId.get(selectedId) : null;
     if (!node) { pane.select(null); return; }
-    const steps = [];
-    for (let n = node; n; n = n.parent) steps.push(n.step);
-    const base = state.get().focus;
-    // Below a focus the tree's roots are the focused node: its path goes on from the focus.
-    const path = joinPath(base ? [base, ...steps.reverse().slice(1)] : steps.reverse());
-    pane.select({ name: node.name, binary: node.binary, path: steps.every(Boolean) ? path : null, source: node.source ?? null });
+    pane.select({ name: node.name, binary: node.binary, path: callPathOf(node, state.get().focus), source: node.source ?? null });
   }
 
   function select(id, focus) {
@@ -219,4 +201,29 @@ export function mountTreeView(container, traceView, pane) {
       container.replaceChildren();
     },
   };
+}
+
+function emptyText(s) {
+  const view = scopeView(s);
+  if (view) return `No CPU samples inside the updates of ${view.view}${s.range ? ' in the inspection range' : ''}.`;
+  return s.range ? 'No CPU samples in the inspection range.' : 'No CPU samples in this trace.';
+}
+
+/** What the heaviest path did at its ties (heaviestPath's `ties`, non-empty): the first said in full. */
+function tieText(ties) {
+  const first = ties[0];
+  const names = [first.best, ...first.tied].map((n) => `“${n.name}”`);
+  const more = ties.length > 1 ? ` It broke ${ties.length - 1} more tie${ties.length > 2 ? 's' : ''} below.` : '';
+  return `Tie: below “${first.parent.name}”, ${names.join(' and ')} weigh ${formatDuration(first.best.total)} each; `
+    + `the heaviest path follows ${names[0]} (first by name), not a heavier one.${more}`;
+}
+
+/** `node`'s call path in the tree's direction (fo=), or null when a step has none. Below a focus
+ * (`base`) the tree's roots are the focused node: its path goes on from the focus. */
+function callPathOf(node, base) {
+  const steps = [];
+  for (let n = node; n; n = n.parent) steps.push(n.step);
+  if (!steps.every(Boolean)) return null;
+  steps.reverse();
+  return joinPath(base ? [base, ...steps.slice(1)] : steps);
 }
