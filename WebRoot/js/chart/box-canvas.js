@@ -6,7 +6,7 @@
 // data and the window; this module only draws and asks.
 import { el } from '../dom.js';
 import { showTooltipAt } from './tooltip.js';
-import { boxAt, clampView, fitLabel, forEachVisible, interpolateView, ROW_HEIGHT, xAt, zoomAround } from './boxes.js';
+import { boxAt, clampView, fitLabel, forEachVisible, interpolateView, KINDS, kindColor, ROW_HEIGHT, xAt, zoomAround } from './boxes.js';
 
 const DRAG_SLOP_PX = 3;
 const KEY_PAN_PER_S = 1.0;
@@ -213,6 +213,13 @@ export function mountBoxCanvas(container, owner) {
       wrap.remove();
     },
   };
+}
+
+/** The legend of the frame kinds present in `kinds` (a column of box kinds): a swatch and a label each. */
+export function kindLegendItems(kinds) {
+  const present = new Set(kinds);
+  return Object.entries(KINDS).filter(([kind]) => present.has(kind)).map(([kind, k]) =>
+    el('span', { class: 'cpu-legend-item' }, el('span', { class: 'swatch', style: { 'background-color': kindColor(kind, 'legend') }, 'aria-hidden': 'true' }), k.label));
 }
 
 /** The window after `dt` seconds of the held keys (`held`: 'in' | 'out' | 'left' | 'right'). */

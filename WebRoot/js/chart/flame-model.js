@@ -101,6 +101,11 @@ export function flameTooltip(flame, i, { diff = null } = {}) {
   return { title: a.names[f.name[i]], lines };
 }
 
+/** Frame `i` of `answer`'s `columns` (a flame graph's frames, a stack chart's boxes) as the CPU pane shows the selected one: {name, binary, path, source}. */
+export function frameDetails(answer, columns, name, i, path = null) {
+  return { name, binary: answer.binaries[columns.binary[i]] ?? '', path, source: frameSource(answer, columns, i) };
+}
+
 /** Frame (or box) `i`'s {path, line} in an answer with `sources` (Instruments 27 records them), or null. */
 export function frameSource(answer, columns, i) {
   const index = columns.source?.[i] ?? -1;

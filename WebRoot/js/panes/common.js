@@ -56,6 +56,27 @@ export function latestOnly() {
   };
 }
 
+/**
+ * The loads of one pane part into `status`: `run(what, fetch, apply, fail)` says "Loading {what}…"
+ * if the answer takes a while, keeps only the latest of overlapping loads, clears `status` before
+ * `apply(answer)`, and on a failure runs `fail(error)` then says "Could not load the {what}: …".
+ * `stop()` cancels a pending "Loading…" (the part is going away).
+ */
+export function paneLoader(status) {
+  const latest = latestOnly();
+  let stopLoading = null;
+  return {
+    run(what, fetch, apply, fail = () => {}) {
+      stopLoading?.();
+      const loaded = stopLoading = loadingSoon(status, `Loading ${what}…`);
+      return latest(() => fetch().finally(loaded),
+        (answer) => { status.replaceChildren(); apply(answer); },
+        (error) => { fail(error); status.replaceChildren(message(`Could not load the ${what}: ${error.message}`, 'error')); });
+    },
+    stop: () => stopLoading?.(),
+  };
+}
+
 /** Shows "Loading…" in `status` only if the answer takes a while, so quick reloads don't jump. */
 export function loadingSoon(status, text) {
   const timer = setTimeout(() => status.replaceChildren(message(text)), 250);

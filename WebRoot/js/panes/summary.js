@@ -4,7 +4,7 @@
 // Set Inspection Range and Zoom.
 import {
   currentFilter, currentRange, rangeParams, filterSelect, formatDuration, formatTime, formatCount,
-  latestOnly, loadingSoon, message, viewKey,
+  message, paneLoader, viewKey,
 } from './common.js';
 import { el } from '../dom.js';
 import { menuButton, showMenu } from './menu.js';
@@ -26,8 +26,6 @@ export function mountSummary(root, traceView) {
   const collapsed = new Set();  // row keys the user closed (processes and modules start open)
   let selectedKey = null;
   let rows = [];              // visible rows, flattened
-  const load = latestOnly();
-  let stopLoading = null;     // cancels the pending "Loading…" of the last request
 
   const scope = el('span', { class: 'pane-scope' });
   const totals = el('span', { class: 'pane-totals', 'data-testid': 'summary-total' });
@@ -40,6 +38,7 @@ export function mountSummary(root, traceView) {
   const viewport = el('div', { class: 'pane-scroll', tabindex: '-1' }, table);
   const status = el('div', { class: 'pane-status' });
   root.replaceChildren(toolbar, status, viewport);
+  const loader = paneLoader(status);
 
   table.addEventListener('keydown', (e) => {
     const index = rows.findIndex((r) => r.key === selectedKey);
@@ -68,13 +67,9 @@ export function mountSummary(root, traceView) {
     scope.textContent = range
       ? `Inspection range ${formatTime(range.start)} – ${formatTime(range.end)} (${formatDuration(range.end - range.start)})`
       : 'Whole trace';
-    stopLoading?.();
-    const loaded = stopLoading = loadingSoon(status, 'Loading summary…');
-    load(
-      () => traceView.api.get('summary', { ...rangeParams(range), filter }).finally(loaded),
-      (result) => { data = result; status.replaceChildren(); render(); },
-      (error) => { data = null; render(); status.replaceChildren(message(`Could not load the summary: ${error.message}`, 'error')); },
-    );
+    loader.run('summary', () => traceView.api.get('summary', { ...rangeParams(range), filter }),
+      (result) => { data = result; render(); },
+      () => { data = null; render(); });
   }
 
   function render() {
@@ -200,7 +195,7 @@ export function mountSummary(root, traceView) {
       if (changed.has('range') || changed.has('filter')) refresh();
     },
     focus() { tbody.querySelector('tr[tabindex="0"]')?.focus(); },
-    destroy() { stopLoading?.(); root.replaceChildren(); },
+    destroy() { loader.stop(); root.replaceChildren(); },
   };
 }
 

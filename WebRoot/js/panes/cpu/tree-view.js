@@ -3,7 +3,7 @@
 // highlights frames whose name matches. Keyboard: arrows move/expand/collapse, `h` expands the
 // heaviest path below the selected row, `*` everything below it, `c` charges it to its callers,
 // `f` focuses on its subtree.
-import { latestOnly, loadingSoon, message } from '../common.js';
+import { paneLoader } from '../common.js';
 import { formatDuration, plural } from '../../format.js';
 import { el } from '../../dom.js';
 import { markSelectedRow, scrollRowIntoView } from '../tree.js';
@@ -24,8 +24,7 @@ export function mountTreeView(container, traceView, pane) {
   let rows = [];
   let shown = null;           // while searching: ids of the rows kept, else null
   let tiedIds = new Set();    // rows as heavy as the one the heaviest path followed
-  const load = latestOnly();
-  let stopLoading = null;
+  const loader = paneLoader(pane.status);
 
   const heaviestButton = el('button', {
     type: 'button', class: 'pane-button', title: 'Expand the heaviest path below the selected row (H)',
@@ -52,17 +51,11 @@ export function mountTreeView(container, traceView, pane) {
 
   function refresh() {
     const s = state.get();
-    stopLoading?.();
-    const loaded = stopLoading = loadingSoon(pane.status, 'Loading call tree…');
     const params = cpuParams(s);
     // Matches a transform hides are counted by the server, which alone saw the frames.
     const transformed = s.hideSystem || s.charged?.length || s.focus;
     if (searchText.trim() && transformed) params.search = searchText.trim();
-    load(
-      () => traceView.api.get('calltree', params).finally(loaded),
-      (result) => { pane.status.replaceChildren(); setData(result); },
-      (error) => { setData(null); pane.status.replaceChildren(message(`Could not load the call tree: ${error.message}`, 'error')); },
-    );
+    loader.run('call tree', () => traceView.api.get('calltree', params), setData, () => setData(null));
   }
 
   function setData(result) {
@@ -196,7 +189,7 @@ export function mountTreeView(container, traceView, pane) {
     },
     focus() { focusTree(); },
     destroy() {
-      stopLoading?.();
+      loader.stop();
       input.destroy();
       container.replaceChildren();
     },
