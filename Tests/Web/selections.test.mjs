@@ -5,7 +5,9 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { SELECTIONS, SELECTION_KINDS, parseSelection, selectionDescriptor, selectionQuery } from '../../WebRoot/js/selections/index.js';
-import { buildPath, currentSelection, parseLocation, selectionPatch, STATE_VERSION } from '../../WebRoot/js/state.js';
+import { buildComparePath, buildPath, currentSelection, parseLocation, selectionPatch, STATE_VERSION } from '../../WebRoot/js/state.js';
+import { viewFromQuery, viewOf, viewQuery } from '../../WebRoot/js/selections/view.js';
+import { currentRange, parseSpan, rangeOf, rangeParams } from '../../WebRoot/js/selections/range.js';
 
 const at = (path) => parseLocation(new URL(path, 'http://tracesvc.test'));
 const IDS = {
@@ -18,7 +20,8 @@ const IDS = {
 
 test('each kind has its own descriptor module, and every descriptor says how it is read, written, fetched and outlined', () => {
   const folder = new URL('../../WebRoot/js/selections/', import.meta.url);
-  const modules = readdirSync(folder).filter((name) => !['index.js', 'keys.js'].includes(name)).map((name) => name.replace(/\.js$/, '')).sort();
+  // Beside the kinds: the helpers (keys.js) and what a page selects beside the one selection (a view, a time range).
+  const modules = readdirSync(folder).filter((name) => !['index.js', 'keys.js', 'view.js', 'range.js'].includes(name)).map((name) => name.replace(/\.js$/, '')).sort();
   assert.deepEqual(modules, [...SELECTION_KINDS].sort(), 'one module per selection kind, named by the kind');
   assert.deepEqual(Object.keys(IDS).sort(), [...SELECTION_KINDS].sort());
   for (const descriptor of SELECTIONS) {
@@ -65,4 +68,29 @@ test('links written by earlier versions still select what they named', () => {
   // Written again at the current version: the same selection, the same keys.
   assert.equal(buildPath('t1', at('/traces/t1?v=1&sp=7').state), `/traces/t1?v=${STATE_VERSION}&sp=7`);
   assert.equal(buildPath('t1', at('/traces/t1?v=2&tm=main-actor:100,400&ts=9').state), `/traces/t1?v=${STATE_VERSION}&tm=main-actor:100,400&ts=9`);
+});
+
+test('a view is one shape wherever it is picked, and reads back from both pages\' links', () => {
+  assert.deepEqual(viewOf({ view: 'Row', module: 'App' }), { module: 'App', view: 'Row', category: '' });
+  assert.equal(viewOf({ module: 'App' }), null);
+  const view = { module: 'My App', view: 'Row<Item>: Equatable', category: 'View Body' };
+  const query = viewQuery(view);
+  assert.deepEqual(query, ['pv=My%20App%3ARow%3CItem%3E%3A%20Equatable', 'pc=View%20Body']);
+  assert.deepEqual(viewFromQuery(new URLSearchParams(query.join('&'))), view);
+  assert.deepEqual(viewFromQuery(new URLSearchParams('pv=NoModule')), { module: '', view: 'NoModule', category: '' });
+  assert.deepEqual(viewQuery(null), []);
+  assert.deepEqual(at(buildPath('t1', { paneView: view })).state.paneView, view);
+  assert.deepEqual(at(buildComparePath('a', 'b', { row: view })).state.row, view);
+});
+
+test('a time range: spans parse strictly, and the panes ask for the range the state holds', () => {
+  assert.deepEqual(parseSpan('10,20'), [10, 20]);
+  assert.deepEqual(parseSpan('-5,5'), [-5, 5]);
+  for (const bad of ['', '20,10', '10,10', '1.5,2', '1,2,3', 'a,b']) assert.equal(parseSpan(bad), null, bad);
+  assert.deepEqual(rangeOf([10, 20]), { start: 10, end: 20 });
+  assert.equal(rangeOf(null), null);
+  assert.deepEqual(currentRange({ range: [10, 20] }), { start: 10, end: 20 });
+  assert.deepEqual(rangeParams(currentRange({ range: [10, 20] })), { start: 10, end: 20 });
+  assert.deepEqual(rangeParams(currentRange({ range: null })), {});
+  assert.deepEqual(at('/traces/t1?r=10,20').state.range, [10, 20]);
 });

@@ -2,7 +2,8 @@
 // the pane arguments out of the shared view state.
 import { el } from '../dom.js';
 import { formatDuration, formatCount, formatTime, plural, severityLabel } from '../format.js';
-import { currentRange } from '../state.js';
+import { currentRange, rangeParams } from '../selections/range.js';
+import { viewOf } from '../selections/view.js';
 
 export { formatDuration, formatCount, formatTime, plural, severityLabel, currentRange };
 
@@ -27,9 +28,7 @@ export function filterSelect(value, onChange) {
 }
 
 /** Query parameters for a range (none = the whole trace). */
-export function rangeParams(range) {
-  return range ? { start: range.start, end: range.end } : {};
-}
+export { rangeParams };
 
 /** "Module:View" — the `pv` form, also used as a stable key. */
 export function viewKey(module, view) {
@@ -38,8 +37,7 @@ export function viewKey(module, view) {
 
 /** The {module, view, category} the updates / graph panes are about. */
 export function currentPaneView(state) {
-  const pv = state.paneView;
-  return pv?.view ? { module: pv.module ?? '', view: pv.view, category: pv.category ?? '' } : null;
+  return state.paneView?.view ? viewOf(state.paneView) : null;
 }
 
 /** Runs the latest of several overlapping async loads; older results are dropped. */

@@ -6,6 +6,7 @@
 import { el } from '../dom.js';
 import { sourceLinkNode } from '../source-link.js';
 import { buildPath } from '../state.js';
+import { viewOf } from '../selections/view.js';
 import { formatDuration, formatTimeRange, plural } from '../format.js';
 import { message } from './common.js';
 
@@ -63,7 +64,7 @@ export function evidenceLinks(traceId, finding) {
   if (view) {
     const which = view.filter === 'long-view-body' ? `all ${evidence.updateCount} long bodies` : `all ${evidence.updateCount} updates`;
     links.push({ kind: 'cpu', text: `CPU of ${which} of ${view.name}`,
-      href: buildPath(traceId, { pane: 'cpu', cpu: 'view', paneView: { module: view.module, view: view.name, category: view.category },
+      href: buildPath(traceId, { pane: 'cpu', cpu: 'view', paneView: viewOf({ module: view.module, view: view.name, category: view.category }),
         filter: view.filter === 'all' ? null : view.filter, longerThan: view.longerThanNs ?? null }) });
   }
   if (evidence.range) {
@@ -99,7 +100,7 @@ export function subjectLink(traceId, finding, subject) {
   switch (subject.role) {
     case 'view':
       return { title: `Open the updates of ${subject.name}`,
-        href: buildPath(traceId, { pane: 'updates', paneView: { module: subject.detail ?? '', view: subject.name, category: '' }, finding: finding.id }) };
+        href: buildPath(traceId, { pane: 'updates', paneView: viewOf({ module: subject.detail, view: subject.name }), finding: finding.id }) };
     case 'frame':
       return { title: `Find ${subject.name} in the CPU call tree${range ? ' of this range' : ''}`,
         href: buildPath(traceId, { pane: 'cpu', search: subject.name, ...(range ? { range, window: range } : {}) }) };

@@ -7,6 +7,7 @@ import {
   message, paneLoader, viewKey,
 } from './common.js';
 import { el } from '../dom.js';
+import { viewOf } from '../selections/view.js';
 import { menuButton, showMenu } from './menu.js';
 import { handleTreeKey, markSelectedRow, scrollRowIntoView } from './tree.js';
 
@@ -158,12 +159,12 @@ export function mountSummary(root, traceView) {
       // The graph pane shows the selected update's graph when there is one: clear it to show the view's.
       { label: 'Show Cause & Effect Graph', action: () => traceView.openPane('graph', { view: row.name, module: row.module, update: null }) },
       { label: 'Set Inspection Range and Zoom', action: () => zoomToView(row) },
-      { label: 'CPU of All Updates of This View', action: () => traceView.openPane('cpu', { view: row.name, module: row.module, category: row.category ?? '', cpu: 'view' }) },
+      { label: 'CPU of All Updates of This View', action: () => traceView.openPane('cpu', { ...viewOfRow(row), cpu: 'view' }) },
     ];
   }
 
   function showUpdates(row) {
-    traceView.openPane('updates', { view: row.name, module: row.module, category: row.category ?? '' });
+    traceView.openPane('updates', viewOfRow(row));
   }
 
   // The span from the view's first update start to its last update end, among the updates this
@@ -172,7 +173,7 @@ export function mountSummary(root, traceView) {
     let start = row.firstStart, end = row.lastEnd;
     if (start == null || end == null) {
       const state = traceView.state.get();
-      const params = { view: row.name, module: row.module, category: row.category ?? '', filter: currentFilter(state), ...rangeParams(currentRange(state)), sort: 'start' };
+      const params = { ...viewOfRow(row), filter: currentFilter(state), ...rangeParams(currentRange(state)), sort: 'start' };
       try {
         const [first, last] = await Promise.all([
           traceView.api.get('updates', { ...params, order: 'asc', limit: 1 }),
@@ -198,6 +199,9 @@ export function mountSummary(root, traceView) {
     destroy() { loader.stop(); root.replaceChildren(); },
   };
 }
+
+/** The view a summary row is of. */
+const viewOfRow = (row) => viewOf({ module: row.module, view: row.name, category: row.category });
 
 /** The order of `sort` ({key, descending}) among rows of one level: by the column, then by name. */
 function compareBy({ key, descending }) {
