@@ -75,8 +75,8 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = jsonResponse(bytes: jsonBody(), status: status)
         if status == .methodNotAllowed { response.headers[.allow] = "GET, HEAD, POST, DELETE" }
-        // Busy, stopping or a service down: all pass; a client may ask again in a few seconds.
-        if status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
+        // Busy, stopping, a service down or too many requests in flight: all pass; a client may ask again in a few seconds.
+        if status == .serviceUnavailable || status == .tooManyRequests { response.headers[.retryAfter] = "5" }
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer realm=\"tracesvc\"" }
         return response
     }

@@ -8,7 +8,8 @@ import { bundleEdges, labelCandidates, placeLabels } from './labels.js';
 import { nodeInfo } from './info.js';
 import { attachGraphInput } from './input.js';
 import { currentRange, graphSubject, selectedUpdate } from '../state.js';
-import { centreTransform, fitTransform, initialTransform, nodeInView, readableFit, revealTransform, zoomTransform } from './viewport.js';
+import { markNodeEdges, markSameNodes, markSelected } from './highlight.js';
+import { centreTransform, fitTransform, initialTransform, neighbourhoodTransform, readableFit, refitTransform, zoomTransform } from './viewport.js';
 
 /** What to ask the server for the graph of `request` in `state`, and the pane's title for it. */
 function graphQuery(request, state) {
@@ -119,23 +120,14 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     transform = next;
     applyTransform();
   }
+  const moveTo = (next) => { if (next !== transform) setTransform(next); };
 
   const fit = () => setTransform(readable ? readableTransform(graph, { container, toolbar, stage }, maxHeight)
     : fitTransform(graph, stage.clientWidth, stage.clientHeight));
   const zoomBy = (factor, px = stage.clientWidth / 2, py = stage.clientHeight / 2) => setTransform(zoomTransform(transform, factor, px, py));
   const centreOn = (node) => setTransform(centreTransform(transform, node, stage.clientWidth, stage.clientHeight));
 
-  /**
-   * Brings a node and its neighbours (what its card explains) into the stage the card leaves:
-   * panned there, zoomed out only as far as they need.
-   */
-  function reveal(node) {
-    const nodes = neighbourhood(graph, nodeById, node);
-    if (nodes.every((n) => nodeInView(transform, n, stage.clientWidth, stage.clientHeight))) return;
-    setTransform(revealTransform(transform, nodes, stage.clientWidth, stage.clientHeight));
-  }
-
-  const mark = (className, node) => markSameUpdate(viewport, graph, elementById, className, node);
+  const mark = (className, node) => markSameNodes(viewport, graph, elementById, className, node);
 
   const input = attachGraphInput(stage, viewport, {
     transform: () => transform,
@@ -182,9 +174,17 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     selectedId = node ? node.id : null;
     mark('cg-same', node);
     markNodeEdges(viewport, node);
-    showInfo(node); // first: the card narrows the stage the node is revealed in
+    // First: the card narrows the stage the node is revealed in. A graph seen whole is fitted
+    // again to what the card leaves (and when the card closes, to the whole stage).
+    const before = { width: stage.clientWidth, height: stage.clientHeight };
+    showInfo(node);
+    const after = { width: stage.clientWidth, height: stage.clientHeight };
+    if (!readable && graph && (before.width !== after.width || before.height !== after.height)) {
+      moveTo(refitTransform(transform, graph, before, after));
+    }
     markSelected(viewport, node ? elementById.get(node.id) : null);
-    if (node) reveal(node);
+    // The node and its neighbours (what its card explains) in the stage the card leaves.
+    if (node) moveTo(neighbourhoodTransform(transform, graph, nodeById, node, after.width, after.height));
     if (!fromState && (traceView.state.get().node ?? null) !== selectedId) traceView.state.set({ node: selectedId }, { push });
   }
 
@@ -293,43 +293,6 @@ function showMaximized(root, button, on) {
   button.textContent = on ? 'Restore' : 'Maximize';
   button.setAttribute('aria-label', on ? 'Put the graph back in its pane' : 'Show the graph over the whole window');
   button.setAttribute('aria-pressed', String(on));
-}
-
-/** The selected node's element (none: null) marked selected and pressed, every other one not. */
-function markSelected(viewport, element) {
-  for (const e of viewport.querySelectorAll('.cg-selected')) {
-    e.classList.remove('cg-selected');
-    e.setAttribute('aria-pressed', 'false');
-  }
-  element?.classList.add('cg-selected');
-  element?.setAttribute('aria-pressed', 'true');
-}
-
-/** `node` and the nodes an edge joins it to: what its card explains. */
-function neighbourhood(graph, nodeById, node) {
-  const near = new Set([node.id]);
-  for (const edge of graph.edges) {
-    if (edge.from === node.id) near.add(edge.to);
-    if (edge.to === node.id) near.add(edge.from);
-  }
-  return [...near].map((id) => nodeById.get(id)).filter(Boolean);
-}
-
-/** Hover and selection highlight every appearance of the same update: `className` on each, off the others. */
-function markSameUpdate(viewport, graph, elementById, className, node) {
-  for (const e of viewport.querySelectorAll(`.${className}`)) e.classList.remove(className);
-  if (!node) return;
-  const same = node.sameUpdateKey ? graph.nodes.filter((n) => n.sameUpdateKey === node.sameUpdateKey).map((n) => n.id) : [node.id];
-  for (const id of same) elementById.get(id)?.classList.add(className);
-}
-
-/** The edges into and out of `node` marked active (none without a node). */
-function markNodeEdges(viewport, node) {
-  for (const e of viewport.querySelectorAll('.cg-edge-active')) e.classList.remove('cg-edge-active');
-  if (!node) return;
-  for (const e of viewport.querySelectorAll('.cg-edge')) {
-    if (e.dataset.from === node.id || e.dataset.to === node.id) e.classList.add('cg-edge-active');
-  }
 }
 
 /** Draws `graph`'s edges under its nodes in `viewport`; returns {bundles, edgeElements, elementById}. */

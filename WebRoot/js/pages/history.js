@@ -4,6 +4,7 @@
 // (or "Compare" at a change point): their comparison.
 import { getHistory } from '../api.js';
 import { el } from '../dom.js';
+import { findingKindTitle, findingName } from '../format.js';
 import { navigate } from '../shell.js';
 import { HISTORY_EMPTY, buildComparePath, buildHistoryPath, buildListPath, buildPath, historyQuery } from '../state.js';
 import { BAND_SIGMAS, chartLayout, drawChart, formatValue, stepLabel } from '../chart/history.js';
@@ -15,11 +16,15 @@ const CHART_HEIGHT = 340;
 function subject(answer) {
   const what = answer.metric.title;
   if (answer.metric.scope === 'view' && answer.view) return `${what} of ${answer.view}`;
-  if (answer.metric.scope === 'finding' && answer.finding) return `${what} ${answer.finding}`;
+  if (answer.metric.scope === 'finding' && answer.finding) return `${what} ${findingName(answer.finding)}`;
   return what;
 }
 
 const traceLink = (id) => buildPath(id, { pane: 'findings' });
+
+/** Where a row of the findings over the builds opens: the finding, or for a row of one kind (a
+ * trace's hangs, its hitches: their ids are times) the Findings pane showing that kind. */
+const findingState = (f) => (f.id === f.kind ? { pane: 'findings', findingKind: f.kind } : { pane: 'findings', finding: f.id });
 
 /** The traces of builds [from, to), in order. */
 const idsOf = (builds, from, to) => builds.slice(Math.max(0, from), to).flatMap((build) => build.traces.map((trace) => trace.id));
@@ -189,9 +194,9 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
       el('table', { class: 'traces finding-history', 'aria-label': 'Findings over the builds' },
         el('thead', {}, el('tr', {}, ...['Finding', 'First seen', 'Last seen', 'Now', 'Builds', 'Cost'].map((title) => el('th', { scope: 'col', text: title })))),
         el('tbody', {}, ...answer.findings.map((f) => el('tr', { 'data-finding': f.id },
-          el('td', {}, el('strong', { text: f.kind }), ' on ', el('bdi', { text: f.subject })),
-          el('td', {}, el('a', { href: buildPath(f.firstSeen.traceId, { pane: 'findings', finding: f.id }), text: `build ${f.firstSeen.label}` })),
-          el('td', {}, el('a', { href: buildPath(f.lastSeen.traceId, { pane: 'findings', finding: f.id }), text: `build ${f.lastSeen.label}` })),
+          el('td', {}, el('strong', { title: f.kind, text: findingKindTitle(f.kind) }), ' on ', el('bdi', { text: f.subject })),
+          el('td', {}, el('a', { href: buildPath(f.firstSeen.traceId, findingState(f)), text: `build ${f.firstSeen.label}` })),
+          el('td', {}, el('a', { href: buildPath(f.lastSeen.traceId, findingState(f)), text: `build ${f.lastSeen.label}` })),
           el('td', { class: f.stillPresent ? 'still-present' : 'gone', text: f.stillPresent ? 'still present' : `gone after build ${f.lastSeen.label}` }),
           el('td', { class: 'num', text: String(f.builds) }),
           el('td', { class: 'num', text: formatValue(f.costNs, 'ns') })))))] : []));
