@@ -276,7 +276,9 @@ public final class PostgresCatalog: Catalog, Service {
                 for try await _ in rows { isNew = true }
                 if isNew {
                     for tag in Set(entry.tags) {
-                        try await connection.query("INSERT INTO trace_tags (trace_id, tag) VALUES (\(entry.id), \(tag))", logger: self.logger)
+                        try await connection.query("""
+                            INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes) VALUES (\(entry.id), \(tag), \(entry.uploadedAtMicros), \(entry.sizeBytes))
+                            """, logger: self.logger)
                     }
                     try await Self.updateSearchText(connection, id: entry.id, logger: self.logger)
                     if let measurements {
@@ -306,13 +308,13 @@ public final class PostgresCatalog: Catalog, Service {
     public func page(_ query: CatalogQuery, limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage {
         try await call("list") {
             var sql = Self.sql()
-            let text = "SELECT \(CatalogSchema.listedColumnsOfT) FROM traces t \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)"
+            let text = "SELECT \(CatalogSchema.listedColumnsOfT) \(sql.fromClause(query)) \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)"
             let all = try await Self.entries(try await self.client.query(PostgresQuery(unsafeSQL: text, binds: Self.bindings(sql.binds)), logger: self.logger))
             // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
             var total = Int64(all.count)
             if cursor != nil || all.count > limit {
                 var count = Self.sql()
-                let countQuery = PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM traces t \(count.whereClause(query))", binds: Self.bindings(count.binds))
+                let countQuery = PostgresQuery(unsafeSQL: "SELECT COUNT(*) \(count.fromClause(query, counting: true)) \(count.whereClause(query, counting: true))", binds: Self.bindings(count.binds))
                 for try await value in try await self.client.query(countQuery, logger: self.logger).decode(Int64.self) { total = value }
             }
             var entries = Array(all.prefix(limit))
@@ -330,7 +332,10 @@ public final class PostgresCatalog: Catalog, Service {
                 guard found else { return false }
                 try await connection.query("DELETE FROM trace_tags WHERE trace_id = \(id)", logger: self.logger)
                 let texts = Set(tags).map(\.text)
-                try await connection.query("INSERT INTO trace_tags (trace_id, tag) SELECT \(id), UNNEST(\(texts)::text[])", logger: self.logger)
+                try await connection.query("""
+                    INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes)
+                    SELECT id, UNNEST(\(texts)::text[]), uploaded_at_us, size_bytes FROM traces WHERE id = \(id)
+                    """, logger: self.logger)
                 try await Self.updateSearchText(connection, id: id, logger: self.logger)
                 return true
             }

@@ -56,7 +56,8 @@ public final class SQLiteCatalog: Catalog {
                     entry.sourceFormat, entry.updateCount, entry.run, entry.uploadedAtMicros, entry.parserVersion, entry.blobKey,
                 ])
                 for tag in Set(entry.tags) {
-                    try db.execute(sql: "INSERT INTO trace_tags (trace_id, tag) VALUES (?, ?)", arguments: [entry.id, tag])
+                    try db.execute(sql: "INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes) VALUES (?, ?, ?, ?)",
+                                   arguments: [entry.id, tag, entry.uploadedAtMicros, entry.sizeBytes])
                 }
                 try Self.updateSearchText(db, id: entry.id)
                 if let measurements { try Self.writeMeasurements(db, measurements, id: entry.id, version: measuredVersion) }
@@ -74,14 +75,14 @@ public final class SQLiteCatalog: Catalog {
             try await self.pool.read { db in
                 var sql = Self.sql()
                 let rows = try Row.fetchAll(db, sql: """
-                    SELECT \(CatalogSchema.listedColumnsOfT) FROM traces t \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)
+                    SELECT \(CatalogSchema.listedColumnsOfT) \(sql.fromClause(query)) \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)
                     """, arguments: Self.arguments(sql.binds))
                 // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
                 var total = rows.count
                 if cursor != nil || rows.count > limit {
                     sql = Self.sql()
-                    let filter = sql.whereClause(query)
-                    total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM traces t \(filter)", arguments: Self.arguments(sql.binds)) ?? 0
+                    let filter = sql.whereClause(query, counting: true)
+                    total = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(sql.fromClause(query, counting: true)) \(filter)", arguments: Self.arguments(sql.binds)) ?? 0
                 }
                 var entries = try rows.prefix(limit).map(Self.entry(from:))
                 try Self.attachTags(db, to: &entries)
@@ -96,7 +97,9 @@ public final class SQLiteCatalog: Catalog {
                 guard try Self.fetch(db, id: id) != nil else { return nil }
                 try db.execute(sql: "DELETE FROM trace_tags WHERE trace_id = ?", arguments: [id])
                 for tag in Set(tags) {
-                    try db.execute(sql: "INSERT INTO trace_tags (trace_id, tag) VALUES (?, ?)", arguments: [id, tag.text])
+                    try db.execute(sql: """
+                        INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes) SELECT id, ?, uploaded_at_us, size_bytes FROM traces WHERE id = ?
+                        """, arguments: [tag.text, id])
                 }
                 try Self.updateSearchText(db, id: id)
                 return try Self.fetch(db, id: id)
