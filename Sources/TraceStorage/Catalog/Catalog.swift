@@ -65,8 +65,13 @@ public protocol Catalog: AccessCatalog {
     var serviceName: String { get }
 
     /// Inserts the row (with its tags and, when given, its measurements stamped `measuredVersion`)
-    /// unless one with its id exists; returns the stored row and whether it is new.
-    func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int) async throws -> (entry: CatalogEntry, isNew: Bool)
+    /// unless one with its id exists; returns the stored row and whether it is new. A new row
+    /// that would pass one of `quotas` for one of its tags is not stored: `TagQuotaExceeded`
+    /// (checked in the insert's transaction: concurrent inserts on any replica cannot together pass it).
+    func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int, within quotas: [TagQuota]) async throws -> (entry: CatalogEntry, isNew: Bool)
+
+    /// Traces and their bytes of each of `tags` (stored texts); tags no trace has are left out.
+    func usage(of tags: [String]) async throws -> [String: TagUsage]
 
     func entry(id: String) async throws -> CatalogEntry?
 
@@ -161,7 +166,12 @@ public struct ViewTotal: Sendable, Equatable {
 extension Catalog {
     /// A row without measurements (the background measures it).
     public func insert(_ entry: CatalogEntry) async throws -> (entry: CatalogEntry, isNew: Bool) {
-        try await insert(entry, measurements: nil, measuredVersion: 0)
+        try await insert(entry, measurements: nil, measuredVersion: 0, within: [])
+    }
+
+    /// Without quotas.
+    public func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int) async throws -> (entry: CatalogEntry, isNew: Bool) {
+        try await insert(entry, measurements: measurements, measuredVersion: measuredVersion, within: [])
     }
 
     /// Every row, newest first.

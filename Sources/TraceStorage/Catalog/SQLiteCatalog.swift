@@ -47,10 +47,15 @@ public final class SQLiteCatalog: Catalog {
         get async throws { try await pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" } }
     }
 
-    public func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int) async throws -> (entry: CatalogEntry, isNew: Bool) {
+    public func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int, within quotas: [TagQuota]) async throws -> (entry: CatalogEntry, isNew: Bool) {
         try await call {
             try await self.pool.write { db in
                 if let existing = try Self.fetch(db, id: entry.id) { return (existing, false) }
+                // One writer at a time: what this transaction counts is what is stored.
+                for (quota, tag) in TagQuota.applying(quotas, to: entry.tags) {
+                    let usage = try Self.usage(db, of: [tag])[tag] ?? TagUsage()
+                    if let refusal = quota.refusal(tag: tag, usage: usage, adding: entry.sizeBytes) { throw refusal }
+                }
                 try db.execute(sql: "INSERT INTO traces (\(CatalogSchema.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments: [
                     entry.id, entry.name, entry.app, entry.device, entry.durationNs, entry.sizeBytes, entry.sha256,
                     entry.sourceFormat, entry.updateCount, entry.run, entry.uploadedAtMicros, entry.parserVersion, entry.blobKey,
@@ -89,6 +94,21 @@ public final class SQLiteCatalog: Catalog {
                 return CatalogPage(entries: entries, next: rows.count > limit ? entries.last.map { CatalogCursor(after: $0, sort: query.sort) } : nil, total: total)
             }
         }
+    }
+
+    public func usage(of tags: [String]) async throws -> [String: TagUsage] {
+        try await call { try await self.pool.read { db in try Self.usage(db, of: tags) } }
+    }
+
+    private static func usage(_ db: Database, of tags: [String]) throws -> [String: TagUsage] {
+        var found: [String: TagUsage] = [:]
+        for tag in Set(tags) {
+            // A range of `trace_tags_newest_first`, which carries the sizes.
+            guard let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(size_bytes), 0) FROM trace_tags WHERE tag = ?", arguments: [tag]) else { continue }
+            let traces: Int = row[0]
+            if traces > 0 { found[tag] = TagUsage(traces: traces, bytes: row[1]) }
+        }
+        return found
     }
 
     public func setTags(_ tags: [TraceTag], id: String) async throws -> CatalogEntry? {
