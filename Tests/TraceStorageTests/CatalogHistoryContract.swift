@@ -96,7 +96,14 @@ enum CatalogHistoryContract {
         #expect(main.ids == newestFirst.filter { ids([1, 3, 5, 7, 9, 11]).contains($0) })
         #expect(main.total == 6)
         let mainScroll = try await pageAll(catalog, CatalogQuery(tags: tags("branch:main", "scenario:scroll")), size: 2)
-        #expect(Set(mainScroll.ids) == Set(ids([1, 3, 5, 7])))
+        #expect(mainScroll.ids == newestFirst.filter { ids([1, 3, 5, 7]).contains($0) })
+        // Read by the first tag's own index: its ties (builds 1, 2, 3 and 5 share an upload time),
+        // the oldest first, a date window and a name filter beside it, each paged by its cursor.
+        #expect(try await pageAll(catalog, CatalogQuery(tags: tags("branch:main"), descending: false), size: 1).ids == main.ids.reversed())
+        let scrollWindow = CatalogQuery(tags: tags("scenario:scroll"), uploadedFrom: 40_000, uploadedBefore: 80_000)
+        #expect(try await pageAll(catalog, scrollWindow, size: 1) == (newestFirst.filter { ids([1, 2, 3, 4, 5, 6, 7]).contains($0) }, 7))
+        let named = try await pageAll(catalog, CatalogQuery(tags: tags("branch:main"), name: "recipes-0"), size: 2)
+        #expect(named == (newestFirst.filter { ids([1, 3, 5, 7, 9]).contains($0) }, 5))
         #expect(try await pageAll(catalog, CatalogQuery(tags: tags("branch:feature/x", "build:4")), size: 10).ids == ids([4]))
         #expect(try await catalog.page(CatalogQuery(tags: tags("branch:nope")), limit: 10, after: nil) == CatalogPage(entries: [], next: nil, total: 0))
         #expect(Set(try await pageAll(catalog, CatalogQuery(name: "recipes-1"), size: 10).ids) == Set(ids([10, 11])))
