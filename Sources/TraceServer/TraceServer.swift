@@ -78,6 +78,7 @@ func makeRouter(store: TraceStore, options: ServerOptions) -> (router: Router<Tr
     router.add(middleware: APIErrorMiddleware())
     router.add(middleware: ForwardedClientLimitMiddleware(maxPerClient: options.connectionLimits.maxConnectionsPerAddress))
     router.add(middleware: AccessGuardMiddleware(policy: options.access, tokens: TokenAuthority(policy: options.access, catalog: store.storage.catalog)))
+    router.add(middleware: WorkClientMiddleware())
     if let webRoot = options.webRoot {
         let files = StaticFiles(root: webRoot)
         router.add(middleware: StaticFilesMiddleware(files: files))

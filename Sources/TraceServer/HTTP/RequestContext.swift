@@ -67,6 +67,20 @@ struct WorkClient: Sendable {
 
     /// Work on the server's own behalf (trace loads shared by requests).
     static let server = WorkClient(key: "server", connection: nil)
+
+    /// The client of the request a task works for (`WorkClientMiddleware`), inherited by the tasks
+    /// it starts: a trace load waits its turn for memory and for the load gate as this client's.
+    @TaskLocal static var currentKey = "server"
+}
+
+/// Runs each request with its client as `WorkClient.currentKey` (after `AccessGuardMiddleware`,
+/// which may name the client by its token).
+struct WorkClientMiddleware: RouterMiddleware {
+    typealias Context = TraceRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try await WorkClient.$currentKey.withValue(context.client) { try await next(request, context) }
+    }
 }
 
 /// The key of a client address that per-address limits count by (`IPAddress.clientKey`).
