@@ -5,6 +5,7 @@ import Metrics
 import Prometheus
 import ServiceLifecycle
 import TraceServer
+import TraceStorage
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,6 +45,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Keep uploads by tag and age, TAG:AGE (repeatable; the first rule whose tag a trace has decides; traces no rule matches are kept): 'branch=main:forever', 'branch=*:30d', '*:90d'. Ages: forever, or a number of m, h, d, w.", valueName: "tag:age"))
     var retain: [String] = []
+
+    @Option(help: ArgumentHelp("Limit the traces of a tag, TAG:LIMIT (repeatable): 'project=*:2000 traces' (each project apart), 'project=pantry:10GB', 'nightly:500 traces'; an upload past it gets 403 naming the tag and the quota.", valueName: "tag:limit"))
+    var tagQuota: [String] = []
 
     @Option(help: "Seconds a connection may stay without a complete request (idle, or sending headers slowly).")
     var idleTimeout = 30
@@ -115,6 +119,7 @@ struct Serve: AsyncParsableCommand {
         guard maxStoredMb > 0 else { throw ValidationError("--max-stored-mb must be positive") }
         guard maxTraces.map({ $0 > 0 }) ?? true else { throw ValidationError("--max-traces must be positive") }
         _ = try retentionPolicy()
+        _ = try tagQuotas()
         guard idleTimeout > 0, readTimeout > 0 else { throw ValidationError("--idle-timeout and --read-timeout must be positive") }
         guard maxConnections > 0, maxConnectionsPerAddress > 0 else { throw ValidationError("--max-connections and --max-connections-per-address must be positive") }
         _ = try trustedProxies()
@@ -157,6 +162,14 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    func tagQuotas() throws -> [TagQuota] {
+        do {
+            return try tagQuota.map { text throws(TagQuotaError) in try TagQuota(parsing: text) }
+        } catch {
+            throw ValidationError("--tag-quota \(error.description)")
+        }
+    }
+
     static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
@@ -186,6 +199,7 @@ struct Serve: AsyncParsableCommand {
         // Team mode: retention replaces the count cliff (the byte quota still holds).
         options.maxStoredTraces = maxTraces ?? (team.isTeamMode ? .max : 10_000)
         options.retention = try retentionPolicy()
+        options.tagQuotas = try tagQuotas()
         options.connectionLimits.idleTimeout = .seconds(Int64(idleTimeout))
         options.connectionLimits.bodyReadTimeout = .seconds(Int64(readTimeout))
         options.connectionLimits.maxConnections = maxConnections

@@ -15,8 +15,12 @@ public enum StoreError: Error, Sendable, Equatable {
     case unreadable(TraceFormatError)
     /// The stored file no longer has the content its id was derived from (replaced or damaged).
     case fileChanged(id: String)
+    /// The trace has its most notes already.
+    case tooManyNotes(id: String, limit: Int)
     /// Storing this upload would pass the quota or leave the disk too full.
     case storageFull(String)
+    /// One of the upload's tags is at its quota (`serve --tag-quota`).
+    case tagQuotaExceeded(TagQuotaExceeded)
     /// The data directory could not be read or written (the log has the system's error).
     case storageFailure(String)
     /// Too many loads running and waiting.
@@ -43,6 +47,7 @@ extension TraceStore {
         case let error as SystemFailure: error.storeError
         case is CancellationError: .cancelled
         case let error as StorageError: .service(error)
+        case let refusal as TagQuotaExceeded: .tagQuotaExceeded(refusal)
         case let error as WorkGate.Busy: .busy(error.detail)
         case is NIOThreadPoolError.ThreadPoolInactive: .shuttingDown
         default: .storageFailure("The server could not read the trace from its storage.")

@@ -44,6 +44,8 @@ public struct ServerOptions: Sendable {
     public var metricsAddress: (host: String, port: Int)?
     /// How long uploads are kept, by tag (`serve --retain`): applied by a sweep while the server runs.
     public var retention = RetentionPolicy.keepEverything
+    /// Limits on the traces of a tag (`serve --tag-quota`).
+    public var tagQuotas: [TagQuota] = []
     /// Links from frames' files and lines to the app's source (`serve --source-url/--source-root`); nil: none.
     public var sourceLinks: SourceLinkOptions?
 
@@ -123,6 +125,7 @@ public func buildApplication(
         freeDiskBytes: options.freeDiskBytes, storage: options.storage, sweepGrace: options.sweepGrace
     )
     configuration.memoryWait = options.memoryWait
+    configuration.tagQuotas = options.tagQuotas
     let store = try await TraceStore.open(configuration, logger: logger)
     let limits = options.connectionLimits
     let maxConnections = DescriptorBudget.connectionsAllowed(configured: limits.maxConnections)

@@ -191,3 +191,18 @@ export function noteTargetText(target) {
     default: return 'the trace';
   }
 }
+
+/** A call tree weight in its unit: CPU time ("ns", Time Profiler) or cycles (CPU Profiler). */
+export function formatWeight(value, unit) {
+  if (unit !== 'cycles') return formatDuration(value);
+  const n = Number(value);
+  const [scale, suffix] = n >= 1e9 ? [1e9, ' G'] : n >= 1e6 ? [1e6, ' M'] : n >= 1e3 ? [1e3, ' k'] : [1, ''];
+  const x = n / scale;
+  return `${scale === 1 ? String(n) : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)}${suffix} cycles`;
+}
+
+/** `part` of `whole` as a percentage with one decimal ("12.5%"); 0.0% of nothing. */
+export function formatPercent(part, whole) {
+  if (!whole) return '0.0%';
+  return `${((100 * part) / whole).toFixed(1)}%`;
+}

@@ -348,9 +348,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         let body = APIError(status, error, detail: detail).jsonBody()
         var buffer = context.channel.allocator.buffer(capacity: body.count)
         buffer.writeBytes(body)
-        let head = HTTPResponse(status: status, headerFields: [
-            .contentType: "application/json; charset=utf-8", .contentLength: "\(body.count)", .connection: "close",
-        ])
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .contentLength: "\(body.count)", .connection: "close"]
+        SecurityHeaders.add(to: &headers)
+        let head = HTTPResponse(status: status, headerFields: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(buffer)), promise: nil)
         let channel = context.channel
