@@ -16,7 +16,7 @@
   upload's wall time against the embedded upload plus the store alone storing the file (target <= 1.1x).
 
     swift build -c release --product tracesvc && swift build -c release --product tracesvc-bench
-    python3 scripts/bench-upload.py [--team] [--native-updates 1000000] [--xctrace-updates 400000]
+    python3 scripts/bench-upload.py [--team] [--native-updates 1000000] [--xctrace-updates 400000] [--export all.xml]
 """
 import argparse
 import json
@@ -125,15 +125,19 @@ def main():
     parser.add_argument("--team", action="store_true", help="also the team-mode upload ratio (starts PostgreSQL and SeaweedFS)")
     parser.add_argument("--skip-native", action="store_true")
     parser.add_argument("--rounds", type=int, default=3, help="uploads of each file, each to a fresh server (the median is shown)")
+    parser.add_argument("--export", help="an existing xctrace export to upload instead of generating one (e.g. from an earlier run)")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="tracesvc-bench-upload-"))
     work.chmod(0o755)  # PostgreSQL runs as its own user and must reach its folder inside
     try:
-        export_dir = work / "export"
-        subprocess.run([sys.executable, str(SHARED / "bench/gen_xctrace.py"), str(export_dir), "--updates", str(args.xctrace_updates)],
-                       check=True, capture_output=True)
-        export = export_dir / "all.xml"
+        if args.export:
+            export = Path(args.export)
+        else:
+            export_dir = work / "export"
+            subprocess.run([sys.executable, str(SHARED / "bench/gen_xctrace.py"), str(export_dir), "--updates", str(args.xctrace_updates)],
+                           check=True, capture_output=True)
+            export = export_dir / "all.xml"
         if not args.skip_native:
             native = work / "native-1m.json"
             subprocess.run([args.binary, "generate", "--updates", str(args.native_updates), "--seed", "42", "--output", str(native)],

@@ -103,6 +103,9 @@ extension TraceStore {
         case let .sample(sample):
             (file, name, run) = (BlobFile(url: sample.file, isTemporary: false), sample.record.name, nil)
         case let .upload(entry):
+            if let store = storage.blobs as? any FetchingBlobStore {
+                return try await loadArriving(id: id, entry: entry, from: store, sharers: sharers, reservation: reservation)
+            }
             file = try await storage.blobs.localFile(key: entry.storedBlobKey, sha256: entry.sha256, scratch: scratchDirectory)
             (name, run) = (entry.name, entry.run)
         }
@@ -113,11 +116,58 @@ extension TraceStore {
         let claim = if let reserved { reserved } else { try await memory.claim(estimate, sharers: sharers) }
         let verify: String? = if case let .upload(entry) = source, !file.isTemporary { entry.sha256 } else { nil }
         return try await loadGate.run(for: WorkClient(key: WorkClient.currentKey, connection: nil)) {
-            // A stored file is named by the hash of its bytes: a replaced or damaged one is not served as that trace
-            // (a copy from the object store was checked while it arrived).
+            // A stored file is named by the hash of its bytes: a replaced or damaged one is not served as that trace.
             if let verify, try sha256OfFile(file.url).hex != verify { throw StoreError.fileChanged(id: id) }
             let trace = try TraceImporter.importTrace(at: file.url, displayName: name, run: run)
             return LoadedTrace(id: id, trace: trace, memory: claim)
         }
+    }
+
+    /// A blob from the object store is parsed while it arrives, as an upload is (`beginImport`):
+    /// a cold open takes about the longer of the transfer and the parse, not their sum. The trace
+    /// is kept only when the whole copy hashed to its key (`FetchingBlobStore.fetch`); the parse
+    /// of a copy that did not is thrown away.
+    private func loadArriving(id: String, entry: CatalogEntry, from store: any FetchingBlobStore, sharers: MemoryBudget.Sharers,
+                              reservation: MemoryBudget.Claim?) async throws -> LoadedTrace {
+        let target = scratchDirectory.appendingPathComponent("\(entry.storedBlobKey).\(RandomName.make()).blob")
+        guard FileManager.default.createFile(atPath: target.path, contents: nil) else {
+            throw SystemFailure.lastError("create a scratch copy of blob \(entry.storedBlobKey)")
+        }
+        defer { try? FileManager.default.removeItem(at: target) }
+        let growth = GrowingFile()
+        let (firstBytes, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let fetch = Task {
+            do {
+                try await store.fetch(key: entry.storedBlobKey, sha256: entry.sha256, into: target) { written in
+                    growth.grew(to: written)
+                    signal.yield()
+                }
+                growth.end()
+                signal.finish()
+            } catch {
+                growth.abandon()
+                signal.finish()
+                throw error
+            }
+        }
+        // However this ends, the transfer ends with it.
+        defer { fetch.cancel() }
+        // The estimate reads the first bytes (a gzip's inflated size is larger).
+        for await _ in firstBytes { break }
+        let estimate = footprints[id] ?? memoryEstimate(ofFile: target, size: entry.sizeBytes)
+        let reserved = reservation.flatMap { memory.take(estimate, from: $0) }
+        let claim = if let reserved { reserved } else { try await memory.claim(estimate, sharers: sharers) }
+        let (name, run) = (entry.name, entry.run)
+        // On a thread of its own: the parse waits for the network between reads.
+        let parsed: Result<Trace, any Error>
+        do {
+            parsed = .success(try await loadGate.runOnOwnThread { try TraceImporter.importTrace(at: target, displayName: name, run: run, growth: growth) })
+        } catch {
+            parsed = .failure(error)
+            fetch.cancel()
+        }
+        // The transfer's failure (missing, damaged, the store down) explains a parse that stopped with it.
+        if case let .failure(error) = await fetch.result, !(error is CancellationError) { throw error }
+        return LoadedTrace(id: id, trace: try parsed.get(), memory: claim)
     }
 }

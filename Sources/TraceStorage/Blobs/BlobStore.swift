@@ -27,6 +27,15 @@ public protocol BlobStore: Sendable {
     func check() async throws
 }
 
+/// A store whose blobs come over the network (S3): a copy can be read while it arrives, so a cold
+/// load parses as the bytes come instead of after the last one.
+public protocol FetchingBlobStore: BlobStore {
+    /// Writes the blob's bytes into `target` (an existing empty file the caller deletes), calling
+    /// `arrived` with the bytes written so far after each write; throws `.corruptBlob` after the
+    /// last one when they do not hash to `sha256`. A reader must not trust them before it returns.
+    func fetch(key: String, sha256: String, into target: URL, arrived: @escaping @Sendable (Int64) -> Void) async throws
+}
+
 public struct BlobFile: Sendable {
     public var url: URL
     /// True when `url` is a copy the caller must delete.

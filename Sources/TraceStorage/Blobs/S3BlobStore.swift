@@ -11,7 +11,7 @@ import NIOHTTP1
 /// blob already there answers 412 and is not written again; its body is signed with its SHA-256
 /// (AWS refuses bytes damaged on the way; SeaweedFS does not check), and a `GET` hashes what
 /// arrives, so damaged bytes are never read as the trace on any store.
-public final class S3BlobStore: StreamingBlobStore {
+public final class S3BlobStore: StreamingBlobStore, FetchingBlobStore {
     public struct Location: Sendable, Equatable, CustomStringConvertible {
         public var endpoint: URL
         public var bucket: String
@@ -176,37 +176,45 @@ public final class S3BlobStore: StreamingBlobStore {
     public func localFile(key: String, sha256: String, scratch: URL) async throws -> BlobFile {
         guard isBlobKey(key) else { throw StorageError.missingBlob(key: key) }
         let target = scratch.appendingPathComponent("\(key).\(RandomName.make()).blob")
-        let request = self.request(.GET, path: objectPath(key))
-        // The size is not known before the answer: the deadline is for the first bytes, then
-        // grows with the bytes that arrive.
-        let progress = TransferProgress()
+        guard FileManager.default.createFile(atPath: target.path, contents: nil) else {
+            throw SystemFailure.lastError("create a scratch copy of blob \(key)")
+        }
         do {
-            try await call("GET \(key)", timeout: callTimeout, progress: progress) {
-                let response = try await self.client.execute(request, deadline: .distantFuture)
-                if response.status == .notFound { throw StorageError.missingBlob(key: key) }
-                guard response.status == .ok else { throw await self.unexpected(response, "GET \(key)") }
-                guard FileManager.default.createFile(atPath: target.path, contents: nil) else {
-                    throw SystemFailure.lastError("create a scratch copy of blob \(key)")
-                }
-                let handle = try FileHandle(forWritingTo: target)
-                defer { try? handle.close() }
-                var hasher = SHA256()
-                for try await buffer in response.body {
-                    buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-                    do {
-                        try handle.write(contentsOf: buffer.readableBytesView)
-                    } catch {
-                        throw SystemFailure.from(error, action: "write a scratch copy of blob \(key)") ?? error
-                    }
-                    progress.add(buffer.readableBytes)
-                }
-                guard SigV4.hex(hasher.finalize()) == sha256 else { throw StorageError.corruptBlob(key: key) }
-            }
+            try await fetch(key: key, sha256: sha256, into: target, arrived: { _ in })
         } catch {
             try? FileManager.default.removeItem(at: target)
             throw error
         }
         return BlobFile(url: target, isTemporary: true)
+    }
+
+    public func fetch(key: String, sha256: String, into target: URL, arrived: @escaping @Sendable (Int64) -> Void) async throws {
+        guard isBlobKey(key) else { throw StorageError.missingBlob(key: key) }
+        let request = self.request(.GET, path: objectPath(key))
+        // The size is not known before the answer: the deadline is for the first bytes, then
+        // grows with the bytes that arrive.
+        let progress = TransferProgress()
+        try await call("GET \(key)", timeout: callTimeout, progress: progress) {
+            let response = try await self.client.execute(request, deadline: .distantFuture)
+            if response.status == .notFound { throw StorageError.missingBlob(key: key) }
+            guard response.status == .ok else { throw await self.unexpected(response, "GET \(key)") }
+            let handle = try FileHandle(forWritingTo: target)
+            defer { try? handle.close() }
+            var hasher = SHA256()
+            var written: Int64 = 0
+            for try await buffer in response.body {
+                buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+                do {
+                    try handle.write(contentsOf: buffer.readableBytesView)
+                } catch {
+                    throw SystemFailure.from(error, action: "write a scratch copy of blob \(key)") ?? error
+                }
+                progress.add(buffer.readableBytes)
+                written += Int64(buffer.readableBytes)
+                arrived(written)
+            }
+            guard SigV4.hex(hasher.finalize()) == sha256 else { throw StorageError.corruptBlob(key: key) }
+        }
     }
 
     public func delete(key: String) async throws {
