@@ -218,6 +218,16 @@ struct CatalogSQL {
         return conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
     }
 
+    /// The count of a query's matches. Filtered by tags only (a history's, a tag's list), it is
+    /// counted from the tag index alone (a trace's tag rows go with it), not by a test per trace.
+    mutating func countQuery(_ query: CatalogQuery) -> String {
+        guard !query.tags.isEmpty, query.name == nil, query.words.isEmpty, query.uploadedFrom == nil, query.uploadedBefore == nil else {
+            return "SELECT COUNT(*) \(fromClause(query, counting: true)) \(whereClause(query, counting: true))"
+        }
+        let tagged = query.tags.map { "SELECT trace_id FROM trace_tags WHERE tag = \(bind(.text($0.text)))" }
+        return "SELECT COUNT(*) FROM (\(tagged.joined(separator: " INTERSECT "))) AS tagged"
+    }
+
     func orderClause(_ query: CatalogQuery) -> String {
         let direction = query.descending ? "DESC" : "ASC"
         if Self.readsByTag(query) { return "ORDER BY g0.uploaded_at_us \(direction), g0.trace_id \(direction)" }

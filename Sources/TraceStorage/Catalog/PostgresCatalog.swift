@@ -362,7 +362,7 @@ public final class PostgresCatalog: Catalog, Service {
             var total = Int64(all.count)
             if cursor != nil || all.count > limit {
                 var count = Self.sql()
-                let countQuery = PostgresQuery(unsafeSQL: "SELECT COUNT(*) \(count.fromClause(query, counting: true)) \(count.whereClause(query, counting: true))", binds: Self.bindings(count.binds))
+                let countQuery = PostgresQuery(unsafeSQL: count.countQuery(query), binds: Self.bindings(count.binds))
                 for try await value in try await self.client.query(countQuery, logger: self.logger).decode(Int64.self) { total = value }
             }
             var entries = Array(all.prefix(limit))
