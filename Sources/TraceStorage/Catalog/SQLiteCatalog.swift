@@ -25,6 +25,9 @@ public final class SQLiteCatalog: Catalog {
         for migration in CatalogSchema.migrations where migration.version <= (lastVersion ?? .max) {
             migrator.registerMigration("v\(migration.version) \(migration.name)") { db in
                 for statement in migration.statements(for: .sqlite) { try db.execute(sql: statement) }
+                if migration.refoldsSearchText {
+                    for id in try String.fetchAll(db, sql: "SELECT id FROM traces") { try Self.updateSearchText(db, id: id) }
+                }
             }
         }
         try CatalogSchema.refuseNewer(applied: try pool.read { db in
@@ -136,7 +139,8 @@ public final class SQLiteCatalog: Catalog {
     }
 
     private static func updateSearchText(_ db: Database, id: String) throws {
-        try db.execute(sql: CatalogSchema.searchTextUpdate(.sqlite) + " WHERE id = ?", arguments: [id])
+        guard let source = try String.fetchOne(db, sql: "SELECT \(CatalogSchema.searchTextSource(.sqlite)) FROM traces WHERE id = ?", arguments: [id]) else { return }
+        try db.execute(sql: "UPDATE traces SET search_text = ? WHERE id = ?", arguments: [SearchFolding.fold(source), id])
     }
 
     // MARK: History
