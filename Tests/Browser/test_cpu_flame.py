@@ -375,3 +375,28 @@ def test_a_long_body_findings_frame_chips_search_the_merged_cpu_of_the_view(page
     expect(page.locator(f'.cpu-row[data-name="{frame}"]').first).to_be_visible()
     shot(page, 'cpu-finding-frame-chip-merged')
     assert not page.errors
+
+
+def test_the_stack_chart_opened_from_a_finding_keeps_its_scope(page, server, server_control, tmp_path, shot):
+    """Issue 41, item 6: from a long-body finding's merged CPU, the Stack Chart showed every sample
+    of the main thread ("Timeline window, in time order"), the finding's view gone. It shows only
+    the samples inside the view's long bodies, as the call tree counts them, and says so."""
+    path = tmp_path / "pantry-slow-6.json"
+    subprocess.run([tracesvc_bin(), "generate", "--scenario", "pantry-slow", "--seed", "6", "--output", str(path)], check=True, capture_output=True)
+    trace_id = server_control.upload(path, name=path.name)["id"]
+    finding = next(f for f in get(server, f'/api/traces/{trace_id}/findings')['findings'] if f['kind'] == 'long-body')
+    view = finding['evidence']['cpuView']
+    page.goto(f'{server}/traces/{trace_id}?p=findings&fd={urllib.parse.quote(finding["id"])}')
+    page.locator('.finding.open .evidence-cpu').click()
+    expect(page.locator('#pane-tab-cpu')).to_have_attribute('aria-selected', 'true', timeout=30_000)
+    page.get_by_role('radio', name='Stack Chart').click()
+    page.wait_for_selector('#cpu-stack-canvas[data-boxes]', timeout=30_000)
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+    assert query.get('m') == ['stack'] and query.get('c') == ['view'], query
+    expect(page.locator('#detail-pane .pane-scope')).to_contain_text(f"Every long update of {view['name']} over 1.00 ms: its samples in the timeline window")
+    tree = get(server, f'/api/traces/{trace_id}/calltree', view=view['name'], module=view['module'], filter=view['filter'], longerThan=view.get('longerThanNs'))
+    every = get(server, f'/api/traces/{trace_id}/stackchart', width=1000)
+    assert tree['sampleCount'] < every['sampleCount']
+    expect(page.locator('.cpu-stack-about')).to_contain_text(f"Main Thread: {tree['sampleCount']} samples")
+    shot(page, 'cpu-stack-finding-scope')
+    assert not page.errors
