@@ -72,6 +72,30 @@ export function formatTimestamp(ns, resolutionNs = 1000) {
   return `${(ns / unit.ns).toFixed(decimals)} ${unit.name}`;
 }
 
+/** A 1-2-5 step giving ticks at least `minPx` apart. */
+export function tickStep(nsPerPx, minPx = 90) {
+  const target = nsPerPx * minPx;
+  const power = 10 ** Math.floor(Math.log10(Math.max(target, 1)));
+  for (const factor of [1, 2, 5, 10]) if (power * factor >= target) return power * factor;
+  return power * 10;
+}
+
+/**
+ * The labelled ticks of a ruler over `view` ({start, end}) drawn `width` px wide, as the
+ * timeline's ruler places them: [{time, x, label}] (a chart under the timeline shows the same).
+ */
+export function rulerTicks(view, width) {
+  const span = view.end - view.start;
+  if (!(span > 0) || !(width > 0)) return [];
+  const step = tickStep(span / width);
+  const firstTick = Math.ceil(view.start / step) * step;
+  const ticks = [];
+  for (let time = firstTick; time <= view.end; time += step) {
+    ticks.push({ time, x: ((time - view.start) / span) * width, label: tickLabel(time, step, firstTick) });
+  }
+  return ticks;
+}
+
 /**
  * Ruler tick labels for ticks `stepNs` apart starting at `firstTick`. Labels are absolute times
  * in the unit that reads best ("800 ms", "1.2 s", "1.1735 s"); when that would need more than

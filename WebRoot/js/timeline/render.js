@@ -1,5 +1,5 @@
 // Canvas drawing of the ruler and lanes. Pure: takes the view, the rows and the loaded data.
-import { formatDuration, tickLabel } from '../format.js';
+import { formatDuration, tickLabel, tickStep } from '../format.js';
 import { countLabel, RULER_HEIGHT, SEVERITIES, visibleSpan } from './lanes.js';
 
 const COLOR_NAMES = ['bg', 'bg-alt', 'fg', 'muted', 'border', 'accent', 'orange', 'red', 'gray-event', 'hitch', 'hang', 'signpost', 'cpu', 'cpu-main', 'range', 'range-edge', 'lane-alt', 'match'];
@@ -11,13 +11,6 @@ export function readColors(element) {
   return colors;
 }
 
-/** A 1-2-5 step giving ticks at least `minPx` apart. */
-export function tickStep(nsPerPx, minPx = 90) {
-  const target = nsPerPx * minPx;
-  const power = 10 ** Math.floor(Math.log10(Math.max(target, 1)));
-  for (const factor of [1, 2, 5, 10]) if (power * factor >= target) return power * factor;
-  return power * 10;
-}
 
 function eventColor(row, severity, colors) {
   if (row.long) return severity === 'red' ? colors.red : severity === 'orange' ? colors.orange : colors['gray-event'];
