@@ -96,6 +96,25 @@ export function neighbourhoodTransform(transform, graph, nodeById, node, width, 
 }
 
 /**
+ * Where to look once a fold opened: `near` (the node it hung from) and the opened `members`
+ * nearest to it, as many as the stage shows at the current scale (at least the nearest one), so
+ * "+ 61 other causes" shows causes beside their node and "+ 9 more Row" the rows.
+ */
+export function openedFoldTransform(transform, near, members, width, height, margin = 16) {
+  if (!members.length) return centreTransform(transform, near, width, height);
+  const middle = (n) => n.y + n.height / 2;
+  const nearest = [...members].sort((a, b) => Math.abs(middle(a) - middle(near)) - Math.abs(middle(b) - middle(near)));
+  const shown = [near];
+  for (const member of nearest) {
+    const box = [...shown, member];
+    const span = (start, size) => Math.max(...box.map((n) => n[start] + n[size])) - Math.min(...box.map((n) => n[start]));
+    if (shown.length > 1 && (span('y', 'height') * transform.k > height - 2 * margin || span('x', 'width') * transform.k > width - 2 * margin)) break;
+    shown.push(member);
+  }
+  return revealTransform(transform, shown, width, height, margin);
+}
+
+/**
  * The view after the stage was resized under it (the node card opened beside it, or closed): a
  * graph that was whole in view (`before`: the old stage {width, height}) is fitted to the new
  * stage, unless that would shrink it well below reading size; else the view stays as it was.
