@@ -22,6 +22,13 @@ function graphQuery(request, state) {
   return { path: 'graph', params, title: `Cause & Effect of ${request.view}${range ? ' in the inspection range' : ''}` };
 }
 
+/** The view of an opened group's members, laid out around its parent (null: nothing opened, or the parent is gone). */
+function openedFoldView(transform, opened, nodeById, width, height) {
+  if (!opened || !nodeById.has(opened.near)) return null;
+  const members = opened.members.map((id) => nodeById.get(id)).filter(Boolean);
+  return openedFoldTransform(transform, nodeById.get(opened.near), members, width, height);
+}
+
 /** "12 nodes, 2 folded groups, 40 weaker edges not drawn". */
 function describeGraph(graph) {
   const nodes = graph.nodes.length;
@@ -214,10 +221,8 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     else setTransform(initialTransform(graph, stage.clientWidth, stage.clientHeight));
     labels.layout(graph, transform.k, true);
     // An opened group's members are laid out around its parent: look there.
-    if (opened && nodeById.has(opened.near)) {
-      const members = opened.members.map((id) => nodeById.get(id)).filter(Boolean);
-      moveTo(openedFoldTransform(transform, nodeById.get(opened.near), members, stage.clientWidth, stage.clientHeight));
-    }
+    const fold = openedFoldView(transform, opened, nodeById, stage.clientWidth, stage.clientHeight);
+    if (fold) moveTo(fold);
     const wanted = traceView.state.get().node;
     const initial = nodeById.has(wanted) ? wanted : (nodeById.has(selectedId) ? selectedId : null);
     select(initial, { fromState: true });
