@@ -25,6 +25,8 @@ public actor TraceStore {
         public var memoryBudgetBytes: Int
         /// How long a load waits for memory before it is refused with 503 (`MemoryBudget.maxWait`).
         public var memoryWait: Duration = .seconds(30)
+        /// Limits on the traces of a tag (`serve --tag-quota`), checked as uploads are stored.
+        public var tagQuotas: [TagQuota] = []
         /// Most bytes an upload may decompress to (a gzip bomb is refused, not read to the end).
         public var maxUploadReadBytes: Int64
         /// Most bytes of uploads stored, all together (with `StorageQuota.recordAllowance` a trace).
@@ -130,7 +132,7 @@ public actor TraceStore {
         self.storage = storage
         self.logger = logger
         let memory = MemoryBudget(limit: configuration.memoryBudgetBytes, maxWait: configuration.memoryWait)
-        loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64, isStopping: { memory.isClosed })
+        loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64, maxWaitingPerClient: 16)
         self.memory = memory
         partBuffersMemory = (storage.blobs as? any StreamingBlobStore).map { memory.claimNow($0.partBuffers.totalBytes) }
         quota = StorageQuota(

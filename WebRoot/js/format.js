@@ -72,30 +72,6 @@ export function formatTimestamp(ns, resolutionNs = 1000) {
   return `${(ns / unit.ns).toFixed(decimals)} ${unit.name}`;
 }
 
-/** A 1-2-5 step giving ticks at least `minPx` apart. */
-export function tickStep(nsPerPx, minPx = 90) {
-  const target = nsPerPx * minPx;
-  const power = 10 ** Math.floor(Math.log10(Math.max(target, 1)));
-  for (const factor of [1, 2, 5, 10]) if (power * factor >= target) return power * factor;
-  return power * 10;
-}
-
-/**
- * The labelled ticks of a ruler over `view` ({start, end}) drawn `width` px wide, as the
- * timeline's ruler places them: [{time, x, label}] (a chart under the timeline shows the same).
- */
-export function rulerTicks(view, width) {
-  const span = view.end - view.start;
-  if (!(span > 0) || !(width > 0)) return [];
-  const step = tickStep(span / width);
-  const firstTick = Math.ceil(view.start / step) * step;
-  const ticks = [];
-  for (let time = firstTick; time <= view.end; time += step) {
-    ticks.push({ time, x: ((time - view.start) / span) * width, label: tickLabel(time, step, firstTick) });
-  }
-  return ticks;
-}
-
 /**
  * Ruler tick labels for ticks `stepNs` apart starting at `firstTick`. Labels are absolute times
  * in the unit that reads best ("800 ms", "1.2 s", "1.1735 s"); when that would need more than
@@ -214,4 +190,19 @@ export function noteTargetText(target) {
     case 'finding': return `the finding ${findingName(target.finding)}`;
     default: return 'the trace';
   }
+}
+
+/** A call tree weight in its unit: CPU time ("ns", Time Profiler) or cycles (CPU Profiler). */
+export function formatWeight(value, unit) {
+  if (unit !== 'cycles') return formatDuration(value);
+  const n = Number(value);
+  const [scale, suffix] = n >= 1e9 ? [1e9, ' G'] : n >= 1e6 ? [1e6, ' M'] : n >= 1e3 ? [1e3, ' k'] : [1, ''];
+  const x = n / scale;
+  return `${scale === 1 ? String(n) : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)}${suffix} cycles`;
+}
+
+/** `part` of `whole` as a percentage with one decimal ("12.5%"); 0.0% of nothing. */
+export function formatPercent(part, whole) {
+  if (!whole) return '0.0%';
+  return `${((100 * part) / whole).toFixed(1)}%`;
 }

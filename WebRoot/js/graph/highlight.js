@@ -1,5 +1,5 @@
 // The cause graph's highlights, drawn as classes on its SVG: every appearance of a node's update
-// (hover, selection) and the edges of the selected node.
+// (hover, selection), the selected node and its edges.
 
 /** The ids of every node that stands for the same update as `node` (itself when it has no key). */
 function sameNodes(graph, node) {
@@ -21,4 +21,14 @@ export function markNodeEdges(viewport, node) {
   for (const e of viewport.querySelectorAll('.cg-edge')) {
     if (e.dataset.from === node.id || e.dataset.to === node.id) e.classList.add('cg-edge-active');
   }
+}
+
+/** Marks `element` (the selected node's; none: null) selected and pressed, and every other node not. */
+export function markSelected(viewport, element) {
+  for (const e of viewport.querySelectorAll('.cg-selected')) {
+    e.classList.remove('cg-selected');
+    e.setAttribute('aria-pressed', 'false');
+  }
+  element?.classList.add('cg-selected');
+  element?.setAttribute('aria-pressed', 'true');
 }

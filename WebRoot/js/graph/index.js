@@ -8,8 +8,8 @@ import { bundleEdges, labelCandidates, placeLabels } from './labels.js';
 import { nodeInfo } from './info.js';
 import { attachGraphInput } from './input.js';
 import { currentRange, graphSubject, selectedUpdate } from '../state.js';
-import { markNodeEdges, markSameNodes } from './highlight.js';
-import { fitTransform, initialTransform, neighbourhoodTransform, openedFoldTransform, readableFit, refitTransform, zoomTransform } from './viewport.js';
+import { markNodeEdges, markSameNodes, markSelected } from './highlight.js';
+import { fitTransform, foldOpening, initialTransform, neighbourhoodTransform, openedFoldTransform, readableFit, refitTransform, zoomTransform } from './viewport.js';
 
 /** What to ask the server for the graph of `request` in `state`, and the pane's title for it. */
 function graphQuery(request, state) {
@@ -113,10 +113,7 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
   }
 
   function setMaximized(on) {
-    root.classList.toggle('cg-maximized', on);
-    maximizeButton.textContent = on ? 'Restore' : 'Maximize';
-    maximizeButton.setAttribute('aria-label', on ? 'Put the graph back in its pane' : 'Show the graph over the whole window');
-    maximizeButton.setAttribute('aria-pressed', String(on));
+    showMaximized(root, maximizeButton, on);
     requestAnimationFrame(() => fit());
   }
 
@@ -153,8 +150,7 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
   function activate(node) {
     if (!node) return;
     if (node.collapsed) {
-      const edge = graph.edges.find((e) => e.to === node.id || e.from === node.id);
-      pendingOpen = { near: edge ? (edge.to === node.id ? edge.from : edge.to) : null, members: node.collapsed.members.map((m) => m.id) };
+      pendingOpen = foldOpening(graph, node);
       traceView.state.set({ groups: [...expandedGroups(), node.collapsed.key] }, { push: true });
       return;
     }
@@ -173,18 +169,9 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     traceView.select({ kind: 'task-state', id: node.task.taskState }, { graph: graphSubject(request) });
   }
 
-  /** The one update a body node stands for (selecting it selects that update on the timeline). */
-  function bodyUpdate(node) {
-    return node.kind === 'view-body' && node.updates.length === 1 && !node.dimmed ? node.updates[0] : null;
-  }
-
   function select(id, { push = false, fromState = false } = {}) {
     const node = id ? nodeById.get(id) : null;
     selectedId = node ? node.id : null;
-    for (const e of viewport.querySelectorAll('.cg-selected')) {
-      e.classList.remove('cg-selected');
-      e.setAttribute('aria-pressed', 'false');
-    }
     mark('cg-same', node);
     markNodeEdges(viewport, node);
     // First: the card narrows the stage the node is revealed in. A graph seen whole is fitted
@@ -195,13 +182,9 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     if (!readable && graph && (before.width !== after.width || before.height !== after.height)) {
       moveTo(refitTransform(transform, graph, before, after));
     }
-    if (node) {
-      const element = elementById.get(node.id);
-      element.classList.add('cg-selected');
-      element.setAttribute('aria-pressed', 'true');
-      // The node and its neighbours (what its card explains) in the stage the card leaves.
-      moveTo(neighbourhoodTransform(transform, graph, nodeById, node, after.width, after.height));
-    }
+    markSelected(viewport, node ? elementById.get(node.id) : null);
+    // The node and its neighbours (what its card explains) in the stage the card leaves.
+    if (node) moveTo(neighbourhoodTransform(transform, graph, nodeById, node, after.width, after.height));
     if (!fromState && (traceView.state.get().node ?? null) !== selectedId) traceView.state.set({ node: selectedId }, { push });
   }
 
@@ -221,30 +204,17 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
 
   function render({ keepView, opened }) {
     nodeById = new Map(graph.nodes.map((n) => [n.id, n]));
-    elementById = new Map();
-    const bundles = bundleEdges(graph.edges);
-    const edgeElements = bundles.map((b) => renderEdge(b, nodeById));
-    const edgeLayer = svg('g', { class: 'cg-edges' }, edgeElements);
-    const nodeLayer = svg('g', { class: 'cg-nodes' });
-    for (const node of graph.nodes) {
-      const element = renderNode(node);
-      elementById.set(node.id, element);
-      nodeLayer.append(element);
-    }
-    viewport.replaceChildren(edgeLayer, nodeLayer);
+    const drawn = drawGraph(viewport, graph, nodeById);
+    elementById = drawn.elementById;
     hint.textContent = scrollingPage ? SCROLLING_GRAPH_HINT : GRAPH_HINT;
-    for (const node of graph.nodes) fitTexts(elementById.get(node.id), node);
-    labels.measure(bundles, edgeElements);
+    labels.measure(drawn.bundles, drawn.edgeElements);
     collapseButton.hidden = expandedGroups().length === 0;
     if (keepView) applyTransform();
     else if (readable) fit();
     else setTransform(initialTransform(graph, stage.clientWidth, stage.clientHeight));
     labels.layout(graph, transform.k, true);
     // An opened group's members are laid out around its parent: look there.
-    if (opened && nodeById.has(opened.near)) {
-      const members = opened.members.map((id) => nodeById.get(id)).filter(Boolean);
-      moveTo(openedFoldTransform(transform, nodeById.get(opened.near), members, stage.clientWidth, stage.clientHeight));
-    }
+    if (opened) moveTo(openedFoldTransform(transform, nodeById, opened, stage.clientWidth, stage.clientHeight));
     const wanted = traceView.state.get().node;
     const initial = nodeById.has(wanted) ? wanted : (nodeById.has(selectedId) ? selectedId : null);
     select(initial, { fromState: true });
@@ -266,9 +236,7 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
         viewport.replaceChildren();
         status.textContent = '';
         showInfo(null);
-        hint.replaceChildren(el('span', { class: 'cg-empty', role: 'status' }, request.update != null
-          ? 'No cause & effect data was recorded for this update.'
-          : 'No cause & effect data was recorded for this view in the range.'));
+        hint.replaceChildren(el('span', { class: 'cg-empty', role: 'status' }, `No cause & effect data was recorded for this ${request.update != null ? 'update' : 'view in the range'}.`));
         return;
       }
       status.textContent = describeGraph(graph);
@@ -313,6 +281,34 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
       container.replaceChildren();
     },
   };
+}
+
+/** The one update a body node stands for (selecting it selects that update on the timeline). */
+function bodyUpdate(node) {
+  return node.kind === 'view-body' && node.updates.length === 1 && !node.dimmed ? node.updates[0] : null;
+}
+
+function showMaximized(root, button, on) {
+  root.classList.toggle('cg-maximized', on);
+  button.textContent = on ? 'Restore' : 'Maximize';
+  button.setAttribute('aria-label', on ? 'Put the graph back in its pane' : 'Show the graph over the whole window');
+  button.setAttribute('aria-pressed', String(on));
+}
+
+/** Draws `graph`'s edges under its nodes in `viewport`; returns {bundles, edgeElements, elementById}. */
+function drawGraph(viewport, graph, nodeById) {
+  const elementById = new Map();
+  const bundles = bundleEdges(graph.edges);
+  const edgeElements = bundles.map((b) => renderEdge(b, nodeById));
+  const nodeLayer = svg('g', { class: 'cg-nodes' });
+  for (const node of graph.nodes) {
+    const element = renderNode(node);
+    elementById.set(node.id, element);
+    nodeLayer.append(element);
+  }
+  viewport.replaceChildren(svg('g', { class: 'cg-edges' }, edgeElements), nodeLayer);
+  for (const node of graph.nodes) fitTexts(elementById.get(node.id), node);
+  return { bundles, edgeElements, elementById };
 }
 
 /** The graph at reading scale (`readableFit`), its `container` made as tall as it needs. */

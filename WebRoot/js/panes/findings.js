@@ -6,6 +6,7 @@
 import { el } from '../dom.js';
 import { sourceLinkNode } from '../source-link.js';
 import { buildPath } from '../state.js';
+import { viewOf } from '../selections/view.js';
 import { FINDING_KIND_TITLES as KIND_TITLES, findingKindTitle, formatDuration, formatTimeRange, plural } from '../format.js';
 import { message } from './common.js';
 
@@ -76,7 +77,7 @@ export function evidenceLinks(traceId, finding) {
 
 /** The CPU pane of a finding's view (evidence.cpuView): the updates it counts, merged. */
 function viewCPUState(view) {
-  return { pane: 'cpu', cpu: 'view', paneView: { module: view.module, view: view.name, category: view.category },
+  return { pane: 'cpu', cpu: 'view', paneView: viewOf({ module: view.module, view: view.name, category: view.category }),
     filter: view.filter === 'all' ? null : view.filter, longerThan: view.longerThanNs ?? null };
 }
 
@@ -92,7 +93,7 @@ export function subjectLink(traceId, finding, subject) {
   switch (subject.role) {
     case 'view':
       return { title: `Open the updates of ${subject.name}`,
-        href: buildPath(traceId, { pane: 'updates', paneView: { module: subject.detail ?? '', view: subject.name, category: '' }, finding: finding.id }) };
+        href: buildPath(traceId, { pane: 'updates', paneView: viewOf({ module: subject.detail, view: subject.name }), finding: finding.id }) };
     case 'frame':
       if (view) {
         return { title: `Find ${subject.name} in the CPU of ${view.name}'s ${view.filter === 'long-view-body' ? 'long bodies' : 'updates'}, merged`,
