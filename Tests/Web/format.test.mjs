@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { findingKindTitle, findingName, noteTargetText, plural, formatDuration, formatTimeRange, parseDuration, rulerTicks } from '../../WebRoot/js/format.js';
+import { findingKindTitle, findingName, noteTargetText, plural, formatDuration, formatTimeRange, parseDuration } from '../../WebRoot/js/format.js';
+import { rulerTicks } from '../../WebRoot/js/chart/axis.js';
 
 const fixture = JSON.parse(readFileSync(new URL('../Fixtures/duration-format.json', import.meta.url), 'utf8'));
 

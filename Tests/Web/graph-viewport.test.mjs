@@ -117,13 +117,15 @@ test('an opened fold is looked at beside the node it hung from: the nearest memb
   // 60 causes in a column 0..2400, left of the view.
   const causes = Array.from({ length: 60 }, (_, i) => node(`c${i}`, 0, i * 40));
   const before = { x: 0, y: 0, k: 0.8 };
-  const t = openedFoldTransform(before, view, causes, 1000, 500);
+  const byId = new Map([view, ...causes].map((n) => [n.id, n]));
+  const t = openedFoldTransform(before, byId, { near: 'view', members: causes.map((c) => c.id) }, 1000, 500);
   assert.equal(t.k, 0.8, 'the reader\'s scale stays');
   assert.ok(nodeInView(t, view, 1000, 500));
   const shown = causes.filter((c) => nodeInView(t, c, 1000, 500));
   assert.ok(shown.length >= 8, `${shown.length} causes in view`);
   assert.ok(shown.every((c) => Math.abs(c.y - view.y) <= 400), 'the ones nearest the view');
   // No members drawn (a fold of one that failed to open): the node alone, centred.
-  const alone = openedFoldTransform(before, view, [], 1000, 500);
+  const alone = openedFoldTransform(before, byId, { near: 'view', members: ['gone'] }, 1000, 500);
   assert.ok(nodeInView(alone, view, 1000, 500));
+  assert.equal(openedFoldTransform(before, byId, { near: null, members: [] }, 1000, 500), before);
 });

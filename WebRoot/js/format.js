@@ -1,8 +1,6 @@
 // Time, size and date formatting shared by the shell, timeline and panes.
 // All trace times are integer nanoseconds.
 
-import { niceStep } from './chart/axis.js';
-
 const UNITS = [
   { ns: 1e9, name: 's' },
   { ns: 1e6, name: 'ms' },
@@ -72,27 +70,6 @@ export function formatTimestamp(ns, resolutionNs = 1000) {
   const unit = ns === 0 ? unitFor(Math.max(resolutionNs, 1)) : unitFor(Math.max(Math.abs(ns), resolutionNs));
   const decimals = Math.max(0, Math.min(9, Math.ceil(Math.log10(unit.ns / Math.max(resolutionNs, 1)))));
   return `${(ns / unit.ns).toFixed(decimals)} ${unit.name}`;
-}
-
-/** A 1-2-5 step giving ticks at least `minPx` apart. */
-export function tickStep(nsPerPx, minPx = 90) {
-  return niceStep(Math.max(nsPerPx * minPx, 1));
-}
-
-/**
- * The labelled ticks of a ruler over `view` ({start, end}) drawn `width` px wide, as the
- * timeline's ruler places them: [{time, x, label}] (a chart under the timeline shows the same).
- */
-export function rulerTicks(view, width) {
-  const span = view.end - view.start;
-  if (!(span > 0) || !(width > 0)) return [];
-  const step = tickStep(span / width);
-  const firstTick = Math.ceil(view.start / step) * step;
-  const ticks = [];
-  for (let time = firstTick; time <= view.end; time += step) {
-    ticks.push({ time, x: ((time - view.start) / span) * width, label: tickLabel(time, step, firstTick) });
-  }
-  return ticks;
 }
 
 /**

@@ -9,7 +9,7 @@ import { nodeInfo } from './info.js';
 import { attachGraphInput } from './input.js';
 import { currentRange, graphSubject, selectedUpdate } from '../state.js';
 import { markNodeEdges, markSameNodes, markSelected } from './highlight.js';
-import { fitTransform, initialTransform, neighbourhoodTransform, openedFoldTransform, readableFit, refitTransform, zoomTransform } from './viewport.js';
+import { fitTransform, foldOpening, initialTransform, neighbourhoodTransform, openedFoldTransform, readableFit, refitTransform, zoomTransform } from './viewport.js';
 
 /** What to ask the server for the graph of `request` in `state`, and the pane's title for it. */
 function graphQuery(request, state) {
@@ -20,13 +20,6 @@ function graphQuery(request, state) {
   const range = currentRange(state);
   if (range) Object.assign(params, range);
   return { path: 'graph', params, title: `Cause & Effect of ${request.view}${range ? ' in the inspection range' : ''}` };
-}
-
-/** The view of an opened group's members, laid out around its parent (null: nothing opened, or the parent is gone). */
-function openedFoldView(transform, opened, nodeById, width, height) {
-  if (!opened || !nodeById.has(opened.near)) return null;
-  const members = opened.members.map((id) => nodeById.get(id)).filter(Boolean);
-  return openedFoldTransform(transform, nodeById.get(opened.near), members, width, height);
 }
 
 /** "12 nodes, 2 folded groups, 40 weaker edges not drawn". */
@@ -157,8 +150,7 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
   function activate(node) {
     if (!node) return;
     if (node.collapsed) {
-      const edge = graph.edges.find((e) => e.to === node.id || e.from === node.id);
-      pendingOpen = { near: edge ? (edge.to === node.id ? edge.from : edge.to) : null, members: node.collapsed.members.map((m) => m.id) };
+      pendingOpen = foldOpening(graph, node);
       traceView.state.set({ groups: [...expandedGroups(), node.collapsed.key] }, { push: true });
       return;
     }
@@ -187,8 +179,9 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     const before = { width: stage.clientWidth, height: stage.clientHeight };
     showInfo(node);
     const after = { width: stage.clientWidth, height: stage.clientHeight };
-    const resized = before.width !== after.width || before.height !== after.height;
-    if (!readable && graph && resized) moveTo(refitTransform(transform, graph, before, after));
+    if (!readable && graph && (before.width !== after.width || before.height !== after.height)) {
+      moveTo(refitTransform(transform, graph, before, after));
+    }
     markSelected(viewport, node ? elementById.get(node.id) : null);
     // The node and its neighbours (what its card explains) in the stage the card leaves.
     if (node) moveTo(neighbourhoodTransform(transform, graph, nodeById, node, after.width, after.height));
@@ -221,8 +214,7 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     else setTransform(initialTransform(graph, stage.clientWidth, stage.clientHeight));
     labels.layout(graph, transform.k, true);
     // An opened group's members are laid out around its parent: look there.
-    const fold = openedFoldView(transform, opened, nodeById, stage.clientWidth, stage.clientHeight);
-    if (fold) moveTo(fold);
+    if (opened) moveTo(openedFoldTransform(transform, nodeById, opened, stage.clientWidth, stage.clientHeight));
     const wanted = traceView.state.get().node;
     const initial = nodeById.has(wanted) ? wanted : (nodeById.has(selectedId) ? selectedId : null);
     select(initial, { fromState: true });

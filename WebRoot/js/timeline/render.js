@@ -1,6 +1,7 @@
 // Canvas drawing of the ruler and lanes, and of the overlays through their layers (layers/).
 // Pure: takes the view, the rows, the loaded data and each layer's input.
-import { tickLabel, tickStep } from '../format.js';
+import { tickLabel } from '../format.js';
+import { niceStep } from '../chart/axis.js';
 import { countLabel, RULER_HEIGHT, SEVERITIES, visibleSpan } from './lanes.js';
 import { ABOVE_MARKS, BELOW_MARKS, drawLayers } from './layers/index.js';
 import { trackLit } from './layers/matches.js';
@@ -14,6 +15,10 @@ export function readColors(element) {
   return colors;
 }
 
+/** A 1-2-5 step giving ticks at least `minPx` apart. */
+export function tickStep(nsPerPx, minPx = 90) {
+  return niceStep(Math.max(nsPerPx * minPx, 1));
+}
 
 function eventColor(row, severity, colors) {
   if (row.long) return severity === 'red' ? colors.red : severity === 'orange' ? colors.orange : colors['gray-event'];

@@ -5,7 +5,8 @@
 // draws at most what the width can show (shorter boxes merged), so a zoom asks again.
 import { el } from '../../dom.js';
 import { formatDuration, message, paneLoader } from '../common.js';
-import { formatTimestamp, rulerTicks } from '../../format.js';
+import { formatTimestamp } from '../../format.js';
+import { rulerTicks } from '../../chart/axis.js';
 import { kindColor, matchingBoxes, prepareBoxes } from '../../chart/boxes.js';
 import { kindLegendItems, mountBoxCanvas } from '../../chart/box-canvas.js';
 import { cpuChanged, cpuParams } from './settings.js';
