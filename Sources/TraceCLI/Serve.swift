@@ -61,6 +61,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Open connections from one address (an IPv6 /64) at most; more are closed as they arrive. Raise it behind a proxy or a shared NAT.")
     var maxConnectionsPerAddress = 32
 
+    @Option(help: ArgumentHelp("A proxy (an address or CIDR range, IPv4 or IPv6; repeatable) whose X-Forwarded-For names the client: per-address limits then count the right-most address in it that is not a trusted proxy, and the proxy's own connections are not limited per address. From any other peer the header is ignored.", valueName: "cidr"))
+    var trustedProxy: [String] = []
+
     @Option(help: "Bytes a second a request body must average (measured from 10 s after its head); slower ones are cut off with 408.")
     var minUploadRate = 1024
 
@@ -119,6 +122,7 @@ struct Serve: AsyncParsableCommand {
         _ = try tagQuotas()
         guard idleTimeout > 0, readTimeout > 0 else { throw ValidationError("--idle-timeout and --read-timeout must be positive") }
         guard maxConnections > 0, maxConnectionsPerAddress > 0 else { throw ValidationError("--max-connections and --max-connections-per-address must be positive") }
+        _ = try trustedProxies()
         guard minUploadRate >= 0 else { throw ValidationError("--min-upload-rate must not be negative") }
         guard uploadDeadline > 0 else { throw ValidationError("--upload-deadline must be positive") }
         guard maxQueuedQueriesPerClient >= 0 else { throw ValidationError("--max-queued-queries-per-client must not be negative") }
@@ -147,6 +151,14 @@ struct Serve: AsyncParsableCommand {
             return RetentionPolicy(rules: try retain.map { text throws(RetentionError) in try RetentionRule(parsing: text) })
         } catch {
             throw ValidationError("--retain \(error.description)")
+        }
+    }
+
+    func trustedProxies() throws -> TrustedProxies {
+        do {
+            return try TrustedProxies(parsing: trustedProxy)
+        } catch {
+            throw ValidationError("--trusted-proxy \(error)")
         }
     }
 
@@ -192,6 +204,7 @@ struct Serve: AsyncParsableCommand {
         options.connectionLimits.bodyReadTimeout = .seconds(Int64(readTimeout))
         options.connectionLimits.maxConnections = maxConnections
         options.connectionLimits.maxConnectionsPerAddress = maxConnectionsPerAddress
+        options.connectionLimits.trustedProxies = try trustedProxies()
         options.connectionLimits.minBodyBytesPerSecond = minUploadRate
         options.connectionLimits.bodyDeadline = .seconds(Int64(uploadDeadline))
         options.maxWaitingQueriesPerClient = maxQueuedQueriesPerClient

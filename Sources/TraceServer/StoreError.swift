@@ -15,6 +15,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case unreadable(TraceFormatError)
     /// The stored file no longer has the content its id was derived from (replaced or damaged).
     case fileChanged(id: String)
+    /// The trace has its most notes already.
+    case tooManyNotes(id: String, limit: Int)
     /// Storing this upload would pass the quota or leave the disk too full.
     case storageFull(String)
     /// One of the upload's tags is at its quota (`serve --tag-quota`).
@@ -28,6 +30,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case cancelled
     /// The catalog or the blob store is down, or answered with an error (named in it).
     case service(StorageError)
+    /// A change could not be recorded in the audit trail: what became of it, and why.
+    case auditUnavailable(String)
 }
 
 extension TraceStore {

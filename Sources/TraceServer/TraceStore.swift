@@ -132,7 +132,7 @@ public actor TraceStore {
         self.storage = storage
         self.logger = logger
         let memory = MemoryBudget(limit: configuration.memoryBudgetBytes, maxWait: configuration.memoryWait)
-        loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64, isStopping: { memory.isClosed })
+        loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64, maxWaitingPerClient: 16)
         self.memory = memory
         partBuffersMemory = (storage.blobs as? any StreamingBlobStore).map { memory.claimNow($0.partBuffers.totalBytes) }
         quota = StorageQuota(

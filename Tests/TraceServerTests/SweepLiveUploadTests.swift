@@ -15,6 +15,8 @@ import TraceStorage
         let partBytes = 64 << 10
         let partBuffers = PartBuffers(count: 2, bytes: 64 << 10)
         private let uploads = Mutex<[String: (key: String, parts: [Int: Data])]>([:])
+        /// When each upload's newest part arrived (as ListParts tells); a test may age one.
+        let lastPart = Mutex<[String: Date]>([:])
         let aborted = Mutex<[String]>([])
         var serviceName: String { "object store" }
 
@@ -38,6 +40,7 @@ import TraceStorage
                 guard uploads[uploadID] != nil else { throw CancellationError() }
                 uploads[uploadID]?.parts[number] = Data(bytes.readableBytesView)
             }
+            lastPart.withLock { $0[uploadID] = Date() }
             return "part-\(number)"
         }
         func completeMultipartUpload(key: String, uploadID: String, partTags: [String]) async throws {
@@ -54,6 +57,9 @@ import TraceStorage
         }
         func pendingUploads() async throws -> [PendingUpload] {
             uploads.withLock { $0.map { PendingUpload(key: $0.value.key, uploadID: $0.key, initiated: Date() - 3600) } }
+        }
+        func lastPartUploaded(key: String, uploadID: String) async throws -> Date? {
+            lastPart.withLock { $0[uploadID] }
         }
     }
 
@@ -92,5 +98,30 @@ import TraceStorage
         #expect(try Data(contentsOf: stored.url) == bytes, "the slow upload is stored whole")
         // Once it is over, nothing of it is kept from a later sweep.
         #expect(!StreamedBlob.isInProgress(streamed.key))
+    }
+
+    @Test func anUploadAnotherReplicaIsStillSendingSurvivesThisReplicasSweep() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let blobs = try SlowClockBlobs(directory: scratch.dataDirectory.appendingPathComponent("blobs", isDirectory: true))
+        let store = try await TraceStore.open(
+            .init(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: 1 << 30,
+                  storage: .init(catalog: try SQLiteCatalog(file: scratch.dataDirectory.appendingPathComponent("catalog.sqlite")), blobs: blobs, isShared: true),
+                  sweepGrace: .seconds(60)),
+            logger: Logger(label: "test")
+        )
+        // Two uploads begun an hour ago by another replica (nothing of them is in progress here):
+        // one sent its last part just now, the other's last part is as old as its start.
+        let live = makeStreamedBlobKey(), stalled = makeStreamedBlobKey()
+        let liveID = try await blobs.createMultipartUpload(key: live)
+        _ = try await blobs.uploadPart(key: live, uploadID: liveID, number: 1, bytes: ByteBuffer(repeating: 7, count: blobs.partBytes))
+        let stalledID = try await blobs.createMultipartUpload(key: stalled)
+        _ = try await blobs.uploadPart(key: stalled, uploadID: stalledID, number: 1, bytes: ByteBuffer(repeating: 9, count: blobs.partBytes))
+        blobs.lastPart.withLock { $0[stalledID] = Date() - 3600 }
+        #expect(!StreamedBlob.isInProgress(live) && !StreamedBlob.isInProgress(stalled))
+
+        #expect(await store.sweepUnnamedBlobs() == 1)
+        #expect(blobs.aborted.withLock { $0 } == [stalled], "only the upload whose parts stopped is aborted")
+        #expect(try await blobs.pendingUploads().map(\.key) == [live])
     }
 }

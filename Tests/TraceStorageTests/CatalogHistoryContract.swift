@@ -181,13 +181,31 @@ enum CatalogHistoryContract {
             TraceNote(id: "00000000000000a2", traceID: one, target: .range(start: -5, end: 1_000), text: "ünïcode ✓\nsecond line", createdAtMicros: 11),
             TraceNote(id: "00000000000000a3", traceID: one, target: .finding("long-body:RecipeRowView"), text: "'; DROP TABLE traces; --", createdAtMicros: 12),
         ]
-        for note in notes { #expect(try await catalog.addNote(note)) }
-        #expect(try await catalog.addNote(TraceNote(id: "00000000000000a4", traceID: String(repeating: "e", count: 32), target: .update(1), text: "x", createdAtMicros: 1)) == false)
+        for note in notes { #expect(try await catalog.addNote(note, maxPerTrace: 3) == .added) }
+        #expect(try await catalog.addNote(TraceNote(id: "00000000000000a4", traceID: String(repeating: "e", count: 32), target: .update(1), text: "x", createdAtMicros: 1),
+                                          maxPerTrace: 3) == .unknownTrace)
+        #expect(try await catalog.addNote(TraceNote(id: "00000000000000a5", traceID: one, target: .update(1), text: "one too many", createdAtMicros: 13),
+                                          maxPerTrace: 3) == .full)
         #expect(try await catalog.notes(traceID: one) == notes)
         #expect(try await catalog.deleteNote(id: "00000000000000a2", traceID: one))
         #expect(try await catalog.deleteNote(id: "00000000000000a2", traceID: one) == false)
         #expect(try await catalog.deleteNote(id: "00000000000000a1", traceID: three) == false)
         #expect(try await catalog.notes(traceID: one).map(\.id) == ["00000000000000a1", "00000000000000a3"])
+
+        // The cap holds for notes added at once: each is counted and inserted in one step (issue 39: 203 of 200).
+        let two = ids([2])[0]
+        let outcomes = try await withThrowingTaskGroup(of: NoteAddition.self) { group in
+            for n in 0..<24 {
+                group.addTask {
+                    try await catalog.addNote(TraceNote(id: String(format: "%016x", 0xb00 + n), traceID: two, target: .update(n), text: "at once \(n)",
+                                                        createdAtMicros: Int64(100 + n)), maxPerTrace: 10)
+                }
+            }
+            return try await group.reduce(into: [NoteAddition]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 == .added }.count == 10)
+        #expect(outcomes.filter { $0 == .full }.count == 14)
+        #expect(try await catalog.notes(traceID: two).count == 10)
 
         // A deleted trace takes its measurements, verdict and notes with it.
         _ = try await catalog.delete(id: one)

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 @testable import TraceStorage
 
@@ -140,5 +141,21 @@ enum BlobEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
         await aborted.abort()
         #expect(try await store.list().contains { $0.key == aborted.key } == false)
         #expect(try await streaming.pendingUploads().contains { $0.key == aborted.key } == false)
+    }
+
+    /// The sweep of any replica tells an upload still being sent (by another replica) by its newest part.
+    @Test(arguments: BlobEngine.allCases) func anUnfinishedUploadTellsWhenItsLastPartArrived(_ engine: BlobEngine) async throws {
+        guard let streaming = try engine.open() as? any StreamingBlobStore else { return }
+        let key = makeStreamedBlobKey()
+        let id = try await streaming.createMultipartUpload(key: key)
+        #expect(try await streaming.lastPartUploaded(key: key, uploadID: id) == nil, "no part yet")
+        let before = Date()
+        _ = try await streaming.uploadPart(key: key, uploadID: id, number: 1, bytes: ByteBuffer(repeating: 3, count: streaming.partBytes))
+        _ = try await streaming.uploadPart(key: key, uploadID: id, number: 2, bytes: ByteBuffer(repeating: 4, count: 1000))
+        let last = try #require(try await streaming.lastPartUploaded(key: key, uploadID: id))
+        // The store's clock, to the second: within a minute of this one.
+        #expect(abs(last.timeIntervalSince(before)) < 60, "\(last) vs \(before)")
+        try await streaming.abortMultipartUpload(key: key, uploadID: id)
+        #expect(try await streaming.lastPartUploaded(key: key, uploadID: id) == nil, "an aborted upload has no parts")
     }
 }

@@ -39,7 +39,9 @@ extension TraceStore {
 
     /// Aborts streamed uploads started before `cutoff` (microseconds) and never completed nor
     /// aborted (their replica died mid-upload); returns how many. One whose body is still arriving
-    /// here is kept however slow it is (`StreamedBlob.isInProgress`).
+    /// here is kept however slow it is (`StreamedBlob.isInProgress`), and so is one whose last
+    /// part arrived after `cutoff` (another replica is still sending it); when the store cannot
+    /// say, the upload is kept until the next sweep.
     func abortAbandonedUploads(before cutoff: Int64) async -> Int {
         guard let blobs = storage.blobs as? any StreamingBlobStore else { return 0 }
         let pending: [PendingUpload]
@@ -52,6 +54,13 @@ extension TraceStore {
         var aborted = 0
         for upload in pending where Int64(upload.initiated.timeIntervalSince1970 * 1_000_000) < cutoff && blobsBeingWritten[upload.key] == nil
             && !StreamedBlob.isInProgress(upload.key) {
+            do {
+                if let last = try await blobs.lastPartUploaded(key: upload.key, uploadID: upload.uploadID),
+                   Int64(last.timeIntervalSince1970 * 1_000_000) >= cutoff { continue }
+            } catch {
+                logger.warning("sweep: cannot list the parts of the unfinished upload of \(upload.key), kept: \(error)")
+                continue
+            }
             do {
                 try await blobs.abortMultipartUpload(key: upload.key, uploadID: upload.uploadID)
                 aborted += 1

@@ -49,6 +49,12 @@ extension TraceStore {
         extrasInFlight[id] = ExtrasBuild(serial: serial, measures: measure, task: task)
     }
 
+    /// The server is stopping: the extras being built stop at their next check (and keep nothing
+    /// half built); a new upload's figures are measured again at the next start.
+    func cancelBackgroundBuilds() {
+        for build in extrasInFlight.values { build.task.cancel() }
+    }
+
     func extrasDone(_ id: String, serial: Int) {
         if extrasInFlight[id]?.serial == serial { extrasInFlight[id] = nil }
     }

@@ -115,7 +115,7 @@ extension TraceStore {
         let reserved = reservation.flatMap { memory.take(estimate, from: $0) }
         let claim = if let reserved { reserved } else { try await memory.claim(estimate, sharers: sharers) }
         let verify: String? = if case let .upload(entry) = source, !file.isTemporary { entry.sha256 } else { nil }
-        return try await loadGate.run {
+        return try await loadGate.run(for: WorkClient(key: WorkClient.currentKey, connection: nil)) {
             // A stored file is named by the hash of its bytes: a replaced or damaged one is not served as that trace.
             if let verify, try sha256OfFile(file.url).hex != verify { throw StoreError.fileChanged(id: id) }
             let trace = try TraceImporter.importTrace(at: file.url, displayName: name, run: run)

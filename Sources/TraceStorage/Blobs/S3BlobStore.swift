@@ -369,6 +369,29 @@ public final class S3BlobStore: StreamingBlobStore, FetchingBlobStore {
         return uploads
     }
 
+    public func lastPartUploaded(key: String, uploadID: String) async throws -> Date? {
+        var newest: Date?
+        var marker: String?
+        repeat {
+            var query: [(name: String, value: String)] = [("uploadId", uploadID)]
+            if let marker { query.append(("part-number-marker", marker)) }
+            let request = self.request(.GET, path: objectPath(key), query: query)
+            let page: String? = try await call("list parts of \(key)", timeout: callTimeout) {
+                let response = try await self.client.execute(request, deadline: .distantFuture)
+                if response.status == .notFound { return nil }  // completed or aborted meanwhile
+                guard response.status == .ok else { throw await self.unexpected(response, "list parts of \(key)") }
+                return String(buffer: try await response.body.collect(upTo: 16 << 20))
+            }
+            guard let page else { return newest }
+            for part in Self.xmlValues("Part", in: page) {
+                guard let modified = Self.xmlValues("LastModified", in: part).first.flatMap(Self.parseTime) else { continue }
+                newest = max(newest ?? modified, modified)
+            }
+            marker = Self.xmlValues("IsTruncated", in: page).first == "true" ? Self.xmlValues("NextPartNumberMarker", in: page).first : nil
+        } while marker != nil
+        return newest
+    }
+
     /// Creates the bucket when it does not exist (test and first-start convenience).
     public func createBucketIfMissing() async throws {
         let request = self.request(.PUT, path: "/\(location.bucket)")

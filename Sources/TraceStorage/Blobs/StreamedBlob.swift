@@ -20,6 +20,9 @@ public protocol StreamingBlobStore: BlobStore {
     func abortMultipartUpload(key: String, uploadID: String) async throws
     /// Uploads started and neither completed nor aborted (the sweep aborts old ones).
     func pendingUploads() async throws -> [PendingUpload]
+    /// When the upload's newest part arrived (S3 ListParts); nil when it has none, or is gone.
+    /// Any replica can tell by it that another replica is still sending an upload.
+    func lastPartUploaded(key: String, uploadID: String) async throws -> Date?
 }
 
 public struct PendingUpload: Sendable, Equatable {

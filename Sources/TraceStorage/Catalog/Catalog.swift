@@ -104,8 +104,9 @@ public protocol Catalog: AccessCatalog {
 
     // MARK: Notes
 
-    /// Adds the note; false when its trace does not exist.
-    func addNote(_ note: TraceNote) async throws -> Bool
+    /// Adds the note unless its trace has `maxPerTrace` notes already: counted and inserted in
+    /// one step, so notes added at once never pass the cap.
+    func addNote(_ note: TraceNote, maxPerTrace: Int) async throws -> NoteAddition
 
     /// The trace's notes, oldest first.
     func notes(traceID: String) async throws -> [TraceNote]

@@ -277,15 +277,18 @@ public final class SQLiteCatalog: Catalog {
 
     // MARK: Notes
 
-    public func addNote(_ note: TraceNote) async throws -> Bool {
+    public func addNote(_ note: TraceNote, maxPerTrace: Int) async throws -> NoteAddition {
         try await call {
+            // One write transaction: writes are serialized, so the count cannot change before the insert.
             try await self.pool.write { db in
-                guard try Self.fetch(db, id: note.traceID) != nil else { return false }
+                guard try Self.fetch(db, id: note.traceID) != nil else { return .unknownTrace }
+                let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM trace_notes WHERE trace_id = ?", arguments: [note.traceID]) ?? 0
+                guard count < maxPerTrace else { return .full }
                 let target = note.targetColumns
                 try db.execute(sql: "INSERT INTO trace_notes (\(CatalogSchema.noteColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments: [
                     note.id, note.traceID, target.kind, target.update, target.start, target.end, target.finding, note.text, note.createdAtMicros,
                 ])
-                return true
+                return .added
             }
         }
     }
