@@ -15,6 +15,10 @@ catalog, stamped with the measurement version of a real upload, so the backgroun
 
     swift build -c release --product tracesvc
     python3 scripts/bench-history.py [--binary .build/release/tracesvc] [--embedded-only]
+
+`--against OLD_BINARY` instead measures the history reads only, embedded, on two servers with the
+same catalog (this binary's and OLD_BINARY's), request by request in turn, and prints each side's
+p50/p99 and the ratio of the medians: a before/after figure from one run, under one load.
 """
 import argparse
 import contextlib
@@ -160,10 +164,7 @@ def report(name, base, rounds, scenario_view):
     list_paths = ["/api/traces?limit=100", f"/api/traces?limit=100&tag={tag}", "/api/traces?limit=100&q=build-250",
                   "/api/traces?limit=100&q=build", "/api/traces?limit=100&q=main", "/api/traces?limit=100&q=s1",
                   "/api/traces?limit=100&q=1%25_", "/api/traces?limit=100&q=build-25%20s1", "/api/traces?limit=100&sort=name"]
-    # The latest 200 and 500 of one scenario, and 2,000 traces of every scenario (issue 40's target: p99 <= 50 ms).
-    history_paths = [f"/api/history?tag={tag}&tag=branch:main&view={scenario_view}",
-                     f"/api/history?tag={tag}&tag=branch:main&view={scenario_view}&limit=500",
-                     f"/api/history?tag=branch:main&view={scenario_view}&limit=2000"]
+    history_paths = history_paths_of(tag, scenario_view)
     for path in list_paths + history_paths:
         get(base + path)  # warm
     times, floor = latencies(base, list_paths + history_paths, rounds)
@@ -178,6 +179,60 @@ def report(name, base, rounds, scenario_view):
         print(f"   {path}: p50 {statistics.median(values):.2f} ms, p99 {percentile(values, 0.99):.2f} ms ({len(values)} requests{matched})")
 
 
+def history_paths_of(tag, scenario_view):
+    """The latest 200 and 500 of one scenario, and 2,000 traces of every scenario (issue 40's target: p99 <= 50 ms)."""
+    return [f"/api/history?tag={tag}&tag=branch:main&view={scenario_view}",
+            f"/api/history?tag={tag}&tag=branch:main&view={scenario_view}&limit=500",
+            f"/api/history?tag=branch:main&view={scenario_view}&limit=2000"]
+
+
+def filled_embedded(binary, folder, env, count):
+    """An embedded server on `folder` whose catalog holds `count` bench rows (and one real upload)."""
+    server = Server(binary, folder, env).start()
+    real = upload(server, one_trace(1), "real.json")
+    sqlite_path = folder / "catalog.sqlite"
+    parser_version, measured_version = versions_of_upload(server, sqlite_path, None, real)
+    server.stop()
+    fill_sqlite(sqlite_path, catalog_rows(count, int(time.time() * 1_000_000), parser_version, measured_version, lower_search_text=False))
+    return server.start()
+
+
+def against(args, work):
+    """The history reads of this binary and `args.against`, alternately on one catalog each, same run."""
+    tag = urllib.parse.quote("scenario:s0", safe=":")
+    paths = history_paths_of(tag, "RowView")
+    servers = []
+    try:
+        sides = [("new", args.binary), ("old", args.against)]
+        for name, binary in sides:
+            servers.append(filled_embedded(binary, work / name, dict(os.environ), args.traces))
+        bodies = {}
+        for (name, _), server in zip(sides, servers):
+            for path in paths:
+                status, body = get(server.base + path)  # warm
+                assert status == 200, (name, path)
+                bodies[name, path] = body
+        times = {(name, path): [] for name, _ in sides for path in paths}
+        for round in range(args.rounds):
+            # Which side goes first alternates too, so neither always follows the other's request.
+            order = list(zip(sides, servers)) if round % 2 == 0 else list(zip(sides, servers))[::-1]
+            for path in paths:
+                for (name, _), server in order:
+                    started = time.perf_counter()
+                    status, _ = get(server.base + path)
+                    times[name, path].append((time.perf_counter() - started) * 1000)
+                    assert status == 200, (name, path)
+        print(f"== history, this binary against {args.against}: {args.traces} traces, {args.rounds} rounds, requests alternating")
+        for path in paths:
+            new, old = times["new", path], times["old", path]
+            print(f"   {path}: new p50 {statistics.median(new):.2f} ms, p99 {percentile(new, 0.99):.2f} ms ({len(bodies['new', path]) // 1024} KB); "
+                  f"old p50 {statistics.median(old):.2f} ms, p99 {percentile(old, 0.99):.2f} ms ({len(bodies['old', path]) // 1024} KB); "
+                  f"new/old medians {statistics.median(new) / statistics.median(old):.2f}")
+    finally:
+        for server in servers:
+            server.stop()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=str(REPO / ".build/release/tracesvc"))
@@ -185,11 +240,15 @@ def main():
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--paint-rounds", type=int, default=5)
     parser.add_argument("--embedded-only", action="store_true", help="no PostgreSQL/SeaweedFS (scripts/team-up.sh)")
+    parser.add_argument("--against", metavar="OLD_BINARY", help="only the history reads, alternately against this binary (embedded)")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="tracesvc-bench-history-"))
     work.chmod(0o755)  # PostgreSQL runs as its own user and must reach its folder inside
     try:
+        if args.against:
+            against(args, work)
+            return
         with contextlib.ExitStack() as running:
             env = dict(os.environ)
             modes = [("embedded", [])]

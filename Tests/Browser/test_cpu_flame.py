@@ -375,3 +375,70 @@ def test_a_long_body_findings_frame_chips_search_the_merged_cpu_of_the_view(page
     expect(page.locator(f'.cpu-row[data-name="{frame}"]').first).to_be_visible()
     shot(page, 'cpu-finding-frame-chip-merged')
     assert not page.errors
+
+
+def test_the_stack_chart_opened_from_a_finding_keeps_its_scope(page, server, server_control, tmp_path, shot):
+    """Issue 41, item 6: from a long-body finding's merged CPU, the Stack Chart showed every sample
+    of the main thread ("Timeline window, in time order"), the finding's view gone. It shows only
+    the samples inside the view's long bodies, as the call tree counts them, and says so."""
+    path = tmp_path / "pantry-slow-6.json"
+    subprocess.run([tracesvc_bin(), "generate", "--scenario", "pantry-slow", "--seed", "6", "--output", str(path)], check=True, capture_output=True)
+    trace_id = server_control.upload(path, name=path.name)["id"]
+    finding = next(f for f in get(server, f'/api/traces/{trace_id}/findings')['findings'] if f['kind'] == 'long-body')
+    view = finding['evidence']['cpuView']
+    page.goto(f'{server}/traces/{trace_id}?p=findings&fd={urllib.parse.quote(finding["id"])}')
+    page.locator('.finding.open .evidence-cpu').click()
+    expect(page.locator('#pane-tab-cpu')).to_have_attribute('aria-selected', 'true', timeout=30_000)
+    page.get_by_role('radio', name='Stack Chart').click()
+    page.wait_for_selector('#cpu-stack-canvas[data-boxes]', timeout=30_000)
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+    assert query.get('m') == ['stack'] and query.get('c') == ['view'], query
+    expect(page.locator('#detail-pane .pane-scope')).to_contain_text(f"Every long update of {view['name']} over 1.00 ms: its samples in the timeline window")
+    tree = get(server, f'/api/traces/{trace_id}/calltree', view=view['name'], module=view['module'], filter=view['filter'], longerThan=view.get('longerThanNs'))
+    every = get(server, f'/api/traces/{trace_id}/stackchart', width=1000)
+    assert tree['sampleCount'] < every['sampleCount']
+    expect(page.locator('.cpu-stack-about')).to_contain_text(f"Main Thread: {tree['sampleCount']} samples")
+    shot(page, 'cpu-stack-finding-scope')
+    assert not page.errors
+
+
+def test_the_stack_chart_lines_up_under_the_timeline_with_its_ruler(new_context, server, server_control, tmp_path, shot):
+    """Issue 41, item 6: the stack chart ran from the pane's left edge, the timeline from after its
+    lane titles, so one time sat at two x positions, and the chart had no time axis. Another app:
+    Pantry, its Add to Cart taps."""
+    page = new_context(width=1440, height=900).new_page()
+    errors = []
+    page.on('pageerror', lambda error: errors.append(str(error)))
+    path = tmp_path / "pantry-slow-7.json"
+    subprocess.run([tracesvc_bin(), "generate", "--scenario", "pantry-slow", "--seed", "7", "--output", str(path)], check=True, capture_output=True)
+    trace_id = server_control.upload(path, name=path.name)["id"]
+    page.goto(f'{server}/traces/{trace_id}?p=cpu&m=stack&w=1000000000,2500000000')
+    page.wait_for_selector('#cpu-stack-canvas[data-boxes]', timeout=30_000)
+    expect(page.locator('.cpu-stack')).to_have_attribute('data-aligned', 'true')
+
+    def measured():
+        return page.evaluate("""() => {
+            const t = document.getElementById('timeline-canvas').getBoundingClientRect();
+            const s = document.getElementById('cpu-stack-canvas').getBoundingClientRect();
+            const w = new URLSearchParams(location.search).get('w').split(',').map(Number);
+            const ticks = [...document.querySelectorAll('.cpu-stack-tick')].map((e) => ({ time: Number(e.dataset.time), label: e.textContent, x: e.getBoundingClientRect().left }));
+            return { timeline: [t.left, t.right], stack: [s.left, s.right], window: w, ticks };
+        }""")
+
+    m = measured()
+    assert abs(m['stack'][0] - m['timeline'][0]) <= 1 and abs(m['stack'][1] - m['timeline'][1]) <= 1, m
+    assert [t['label'] for t in m['ticks']][:3] == ['1.0 s', '1.2 s', '1.4 s'], m['ticks']
+    (start, end), (left, right) = m['window'], m['timeline']
+    for tick in m['ticks']:
+        assert abs(tick['x'] - (left + (tick['time'] - start) / (end - start) * (right - left))) <= 1.5, tick
+    shot(page, 'cpu-stack-aligned')
+    # Zooming the timeline moves the ruler with it.
+    page.locator('#timeline-canvas').focus()
+    page.keyboard.down('w')
+    page.wait_for_timeout(500)
+    page.keyboard.up('w')
+    page.wait_for_function("(first) => document.querySelector('.cpu-stack-tick')?.textContent !== first", arg=m['ticks'][0]['label'])
+    again = measured()
+    (start, end), (left, right) = again['window'], again['timeline']
+    assert again['ticks'] and all(abs(t['x'] - (left + (t['time'] - start) / (end - start) * (right - left))) <= 1.5 for t in again['ticks']), again
+    assert not errors

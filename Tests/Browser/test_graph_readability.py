@@ -125,6 +125,38 @@ def test_big_generated_view_graph_stays_readable(page, server, big_trace_id, sho
     assert_labels_readable(drawn_geometry(page), at_least=0)
 
 
+def test_opening_other_causes_shows_the_causes_beside_their_view(page, server, big_trace_id, shot):
+    """Issue 41, item 6: opening "+ 178 other causes" drew most of them among the effects (they
+    are the view's effects too), and the view stayed where it was, the view and what opened off
+    screen. The opened causes are left of the view, in view beside it once it opens."""
+    trace_id = big_trace_id
+    graph = api(server, trace_id, 'graph', view='FeedItemView3', module='Synthetic')
+    fold = next(n for n in graph['nodes'] if n.get('collapsed') and 'other causes' in n['title'])
+    focus = next(n['id'] for n in graph['nodes'] if n['focus'])
+    opened = api(server, trace_id, 'graph', view='FeedItemView3', module='Synthetic', expand=fold['id'])
+    at = {n['id']: n for n in opened['nodes']}
+    members = [m['id'] for m in fold['collapsed']['members']]
+    assert all(at[m]['x'] < at[focus]['x'] for m in members), 'every opened cause left of the view'
+    members = sorted({e['from'] for e in opened['edges'] if e['to'] == focus})
+    page.goto(f'{server}/traces/{trace_id}?v=2&p=graph&g=view&pv=Synthetic:FeedItemView3')
+    wait_graph(page)
+    page.locator(f'.cg-node[data-id="{fold["id"]}"]').click()
+    page.wait_for_function("(n) => document.querySelectorAll('.cg-node').length > n", arg=len(graph['nodes']), timeout=30_000)
+    page.wait_for_selector('.cg-root:not([aria-busy])')
+    page.evaluate('() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))')
+    assert f'e={fold["id"]}' in page.url
+    seen = page.evaluate("""([focus, members]) => {
+        const stage = document.querySelector('.cg-stage').getBoundingClientRect();
+        const box = (id) => document.querySelector(`.cg-node[data-id="${id}"] .cg-box`)?.getBoundingClientRect();
+        const inside = (b) => b && b.left >= stage.left && b.right <= stage.right && b.top >= stage.top && b.bottom <= stage.bottom;
+        const f = box(focus);
+        const shown = members.map(box).filter(inside);
+        return { focus: inside(f), members: shown.length, causes: shown.filter((b) => b.right < f.left).length };
+    }""", [focus, members])
+    assert seen['focus'] and seen['causes'] >= 3, seen
+    shot(page, 'graph-readable-big-causes-opened')
+
+
 def test_legend_is_a_key_not_controls(page, server, sample_id):
     open_update_graph(page, server, sample_id, FAV_SLOW, 'LandmarkListItemView', '@Observable')
     items = page.locator('.cg-legend > span')

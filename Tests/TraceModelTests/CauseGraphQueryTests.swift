@@ -246,6 +246,37 @@ struct LandmarksGraphFixture {
         #expect(graph.nodes.count == CauseGraphMetrics.maxEdges + 1)
     }
 
+    /// Issue 41: opening "+ N other causes" of a view whose causes are also its effects (views that
+    /// update each other) drew the opened causes among the effects, right of the view.
+    @Test func openedCausesThatAreAlsoEffectsStayLeftOfTheView() throws {
+        var b = TraceBuilder(metadata: TraceMetadata(name: "mutual", sourceFormat: "test"))
+        let module = b.intern("App"), focusName = b.intern("FeedView")
+        var event: Int64 = 0
+        var time: Nanoseconds = 0
+        func body(_ name: StringRef) -> UInt32 {
+            time += 1_000
+            event += 1
+            let update = b.addUpdate(start: time, duration: 100, kind: .viewBody, module: module, viewName: name)
+            return b.addNode(kind: .viewBody, name: name, isAppCode: true, eventID: event, timestamp: time, update: update)
+        }
+        for k in 0..<60 {
+            let other = b.intern("Row\(k)")
+            // Row k updates the feed, which updates Row k again.
+            let row = body(other), feed = body(focusName), again = body(other)
+            b.addEdge(source: row, target: feed, label: .update, timestamp: time)
+            b.addEdge(source: feed, target: again, label: .update, timestamp: time)
+        }
+        let trace = try b.build()
+        let first = trace.causeGraph(ofView: "FeedView", module: "App")
+        let fold = try #require(first.nodes.first { $0.collapsed != nil && $0.title.contains("other causes") })
+        let graph = trace.causeGraph(ofView: "FeedView", module: "App", expand: [try #require(fold.collapsed?.key)])
+        let focus = try #require(graph.nodes.first { $0.focus })
+        let causes = Set(graph.edges.filter { $0.to == focus.id }.map(\.from))
+        #expect(causes.count >= 50)
+        let right = graph.nodes.filter { causes.contains($0.id) && $0.x > focus.x }
+        #expect(right.isEmpty, "\(right.count) of \(causes.count) opened causes drawn right of the view")
+    }
+
     @Test func aGraphKeepsTheNodesNearestItsFocusUpToItsLimit() throws {
         // One update that 3,000 body nodes stand for (a hostile file), one of them caused by a gesture.
         var b = TraceBuilder(metadata: TraceMetadata(name: "flood", sourceFormat: "test"))

@@ -32,6 +32,29 @@ import TraceSamples
         return try b.build()
     }
 
+    /// Issue 41: from a view's CPU (a long-body finding's), the stack chart showed every sample of
+    /// the thread; it keeps the view's scope: only the samples inside the updates it counts.
+    @Test func aStackChartOfAViewHoldsOnlyTheSamplesInsideItsUpdates() throws {
+        var b = TraceBuilder(metadata: TraceMetadata(name: "weather", app: "Weather", start: 0, end: 20_000_000, sourceFormat: "test"))
+        let process = b.addProcess(TraceProcess(pid: 9, name: "Weather"))
+        let main = b.addThread(TraceThread(tid: 1, name: "Main Thread", process: process, isMain: true))
+        let app = b.intern("Weather"), view = b.intern("ForecastView")
+        let root = b.addFrame(name: b.intern("RunLoop.run"), binary: app, isAppCode: false)
+        let body = b.addFrame(name: b.intern("ForecastView.body.getter"), binary: app, isAppCode: true)
+        for i in 0..<20 { b.addSample(time: Nanoseconds(i) * 1_000_000, thread: main, weight: 1_000_000, stack: UInt32(b.addStack(rootToLeaf: i % 5 < 2 ? [root, body] : [root]))) }
+        // Two long bodies (2 ms each) and a short one (0.5 ms): 2 + 2 samples inside the long ones.
+        for start in [0, 5_000_000] as [Nanoseconds] { _ = b.addUpdate(start: start, duration: 2_000_000, kind: .viewBody, module: app, viewName: view, thread: main) }
+        _ = b.addUpdate(start: 10_000_000, duration: 500_000, kind: .viewBody, module: app, viewName: view, thread: main)
+        let trace = try b.build()
+        let selector = CallTreeQuery.ViewSelector(name: "ForecastView", module: "Weather", filter: .longViewBody, longerThan: 1_000_000)
+        let scoped = trace.stackChart(StackChartQuery(tree: CallTreeQuery(thread: 0, view: selector), width: 1000))
+        let tree = trace.callTree(CallTreeQuery(thread: 0, view: selector))
+        #expect(scoped.sampleCount == 4 && scoped.sampleCount == tree.sampleCount)
+        let roots = (0..<scoped.boxes.count).filter { scoped.boxes.depth[$0] == 0 }
+        #expect(roots.map { scoped.boxes.start[$0] } == [0, 5_000_000], "a box per body, nothing between them")
+        #expect(trace.stackChart(StackChartQuery(tree: CallTreeQuery(thread: 0), width: 1000)).sampleCount == 20)
+    }
+
     private func names(_ graph: FlameGraph, depth: Int) -> [String] {
         (0..<graph.frames.count).filter { graph.frames.depth[$0] == depth }.map { graph.names[graph.frames.name[$0]] }
     }

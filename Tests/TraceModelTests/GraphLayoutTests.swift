@@ -55,6 +55,27 @@ import Testing
         }
     }
 
+    /// Issue 41: a view's opened causes that are also its effects were laid out among the effects
+    /// (the cycle turned at the cause's edge); the caller can say which edge turns round.
+    @Test func anEdgeLaidBackwardKeepsACauseThatIsAlsoAnEffectOnTheLeft() {
+        let sizes = [GraphLayout.Size](repeating: GraphLayout.Size(width: 120, height: 44), count: 3)
+        // 0 is the focus; 1 causes it and is its effect too; 2 is only its effect.
+        let edges: [(from: Int, to: Int)] = [(0, 1), (1, 0), (0, 2)]
+        let plain = GraphLayout(sizes: sizes, edges: edges)
+        #expect(plain.layers[1] > plain.layers[0], "without a word the search turns the cause's edge")
+        let chosen = GraphLayout(sizes: sizes, edges: edges, laidBackward: [0])
+        #expect(chosen.layers[1] < chosen.layers[0] && chosen.layers[2] > chosen.layers[0], "\(chosen.layers)")
+        // Every route still runs from its source to its target.
+        for (i, edge) in edges.enumerated() {
+            let route = chosen.routes[i]
+            #expect(chosen.frames[edge.from].intersects(GraphLayout.Rect(x: route[0].x - 1, y: route[0].y - 1, width: 2, height: 2)))
+            #expect(chosen.frames[edge.to].intersects(GraphLayout.Rect(x: route.last!.x - 1, y: route.last!.y - 1, width: 2, height: 2)))
+        }
+        // A backward choice that closes a cycle of its own is still turned by the search: no hang, every node placed.
+        let loop = GraphLayout(sizes: sizes, edges: [(0, 1), (1, 2), (2, 0)], laidBackward: [0, 1, 2])
+        #expect(loop.frames.count == 3)
+    }
+
     @Test func layersAreLongestPathsFromTheCauses() {
         let sizes = [GraphLayout.Size](repeating: GraphLayout.Size(width: 120, height: 44), count: 5)
         // 4 is caused directly by 0 and through 0 -> 1 -> 2 -> 4; 3 is a second, independent cause of 4.

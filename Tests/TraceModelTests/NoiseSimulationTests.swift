@@ -49,4 +49,26 @@ import Testing
         })
         #expect(flat.firstBad == nil && flat.verdict.hasPrefix("No step beyond run-to-run noise in 5 builds") && flat.verdict.contains("record more"), "\(flat.verdict)")
     }
+
+    @Test func theExactCountSplitIsFoundInOnePassAsEverySplitWouldFindIt() {
+        // The definition, split by split: every recording before one value, every one after
+        // another, two or more before. Small random series of few values hit every edge.
+        func bruteForce(_ raw: [[Int64]]) -> Int? {
+            (1..<raw.count).first { k in
+                let before = Set(raw[..<k].joined()), after = Set(raw[k...].joined())
+                return before.count == 1 && after.count == 1 && before != after && raw[..<k].joined().count >= 2
+            }
+        }
+        var random = SeededRandom(seed: 40)
+        var exactSeries = 0
+        for _ in 0..<5_000 {
+            let builds = (0..<Int.random(in: 2...7, using: &random)).map { _ in
+                (0..<Int.random(in: 1...3, using: &random)).map { _ in Int64.random(in: 0...2, using: &random) }
+            }
+            let expected = bruteForce(builds)
+            if expected != nil { exactSeries += 1 }
+            #expect(StepDetection.exactSplit(builds) == expected, "\(builds)")
+        }
+        #expect(exactSeries > 50)
+    }
 }

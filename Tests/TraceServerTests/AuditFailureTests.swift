@@ -23,6 +23,14 @@ import Testing
         #expect(noteStatus == 201)
         let noteID = try #require(note["id"] as? String)
         let before = try await auditCount(server)
+        // A delete is recorded before it is made, but never one that is refused.
+        let (all, _) = try await send(server, "GET", "/api/traces")
+        let sample = try #require((all["traces"] as? [[String: Any]])?.first { $0["isSample"] as? Bool == true }?["id"] as? String)
+        #expect(try await send(server, "DELETE", "/api/traces/\(String(repeating: "0", count: 32))").1 == 404)
+        #expect(try await send(server, "DELETE", "/api/traces/\(sample)").1 == 403)
+        #expect(try await send(server, "DELETE", "/api/traces/\(sample)/notes/0123456789abcdef").1 == 403)
+        #expect(try await send(server, "DELETE", "/api/traces/\(kept)/notes/0123456789abcdef").1 == 404)
+        #expect(try await auditCount(server) == before, "nothing refused is in the trail")
 
         // The audit table now refuses every insert, as a read-only destination would.
         let catalog = try DatabaseQueue(path: scratch.dataDirectory.appendingPathComponent("catalog.sqlite").path)

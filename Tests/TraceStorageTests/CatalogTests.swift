@@ -116,7 +116,7 @@ struct SQLiteCatalogTests {
         let file = try Self.temporaryFile()
         let catalog = try SQLiteCatalog(file: file)
         #expect(try await catalog.journalMode == "wal")
-        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history", "v4 blob keys", "v5 search text", "v6 trigram indexes", "v7 tokens and audit", "v8 tags in upload order"])
+        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history", "v4 blob keys", "v5 search text", "v6 trigram indexes", "v7 tokens and audit", "v8 tags in upload order", "v9 unicode search text"])
         _ = try await catalog.insert(CatalogContract.entry(1, at: 1))
         // Opening again migrates nothing and keeps the rows.
         let reopened = try SQLiteCatalog(file: file)
@@ -325,4 +325,37 @@ actor ChangeLog {
     }
 
     deinit { reader?.cancel() }
+}
+
+extension CatalogContract {
+    /// `q=` ignores the case of every letter, not only ASCII's, and both engines alike (issue 39:
+    /// SQLite's LIKE folded ASCII only). Other apps' names: French, German, Greek, Turkish.
+    static func checkUnicodeWords(_ catalog: some Catalog) async throws {
+        let named: [(name: String, app: String, device: String)] = [
+            ("Éclair au chocolat", "Pâtisserie", "iPhone 16"),
+            ("Straße der Pariser Kommune", "Stadtplan", "iPad Pro"),
+            ("ΟΔΥΣΣΕΥΣ scroll", "Ταξίδι", "iPhone 15"),
+            ("İstanbul map", "Harita", "ÅLAND TEST DEVICE"),
+            ("plain ascii", "Recipes", "iPad"),
+        ]
+        var ids: [String] = []
+        for (n, item) in named.enumerated() {
+            var entry = entry(n + 1, at: Int64(1_000 * (n + 1)))
+            (entry.name, entry.app, entry.device) = item
+            _ = try await catalog.insert(entry)
+            ids.append(entry.id)
+        }
+        let cases: [(words: [String], found: [Int])] = [
+            (["ÉCLAIR"], [0]), (["éclair"], [0]), (["PÂTISSERIE"], [0]), (["CHOCOLAT"], [0]),
+            (["STRASSE"], [1]), (["strasse"], [1]), (["straße"], [1]), (["STRAẞE"], [1]),
+            (["οδυσσευς"], [2]), (["Οδυσσεύς"], []), (["ταξίδι"], [2]), (["ΤΑΞΊΔΙ"], [2]),
+            (["åland"], [3]), (["ÅLAND", "harita"], [3]),
+            (["ASCII"], [4]), (["MAP"], [3]), (["e"], [0, 1, 2, 3, 4]),
+        ]
+        for (words, found) in cases {
+            let expected = found.sorted(by: >).map { ids[$0] }
+            let page = try await catalog.page(CatalogQuery(words: words), limit: 10, after: nil)
+            #expect(page.entries.map(\.id) == expected, "q=\(words.joined(separator: " "))")
+        }
+    }
 }

@@ -21,4 +21,18 @@ struct SchemaVersionTests {
         try await catalog.execute(["DELETE FROM grdb_migrations WHERE identifier = 'v\(newer) a newer release'"])
         #expect(try await SQLiteCatalog(file: file).totals().count == 1)
     }
+
+    /// Rows stored before `q=` folded every letter's case are folded by the migration that began it.
+    @Test func theUnicodeSearchMigrationFoldsStoredRows() async throws {
+        let file = try SQLiteCatalogTests.temporaryFile()
+        let older = try SQLiteCatalog(file: file, through: 7)
+        var entry = CatalogContract.entry(1, at: 1)
+        entry.name = "Straße Éclair"
+        _ = try await older.insert(entry)
+        // As the search text was stored before: unfolded.
+        try await older.execute(["UPDATE traces SET search_text = name || char(10) || app || char(10) || device"])
+        #expect(try await older.page(CatalogQuery(words: ["ÉCLAIR"]), limit: 10, after: nil).entries.isEmpty)
+        let current = try SQLiteCatalog(file: file)
+        #expect(try await current.page(CatalogQuery(words: ["ÉCLAIR", "STRASSE"]), limit: 10, after: nil).entries.map(\.id) == [entry.id])
+    }
 }

@@ -6,7 +6,7 @@ import {
   boxAt, clampView, diffColor, fitLabel, forEachVisible, interpolateView, kindColor, matchingBoxes, prepareBoxes, ROW_HEIGHT, zoomAround,
 } from '../../WebRoot/js/chart/boxes.js';
 import { ancestry, flameTooltip, frameAtPath, framePath, frameWindow, needsFinerAnswer, prepareFlame } from '../../WebRoot/js/chart/flame-model.js';
-import { cpuParams, fewSamplesWarning, hiddenMatchesNote, MIN_TRUSTED_SAMPLES } from '../../WebRoot/js/panes/cpu/settings.js';
+import { cpuParams, fewSamplesWarning, hiddenMatchesNote, MIN_TRUSTED_SAMPLES, stackScopeText } from '../../WebRoot/js/panes/cpu/settings.js';
 import { EMPTY_STATE } from '../../WebRoot/js/state.js';
 
 // GET flamegraph of: Main Thread (10) > run (10) > [body (6) > format (4), layout (3), 3 frames merged (1)].
@@ -164,4 +164,10 @@ test('a stack chart is boxes too: x is time, width its duration', () => {
   const boxes = prepareBoxes({ depth: [0, 1, 1], x: [100, 100, 300], width: [400, 150, 50], name: ['main', 'a', 'b'], kind: ['app', 'app', 'system'] });
   assert.equal(boxes.name[boxAt(boxes, { from: 0, to: 1000 }, 1000, 320, ROW_HEIGHT + 2)], 'b');
   assert.equal(boxAt(boxes, { from: 0, to: 1000 }, 1000, 260, ROW_HEIGHT + 2), -1);
+});
+
+test('the stack chart says it keeps a finding\'s scope: the view\'s counted updates, in the timeline window', () => {
+  assert.equal(stackScopeText({}, null), 'Timeline window, in time order');
+  assert.equal(stackScopeText({ filter: 'long-view-body', longerThan: 1_000_000 }, { view: 'PriceTagView', module: 'Pantry' }),
+    'Every long update of PriceTagView over 1.00 ms: its samples in the timeline window, in time order');
 });

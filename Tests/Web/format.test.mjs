@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { findingKindTitle, findingName, noteTargetText, plural, formatDuration, formatTimeRange, parseDuration } from '../../WebRoot/js/format.js';
+import { rulerTicks } from '../../WebRoot/js/chart/axis.js';
 
 const fixture = JSON.parse(readFileSync(new URL('../Fixtures/duration-format.json', import.meta.url), 'utf8'));
 
@@ -52,4 +53,13 @@ test('a finding is named in words, never by its raw id, for any app and any kind
   assert.equal(findingName('hang-explained:more'), 'More hangs');
   assert.equal(findingName('hitch-explained'), 'Hitches');
   assert.equal(noteTargetText({ kind: 'finding', finding: 'long-body:Harbor.MessageRow' }), 'the finding Long body: Harbor.MessageRow');
+});
+
+test('a ruler under the timeline ticks where the timeline does: 1-2-5 steps at least 90 px apart, x by time', () => {
+  const ticks = rulerTicks({ start: 1_000_000_000, end: 2_500_000_000 }, 1196);
+  assert.deepEqual(ticks.slice(0, 3).map((t) => t.label), ['1.0 s', '1.2 s', '1.4 s']);
+  assert.equal(ticks[0].x, 0);
+  assert.ok(Math.abs(ticks[1].x - 1196 * 0.2 / 1.5) < 1e-6);
+  assert.ok(ticks.every((t, i) => i === 0 || t.x - ticks[i - 1].x >= 90));
+  assert.deepEqual(rulerTicks({ start: 5, end: 5 }, 800), []);
 });

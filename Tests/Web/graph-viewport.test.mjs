@@ -2,7 +2,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  MIN_SCALE, MAX_SCALE, READABLE_SCALE, fitTransform, initialTransform, zoomTransform, centreTransform, nodeInView, refitTransform,
+  MIN_SCALE, MAX_SCALE, READABLE_SCALE, fitTransform, initialTransform, zoomTransform, centreTransform, nodeInView, refitTransform, openedFoldTransform,
 } from '../../WebRoot/js/graph/viewport.js';
 
 const node = (id, x, y, extra = {}) => ({ id, x, y, width: 160, height: 40, ...extra });
@@ -110,4 +110,22 @@ test('a graph seen whole is fitted again when the node card narrows the stage; a
   const long = { width: 3000, height: 100, nodes: [node('a', 0, 0), node('b', 2840, 60)] };
   const small = fitTransform(long, 3000, 400);
   assert.deepEqual(refitTransform(small, long, { width: 3000, height: 400 }, { width: 600, height: 400 }), small);
+});
+
+test('an opened fold is looked at beside the node it hung from: the nearest members that fit, none zoomed away', () => {
+  const view = node('view', 500, 1200);
+  // 60 causes in a column 0..2400, left of the view.
+  const causes = Array.from({ length: 60 }, (_, i) => node(`c${i}`, 0, i * 40));
+  const before = { x: 0, y: 0, k: 0.8 };
+  const byId = new Map([view, ...causes].map((n) => [n.id, n]));
+  const t = openedFoldTransform(before, byId, { near: 'view', members: causes.map((c) => c.id) }, 1000, 500);
+  assert.equal(t.k, 0.8, 'the reader\'s scale stays');
+  assert.ok(nodeInView(t, view, 1000, 500));
+  const shown = causes.filter((c) => nodeInView(t, c, 1000, 500));
+  assert.ok(shown.length >= 8, `${shown.length} causes in view`);
+  assert.ok(shown.every((c) => Math.abs(c.y - view.y) <= 400), 'the ones nearest the view');
+  // No members drawn (a fold of one that failed to open): the node alone, centred.
+  const alone = openedFoldTransform(before, byId, { near: 'view', members: ['gone'] }, 1000, 500);
+  assert.ok(nodeInView(alone, view, 1000, 500));
+  assert.equal(openedFoldTransform(before, byId, { near: null, members: [] }, 1000, 500), before);
 });

@@ -25,8 +25,9 @@ export const notOffered = () => {};
  * - `copyLink(text, what)`: copies a link and says so;
  * - `timeWindow`: the visible window of the page's timeline, live while it pans (the URL's w= is
  *   written at most every 250 ms): get() → {start, end}, set([start, end], kind) (kind as the
- *   timeline's: 'pan' | 'zoom' | 'jump'), subscribe(fn({start, end})) → unsubscribe. A page without a
- *   timeline gets the state's w= (or the whole trace).
+ *   timeline's: 'pan' | 'zoom' | 'jump'), subscribe(fn({start, end})) → unsubscribe, axis() → where
+ *   its time runs on screen ({left, right}, viewport px: a chart under it lines up). A page without a
+ *   timeline gets the state's w= (or the whole trace) and axis() null.
  * - `notes`: the trace's notes (notes.js createNoteStore); NO_NOTES where the page keeps none.
  * A capability the host leaves out is `notOffered`, never undefined; `offers(name)` says which.
  */
@@ -66,5 +67,6 @@ function stateWindow(trace, state) {
     get,
     set: ([start, end], kind) => state.set({ window: [Math.round(start), Math.round(end)] }, { push: kind !== 'pan' }),
     subscribe: (fn) => state.subscribe((_, changed) => { if (changed.includes('window')) fn(get()); }),
+    axis: () => null,
   };
 }

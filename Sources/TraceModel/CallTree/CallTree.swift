@@ -336,7 +336,7 @@ extension Trace {
 
     /// The spans of `view`'s updates overlapping `range`, merged per thread where they overlap
     /// (so no sample counts twice), and how many updates they came from.
-    private func updateIntervals(of view: CallTreeQuery.ViewSelector, in range: TimeRange?) -> (merged: [(start: Nanoseconds, end: Nanoseconds, thread: Int32)], updates: Int) {
+    func updateIntervals(of view: CallTreeQuery.ViewSelector, in range: TimeRange?) -> (merged: [(start: Nanoseconds, end: Nanoseconds, thread: Int32)], updates: Int) {
         var merged: [(start: Nanoseconds, end: Nanoseconds, thread: Int32)] = []
         var lastOfThread: [Int32: Int] = [:]
         var count = 0

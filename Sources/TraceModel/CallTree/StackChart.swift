@@ -4,7 +4,7 @@
 // boxes narrower than a pixel merge with their narrow neighbours at the same depth.
 
 public struct StackChartQuery: Sendable, Equatable {
-    /// The thread, window (`range`) and transforms; its mode, focus, view and minPercent are not used.
+    /// The thread, window (`range`), view (only the samples inside its updates) and transforms; its mode, focus and minPercent are not used.
     public var tree: CallTreeQuery
     public var width: Int
     /// Whatever the width, an answer holds at most this many boxes: past it, the pixel the
@@ -55,16 +55,28 @@ public struct StackBoxes: Sendable, Equatable {
 extension Trace {
     public func stackChart(_ query: StackChartQuery) -> StackChart {
         var treeQuery = query.tree
-        // Time-ordered samples of one thread: no direction, focus or view cut.
+        // Time-ordered samples of one thread: no direction or focus; a view keeps the samples
+        // inside its updates (a finding's scope: the CPU of a view's long bodies), whole stacks.
+        let view = treeQuery.view
         (treeQuery.mode, treeQuery.focus, treeQuery.view) = (.topDown, [], nil)
         let range = treeQuery.range ?? TimeRange(start: metadata.start, end: metadata.end)
         let thread = treeQuery.thread.map { Int32(truncatingIfNeeded: $0) } ?? threads.indices.first { threads[$0].isMain }.map(Int32.init)
         // The samples of the thread in the window, in time order.
         let samples = cpu.samples
         var rows: [Int] = []
-        for i in indexOfFirst(atLeast: range.start, in: samples.time)..<indexOfFirst(atLeast: range.end, in: samples.time)
-        where thread == nil || samples.thread[i] == thread! {
-            rows.append(i)
+        let spans = view.map { updateIntervals(of: $0, in: range).merged } ?? [(range.start, range.end, noRow)]
+        for span in spans {
+            let (start, end) = (max(span.start, range.start), min(span.end, range.end))
+            guard start < end else { continue }
+            for i in indexOfFirst(atLeast: start, in: samples.time)..<indexOfFirst(atLeast: end, in: samples.time)
+            where (thread == nil || samples.thread[i] == thread!) && (span.thread == noRow || samples.thread[i] == span.thread) {
+                rows.append(i)
+            }
+        }
+        // Spans of several threads may interleave: time order, each sample once.
+        if spans.count > 1 {
+            rows.sort()
+            rows = rows.enumerated().compactMap { $0.offset > 0 && rows[$0.offset - 1] == $0.element ? nil : $0.element }
         }
         let interval = Self.medianGap(rows.lazy.map { samples.time[$0] })
         let trie = cpuPathTrie(treeQuery)

@@ -272,7 +272,7 @@ extension Trace {
             left = (left.nodes + chainsLeft.nodes, left.edges + chainsLeft.edges)
         }
         assignSameUpdateKeys(&drawn)
-        var document = laidOut(nodes: drawn, edges: drawnEdges)
+        var document = laidOut(nodes: drawn, edges: drawnEdges, expand: expand)
         document.omittedEdges = omittedEdges + left.edges
         document.omittedNodes = left.nodes
         return document
@@ -646,6 +646,20 @@ extension Trace {
         return (keptNodes, keptEdges)
     }
 
+    /// A focus node whose "+ N other causes" was opened: its causes stay on its left even when
+    /// they are its effects too (most are, in a big view graph), so its edges back to them are
+    /// laid right to left; without this, opening causes drew them among the effects.
+    private static func backToCauses(_ nodes: [DrawnNode], _ edges: [DrawnEdge], expand: Set<String>) -> Set<Int> {
+        // A drawn node's id is "n<first row>" (viewGraph), its causes fold's key NeighbourFold.key.
+        let opened = Set(nodes.indices.filter { i in
+            nodes[i].focus && Int(nodes[i].id.dropFirst()).map { expand.contains(NeighbourFold.key(node: $0, causes: true)) } == true
+        })
+        guard !opened.isEmpty else { return [] }
+        var causes: [Int: Set<Int>] = [:]
+        for edge in edges where opened.contains(edge.to) { causes[edge.to, default: []].insert(edge.from) }
+        return Set(edges.indices.filter { opened.contains(edges[$0].from) && causes[edges[$0].from]?.contains(edges[$0].to) == true })
+    }
+
     /// Nodes standing for the same update (or, without one, the same source event) share a key.
     private func assignSameUpdateKeys(_ nodes: inout [DrawnNode]) {
         var keys: [String?] = nodes.map { node in
@@ -660,7 +674,7 @@ extension Trace {
         for i in nodes.indices { nodes[i].sameUpdateKey = keys[i] }
     }
 
-    private func laidOut(nodes: [DrawnNode], edges: [DrawnEdge]) -> CauseGraphDocument {
+    private func laidOut(nodes: [DrawnNode], edges: [DrawnEdge], expand: Set<String> = []) -> CauseGraphDocument {
         let sizes = nodes.map {
             GraphLayout.Size(
                 width: CauseGraphMetrics.width(title: $0.title, subtitle: $0.subtitle, badgeCount: $0.collapsed == nil ? $0.count : 1),
@@ -670,7 +684,7 @@ extension Trace {
         var options = GraphLayout.Options()
         options.rowGap = CauseGraphMetrics.rowGap
         options.columnGap = CauseGraphMetrics.columnGap
-        let layout = GraphLayout(sizes: sizes, edges: edges.map { ($0.from, $0.to) }, options: options)
+        let layout = GraphLayout(sizes: sizes, edges: edges.map { ($0.from, $0.to) }, laidBackward: Self.backToCauses(nodes, edges, expand: expand), options: options)
         func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }
         var backtraceFrames = 0
         let documentNodes = nodes.enumerated().map { i, node in

@@ -56,9 +56,11 @@ public struct GraphLayout: Sendable, Equatable {
     public var crossings: Int
 
     /// Lays out `sizes.count` nodes; `edges` are (from, to) indexes into `sizes`. The input order
-    /// breaks ties, so callers should pass nodes in a meaningful, stable order.
-    public init(sizes: [Size], edges: [(from: Int, to: Int)], options: Options = Options()) {
-        var builder = LayeredGraph(sizes: sizes, edges: edges)
+    /// breaks ties, so callers should pass nodes in a meaningful, stable order. `laidBackward`:
+    /// indexes of edges the caller wants drawn right to left where a cycle must turn one round
+    /// (a focus's edge back to a cause that is also its effect: the cause stays on the left).
+    public init(sizes: [Size], edges: [(from: Int, to: Int)], laidBackward: Set<Int> = [], options: Options = Options()) {
+        var builder = LayeredGraph(sizes: sizes, edges: edges, laidBackward: laidBackward)
         builder.assignLayers()
         builder.insertPlaceholders()
         builder.orderLayers(sweeps: options.sweeps)
@@ -81,22 +83,28 @@ private struct LayeredGraph {
     var chains: [[Int]] = []
     var layers: [[Int]] = []
 
-    init(sizes: [GraphLayout.Size], edges: [(from: Int, to: Int)]) {
+    /// Edges laid out reversed from the start (the caller's choice, `GraphLayout.init`).
+    let laidBackward: Set<Int>
+
+    init(sizes: [GraphLayout.Size], edges: [(from: Int, to: Int)], laidBackward: Set<Int>) {
         self.sizes = sizes
         self.edges = edges
         self.realCount = sizes.count
+        self.laidBackward = laidBackward
     }
 
     var vertexCount: Int { layer.count }
 
     mutating func assignLayers() {
         let n = realCount
+        // An edge the caller lays backward runs from its target; the search below turns round
+        // whatever still closes a cycle.
+        reversed = edges.indices.map(laidBackward.contains)
         var out = [[Int]](repeating: [], count: n)
         for (index, edge) in edges.enumerated() where edge.from != edge.to {
-            out[edge.from].append(index)
+            out[reversed[index] ? edge.to : edge.from].append(index)
         }
         // Depth-first search in input order marks the edges that close cycles.
-        reversed = [Bool](repeating: false, count: edges.count)
         var state = [UInt8](repeating: 0, count: n)  // 0 new, 1 on stack, 2 done
         for root in 0..<n where state[root] == 0 {
             var stack: [(node: Int, next: Int)] = [(root, 0)]
@@ -105,9 +113,9 @@ private struct LayeredGraph {
                 if top.next < out[top.node].count {
                     stack[stack.count - 1].next += 1
                     let edge = out[top.node][top.next]
-                    let target = edges[edge].to
+                    let target = reversed[edge] ? edges[edge].from : edges[edge].to
                     if state[target] == 1 {
-                        reversed[edge] = true
+                        reversed[edge].toggle()
                     } else if state[target] == 0 {
                         state[target] = 1
                         stack.append((target, 0))

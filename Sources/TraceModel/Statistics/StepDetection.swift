@@ -96,20 +96,32 @@ public struct StepDetection: Sendable {
         NormalDistribution.quantile(1 - alpha / (2 * Double(max(1, splits))))
     }
 
+    /// Exact counts: the split with every recording before it one value and every one after it
+    /// another (two or more before). At most one split can be that, so one pass finds it: the
+    /// builds that hold only the first build's value from the start must end exactly where the
+    /// builds that hold only the last build's value from the end begin.
+    static func exactSplit(_ raw: [[Int64]]) -> Int? {
+        guard let first = raw.first?.first, let last = raw.last?.first, first != last else { return nil }
+        var before = 0, recordingsBefore = 0
+        while before < raw.count, !raw[before].isEmpty, raw[before].allSatisfy({ $0 == first }) {
+            recordingsBefore += raw[before].count
+            before += 1
+        }
+        var after = raw.count
+        while after > 0, !raw[after - 1].isEmpty, raw[after - 1].allSatisfy({ $0 == last }) { after -= 1 }
+        return before == after && recordingsBefore >= 2 ? before : nil
+    }
+
     /// The strongest split of `logs` (builds of one segment) that passes, as a step at an index of `logs`.
     private static func bestStep(_ logs: [[Double]], raw: [[Int64]], prior: RunNoise, total: Int) -> DetectedStep? {
         let m = logs.count
-        // Exact counts: every recording before one split the same value, every one after another.
-        for k in 1..<m {
-            let before = Set(raw[0..<k].joined()), after = Set(raw[k..<m].joined())
-            if before.count == 1, after.count == 1, before != after, raw[0..<k].joined().count >= 2 {
-                let a = Double(before.first!), b = Double(after.first!)
-                let percent = a > 0 ? (b / a - 1) * 100 : 100 * b
-                return DetectedStep(
-                    index: k, direction: b > a ? "up" : "down", status: m - k >= 2 ? "confirmed" : "suspect", exact: true,
-                    percent: percent, low: percent, high: percent, buildsBefore: k, buildsAfter: m - k
-                )
-            }
+        if let k = exactSplit(raw) {
+            let a = Double(raw[0][0]), b = Double(raw[m - 1][0])
+            let percent = a > 0 ? (b / a - 1) * 100 : 100 * b
+            return DetectedStep(
+                index: k, direction: b > a ? "up" : "down", status: m - k >= 2 ? "confirmed" : "suspect", exact: true,
+                percent: percent, low: percent, high: percent, buildsBefore: k, buildsAfter: m - k
+            )
         }
         var count = [Double](repeating: 0, count: m + 1), sum = count, squares = count
         for (i, values) in logs.enumerated() {

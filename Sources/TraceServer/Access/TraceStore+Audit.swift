@@ -67,7 +67,9 @@ extension TraceStore {
     }
 
     func delete(id: TraceID, by actor: String) async throws(StoreError) {
-        let name = try? await record(id: id).name
+        // A sample or an unknown id is refused before anything is recorded.
+        try refuseSample(id.text)
+        let name = try await record(id: id).name
         try await audit([AuditEvent(actor: actor, action: .delete, traceID: id.text, traceName: name, detail: "")], outcome: "not made (the trace is kept)")
         try await delete(id: id.text)
     }
@@ -87,6 +89,7 @@ extension TraceStore {
 
     /// False when the trace has no such note (nothing is recorded).
     func deleteNote(id: String, traceID: String, by actor: String) async throws(StoreError) -> Bool {
+        try refuseSample(traceID)
         guard try await notes(traceID: traceID).contains(where: { $0.id == id }) else { return false }
         let name = try? await record(id: traceID).name
         try await audit([AuditEvent(actor: actor, action: .noteDeleted, traceID: traceID, traceName: name, detail: "note \(id)")],

@@ -37,9 +37,9 @@ extension TraceStore {
         let records = page.entries.map { TraceRecord(entry: $0).listed }
         let samples = query.tags.isEmpty && query.uploadedFrom == nil && query.uploadedBefore == nil
             ? sampleRecords().filter { sample in
-                let text = [sample.name, sample.app, sample.device].joined(separator: "\n").lowercased()
+                let text = SearchFolding.fold([sample.name, sample.app, sample.device].joined(separator: "\n"))
                 return (query.name.map { sample.name.lowercased().contains($0.lowercased()) } ?? true)
-                    && query.words.allSatisfy { text.contains($0.lowercased()) }
+                    && query.words.allSatisfy { text.contains(SearchFolding.fold($0)) }
             }
             : []
         return (page.next == nil ? records + samples : records, page.next, page.total + samples.count)

@@ -27,7 +27,7 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         history.window = Int(try parameters.int("window", in: 2...50) ?? Int64(HistorySeries.defaultWindow))
         // Through the query gate: 16 history reads at once wait their turn as 16 queries would.
         let request = history
-        return try jsonResponse(try await queries.admit(for: context.work) { try await store.history(request) })
+        return jsonResponse(bytes: try await queries.admit(for: context.work) { try await store.history(request) }.json())
     }
 
     // A `tracesvc check` verdict on an uploaded trace: the history shows pass or fail per build.

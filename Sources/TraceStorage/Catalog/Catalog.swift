@@ -211,6 +211,8 @@ public enum CatalogSchema {
         /// database may refuse to create). When it fails, it is rolled back, not recorded, said
         /// at start as a warning, and tried again at the next start.
         public var isOptional = false
+        /// Then every trace's search text is made again (`SearchFolding` is Swift: no statement can).
+        public var refoldsSearchText = false
 
         public func statements(for engine: CatalogEngine) -> [String] {
             statements + (engine == .postgres ? postgresStatements : sqliteStatements)
@@ -355,6 +357,8 @@ public enum CatalogSchema {
             "UPDATE trace_tags SET (uploaded_at_us, size_bytes) = (SELECT uploaded_at_us, size_bytes FROM traces WHERE traces.id = trace_tags.trace_id)",
             tagsInUploadOrderIndex,
         ]),
+        // `q=` folds every letter's case, not only ASCII's (`SearchFolding`), in both engines alike.
+        Migration(version: 9, name: "unicode search text", statements: [], refoldsSearchText: true),
     ]
 
     /// After the rows are filled (one index build, not an update per row).
@@ -363,9 +367,8 @@ public enum CatalogSchema {
     /// `UPDATE traces SET search_text = …` (a `WHERE` may follow): name, app, device and tags, one
     /// a line. A word of `q=` holds no line break, so no match spans two of them: a word is in
     /// the text exactly when it is in one of them, as the query matched them one by one before.
-    /// PostgreSQL keeps it in lower case and matches `LIKE lower(pattern)`, which is its ILIKE
-    /// (lower case of both sides) in a form its trigram index serves; SQLite keeps it as is (its
-    /// LIKE ignores ASCII case, as before).
+    /// As migration 5 wrote it (a migration is never edited): since migration 9 the text is
+    /// `searchTextSource` folded by `SearchFolding`.
     static func searchTextUpdate(_ engine: CatalogEngine) -> String {
         switch engine {
         case .postgres:
@@ -378,6 +381,17 @@ public enum CatalogSchema {
             UPDATE traces SET search_text = name || char(10) || app || char(10) || device
                 || COALESCE((SELECT group_concat(char(10) || g.tag, '') FROM trace_tags g WHERE g.trace_id = traces.id), '')
             """
+        }
+    }
+
+    /// What a row of `traces` searches, unfolded: name, app, device and tags, one a line. A word
+    /// of `q=` holds no line break, so no match spans two of them.
+    static func searchTextSource(_ engine: CatalogEngine) -> String {
+        switch engine {
+        case .postgres:
+            "name || chr(10) || app || chr(10) || device || COALESCE((SELECT string_agg(chr(10) || g.tag, '' ORDER BY g.tag) FROM trace_tags g WHERE g.trace_id = traces.id), '')"
+        case .sqlite:
+            "name || char(10) || app || char(10) || device || COALESCE((SELECT group_concat(char(10) || g.tag, '') FROM trace_tags g WHERE g.trace_id = traces.id), '')"
         }
     }
 

@@ -6,8 +6,8 @@ public struct CatalogQuery: Sendable, Equatable {
     public var tags: [TraceTag] = []
     /// Part of the name (any case).
     public var name: String?
-    /// Words that must each be part of the name, app, device or a tag (any case); without line
-    /// breaks (`q=` is split at white space).
+    /// Words that must each be part of the name, app, device or a tag (any case: `SearchFolding`);
+    /// without line breaks (`q=` is split at white space).
     public var words: [String] = []
     /// Uploaded at or after, and before (µs since 1970).
     public var uploadedFrom: Int64?
@@ -28,6 +28,18 @@ public struct CatalogQuery: Sendable, Equatable {
 
     /// No filter: every trace (the samples may be listed with it).
     public var isUnfiltered: Bool { tags.isEmpty && name == nil && words.isEmpty && uploadedFrom == nil && uploadedBefore == nil }
+}
+
+/// How `q=` ignores case, the same in both engines and for samples: full Unicode case folding,
+/// done here (SQLite's LIKE folds only ASCII, PostgreSQL's lower() only what the database's
+/// locale knows): "ÉCLAIR" finds "éclair", "STRASSE" and "straße" find each other, "ΟΔΥΣΣΕΥΣ"
+/// finds "οδυσσευς". The catalogs keep the search text folded; a query's words are folded too.
+public enum SearchFolding {
+    /// Lower, upper, then lower case: full mappings (ß and ẞ to ss, final sigma to sigma), so
+    /// that a word in any case ends the same.
+    public static func fold(_ text: String) -> String {
+        text.lowercased().uppercased().lowercased()
+    }
 }
 
 /// The list's orders (`?sort=`); ties are broken by id, so a cursor is a position.
@@ -135,13 +147,11 @@ enum SQLValue: Sendable, Equatable {
 
 /// The SQL of a list query, written once for both engines: `placeholder(n)` is the engine's n-th
 /// parameter (`?` or `$n`), `like` its case-insensitive LIKE (`LIKE` or `ILIKE`), `collate` the
-/// byte-order collation of the name (both engines then order names alike), `searchPattern` the
-/// pattern as the search text is kept (lower case in PostgreSQL).
+/// byte-order collation of the name (both engines then order names alike).
 struct CatalogSQL {
     var placeholder: (Int) -> String
     var like: String
     var collate: String
-    var searchPattern: (String) -> String
     private(set) var binds: [SQLValue] = []
 
     init(_ engine: CatalogEngine) {
@@ -150,12 +160,10 @@ struct CatalogSQL {
             placeholder = { "$\($0)" }
             like = "ILIKE"
             collate = " COLLATE \"C\""
-            searchPattern = { "lower(\($0))" }
         case .sqlite:
             placeholder = { _ in "?" }
             like = "LIKE"
             collate = ""
-            searchPattern = { $0 }
         }
     }
 
@@ -195,10 +203,10 @@ struct CatalogSQL {
         if let name = query.name {
             conditions.append("t.name \(like) \(bind(.text(Self.pattern(name)))) ESCAPE '\\'")
         }
-        // One LIKE per word on the search text (CatalogSchema.searchTextUpdate); no ORDER BY
+        // One LIKE per word on the folded search text (CatalogSchema.searchTextSource); no ORDER BY
         // index is needed for a dense word: the page's scan in cursor order stops at the limit.
         for word in query.words {
-            conditions.append("t.search_text LIKE \(searchPattern(bind(.text(Self.pattern(word))))) ESCAPE '\\'")
+            conditions.append("t.search_text LIKE \(bind(.text(Self.pattern(SearchFolding.fold(word))))) ESCAPE '\\'")
         }
         if let from = query.uploadedFrom { conditions.append("\(uploaded) >= \(bind(.integer(from)))") }
         if let before = query.uploadedBefore { conditions.append("\(uploaded) < \(bind(.integer(before)))") }
@@ -216,6 +224,16 @@ struct CatalogSQL {
             conditions.append("(\(column), \(traceID)) \(comparison) (\(bind(value))\(collation), \(bind(.text(cursor.id))))")
         }
         return conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+    }
+
+    /// The count of a query's matches. Filtered by tags only (a history's, a tag's list), it is
+    /// counted from the tag index alone (a trace's tag rows go with it), not by a test per trace.
+    mutating func countQuery(_ query: CatalogQuery) -> String {
+        guard !query.tags.isEmpty, query.name == nil, query.words.isEmpty, query.uploadedFrom == nil, query.uploadedBefore == nil else {
+            return "SELECT COUNT(*) \(fromClause(query, counting: true)) \(whereClause(query, counting: true))"
+        }
+        let tagged = query.tags.map { "SELECT trace_id FROM trace_tags WHERE tag = \(bind(.text($0.text)))" }
+        return "SELECT COUNT(*) FROM (\(tagged.joined(separator: " INTERSECT "))) AS tagged"
     }
 
     func orderClause(_ query: CatalogQuery) -> String {

@@ -198,6 +198,11 @@ public final class PostgresCatalog: Catalog, Service {
                         for statement in migration.statements(for: .postgres) {
                             try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                         }
+                        if migration.refoldsSearchText {
+                            var ids: [String] = []
+                            for try await id in try await connection.query("SELECT id FROM traces", logger: logger).decode(String.self) { ids.append(id) }
+                            for id in ids { try await updateSearchText(connection, id: id, logger: logger) }
+                        }
                         try await connection.query("INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger)
                     }
                 } catch where migration.isOptional {
@@ -315,7 +320,7 @@ public final class PostgresCatalog: Catalog, Service {
             var total = Int64(all.count)
             if cursor != nil || all.count > limit {
                 var count = Self.sql()
-                let countQuery = PostgresQuery(unsafeSQL: "SELECT COUNT(*) \(count.fromClause(query, counting: true)) \(count.whereClause(query, counting: true))", binds: Self.bindings(count.binds))
+                let countQuery = PostgresQuery(unsafeSQL: count.countQuery(query), binds: Self.bindings(count.binds))
                 for try await value in try await self.client.query(countQuery, logger: self.logger).decode(Int64.self) { total = value }
             }
             var entries = Array(all.prefix(limit))
@@ -347,7 +352,12 @@ public final class PostgresCatalog: Catalog, Service {
     static func updateSearchText(_ connection: PostgresConnection, id: String, logger: Logger) async throws {
         var binds = PostgresBindings(capacity: 1)
         binds.append(id)
-        try await connection.query(PostgresQuery(unsafeSQL: CatalogSchema.searchTextUpdate(.postgres) + " WHERE id = $1", binds: binds), logger: logger)
+        var source: String?
+        for try await text in try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT \(CatalogSchema.searchTextSource(.postgres)) FROM traces WHERE id = $1", binds: binds), logger: logger
+        ).decode(String.self) { source = text }
+        guard let source else { return }
+        try await connection.query("UPDATE traces SET search_text = \(SearchFolding.fold(source)) WHERE id = \(id)", logger: logger)
     }
 
     public func delete(id: String) async throws -> CatalogEntry? {

@@ -25,6 +25,9 @@ public final class SQLiteCatalog: Catalog {
         for migration in CatalogSchema.migrations where migration.version <= (lastVersion ?? .max) {
             migrator.registerMigration("v\(migration.version) \(migration.name)") { db in
                 for statement in migration.statements(for: .sqlite) { try db.execute(sql: statement) }
+                if migration.refoldsSearchText {
+                    for id in try String.fetchAll(db, sql: "SELECT id FROM traces") { try Self.updateSearchText(db, id: id) }
+                }
             }
         }
         try CatalogSchema.refuseNewer(applied: try pool.read { db in
@@ -79,19 +82,27 @@ public final class SQLiteCatalog: Catalog {
         try await call {
             try await self.pool.read { db in
                 var sql = Self.sql()
-                let rows = try Row.fetchAll(db, sql: """
+                // Read straight off the statement (a cursor), not copied into rows first: a history reads 2,000.
+                let rows = try Row.fetchCursor(db, sql: """
                     SELECT \(CatalogSchema.listedColumnsOfT) \(sql.fromClause(query)) \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)
                     """, arguments: Self.arguments(sql.binds))
-                // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
-                var total = rows.count
-                if cursor != nil || rows.count > limit {
-                    sql = Self.sql()
-                    let filter = sql.whereClause(query, counting: true)
-                    total = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(sql.fromClause(query, counting: true)) \(filter)", arguments: Self.arguments(sql.binds)) ?? 0
+                var entries: [CatalogEntry] = []
+                var more = false
+                while let row = try rows.next() {
+                    guard entries.count < limit else {
+                        more = true
+                        break
+                    }
+                    entries.append(try Self.entry(from: row))
                 }
-                var entries = try rows.prefix(limit).map(Self.entry(from:))
+                // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
+                var total = entries.count
+                if cursor != nil || more {
+                    sql = Self.sql()
+                    total = try Int.fetchOne(db, sql: sql.countQuery(query), arguments: Self.arguments(sql.binds)) ?? 0
+                }
                 try Self.attachTags(db, to: &entries)
-                return CatalogPage(entries: entries, next: rows.count > limit ? entries.last.map { CatalogCursor(after: $0, sort: query.sort) } : nil, total: total)
+                return CatalogPage(entries: entries, next: more ? entries.last.map { CatalogCursor(after: $0, sort: query.sort) } : nil, total: total)
             }
         }
     }
@@ -128,7 +139,8 @@ public final class SQLiteCatalog: Catalog {
     }
 
     private static func updateSearchText(_ db: Database, id: String) throws {
-        try db.execute(sql: CatalogSchema.searchTextUpdate(.sqlite) + " WHERE id = ?", arguments: [id])
+        guard let source = try String.fetchOne(db, sql: "SELECT \(CatalogSchema.searchTextSource(.sqlite)) FROM traces WHERE id = ?", arguments: [id]) else { return }
+        try db.execute(sql: "UPDATE traces SET search_text = ? WHERE id = ?", arguments: [SearchFolding.fold(source), id])
     }
 
     // MARK: History
@@ -184,10 +196,12 @@ public final class SQLiteCatalog: Catalog {
                 var found: [String: TraceMeasurements] = [:]
                 for slice in Self.slices(ids) {
                     let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-                    for row in try Row.fetchAll(db, sql: """
+                    // Cursors: each row read off the statement, not copied first (a history reads 2,000 traces' rows).
+                    let totalsRows = try Row.fetchCursor(db, sql: """
                         SELECT trace_id, updates, hitches, hitch_ns, hangs, hang_ns, main_actor_busy_ns, main_actor_wait_ns, cpu_samples, cpu_weight
                         FROM trace_totals WHERE trace_id IN (\(marks))
-                        """, arguments: StatementArguments(slice)) {
+                        """, arguments: StatementArguments(slice))
+                    while let row = try totalsRows.next() {
                         var totals = TraceMeasurements.Totals()
                         (totals.updates, totals.hitches, totals.hitchNs, totals.hangs, totals.hangNs) = (row[1], row[2], row[3], row[4], row[5])
                         (totals.mainActorBusyNs, totals.mainActorWaitNs, totals.cpuSamples, totals.cpuWeight) = (row[6], row[7], row[8], row[9])
@@ -203,18 +217,20 @@ public final class SQLiteCatalog: Catalog {
                     case .all: break
                     }
                     if views != .none {
-                        for row in try Row.fetchAll(db, sql: """
+                        let viewRows = try Row.fetchCursor(db, sql: """
                             SELECT trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out FROM view_measurements
                             WHERE trace_id IN (\(marks))\(viewFilter) ORDER BY total_ns DESC, view, module
-                            """, arguments: arguments) {
+                            """, arguments: arguments)
+                        while let row = try viewRows.next() {
                             found[row[0]]?.views.append(TraceMeasurements.View(
                                 module: row[1], view: row[2], bodies: row[3], totalNs: row[4], p95Ns: row[5], orange: row[6], red: row[7], widestFanOut: row[8]
                             ))
                         }
                     }
-                    for row in try Row.fetchAll(db, sql: """
+                    let findingRows = try Row.fetchCursor(db, sql: """
                         SELECT trace_id, finding_id, kind, subject, severity, cost_ns FROM trace_findings WHERE trace_id IN (\(marks)) ORDER BY cost_ns DESC, finding_id
-                        """, arguments: StatementArguments(slice)) {
+                        """, arguments: StatementArguments(slice))
+                    while let row = try findingRows.next() {
                         found[row[0]]?.findings.append(TraceMeasurements.FindingMark(id: row[1], kind: row[2], subject: row[3], severity: row[4], costNs: row[5]))
                     }
                 }
@@ -427,11 +443,14 @@ public final class SQLiteCatalog: Catalog {
         guard !entries.isEmpty else { return }
         let marks = Array(repeating: "?", count: entries.count).joined(separator: ", ")
         var tags: [String: [String]] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT trace_id, tag FROM trace_tags WHERE trace_id IN (\(marks)) ORDER BY tag",
-                                    arguments: StatementArguments(entries.map(\.id))) {
-            tags[row[0], default: []].append(row[1])
+        let rows = try Row.fetchCursor(db, sql: "SELECT trace_id, tag FROM trace_tags WHERE trace_id IN (\(marks))",
+                                       arguments: StatementArguments(entries.map(\.id)))
+        while let row = try rows.next() { tags[row[0], default: []].append(row[1]) }
+        // In byte order, as the engines' ORDER BY tag gives them (a trace has a few: sorted here,
+        // not by a sort of every page's tags in SQL).
+        for index in entries.indices {
+            entries[index].tags = (tags[entries[index].id] ?? []).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         }
-        for index in entries.indices { entries[index].tags = tags[entries[index].id] ?? [] }
     }
 
     static func entry(from row: Row) throws -> CatalogEntry {

@@ -9,7 +9,7 @@ import { nodeInfo } from './info.js';
 import { attachGraphInput } from './input.js';
 import { currentRange, graphSubject, selectedUpdate } from '../state.js';
 import { markNodeEdges, markSameNodes, markSelected } from './highlight.js';
-import { centreTransform, fitTransform, initialTransform, neighbourhoodTransform, readableFit, refitTransform, zoomTransform } from './viewport.js';
+import { fitTransform, foldOpening, initialTransform, neighbourhoodTransform, openedFoldTransform, readableFit, refitTransform, zoomTransform } from './viewport.js';
 
 /** What to ask the server for the graph of `request` in `state`, and the pane's title for it. */
 function graphQuery(request, state) {
@@ -102,7 +102,8 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
   let loadToken = 0;
   // Opened groups live in the view state (e=), so a shared link shows them opened.
   const expandedGroups = () => traceView.state.get().groups ?? [];
-  let pendingCentre = null;
+  // The fold being opened: the node it hangs from and its members' ids (where to look once drawn).
+  let pendingOpen = null;
 
   const labels = edgeLabels(canvas);
   function applyTransform() {
@@ -125,7 +126,6 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
   const fit = () => setTransform(readable ? readableTransform(graph, { container, toolbar, stage }, maxHeight)
     : fitTransform(graph, stage.clientWidth, stage.clientHeight));
   const zoomBy = (factor, px = stage.clientWidth / 2, py = stage.clientHeight / 2) => setTransform(zoomTransform(transform, factor, px, py));
-  const centreOn = (node) => setTransform(centreTransform(transform, node, stage.clientWidth, stage.clientHeight));
 
   const mark = (className, node) => markSameNodes(viewport, graph, elementById, className, node);
 
@@ -150,7 +150,7 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
   function activate(node) {
     if (!node) return;
     if (node.collapsed) {
-      pendingCentre = graph.edges.find((e) => e.to === node.id)?.from ?? null;
+      pendingOpen = foldOpening(graph, node);
       traceView.state.set({ groups: [...expandedGroups(), node.collapsed.key] }, { push: true });
       return;
     }
@@ -202,7 +202,7 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     }) : []));
   }
 
-  function render({ keepView, centre }) {
+  function render({ keepView, opened }) {
     nodeById = new Map(graph.nodes.map((n) => [n.id, n]));
     const drawn = drawGraph(viewport, graph, nodeById);
     elementById = drawn.elementById;
@@ -214,14 +214,14 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     else setTransform(initialTransform(graph, stage.clientWidth, stage.clientHeight));
     labels.layout(graph, transform.k, true);
     // An opened group's members are laid out around its parent: look there.
-    if (centre && nodeById.has(centre)) centreOn(nodeById.get(centre));
+    if (opened) moveTo(openedFoldTransform(transform, nodeById, opened, stage.clientWidth, stage.clientHeight));
     const wanted = traceView.state.get().node;
     const initial = nodeById.has(wanted) ? wanted : (nodeById.has(selectedId) ? selectedId : null);
     select(initial, { fromState: true });
     onRender?.(graph);
   }
 
-  async function load({ keepView = false, centre = null } = {}) {
+  async function load({ keepView = false, opened = null } = {}) {
     const token = ++loadToken;
     status.textContent = 'Loading\u2026';
     root.setAttribute('aria-busy', 'true');
@@ -240,7 +240,7 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
         return;
       }
       status.textContent = describeGraph(graph);
-      render({ keepView, centre });
+      render({ keepView, opened });
     } catch (error) {
       if (destroyed || token !== loadToken) return;
       root.removeAttribute('aria-busy');
@@ -270,8 +270,8 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
       }
       if (changed.has('groups')) {
         // An opened group's members are laid out around its parent: look there.
-        load({ keepView: true, centre: pendingCentre });
-        pendingCentre = null;
+        load({ keepView: true, opened: pendingOpen });
+        pendingOpen = null;
       } else if (changed.has('range') && request.update == null) load({ keepView: true });
     },
     destroy() {

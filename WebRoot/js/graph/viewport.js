@@ -95,6 +95,34 @@ export function neighbourhoodTransform(transform, graph, nodeById, node, width, 
   return revealTransform(transform, nodes, width, height);
 }
 
+/** What opening folded `node` of `graph` asks the next drawing to show: {near (the node it hangs from), members (ids)}. */
+export function foldOpening(graph, node) {
+  const edge = graph.edges.find((e) => e.to === node.id || e.from === node.id);
+  return { near: edge ? (edge.to === node.id ? edge.from : edge.to) : null, members: node.collapsed.members.map((m) => m.id) };
+}
+
+/**
+ * Where to look once a fold opened (`opened`: foldOpening's): the node it hung from and the
+ * opened members nearest to it, as many as the stage shows at the current scale (at least the
+ * nearest one), so "+ 61 other causes" shows causes beside their node and "+ 9 more Row" the rows.
+ */
+export function openedFoldTransform(transform, nodeById, opened, width, height, margin = 16) {
+  const near = nodeById.get(opened.near);
+  if (!near) return transform;
+  const members = opened.members.map((id) => nodeById.get(id)).filter(Boolean);
+  if (!members.length) return centreTransform(transform, near, width, height);
+  const middle = (n) => n.y + n.height / 2;
+  const nearest = [...members].sort((a, b) => Math.abs(middle(a) - middle(near)) - Math.abs(middle(b) - middle(near)));
+  const shown = [near];
+  for (const member of nearest) {
+    const box = [...shown, member];
+    const span = (start, size) => Math.max(...box.map((n) => n[start] + n[size])) - Math.min(...box.map((n) => n[start]));
+    if (shown.length > 1 && (span('y', 'height') * transform.k > height - 2 * margin || span('x', 'width') * transform.k > width - 2 * margin)) break;
+    shown.push(member);
+  }
+  return revealTransform(transform, shown, width, height, margin);
+}
+
 /**
  * The view after the stage was resized under it (the node card opened beside it, or closed): a
  * graph that was whole in view (`before`: the old stage {width, height}) is fitted to the new

@@ -93,6 +93,7 @@ function traceView(trace, api, state, timeline) {
       get: () => timeline().getView(),
       set: (window, kind) => timeline().setView(window, kind),
       subscribe: (fn) => timeline().watchView(fn),
+      axis: () => timeline().axis(),
     },
     /** `graph` pins the graph's subject (a selection made inside the graph must not re-root it);
      *  otherwise an update's graph follows the selection. `zoom`: to the update, with context. */

@@ -65,7 +65,8 @@ function windowText(view) {
  * tooltip, for a page with two. `findSlot`: where the find box goes (search.js), none without it.
  * `scrollingPage`: the timeline is one part of a page that scrolls, so a plain wheel scrolls the
  * page and Ctrl/⌘ + wheel zooms (a plain wheel shows that hint).
- * Returns {zoomToFit(), getView(), setView(), setMarker(marker), watchView(), flush(), destroy()};
+ * Returns {zoomToFit(), getView(), axis() (where the window's time runs on screen: the canvas's
+ * {left, right}, viewport px), setView(), setMarker(marker), watchView(), flush(), destroy()};
  * `setMarker({time, label, rulerFromMarker})` draws a line at `time` and, with `rulerFromMarker`,
  * makes the ruler read time from it (null: neither).
  */
@@ -231,6 +232,7 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   return {
     zoomToFit: () => setView(wholeTrace, 'jump'),
     getView: () => ({ ...visible.get() }),
+    axis: () => ({ left: canvas.getBoundingClientRect().left, right: canvas.getBoundingClientRect().right }),
     /** Moves the window (kind as input's: 'pan' | 'zoom' | 'jump'): another part's pan or zoom. */
     setView: (window, kind = 'jump') => setView(window, kind),
     setMarker(next) { marker = next; requestDraw(); },

@@ -7,7 +7,7 @@
 import { el } from '../../dom.js';
 import { currentRange, formatDuration, formatTime, plural } from '../common.js';
 import { formatWeight } from '../../format.js';
-import { CPU_VIEWS, fewSamplesWarning, hiddenMatchesNote, scopeText, scopeView } from './settings.js';
+import { CPU_VIEWS, fewSamplesWarning, hiddenMatchesNote, scopeText, scopeView, stackScopeText } from './settings.js';
 import { mountTreeView } from './tree-view.js';
 import { mountFlameView } from './flame.js';
 import { mountStackView } from './stack.js';
@@ -202,7 +202,7 @@ function cpuToolbar(traceView) {
     const range = currentRange(s);
     scope.textContent = view ? scopeText(s, view)
       : range ? `Inspection range ${formatTime(range.start)} – ${formatTime(range.end)} (${formatDuration(range.end - range.start)})` : 'Whole trace';
-    if (viewId === 'stack') scope.textContent = 'Timeline window, in time order';
+    if (viewId === 'stack') scope.textContent = stackScopeText(s, view);
     scopeReset.hidden = !view;
   }
   let focusedName = '';

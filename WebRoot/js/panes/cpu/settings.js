@@ -19,6 +19,17 @@ export function scopeText(state, view) {
   return `${long ? 'Every long update' : 'Every update'} of ${view.view}${over}${state.range ? ' in the inspection range' : ''}, from its body`;
 }
 
+/**
+ * What the stack chart shows: the timeline's window in time order, and of a c=view pane only the
+ * samples inside the view's updates it counts (a finding's scope stays when the chart opens).
+ */
+export function stackScopeText(state, view) {
+  if (!view) return 'Timeline window, in time order';
+  const long = state.filter && state.filter !== 'all';
+  const over = state.longerThan != null ? ` over ${formatDuration(state.longerThan)}` : '';
+  return `${long ? 'Every long update' : 'Every update'} of ${view.view}${over}${state.range ? ' in the inspection range' : ''}: its samples in the timeline window, in time order`;
+}
+
 /** The view whose updates the pane is of (c=view with a pv=), else null. */
 export function scopeView(state) {
   return state.cpu === 'view' ? currentPaneView(state) : null;

@@ -1,10 +1,12 @@
 // The CPU pane's stack chart: one thread's samples in time order under the timeline's window
-// (x = time; the chart and the timeline pan and zoom together), each stack a column of frames,
-// callers above callees, consecutive samples sharing a frame drawn as one box. The server draws
-// at most what the width can show (shorter boxes merged), so a zoom asks again.
+// (x = time; the chart and the timeline pan and zoom together, and where the pane spans the
+// timeline's time axis the chart lines up under it, with the same ruler), each stack a column of
+// frames, callers above callees, consecutive samples sharing a frame drawn as one box. The server
+// draws at most what the width can show (shorter boxes merged), so a zoom asks again.
 import { el } from '../../dom.js';
 import { formatDuration, message, paneLoader } from '../common.js';
 import { formatTimestamp } from '../../format.js';
+import { rulerTicks } from '../../chart/axis.js';
 import { kindColor, matchingBoxes, prepareBoxes } from '../../chart/boxes.js';
 import { kindLegendItems, mountBoxCanvas } from '../../chart/box-canvas.js';
 import { cpuChanged, cpuParams } from './settings.js';
@@ -27,7 +29,8 @@ export function mountStackView(container, traceView, pane) {
 
   const about = el('span', { class: 'cpu-stack-about' });
   const legend = el('div', { class: 'cpu-legend', role: 'group', 'aria-label': 'Stack chart colours' });
-  const area = el('div', { class: 'cpu-stack' });
+  const ruler = el('div', { class: 'cpu-stack-ruler', 'aria-hidden': 'true' });
+  const area = el('div', { class: 'cpu-stack' }, ruler);
   container.replaceChildren(el('div', { class: 'cpu-view-tools' }, about, legend), area);
   const canvas = mountBoxCanvas(area, {
     label: 'Stack chart: the samples of one thread in time order. Ctrl or Cmd and the wheel zoom, drag pans, as on the timeline.',
@@ -36,7 +39,7 @@ export function mountStackView(container, traceView, pane) {
     view: () => view,
     setView(next, kind) {
       view = next;
-      canvas.draw();
+      redraw();
       time.set([next.from, next.to], kind === 'animate' ? 'pan' : kind);
     },
     fill: (i, dim) => kindColor(chart.boxes.kind[i], chart.boxes.name[i], dim),
@@ -56,6 +59,25 @@ export function mountStackView(container, traceView, pane) {
 
   function toView(w) {
     return { from: w.start, to: w.end };
+  }
+
+  function redraw() {
+    canvas.draw();
+    const width = canvas.canvas.clientWidth;
+    ruler.replaceChildren(...rulerTicks({ start: view.from, end: view.to }, width).map((tick) =>
+      el('span', { class: 'cpu-stack-tick', style: { left: `${tick.x}px` }, dataset: { time: String(tick.time) }, text: tick.label })));
+  }
+
+  /** Under the timeline's time axis when the pane spans it (same x for the same time); else the pane's width. */
+  function align() {
+    const axis = time.axis?.();
+    const box = area.getBoundingClientRect();
+    const [left, right] = axis ? [axis.left - box.left, box.right - axis.right] : [-1, -1];
+    const aligned = left >= 0 && right >= 0 && axis.right - axis.left > 100;
+    area.style.paddingLeft = `${aligned ? left : 8}px`;
+    area.style.paddingRight = `${aligned ? right : 8}px`;
+    area.dataset.aligned = String(aligned);
+    redraw();
   }
 
   function thread(s) {
@@ -117,10 +139,13 @@ export function mountStackView(container, traceView, pane) {
 
   const unsubscribe = time.subscribe((w) => {
     view = toView(w);
-    canvas.draw();
+    redraw();
     clearTimeout(refetchTimer);
     if (stale()) refetchTimer = setTimeout(refresh, REFETCH_MS);
   });
+  const placement = new ResizeObserver(() => align());
+  placement.observe(area, { box: 'border-box' });
+  align();
   refresh();
   return {
     search(text) { searchText = text; applySearch(); },
@@ -133,6 +158,7 @@ export function mountStackView(container, traceView, pane) {
       clearTimeout(refetchTimer);
       loader.stop();
       unsubscribe();
+      placement.disconnect();
       canvas.destroy();
       container.replaceChildren();
     },
