@@ -95,9 +95,9 @@ func makeRouter(store: TraceStore, options: ServerOptions) -> (router: Router<Tr
     addRetentionRoutes(to: router, store: store, policy: options.retention)
     // Answers computed from stored traces alone: an ETag, and 304 for a client that has the bytes.
     let answers = router.group().add(middleware: ImmutableAnswerMiddleware(store: store))
-    addQueryRoutes(to: answers, store: store, queries: queries)
-    SearchRoutes(store: store, queries: queries).add(to: answers)
-    addGraphRoutes(to: answers, store: store, queries: queries)
+    addQueryRoutes(to: answers, store: store.models, queries: queries)
+    SearchRoutes(store: store.models, queries: queries).add(to: answers)
+    addGraphRoutes(to: answers, store: store.models, queries: queries)
     addCompareRoutes(to: answers, store: store, queries: queries)
     addCPURoutes(to: answers, store: store, queries: queries)
     addHistoryRoutes(to: router, store: store, queries: queries)
