@@ -61,11 +61,13 @@ def catalog_rows(count, now_micros, parser_version, measured_version, lower_sear
         trace_tags = (f"scenario:s{scenario}", "branch:main" if build % 10 else "branch:feature/x", f"build:{build}", f"commit:c{build:06d}", "device:iphone-16")
         # What `q=` searches, as the catalog writes it (CatalogSchema.searchTextUpdate: PostgreSQL in lower case).
         search_text = "\n".join([name, "BenchApp", "iPhone", *sorted(trace_tags)])
+        uploaded = now_micros - (count - n) * 1000
         traces.append((trace_id, name, "BenchApp", "iPhone", 60_000_000, 20_000, key, "tracesvc-trace",
-                       60, None, now_micros - (count - n) * 1000, parser_version, measured_version,
+                       60, None, uploaded, parser_version, measured_version,
                        search_text.lower() if lower_search_text else search_text))
+        # A tag's row carries its trace's upload time and size, as the catalog writes it (migration 8).
         for tag in trace_tags:
-            tags.append((trace_id, tag))
+            tags.append((trace_id, tag, uploaded, 20_000))
         totals.append((trace_id, 60, build % 3, 20_000_000, 0, 0, 5_000_000, 200_000, 100, 100_000_000))
         body = 1_500_000 if scenario == 0 and build >= 403 else 300_000
         for index, view in enumerate(VIEWS):
@@ -77,7 +79,7 @@ def catalog_rows(count, now_micros, parser_version, measured_version, lower_sear
 
 TABLES = {
     "traces": "id, name, app, device, duration_ns, size_bytes, sha256, source_format, update_count, run, uploaded_at_us, parser_version, measured_version, search_text",
-    "trace_tags": "trace_id, tag",
+    "trace_tags": "trace_id, tag, uploaded_at_us, size_bytes",
     "trace_totals": "trace_id, updates, hitches, hitch_ns, hangs, hang_ns, main_actor_busy_ns, main_actor_wait_ns, cpu_samples, cpu_weight",
     "view_measurements": "trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out",
     "trace_findings": "trace_id, finding_id, kind, subject, severity, cost_ns",

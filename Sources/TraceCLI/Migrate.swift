@@ -102,7 +102,7 @@ struct Migrate: AsyncParsableCommand {
                 for note in try await source.catalog.notes(traceID: entry.id) {
                     if have.contains(note.id) {
                         notes.present += 1
-                    } else if try await target.catalog.addNote(note) {
+                    } else if try await target.catalog.addNote(note, maxPerTrace: .max) == .added {
                         notes.copied += 1
                     } else {
                         notes.failed += 1

@@ -5,6 +5,7 @@ import Metrics
 import Prometheus
 import ServiceLifecycle
 import TraceServer
+import TraceStorage
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,6 +46,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Keep uploads by tag and age, TAG:AGE (repeatable; the first rule whose tag a trace has decides; traces no rule matches are kept): 'branch=main:forever', 'branch=*:30d', '*:90d'. Ages: forever, or a number of m, h, d, w.", valueName: "tag:age"))
     var retain: [String] = []
 
+    @Option(help: ArgumentHelp("Limit the traces of a tag, TAG:LIMIT (repeatable): 'project=*:2000 traces' (each project apart), 'project=pantry:10GB', 'nightly:500 traces'; an upload past it gets 403 naming the tag and the quota.", valueName: "tag:limit"))
+    var tagQuota: [String] = []
+
     @Option(help: "Seconds a connection may stay without a complete request (idle, or sending headers slowly).")
     var idleTimeout = 30
 
@@ -56,6 +60,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Open connections from one address (an IPv6 /64) at most; more are closed as they arrive. Raise it behind a proxy or a shared NAT.")
     var maxConnectionsPerAddress = 32
+
+    @Option(help: ArgumentHelp("A proxy (an address or CIDR range, IPv4 or IPv6; repeatable) whose X-Forwarded-For names the client: per-address limits then count the right-most address in it that is not a trusted proxy, and the proxy's own connections are not limited per address. From any other peer the header is ignored.", valueName: "cidr"))
+    var trustedProxy: [String] = []
 
     @Option(help: "Bytes a second a request body must average (measured from 10 s after its head); slower ones are cut off with 408.")
     var minUploadRate = 1024
@@ -112,8 +119,10 @@ struct Serve: AsyncParsableCommand {
         guard maxStoredMb > 0 else { throw ValidationError("--max-stored-mb must be positive") }
         guard maxTraces.map({ $0 > 0 }) ?? true else { throw ValidationError("--max-traces must be positive") }
         _ = try retentionPolicy()
+        _ = try tagQuotas()
         guard idleTimeout > 0, readTimeout > 0 else { throw ValidationError("--idle-timeout and --read-timeout must be positive") }
         guard maxConnections > 0, maxConnectionsPerAddress > 0 else { throw ValidationError("--max-connections and --max-connections-per-address must be positive") }
+        _ = try trustedProxies()
         guard minUploadRate >= 0 else { throw ValidationError("--min-upload-rate must not be negative") }
         guard uploadDeadline > 0 else { throw ValidationError("--upload-deadline must be positive") }
         guard maxQueuedQueriesPerClient >= 0 else { throw ValidationError("--max-queued-queries-per-client must not be negative") }
@@ -142,6 +151,22 @@ struct Serve: AsyncParsableCommand {
             return RetentionPolicy(rules: try retain.map { text throws(RetentionError) in try RetentionRule(parsing: text) })
         } catch {
             throw ValidationError("--retain \(error.description)")
+        }
+    }
+
+    func trustedProxies() throws -> TrustedProxies {
+        do {
+            return try TrustedProxies(parsing: trustedProxy)
+        } catch {
+            throw ValidationError("--trusted-proxy \(error)")
+        }
+    }
+
+    func tagQuotas() throws -> [TagQuota] {
+        do {
+            return try tagQuota.map { text throws(TagQuotaError) in try TagQuota(parsing: text) }
+        } catch {
+            throw ValidationError("--tag-quota \(error.description)")
         }
     }
 
@@ -174,10 +199,12 @@ struct Serve: AsyncParsableCommand {
         // Team mode: retention replaces the count cliff (the byte quota still holds).
         options.maxStoredTraces = maxTraces ?? (team.isTeamMode ? .max : 10_000)
         options.retention = try retentionPolicy()
+        options.tagQuotas = try tagQuotas()
         options.connectionLimits.idleTimeout = .seconds(Int64(idleTimeout))
         options.connectionLimits.bodyReadTimeout = .seconds(Int64(readTimeout))
         options.connectionLimits.maxConnections = maxConnections
         options.connectionLimits.maxConnectionsPerAddress = maxConnectionsPerAddress
+        options.connectionLimits.trustedProxies = try trustedProxies()
         options.connectionLimits.minBodyBytesPerSecond = minUploadRate
         options.connectionLimits.bodyDeadline = .seconds(Int64(uploadDeadline))
         options.maxWaitingQueriesPerClient = maxQueuedQueriesPerClient

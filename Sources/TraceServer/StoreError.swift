@@ -15,8 +15,12 @@ public enum StoreError: Error, Sendable, Equatable {
     case unreadable(TraceFormatError)
     /// The stored file no longer has the content its id was derived from (replaced or damaged).
     case fileChanged(id: String)
+    /// The trace has its most notes already.
+    case tooManyNotes(id: String, limit: Int)
     /// Storing this upload would pass the quota or leave the disk too full.
     case storageFull(String)
+    /// One of the upload's tags is at its quota (`serve --tag-quota`).
+    case tagQuotaExceeded(TagQuotaExceeded)
     /// The data directory could not be read or written (the log has the system's error).
     case storageFailure(String)
     /// Too many loads running and waiting.
@@ -26,6 +30,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case cancelled
     /// The catalog or the blob store is down, or answered with an error (named in it).
     case service(StorageError)
+    /// A change could not be recorded in the audit trail: what became of it, and why.
+    case auditUnavailable(String)
 }
 
 extension TraceStore {
@@ -41,6 +47,7 @@ extension TraceStore {
         case let error as SystemFailure: error.storeError
         case is CancellationError: .cancelled
         case let error as StorageError: .service(error)
+        case let refusal as TagQuotaExceeded: .tagQuotaExceeded(refusal)
         case let error as WorkGate.Busy: .busy(error.detail)
         case is NIOThreadPoolError.ThreadPoolInactive: .shuttingDown
         default: .storageFailure("The server could not read the trace from its storage.")

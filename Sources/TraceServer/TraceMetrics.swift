@@ -16,6 +16,12 @@ enum TraceMetrics {
         if result == .stored { Recorder(label: "tracesvc_upload_bytes", aggregate: true).record(bytes) }
     }
 
+    /// Changes the audit trail could not record (each one refused, undone or, for a batch
+    /// already deleted, logged in full instead).
+    static func auditFailures(_ events: Int) {
+        Counter(label: "tracesvc_audit_failures_total").increment(by: Int64(events))
+    }
+
     /// Time a piece of work waited for a slot of a gate (queries, trace loads).
     static func gateWait(_ gate: String, _ waited: Duration) {
         Metrics.Timer(label: "tracesvc_gate_wait_seconds", dimensions: [("gate", gate)], preferredDisplayUnit: .seconds).record(duration: waited)

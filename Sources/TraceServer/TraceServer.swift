@@ -44,6 +44,8 @@ public struct ServerOptions: Sendable {
     public var metricsAddress: (host: String, port: Int)?
     /// How long uploads are kept, by tag (`serve --retain`): applied by a sweep while the server runs.
     public var retention = RetentionPolicy.keepEverything
+    /// Limits on the traces of a tag (`serve --tag-quota`).
+    public var tagQuotas: [TagQuota] = []
     /// Links from frames' files and lines to the app's source (`serve --source-url/--source-root`); nil: none.
     public var sourceLinks: SourceLinkOptions?
 
@@ -69,19 +71,21 @@ public func buildRouter(store: TraceStore, options: ServerOptions) -> Router<Tra
 func makeRouter(store: TraceStore, options: ServerOptions) -> (router: Router<TraceRequestContext>, metrics: OperationalMetrics) {
     let router = Router(context: TraceRequestContext.self)
     // Outermost: counts every request by route and status, errors included (they are answers by then).
+    router.add(middleware: ForwardedClientMiddleware(proxies: options.connectionLimits.trustedProxies))
     router.add(middleware: AccessLogMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: APIErrorMiddleware())
+    router.add(middleware: ForwardedClientLimitMiddleware(maxPerClient: options.connectionLimits.maxConnectionsPerAddress))
     router.add(middleware: AccessGuardMiddleware(policy: options.access, tokens: TokenAuthority(policy: options.access, catalog: store.storage.catalog)))
+    router.add(middleware: WorkClientMiddleware())
     if let webRoot = options.webRoot {
         let files = StaticFiles(root: webRoot)
         router.add(middleware: StaticFilesMiddleware(files: files))
         addWebRoutes(to: router, files: files)
     }
     // Waiting queries hold no thread; the bounds on waiters keep a flood from queuing forever.
-    let queries = WorkGate(name: "queries", limit: options.maxConcurrentQueries, maxWaiting: 256, maxWaitingPerClient: options.maxWaitingQueriesPerClient,
-                           isStopping: { [memory = store.memory] in memory.isClosed })
+    let queries = WorkGate(name: "queries", limit: options.maxConcurrentQueries, maxWaiting: 256, maxWaitingPerClient: options.maxWaitingQueriesPerClient)
     let storage = store.storage
     let readiness = Readiness(checks: [
         .init(service: storage.catalog.serviceName) { try await storage.catalog.check() },
@@ -121,13 +125,14 @@ public func buildApplication(
         freeDiskBytes: options.freeDiskBytes, storage: options.storage, sweepGrace: options.sweepGrace
     )
     configuration.memoryWait = options.memoryWait
+    configuration.tagQuotas = options.tagQuotas
     let store = try await TraceStore.open(configuration, logger: logger)
     let limits = options.connectionLimits
     let maxConnections = DescriptorBudget.connectionsAllowed(configured: limits.maxConnections)
     if maxConnections < limits.maxConnections {
         logger.warning("serving at most \(maxConnections) connections, not \(limits.maxConnections): the open-file limit (ulimit -n) leaves no more")
     }
-    let connections = ConnectionCounter(limit: maxConnections, limitPerAddress: limits.maxConnectionsPerAddress)
+    let connections = ConnectionCounter(limit: maxConnections, limitPerAddress: limits.maxConnectionsPerAddress, exempt: limits.trustedProxies)
     // No `100 Continue` for an upload the headers already refuse (too large, or past the quota).
     let (maxUploadBytes, quota) = (options.maxUploadBytes, store.quota)
     let continueAllowed: @Sendable (HTTPRequest) -> Bool = { head in
@@ -156,14 +161,15 @@ struct StoreMaintenance: Service {
     let store: TraceStore
 
     func run() async throws {
-        // Stopping: a load waiting for memory would hold its request (and the shutdown) past the
-        // grace, and so would a query waiting for work that does not check; said at once, not
-        // once the maintenance has noticed (it may be measuring a trace).
+        // Stopping: a load waiting for memory is refused, and what is built in the background
+        // (an upload's extras and figures) stops at its next check; the measuring is cancelled.
+        // (The HTTP server has stopped by then: services stop one by one, it first.)
         await withGracefulShutdownHandler {
             await cancelWhenGracefulShutdown { await store.maintain() }
         } onGracefulShutdown: {
             store.refuseWaitingLoads()
         }
         store.refuseWaitingLoads()
+        await store.cancelBackgroundBuilds()
     }
 }

@@ -25,6 +25,8 @@ public actor TraceStore {
         public var memoryBudgetBytes: Int
         /// How long a load waits for memory before it is refused with 503 (`MemoryBudget.maxWait`).
         public var memoryWait: Duration = .seconds(30)
+        /// Limits on the traces of a tag (`serve --tag-quota`), checked as uploads are stored.
+        public var tagQuotas: [TagQuota] = []
         /// Most bytes an upload may decompress to (a gzip bomb is refused, not read to the end).
         public var maxUploadReadBytes: Int64
         /// Most bytes of uploads stored, all together (with `StorageQuota.recordAllowance` a trace).
@@ -116,7 +118,7 @@ public actor TraceStore {
         self.samples = samples
         models = ModelCache(
             memory: memory,
-            loadGate: WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64, isStopping: { memory.isClosed }),
+            loadGate: WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64, maxWaitingPerClient: 16),
             maxUploadReadBytes: configuration.maxUploadReadBytes, logger: logger,
             locate: { id throws(StoreError) in
                 if let sample = samples[id] { return .sample(sample) }

@@ -67,6 +67,16 @@ struct BenchRetention: AsyncParsableCommand {
         }
         print("list (limit=50), idle at \(traces) traces:                 \(idle)")
         print("list (tag=branch:main, limit=50), idle at \(traces) traces: \(idleTagged)")
+        // A page far down the list, reached by its cursor (the list's keyset pagination).
+        let deep = try await cursor(store, CatalogQuery(), depth: traces * 2 / 5)
+        let deepTagged = try await cursor(store, tagged, depth: (traces - expired) / 4)
+        var idleDeep = Latencies(), idleDeepTagged = Latencies()
+        for _ in 0..<reads {
+            idleDeep.add(try await timed { _ = try await store.page(CatalogQuery(), limit: 50, cursor: deep.cursor) })
+            idleDeepTagged.add(try await timed { _ = try await store.page(tagged, limit: 50, cursor: deepTagged.cursor) })
+        }
+        print("list (limit=50) after \(deep.depth) rows, by cursor:                 \(idleDeep)")
+        print("list (tag=branch:main, limit=50) after \(deepTagged.depth) rows, by cursor: \(idleDeepTagged)")
 
         let dryRunStart = ContinuousClock.now
         let candidates = try await store.retentionCandidates(policy)
@@ -91,6 +101,19 @@ struct BenchRetention: AsyncParsableCommand {
         print(String(format: "during/idle: p50 %.2fx, p99 %.2fx", during.p(0.5) / idle.p(0.5), during.p(0.99) / idle.p(0.99)))
         let left = try await storage.catalog.totals().count
         print("left: \(left) traces (expected \(traces - expired))")
+    }
+
+    /// The cursor after about `depth` rows of `query`'s list (fewer when it is shorter).
+    private func cursor(_ store: TraceStore, _ query: CatalogQuery, depth: Int) async throws -> (cursor: CatalogCursor?, depth: Int) {
+        var cursor: CatalogCursor?
+        var read = 0
+        while read < depth {
+            let page = try await store.page(query, limit: min(1000, depth - read), cursor: cursor)
+            read += page.records.count
+            guard let next = page.next else { break }
+            cursor = next
+        }
+        return (cursor, read)
     }
 
     private func fill(_ storage: TraceStore.Storage, blobs: Bool) async throws {

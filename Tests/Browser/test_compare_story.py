@@ -58,7 +58,7 @@ def test_the_first_screen_is_the_verdict(new_context, server, sample_id, shot, w
     slow, fixed = sample_id("landmarks-favorites-slow"), sample_id("landmarks-favorites-fixed")
     open_compare(page, f"{server}/compare/{slow}/{fixed}")
     verdict = page.locator("#compare-verdict")
-    resolved = verdict.locator(".verdict-line", has_text="collection-fan-out resolved")
+    resolved = verdict.locator(".verdict-line", has_text="Collection fan-out resolved")
     fan_out = verdict.locator(".verdict-line", has_text="fan-out gone: @Observable ModelData.favoritesCollection")
     for line in (resolved, fan_out):
         expect(line).to_be_visible()
@@ -243,7 +243,13 @@ def test_several_recordings_a_side_are_pooled(new_context, server, server_contro
     for side in "AB":
         expect(page.locator(f'.compare-card[data-side="{side}"]')).to_contain_text("3 recordings pooled")
     expect(page.locator("#compare-title")).to_have_text("pantry-slow-1 and 2 more → pantry-fixed-1 and 2 more")
-    expect(page.locator("#compare-verdict .verdict-line", has_text="collection-fan-out resolved: ItemRowView (@Observable Pantry.items)")).to_be_visible()
+    expect(page.locator("#compare-verdict .verdict-line", has_text="Collection fan-out resolved: ItemRowView (@Observable Pantry.items)")).to_be_visible()
+    # Findings are named as people say them, the stable id only in the tooltip (issue 41, item 6).
+    kind = page.locator('#compare-findings tr[data-kind="collection-fan-out"] td.kind')
+    expect(kind).to_have_text("Collection fan-out")
+    expect(kind).to_have_attribute("title", "collection-fan-out")
+    for raw in ("collection-fan-out", "hitch-explained", "long-body"):
+        assert raw not in page.locator("#compare-verdict").inner_text() + page.locator("#compare-findings").inner_text(), raw
     status, body = server_control.api(f"/api/compare?a={a}&b={b}")
     assert status == 200 and body["a"]["runs"] == 3 and body["b"]["runs"] == 3
     # Per recording, with the recordings' least and most where they differ (CPU samples do).

@@ -6,9 +6,11 @@ on the comparison page at 1440 and 1000 px."""
 
 import json
 import re
+import subprocess
 import urllib.parse
 import urllib.request
 
+from conftest import tracesvc_bin
 from playwright.sync_api import expect
 
 SLOW = 'landmarks-scroll-slow'
@@ -345,3 +347,31 @@ def test_the_differential_flame_graph_colours_by_time_so_an_unchanged_frame_is_n
     expect(page.locator('#compare-flame .diff-scale-text')).to_have_text('shrank 5 points · unchanged · grew 5 points')
     assert not page.errors
     page.close()
+
+
+def test_a_long_body_findings_frame_chips_search_the_merged_cpu_of_the_view(page, server, server_control, tmp_path, shot):
+    """Issue 41, item 6: a frame chip of the long-body finding opened the CPU of one update's range
+    (three samples); it opens the view's long bodies merged, searched for the frame. Another app:
+    Pantry's PriceTagView, whose bodies format currency."""
+    path = tmp_path / "pantry-slow-4.json"
+    subprocess.run([tracesvc_bin(), "generate", "--scenario", "pantry-slow", "--seed", "4", "--output", str(path)], check=True, capture_output=True)
+    trace_id = server_control.upload(path, name=path.name)["id"]
+    finding = next(f for f in get(server, f'/api/traces/{trace_id}/findings')['findings'] if f['kind'] == 'long-body')
+    view = finding['evidence']['cpuView']
+    frame = next(s['name'] for s in finding['subjects'] if s['role'] == 'frame')
+    page.goto(f'{server}/traces/{trace_id}?p=findings&fd={urllib.parse.quote(finding["id"])}')
+    chip = page.locator('.finding.open a.subject-frame', has_text=frame)
+    expect(chip).to_be_visible(timeout=30_000)
+    chip.click()
+    expect(page.locator('#pane-tab-cpu')).to_have_attribute('aria-selected', 'true')
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+    assert query.get('c') == ['view'] and query.get('pv') == [f"{view['module']}:{view['name']}"], query
+    assert 'r' not in query, 'the merged CPU of the view, not the finding range'
+    expect(page.locator('#detail-pane .pane-scope')).to_contain_text(f"Every long update of {view['name']}")
+    tree = get(server, f'/api/traces/{trace_id}/calltree', view=view['name'], module=view['module'],
+               filter=view['filter'], longerThan=view.get('longerThanNs'))
+    assert tree['updateCount'] == finding['evidence']['updateCount']
+    expect(page.get_by_test_id('cpu-total')).to_contain_text(f"{tree['updateCount']:,} updates · {tree['sampleCount']:,} samples")
+    expect(page.locator(f'.cpu-row[data-name="{frame}"]').first).to_be_visible()
+    shot(page, 'cpu-finding-frame-chip-merged')
+    assert not page.errors

@@ -4,10 +4,12 @@ selection highlights, backtraces, selecting a body on the timeline, folded fan-o
 What the page draws is checked against the graph API."""
 
 import json
+import subprocess
 import urllib.parse
 import urllib.request
 
 import pytest
+from conftest import tracesvc_bin
 from playwright.sync_api import expect
 
 FAV_SLOW = 'landmarks-favorites-slow'
@@ -402,3 +404,44 @@ def test_keyboard_selects_nodes(page, server, sample_id):
     page.keyboard.press('Enter')
     expect(node).to_have_attribute('aria-pressed', 'true')
     expect(page.locator('.cg-info-title')).to_have_text('External Environment')
+
+
+def test_the_graph_refits_when_the_node_card_opens_and_closes(new_context, server, server_control, tmp_path, shot):
+    """Issue 41, item 6: the card beside the stage narrowed it and cut the graph that had been
+    seen whole (its causes off the left edge). Another app: Pantry's Add to Cart chain, on a
+    window where the fitted graph fills the stage's width."""
+    page = new_context(width=1440, height=900).new_page()
+    path = tmp_path / "pantry-slow-5.json"
+    subprocess.run([tracesvc_bin(), "generate", "--scenario", "pantry-slow", "--seed", "5", "--output", str(path)], check=True, capture_output=True)
+    trace_id = server_control.upload(path, name=path.name)["id"]
+    finding = next(f for f in api(server, trace_id, 'findings')['findings'] if f['kind'] == 'long-body')
+    open_graph(page, server, trace_id, finding['evidence']['representativeUpdate'])
+    page.wait_for_timeout(300)
+
+    def seen():
+        return page.evaluate("""() => {
+            const stage = document.querySelector('.cg-stage').getBoundingClientRect();
+            const info = document.querySelector('.cg-info');
+            const card = info.hidden ? null : info.getBoundingClientRect();
+            const boxes = [...document.querySelectorAll('.cg-node')].map((n) => [n.dataset.id, n.querySelector('.cg-box').getBoundingClientRect()]);
+            const inside = (b) => b.left >= stage.left - 0.5 && b.right <= stage.right + 0.5 && b.top >= stage.top - 0.5 && b.bottom <= stage.bottom + 0.5;
+            const under = (b) => card && b.right > card.left && b.left < card.right && b.bottom > card.top && b.top < card.bottom;
+            return { cut: boxes.filter(([, b]) => !inside(b)).map(([id]) => id), covered: boxes.filter(([, b]) => under(b)).map(([id]) => id),
+                     right: boxes.reduce((best, [id, b]) => (!best || b.right > best[1] ? [id, b.right] : best), null)[0],
+                     scale: Number(document.querySelector('.cg-canvas').dataset.scale) };
+        }""")
+
+    # The reader fits the graph (at 1280 px its first view is at reading scale, around the focus).
+    page.get_by_role('button', name='Fit graph to pane').click()
+    whole = seen()
+    assert not whole['cut'], whole
+    page.locator(f'.cg-node[data-id="{whole["right"]}"]').click()
+    expect(page.locator('.cg-info')).to_be_visible()
+    page.wait_for_timeout(300)
+    opened = seen()
+    assert not opened['cut'] and not opened['covered'], opened
+    shot(page, 'graph-card-refit')
+    page.locator('.cg-info').get_by_role('button', name='Close node details').click()
+    expect(page.locator('.cg-info')).to_be_hidden()
+    closed = seen()
+    assert not closed['cut'] and abs(closed['scale'] - whole['scale']) < 0.01, closed

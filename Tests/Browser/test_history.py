@@ -4,6 +4,7 @@ the other tests' list."""
 import json
 import re
 import shutil
+import subprocess
 import tempfile
 import urllib.request
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import TraceServer
+from conftest import TraceServer, tracesvc_bin
 
 
 def recipes_trace(build, body_ns, bodies=12, view="RecipeRowView"):
@@ -290,4 +291,32 @@ def test_the_list_shows_every_tag_of_a_row_on_hover(page, history_server, builds
     page.goto(f"{history_server.url}/?tag=build:7")
     row = page.locator(f'tr[data-trace-id="{builds[7]}"] td.tags')
     expect(row).to_have_attribute("title", "Tags: branch:main, build:7, commit:c0007, scenario:scroll", timeout=30_000)
+    assert not page.errors
+
+
+def test_findings_over_the_builds_read_as_names_and_a_builds_hitches_are_one_row(page, history_server, tmp_path):
+    """Issue 41, item 6: the table named findings by their raw ids ("hitch-explained on …"), and a
+    hitch finding's id is its time, so every build's hitches were rows of their own, each "gone
+    after" its one build. Another app: Pantry, hitching in builds 1-3, fixed in build 4."""
+    for build, (variant, seed) in enumerate((("slow", 1), ("slow", 2), ("slow", 3), ("fixed", 1)), start=1):
+        path = tmp_path / f"pantry-{variant}-{seed}.json"
+        subprocess.run([tracesvc_bin(), "generate", "--scenario", f"pantry-{variant}", "--seed", str(seed), "--output", str(path)],
+                       check=True, capture_output=True)
+        upload(history_server, path.read_bytes(), path.name, ["scenario:pantry-history", f"build:{build}"])
+    page.goto(f"{history_server.url}/history?tag=scenario:pantry-history&metric=update-count")
+    table = page.locator("#finding-history table")
+    table.wait_for(timeout=30_000)
+    hitches = table.locator("tbody tr", has_text="Hitch on")
+    expect(hitches).to_have_count(1)
+    expect(hitches.locator("td").nth(3)).to_have_text("gone after build 3")
+    expect(hitches.locator("td").nth(4)).to_have_text("3")
+    kinds = table.locator("tbody td strong").all_inner_texts()
+    assert {"Hitch", "Collection fan-out", "Long body", "Environment churn"} <= set(kinds), kinds
+    text = page.locator("main").inner_text()
+    for raw in ("hitch-explained", "collection-fan-out", "long-body", "environment-churn"):
+        assert raw not in text, raw
+    # The row opens the last build's hitches in its Findings pane.
+    hitches.get_by_role("link", name="build 3").click()
+    page.wait_for_url(re.compile(r"fk=hitch-explained"))
+    expect(page.locator(".finding-kind", has_text="Hitch").first).to_be_visible(timeout=30_000)
     assert not page.errors

@@ -1,5 +1,6 @@
 """Share links: the URL holds the view (v=3, w, r, x, p, g, e, ...), Copy link gives it, a colleague
 opening it sees the same thing (even after a server restart), and broken links say so."""
+import re
 import urllib.parse
 
 import pytest
@@ -310,3 +311,28 @@ def test_link_to_a_short_update_opens_the_track_that_draws_it(page, new_context,
     drawn, _ = timeline.drawn_data(colleague, server_control, "view-body")
     assert any(e.get("update") == short["id"] for e in drawn), "the update is drawn in View Body Updates"
     shot(colleague, "links-07-short-update")
+
+
+def test_old_links_still_select_what_they_named(page, server, server_control, sample_id, timeline):
+    """Links written before each selection kind had its descriptor (selections/) open on the same
+    selection: a v1 link's signpost (sp=) and a v2 link's update path are shown in the side panel
+    and outlined on their lanes."""
+    trace_id = sample_id("landmarks-favorites-slow")
+    status, data = server_control.api(f"/api/traces/{trace_id}/timeline?width=4000&lanes=signposts-0")
+    assert status == 200, data
+    tap = next(e for e in data["lanes"]["signposts-0"]["events"] if e["label"] == "Favorite Tap: Muir Woods")
+    window = f"{tap['start'] - tap['duration']},{tap['start'] + 2 * tap['duration']}"
+    canvas = page.locator("#timeline-canvas")
+
+    timeline.open(page, trace_id, f"v=1&w={window}&sp={tap['signpost']}")
+    page.locator("#signpost-details-title", has_text="Favorite Tap").wait_for()
+    expect(canvas).to_have_attribute("data-outlined", f"signposts-0@{tap['start']},{tap['duration']}")
+
+    status, trace = server_control.api(f"/api/traces/{sample_id(SAMPLE)}")
+    update = long_update(server_control, trace)
+    timeline.open(page, trace["id"], "v=2&p=summary", path_suffix=f"/updates/{update['update']}")
+    page.locator("#update-details-title").wait_for()
+    expect(canvas).to_have_attribute("data-outlined", re.compile(rf"long-view-body.*@{update['start']},{update['duration']}$"))
+    # The v1 → v2 upgrade did not touch this link: it names its pane, so the Summary is open.
+    page.locator("#detail-pane .pane-scope").wait_for()
+    assert not page.errors

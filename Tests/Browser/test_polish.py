@@ -379,6 +379,36 @@ def test_each_sample_on_the_home_page_has_a_one_line_story(page, server, server_
         assert 20 < len(text) < 140 and re.search(r"open|click|compare", text, re.I), text
 
 
+@pytest.mark.parametrize("width", (1440, 800))
+def test_a_samples_story_sits_under_its_name_apart_from_the_tags(new_context, server, server_control, width):
+    """Issue 41, item 6: the story filled the Tags column, read as a tag. It sits under the name,
+    the tags column stays the tags', the row keeps the list's one height and the story stops
+    before the next column; hovering the name gives it whole."""
+    page = new_context(width=width, height=900).new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    status, body = server_control.api("/api/traces?q=environment-color-scheme")
+    sample = next(t for t in body["traces"] if t["isSample"])
+    page.goto(f"{server}/?q=environment")
+    row = page.locator(f'tr[data-trace-id="{sample["id"]}"]')
+    story = row.locator("td.name .sample-story")
+    expect(story).to_be_visible(timeout=30_000)
+    expect(row.locator("td.tags")).to_have_text("")
+    assert row.locator("td.tags .sample-story").count() == 0
+    name = row.locator("td.name")
+    expect(name).to_have_attribute("title", re.compile(r"^environment-color-scheme: Dark mode switch: .*Cause & Effect"))
+    measured = row.evaluate("""(tr) => {
+        const story = tr.querySelector('.sample-story').getBoundingClientRect();
+        const link = tr.querySelector('td.name a').getBoundingClientRect();
+        const next = [...tr.children].slice(3).find((td) => td.getBoundingClientRect().width > 0).getBoundingClientRect();
+        return { height: tr.getBoundingClientRect().height, storyTop: story.top, linkBottom: link.bottom, storyRight: story.right, nextLeft: next.left };
+    }""")
+    assert measured["height"] <= 39, measured  # ROW_HEIGHT (trace-list.js): the virtual list's rows are all as high
+    assert measured["storyTop"] >= measured["linkBottom"] - 1, measured  # its own line, under the name
+    assert measured["storyRight"] <= measured["nextLeft"], measured
+    assert not errors
+
+
 def test_a_sample_header_offers_no_tag_editing_and_prints_no_stray_text(page, server, sample_id, server_control, timeline):
     # A sample is read-only (the server refuses its tags): its header said "null Add tags".
     trace_id = sample_id(SCROLL)

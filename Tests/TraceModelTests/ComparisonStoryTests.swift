@@ -110,7 +110,7 @@ import TraceSamples
         let lines = Self.pair.verdict
         let texts = lines.map(\.text)
         // The costliest finding first: the hitches, then the fan-out.
-        #expect(Array(texts.prefix(2)) == ["hitch-explained resolved: hitches ×10", "collection-fan-out resolved: ItemRowView (@Observable Pantry.items)"], "\(texts)")
+        #expect(Array(texts.prefix(2)) == ["Hitch resolved: hitches ×10", "Collection fan-out resolved: ItemRowView (@Observable Pantry.items)"], "\(texts)")
         #expect(lines.contains { $0.kind == "cause" && $0.text.hasPrefix("fan-out gone: @Observable Pantry.items (items) → ItemRowView.body ×14") })
         #expect(lines.contains { $0.kind == "count" && $0.text == "ItemRowView: fewer bodies, 164 → 34 (per Button Tap 14 → 1)" }, "\(texts)")
         // Not told from one recording a side: said so, with what would tell it.
@@ -135,7 +135,7 @@ import TraceSamples
         }
         // Nothing changed: one line says so.
         let same = TraceComparison(before: SampleTraces.trace(named: "landmarks-favorites-slow"), after: SampleTraces.trace(named: "landmarks-favorites-slow"))
-        #expect(same.verdict.map(\.text) == ["still present: collection-fan-out (LandmarkListItemView (@Observable ModelData.favoritesCollection))"])
+        #expect(same.verdict.map(\.text) == ["still present: Collection fan-out (LandmarkListItemView (@Observable ModelData.favoritesCollection))"])
         #expect(same.verdict.first?.tone == "neutral")
     }
 

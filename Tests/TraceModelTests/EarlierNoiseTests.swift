@@ -76,4 +76,31 @@ import TraceSamples
         #expect(withPrior.passed, "one baseline against the 12 % prior cannot tell 1.4x of every view")
         #expect(withPrior.notes.contains { $0.contains("the default prior") })
     }
+
+    @Test func anInteractionsTimesUseTheEarlierRecordingsNoiseAsTheViewsDo() throws {
+        // One recording a side, four "Pick Tap" intervals each, every measure 1.3x longer in B:
+        // beyond a quiet device's earlier noise, within the 12 % prior's, as a view's time is.
+        let earlier = try #require(EarlierNoise(Self.earlier(10, sigma: 0.04, seed: 1_000), tags: ["scenario:orchard"]))
+        func side(_ seed: UInt64, factor: Double) -> ComparisonSide {
+            var side = NoisyRecordings.trace(seed: seed, sigma: 0.04).comparisonSide(findings: [])
+            let base: [Int64] = [40_000_000, 41_500_000, 39_200_000, 40_600_000]
+            let values = IntervalMeasure.allCases.map { measure in
+                measure.isTime ? base.map { Int64(Double($0) * factor) } : [Int64](repeating: 6, count: base.count)
+            }
+            side.intervals = ["Pick Tap": IntervalSample(
+                subsystem: "com.example.orchard", category: "taps", runIntervals: [base.count], values: values, bodiesByView: [:],
+                viewsComplete: true, hasTaskData: false
+            )]
+            return side
+        }
+        let a = side(1_100, factor: 1), b = side(1_101, factor: 1.3)
+        let withHistory = try #require(TraceComparison(a, b, earlier: earlier).intervals.first { $0.name == "Pick Tap" })
+        let withPrior = try #require(TraceComparison(a, b).intervals.first { $0.name == "Pick Tap" })
+        for measure in [IntervalMeasure.duration, .bodyTime] {
+            let told = try #require(withHistory.measure(measure)?.recordings)
+            #expect(told.noise.source == "history" && told.significant && told.direction == "up", "\(measure): \(told.text)")
+            let untold = try #require(withPrior.measure(measure)?.recordings)
+            #expect(untold.noise.source == "prior" && !untold.significant, "\(measure): \(untold.text)")
+        }
+    }
 }

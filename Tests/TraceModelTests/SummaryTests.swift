@@ -109,4 +109,31 @@ import Testing
         #expect(parts["updates"]! >= 46 * 6)
         #expect(trace.memoryFootprint == trace.memoryFootprintByPart.reduce(0) { $0 + $1.bytes })
     }
+
+    /// A summary whose request is cancelled (its client left, the server stops) stops early, and
+    /// what it made is never kept for the next request (issue 39: the whole-trace summary was kept
+    /// whatever the cancelled loop had counted).
+    @Test func aCancelledSummaryStopsAndIsNotKept() async throws {
+        func catalogue() throws -> Trace {
+            var b = TraceBuilder(metadata: TraceMetadata(name: "catalogue", start: 0, end: 100_000_000_000, sourceFormat: "test"))
+            let process = b.addProcess(TraceProcess(pid: 7, name: "Catalogue"))
+            let main = b.addThread(TraceThread(tid: 1, name: "Main Thread", process: process, isMain: true))
+            let module = b.intern("Catalogue"), body = b.intern("View Body")
+            for i in 0..<5_000 {
+                b.addUpdate(start: Int64(i) * 10_000, duration: 5_000 + Int64(i % 13), kind: .viewBody, module: module,
+                            viewName: b.intern("Cell\(i % 700)View"), category: body, thread: main)
+            }
+            return try b.build()
+        }
+        let whole = try catalogue().summary(in: nil, filter: .all)
+        #expect(whole.total.count == 5_000)
+        let trace = try catalogue()
+        let cancelled = Task { () -> UpdateSummary in
+            while !Task.isCancelled { await Task.yield() }
+            return trace.summary(in: nil, filter: .all)
+        }
+        cancelled.cancel()
+        #expect(await cancelled.value != whole, "stopped early")
+        #expect(trace.summary(in: nil, filter: .all) == whole)
+    }
 }

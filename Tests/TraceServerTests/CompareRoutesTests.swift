@@ -103,7 +103,7 @@ import TraceSamples
             let row = try #require((json["views"] as? [[String: Any]])?.first { $0["view"] as? String == "ItemRowView" })
             #expect((row["a"] as? [String: Any])?["spread"] as? [String: Any] != nil && row["countChange"] as? String == "fewer")
             let verdict = try #require(json["verdict"] as? [[String: Any]])
-            #expect(verdict.contains { $0["text"] as? String == "collection-fan-out resolved: ItemRowView (@Observable Pantry.items)" })
+            #expect(verdict.contains { $0["text"] as? String == "Collection fan-out resolved: ItemRowView (@Observable Pantry.items)" })
             #expect((json["intervals"] as? [[String: Any]])?.first?["name"] as? String == "Add to Cart")
             // One id a side is the same answer as before pooling existed.
             let single = try await client.get("/api/compare?a=\(slow[0])&b=\(fixed[0])").json()

@@ -466,13 +466,27 @@ extension ServerOptions {
         }
     }
 
-    @Test func anOversizedHeaderGetsAJSONError() async throws {
+    /// Answered before routing, still with every answer's security headers (issue 39: they lacked CSP, X-Frame-Options, nosniff).
+    @Test func aMalformedRequestGetsAJSONErrorWithTheSecurityHeaders() async throws {
         try await withServer([]) { _, port in
-            let client = try StalledClient(port: port, head: "GET /api/traces?\(String(repeating: "a", count: 200_000)) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            defer { client.close() }
-            let (text, _) = client.readUntilClosed(within: 10)
-            #expect(text.hasPrefix("HTTP/1.1 400"), "\(text.prefix(200))")
-            #expect(text.contains("application/json") && text.contains("\"error\":\"malformed request\""))
+            let heads = [
+                "GET /api/traces?\(String(repeating: "a", count: 200_000)) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+                "GET /api/traces HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: x\r\n\r\n",
+                "G@T /api/traces HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+            ]
+            for head in heads {
+                let client = try StalledClient(port: port, head: head)
+                defer { client.close() }
+                let (text, _) = client.readUntilClosed(within: 10)
+                let shown = "\(head.prefix(40)): \(text.prefix(400))"
+                #expect(text.hasPrefix("HTTP/1.1 400"), "\(shown)")
+                #expect(text.contains("application/json") && text.contains("\"error\":\"malformed request\""), "\(shown)")
+                let lines = Set(text.components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n").map { $0.lowercased() })
+                #expect(lines.contains("x-content-type-options: nosniff"), "\(shown)")
+                #expect(lines.contains("x-frame-options: deny"), "\(shown)")
+                #expect(lines.contains("referrer-policy: same-origin"), "\(shown)")
+                #expect(lines.contains("content-security-policy: \(SecurityHeaders.contentSecurityPolicy.lowercased())"), "\(shown)")
+            }
         }
     }
 

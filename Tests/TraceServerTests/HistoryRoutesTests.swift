@@ -171,6 +171,29 @@ extension TestClientProtocol {
         }
     }
 
+    /// Notes posted at once never pass the cap (issue 39: 203 of 200 were kept).
+    @Test func notesPostedAtOnceStopAtTheCap() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let id = try await client.uploadedID(recipesTrace(build: 2, bodyNs: 300_000), name: "capped.json")
+            let posts = TraceNote.maxPerTrace + 40
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for n in 0..<posts {
+                    group.addTask { try await client.json(.post, "/api/traces/\(id)/notes", #"{"target": {"kind": "update", "update": 1}, "text": "note \#(n)"}"#).status }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .created }.count == TraceNote.maxPerTrace)
+            #expect(statuses.filter { $0 == .conflict }.count == 40)
+            let notes = try #require(try await client.get("/api/traces/\(id)/notes").json()["notes"] as? [[String: Any]])
+            #expect(notes.count == TraceNote.maxPerTrace)
+            let refused = try await client.json(.post, "/api/traces/\(id)/notes", #"{"target": {"kind": "update", "update": 1}, "text": "one more"}"#)
+            #expect(refused.status == .conflict)
+            #expect(refused.text.contains("too many notes") && refused.text.contains(id), "\(refused.text)")
+        }
+    }
+
     @Test func theFileComesBackAsItWasUploaded() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -184,6 +207,28 @@ extension TestClientProtocol {
             #expect(file.headers[.contentDisposition] == "attachment; filename=\"r_sum___x_\"")
             #expect(file.headers[.traceRun] == nil)
             try expectError(try await client.get("/api/traces/\(String(repeating: "e", count: 32))/file"), .notFound)
+        }
+    }
+
+    /// A stored file changed on disk is refused with an error naming the trace, never served
+    /// (issue 39: embedded mode served the changed bytes; team mode refused them).
+    @Test func aDamagedStoredFileIsNotServed() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try await scratch.withServer { client in
+            let text = recipesTrace(build: 5, bodyNs: 2000)
+            let id = try await client.uploadedID(text, name: "damaged.json")
+            let blobs = scratch.dataDirectory.appendingPathComponent("blobs", isDirectory: true)
+            let stored = try #require(try FileManager.default.contentsOfDirectory(atPath: blobs.path).filter { $0.count == 64 }.first)
+            // One byte changed, the size kept: a flipped bit on disk.
+            var bytes = try Data(contentsOf: blobs.appendingPathComponent(stored))
+            bytes[bytes.count / 2] ^= 0x20
+            try bytes.write(to: blobs.appendingPathComponent(stored))
+            let file = try await client.get("/api/traces/\(id)/file")
+            #expect(file.status == .conflict)
+            #expect(file.headers[.contentType]?.hasPrefix("application/json") == true)
+            #expect(file.text.contains("stored file changed") && file.text.contains(id), "\(file.text)")
+            #expect(!file.text.contains("RecipeRowView"), "none of the stored bytes")
         }
     }
 

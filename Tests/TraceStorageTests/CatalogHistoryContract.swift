@@ -96,7 +96,14 @@ enum CatalogHistoryContract {
         #expect(main.ids == newestFirst.filter { ids([1, 3, 5, 7, 9, 11]).contains($0) })
         #expect(main.total == 6)
         let mainScroll = try await pageAll(catalog, CatalogQuery(tags: tags("branch:main", "scenario:scroll")), size: 2)
-        #expect(Set(mainScroll.ids) == Set(ids([1, 3, 5, 7])))
+        #expect(mainScroll.ids == newestFirst.filter { ids([1, 3, 5, 7]).contains($0) })
+        // Read by the first tag's own index: its ties (builds 1, 2, 3 and 5 share an upload time),
+        // the oldest first, a date window and a name filter beside it, each paged by its cursor.
+        #expect(try await pageAll(catalog, CatalogQuery(tags: tags("branch:main"), descending: false), size: 1).ids == main.ids.reversed())
+        let scrollWindow = CatalogQuery(tags: tags("scenario:scroll"), uploadedFrom: 40_000, uploadedBefore: 80_000)
+        #expect(try await pageAll(catalog, scrollWindow, size: 1) == (newestFirst.filter { ids([1, 2, 3, 4, 5, 6, 7]).contains($0) }, 7))
+        let named = try await pageAll(catalog, CatalogQuery(tags: tags("branch:main"), name: "recipes-0"), size: 2)
+        #expect(named == (newestFirst.filter { ids([1, 3, 5, 7, 9]).contains($0) }, 5))
         #expect(try await pageAll(catalog, CatalogQuery(tags: tags("branch:feature/x", "build:4")), size: 10).ids == ids([4]))
         #expect(try await catalog.page(CatalogQuery(tags: tags("branch:nope")), limit: 10, after: nil) == CatalogPage(entries: [], next: nil, total: 0))
         #expect(Set(try await pageAll(catalog, CatalogQuery(name: "recipes-1"), size: 10).ids) == Set(ids([10, 11])))
@@ -174,13 +181,31 @@ enum CatalogHistoryContract {
             TraceNote(id: "00000000000000a2", traceID: one, target: .range(start: -5, end: 1_000), text: "ünïcode ✓\nsecond line", createdAtMicros: 11),
             TraceNote(id: "00000000000000a3", traceID: one, target: .finding("long-body:RecipeRowView"), text: "'; DROP TABLE traces; --", createdAtMicros: 12),
         ]
-        for note in notes { #expect(try await catalog.addNote(note)) }
-        #expect(try await catalog.addNote(TraceNote(id: "00000000000000a4", traceID: String(repeating: "e", count: 32), target: .update(1), text: "x", createdAtMicros: 1)) == false)
+        for note in notes { #expect(try await catalog.addNote(note, maxPerTrace: 3) == .added) }
+        #expect(try await catalog.addNote(TraceNote(id: "00000000000000a4", traceID: String(repeating: "e", count: 32), target: .update(1), text: "x", createdAtMicros: 1),
+                                          maxPerTrace: 3) == .unknownTrace)
+        #expect(try await catalog.addNote(TraceNote(id: "00000000000000a5", traceID: one, target: .update(1), text: "one too many", createdAtMicros: 13),
+                                          maxPerTrace: 3) == .full)
         #expect(try await catalog.notes(traceID: one) == notes)
         #expect(try await catalog.deleteNote(id: "00000000000000a2", traceID: one))
         #expect(try await catalog.deleteNote(id: "00000000000000a2", traceID: one) == false)
         #expect(try await catalog.deleteNote(id: "00000000000000a1", traceID: three) == false)
         #expect(try await catalog.notes(traceID: one).map(\.id) == ["00000000000000a1", "00000000000000a3"])
+
+        // The cap holds for notes added at once: each is counted and inserted in one step (issue 39: 203 of 200).
+        let two = ids([2])[0]
+        let outcomes = try await withThrowingTaskGroup(of: NoteAddition.self) { group in
+            for n in 0..<24 {
+                group.addTask {
+                    try await catalog.addNote(TraceNote(id: String(format: "%016x", 0xb00 + n), traceID: two, target: .update(n), text: "at once \(n)",
+                                                        createdAtMicros: Int64(100 + n)), maxPerTrace: 10)
+                }
+            }
+            return try await group.reduce(into: [NoteAddition]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 == .added }.count == 10)
+        #expect(outcomes.filter { $0 == .full }.count == 14)
+        #expect(try await catalog.notes(traceID: two).count == 10)
 
         // A deleted trace takes its measurements, verdict and notes with it.
         _ = try await catalog.delete(id: one)

@@ -116,7 +116,7 @@ struct SQLiteCatalogTests {
         let file = try Self.temporaryFile()
         let catalog = try SQLiteCatalog(file: file)
         #expect(try await catalog.journalMode == "wal")
-        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history", "v4 blob keys", "v5 search text", "v6 trigram indexes", "v7 tokens and audit"])
+        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history", "v4 blob keys", "v5 search text", "v6 trigram indexes", "v7 tokens and audit", "v8 tags in upload order"])
         _ = try await catalog.insert(CatalogContract.entry(1, at: 1))
         // Opening again migrates nothing and keeps the rows.
         let reopened = try SQLiteCatalog(file: file)
@@ -133,7 +133,7 @@ struct SQLiteCatalogTests {
                 INSERT INTO traces (\(CatalogSchema.columns)) VALUES ('\(entry.id)', '\(entry.name)', 'Recipes', 'iPad Pro', 1, 1, '\(entry.sha256)',
                     'xctrace-xml', 1, NULL, \(n), 1, NULL)
                 """,
-                "INSERT INTO trace_tags (trace_id, tag) VALUES ('\(entry.id)', 'build:\(n)'), ('\(entry.id)', 'Nightly')",
+                "INSERT INTO trace_tags (trace_id, tag) VALUES ('\(entry.id)', 'build:\(n)'), ('\(entry.id)', 'Nightly'), ('\(entry.id)', 'scenario:old')",
             ]
         })
         let catalog = try SQLiteCatalog(file: file)
@@ -141,6 +141,8 @@ struct SQLiteCatalogTests {
         #expect(try await catalog.page(CatalogQuery(words: ["recipes-2.TRACE"]), limit: 10, after: nil).entries.map(\.id) == [ids[1]])
         #expect(try await catalog.page(CatalogQuery(words: ["nightly", "BUILD:3"]), limit: 10, after: nil).entries.map(\.id) == [ids[2]])
         #expect(try await catalog.page(CatalogQuery(words: ["ipad", "re"]), limit: 2, after: nil).total == 3)
+        // Their tags got their upload times (migration 8): a tag's list is in upload order.
+        #expect(try await catalog.page(CatalogQuery(tags: [try TraceTag(parsing: "scenario:old")]), limit: 10, after: nil).entries.map(\.id) == ids.reversed())
     }
 }
 
@@ -182,7 +184,7 @@ struct SQLiteCatalogTests {
                 INSERT INTO traces (\(CatalogSchema.columns)) VALUES ('\(entry.id)', '\(entry.name)', 'Recipes', 'iPad Pro', 1, 1, '\(entry.sha256)',
                     'xctrace-xml', 1, NULL, \(n), 1, NULL)
                 """,
-                "INSERT INTO trace_tags (trace_id, tag) VALUES ('\(entry.id)', 'build:\(n)'), ('\(entry.id)', 'Nightly')",
+                "INSERT INTO trace_tags (trace_id, tag) VALUES ('\(entry.id)', 'build:\(n)'), ('\(entry.id)', 'Nightly'), ('\(entry.id)', 'scenario:old')",
             ]
         }, at: location, logger: TeamEngines.logger)
         let (catalog, running) = try await Self.catalog(url)
@@ -193,6 +195,8 @@ struct SQLiteCatalogTests {
         #expect(try await catalog.page(CatalogQuery(words: ["recipes-2.TRACE"]), limit: 10, after: nil).entries.map(\.id) == [ids[1]])
         #expect(try await catalog.page(CatalogQuery(words: ["nightly", "BUILD:3"]), limit: 10, after: nil).entries.map(\.id) == [ids[2]])
         #expect(try await catalog.page(CatalogQuery(words: ["ipad", "re"]), limit: 2, after: nil).total == 3)
+        // Their tags got their upload times (migration 8): a tag's list is in upload order.
+        #expect(try await catalog.page(CatalogQuery(tags: [try TraceTag(parsing: "scenario:old")]), limit: 10, after: nil).entries.map(\.id) == ids.reversed())
     }
 
     /// A role that may not create extensions: the catalog starts without the trigram indexes

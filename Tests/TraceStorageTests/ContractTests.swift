@@ -31,6 +31,12 @@ enum CatalogEngine: String, CaseIterable, CustomTestStringConvertible, Sendable 
         try await CatalogContract.check(catalog)
     }
 
+    @Test(arguments: CatalogEngine.allCases) func keepsTagQuotasUnderConcurrentInserts(_ engine: CatalogEngine) async throws {
+        let (catalog, stop) = try await engine.open("quota")
+        defer { stop() }
+        try await TagQuotaContract.check(catalog)
+    }
+
     @Test(arguments: CatalogEngine.allCases) func keepsTheHistoryContract(_ engine: CatalogEngine) async throws {
         let (catalog, stop) = try await engine.open("history")
         defer { stop() }

@@ -1,11 +1,11 @@
-// The layout math of the flame graph and the stack chart (WebRoot/js/panes/cpu/boxes/model.js,
-// flame-model.js) and the CPU pane's settings (settings.js), without a browser.
+// The layout math of the flame graph and the stack chart (WebRoot/js/chart/boxes.js,
+// chart/flame-model.js) and the CPU pane's settings (settings.js), without a browser.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
   boxAt, clampView, diffColor, fitLabel, forEachVisible, interpolateView, kindColor, matchingBoxes, prepareBoxes, ROW_HEIGHT, zoomAround,
-} from '../../WebRoot/js/panes/cpu/boxes/model.js';
-import { ancestry, flameTooltip, frameAtPath, framePath, frameWindow, needsFinerAnswer, prepareFlame } from '../../WebRoot/js/panes/cpu/flame-model.js';
+} from '../../WebRoot/js/chart/boxes.js';
+import { ancestry, flameTooltip, frameAtPath, framePath, frameWindow, needsFinerAnswer, prepareFlame } from '../../WebRoot/js/chart/flame-model.js';
 import { cpuParams, fewSamplesWarning, hiddenMatchesNote, MIN_TRUSTED_SAMPLES } from '../../WebRoot/js/panes/cpu/settings.js';
 import { EMPTY_STATE } from '../../WebRoot/js/state.js';
 

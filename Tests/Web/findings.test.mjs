@@ -112,3 +112,14 @@ test('subject chips open what they name: a view its updates, a frame the CPU of 
   assert.equal(thread, null);
   assert.deepEqual(open(task).state.selection, { kind: 'task-state', id: 4 });
 });
+
+test('a view\'s finding: its frame chips search the merged CPU of the view\'s long bodies, not one update\'s few samples', () => {
+  const body = { ...finding({ updateCount: 10, range: { start: 10, end: 90 }, thread: 0,
+    cpuView: { name: 'PriceTagView', module: 'Pantry', category: 'View Body', filter: 'long-view-body', longerThanNs: 1_000_000 } }),
+  subjects: [{ role: 'frame', name: 'Decimal.FormatStyle.Currency.format(_:)', detail: 'Foundation' }] };
+  const link = subjectLink('t1', body, body.subjects[0]);
+  const state = open(link).state;
+  assert.deepEqual([state.pane, state.cpu, state.paneView, state.filter, state.longerThan, state.search, state.range],
+    ['cpu', 'view', { module: 'Pantry', view: 'PriceTagView', category: 'View Body' }, 'long-view-body', 1_000_000, 'Decimal.FormatStyle.Currency.format(_:)', null]);
+  assert.match(link.title, /merged/);
+});

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { plural, formatDuration, formatTimeRange, parseDuration } from '../../WebRoot/js/format.js';
+import { findingKindTitle, findingName, noteTargetText, plural, formatDuration, formatTimeRange, parseDuration } from '../../WebRoot/js/format.js';
 
 const fixture = JSON.parse(readFileSync(new URL('../Fixtures/duration-format.json', import.meta.url), 'utf8'));
 
@@ -39,4 +39,17 @@ test('a time range that rounds to one value gets the decimals to tell its ends a
   assert.equal(formatTimeRange(1_200_000_000, 1_350_000_000), '1.200 s – 1.350 s');
   assert.equal(formatTimeRange(1_200_100_000, 1_200_400_000), '1.2001 s – 1.2004 s');
   assert.notEqual(formatTimeRange(1_200_000_000, 1_200_000_500).split(' – ')[0], formatTimeRange(1_200_000_000, 1_200_000_500).split(' – ')[1]);
+});
+
+test('a finding is named in words, never by its raw id, for any app and any kind', () => {
+  assert.equal(findingKindTitle('collection-fan-out'), 'Collection fan-out');
+  assert.equal(findingKindTitle('some-future-kind'), 'Some future kind');
+  assert.equal(findingName('long-body:Pantry.PriceTagView'), 'Long body: Pantry.PriceTagView');
+  assert.equal(findingName('collection-fan-out:@Observable Pantry.items>ItemRowView'), 'Collection fan-out: @Observable Pantry.items → ItemRowView');
+  assert.equal(findingName('main-actor-blocked:MessageStore.decodeHistory()@View.task @ Harbor/ConversationView.swift:44'),
+    'Main Actor blocked: MessageStore.decodeHistory()@View.task @ Harbor/ConversationView.swift:44');
+  assert.equal(findingName('hitch-explained:1027596405'), 'Hitch at 1.028 s');
+  assert.equal(findingName('hang-explained:more'), 'More hangs');
+  assert.equal(findingName('hitch-explained'), 'Hitches');
+  assert.equal(noteTargetText({ kind: 'finding', finding: 'long-body:Harbor.MessageRow' }), 'the finding Long body: Harbor.MessageRow');
 });

@@ -2,7 +2,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  MIN_SCALE, MAX_SCALE, READABLE_SCALE, fitTransform, initialTransform, zoomTransform, centreTransform, nodeInView,
+  MIN_SCALE, MAX_SCALE, READABLE_SCALE, fitTransform, initialTransform, zoomTransform, centreTransform, nodeInView, refitTransform,
 } from '../../WebRoot/js/graph/viewport.js';
 
 const node = (id, x, y, extra = {}) => ({ id, x, y, width: 160, height: 40, ...extra });
@@ -90,4 +90,24 @@ test('revealing a node and its neighbours moves only as far as they need, zoomin
   const far = [node(0, 0), node(1200, 0)];
   const fitted = revealTransform({ x: 0, y: 0, k: 1 }, far, 500, 400);
   assert.ok(fitted.k < 1 && far.every((n) => inView(fitted, n, 500, 400)), JSON.stringify(fitted));
+});
+
+test('a graph seen whole is fitted again when the node card narrows the stage; a panned-into one stays put', () => {
+  const graph = { width: 1200, height: 300, nodes: [node('a', 0, 0), node('b', 1040, 260)] };
+  const wide = { width: 1100, height: 400 };
+  const narrow = { width: 800, height: 400 };
+  const whole = fitTransform(graph, wide.width, wide.height);
+  assert.ok(graph.nodes.every((n) => nodeInView(whole, n, wide.width, wide.height)));
+  assert.ok(!nodeInView(whole, graph.nodes[1], narrow.width, narrow.height), 'the card would cut the rightmost node');
+  const refit = refitTransform(whole, graph, wide, narrow);
+  assert.ok(graph.nodes.every((n) => nodeInView(refit, n, narrow.width, narrow.height)));
+  // Closing the card gives the room back.
+  assert.deepEqual(refitTransform(refit, graph, narrow, wide), fitTransform(graph, wide.width, wide.height));
+  // Zoomed into a part: the reader's view stays (the selected node is revealed instead).
+  const zoomed = { x: -400, y: 0, k: 1.5 };
+  assert.deepEqual(refitTransform(zoomed, graph, wide, narrow), zoomed);
+  // Whole but at a scale the narrow stage would shrink far below reading: stays.
+  const long = { width: 3000, height: 100, nodes: [node('a', 0, 0), node('b', 2840, 60)] };
+  const small = fitTransform(long, 3000, 400);
+  assert.deepEqual(refitTransform(small, long, { width: 3000, height: 400 }, { width: 600, height: 400 }), small);
 });

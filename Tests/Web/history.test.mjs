@@ -2,7 +2,7 @@
 // of issue 29's browser code.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { BAND_SIGMAS, chartLayout, formatValue, MARGIN, niceTicks, noiseBands, shortP, stepLabel, stepWeight } from '../../WebRoot/js/pages/history-chart.js';
+import { BAND_SIGMAS, chartLayout, formatValue, MARGIN, niceTicks, noiseBands, shortP, stepLabel, stepWeight } from '../../WebRoot/js/chart/history.js';
 import { ROW_HEIGHT, visibleRows } from '../../WebRoot/js/pages/trace-list.js';
 import { noteMarkAt, noteMarks, RULER_HEIGHT } from '../../WebRoot/js/timeline/lanes.js';
 import { NOTE_MARK } from '../../WebRoot/js/timeline/kinds.js';

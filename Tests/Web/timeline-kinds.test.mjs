@@ -2,10 +2,11 @@
 // lines, what a click on a mark selects, and how a selection is outlined.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { LANE_KINDS, SELECTION_OUTLINES, clickOf, clickable, tooltipDetail, tooltipOf } from '../../WebRoot/js/timeline/kinds.js';
+import { LANE_KINDS, NOTE_MARK, clickOf, clickable, tooltipDetail, tooltipOf } from '../../WebRoot/js/timeline/kinds.js';
 import { ROWS, signpostRows } from '../../WebRoot/js/timeline/lanes.js';
 import { markWindow } from '../../WebRoot/js/timeline/viewport.js';
 import { SELECTION_KINDS } from '../../WebRoot/js/state.js';
+import { selectionDescriptor } from '../../WebRoot/js/selections/index.js';
 
 const row = (id) => ROWS.find((r) => r.id === id);
 const [signposts] = signpostRows([{ id: 'signposts-0', title: 'Points of Interest · com.example.app', signposts: true, count: 3 }]);
@@ -76,23 +77,34 @@ test('the CPU lane shows its load and selects nothing', () => {
   assert.equal(clickable(cpu, load), false);
 });
 
-test('every kind a click selects is a selection kind, and updates are outlined on their own lanes only', () => {
-  for (const kind of Object.keys(SELECTION_OUTLINES)) assert.ok(SELECTION_KINDS.includes(kind), kind);
-  const update = SELECTION_OUTLINES.update;
-  assert.equal(update.path(7), 'updates/7');
-  assert.deepEqual(update.outline({ start: 5, duration: 2, kind: 'view-body', severity: 'red' }), { start: 5, duration: 2, lanes: ['view-body', 'long-view-body'] });
-  assert.deepEqual(update.outline({ start: 5, duration: 2, kind: 'layout', severity: 'normal' }).lanes, ['other']);
-  assert.deepEqual(SELECTION_OUTLINES.signpost.outline({ start: 1, duration: 0, lane: 'signposts-2' }), { start: 1, duration: 0, lanes: ['signposts-2'] });
+test('updates are outlined on their own lanes only (selections/update.js)', () => {
+  const update = selectionDescriptor('update');
+  assert.equal(update.resource(7), 'updates/7');
+  assert.deepEqual(update.extent({ start: 5, duration: 2, kind: 'view-body', severity: 'red' }), { start: 5, duration: 2, lanes: ['view-body', 'long-view-body'] });
+  assert.deepEqual(update.extent({ start: 5, duration: 2, kind: 'layout', severity: 'normal' }).lanes, ['other']);
+  assert.deepEqual(selectionDescriptor('signpost').extent({ start: 1, duration: 0, lane: 'signposts-2' }), { start: 1, duration: 0, lanes: ['signposts-2'] });
+});
+
+test('every kind a click selects has a descriptor', () => {
+  const clicks = [
+    clickOf(row('long-view-body'), mark({ update: 3 })),
+    clickOf(row('main-actor'), mark({ taskState: 4 })),
+    clickOf(row('main-actor'), mark({ count: 3 })),
+    clickOf(signposts, mark({ signpost: 2 })),
+    NOTE_MARK.click({ id: '0123456789abcdef' }),
+  ];
+  assert.deepEqual(clicks.map((c) => c.select.kind).sort(), ['note', 'signpost', 'task-state', 'task-states', 'update']);
+  for (const click of clicks) assert.ok(SELECTION_KINDS.includes(click.select.kind) && selectionDescriptor(click.select.kind), click.select.kind);
 });
 
 test('a chosen Main Actor interval is outlined on its lane: a run on Main Actor, a wait on the waits lane, a mark as itself', () => {
-  const one = SELECTION_OUTLINES['task-state'];
-  assert.equal(one.path(8), 'task-states/8');
-  assert.deepEqual(one.outline({ start: 10, duration: 120, state: 'running', isMainActor: true }), { start: 10, duration: 120, lanes: ['main-actor'] });
-  assert.deepEqual(one.outline({ start: 10, duration: 50, state: 'enqueued', isMainActor: true }).lanes, ['main-actor-waits']);
-  const mark = SELECTION_OUTLINES['task-states'];
+  const one = selectionDescriptor('task-state');
+  assert.equal(one.resource(8), 'task-states/8');
+  assert.deepEqual(one.extent({ start: 10, duration: 120, state: 'running', isMainActor: true }), { start: 10, duration: 120, lanes: ['main-actor'] });
+  assert.deepEqual(one.extent({ start: 10, duration: 50, state: 'enqueued', isMainActor: true }).lanes, ['main-actor-waits']);
+  const mark = selectionDescriptor('task-states');
   const id = { lane: 'main-actor-waits', start: 100, end: 400, row: null };
-  assert.equal(mark.path(id), null, 'the mark itself needs no request');
-  assert.deepEqual(mark.outline(null, id), { start: 100, duration: 300, lanes: ['main-actor-waits'] });
-  assert.equal(mark.path({ ...id, row: 9 }), 'task-states/9', 'the interval picked from its list');
+  assert.equal(mark.resource(id), null, 'the mark itself needs no request');
+  assert.deepEqual(mark.extent(null, id), { start: 100, duration: 300, lanes: ['main-actor-waits'] });
+  assert.equal(mark.resource({ ...id, row: 9 }), 'task-states/9', 'the interval picked from its list');
 });

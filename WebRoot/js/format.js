@@ -139,12 +139,70 @@ export function formatPValue(p) {
   return `p = ${mantissa}e${exponent}`;
 }
 
-/** What a note is about, in words: "update 12", "the range 1.200 s – 1.500 s", "finding long-body:X". */
+/** Each finding kind as people read it; the stable name (docs/findings.md) stays in ids, URLs and tooltips. */
+export const FINDING_KIND_TITLES = {
+  'collection-fan-out': 'Collection fan-out',
+  'long-body': 'Long body',
+  'environment-churn': 'Environment churn',
+  'hang-explained': 'Hang',
+  'hitch-explained': 'Hitch',
+  'repeated-body-in-transaction': 'Repeated body',
+  'main-actor-blocked': 'Main Actor blocked',
+  'main-actor-wait': 'Main Actor wait',
+  'long-layout': 'Long layout',
+  'hang-risk': 'Hang risk',
+};
+
+/** Kinds whose findings are intervals, named by their time and followed over builds per kind
+ * (the server's FindingComparison.countedKinds), with their plural. */
+export const COUNTED_FINDING_KINDS = new Map([['hang-explained', 'Hangs'], ['hitch-explained', 'Hitches']]);
+
+/** A finding kind's title; a kind this page does not know yet reads as words ("new-kind" → "New kind"). */
+export function findingKindTitle(kind) {
+  const known = FINDING_KIND_TITLES[kind];
+  if (known) return known;
+  const words = String(kind ?? '').replace(/-/g, ' ').trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : 'Finding';
+}
+
+/**
+ * A finding id (kind:subject) in words: "Long body of Pantry.PriceTagView", "Collection fan-out:
+ * @Observable Pantry.items → ItemRowView"; hangs and hitches are named by their time ("Hitch at
+ * 1.028 s"), a bare kind (the history's one row per kind) by the kind's plural.
+ */
+export function findingName(id) {
+  const text = String(id ?? '');
+  const colon = text.indexOf(':');
+  const kind = colon < 0 ? text : text.slice(0, colon);
+  const rest = colon < 0 ? '' : text.slice(colon + 1);
+  const title = findingKindTitle(kind);
+  if (!rest) return COUNTED_FINDING_KINDS.get(kind) ?? title;
+  if (COUNTED_FINDING_KINDS.has(kind) && /^\d+$/.test(rest)) return `${title} at ${formatTimestamp(Number(rest), 1e6)}`;
+  if (COUNTED_FINDING_KINDS.has(kind) && rest === 'more') return `More ${COUNTED_FINDING_KINDS.get(kind).toLowerCase()}`;
+  return `${title}: ${rest.replace(/>/g, ' → ')}`;
+}
+
+/** What a note is about, in words: "update 12", "the range 1.200 s – 1.500 s", "the finding Long body: X". */
 export function noteTargetText(target) {
   switch (target?.kind) {
     case 'update': return `update ${target.update}`;
     case 'range': return `the range ${formatTimestamp(target.start)} – ${formatTimestamp(target.end)}`;
-    case 'finding': return `finding ${target.finding}`;
+    case 'finding': return `the finding ${findingName(target.finding)}`;
     default: return 'the trace';
   }
+}
+
+/** A call tree weight in its unit: CPU time ("ns", Time Profiler) or cycles (CPU Profiler). */
+export function formatWeight(value, unit) {
+  if (unit !== 'cycles') return formatDuration(value);
+  const n = Number(value);
+  const [scale, suffix] = n >= 1e9 ? [1e9, ' G'] : n >= 1e6 ? [1e6, ' M'] : n >= 1e3 ? [1e3, ' k'] : [1, ''];
+  const x = n / scale;
+  return `${scale === 1 ? String(n) : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)}${suffix} cycles`;
+}
+
+/** `part` of `whole` as a percentage with one decimal ("12.5%"); 0.0% of nothing. */
+export function formatPercent(part, whole) {
+  if (!whole) return '0.0%';
+  return `${((100 * part) / whole).toFixed(1)}%`;
 }

@@ -2,6 +2,12 @@
 // One place reads and writes the URL; everything else subscribes. Parsing, formatting and
 // upgrading are pure (no window, no history) so `node --test` checks them (Tests/Web).
 import { formatAnchor, parseAnchor } from './compare-align.js';
+import { parseSelection, selectionQuery, SELECTION_KINDS } from './selections/index.js';
+import { wholeNumber } from './selections/keys.js';
+import { viewFromQuery, viewQuery } from './selections/view.js';
+import { currentRange, parseSpan } from './selections/range.js';
+
+export { currentRange };
 
 // v2: an update path without p= opens the Cause & Effect graph (v1 opened the Summary).
 // v3: m= is the CPU pane's view (tree, flame graph, stack chart); its direction is i=1 (v2: m=td / m=bu).
@@ -57,17 +63,9 @@ export const EMPTY_STATE = Object.freeze({
   selection: null, // the selection when it is not an update: {kind, id} (SELECTION_KINDS) (sp= / ts= / tm= / nt=)
 });
 
-/**
- * What can be selected, and so shown in the side panel, with the form of its `id`. There is one
- * selection at a time: `update` (an update, in the path) or `selection` (any other kind), never both.
- * - update: an update id (whole number), in the path /updates/{id};
- * - signpost: a signpost interval's or event's row (sp=);
- * - task-state: a Swift task state interval's row (ts=);
- * - task-states: the intervals of a Main Actor lane mark, {lane, start, end, row}: `row` the one
- *   shown (ts=), null for the longest (tm=lane:start,end);
- * - note: a note on the trace's evidence, its id (nt=).
- */
-export const SELECTION_KINDS = Object.freeze(['update', 'signpost', 'task-state', 'task-states', 'note']);
+/** What can be selected: one descriptor per kind (selections/), each with its link keys. One selection
+ * at a time: `update` (an update, in the path) or `selection` (any other kind), never both. */
+export { SELECTION_KINDS };
 
 /** The selected update's id, or null when the selection is of another kind or there is none. */
 export const selectedUpdate = (state) => state.update ?? null;
@@ -86,54 +84,11 @@ export function selectionPatch(selection) {
 /** Whether a change of these keys (a subscriber's `changed`) is a change of the selection. */
 export const selectionChanged = (changed) => changed.includes('update') || changed.includes('selection');
 
-const wholeNumber = (text) => (/^\d+$/.test(text ?? '') ? Number(text) : null);
-
-/** The selection other than an update that a query names; none beside an update in the path. */
-function parseSelection(params, update) {
-  if (update !== null) return null;
-  const mark = /^([a-z0-9-]+):(\d+),(\d+)$/.exec(params.get('tm') ?? '');
-  const row = wholeNumber(params.get('ts'));
-  if (mark && Number(mark[3]) > Number(mark[2])) {
-    return { kind: 'task-states', id: { lane: mark[1], start: Number(mark[2]), end: Number(mark[3]), row } };
-  }
-  if (row !== null) return { kind: 'task-state', id: row };
-  const note = params.get('nt');
-  if (/^[0-9a-f]{16}$/.test(note ?? '')) return { kind: 'note', id: note };
-  const signpost = wholeNumber(params.get('sp'));
-  return signpost === null ? null : { kind: 'signpost', id: signpost };
-}
-
-/** The query keys of a selection that is not an update (those are in the path). */
-function selectionQuery(selection) {
-  const id = selection?.id;
-  switch (selection?.kind) {
-    case 'signpost': return [`sp=${Math.round(id)}`];
-    case 'task-state': return [`ts=${Math.round(id)}`];
-    case 'task-states': return [`tm=${id.lane}:${Math.round(id.start)},${Math.round(id.end)}`, ...(id.row != null ? [`ts=${Math.round(id.row)}`] : [])];
-    case 'note': return /^[0-9a-f]{16}$/.test(id) ? [`nt=${id}`] : [];
-    default: return [];
-  }
-}
 
 const CPU_VIEWS = ['flame', 'stack'];
 /** A call path as the API writes it (t3.f120.sys.out: docs/api.md), or null. */
 const CALL_PATH = /^(t\d{1,10}|f\d{1,10}|sys|out)(\.(t\d{1,10}|f\d{1,10}|sys|out)){0,201}$/;
 export const parseCallPath = (text) => (CALL_PATH.test(text ?? '') ? text : null);
-
-function parseSpan(text) {
-  if (!text) return null;
-  const parts = text.split(',');
-  if (parts.length !== 2 || !parts.every((p) => /^-?\d+$/.test(p))) return null;
-  const [start, end] = parts.map(Number);
-  return end > start ? [start, end] : null;
-}
-
-function parsePaneView(text, category) {
-  if (!text) return null;
-  const colon = text.indexOf(':');
-  const [module, view] = colon < 0 ? ['', text] : [text.slice(0, colon), text.slice(colon + 1)];
-  return { module, view, category: category ?? '' };
-}
 
 /**
  * Reads a location into a route:
@@ -168,7 +123,7 @@ export function parseLocation(location = window.location) {
     range: parseSpan(params.get('r')),
     expanded: (params.get('x') ?? '').split(',').filter(Boolean),
     pane: params.get('p') || (update !== null ? 'graph' : null),
-    paneView: parsePaneView(params.get('pv'), params.get('pc')),
+    paneView: viewFromQuery(params),
     filter: params.get('f') || null,
     node: params.get('n') || null,
     graph: /^(u\d+|view)$/.test(params.get('g') ?? '') ? params.get('g') : null,
@@ -249,7 +204,7 @@ function parseCompareLocation(path, search) {
     rangeA: parseSpan(params.get('ra')),
     rangeB: parseSpan(params.get('rb')),
     rows: ROW_FILTERS.includes(params.get('vf')) ? params.get('vf') : null,
-    row: parsePaneView(params.get('pv'), params.get('pc')),
+    row: viewFromQuery(params),
     anchor: parseAnchor(params.get('al')),
     timeline: parseSpan(params.get('tw')),
     lanes: (params.get('tx') ?? '').split(',').filter(Boolean),
@@ -271,8 +226,7 @@ export function buildComparePath(a, b, state) {
   if (s.rangeA) query.push(`ra=${Math.round(s.rangeA[0])},${Math.round(s.rangeA[1])}`);
   if (s.rangeB) query.push(`rb=${Math.round(s.rangeB[0])},${Math.round(s.rangeB[1])}`);
   if (s.rows && ROW_FILTERS.includes(s.rows)) query.push(`vf=${s.rows}`);
-  if (s.row) query.push(`pv=${encodeURIComponent(`${s.row.module ?? ''}:${s.row.view ?? ''}`)}`);
-  if (s.row?.category) query.push(`pc=${encodeURIComponent(s.row.category)}`);
+  query.push(...viewQuery(s.row));
   const anchor = formatAnchor(s.anchor);
   if (anchor) query.push(`al=${anchor.startsWith('g:') ? `g:${encodeURIComponent(anchor.slice(2))}` : anchor}`);
   if (s.timeline) query.push(`tw=${Math.round(s.timeline[0])},${Math.round(s.timeline[1])}`);
@@ -297,8 +251,7 @@ export function buildPath(traceId, state) {
   // With an update in the path, a missing p= means the graph: the Summary must be explicit.
   const pane = s.pane ?? (update !== null ? 'summary' : null);
   if (pane) query.push(`p=${enc(pane)}`);
-  if (s.paneView) query.push(`pv=${encodeURIComponent(`${s.paneView.module ?? ''}:${s.paneView.view ?? ''}`)}`);
-  if (s.paneView?.category) query.push(`pc=${encodeURIComponent(s.paneView.category)}`);
+  query.push(...viewQuery(s.paneView));
   if (s.filter) query.push(`f=${enc(s.filter)}`);
   if (s.node) query.push(`n=${enc(s.node)}`);
   if (s.graph) query.push(`g=${enc(s.graph)}`);
@@ -325,14 +278,6 @@ export function buildPath(traceId, state) {
 /** A link that opens `updateId` zoomed with context, selected, with its cause graph (no window: the opener picks it). */
 export function updateLink(traceId, updateId) {
   return new URL(buildPath(traceId, { update: updateId, pane: 'graph', graph: `u${updateId}` }), window.location.origin).href;
-}
-
-/** The inspection range as {start, end}, or null when there is none (the whole trace). */
-export function currentRange(state) {
-  const r = state.range;
-  if (!Array.isArray(r) || r.length !== 2 || r[0] == null) return null;
-  const [start, end] = r.map(Number);
-  return Number.isFinite(start) && Number.isFinite(end) && end >= start ? { start, end } : null;
 }
 
 /** The `graph` state value of a graph request ({update} or {view, module}). */

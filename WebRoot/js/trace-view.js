@@ -2,7 +2,7 @@
 // of the comparison page, a graph in the comparison's drill-down) and the parts it mounts:
 // timeline/, side-panel/, panes/, graph/. A part receives a view and uses only what is written
 // here; a page builds its views with createTraceView and nothing else.
-import { SELECTION_KINDS } from './state.js';
+import { SELECTION_KINDS } from './selections/index.js';
 import { NO_NOTES } from './notes.js';
 
 export { SELECTION_KINDS };

@@ -103,7 +103,7 @@ public struct TraceComparison: Sendable, Encodable {
         tasks = Self.compareTasks(a.tasks, b.tasks)
         findings = FindingComparison.compare(a.findings, b.findings)
         intervals = Set(a.intervals.keys).union(b.intervals.keys).map { name in
-            IntervalComparison(name: name, a: a.intervals[name], b: b.intervals[name])
+            IntervalComparison(name: name, a: a.intervals[name], b: b.intervals[name], prior: prior)
         }.sorted { ($0.intervalsA + $0.intervalsB, $1.name) > ($1.intervalsA + $1.intervalsB, $0.name) }
         verdict = []
         verdict = ComparisonVerdict(self).lines

@@ -511,7 +511,8 @@ public final class ComparisonSideCache: Sendable {
         side.withLock { kept in
             if let kept { return kept }
             let computed = trace.comparisonSide(findings: findings)
-            kept = computed
+            // Computed while cancelled, it may be partial (`QueryCancellation`): never kept.
+            if !Task.isCancelled { kept = computed }
             return computed
         }
     }

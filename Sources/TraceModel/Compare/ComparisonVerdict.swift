@@ -64,14 +64,14 @@ struct ComparisonVerdict {
                 let counted = finding.key.isEmpty ? " ×\(side?.occurrences ?? 0)" : ""
                 lines.append(VerdictLine(
                     kind: "finding", tone: change == .resolved ? "better" : "worse",
-                    text: "\(finding.kind.rawValue) \(change.rawValue): \(finding.subject)\(counted)",
+                    text: "\(finding.kind.title) \(change.rawValue): \(finding.subject)\(counted)",
                     section: "findings", key: "\(finding.kind.rawValue):\(finding.key)"
                 ))
             }
         }
         let still = c.findings.filter { $0.change == .stillPresent }
         if !still.isEmpty {
-            let names = still.prefix(Self.perGroup).map { "\($0.kind.rawValue) (\($0.subject))" }
+            let names = still.prefix(Self.perGroup).map { "\($0.kind.title) (\($0.subject))" }
             lines.append(VerdictLine(
                 kind: "finding", tone: "neutral",
                 text: "still present: " + names.joined(separator: ", ") + (still.count > Self.perGroup ? " and \(still.count - Self.perGroup) more" : ""),

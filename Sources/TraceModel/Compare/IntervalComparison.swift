@@ -4,10 +4,12 @@ import Glibc  // log: the C math library only
 import Darwin
 #endif
 
-// Per interaction: the app's signpost intervals ("Favorite Tap", any subsystem or category) as
-// the unit of comparison. Each interval is one sample of each measure (view bodies that started
-// in it, their time, long updates, hitches, main-actor time, its own duration), so A and B are
-// compared interval against interval with the rank test, whatever the recordings' lengths.
+// Per interaction: the app's signpost intervals ("Favorite Tap", any subsystem or category).
+// Each interval gives one value of each measure (view bodies that started in it, their time, long
+// updates, hitches, main-actor time, its own duration); A and B are compared per recording (each
+// run's mean per interval: the recording is the unit), times against the run-to-run noise of the
+// comparison (`Comparison.noise`: the sides' runs, earlier recordings with the same tags, else the
+// prior), whatever the recordings' lengths. The interval-against-interval rank test stays as detail.
 
 /// What is measured in each signpost interval.
 public enum IntervalMeasure: String, Sendable, CaseIterable, Encodable {
@@ -170,7 +172,9 @@ public struct IntervalComparison: Sendable, Equatable, Encodable {
 
     public static let viewLimit = 10
 
-    init(name: String, a: IntervalSample?, b: IntervalSample?) {
+    /// `prior`: one recording's noise where the sides' own runs do not measure it (earlier
+    /// recordings with the same tags, else the default), as the views' times use it.
+    init(name: String, a: IntervalSample?, b: IntervalSample?, prior: RunNoise) {
         self.name = name
         subsystem = (a ?? b)!.subsystem
         category = (a ?? b)!.category
@@ -181,7 +185,8 @@ public struct IntervalComparison: Sendable, Equatable, Encodable {
         measures = IntervalMeasure.allCases.enumerated().compactMap { index, measure in
             if measure == .mainActor, !withTasks { return nil }
             return IntervalMeasureComparison(
-                measure: measure, a: a?.values[index] ?? [], b: b?.values[index] ?? [], runsA: a?.runIntervals ?? [], runsB: b?.runIntervals ?? []
+                measure: measure, a: a?.values[index] ?? [], b: b?.values[index] ?? [], runsA: a?.runIntervals ?? [], runsB: b?.runIntervals ?? [],
+                prior: prior
             )
         }
         var keys = Set<IntervalSample.ViewName>()
@@ -232,7 +237,7 @@ public struct IntervalMeasureComparison: Sendable, Equatable, Encodable {
 
     /// `a` and `b`: the values of every interval of each side's runs in order, `runsA` and
     /// `runsB` how many intervals each run has.
-    init(measure: IntervalMeasure, a: [Int64], b: [Int64], runsA: [Int], runsB: [Int]) {
+    init(measure: IntervalMeasure, a: [Int64], b: [Int64], runsA: [Int], runsB: [Int], prior: RunNoise) {
         name = measure.rawValue
         unit = measure.isTime ? "nanoseconds" : "count"
         let sortedA = a.sorted(), sortedB = b.sorted()
@@ -253,7 +258,7 @@ public struct IntervalMeasureComparison: Sendable, Equatable, Encodable {
         self.test = test
         let before = meanA ?? 0, after = meanB ?? 0
         let significant: Bool
-        let recordings = measure.isTime ? Self.recordingEffect(a, runsA, b, runsB) : nil
+        let recordings = measure.isTime ? Self.recordingEffect(a, runsA, b, runsB, prior: prior) : nil
         self.recordings = recordings
         let counts = measure.isTime || meanA == nil || meanB == nil ? nil : IntervalCountTest(measure, a, runsA, b, runsB)
         self.counts = counts
@@ -276,8 +281,9 @@ public struct IntervalViewRate: Sendable, Equatable, Encodable {
 
 extension IntervalMeasureComparison {
     /// The log of each run's mean per interval, both sides; nil when a side has no run with a
-    /// positive mean. The intervals' spread within a run adds its share (`withinVariance`).
-    static func recordingEffect(_ a: [Int64], _ runsA: [Int], _ b: [Int64], _ runsB: [Int]) -> RecordingEffect? {
+    /// positive mean. The intervals' spread within a run adds its share (`withinVariance`);
+    /// `prior` steadies (or, one recording a side, is) the run-to-run noise.
+    static func recordingEffect(_ a: [Int64], _ runsA: [Int], _ b: [Int64], _ runsB: [Int], prior: RunNoise) -> RecordingEffect? {
         func logs(_ values: [Int64], _ runs: [Int]) -> (logs: [Double], within: Double) {
             var result: [Double] = [], start = 0, squares = 0.0, freedom = 0.0
             for count in runs {
@@ -295,7 +301,7 @@ extension IntervalMeasureComparison {
         }
         let before = logs(a, runsA), after = logs(b, runsB)
         guard !before.logs.isEmpty, !after.logs.isEmpty else { return nil }
-        return RecordingEffect(logsA: before.logs, logsB: after.logs, within: before.within + after.within)
+        return RecordingEffect(logsA: before.logs, logsB: after.logs, prior: prior, within: before.within + after.within)
     }
 }
 

@@ -1,9 +1,10 @@
 // Several recordings of one side as one: a user records a flaky interaction three times, and
 // `tracesvc compare A1 A2 A3 -- B1 B2` (or /compare?a=ID,ID&b=ID,ID) compares all of them. The
-// durations of every run go into the rank tests (more samples, tighter p-values); counts and
-// times are per run, the mean with the least and most run beside it (`RunSpread`); the intervals
-// of every run are samples of the per-interaction tests; frames drawn and Swift task times are
-// the runs' means.
+// recording is the unit (docs/statistics.md): each view's count and total, each interval name's
+// measures and the totals are kept per run, and every claim is decided on one value per run
+// against the run-to-run noise (`RecordingEffect`), shown as the mean with the least and most run
+// beside it (`RunSpread`). The durations of every run are pooled only for the rank tests, detail
+// that never decides; frames drawn and Swift task times are the runs' means.
 
 extension ComparisonSide {
     /// `sides` (at least one) as one side. The header, the first interaction of each label (the

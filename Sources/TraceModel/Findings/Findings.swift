@@ -16,6 +16,23 @@ public enum FindingKind: String, Sendable, Codable, CaseIterable {
     case longLayout = "long-layout"
     /// Instruments 27's hang risks outside every recorded hang.
     case hangRisk = "hang-risk"
+
+    /// The kind as a reader says it ("Collection fan-out"): verdict lines and pages name it so,
+    /// ids and filters keep the stable name (the browser's FINDING_KIND_TITLES, format.js, agree).
+    public var title: String {
+        switch self {
+        case .collectionFanOut: "Collection fan-out"
+        case .longBody: "Long body"
+        case .environmentChurn: "Environment churn"
+        case .hangExplained: "Hang"
+        case .hitchExplained: "Hitch"
+        case .repeatedBody: "Repeated body"
+        case .mainActorBlocked: "Main Actor blocked"
+        case .mainActorWait: "Main Actor wait"
+        case .longLayout: "Long layout"
+        case .hangRisk: "Hang risk"
+        }
+    }
 }
 
 public enum FindingSeverity: String, Sendable, Codable, CaseIterable, Comparable {

@@ -72,7 +72,7 @@ public enum HistoryMetric: String, Sendable, CaseIterable, Codable {
         case .mainActorRunTotal: return totals.mainActorBusyNs
         case .mainActorWaitTotal: return totals.mainActorWaitNs
         case .cpuTotal: return totals.cpuWeight
-        case .findingCost: return measurements.findings.first { $0.id == finding }?.costNs ?? 0
+        case .findingCost: return TraceMeasurements.followed(measurements.findings).first { $0.id == finding }?.costNs ?? 0
         default:
             let rows = measurements.views.filter { $0.view == view && (module == nil || $0.module == module) }
             switch self {

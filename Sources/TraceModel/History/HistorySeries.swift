@@ -212,7 +212,8 @@ public struct HistorySeries: Sendable {
         }
     }
 
-    /// Each finding seen in the builds: where first and last, and whether the latest build has it.
+    /// Each finding seen in the builds: where first and last, and whether the latest build has it;
+    /// a trace's hangs, and its hitches, are one row each (`TraceMeasurements.followed`).
     /// `findings` are each trace's, by trace id.
     public func findingHistories(_ findings: [String: [TraceMeasurements.FindingMark]]) -> [FindingHistory] {
         var histories: [String: FindingHistory] = [:]
@@ -220,7 +221,7 @@ public struct HistorySeries: Sendable {
         for build in builds {
             var seen: Set<String> = []
             for trace in build.traces {
-                for mark in findings[trace.id] ?? [] where seen.insert(mark.id).inserted {
+                for mark in TraceMeasurements.followed(findings[trace.id] ?? []) where seen.insert(mark.id).inserted {
                     let here = BuildRef(index: build.index, label: build.label, traceId: trace.id)
                     if var known = histories[mark.id] {
                         known.lastSeen = here

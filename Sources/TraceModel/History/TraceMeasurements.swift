@@ -81,6 +81,31 @@ public struct TraceMeasurements: Sendable, Equatable {
         }
     }
 
+    /// The marks as the history follows them over builds: a hang or hitch finding's id is its
+    /// time, which no other build shares, so each kind's are one mark (id: the kind alone, as
+    /// compare counts them: `FindingComparison.countedKinds`) with their costs added, the highest
+    /// severity and the costliest one's subject; the others are kept as they are, in order.
+    public static func followed(_ marks: [FindingMark]) -> [FindingMark] {
+        var merged: [String: FindingMark] = [:]
+        var costliest: [String: Int64] = [:]
+        var order: [String] = []
+        for mark in marks {
+            let counted = FindingKind(rawValue: mark.kind).map(FindingComparison.countedKinds.contains) ?? false
+            let id = counted ? mark.kind : mark.id
+            guard var known = merged[id] else {
+                order.append(id)
+                merged[id] = FindingMark(id: id, kind: mark.kind, subject: mark.subject, severity: mark.severity, costNs: mark.costNs)
+                costliest[id] = mark.costNs
+                continue
+            }
+            known.costNs = known.costNs.addingSaturating(mark.costNs)
+            if (FindingSeverity(rawValue: mark.severity) ?? .low) > (FindingSeverity(rawValue: known.severity) ?? .low) { known.severity = mark.severity }
+            if mark.costNs > costliest[id, default: 0] { known.subject = mark.subject; costliest[id] = mark.costNs }
+            merged[id] = known
+        }
+        return order.compactMap { merged[$0] }
+    }
+
     public init(totals: Totals, views: [View], findings: [FindingMark]) {
         self.totals = totals
         self.views = views

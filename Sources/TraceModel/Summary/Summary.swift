@@ -206,12 +206,13 @@ extension Trace {
         total.updateAverage()
         var byView: [SummaryRowKey: (kind: UpdateKind, stats: SummaryStats)] = [:]
         for (summaryRow, var stats) in statsOfRow.enumerated() where stats.count > 0 {
+            if QueryCancellation.requested(at: summaryRow) { break }
             stats.updateAverage()
             byView[index.rows[summaryRow]] = (kindOfRow[summaryRow], stats)
         }
         // Past the limit, the rows of least time are counted in their module and process only.
         var listed = Set(byView.keys)
-        if byView.count > UpdateSummary.maxViews {
+        if byView.count > UpdateSummary.maxViews, !Task.isCancelled {
             let rows = statsOfRow.indices.filter { statsOfRow[$0].count > 0 }
                 .sorted { (statsOfRow[$0].totalNs, $1) > (statsOfRow[$1].totalNs, $0) }
             listed = Set(rows.prefix(UpdateSummary.maxViews).map { index.rows[$0] })
@@ -220,7 +221,8 @@ extension Trace {
         // Assemble the tree; the view rows' first kind wins when lanes disagree (they partition
         // by kind, so only `.layout` and `.other` can share a view row).
         var byModule: [Int32: [StringRef: [(row: ViewUpdateSummary, listed: Bool)]]] = [:]
-        for (key, value) in byView {
+        for (step, (key, value)) in byView.enumerated() {
+            if QueryCancellation.requested(at: step) { break }
             let isListed = listed.contains(key)
             let view = ViewUpdateSummary(
                 name: isListed ? string(key.view) : "", category: isListed ? string(key.category) : "", kind: value.kind.wireName, stats: value.stats

@@ -39,7 +39,8 @@ public final class UpdateListIndex: Sendable {
     func wholeTraceSummary(_ filter: SummaryFilter, orMake make: () -> UpdateSummary) -> UpdateSummary {
         if let known = wholeTraceSummaries.withLock({ $0[filter] }) { return known }
         let made = make()
-        wholeTraceSummaries.withLock { $0[filter] = made }
+        // Made while cancelled, it may be partial (`QueryCancellation`): never kept.
+        if !Task.isCancelled { wholeTraceSummaries.withLock { $0[filter] = made } }
         return made
     }
 

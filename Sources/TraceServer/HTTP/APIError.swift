@@ -37,12 +37,17 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         case .fileChanged(let id):
             self.init(.conflict, "stored file changed",
                       detail: "The stored file of trace \(id) no longer has the content it was uploaded with; upload the trace again.")
+        case let .tooManyNotes(id, limit):
+            self.init(.conflict, "too many notes", detail: "Trace \(id) has \(limit) notes, the most a trace keeps; delete one first.")
         case .storageFull(let detail): self.init(.init(code: 507, reasonPhrase: "Insufficient Storage"), "storage full", detail: detail)
+        // The server has room; this tag has not (a 4xx: the client's tags decide, not the server's state).
+        case .tagQuotaExceeded(let refusal): self.init(.forbidden, "tag quota exceeded", detail: refusal.description)
         case .storageFailure(let detail): self.init(.internalServerError, "storage failure", detail: detail)
         case .busy(let detail): self.init(.serviceUnavailable, "server busy", detail: detail)
         case .shuttingDown: self.init(.serviceUnavailable, "server is shutting down", detail: "The server is stopping; try again when it is back.")
         case .cancelled: self.init(.serviceUnavailable, "cancelled", detail: "The request was cancelled: its client left or the server is shutting down.")
         case let .service(error): self.init(error)
+        case let .auditUnavailable(detail): self.init(.serviceUnavailable, "audit log unavailable", detail: detail)
         }
     }
 
@@ -75,8 +80,8 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = jsonResponse(bytes: jsonBody(), status: status)
         if status == .methodNotAllowed { response.headers[.allow] = "GET, HEAD, POST, DELETE" }
-        // Busy, stopping or a service down: all pass; a client may ask again in a few seconds.
-        if status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
+        // Busy, stopping, a service down or too many requests in flight: all pass; a client may ask again in a few seconds.
+        if status == .serviceUnavailable || status == .tooManyRequests { response.headers[.retryAfter] = "5" }
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer realm=\"tracesvc\"" }
         return response
     }

@@ -143,11 +143,6 @@ extension HTTPField.Name {
 /// Headers that keep the app's pages from being framed or made to run foreign code, even if a
 /// trace's text ever reached the page as markup.
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
-    static var contentSecurityPolicy: String {
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-            + "worker-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-    }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
         do {
@@ -155,11 +150,22 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             response = try error.response(from: request, context: context)
         }
-        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
-        response.headers[.xFrameOptions] = "DENY"
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[.referrerPolicy] = "same-origin"
+        SecurityHeaders.add(to: &response.headers)
         return response
+    }
+}
+
+/// The headers every answer carries: the router's (`SecurityHeadersMiddleware`) and those the
+/// connection guard gives before routing (a malformed request, a body too slow).
+enum SecurityHeaders {
+    static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+        + "worker-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+    static func add(to headers: inout HTTPFields) {
+        headers[.contentSecurityPolicy] = contentSecurityPolicy
+        headers[.xFrameOptions] = "DENY"
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[.referrerPolicy] = "same-origin"
     }
 }
 

@@ -25,7 +25,7 @@ struct AccessLogMiddleware: RouterMiddleware {
             "method": .string(request.method.rawValue),
             "path": .string(RequestID.loggablePath(request.uri.description)),
             "request_id": .string(requestID),
-            "client": .string(context.remoteAddress.map(ClientAddress.key) ?? "local"),
+            "client": .string(context.clientAddress),
         ]
         if let traceparent { metadata["trace_id"] = .string(traceparent.traceID) }
         var response: Response

@@ -29,6 +29,7 @@ struct OperationalMetrics: Sendable {
         for what in ["blob", "upload"] { Counter(label: "tracesvc_sweep_removed_total", dimensions: [("what", what)]).increment(by: 0) }
         Counter(label: "tracesvc_sweep_runs_total").increment(by: 0)
         Counter(label: "tracesvc_sweep_failures_total").increment(by: 0)
+        Counter(label: "tracesvc_audit_failures_total").increment(by: 0)
     }
 
     /// The registry's text, with every gauge read now.

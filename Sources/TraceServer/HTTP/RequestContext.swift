@@ -10,6 +10,11 @@ public struct TraceRequestContext: RequestContext, RemoteAddressRequestContext {
     public let remoteAddress: SocketAddress?
     /// Closed when the client goes away; nil where requests do not come over a socket (tests).
     let connection: ConnectionWatch?
+    /// The client's address key: the peer's, or the one a trusted proxy forwarded (set by
+    /// `ForwardedClientMiddleware`).
+    var clientAddress: String
+    /// Whether `clientAddress` is one a trusted proxy forwarded (not the peer's).
+    var isForwarded = false
     /// Whose share of the query pool this request uses: its address, or the write token it
     /// carries (set by `AccessGuardMiddleware`).
     var client: String
@@ -21,7 +26,8 @@ public struct TraceRequestContext: RequestContext, RemoteAddressRequestContext {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
         connection = ConnectionWatch.of(source.channel)
-        client = remoteAddress.map(ClientAddress.key) ?? "local"
+        clientAddress = remoteAddress.map(ClientAddress.key) ?? "local"
+        client = clientAddress
     }
 
     /// A request the server makes of its own router for `outer` (the agent's tools at `/mcp`):
@@ -30,6 +36,8 @@ public struct TraceRequestContext: RequestContext, RemoteAddressRequestContext {
         coreContext = .init(source: InProcessSource(logger: outer.logger))
         remoteAddress = outer.remoteAddress
         connection = outer.connection
+        clientAddress = outer.clientAddress
+        isForwarded = outer.isForwarded
         client = outer.client
     }
 
@@ -38,6 +46,7 @@ public struct TraceRequestContext: RequestContext, RemoteAddressRequestContext {
         coreContext = .init(source: InProcessSource(logger: logger))
         remoteAddress = nil
         connection = nil
+        clientAddress = "local"
         client = "local"
     }
 
@@ -58,26 +67,27 @@ struct WorkClient: Sendable {
 
     /// Work on the server's own behalf (trace loads shared by requests).
     static let server = WorkClient(key: "server", connection: nil)
+
+    /// The client of the request a task works for (`WorkClientMiddleware`), inherited by the tasks
+    /// it starts: a trace load waits its turn for memory and for the load gate as this client's.
+    @TaskLocal static var currentKey = "server"
 }
 
-/// The key of a client address: an IPv4 address, or the /64 network of an IPv6 one (one host
-/// usually holds a whole /64, and would otherwise count as billions of clients).
+/// Runs each request with its client as `WorkClient.currentKey` (after `AccessGuardMiddleware`,
+/// which may name the client by its token).
+struct WorkClientMiddleware: RouterMiddleware {
+    typealias Context = TraceRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try await WorkClient.$currentKey.withValue(context.client) { try await next(request, context) }
+    }
+}
+
+/// The key of a client address that per-address limits count by (`IPAddress.clientKey`).
 enum ClientAddress {
     static func key(_ address: SocketAddress) -> String {
-        switch address {
-        case .v4:
-            return address.ipAddress ?? "v4"
-        case .v6(let v6):
-            var bytes = v6.address.sin6_addr
-            let text = withUnsafeBytes(of: &bytes) { raw in
-                stride(from: 0, to: 8, by: 2).map { String(UInt16(raw[$0]) << 8 | UInt16(raw[$0 + 1]), radix: 16) }.joined(separator: ":")
-            }
-            // An IPv4 client on a dual-stack socket (::ffff:a.b.c.d) is its IPv4 address.
-            if text == "0:0:0:0", let ip = address.ipAddress, ip.hasPrefix("::ffff:") { return String(ip.dropFirst("::ffff:".count)) }
-            return "\(text)::/64"
-        case .unixDomainSocket:
-            return "local"
-        }
+        if case .unixDomainSocket = address { return "local" }
+        return IPAddress(address)?.clientKey ?? "unknown"
     }
 }
 

@@ -76,14 +76,15 @@ extension TraceStore {
     /// no other upload knows its key.
     func finish(_ write: BlobWrite, entry: CatalogEntry, measurements: TraceMeasurements?) async throws(StoreError) -> (entry: CatalogEntry, isNew: Bool) {
         defer { endBlobWrite(write.key) }
-        let storage = storage
+        let storage = storage, quotas = configuration.tagQuotas
         return try await service {
             let (key, stored) = try await write.task.value
             var entry = entry
             entry.blobKey = key == entry.sha256 ? nil : key
             let inserted: (entry: CatalogEntry, isNew: Bool)
             do {
-                inserted = try await storage.catalog.insert(entry, measurements: measurements, measuredVersion: measurements == nil ? 0 : Self.measuredVersion)
+                inserted = try await storage.catalog.insert(entry, measurements: measurements, measuredVersion: measurements == nil ? 0 : Self.measuredVersion,
+                                                            within: quotas)
             } catch {
                 if stored, isStreamedBlobKey(key) { try? await storage.blobs.delete(key: key) }
                 throw error

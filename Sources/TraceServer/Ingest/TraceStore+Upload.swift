@@ -50,6 +50,13 @@ extension TraceStore {
         let run = requestedRun == 1 ? nil : requestedRun
         let id = Self.uploadID(content: received.id, run: run)
         if let known = try await knownUpload(id: id, received, tags: tags, retag: retag) { return known }
+        do throws(StoreError) {
+            try await checkTagQuotas(tags, bytes: received.size)
+        } catch {
+            await received.streamedBlob?.abort()
+            TraceMetrics.uploads(.refused)
+            throw error
+        }
         let reservation = try await reservation(for: received)
         // The blob is written while the trace is read, or was sent while it arrived (streamed):
         // the object store's upload and the import no longer add up. Every path below ends the

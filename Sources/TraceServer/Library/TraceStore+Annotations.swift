@@ -18,11 +18,15 @@ extension TraceStore {
         return try await service { try await self.storage.catalog.notes(traceID: traceID) }
     }
 
+    /// Throws `.tooManyNotes` when the trace has `TraceNote.maxPerTrace` already (however many are added at once).
     public func addNote(traceID: String, target: TraceNote.Target, text: String) async throws(StoreError) -> TraceNote {
         try refuseSample(traceID)
         let note = TraceNote(id: Self.randomNoteID(), traceID: traceID, target: target, text: text, createdAtMicros: CatalogEntry.nowMicros())
-        guard try await service({ try await self.storage.catalog.addNote(note) }) else { throw .unknownTrace(id: traceID) }
-        return note
+        switch try await service({ try await self.storage.catalog.addNote(note, maxPerTrace: TraceNote.maxPerTrace) }) {
+        case .added: return note
+        case .unknownTrace: throw .unknownTrace(id: traceID)
+        case .full: throw .tooManyNotes(id: traceID, limit: TraceNote.maxPerTrace)
+        }
     }
 
     /// False when the trace has no such note.

@@ -16,13 +16,18 @@ extension TraceStore {
         return records
     }
 
-    /// The bytes of a trace as they were uploaded (a sample's file): a temporary copy when the
-    /// blob store is remote (the caller deletes it).
+    /// The bytes of a trace as they were uploaded (a sample's file), checked against their hash:
+    /// a temporary copy when the blob store is remote (the caller deletes it).
     public func file(id: String) async throws(StoreError) -> BlobFile {
         if let sample = samples[id] { return BlobFile(url: sample.file, isTemporary: false) }
         guard let entry = try await service({ try await self.storage.catalog.entry(id: id) }) else { throw .unknownTrace(id: id) }
-        let storage = storage, scratch = scratchDirectory
-        return try await service { try await storage.blobs.localFile(key: entry.storedBlobKey, sha256: entry.sha256, scratch: scratch) }
+        let storage = storage, scratch = scratchDirectory, gate = loadGate
+        let file = try await service { try await storage.blobs.localFile(key: entry.storedBlobKey, sha256: entry.sha256, scratch: scratch) }
+        // A stored file is named by the hash of its bytes: a damaged or replaced one is refused,
+        // never served as this trace (a copy from the object store was checked while it arrived).
+        guard !file.isTemporary else { return file }
+        guard try await service({ try await gate.run { try sha256OfFile(file.url).hex } }) == entry.sha256 else { throw .fileChanged(id: id) }
+        return file
     }
 
     /// At most `limit` uploads `query` matches after `cursor`, and how many match; the samples

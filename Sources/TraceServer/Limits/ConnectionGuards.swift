@@ -31,6 +31,9 @@ public struct ConnectionLimits: Sendable {
     public var minBodyRateGrace: TimeAmount = .seconds(10)
     /// A body must be complete this long after its request head, however fast it arrives.
     public var bodyDeadline: TimeAmount = .seconds(3600)
+    /// Proxies whose connections carry many clients: not limited per address; their requests are
+    /// counted by the client address they forward instead (`ForwardedClientMiddleware`).
+    public var trustedProxies = TrustedProxies.none
 
     public init() {}
 }
@@ -41,15 +44,29 @@ final class ConnectionCounter: Sendable {
     private let perAddress = Mutex<[String: Int]>([:])
     let limit: Int
     let limitPerAddress: Int
+    /// Peers not limited per address (trusted proxies).
+    let exempt: TrustedProxies
 
-    init(limit: Int, limitPerAddress: Int = .max) {
+    init(limit: Int, limitPerAddress: Int = .max, exempt: TrustedProxies = .none) {
         self.limit = limit
         self.limitPerAddress = limitPerAddress
+        self.exempt = exempt
     }
 
-    /// Adds a connection from `address`; false when that puts the server or the address over its
-    /// limit (the caller closes it, and releases it like any other).
+    /// The key a connection from `peer` is counted by: its address, or "" (counted in all only) for a trusted proxy.
+    func key(of peer: SocketAddress?) -> String {
+        if exempt.trusts(peer) { return "" }
+        return peer.map(ClientAddress.key) ?? "unknown"
+    }
+
+    /// Adds a connection from `address` (its `key`); false when that puts the server or the
+    /// address over its limit (the caller closes it, and releases it like any other).
     func admit(_ address: String) -> Bool {
+        guard !address.isEmpty else {
+            let total = open.add(1, ordering: .relaxed).newValue
+            if total > limit { noteRefused(scope: "server", address: "a trusted proxy") }
+            return total <= limit
+        }
         let fromAddress = perAddress.withLock { counts -> Int in
             counts[address, default: 0] += 1
             return counts[address]!
@@ -85,6 +102,7 @@ final class ConnectionCounter: Sendable {
 
     func release(_ address: String) {
         open.subtract(1, ordering: .relaxed)
+        guard !address.isEmpty else { return }
         perAddress.withLock { counts in
             counts[address, default: 1] -= 1
             if counts[address] == 0 { counts[address] = nil }
@@ -96,6 +114,7 @@ final class ConnectionCounter: Sendable {
     /// Three quarters or more of the server's slots, or of the address's, are taken.
     func isNearLimit(_ address: String) -> Bool {
         if current * 4 >= limit * 3 { return true }
+        guard !address.isEmpty else { return false }
         return perAddress.withLock { $0[address, default: 0] } * 4 >= limitPerAddress * 3
     }
 }
@@ -152,7 +171,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        address = context.channel.remoteAddress.map(ClientAddress.key) ?? "unknown"
+        address = counter.key(of: context.channel.remoteAddress)
         admitted = counter.admit(address)
         if !admitted {
             context.close(promise: nil)
@@ -329,9 +348,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         let body = APIError(status, error, detail: detail).jsonBody()
         var buffer = context.channel.allocator.buffer(capacity: body.count)
         buffer.writeBytes(body)
-        let head = HTTPResponse(status: status, headerFields: [
-            .contentType: "application/json; charset=utf-8", .contentLength: "\(body.count)", .connection: "close",
-        ])
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .contentLength: "\(body.count)", .connection: "close"]
+        SecurityHeaders.add(to: &headers)
+        let head = HTTPResponse(status: status, headerFields: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(buffer)), promise: nil)
         let channel = context.channel

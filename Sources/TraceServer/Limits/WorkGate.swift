@@ -37,11 +37,7 @@ actor WorkGate {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
-    /// Whether the server is stopping: a cancelled caller then stops waiting for its work at once.
-    let isStopping: @Sendable () -> Bool
-
-    init(name: String, limit: Int, maxWaiting: Int, maxWaitingPerClient: Int? = nil, isStopping: @escaping @Sendable () -> Bool = { false }) {
-        self.isStopping = isStopping
+    init(name: String, limit: Int, maxWaiting: Int, maxWaitingPerClient: Int? = nil) {
         self.name = name
         self.limit = max(1, limit)
         self.maxWaiting = max(0, maxWaiting)
@@ -132,9 +128,12 @@ actor WorkGate {
 
     /// Runs `work` for `client` on NIO's blocking thread pool once a slot is free: CPU-heavy
     /// queries and parsing never occupy the cooperative pool, so cheap requests stay fast meanwhile.
-    /// A caller cancelled while the server stops leaves at once, whether or not its work has
-    /// reached a point where it checks (a builder holding a lock others wait on does not), so the
-    /// shutdown keeps its grace; the work keeps its slot until it ends, so no more than `limit` runs.
+    /// A cancelled caller leaves at once, whether or not its work has reached a point where it
+    /// checks (a builder holding a lock others wait on does not), so a stopping server keeps its
+    /// grace: requests are cancelled when the grace is over, and the stop cannot be told apart
+    /// earlier (Hummingbird stops its services one by one, the HTTP server first, so a flag the
+    /// store's services raise comes after the requests, too late). The work keeps its slot until
+    /// it ends, so no more than `limit` runs.
     func run<T: Sendable>(for client: WorkClient = .server, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await enter(client.key, connection: client.connection)
         let task = Task(executorPreference: BlockingPoolExecutor.shared) { () throws -> T in
@@ -145,7 +144,7 @@ actor WorkGate {
         let result: Result<T, any Error>
         if let answered = await Self.result(of: task, unlessCancelledOr: client.connection) {
             result = answered
-        } else if isStopping() {
+        } else if Task.isCancelled {
             let key = client.key
             Task { _ = await task.result; self.leave(key) }
             throw CancellationError()

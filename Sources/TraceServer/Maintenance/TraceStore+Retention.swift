@@ -52,10 +52,12 @@ extension TraceStore {
             let rules = Dictionary(batch.map { ($0.entry.id, $0.rule) }, uniquingKeysWith: { first, _ in first })
             let names = Dictionary(batch.map { ($0.entry.id, $0.entry.name) }, uniquingKeysWith: { first, _ in first })
             for entry in removed { await forgetDeleted(entry) }
-            await audit(removed.map { entry in
+            // Recorded after the batch (another replica may have deleted some of it first); a batch
+            // that cannot be recorded is logged in full and ends the deleting.
+            try await audit(removed.map { entry in
                 let because = rules[entry.id].flatMap { $0 }.map { "retention rule \($0)" } ?? detail
                 return AuditEvent(actor: actor, action: .delete, traceID: entry.id, traceName: names[entry.id] ?? entry.name, detail: because)
-            })
+            }, outcome: "made but recorded only in the server log, and the deleting stopped (\(deleted.count + removed.count) deleted so far)")
             deleted += removed
             await Task.yield()
         }

@@ -7,8 +7,14 @@ import Synchronization
 /// Memory is held through `Claim`s: a load claims its estimate before it starts, and its trace
 /// keeps the claim (resized to its real footprint) for as long as anyone holds the trace; the
 /// claim is given back when the last holder drops it. A load that does not fit waits until
-/// enough is given back, first come first served; one that could never fit (a trace larger than
-/// the whole budget) runs once nothing else is held, alone.
+/// enough is given back; one that could never fit (a trace larger than the whole budget) runs
+/// once nothing else is held, alone.
+///
+/// Fair share: waiters are served by client (the request's, `WorkClient.currentKey`), the client
+/// served least recently first and each client's own in order, so one client's flood of loads
+/// delays another client's load by one load, not by the flood; and one client may have at most
+/// `maxWaitingPerClient` loads waiting. The waiter chosen is served once it fits (no one
+/// overtakes it, so a large load is not starved by small ones).
 ///
 /// No wait is forever: a waiter whose memory is not given back within `maxWait` (the memory is
 /// held by requests that themselves wait, as compares in a ring would) is refused with
@@ -17,6 +23,8 @@ final class MemoryBudget: Sendable {
     let limit: Int
     /// Loads waiting for memory at most; more are refused (503) rather than queued.
     let maxWaiting: Int
+    /// ...and from one client.
+    let maxWaitingPerClient: Int
     /// How long a claim waits for memory before it is refused.
     let maxWait: Duration
     static let busyDetail = "busy: the memory budget is held by other requests; try again in a moment."
@@ -29,10 +37,22 @@ final class MemoryBudget: Sendable {
         var nextWaiter = 0
         var waiters: [Waiter] = []
         var isClosed = false
+        /// When each client with waiters was last granted a claim (a count of grants).
+        var lastGranted: [String: Int] = [:]
+        var grants = 0
+
+        /// The waiter to serve next: of the client granted least recently, its oldest.
+        var next: Int? {
+            waiters.indices.min { a, b in
+                let (servedA, servedB) = (lastGranted[waiters[a].client, default: 0], lastGranted[waiters[b].client, default: 0])
+                return servedA != servedB ? servedA < servedB : waiters[a].id < waiters[b].id
+            }
+        }
     }
 
     private struct Waiter {
         var id: Int
+        var client: String
         var bytes: Int
         /// Bytes of claims the waiter itself holds (the first trace of a compare): they cannot
         /// be given back while it waits, so they do not count as someone else's.
@@ -44,9 +64,10 @@ final class MemoryBudget: Sendable {
         var heldByWaiters: Int { ownBytes + (sharers?.bytes ?? 0) }
     }
 
-    init(limit: Int, maxWaiting: Int = 256, maxWait: Duration = .seconds(30)) {
+    init(limit: Int, maxWaiting: Int = 256, maxWaitingPerClient: Int? = nil, maxWait: Duration = .seconds(30)) {
         self.limit = max(1, limit)
         self.maxWaiting = maxWaiting
+        self.maxWaitingPerClient = maxWaitingPerClient ?? max(1, maxWaiting / 4)
         self.maxWait = maxWait
     }
 
@@ -68,9 +89,9 @@ final class MemoryBudget: Sendable {
         pressure.withLock { $0 }?()
     }
 
-    /// Claims `bytes`, waiting until they fit (at most `maxWait`). `holding` are claims the caller
+    /// Claims `bytes` for `client`, waiting until they fit (at most `maxWait`). `holding` are claims the caller
     /// keeps meanwhile; `sharers`, those of other requests waiting for the same claim (a load they share).
-    func claim(_ bytes: Int, holding: [Claim] = [], sharers: Sharers? = nil) async throws -> Claim {
+    func claim(_ bytes: Int, holding: [Claim] = [], sharers: Sharers? = nil, client: String = WorkClient.currentKey) async throws -> Claim {
         let ownBytes = holding.reduce(0) { $0 + $1.bytes }
         let id = state.withLock { state -> Int in
             state.nextWaiter += 1
@@ -80,15 +101,19 @@ final class MemoryBudget: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome = state.withLock { state -> Result<Void, any Error>? in
                     if state.waiters.isEmpty, Self.fits(bytes, ownBytes: ownBytes + (sharers?.bytes ?? 0), in: state, limit: limit) {
-                        Self.grant(bytes, in: &state)
+                        Self.grant(bytes, to: client, in: &state)
                         return .success(())
                     }
                     if state.isClosed { return .failure(StoreError.shuttingDown) }
                     guard state.waiters.count < maxWaiting else {
                         return .failure(StoreError.busy("\(state.waiters.count) trace loads are waiting for memory (--memory-budget-mb); try again in a moment."))
                     }
+                    let yours = state.waiters.count { $0.client == client }
+                    guard yours < maxWaitingPerClient else {
+                        return .failure(StoreError.busy("You have \(yours) trace loads waiting for memory already (--memory-budget-mb); try again when they are answered."))
+                    }
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    state.waiters.append(Waiter(id: id, bytes: bytes, ownBytes: ownBytes, sharers: sharers, continuation: continuation))
+                    state.waiters.append(Waiter(id: id, client: client, bytes: bytes, ownBytes: ownBytes, sharers: sharers, continuation: continuation))
                     return nil
                 }
                 if let outcome {
@@ -112,7 +137,9 @@ final class MemoryBudget: Sendable {
     private func refuseWaiter(_ id: Int, with error: any Error) {
         let waiter = state.withLock { state -> Waiter? in
             guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.waiters.remove(at: index)
+            let waiter = state.waiters.remove(at: index)
+            if !state.waiters.contains(where: { $0.client == waiter.client }) { state.lastGranted[waiter.client] = nil }
+            return waiter
         }
         waiter?.continuation.resume(throwing: error)
         // The waiter gone may have been what held back those behind it.
@@ -123,7 +150,7 @@ final class MemoryBudget: Sendable {
     func close() {
         let waiters = state.withLock { state -> [Waiter] in
             state.isClosed = true
-            defer { state.waiters = [] }
+            defer { (state.waiters, state.lastGranted) = ([], [:]) }
             return state.waiters
         }
         for waiter in waiters { waiter.continuation.resume(throwing: StoreError.shuttingDown) }
@@ -139,7 +166,7 @@ final class MemoryBudget: Sendable {
 
     /// Claims `bytes` at once, without waiting (traces read while the store opens).
     func claimNow(_ bytes: Int) -> Claim {
-        state.withLock { Self.grant(bytes, in: &$0) }
+        state.withLock { Self.grant(bytes, to: nil, in: &$0) }
         return Claim(budget: self, bytes: bytes)
     }
 
@@ -147,9 +174,17 @@ final class MemoryBudget: Sendable {
         state.used + bytes <= limit || state.used - ownBytes <= 0
     }
 
-    private static func grant(_ bytes: Int, in state: inout State) {
+    private static func grant(_ bytes: Int, to client: String?, in state: inout State) {
         state.used += bytes
         state.peakUsed = max(state.peakUsed, state.used)
+        guard let client else { return }
+        state.grants += 1
+        // Remembered only while the client waits for more (a client that comes back later is new again).
+        if state.waiters.contains(where: { $0.client == client }) {
+            state.lastGranted[client] = state.grants
+        } else {
+            state.lastGranted[client] = nil
+        }
     }
 
     fileprivate func change(by delta: Int) {
@@ -160,13 +195,14 @@ final class MemoryBudget: Sendable {
         if delta < 0 { wakeWaiters() }
     }
 
-    /// Resumes waiters in order while the first one fits.
+    /// Resumes waiters in turn (`State.next`) while the next one fits.
     private func wakeWaiters() {
         let (ready, stillWaiting) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], Bool) in
             var ready: [CheckedContinuation<Void, any Error>] = []
-            while let first = state.waiters.first, Self.fits(first.bytes, ownBytes: first.heldByWaiters, in: state, limit: limit) {
-                Self.grant(first.bytes, in: &state)
-                ready.append(state.waiters.removeFirst().continuation)
+            while let next = state.next, Self.fits(state.waiters[next].bytes, ownBytes: state.waiters[next].heldByWaiters, in: state, limit: limit) {
+                let waiter = state.waiters.remove(at: next)
+                Self.grant(waiter.bytes, to: waiter.client, in: &state)
+                ready.append(waiter.continuation)
             }
             return (ready, !state.waiters.isEmpty)
         }

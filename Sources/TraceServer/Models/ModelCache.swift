@@ -235,7 +235,7 @@ actor ModelCache {
         let reserved = reservation.flatMap { memory.take(estimate, from: $0) }
         let claim = if let reserved { reserved } else { try await memory.claim(estimate, sharers: sharers) }
         let verify: String? = if case let .upload(entry) = source, !file.isTemporary { entry.sha256 } else { nil }
-        return try await loadGate.run {
+        return try await loadGate.run(for: WorkClient(key: WorkClient.currentKey, connection: nil)) {
             // A stored file is named by the hash of its bytes: a replaced or damaged one is not served as that trace
             // (a copy from the object store was checked while it arrived).
             if let verify, try sha256OfFile(file.url).hex != verify { throw StoreError.fileChanged(id: id) }
@@ -277,6 +277,12 @@ actor ModelCache {
             await self?.extrasDone(id, serial: serial)
         }
         extrasInFlight[id] = ExtrasBuild(serial: serial, measures: measure, task: task)
+    }
+
+    /// The server is stopping: the extras being built stop at their next check (and keep nothing
+    /// half built); a new upload's figures are measured again at the next start.
+    func cancelBackgroundBuilds() {
+        for build in extrasInFlight.values { build.task.cancel() }
     }
 
     private func extrasDone(_ id: String, serial: Int) {

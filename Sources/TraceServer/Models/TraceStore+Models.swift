@@ -50,6 +50,11 @@ extension TraceStore {
         await models.prepareExtras(of: loaded, id: id, measure: measure)
     }
 
+    /// The server is stopping: the extras being built in the background stop (`ModelCache.cancelBackgroundBuilds`).
+    nonisolated func cancelBackgroundBuilds() async {
+        await models.cancelBackgroundBuilds()
+    }
+
     nonisolated func waitForExtras(of ids: [String]) async throws(StoreError) {
         try await models.waitForExtras(of: ids)
     }

@@ -62,9 +62,6 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         let record = try await store.record(id: id)
         let text = try noteText(body.text, field: "text", maxLength: TraceNote.maxLength)
         let target = try body.target.checked(updateCount: record.updateCount)
-        guard try await store.notes(traceID: id.text).count < TraceNote.maxPerTrace else {
-            throw APIError(.conflict, "too many notes", detail: "A trace has at most \(TraceNote.maxPerTrace) notes; delete one first.")
-        }
         return try jsonResponse(NoteJSON(try await store.addNote(to: record, target: target, text: text, by: context.actor)), status: .created)
     }
 

@@ -15,8 +15,13 @@ public enum CatalogChange: Sendable, Equatable {
 /// The trace index: what traces exist and their tags (one row a stored trace, `CatalogEntry`).
 public protocol TraceIndex: Sendable {
     /// Inserts the row (with its tags and, when given, its measurements stamped `measuredVersion`)
-    /// unless one with its id exists; returns the stored row and whether it is new.
-    func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int) async throws -> (entry: CatalogEntry, isNew: Bool)
+    /// unless one with its id exists; returns the stored row and whether it is new. A new row
+    /// that would pass one of `quotas` for one of its tags is not stored: `TagQuotaExceeded`
+    /// (checked in the insert's transaction: concurrent inserts on any replica cannot together pass it).
+    func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int, within quotas: [TagQuota]) async throws -> (entry: CatalogEntry, isNew: Bool)
+
+    /// Traces and their bytes of each of `tags` (stored texts); tags no trace has are left out.
+    func usage(of tags: [String]) async throws -> [String: TagUsage]
 
     func entry(id: String) async throws -> CatalogEntry?
 
@@ -44,8 +49,9 @@ public protocol TraceAnnotations: Sendable {
 
     func verdicts(of ids: [String]) async throws -> [String: CheckVerdict]
 
-    /// Adds the note; false when its trace does not exist.
-    func addNote(_ note: TraceNote) async throws -> Bool
+    /// Adds the note unless its trace has `maxPerTrace` notes already: counted and inserted in
+    /// one step, so notes added at once never pass the cap.
+    func addNote(_ note: TraceNote, maxPerTrace: Int) async throws -> NoteAddition
 
     /// The trace's notes, oldest first.
     func notes(traceID: String) async throws -> [TraceNote]
@@ -132,7 +138,12 @@ public struct ViewTotal: Sendable, Equatable {
 extension TraceIndex {
     /// A row without measurements (the background measures it).
     public func insert(_ entry: CatalogEntry) async throws -> (entry: CatalogEntry, isNew: Bool) {
-        try await insert(entry, measurements: nil, measuredVersion: 0)
+        try await insert(entry, measurements: nil, measuredVersion: 0, within: [])
+    }
+
+    /// Without quotas.
+    public func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int) async throws -> (entry: CatalogEntry, isNew: Bool) {
+        try await insert(entry, measurements: measurements, measuredVersion: measuredVersion, within: [])
     }
 
     /// Every row, newest first.
@@ -301,7 +312,24 @@ public enum CatalogSchema {
             "CREATE INDEX traces_name_trigrams ON traces USING gin (name gin_trgm_ops)",
         ], isOptional: true),
         accessMigration,
+        // A tag's rows carry their trace's upload time and size: a list filtered by tags reads
+        // its first tag's rows in upload order from one index, and a tag's quota sums its bytes
+        // from the same index (`CatalogSQL.readsByTag`). It replaces `trace_tags_by_tag`.
+        Migration(version: 8, name: "tags in upload order", statements: [
+            "ALTER TABLE trace_tags ADD COLUMN uploaded_at_us BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE trace_tags ADD COLUMN size_bytes BIGINT NOT NULL DEFAULT 0",
+            "DROP INDEX trace_tags_by_tag",
+        ], postgresStatements: [
+            "UPDATE trace_tags g SET uploaded_at_us = t.uploaded_at_us, size_bytes = t.size_bytes FROM traces t WHERE t.id = g.trace_id",
+            tagsInUploadOrderIndex,
+        ], sqliteStatements: [
+            "UPDATE trace_tags SET (uploaded_at_us, size_bytes) = (SELECT uploaded_at_us, size_bytes FROM traces WHERE traces.id = trace_tags.trace_id)",
+            tagsInUploadOrderIndex,
+        ]),
     ]
+
+    /// After the rows are filled (one index build, not an update per row).
+    static let tagsInUploadOrderIndex = "CREATE INDEX trace_tags_newest_first ON trace_tags (tag, uploaded_at_us DESC, trace_id DESC, size_bytes)"
 
     /// `UPDATE traces SET search_text = …` (a `WHERE` may follow): name, app, device and tags, one
     /// a line. A word of `q=` holds no line break, so no match spans two of them: a word is in

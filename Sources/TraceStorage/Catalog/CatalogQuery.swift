@@ -164,11 +164,33 @@ struct CatalogSQL {
         return placeholder(binds.count)
     }
 
+    /// Whether `query` is read from its first tag's rows of `trace_tags_newest_first` (tag,
+    /// upload time, id): in upload order a page is that index's next rows after the cursor and
+    /// the count its range, however dense or sparse the tag (a scan of the list's order probing
+    /// each row's tags reads every row for a rare tag, and counted 20,000 of 50,000 in 150 ms).
+    static func readsByTag(_ query: CatalogQuery) -> Bool { !query.tags.isEmpty && query.sort == .uploaded }
+
+    /// `FROM …` of a list page (`counting`: of its count, which needs the traces' own rows only
+    /// for a name or words filter when it is read by tag).
+    func fromClause(_ query: CatalogQuery, counting: Bool = false) -> String {
+        guard Self.readsByTag(query) else { return "FROM traces t" }
+        // CROSS JOIN: SQLite keeps the tag's index as the outer loop (PostgreSQL plans freely).
+        return counting && query.name == nil && query.words.isEmpty ? "FROM trace_tags g0" : "FROM trace_tags g0 CROSS JOIN traces t"
+    }
+
     /// `WHERE …` of `query` (and of a cursor after which the page starts), or "" without filters.
-    mutating func whereClause(_ query: CatalogQuery, after cursor: CatalogCursor? = nil) -> String {
+    mutating func whereClause(_ query: CatalogQuery, after cursor: CatalogCursor? = nil, counting: Bool = false) -> String {
         var conditions: [String] = []
-        for tag in query.tags {
-            conditions.append("EXISTS (SELECT 1 FROM trace_tags g WHERE g.trace_id = t.id AND g.tag = \(bind(.text(tag.text))))")
+        let byTag = Self.readsByTag(query)
+        let traceID = byTag ? "g0.trace_id" : "t.id"
+        let uploaded = byTag ? "g0.uploaded_at_us" : "t.uploaded_at_us"
+        if byTag, fromClause(query, counting: counting).contains("traces t") { conditions.append("t.id = g0.trace_id") }
+        for (index, tag) in query.tags.enumerated() {
+            if byTag && index == 0 {
+                conditions.append("g0.tag = \(bind(.text(tag.text)))")
+            } else {
+                conditions.append("EXISTS (SELECT 1 FROM trace_tags g WHERE g.trace_id = \(traceID) AND g.tag = \(bind(.text(tag.text))))")
+            }
         }
         if let name = query.name {
             conditions.append("t.name \(like) \(bind(.text(Self.pattern(name)))) ESCAPE '\\'")
@@ -178,25 +200,27 @@ struct CatalogSQL {
         for word in query.words {
             conditions.append("t.search_text LIKE \(searchPattern(bind(.text(Self.pattern(word))))) ESCAPE '\\'")
         }
-        if let from = query.uploadedFrom { conditions.append("t.uploaded_at_us >= \(bind(.integer(from)))") }
-        if let before = query.uploadedBefore { conditions.append("t.uploaded_at_us < \(bind(.integer(before)))") }
+        if let from = query.uploadedFrom { conditions.append("\(uploaded) >= \(bind(.integer(from)))") }
+        if let before = query.uploadedBefore { conditions.append("\(uploaded) < \(bind(.integer(before)))") }
         if let cursor {
             let value: SQLValue = switch cursor.key {
             case let .number(value): .integer(value)
             case let .text(value): .text(value)
             }
             let collation = query.sort == .name ? collate : ""
-            let column = "t.\(query.sort.column)\(collation)"
+            let column = byTag ? uploaded : "t.\(query.sort.column)\(collation)"
             let comparison = query.descending ? "<" : ">"
-            // Each placeholder bound once, in the order they appear (SQLite's are positional).
-            let after = bind(value), equal = bind(value), id = bind(.text(cursor.id))
-            conditions.append("(\(column) \(comparison) \(after)\(collation) OR (\(column) = \(equal)\(collation) AND t.id \(comparison) \(id)))")
+            // A row value, not `a < x OR (a = x AND id < y)`: both engines then seek the order's
+            // index to the cursor (the OR form scanned from the first row: 42 ms for a page at
+            // the end of 50,000 in SQLite).
+            conditions.append("(\(column), \(traceID)) \(comparison) (\(bind(value))\(collation), \(bind(.text(cursor.id))))")
         }
         return conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
     }
 
     func orderClause(_ query: CatalogQuery) -> String {
         let direction = query.descending ? "DESC" : "ASC"
+        if Self.readsByTag(query) { return "ORDER BY g0.uploaded_at_us \(direction), g0.trace_id \(direction)" }
         return "ORDER BY t.\(query.sort.column)\(query.sort == .name ? collate : "") \(direction), t.id \(direction)"
     }
 

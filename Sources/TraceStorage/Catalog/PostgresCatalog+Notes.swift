@@ -5,17 +5,28 @@ import TraceModel
 
 // Notes on a trace's evidence, in PostgreSQL.
 extension PostgresCatalog {
-    public func addNote(_ note: TraceNote) async throws -> Bool {
+    public func addNote(_ note: TraceNote, maxPerTrace: Int) async throws -> NoteAddition {
         let target = note.targetColumns
         return try await call("add note") {
-            var added = false
-            // Inserted only while its trace exists (the foreign key would refuse it anyway, as a server error).
-            for try await _ in try await self.client.query("""
-                INSERT INTO trace_notes (\(unescaped: CatalogSchema.noteColumns))
-                SELECT \(note.id), id, \(target.kind), \(target.update), \(target.start), \(target.end), \(target.finding), \(note.text), \(note.createdAtMicros)
-                FROM traces WHERE id = \(note.traceID) RETURNING id
-                """, logger: self.logger) { added = true }
-            return added
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                // The trace's row lock orders concurrent adds (on any replica): each counts after the
+                // one before it committed. One statement could not: its count would be of the snapshot
+                // taken before it waited for the lock.
+                var found = false
+                for try await _ in try await connection.query("SELECT id FROM traces WHERE id = \(note.traceID) FOR UPDATE", logger: self.logger) {
+                    found = true
+                }
+                guard found else { return .unknownTrace }
+                var count: Int64 = 0
+                for try await value in try await connection.query("SELECT COUNT(*) FROM trace_notes WHERE trace_id = \(note.traceID)", logger: self.logger)
+                    .decode(Int64.self) { count = value }
+                guard count < Int64(maxPerTrace) else { return .full }
+                try await connection.query("""
+                    INSERT INTO trace_notes (\(unescaped: CatalogSchema.noteColumns))
+                    VALUES (\(note.id), \(note.traceID), \(target.kind), \(target.update), \(target.start), \(target.end), \(target.finding), \(note.text), \(note.createdAtMicros))
+                    """, logger: self.logger)
+                return .added
+            }
         }
     }
 

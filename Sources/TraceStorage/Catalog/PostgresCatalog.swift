@@ -262,9 +262,9 @@ public final class PostgresCatalog: Catalog, Service {
 
     public func changes() -> AsyncStream<CatalogChange> { changeStream }
 
-    public func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int) async throws -> (entry: CatalogEntry, isNew: Bool) {
+    public func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int, within quotas: [TagQuota]) async throws -> (entry: CatalogEntry, isNew: Bool) {
         let inserted: Bool = try await call("insert") {
-            try await self.client.withTransaction(logger: self.logger) { connection in
+            try await Self.refusalUnwrapped { try await self.client.withTransaction(logger: self.logger) { connection in
                 let rows = try await connection.query("""
                     INSERT INTO traces (\(unescaped: CatalogSchema.columns))
                     VALUES (\(entry.id), \(entry.name), \(entry.app), \(entry.device), \(entry.durationNs), \(entry.sizeBytes), \(entry.sha256),
@@ -275,8 +275,11 @@ public final class PostgresCatalog: Catalog, Service {
                 var isNew = false
                 for try await _ in rows { isNew = true }
                 if isNew {
+                    try await Self.checkQuotas(quotas, of: entry, on: connection, logger: self.logger)
                     for tag in Set(entry.tags) {
-                        try await connection.query("INSERT INTO trace_tags (trace_id, tag) VALUES (\(entry.id), \(tag))", logger: self.logger)
+                        try await connection.query("""
+                            INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes) VALUES (\(entry.id), \(tag), \(entry.uploadedAtMicros), \(entry.sizeBytes))
+                            """, logger: self.logger)
                     }
                     try await Self.updateSearchText(connection, id: entry.id, logger: self.logger)
                     if let measurements {
@@ -284,14 +287,47 @@ public final class PostgresCatalog: Catalog, Service {
                     }
                 }
                 return isNew
-            }
+            } }
         }
         if inserted { return (entry, true) }
         guard let existing = try await self.entry(id: entry.id) else {
             // Deleted between the two statements: the row we were told exists is gone; try once more.
-            return try await insert(entry, measurements: measurements, measuredVersion: measuredVersion)
+            return try await insert(entry, measurements: measurements, measuredVersion: measuredVersion, within: quotas)
         }
         return (existing, false)
+    }
+
+    /// The quotas' check inside an insert's transaction: each of the trace's tags a quota counts
+    /// is locked for the rest of the transaction (in one order, so two inserts never wait on each
+    /// other crosswise), then counted: an insert on another replica holding that tag's lock commits
+    /// first, and this count includes it.
+    static func checkQuotas(_ quotas: [TagQuota], of entry: CatalogEntry, on connection: PostgresConnection, logger: Logger) async throws {
+        let applying = TagQuota.applying(quotas, to: entry.tags)
+        for tag in Set(applying.map(\.tag)).sorted() {
+            try await connection.query("SELECT pg_advisory_xact_lock(\(tagQuotaLock), hashtext(\(tag)))", logger: logger)
+        }
+        for (quota, tag) in applying {
+            var usage = TagUsage()
+            for try await (traces, bytes) in try await connection.query(
+                "SELECT COUNT(*), COALESCE(SUM(size_bytes), 0)::BIGINT FROM trace_tags WHERE tag = \(tag)", logger: logger
+            ).decode((Int64, Int64).self) {
+                usage = TagUsage(traces: Int(traces), bytes: bytes)
+            }
+            if let refusal = quota.refusal(tag: tag, usage: usage, adding: entry.sizeBytes) { throw refusal }
+        }
+    }
+
+    /// The advisory lock class of tag quotas (`pg_advisory_xact_lock(class, hashtext(tag))`).
+    static let tagQuotaLock: Int32 = 0x7467_7174
+
+    /// A quota's refusal as itself, not wrapped in the transaction's error (which rolled back).
+    static func refusalUnwrapped<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PostgresTransactionError {
+            if let refusal = error.closureError as? TagQuotaExceeded { throw refusal }
+            throw error
+        }
     }
 
     public func entry(id: String) async throws -> CatalogEntry? {
@@ -306,13 +342,13 @@ public final class PostgresCatalog: Catalog, Service {
     public func page(_ query: CatalogQuery, limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage {
         try await call("list") {
             var sql = Self.sql()
-            let text = "SELECT \(CatalogSchema.listedColumnsOfT) FROM traces t \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)"
+            let text = "SELECT \(CatalogSchema.listedColumnsOfT) \(sql.fromClause(query)) \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)"
             let all = try await Self.entries(try await self.client.query(PostgresQuery(unsafeSQL: text, binds: Self.bindings(sql.binds)), logger: self.logger))
             // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
             var total = Int64(all.count)
             if cursor != nil || all.count > limit {
                 var count = Self.sql()
-                let countQuery = PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM traces t \(count.whereClause(query))", binds: Self.bindings(count.binds))
+                let countQuery = PostgresQuery(unsafeSQL: "SELECT COUNT(*) \(count.fromClause(query, counting: true)) \(count.whereClause(query, counting: true))", binds: Self.bindings(count.binds))
                 for try await value in try await self.client.query(countQuery, logger: self.logger).decode(Int64.self) { total = value }
             }
             var entries = Array(all.prefix(limit))
@@ -330,7 +366,10 @@ public final class PostgresCatalog: Catalog, Service {
                 guard found else { return false }
                 try await connection.query("DELETE FROM trace_tags WHERE trace_id = \(id)", logger: self.logger)
                 let texts = Set(tags).map(\.text)
-                try await connection.query("INSERT INTO trace_tags (trace_id, tag) SELECT \(id), UNNEST(\(texts)::text[])", logger: self.logger)
+                try await connection.query("""
+                    INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes)
+                    SELECT id, UNNEST(\(texts)::text[]), uploaded_at_us, size_bytes FROM traces WHERE id = \(id)
+                    """, logger: self.logger)
                 try await Self.updateSearchText(connection, id: id, logger: self.logger)
                 return true
             }
@@ -382,6 +421,8 @@ public final class PostgresCatalog: Catalog, Service {
             }
         } catch let error as StorageError {
             throw error
+        } catch let refusal as TagQuotaExceeded {
+            throw refusal
         } catch is CancellationError {
             throw CancellationError()
         } catch {

@@ -47,16 +47,22 @@ public final class SQLiteCatalog: Catalog {
         get async throws { try await pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" } }
     }
 
-    public func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int) async throws -> (entry: CatalogEntry, isNew: Bool) {
+    public func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int, within quotas: [TagQuota]) async throws -> (entry: CatalogEntry, isNew: Bool) {
         try await call {
             try await self.pool.write { db in
                 if let existing = try Self.fetch(db, id: entry.id) { return (existing, false) }
+                // One writer at a time: what this transaction counts is what is stored.
+                for (quota, tag) in TagQuota.applying(quotas, to: entry.tags) {
+                    let usage = try Self.usage(db, of: [tag])[tag] ?? TagUsage()
+                    if let refusal = quota.refusal(tag: tag, usage: usage, adding: entry.sizeBytes) { throw refusal }
+                }
                 try db.execute(sql: "INSERT INTO traces (\(CatalogSchema.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments: [
                     entry.id, entry.name, entry.app, entry.device, entry.durationNs, entry.sizeBytes, entry.sha256,
                     entry.sourceFormat, entry.updateCount, entry.run, entry.uploadedAtMicros, entry.parserVersion, entry.blobKey,
                 ])
                 for tag in Set(entry.tags) {
-                    try db.execute(sql: "INSERT INTO trace_tags (trace_id, tag) VALUES (?, ?)", arguments: [entry.id, tag])
+                    try db.execute(sql: "INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes) VALUES (?, ?, ?, ?)",
+                                   arguments: [entry.id, tag, entry.uploadedAtMicros, entry.sizeBytes])
                 }
                 try Self.updateSearchText(db, id: entry.id)
                 if let measurements { try Self.writeMeasurements(db, measurements, id: entry.id, version: measuredVersion) }
@@ -74,14 +80,14 @@ public final class SQLiteCatalog: Catalog {
             try await self.pool.read { db in
                 var sql = Self.sql()
                 let rows = try Row.fetchAll(db, sql: """
-                    SELECT \(CatalogSchema.listedColumnsOfT) FROM traces t \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)
+                    SELECT \(CatalogSchema.listedColumnsOfT) \(sql.fromClause(query)) \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)
                     """, arguments: Self.arguments(sql.binds))
                 // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
                 var total = rows.count
                 if cursor != nil || rows.count > limit {
                     sql = Self.sql()
-                    let filter = sql.whereClause(query)
-                    total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM traces t \(filter)", arguments: Self.arguments(sql.binds)) ?? 0
+                    let filter = sql.whereClause(query, counting: true)
+                    total = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(sql.fromClause(query, counting: true)) \(filter)", arguments: Self.arguments(sql.binds)) ?? 0
                 }
                 var entries = try rows.prefix(limit).map(Self.entry(from:))
                 try Self.attachTags(db, to: &entries)
@@ -90,13 +96,30 @@ public final class SQLiteCatalog: Catalog {
         }
     }
 
+    public func usage(of tags: [String]) async throws -> [String: TagUsage] {
+        try await call { try await self.pool.read { db in try Self.usage(db, of: tags) } }
+    }
+
+    private static func usage(_ db: Database, of tags: [String]) throws -> [String: TagUsage] {
+        var found: [String: TagUsage] = [:]
+        for tag in Set(tags) {
+            // A range of `trace_tags_newest_first`, which carries the sizes.
+            guard let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(size_bytes), 0) FROM trace_tags WHERE tag = ?", arguments: [tag]) else { continue }
+            let traces: Int = row[0]
+            if traces > 0 { found[tag] = TagUsage(traces: traces, bytes: row[1]) }
+        }
+        return found
+    }
+
     public func setTags(_ tags: [TraceTag], id: String) async throws -> CatalogEntry? {
         try await call {
             try await self.pool.write { db in
                 guard try Self.fetch(db, id: id) != nil else { return nil }
                 try db.execute(sql: "DELETE FROM trace_tags WHERE trace_id = ?", arguments: [id])
                 for tag in Set(tags) {
-                    try db.execute(sql: "INSERT INTO trace_tags (trace_id, tag) VALUES (?, ?)", arguments: [id, tag.text])
+                    try db.execute(sql: """
+                        INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes) SELECT id, ?, uploaded_at_us, size_bytes FROM traces WHERE id = ?
+                        """, arguments: [tag.text, id])
                 }
                 try Self.updateSearchText(db, id: id)
                 return try Self.fetch(db, id: id)
@@ -254,15 +277,18 @@ public final class SQLiteCatalog: Catalog {
 
     // MARK: Notes
 
-    public func addNote(_ note: TraceNote) async throws -> Bool {
+    public func addNote(_ note: TraceNote, maxPerTrace: Int) async throws -> NoteAddition {
         try await call {
+            // One write transaction: writes are serialized, so the count cannot change before the insert.
             try await self.pool.write { db in
-                guard try Self.fetch(db, id: note.traceID) != nil else { return false }
+                guard try Self.fetch(db, id: note.traceID) != nil else { return .unknownTrace }
+                let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM trace_notes WHERE trace_id = ?", arguments: [note.traceID]) ?? 0
+                guard count < maxPerTrace else { return .full }
                 let target = note.targetColumns
                 try db.execute(sql: "INSERT INTO trace_notes (\(CatalogSchema.noteColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments: [
                     note.id, note.traceID, target.kind, target.update, target.start, target.end, target.finding, note.text, note.createdAtMicros,
                 ])
-                return true
+                return .added
             }
         }
     }

@@ -56,6 +56,15 @@ public struct TraceNote: Sendable, Equatable {
     }
 }
 
+/// What `Catalog.addNote` did.
+public enum NoteAddition: Sendable, Equatable {
+    case added
+    /// The trace has no row.
+    case unknownTrace
+    /// The trace has its most notes already.
+    case full
+}
+
 /// The verdict of a `tracesvc check` on a trace, recorded on the server (the latest per trace):
 /// the history shows pass or fail per build.
 public struct CheckVerdict: Sendable, Equatable {

@@ -8,7 +8,8 @@ import { bundleEdges, labelCandidates, placeLabels } from './labels.js';
 import { nodeInfo } from './info.js';
 import { attachGraphInput } from './input.js';
 import { currentRange, graphSubject, selectedUpdate } from '../state.js';
-import { centreTransform, fitTransform, initialTransform, nodeInView, readableFit, revealTransform, zoomTransform } from './viewport.js';
+import { markNodeEdges, markSameNodes, markSelected } from './highlight.js';
+import { centreTransform, fitTransform, initialTransform, neighbourhoodTransform, readableFit, refitTransform, zoomTransform } from './viewport.js';
 
 /** What to ask the server for the graph of `request` in `state`, and the pane's title for it. */
 function graphQuery(request, state) {
@@ -111,10 +112,7 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
   }
 
   function setMaximized(on) {
-    root.classList.toggle('cg-maximized', on);
-    maximizeButton.textContent = on ? 'Restore' : 'Maximize';
-    maximizeButton.setAttribute('aria-label', on ? 'Put the graph back in its pane' : 'Show the graph over the whole window');
-    maximizeButton.setAttribute('aria-pressed', String(on));
+    showMaximized(root, maximizeButton, on);
     requestAnimationFrame(() => fit());
   }
 
@@ -122,46 +120,14 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     transform = next;
     applyTransform();
   }
+  const moveTo = (next) => { if (next !== transform) setTransform(next); };
 
   const fit = () => setTransform(readable ? readableTransform(graph, { container, toolbar, stage }, maxHeight)
     : fitTransform(graph, stage.clientWidth, stage.clientHeight));
   const zoomBy = (factor, px = stage.clientWidth / 2, py = stage.clientHeight / 2) => setTransform(zoomTransform(transform, factor, px, py));
   const centreOn = (node) => setTransform(centreTransform(transform, node, stage.clientWidth, stage.clientHeight));
 
-  /**
-   * Brings a node and its neighbours (what its card explains) into the stage the card leaves:
-   * panned there, zoomed out only as far as they need.
-   */
-  function reveal(node) {
-    const near = new Set([node.id]);
-    for (const edge of graph.edges) {
-      if (edge.from === node.id) near.add(edge.to);
-      if (edge.to === node.id) near.add(edge.from);
-    }
-    const nodes = [...near].map((id) => nodeById.get(id)).filter(Boolean);
-    if (nodes.every((n) => nodeInView(transform, n, stage.clientWidth, stage.clientHeight))) return;
-    setTransform(revealTransform(transform, nodes, stage.clientWidth, stage.clientHeight));
-  }
-
-  // Hover and selection highlight every appearance of the same update.
-  function sameNodes(node) {
-    if (!node) return [];
-    if (!node.sameUpdateKey) return [node.id];
-    return graph.nodes.filter((n) => n.sameUpdateKey === node.sameUpdateKey).map((n) => n.id);
-  }
-
-  function mark(className, node) {
-    for (const e of viewport.querySelectorAll(`.${className}`)) e.classList.remove(className);
-    for (const id of sameNodes(node)) elementById.get(id)?.classList.add(className);
-  }
-
-  function markEdges(node) {
-    for (const e of viewport.querySelectorAll('.cg-edge-active')) e.classList.remove('cg-edge-active');
-    if (!node) return;
-    for (const e of viewport.querySelectorAll('.cg-edge')) {
-      if (e.dataset.from === node.id || e.dataset.to === node.id) e.classList.add('cg-edge-active');
-    }
-  }
+  const mark = (className, node) => markSameNodes(viewport, graph, elementById, className, node);
 
   const input = attachGraphInput(stage, viewport, {
     transform: () => transform,
@@ -203,27 +169,22 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
     traceView.select({ kind: 'task-state', id: node.task.taskState }, { graph: graphSubject(request) });
   }
 
-  /** The one update a body node stands for (selecting it selects that update on the timeline). */
-  function bodyUpdate(node) {
-    return node.kind === 'view-body' && node.updates.length === 1 && !node.dimmed ? node.updates[0] : null;
-  }
-
   function select(id, { push = false, fromState = false } = {}) {
     const node = id ? nodeById.get(id) : null;
     selectedId = node ? node.id : null;
-    for (const e of viewport.querySelectorAll('.cg-selected')) {
-      e.classList.remove('cg-selected');
-      e.setAttribute('aria-pressed', 'false');
-    }
     mark('cg-same', node);
-    markEdges(node);
-    showInfo(node); // first: the card narrows the stage the node is revealed in
-    if (node) {
-      const element = elementById.get(node.id);
-      element.classList.add('cg-selected');
-      element.setAttribute('aria-pressed', 'true');
-      reveal(node);
+    markNodeEdges(viewport, node);
+    // First: the card narrows the stage the node is revealed in. A graph seen whole is fitted
+    // again to what the card leaves (and when the card closes, to the whole stage).
+    const before = { width: stage.clientWidth, height: stage.clientHeight };
+    showInfo(node);
+    const after = { width: stage.clientWidth, height: stage.clientHeight };
+    if (!readable && graph && (before.width !== after.width || before.height !== after.height)) {
+      moveTo(refitTransform(transform, graph, before, after));
     }
+    markSelected(viewport, node ? elementById.get(node.id) : null);
+    // The node and its neighbours (what its card explains) in the stage the card leaves.
+    if (node) moveTo(neighbourhoodTransform(transform, graph, nodeById, node, after.width, after.height));
     if (!fromState && (traceView.state.get().node ?? null) !== selectedId) traceView.state.set({ node: selectedId }, { push });
   }
 
@@ -243,20 +204,10 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
 
   function render({ keepView, centre }) {
     nodeById = new Map(graph.nodes.map((n) => [n.id, n]));
-    elementById = new Map();
-    const bundles = bundleEdges(graph.edges);
-    const edgeElements = bundles.map((b) => renderEdge(b, nodeById));
-    const edgeLayer = svg('g', { class: 'cg-edges' }, edgeElements);
-    const nodeLayer = svg('g', { class: 'cg-nodes' });
-    for (const node of graph.nodes) {
-      const element = renderNode(node);
-      elementById.set(node.id, element);
-      nodeLayer.append(element);
-    }
-    viewport.replaceChildren(edgeLayer, nodeLayer);
+    const drawn = drawGraph(viewport, graph, nodeById);
+    elementById = drawn.elementById;
     hint.textContent = scrollingPage ? SCROLLING_GRAPH_HINT : GRAPH_HINT;
-    for (const node of graph.nodes) fitTexts(elementById.get(node.id), node);
-    labels.measure(bundles, edgeElements);
+    labels.measure(drawn.bundles, drawn.edgeElements);
     collapseButton.hidden = expandedGroups().length === 0;
     if (keepView) applyTransform();
     else if (readable) fit();
@@ -285,9 +236,7 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
         viewport.replaceChildren();
         status.textContent = '';
         showInfo(null);
-        hint.replaceChildren(el('span', { class: 'cg-empty', role: 'status' }, request.update != null
-          ? 'No cause & effect data was recorded for this update.'
-          : 'No cause & effect data was recorded for this view in the range.'));
+        hint.replaceChildren(el('span', { class: 'cg-empty', role: 'status' }, `No cause & effect data was recorded for this ${request.update != null ? 'update' : 'view in the range'}.`));
         return;
       }
       status.textContent = describeGraph(graph);
@@ -332,6 +281,34 @@ export async function mountCauseGraph(container, traceView, request, { scrolling
       container.replaceChildren();
     },
   };
+}
+
+/** The one update a body node stands for (selecting it selects that update on the timeline). */
+function bodyUpdate(node) {
+  return node.kind === 'view-body' && node.updates.length === 1 && !node.dimmed ? node.updates[0] : null;
+}
+
+function showMaximized(root, button, on) {
+  root.classList.toggle('cg-maximized', on);
+  button.textContent = on ? 'Restore' : 'Maximize';
+  button.setAttribute('aria-label', on ? 'Put the graph back in its pane' : 'Show the graph over the whole window');
+  button.setAttribute('aria-pressed', String(on));
+}
+
+/** Draws `graph`'s edges under its nodes in `viewport`; returns {bundles, edgeElements, elementById}. */
+function drawGraph(viewport, graph, nodeById) {
+  const elementById = new Map();
+  const bundles = bundleEdges(graph.edges);
+  const edgeElements = bundles.map((b) => renderEdge(b, nodeById));
+  const nodeLayer = svg('g', { class: 'cg-nodes' });
+  for (const node of graph.nodes) {
+    const element = renderNode(node);
+    elementById.set(node.id, element);
+    nodeLayer.append(element);
+  }
+  viewport.replaceChildren(svg('g', { class: 'cg-edges' }, edgeElements), nodeLayer);
+  for (const node of graph.nodes) fitTexts(elementById.get(node.id), node);
+  return { bundles, edgeElements, elementById };
 }
 
 /** The graph at reading scale (`readableFit`), its `container` made as tall as it needs. */

@@ -81,6 +81,33 @@ export function nodeInView(transform, node, width, height) {
 }
 
 /**
+ * `transform`, or moved so `node` and its neighbours (what its card explains) are on the stage:
+ * panned there, zoomed out only as far as they need (`revealTransform`).
+ */
+export function neighbourhoodTransform(transform, graph, nodeById, node, width, height) {
+  const near = new Set([node.id]);
+  for (const edge of graph.edges) {
+    if (edge.from === node.id) near.add(edge.to);
+    if (edge.to === node.id) near.add(edge.from);
+  }
+  const nodes = [...near].map((id) => nodeById.get(id)).filter(Boolean);
+  if (nodes.every((n) => nodeInView(transform, n, width, height))) return transform;
+  return revealTransform(transform, nodes, width, height);
+}
+
+/**
+ * The view after the stage was resized under it (the node card opened beside it, or closed): a
+ * graph that was whole in view (`before`: the old stage {width, height}) is fitted to the new
+ * stage, unless that would shrink it well below reading size; else the view stays as it was.
+ */
+export function refitTransform(transform, graph, before, after) {
+  const whole = graph?.nodes?.length && graph.nodes.every((n) => nodeInView(transform, n, before.width, before.height));
+  if (!whole) return transform;
+  const fitted = fitTransform(graph, after.width, after.height);
+  return fitted.k >= Math.min(transform.k, READABLE_SCALE) * 0.75 ? fitted : transform;
+}
+
+/**
  * `transform` moved (and zoomed out only if they do not fit) so all of `nodes` are on the stage
  * with `margin` px around them: the selected node and its neighbours beside its card.
  */

@@ -4,9 +4,10 @@
 // (or "Compare" at a change point): their comparison.
 import { getHistory } from '../api.js';
 import { el } from '../dom.js';
+import { findingKindTitle, findingName } from '../format.js';
 import { navigate } from '../shell.js';
 import { HISTORY_EMPTY, buildComparePath, buildHistoryPath, buildListPath, buildPath, historyQuery } from '../state.js';
-import { BAND_SIGMAS, chartLayout, drawChart, formatValue, stepLabel } from './history-chart.js';
+import { BAND_SIGMAS, chartLayout, drawChart, formatValue, stepLabel } from '../chart/history.js';
 import { tagFilter } from './tag-filter.js';
 
 const CHART_HEIGHT = 340;
@@ -15,11 +16,15 @@ const CHART_HEIGHT = 340;
 function subject(answer) {
   const what = answer.metric.title;
   if (answer.metric.scope === 'view' && answer.view) return `${what} of ${answer.view}`;
-  if (answer.metric.scope === 'finding' && answer.finding) return `${what} ${answer.finding}`;
+  if (answer.metric.scope === 'finding' && answer.finding) return `${what} ${findingName(answer.finding)}`;
   return what;
 }
 
 const traceLink = (id) => buildPath(id, { pane: 'findings' });
+
+/** Where a row of the findings over the builds opens: the finding, or for a row of one kind (a
+ * trace's hangs, its hitches: their ids are times) the Findings pane showing that kind. */
+const findingState = (f) => (f.id === f.kind ? { pane: 'findings', findingKind: f.kind } : { pane: 'findings', finding: f.id });
 
 /** The traces of builds [from, to), in order. */
 const idsOf = (builds, from, to) => builds.slice(Math.max(0, from), to).flatMap((build) => build.traces.map((trace) => trace.id));
@@ -62,43 +67,12 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
   let answer = null;
   let controller = null;
   let selected = [];
-  const controls = el('div', { class: 'history-controls', id: 'history-controls' });
-  const summary = el('p', { id: 'history-summary', class: 'meta', role: 'status', 'aria-live': 'polite', text: 'Loading the history…' });
-  const verdict = el('div', { id: 'first-bad' });
-  const chart = el('figure', { id: 'history-chart', class: 'history-figure' });
-  const tooltip = el('div', { class: 'tl-tooltip history-tooltip', role: 'tooltip', hidden: true });
-  const pickBar = el('p', { id: 'history-picked', class: 'meta' });
-  const splitBar = el('div', { id: 'history-split', class: 'history-split' });
-  const changes = el('section', { id: 'change-points', 'aria-label': 'Change points' });
-  const findings = el('section', { id: 'finding-history', 'aria-label': 'Findings over the builds' });
-  const listLink = el('a', { href: buildListPath({ tags: current.tags }), id: 'history-traces-link', text: 'These traces in the list' });
-  root.append(el('div', { class: 'history-page' },
-    el('div', { class: 'home-top' }, el('h1', { text: 'History' }), listLink),
-    controls, summary, verdict, el('div', { class: 'history-chart-wrap' }, chart, tooltip), pickBar, splitBar, changes, findings));
+  const { controls, summary, verdict, chart, tooltip, pickBar, splitBar, changes, findings, listLink } = historyFrame(root, current);
 
   const go = (patch) => navigate(buildHistoryPath({ ...current, ...patch }));
 
   function renderControls() {
-    const views = answer?.views ?? [];
-    const viewKey = (v) => `${v.module}\u0000${v.view}`;
-    const currentView = answer?.view ? { module: answer.module ?? '', view: answer.view } : null;
-    const viewOptions = currentView && !views.some((v) => viewKey(v) === viewKey(currentView)) ? [currentView, ...views] : views;
-    const viewSelect = el('select', { id: 'history-view', disabled: answer?.metric?.scope !== 'view',
-      onchange: (event) => { const [module, view] = event.target.value.split('\u0000'); go({ module, view }); } },
-      ...viewOptions.map((v) => el('option', { value: viewKey(v), text: v.module ? `${v.view} (${v.module})` : v.view,
-        selected: currentView && viewKey(v) === viewKey(currentView) })));
-    const metricSelect = el('select', { id: 'history-metric', onchange: (event) => go({ metric: event.target.value }) },
-      ...(answer?.metrics ?? []).filter((m) => m.scope !== 'finding' || m.name === answer.metric.name)
-        .map((m) => el('option', { value: m.name, text: `${m.title} (${m.name})`, selected: m.name === answer.metric.name })));
-    const order = el('select', { id: 'history-order', onchange: (event) => go({ order: event.target.value }) },
-      el('option', { value: 'upload', text: 'Upload order', selected: current.order !== 'commit' }),
-      el('option', { value: 'commit', text: 'Commit order (commit-time tag)', selected: current.order === 'commit' }));
-    controls.replaceChildren(
-      tagFilter(current.tags, (tags) => go({ tags }), { id: 'history-tag-input' }),
-      el('div', { class: 'list-filter-row' },
-        el('label', { for: 'history-view', text: 'View' }), viewSelect,
-        el('label', { for: 'history-metric', text: 'Metric' }), metricSelect,
-        el('label', { for: 'history-order', text: 'Axis' }), order));
+    controls.replaceChildren(...historyControls(answer, current, go));
   }
 
   function renderSummary() {
@@ -220,9 +194,9 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
       el('table', { class: 'traces finding-history', 'aria-label': 'Findings over the builds' },
         el('thead', {}, el('tr', {}, ...['Finding', 'First seen', 'Last seen', 'Now', 'Builds', 'Cost'].map((title) => el('th', { scope: 'col', text: title })))),
         el('tbody', {}, ...answer.findings.map((f) => el('tr', { 'data-finding': f.id },
-          el('td', {}, el('strong', { text: f.kind }), ' on ', el('bdi', { text: f.subject })),
-          el('td', {}, el('a', { href: buildPath(f.firstSeen.traceId, { pane: 'findings', finding: f.id }), text: `build ${f.firstSeen.label}` })),
-          el('td', {}, el('a', { href: buildPath(f.lastSeen.traceId, { pane: 'findings', finding: f.id }), text: `build ${f.lastSeen.label}` })),
+          el('td', {}, el('strong', { title: f.kind, text: findingKindTitle(f.kind) }), ' on ', el('bdi', { text: f.subject })),
+          el('td', {}, el('a', { href: buildPath(f.firstSeen.traceId, findingState(f)), text: `build ${f.firstSeen.label}` })),
+          el('td', {}, el('a', { href: buildPath(f.lastSeen.traceId, findingState(f)), text: `build ${f.lastSeen.label}` })),
           el('td', { class: f.stillPresent ? 'still-present' : 'gone', text: f.stillPresent ? 'still present' : `gone after build ${f.lastSeen.label}` }),
           el('td', { class: 'num', text: String(f.builds) }),
           el('td', { class: 'num', text: formatValue(f.costNs, 'ns') })))))] : []));
@@ -271,4 +245,49 @@ export function mountHistory(root, question = HISTORY_EMPTY) {
       resize.disconnect();
     },
   };
+}
+
+/** The page's controls for `answer` and question `current`: tags, view, metric and axis; a change goes to `go(patch)`. */
+function historyControls(answer, current, go) {
+  const views = answer?.views ?? [];
+  const viewKey = (v) => `${v.module}\u0000${v.view}`;
+  const currentView = answer?.view ? { module: answer.module ?? '', view: answer.view } : null;
+  const viewOptions = currentView && !views.some((v) => viewKey(v) === viewKey(currentView)) ? [currentView, ...views] : views;
+  const viewSelect = el('select', { id: 'history-view', disabled: answer?.metric?.scope !== 'view',
+    onchange: (event) => { const [module, view] = event.target.value.split('\u0000'); go({ module, view }); } },
+    ...viewOptions.map((v) => el('option', { value: viewKey(v), text: v.module ? `${v.view} (${v.module})` : v.view,
+      selected: currentView && viewKey(v) === viewKey(currentView) })));
+  const metricSelect = el('select', { id: 'history-metric', onchange: (event) => go({ metric: event.target.value }) },
+    ...(answer?.metrics ?? []).filter((m) => m.scope !== 'finding' || m.name === answer.metric.name)
+      .map((m) => el('option', { value: m.name, text: `${m.title} (${m.name})`, selected: m.name === answer.metric.name })));
+  const order = el('select', { id: 'history-order', onchange: (event) => go({ order: event.target.value }) },
+    el('option', { value: 'upload', text: 'Upload order', selected: current.order !== 'commit' }),
+    el('option', { value: 'commit', text: 'Commit order (commit-time tag)', selected: current.order === 'commit' }));
+  return [
+    tagFilter(current.tags, (tags) => go({ tags }), { id: 'history-tag-input' }),
+    el('div', { class: 'list-filter-row' },
+      el('label', { for: 'history-view', text: 'View' }), viewSelect,
+      el('label', { for: 'history-metric', text: 'Metric' }), metricSelect,
+      el('label', { for: 'history-order', text: 'Axis' }), order)];
+}
+
+/** The page's parts in `root`, in order: title and list link, controls, summary, verdict, chart, picks, split, change points, findings. */
+function historyFrame(root, current) {
+  const parts = {
+    controls: el('div', { class: 'history-controls', id: 'history-controls' }),
+    summary: el('p', { id: 'history-summary', class: 'meta', role: 'status', 'aria-live': 'polite', text: 'Loading the history…' }),
+    verdict: el('div', { id: 'first-bad' }),
+    chart: el('figure', { id: 'history-chart', class: 'history-figure' }),
+    tooltip: el('div', { class: 'tl-tooltip history-tooltip', role: 'tooltip', hidden: true }),
+    pickBar: el('p', { id: 'history-picked', class: 'meta' }),
+    splitBar: el('div', { id: 'history-split', class: 'history-split' }),
+    changes: el('section', { id: 'change-points', 'aria-label': 'Change points' }),
+    findings: el('section', { id: 'finding-history', 'aria-label': 'Findings over the builds' }),
+    listLink: el('a', { href: buildListPath({ tags: current.tags }), id: 'history-traces-link', text: 'These traces in the list' }),
+  };
+  const { controls, summary, verdict, chart, tooltip, pickBar, splitBar, changes, findings, listLink } = parts;
+  root.append(el('div', { class: 'history-page' },
+    el('div', { class: 'home-top' }, el('h1', { text: 'History' }), listLink),
+    controls, summary, verdict, el('div', { class: 'history-chart-wrap' }, chart, tooltip), pickBar, splitBar, changes, findings));
+  return parts;
 }

@@ -117,6 +117,15 @@ export function mountTraceList(root, query, { onTag, askForWriteToken, onPage = 
     return el('button', { type: 'button', class: 'tag-chip', title: `Show only traces tagged ${tag}`, onclick: () => onTag(tag) }, el('bdi', { text: tag }));
   }
 
+  /** The name; a sample's story under it, apart from the tags, in the row's one height (whole on hover). */
+  function nameCell(trace) {
+    const story = trace.isSample ? SAMPLE_STORIES[trace.name] : null;
+    const name = [el('a', { href: openTracePath(trace.id), text: trace.name }), trace.isSample ? el('span', { class: 'badge badge-after', text: 'sample' }) : null];
+    if (!story) return el('td', { class: 'name', title: trace.name }, ...name);
+    return el('td', { class: 'name with-story', title: `${trace.name}: ${story}` },
+      el('span', { class: 'name-line' }, ...name), el('span', { class: 'sample-story', text: story }));
+  }
+
   function row(trace, index) {
     return el('tr', { 'data-trace-id': trace.id, 'aria-rowindex': String(index + 2) },
       el('td', { class: 'pick' }, el('input', { type: 'checkbox', class: 'compare-pick', 'aria-label': `Pick ${trace.name} to compare`,
@@ -125,13 +134,9 @@ export function mountTraceList(root, query, { onTag, askForWriteToken, onPage = 
           'aria-label': `${trace.name} is in ${sideOf(trace.id)}: move it to ${sideOf(trace.id) === 'A' ? 'B' : 'A'}`,
           title: `In ${sideOf(trace.id) === 'A' ? 'A (before)' : 'B (after)'}: click to move it to the other side`,
           text: sideOf(trace.id), onclick: () => moveSide(trace.id) }) : null),
-      el('td', { class: 'name', title: trace.name }, el('a', { href: openTracePath(trace.id), text: trace.name }),
-        trace.isSample ? el('span', { class: 'badge badge-after', text: 'sample' }) : null),
-      // A sample has no tags: its story takes their place, on one line (every row is as high).
-      trace.isSample ? el('td', { class: 'tags' }, SAMPLE_STORIES[trace.name]
-        ? el('span', { class: 'sample-story', title: SAMPLE_STORIES[trace.name], text: SAMPLE_STORIES[trace.name] }) : null)
-        // Every tag on hover: the cell shows as many as fit on its one line.
-        : el('td', { class: 'tags', title: trace.tags?.length ? `Tags: ${trace.tags.join(', ')}` : null }, ...(trace.tags ?? []).map(tagChip)),
+      nameCell(trace),
+      // Every tag on hover: the cell shows as many as fit on its one line. A sample has none.
+      el('td', { class: 'tags', title: trace.tags?.length ? `Tags: ${trace.tags.join(', ')}` : null }, ...(trace.tags ?? []).map(tagChip)),
       el('td', { text: trace.app || '–' }),
       el('td', { class: 'num', text: formatDuration(trace.durationNs) }),
       el('td', { class: 'num', text: formatCount(trace.updateCount) }),

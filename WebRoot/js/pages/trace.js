@@ -5,6 +5,7 @@ import { getTrace, listTraces, setTraceTags, traceApi, ApiError } from '../api.j
 import { el } from '../dom.js';
 import { copyText, navigate } from '../shell.js';
 import { buildPath, buildComparePath, buildHistoryPath, buildListPath, createViewState, graphSubject, isTag, selectedUpdate, selectionPatch } from '../state.js';
+import { viewOf } from '../selections/view.js';
 import { createNoteStore } from '../notes.js';
 import { withWriteToken } from '../write-token.js';
 import { createTraceView } from '../trace-view.js';
@@ -115,7 +116,7 @@ function traceView(trace, api, state, timeline) {
     },
     openPane(name, arg = {}) {
       const patch = { pane: name };
-      if (arg && 'view' in arg) patch.paneView = { module: arg.module ?? '', view: arg.view, category: arg.category ?? '' };
+      if (arg && 'view' in arg) patch.paneView = viewOf(arg);
       // {update: id} selects it; {update: null} drops a selected update (another kind of selection stays).
       if (arg && 'update' in arg) {
         if (arg.update != null) Object.assign(patch, selectionPatch({ kind: 'update', id: arg.update }));

@@ -2,7 +2,8 @@
 // the pane arguments out of the shared view state.
 import { el } from '../dom.js';
 import { formatDuration, formatCount, formatTime, plural, severityLabel } from '../format.js';
-import { currentRange } from '../state.js';
+import { currentRange, rangeParams } from '../selections/range.js';
+import { viewOf } from '../selections/view.js';
 
 export { formatDuration, formatCount, formatTime, plural, severityLabel, currentRange };
 
@@ -27,14 +28,7 @@ export function filterSelect(value, onChange) {
 }
 
 /** Query parameters for a range (none = the whole trace). */
-export function rangeParams(range) {
-  return range ? { start: range.start, end: range.end } : {};
-}
-
-export function formatPercent(part, whole) {
-  if (!whole) return '0.0%';
-  return `${((100 * part) / whole).toFixed(1)}%`;
-}
+export { rangeParams };
 
 /** "Module:View" — the `pv` form, also used as a stable key. */
 export function viewKey(module, view) {
@@ -43,8 +37,7 @@ export function viewKey(module, view) {
 
 /** The {module, view, category} the updates / graph panes are about. */
 export function currentPaneView(state) {
-  const pv = state.paneView;
-  return pv?.view ? { module: pv.module ?? '', view: pv.view, category: pv.category ?? '' } : null;
+  return state.paneView?.view ? viewOf(state.paneView) : null;
 }
 
 /** Runs the latest of several overlapping async loads; older results are dropped. */
@@ -58,6 +51,27 @@ export function latestOnly() {
     } catch (error) {
       if (mine === generation) fail(error);
     }
+  };
+}
+
+/**
+ * The loads of one pane part into `status`: `run(what, fetch, apply, fail)` says "Loading {what}…"
+ * if the answer takes a while, keeps only the latest of overlapping loads, clears `status` before
+ * `apply(answer)`, and on a failure runs `fail(error)` then says "Could not load the {what}: …".
+ * `stop()` cancels a pending "Loading…" (the part is going away).
+ */
+export function paneLoader(status) {
+  const latest = latestOnly();
+  let stopLoading = null;
+  return {
+    run(what, fetch, apply, fail = () => {}) {
+      stopLoading?.();
+      const loaded = stopLoading = loadingSoon(status, `Loading ${what}…`);
+      return latest(() => fetch().finally(loaded),
+        (answer) => { status.replaceChildren(); apply(answer); },
+        (error) => { fail(error); status.replaceChildren(message(`Could not load the ${what}: ${error.message}`, 'error')); });
+    },
+    stop: () => stopLoading?.(),
   };
 }
 

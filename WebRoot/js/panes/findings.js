@@ -6,24 +6,12 @@
 import { el } from '../dom.js';
 import { sourceLinkNode } from '../source-link.js';
 import { buildPath } from '../state.js';
-import { formatDuration, formatTimeRange, plural } from '../format.js';
+import { viewOf } from '../selections/view.js';
+import { FINDING_KIND_TITLES as KIND_TITLES, findingKindTitle, formatDuration, formatTimeRange, plural } from '../format.js';
 import { message } from './common.js';
 
 const SEVERITY_TITLES = { high: 'High', medium: 'Medium', low: 'Low' };
 const SEVERITY_ORDER = ['low', 'medium', 'high'];
-/** Each kind as the pane names it; the stable name (docs/findings.md) is its tooltip. */
-export const KIND_TITLES = {
-  'collection-fan-out': 'Collection fan-out',
-  'long-body': 'Long body',
-  'environment-churn': 'Environment churn',
-  'hang-explained': 'Hang',
-  'hitch-explained': 'Hitch',
-  'repeated-body-in-transaction': 'Repeated body',
-  'main-actor-blocked': 'Main Actor blocked',
-  'main-actor-wait': 'Main Actor wait',
-  'long-layout': 'Long layout',
-  'hang-risk': 'Hang risk',
-};
 const UPDATE_LINKS_SHOWN = 12;
 const TASK_LINKS_SHOWN = 4;
 const OCCURRENCE_LINKS_SHOWN = 12;
@@ -62,9 +50,7 @@ export function evidenceLinks(traceId, finding) {
   const view = evidence.cpuView;
   if (view) {
     const which = view.filter === 'long-view-body' ? `all ${evidence.updateCount} long bodies` : `all ${evidence.updateCount} updates`;
-    links.push({ kind: 'cpu', text: `CPU of ${which} of ${view.name}`,
-      href: buildPath(traceId, { pane: 'cpu', cpu: 'view', paneView: { module: view.module, view: view.name, category: view.category },
-        filter: view.filter === 'all' ? null : view.filter, longerThan: view.longerThanNs ?? null }) });
+    links.push({ kind: 'cpu', text: `CPU of ${which} of ${view.name}`, href: buildPath(traceId, viewCPUState(view)) });
   }
   if (evidence.range) {
     const { start, end } = evidence.range;
@@ -89,18 +75,30 @@ export function evidenceLinks(traceId, finding) {
   return links;
 }
 
+/** The CPU pane of a finding's view (evidence.cpuView): the updates it counts, merged. */
+function viewCPUState(view) {
+  return { pane: 'cpu', cpu: 'view', paneView: viewOf({ module: view.module, view: view.name, category: view.category }),
+    filter: view.filter === 'all' ? null : view.filter, longerThan: view.longerThanNs ?? null };
+}
+
 /**
  * What a subject chip opens, or null when it names something with nothing to open (a thread, a
- * function, a property): a view its updates, a frame the CPU of the finding's range searched for
- * it, a task its interval in the side panel.
+ * function, a property): a view its updates, a frame the CPU that proves the finding searched for
+ * it (a view's finding: the view's updates merged; else the finding's range), a task its interval
+ * in the side panel.
  */
 export function subjectLink(traceId, finding, subject) {
   const range = finding.evidence.range ? [finding.evidence.range.start, finding.evidence.range.end] : null;
+  const view = finding.evidence.cpuView;
   switch (subject.role) {
     case 'view':
       return { title: `Open the updates of ${subject.name}`,
-        href: buildPath(traceId, { pane: 'updates', paneView: { module: subject.detail ?? '', view: subject.name, category: '' }, finding: finding.id }) };
+        href: buildPath(traceId, { pane: 'updates', paneView: viewOf({ module: subject.detail, view: subject.name }), finding: finding.id }) };
     case 'frame':
+      if (view) {
+        return { title: `Find ${subject.name} in the CPU of ${view.name}'s ${view.filter === 'long-view-body' ? 'long bodies' : 'updates'}, merged`,
+          href: buildPath(traceId, { ...viewCPUState(view), search: subject.name }) };
+      }
       return { title: `Find ${subject.name} in the CPU call tree${range ? ' of this range' : ''}`,
         href: buildPath(traceId, { pane: 'cpu', search: subject.name, ...(range ? { range, window: range } : {}) }) };
     case 'task': {
@@ -180,7 +178,7 @@ export function mountFindings(container, traceView) {
       onclick: () => traceView.state.set({ finding: open ? null : finding.id }, { push: true }),
     },
     el('span', { class: `finding-severity severity-${finding.severity}`, text: SEVERITY_TITLES[finding.severity] ?? finding.severity }),
-    el('span', { class: 'finding-kind', title: finding.kind, text: KIND_TITLES[finding.kind] ?? finding.kind }),
+    el('span', { class: 'finding-kind', title: finding.kind, text: findingKindTitle(finding.kind) }),
     el('span', { class: 'finding-title', text: finding.title }),
     finding.occurrences > 1 ? el('span', { class: 'finding-count', title: `${plural(finding.occurrences, 'occurrence')}`, text: `${finding.occurrences}×` }) : null,
     el('span', { class: 'finding-cost', text: formatDuration(finding.costNs) }));

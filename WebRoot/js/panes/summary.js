@@ -4,9 +4,10 @@
 // Set Inspection Range and Zoom.
 import {
   currentFilter, currentRange, rangeParams, filterSelect, formatDuration, formatTime, formatCount,
-  latestOnly, loadingSoon, message, viewKey,
+  message, paneLoader, viewKey,
 } from './common.js';
 import { el } from '../dom.js';
+import { viewOf } from '../selections/view.js';
 import { menuButton, showMenu } from './menu.js';
 import { handleTreeKey, markSelectedRow, scrollRowIntoView } from './tree.js';
 
@@ -26,8 +27,6 @@ export function mountSummary(root, traceView) {
   const collapsed = new Set();  // row keys the user closed (processes and modules start open)
   let selectedKey = null;
   let rows = [];              // visible rows, flattened
-  const load = latestOnly();
-  let stopLoading = null;     // cancels the pending "Loading…" of the last request
 
   const scope = el('span', { class: 'pane-scope' });
   const totals = el('span', { class: 'pane-totals', 'data-testid': 'summary-total' });
@@ -40,6 +39,7 @@ export function mountSummary(root, traceView) {
   const viewport = el('div', { class: 'pane-scroll', tabindex: '-1' }, table);
   const status = el('div', { class: 'pane-status' });
   root.replaceChildren(toolbar, status, viewport);
+  const loader = paneLoader(status);
 
   table.addEventListener('keydown', (e) => {
     const index = rows.findIndex((r) => r.key === selectedKey);
@@ -68,46 +68,9 @@ export function mountSummary(root, traceView) {
     scope.textContent = range
       ? `Inspection range ${formatTime(range.start)} – ${formatTime(range.end)} (${formatDuration(range.end - range.start)})`
       : 'Whole trace';
-    stopLoading?.();
-    const loaded = stopLoading = loadingSoon(status, 'Loading summary…');
-    load(
-      () => traceView.api.get('summary', { ...rangeParams(range), filter }).finally(loaded),
-      (result) => { data = result; status.replaceChildren(); render(); },
-      (error) => { data = null; render(); status.replaceChildren(message(`Could not load the summary: ${error.message}`, 'error')); },
-    );
-  }
-
-  function compare(a, b) {
-    const { key, descending } = sort;
-    let d;
-    if (key === 'name') d = String(a.name).localeCompare(String(b.name)) || String(a.category ?? '').localeCompare(String(b.category ?? ''));
-    else d = (a[key] ?? 0) - (b[key] ?? 0) || String(a.name).localeCompare(String(b.name));
-    return descending ? -d : d;
-  }
-
-  function flatten() {
-    const out = [];
-    if (!data) return out;
-    for (const p of [...(data.processes ?? [])].sort(compare)) {
-      const pKey = `p:${p.pid}:${p.name}`;
-      const pOpen = !collapsed.has(pKey);
-      const modules = p.modules ?? [];
-      out.push({ ...p, key: pKey, level: 'process', depth: 0, hasChildren: modules.length > 0, expanded: pOpen,
-        label: `${p.name || '(unknown process)'}${p.pid != null ? ` (${p.pid})` : ''}` });
-      if (!pOpen) continue;
-      for (const m of [...modules].sort(compare)) {
-        const mKey = `m:${p.pid}:${m.name}`;
-        const mOpen = !collapsed.has(mKey);
-        const views = m.views ?? [];
-        out.push({ ...m, key: mKey, level: 'module', depth: 1, hasChildren: views.length > 0, expanded: mOpen, label: m.name || '(unknown module)' });
-        if (!mOpen) continue;
-        for (const v of [...views].sort(compare)) {
-          out.push({ ...v, key: `v:${p.pid}:${viewKey(m.name, v.name)}:${v.category ?? ''}`, level: 'view', depth: 2,
-            hasChildren: false, expanded: false, module: m.name, label: v.name || '(unnamed)' });
-        }
-      }
-    }
-    return out;
+    loader.run('summary', () => traceView.api.get('summary', { ...rangeParams(range), filter }),
+      (result) => { data = result; render(); },
+      () => { data = null; render(); });
   }
 
   function render() {
@@ -124,7 +87,7 @@ export function mountSummary(root, traceView) {
         },
       }, c.title, active ? el('span', { class: 'sort-arrow', 'aria-hidden': 'true' }, sort.descending ? '▼' : '▲') : null));
     }));
-    rows = flatten();
+    rows = summaryRows(data, sort, collapsed);
     totals.textContent = data?.total
       ? `${formatCount(data.total.count)} updates · ${formatDuration(data.total.totalNs)} total · ${formatCount(data.total.orange)} orange · ${formatCount(data.total.red)} red`
         + (data.omittedViews > 0 ? ` · ${formatCount(data.omittedViews)} smaller views not listed` : '')
@@ -196,12 +159,12 @@ export function mountSummary(root, traceView) {
       // The graph pane shows the selected update's graph when there is one: clear it to show the view's.
       { label: 'Show Cause & Effect Graph', action: () => traceView.openPane('graph', { view: row.name, module: row.module, update: null }) },
       { label: 'Set Inspection Range and Zoom', action: () => zoomToView(row) },
-      { label: 'CPU of All Updates of This View', action: () => traceView.openPane('cpu', { view: row.name, module: row.module, category: row.category ?? '', cpu: 'view' }) },
+      { label: 'CPU of All Updates of This View', action: () => traceView.openPane('cpu', { ...viewOfRow(row), cpu: 'view' }) },
     ];
   }
 
   function showUpdates(row) {
-    traceView.openPane('updates', { view: row.name, module: row.module, category: row.category ?? '' });
+    traceView.openPane('updates', viewOfRow(row));
   }
 
   // The span from the view's first update start to its last update end, among the updates this
@@ -210,7 +173,7 @@ export function mountSummary(root, traceView) {
     let start = row.firstStart, end = row.lastEnd;
     if (start == null || end == null) {
       const state = traceView.state.get();
-      const params = { view: row.name, module: row.module, category: row.category ?? '', filter: currentFilter(state), ...rangeParams(currentRange(state)), sort: 'start' };
+      const params = { ...viewOfRow(row), filter: currentFilter(state), ...rangeParams(currentRange(state)), sort: 'start' };
       try {
         const [first, last] = await Promise.all([
           traceView.api.get('updates', { ...params, order: 'asc', limit: 1 }),
@@ -233,6 +196,46 @@ export function mountSummary(root, traceView) {
       if (changed.has('range') || changed.has('filter')) refresh();
     },
     focus() { tbody.querySelector('tr[tabindex="0"]')?.focus(); },
-    destroy() { stopLoading?.(); root.replaceChildren(); },
+    destroy() { loader.stop(); root.replaceChildren(); },
   };
+}
+
+/** The view a summary row is of. */
+const viewOfRow = (row) => viewOf({ module: row.module, view: row.name, category: row.category });
+
+/** The order of `sort` ({key, descending}) among rows of one level: by the column, then by name. */
+function compareBy({ key, descending }) {
+  return (a, b) => {
+    const d = key === 'name'
+      ? String(a.name).localeCompare(String(b.name)) || String(a.category ?? '').localeCompare(String(b.category ?? ''))
+      : (a[key] ?? 0) - (b[key] ?? 0) || String(a.name).localeCompare(String(b.name));
+    return descending ? -d : d;
+  };
+}
+
+/** The rows the table shows of summary `data`: processes, their modules and views, sorted, under the ones not `collapsed`. */
+function summaryRows(data, sort, collapsed) {
+  const out = [];
+  if (!data) return out;
+  const compare = compareBy(sort);
+  for (const p of [...(data.processes ?? [])].sort(compare)) {
+    const pKey = `p:${p.pid}:${p.name}`;
+    const pOpen = !collapsed.has(pKey);
+    const modules = p.modules ?? [];
+    out.push({ ...p, key: pKey, level: 'process', depth: 0, hasChildren: modules.length > 0, expanded: pOpen,
+      label: `${p.name || '(unknown process)'}${p.pid != null ? ` (${p.pid})` : ''}` });
+    if (!pOpen) continue;
+    for (const m of [...modules].sort(compare)) {
+      const mKey = `m:${p.pid}:${m.name}`;
+      const mOpen = !collapsed.has(mKey);
+      const views = m.views ?? [];
+      out.push({ ...m, key: mKey, level: 'module', depth: 1, hasChildren: views.length > 0, expanded: mOpen, label: m.name || '(unknown module)' });
+      if (!mOpen) continue;
+      for (const v of [...views].sort(compare)) {
+        out.push({ ...v, key: `v:${p.pid}:${viewKey(m.name, v.name)}:${v.category ?? ''}`, level: 'view', depth: 2,
+          hasChildren: false, expanded: false, module: m.name, label: v.name || '(unnamed)' });
+      }
+    }
+  }
+  return out;
 }

@@ -8,6 +8,7 @@ import {
 import { el } from '../dom.js';
 import { menuButton, showMenu } from './menu.js';
 import { selectedUpdate } from '../state.js';
+import { update } from '../selections/update.js';
 
 export const ROW_HEIGHT = 24;
 const PAGE_SIZE = 200;
@@ -30,26 +31,7 @@ export function mountUpdates(root, traceView) {
   let frame = 0;
   let stopLoading = null;     // cancels the pending "Loading…" of the last request
 
-  const title = el('h2', { class: 'updates-title' });
-  const select = filterSelect(currentFilter(traceView.state.get()), (filter) => traceView.state.set({ filter }, { push: true }));
-  const scope = el('span', { class: 'pane-scope' });
-  const count = el('span', { class: 'pane-totals', 'data-testid': 'updates-total' });
-  const back = el('button', { type: 'button', class: 'pane-link', 'aria-label': 'Back to the Summary', onclick: () => traceView.openPane('summary') }, '‹ Summary');
-  const clearRange = el('button', { type: 'button', class: 'pane-link', hidden: true,
-    onclick: () => traceView.setRange(null, null, { zoom: false }) }, 'Clear inspection range');
-  const cpuButton = el('button', { type: 'button', class: 'pane-button', hidden: true, onclick: () => showViewCPU(),
-    title: 'The CPU samples inside every update of this view, merged and rooted at its body' }, 'CPU of All Updates');
-  const toolbar = el('div', { class: 'pane-toolbar' }, back, title, select, scope, clearRange, cpuButton, count);
-  const header = el('div', { class: 'updates-header', role: 'row' });
-  const spacer = el('div', { class: 'updates-spacer' });
-  const body = el('div', { class: 'updates-rows', role: 'rowgroup' });
-  const viewport = el('div', {
-    class: 'updates-viewport', tabindex: '0', role: 'grid', 'aria-label': 'Updates of the view',
-    'aria-rowcount': '0',
-  }, spacer, body);
-  const status = el('div', { class: 'pane-status' });
-  const list = el('div', { class: 'updates-list' }, header, viewport);
-  root.replaceChildren(toolbar, status, list);
+  const { title, select, scope, count, clearRange, cpuButton, header, spacer, body, viewport, status } = updatesFrame(root, traceView);
 
   viewport.addEventListener('scroll', schedule, { passive: true });
   const resize = new ResizeObserver(schedule);
@@ -103,12 +85,8 @@ export function mountUpdates(root, traceView) {
     const mine = query;
     if (id == null || !mine || sort.by !== 'start') return;
     try {
-      const u = await traceView.api.get(`updates/${id}`);
-      if (query !== mine || u.view !== mine.params.view || (mine.params.module && u.module !== mine.params.module)
-        || (mine.params.category && u.category !== mine.params.category)) return;
-      const from = mine.params.start ?? traceView.trace?.start ?? 0;
-      const before = u.start > from
-        ? (await traceView.api.get('updates', { ...mine.params, start: from, end: u.start, offset: 0, limit: 1 })).total : 0;
+      const { u, before } = await startsBefore(traceView, mine.params, id);
+      if (query !== mine || !u) return;
       await pages.get(0);
       if (query !== mine || total == null || selectedUpdate(traceView.state.get()) !== u.id) return;
       const index = Math.min(total - 1, sort.order === 'asc' ? before : total - 1 - before);
@@ -195,24 +173,9 @@ export function mountUpdates(root, traceView) {
         const visible = w && u.start < w[1] && u.start + u.duration > w[0];
         traceView.select({ kind: 'update', id: u.id }, { zoom: !visible });
       },
-      menu: (at) => showMenu(at, rowActions(u)),
-      actions: () => rowActions(u),
+      menu: (at) => showMenu(at, rowActions(traceView, u)),
+      actions: () => rowActions(traceView, u),
     });
-  }
-
-  function rowActions(u) {
-    return [
-      // A zero-length update still gets a range (of 1 ns): an empty one would not be a range.
-      { label: 'Set Inspection Range and Zoom', action: () => traceView.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: 'context' }) },
-      { label: 'Select on Timeline', action: () => traceView.select({ kind: 'update', id: u.id }, { zoom: true }) },
-      { label: 'Show Cause & Effect Graph', action: () => traceView.openPane('graph', { update: u.id }) },
-      { label: 'CPU of All Updates of This View', action: showViewCPU },
-    ];
-  }
-
-  function showViewCPU() {
-    const pv = currentPaneView(traceView.state.get());
-    if (pv) traceView.openPane('cpu', { ...pv, cpu: 'view' });
   }
 
   function onKey(e) {
@@ -224,10 +187,7 @@ export function mountUpdates(root, traceView) {
       e.preventDefault();
       e.stopPropagation(); // the timeline pans on arrows at the document
       focusIndex = Math.max(0, Math.min(n - 1, (focusIndex < 0 ? -1 : focusIndex) + moves[e.key]));
-      if (focusIndex * ROW_HEIGHT < viewport.scrollTop) viewport.scrollTop = focusIndex * ROW_HEIGHT;
-      else if ((focusIndex + 1) * ROW_HEIGHT > viewport.scrollTop + viewport.clientHeight) {
-        viewport.scrollTop = (focusIndex + 1) * ROW_HEIGHT - viewport.clientHeight;
-      }
+      scrollRowIntoView(viewport, focusIndex);
       const u = rowAt(focusIndex);
       if (u) traceView.select({ kind: 'update', id: u.id }, { zoom: false });
       renderRows();
@@ -237,7 +197,7 @@ export function mountUpdates(root, traceView) {
       if (!u || !node) return;
       e.preventDefault();
       if (e.key === 'Enter') traceView.select({ kind: 'update', id: u.id }, { zoom: true });
-      else showMenu({ anchor: node.querySelector('.pane-row-menu'), label: `Actions for update ${u.id}` }, rowActions(u));
+      else showMenu({ anchor: node.querySelector('.pane-row-menu'), label: `Actions for update ${u.id}` }, rowActions(traceView, u));
     }
   }
 
@@ -261,6 +221,62 @@ export function mountUpdates(root, traceView) {
   };
 }
 
+/** The pane's elements in `root`: its toolbar (title, filter, scope, buttons, count), the status line, and the list's header and scrolled rows. */
+function updatesFrame(root, traceView) {
+  const title = el('h2', { class: 'updates-title' });
+  const select = filterSelect(currentFilter(traceView.state.get()), (filter) => traceView.state.set({ filter }, { push: true }));
+  const scope = el('span', { class: 'pane-scope' });
+  const count = el('span', { class: 'pane-totals', 'data-testid': 'updates-total' });
+  const back = el('button', { type: 'button', class: 'pane-link', 'aria-label': 'Back to the Summary', onclick: () => traceView.openPane('summary') }, '‹ Summary');
+  const clearRange = el('button', { type: 'button', class: 'pane-link', hidden: true,
+    onclick: () => traceView.setRange(null, null, { zoom: false }) }, 'Clear inspection range');
+  const cpuButton = el('button', { type: 'button', class: 'pane-button', hidden: true, onclick: () => showViewCPU(traceView),
+    title: 'The CPU samples inside every update of this view, merged and rooted at its body' }, 'CPU of All Updates');
+  const toolbar = el('div', { class: 'pane-toolbar' }, back, title, select, scope, clearRange, cpuButton, count);
+  const header = el('div', { class: 'updates-header', role: 'row' });
+  const spacer = el('div', { class: 'updates-spacer' });
+  const body = el('div', { class: 'updates-rows', role: 'rowgroup' });
+  const viewport = el('div', {
+    class: 'updates-viewport', tabindex: '0', role: 'grid', 'aria-label': 'Updates of the view',
+    'aria-rowcount': '0',
+  }, spacer, body);
+  const status = el('div', { class: 'pane-status' });
+  root.replaceChildren(toolbar, status, el('div', { class: 'updates-list' }, header, viewport));
+  return { title, select, scope, count, clearRange, cpuButton, header, spacer, body, viewport, status };
+}
+
+/**
+ * Update `id` ({u}) and how many updates of the list's query (`params`) start before it (`before`):
+ * the updates overlapping [the range's start, its start). {u: null} when it is not this view's.
+ */
+async function startsBefore(traceView, params, id) {
+  const u = await traceView.api.get(update.resource(id));
+  if (u.view !== params.view || (params.module && u.module !== params.module) || (params.category && u.category !== params.category)) return { u: null };
+  const from = params.start ?? traceView.trace?.start ?? 0;
+  const before = u.start > from ? (await traceView.api.get('updates', { ...params, start: from, end: u.start, offset: 0, limit: 1 })).total : 0;
+  return { u, before };
+}
+
+/** Scrolls `viewport` the least that shows row `index` whole. */
+function scrollRowIntoView(viewport, index) {
+  if (index * ROW_HEIGHT < viewport.scrollTop) viewport.scrollTop = index * ROW_HEIGHT;
+  else if ((index + 1) * ROW_HEIGHT > viewport.scrollTop + viewport.clientHeight) viewport.scrollTop = (index + 1) * ROW_HEIGHT - viewport.clientHeight;
+}
+
+function rowActions(traceView, u) {
+  return [
+    // A zero-length update still gets a range (of 1 ns): an empty one would not be a range.
+    { label: 'Set Inspection Range and Zoom', action: () => traceView.setRange(u.start, u.start + Math.max(u.duration, 1), { zoom: 'context' }) },
+    { label: 'Select on Timeline', action: () => traceView.select({ kind: 'update', id: u.id }, { zoom: true }) },
+    { label: 'Show Cause & Effect Graph', action: () => traceView.openPane('graph', { update: u.id }) },
+    { label: 'CPU of All Updates of This View', action: () => showViewCPU(traceView) },
+  ];
+}
+
+function showViewCPU(traceView) {
+  const pv = currentPaneView(traceView.state.get());
+  if (pv) traceView.openPane('cpu', { ...pv, cpu: 'view' });
+}
 
 function groupText(group) {
   if (group == null || group === '') return '';

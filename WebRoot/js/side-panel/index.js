@@ -3,13 +3,14 @@
 // panes take its width; the timeline's help line says how to select).
 import { el } from '../dom.js';
 import { currentSelection, selectionChanged } from '../state.js';
+import { SELECTION_KINDS } from '../selections/index.js';
 import { createPanel } from './panel.js';
 import { showUpdate } from './update.js';
 import { showSignpost } from './signpost.js';
 import { showTaskState, showTaskStates } from './task.js';
 import { showNote } from './note.js';
 
-/** The details module of each selection kind (trace-view.js, SELECTION_KINDS). */
+/** The details module of each selection kind (selections/: one descriptor per kind). */
 export const DETAILS = Object.freeze({
   update: showUpdate,
   signpost: showSignpost,
@@ -17,6 +18,7 @@ export const DETAILS = Object.freeze({
   'task-states': showTaskStates,
   note: showNote,
 });
+for (const kind of SELECTION_KINDS) if (!DETAILS[kind]) throw new Error(`side-panel/: no details module for selection kind ${kind}`);
 
 /** Mounts the panel into `root` (an <aside>) for `traceView` (trace-view.js); returns {destroy()}. */
 export function mountSidePanel(root, traceView) {

@@ -3,12 +3,13 @@
 import { el } from '../dom.js';
 import { formatDuration, formatTimestamp } from '../format.js';
 import { field } from './panel.js';
+import { signpost } from '../selections/signpost.js';
 
 const KIND_LABEL = { interval: 'Interval', event: 'Event (an instant)', unended: 'Interval that never ended (runs to the end of the recording)' };
 
 /** Shows signpost `row` of `traceView` in `panel` (panel.js). */
 export function showSignpost(panel, traceView, row) {
-  return panel.load(`Signpost ${row}`, (signal) => traceView.api.get(`signposts/${row}`, null, { signal }), (s) => render(panel, traceView, s));
+  return panel.load(`Signpost ${row}`, (signal) => traceView.api.get(signpost.resource(row), null, { signal }), (s) => render(panel, traceView, s));
 }
 
 function render(panel, traceView, s) {

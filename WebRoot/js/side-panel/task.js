@@ -4,6 +4,7 @@
 import { codeName, el } from '../dom.js';
 import { formatDuration, formatTimestamp, taskRunSeverityLabel, waitSeverityLabel } from '../format.js';
 import { field } from './panel.js';
+import { taskState } from '../selections/task-state.js';
 import { sourceLinkNode } from '../source-link.js';
 
 // Every state the Swift Tasks instrument writes (SwiftTaskState.title).
@@ -20,7 +21,7 @@ function taskKey(task) {
 
 /** Shows task state `row` of `traceView` in `panel` (panel.js). */
 export function showTaskState(panel, traceView, row) {
-  return panel.load(`Task state ${row}`, (signal) => traceView.api.get(`task-states/${row}`, null, { signal }),
+  return panel.load(`Task state ${row}`, (signal) => traceView.api.get(taskState.resource(row), null, { signal }),
     (state) => render(panel, traceView, state, null));
 }
 
@@ -29,7 +30,7 @@ export function showTaskStates(panel, traceView, mark) {
   return panel.load(null, async (signal) => {
     const list = await traceView.api.get('task-states', { lane: mark.lane, start: Math.floor(mark.start), end: Math.ceil(mark.end) }, { signal });
     const row = mark.row ?? list.rows[0]?.row;
-    return { list, state: row === undefined ? null : await traceView.api.get(`task-states/${row}`, null, { signal }) };
+    return { list, state: row === undefined ? null : await traceView.api.get(taskState.resource(row), null, { signal }) };
   }, ({ list, state }) => {
     if (state) render(panel, traceView, state, { mark, list });
     else panel.show(el('h2', { text: 'No interval here' }), el('p', { class: 'placeholder', text: 'This mark holds no task interval.' }));

@@ -3,10 +3,11 @@ import { codeName, el } from '../dom.js';
 import { updateLink } from '../state.js';
 import { formatCount, formatDuration, formatTimestamp, kindLabel, severityLabel } from '../format.js';
 import { field } from './panel.js';
+import { update } from '../selections/update.js';
 
 /** Shows update `id` of `traceView` in `panel` (panel.js). */
 export function showUpdate(panel, traceView, id) {
-  return panel.load(`Update ${id}`, (signal) => traceView.api.get(`updates/${id}`, null, { signal }), (u) => render(panel, traceView, u));
+  return panel.load(`Update ${id}`, (signal) => traceView.api.get(update.resource(id), null, { signal }), (u) => render(panel, traceView, u));
 }
 
 /** The two severities an update has, each said with where it comes from. */

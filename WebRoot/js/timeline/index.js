@@ -1,22 +1,23 @@
 // The timeline: ruler + lanes on one devicePixelRatio-aware canvas, lane headers in the DOM.
 // Draws only what the server's level-of-detail query returns for the visible window. This module
 // holds the canvas, the view window and its URL form, draw scheduling and the subscription to the
-// view state; what lanes mean is in kinds.js, gestures in input.js, the headers in headers.js.
+// view state; what lanes mean is in kinds.js, gestures in input.js, the pointer (hover, tooltip,
+// click) in pointer.js, the headers in headers.js, the overlays in layers/.
 import { el } from '../dom.js';
 import { toast } from '../shell.js';
 import { formatDuration, formatTimestamp } from '../format.js';
 import { currentSelection, selectedUpdate, selectionChanged } from '../state.js';
-import { eventOf, findingMarks, hasTaskData, layoutRows, nearestEvent, noteMarkAt, noteMarks, queriedLanes, RULER_HEIGHT, signpostRows } from './lanes.js';
-import { clickOf, clickable, NOTE_MARK, SELECTION_OUTLINES, tooltipDetail, tooltipOf } from './kinds.js';
+import { findingMarks, hasTaskData, layoutRows, noteMarks, queriedLanes, signpostRows } from './lanes.js';
+import { selectionDescriptor } from '../selections/index.js';
 import { attachInput } from './input.js';
+import { createPointer } from './pointer.js';
 import { buildHeaders, describeLanes } from './headers.js';
 import { TimelineLoader } from './loader.js';
 import { createTimelineSearch } from './search.js';
 import { drawTimeline, readColors } from './render.js';
-import { clampWindow, contextWindow, historyStep, pixelsToTime, timeAt, traceBounds } from './viewport.js';
+import { clampWindow, contextWindow, historyStep, traceBounds } from './viewport.js';
 
 const URL_WRITE_MS = 250;             // continuous pans write the URL at most this often
-const HIT_SLOP_PX = 3;                // a mark this close to the pointer counts as under it
 
 /** The timeline's elements in `section`: lane headers beside the canvas, its tooltip and status. */
 function timelineElements(section, idSuffix) {
@@ -40,6 +41,21 @@ function setData(node, key, value) {
 
 function setText(node, text) {
   if (node && node.textContent !== text) node.textContent = text;
+}
+
+/** What a frame drew, on the canvas for the browser tests: how many findings and notes are marked in this window, the lanes the selection is outlined on, and the marker. */
+function describeFrame(canvas, { findings, notes, outline, marker }) {
+  setData(canvas, 'findings', String(findings.length));
+  setData(canvas, 'notes', String(notes.length));
+  setData(canvas, 'outlined', outline ? `${outline.lanes.join(',')}@${outline.start},${outline.duration}` : '');
+  setData(canvas, 'marker', marker?.label ? `${marker.label}@${Math.round(marker.time)}` : '');
+  setData(canvas, 'rulerOrigin', marker?.rulerFromMarker ? String(Math.round(marker.time)) : '');
+}
+
+/** "0:01.200 – 0:01.450 (250 ms visible)": the window label's text. */
+function windowText(view) {
+  const span = view.end - view.start;
+  return `${formatTimestamp(view.start, span / 1000)} – ${formatTimestamp(view.end, span / 1000)} (${formatDuration(span)} visible)`;
 }
 
 /**
@@ -70,7 +86,6 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   let width = 0;
   let dpr = window.devicePixelRatio || 1;
   let outline = null;       // the selection outlined on its lanes: {key, start, duration, lanes}
-  let hover = null;         // {row, event}
   let rangeDrag = null;     // [start, end] while dragging on the ruler
   let drawScheduled = false;
   let describeTimer = 0;
@@ -135,94 +150,33 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
     const matches = search?.marks(view, width);
     const counts = drawTimeline(g, {
       width, height: layout.height, dpr, view, rows: layout.rows, data: loader.current, colors,
-      range: state.get().range, selected: outline, hover, rangeDrag, findingMarks: marks, noteMarks: drawnNotes, matches: matches?.lanes, marker,
+      layers: { findings: marks, notes: drawnNotes, marker, range: rangeDrag ?? state.get().range, matches: matches?.lanes, selection: outline, hover: pointer.hovered() },
     });
-    // How many findings and notes are marked in this window, the lanes the selection is outlined on, and the marker (the browser tests read them).
-    setData(canvas, 'findings', String(marks.length));
-    setData(canvas, 'notes', String(drawnNotes.length));
-    setData(canvas, 'outlined', outline ? `${outline.lanes.join(',')}@${outline.start},${outline.duration}` : '');
-    setData(canvas, 'marker', marker?.label ? `${marker.label}@${Math.round(marker.time)}` : '');
-    setData(canvas, 'rulerOrigin', marker?.rulerFromMarker ? String(Math.round(marker.time)) : '');
+    describeFrame(canvas, { findings: marks, notes: drawnNotes, outline, marker });
     performance.measure('timeline-draw', { start: began, end: performance.now() });
     if (performance.getEntriesByName('timeline-draw').length > 5000) performance.clearMeasures('timeline-draw');
     // Lane descriptions and the status line change the DOM: keep that out of frames while moving.
     if (!loader.loading && !input.busy()) describeLanes(headers, counts);
     else { clearTimeout(describeTimer); describeTimer = setTimeout(() => requestDraw(), 300); }
-    setText(windowLabel, `${formatTimestamp(view.start, (view.end - view.start) / 1000)} – ${formatTimestamp(view.end, (view.end - view.start) / 1000)} (${formatDuration(view.end - view.start)} visible)`);
+    setText(windowLabel, windowText(view));
     setText(status, loader.error ? `Timeline query failed: ${loader.error.message}` : loader.loading ? 'Loading…' : '');
     setData(canvas, 'loading', String(loader.loading));
     // Which query the drawn marks come from (the browser tests ask the API the same).
     if (loader.current && canvas.dataset.query !== loader.current.query) canvas.dataset.query = loader.current.query;
   }
 
-  // ----- hit testing and tooltip -----
-  const rowAt = (y) => layout.rows.find((row) => y >= row.y && y < row.y + row.height) ?? null;
-
-  function eventAt(row, x) {
-    const lane = loader.current?.lanes?.[row.id];
-    if (!lane || row.track) return null;
-    const view = visible.get();
-    const best = nearestEvent(lane, timeAt(view, width, x), pixelsToTime(view, width, HIT_SLOP_PX));
-    return best < 0 ? null : eventOf(lane, best);
-  }
-
-  // What a tooltip asks the API for (a signpost's messages), fetched once per path.
-  const details = new Map();
-  let lastPointer = null;
-  function showTooltip(row, e, x, y) {
-    const path = tooltipDetail(row, e);
-    if (path && !details.has(path)) {
-      details.set(path, null);
-      traceView.api.get(path).then((answer) => {
-        details.set(path, answer);
-        if (hover && lastPointer && tooltipDetail(hover.row, hover.event) === path) showTooltip(hover.row, hover.event, lastPointer.x, lastPointer.y);
-      }).catch(() => details.delete(path));
-    }
-    showTooltipAt(tooltip, tooltipOf(row, e, path ? details.get(path) : null), x, y, { width, height: layout.height });
-  }
-
-  function updateHover(x, y) {
-    const note = y < RULER_HEIGHT ? noteMarkAt(drawnNotes, x, y) : null;
-    if (note) {
-      if (hover) { hover = null; requestDraw(); }
-      showTooltipAt(tooltip, NOTE_MARK.tooltip(note.note), x, y, { width, height: layout.height });
-      canvas.style.cursor = 'pointer';
-      return;
-    }
-    const row = rowAt(y);
-    const e = row && x >= 0 && x <= width ? eventAt(row, x) : null;
-    const changed = hover?.event?.index !== e?.index || hover?.row !== row;
-    lastPointer = { x, y };
-    hover = e ? { row, event: e } : null;
-    if (e) showTooltip(row, e, x, y);
-    else tooltip.hidden = true;
-    canvas.style.cursor = e && clickable(row, e) ? 'pointer' : '';
-    if (changed) requestDraw();
-  }
-
-  function clearHover() {
-    if (!hover && tooltip.hidden) return;
-    hover = null;
-    tooltip.hidden = true;
-    requestDraw();
-  }
-
-  /** A click that did not drag: open or close the SwiftUI track, do what the mark's lane kind says, or drop a selected update. */
-  function click(x, y) {
-    if (y < RULER_HEIGHT) {
-      const note = noteMarkAt(drawnNotes, x, y);
-      if (note) traceView.select(NOTE_MARK.click(note.note).select);
-      return;
-    }
-    const row = rowAt(y);
-    const e = row ? eventAt(row, x) : null;
-    if (row?.track) { toggleSwiftUI(); return; }
-    const target = e ? clickOf(row, e) : null;
-    if (target?.select) traceView.select(target.select, { span: target.span });
-    else if (target?.range) traceView.setRange(target.range[0], target.range[1], { zoom: false });
-    else if (target?.zoom) setView(target.zoom, 'jump');
-    else if (!e && row?.long && selectedUpdate(state.get()) !== null) traceView.select(null);
-  }
+  // ----- the pointer: hover, tooltip, click -----
+  const pointer = createPointer({
+    canvas, tooltip, traceView,
+    rows: () => layout.rows,
+    size: () => ({ width, height: layout.height }),
+    lanes: () => loader.current?.lanes,
+    view: visible.get,
+    notes: () => drawnNotes,
+    redraw: requestDraw,
+    toggleTrack: toggleSwiftUI,
+    setView,
+  });
 
   const input = attachInput(canvas, {
     width: () => width,
@@ -230,9 +184,9 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
     setView,
     commitWindow: visible.flush,
     newZoomGesture: visible.newGesture,
-    hover: updateHover,
-    clearHover,
-    click,
+    hover: pointer.update,
+    clearHover: pointer.clear,
+    click: pointer.click,
     rangeDrag: (span) => { rangeDrag = span; requestDraw(); },
     range: (start, end) => traceView.setRange(start, end, { zoom: false }),
     escape: () => { if (currentSelection(state.get()) !== null) traceView.select(null); },
@@ -313,18 +267,6 @@ function showWheelHint(hint) {
   };
 }
 
-/** Fills `tooltip` with {title, lines} beside the pointer at (x, y), kept inside the canvas (`bounds`). */
-function showTooltipAt(tooltip, { title, lines }, x, y, bounds) {
-  tooltip.replaceChildren(el('div', { class: 'tt-title', text: title }),
-    el('dl', {}, ...lines.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })])));
-  tooltip.hidden = false;
-  const box = tooltip.getBoundingClientRect();
-  const left = Math.min(x + 14, bounds.width - box.width - 4);
-  const top = y + 16 + box.height > bounds.height ? Math.max(0, y - box.height - 8) : y + 16;
-  tooltip.style.left = `${Math.max(0, left)}px`;
-  tooltip.style.top = `${top}px`;
-}
-
 /**
  * Keyboard selection ([ and ]): the next / previous long update after the selected one (from the
  * window's edge without one). The server finds it in the model, so one hidden in a merged mark is
@@ -376,21 +318,21 @@ function matchStepper(traceView, search, visible, reveal) {
 }
 
 /**
- * Outlines the selection on its lanes (kinds.js SELECTION_OUTLINES) once its extent is known:
+ * Outlines the selection on its lanes (its descriptor's `extent`, selections/) once its extent is known:
  * returns outline(selection), which hands `show` {key, start, duration, lanes} or null.
  */
 function selectionOutliner(traceView, show) {
   let current = null;
   return async (selection) => {
-    const how = selection ? SELECTION_OUTLINES[selection.kind] : null;
-    if (!how) { current = null; show(null); return; }
+    const how = selection ? selectionDescriptor(selection.kind) : null;
+    if (!how?.extent) { current = null; show(null); return; }
     const key = JSON.stringify(selection);
     if (current?.key === key) return;
     try {
-      const path = how.path(selection.id);
+      const path = how.resource(selection.id);
       const answer = path ? await traceView.api.get(path) : null;
       if (JSON.stringify(currentSelection(traceView.state.get())) !== key) return;
-      current = { key, ...how.outline(answer, selection.id) };
+      current = { key, ...how.extent(answer, selection.id) };
     } catch {
       current = null;
     }

@@ -1,5 +1,5 @@
-// What each kind of timeline lane means to the user: the lines of a mark's tooltip, what a click
-// on the mark does, and how a selection is outlined on the lanes. Pure (no DOM, no requests):
+// What each kind of timeline lane means to the user: the lines of a mark's tooltip and what a click
+// on the mark does (where a selection is outlined is its descriptor's, selections/). Pure (no DOM, no requests):
 // `node --test` checks it. A lane row names its kind (lanes.js: `kind`); a new kind of lane adds
 // its row there, its entry here, and, when a click selects something new, a side-panel module.
 import { countLabel } from './lanes.js';
@@ -106,45 +106,8 @@ export function clickable(row, event) {
   return !!target && !target.range;
 }
 
-/** The update lanes an update of each kind is drawn on (the long lane only when it is long). */
-const UPDATE_LANES = {
-  'view-body': ['view-body', 'long-view-body'],
-  representable: ['representable', 'long-representable'],
-  layout: ['other', 'long-other'],
-  other: ['other', 'long-other'],
-};
-
-/**
- * How a selection is outlined on the lanes: `path(id)` asks the trace's API for it (null: nothing to
- * ask), `outline(answer, id)` gives {start, duration, lanes}. Kinds without an entry are not outlined.
- */
-export const SELECTION_OUTLINES = Object.freeze({
-  update: {
-    path: (id) => `updates/${id}`,
-    outline: (u) => ({ start: u.start, duration: u.duration, lanes: (UPDATE_LANES[u.kind] ?? []).filter((lane) => !lane.startsWith('long-') || u.severity !== 'normal') }),
-  },
-  signpost: {
-    path: (id) => `signposts/${id}`,
-    outline: (s) => ({ start: s.start, duration: s.duration, lanes: [s.lane] }),
-  },
-  /** A Swift task interval: a wait for the Main Actor on the waits lane, anything else on the Main Actor lane. */
-  'task-state': {
-    path: (id) => `task-states/${id}`,
-    outline: taskStateOutline,
-  },
-  /** A Main Actor mark's intervals: the one picked from its list, else the mark itself (no request). */
-  'task-states': {
-    path: (id) => (id.row != null ? `task-states/${id.row}` : null),
-    outline: (answer, id) => (answer ? taskStateOutline(answer) : { start: id.start, duration: id.end - id.start, lanes: [id.lane] }),
-  },
-});
-
 /** A note's mark on the ruler (lanes.js noteMarks): its tooltip, and a click shows it in the side panel. */
 export const NOTE_MARK = Object.freeze({
   tooltip: (note) => ({ title: 'Note', lines: [['About', noteTargetText(note.target)], ['Note', note.text.length > 120 ? `${note.text.slice(0, 119)}…` : note.text]] }),
   click: (note) => ({ select: { kind: 'note', id: note.id } }),
 });
-
-function taskStateOutline(s) {
-  return { start: s.start, duration: s.duration, lanes: [s.state === 'enqueued' && s.isMainActor ? 'main-actor-waits' : 'main-actor'] };
-}

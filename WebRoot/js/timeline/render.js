@@ -1,6 +1,10 @@
-// Canvas drawing of the ruler and lanes. Pure: takes the view, the rows and the loaded data.
-import { formatDuration, tickLabel } from '../format.js';
+// Canvas drawing of the ruler and lanes, and of the overlays through their layers (layers/).
+// Pure: takes the view, the rows, the loaded data and each layer's input.
+import { tickLabel } from '../format.js';
+import { niceStep } from '../chart/axis.js';
 import { countLabel, RULER_HEIGHT, SEVERITIES, visibleSpan } from './lanes.js';
+import { ABOVE_MARKS, BELOW_MARKS, drawLayers } from './layers/index.js';
+import { trackLit } from './layers/matches.js';
 
 const COLOR_NAMES = ['bg', 'bg-alt', 'fg', 'muted', 'border', 'accent', 'orange', 'red', 'gray-event', 'hitch', 'hang', 'signpost', 'cpu', 'cpu-main', 'range', 'range-edge', 'lane-alt', 'match'];
 
@@ -13,10 +17,7 @@ export function readColors(element) {
 
 /** A 1-2-5 step giving ticks at least `minPx` apart. */
 export function tickStep(nsPerPx, minPx = 90) {
-  const target = nsPerPx * minPx;
-  const power = 10 ** Math.floor(Math.log10(Math.max(target, 1)));
-  for (const factor of [1, 2, 5, 10]) if (power * factor >= target) return power * factor;
-  return power * 10;
+  return niceStep(Math.max(nsPerPx * minPx, 1));
 }
 
 function eventColor(row, severity, colors) {
@@ -25,18 +26,42 @@ function eventColor(row, severity, colors) {
 }
 
 /**
- * Draws everything; returns per-lane counts of drawn marks (for the lane headers' accessible
- * descriptions): {laneId: {marks, orange, red, merged, matches}}. `matches`: the find box's
- * matches by lane ({laneId: [start, end, start, end…]}, search.js).
+ * Draws the ruler, the lanes' marks and the overlays (layers/: `layers` is their input by id:
+ * {findings, notes, marker, range, matches, selection, hover}); returns per-lane counts of drawn
+ * marks (for the lane headers' accessible descriptions): {laneId: {marks, orange, red, merged, matches}}.
  */
-export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, range, selected, hover, rangeDrag, findingMarks = [], noteMarks = [], matches = null, marker = null }) {
+export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colors, layers = {} }) {
   const k = width / (view.end - view.start);
   const xOf = (t) => (t - view.start) * k;
   g.clearRect(0, 0, width, height);
   g.fillStyle = colors.bg;
   g.fillRect(0, 0, width, height);
+  drawBands(g, rows, width, colors);
+  drawRuler(g, { width, height, view, k, xOf, colors, origin: layers.marker?.rulerFromMarker ? layers.marker.time : 0 });
+  const counts = {};
+  const frame = { width, height, view, xOf, rows, colors, counts };
+  drawLayers(g, BELOW_MARKS, frame, layers);
+  const lanes = data?.lanes ?? {};
+  for (const row of rows) {
+    if (row.track) {
+      // The note gives way to the find box's matches drawn on the collapsed row.
+      if (!row.expanded && !trackLit(row, layers.matches)) drawNote(g, row, 'Click to expand: every update in View Body, Representable and Other Updates', colors);
+      continue;
+    }
+    const lane = lanes[row.id];
+    const stats = { marks: 0, orange: 0, red: 0, merged: !!lane?.merged, loaded: !!lane };
+    counts[row.id] = stats;
+    if (!lane) continue;
+    if (!row.cpu) drawEventLane(g, row, lane, stats, { view, k, width, dpr, colors });
+    else if (lane.length) drawCPU(g, lane, row, view, k, width, dpr, colors);
+    else drawNote(g, row, 'No CPU samples in this window', colors);
+  }
+  drawLayers(g, ABOVE_MARKS, frame, layers);
+  return counts;
+}
 
-  // Lane backgrounds and separators; the stacked rows of a signpost group share its band.
+/** Lane backgrounds and separators; the stacked rows of a signpost group share its band. */
+function drawBands(g, rows, width, colors) {
   let band = -1;
   for (const row of rows) {
     if (!row.stacked) band += 1;
@@ -44,8 +69,10 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
   }
   g.fillStyle = colors.border;
   rows.forEach((row, i) => { if (!rows[i + 1]?.stacked) g.fillRect(0, row.y + row.height - 1, width, 1); });
+}
 
-  // Ruler and grid.
+/** The ruler and the grid: ticks at whole steps from `origin` (the trace's clock, or the marker's time: "+20 ms"). */
+function drawRuler(g, { width, height, view, k, xOf, colors, origin }) {
   const step = tickStep(1 / k);
   g.fillStyle = colors['bg-alt'];
   g.fillRect(0, 0, width, RULER_HEIGHT);
@@ -53,8 +80,6 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
   g.fillRect(0, RULER_HEIGHT - 1, width, 1);
   g.font = '11px system-ui, "DejaVu Sans", sans-serif';
   g.textBaseline = 'middle';
-  // Ticks at whole steps from the origin: the trace's clock, or the marker's time ("+20 ms").
-  const origin = marker?.rulerFromMarker ? marker.time : 0;
   const firstTick = origin + Math.ceil((view.start - origin) / step) * step;
   for (let t = firstTick; t <= view.end; t += step) {
     const x = Math.round(xOf(t)) + 0.5;
@@ -73,228 +98,93 @@ export function drawTimeline(g, { width, height, dpr = 1, view, rows, data, colo
     const x = Math.round(xOf(t));
     if (x >= 0 && x <= width) g.fillRect(x, RULER_HEIGHT - 4, 1, 4);
   }
-
-  // Findings along the ruler's foot, coloured by severity (docs/findings.md); the open one outlined.
-  for (const mark of findingMarks) {
-    g.fillStyle = mark.severity === 'high' ? colors.red : mark.severity === 'medium' ? colors.orange : colors.muted;
-    g.fillRect(mark.x, mark.y, mark.width, mark.height);
-    if (mark.open) {
-      g.strokeStyle = colors.fg;
-      g.lineWidth = 1;
-      g.strokeRect(mark.x - 0.5, mark.y - 0.5, mark.width + 1, mark.height + 1);
-    }
-  }
-
-  // The marker under the marks (they stay their colour), its label on the ruler.
-  if (marker) drawMarker(g, marker, xOf(marker.time), width, height, colors);
-
-  // Notes along the ruler's top (a flag over what each is about); the selected one outlined.
-  for (const mark of noteMarks) {
-    g.fillStyle = colors.accent;
-    g.fillRect(mark.x, mark.y, mark.width, mark.height);
-    g.fillRect(mark.x, mark.y, 2, RULER_HEIGHT - mark.y);
-    if (mark.selected) {
-      g.strokeStyle = colors.fg;
-      g.lineWidth = 1.5;
-      g.strokeRect(mark.x - 1, mark.y - 0.5, mark.width + 2, mark.height + 1);
-    }
-  }
-
-  // Inspection range (or the one being dragged), shaded under the marks so colours stay true.
-  const shade = rangeDrag ?? range;
-  if (shade) {
-    const x0 = Math.max(xOf(shade[0]), -1);
-    const x1 = Math.min(xOf(shade[1]), width + 1);
-    if (x1 >= 0 && x0 <= width) {
-      g.fillStyle = colors.range;
-      g.fillRect(x0, 0, Math.max(x1 - x0, 1), height);
-    }
-  }
-
-  const counts = {};
-  const lanes = data?.lanes ?? {};
-  for (const row of rows) {
-    if (row.track) {
-      // The note gives way to the find box's matches drawn on the collapsed row.
-      const lit = (TRACK_LANES[row.id] ?? []).some((lane) => matches?.[lane]?.length);
-      if (!row.expanded && !lit) drawNote(g, row, 'Click to expand: every update in View Body, Representable and Other Updates', colors);
-      continue;
-    }
-    const lane = lanes[row.id];
-    const stats = { marks: 0, orange: 0, red: 0, merged: !!lane?.merged, loaded: !!lane };
-    counts[row.id] = stats;
-    if (!lane) continue;
-    if (row.cpu) {
-      if (lane.length) drawCPU(g, lane, row, view, k, width, dpr, colors);
-      else drawNote(g, row, 'No CPU samples in this window', colors);
-      continue;
-    }
-    const top = row.y + 4;
-    const h = row.height - 8;
-    // Marks of one severity that touch on screen are drawn as one rectangle, and each severity
-    // is filled in one go: at a 1M-update zoom-out most of a lane is runs of 1-pixel marks, and
-    // the canvas is rasterized on the CPU, so fewer rectangles means faster frames.
-    const rects = [[], [], []];
-    const runStart = [NaN, NaN, NaN];
-    const runEnd = [NaN, NaN, NaN];
-    const labelled = [];
-    const mixed = [];   // red marks that merge orange updates too: [x0, x1, ...]
-    const { start, duration, severity, label, count, alsoOrange } = lane;
-    const [first, last] = visibleSpan(lane, view.start, view.end);
-    for (let i = first; i < last; i++) {
-      const x0 = (start[i] - view.start) * k;
-      const x1 = (start[i] + duration[i] - view.start) * k;
-      if (x1 < 0 || x0 > width) continue;
-      const sev = severity[i];
-      stats.marks++;
-      if (sev === 1) stats.orange++;
-      else if (sev === 2) stats.red++;
-      // Snap to device pixels: crisp edges, and a 1-pixel mark keeps its full colour.
-      const left = Math.round(x0 * dpr) / dpr;
-      const right = Math.max(Math.round(x1 * dpr) / dpr, left + 1);
-      if (left <= runEnd[sev]) {
-        if (right > runEnd[sev]) runEnd[sev] = right;
-      } else {
-        if (runEnd[sev] === runEnd[sev]) rects[sev].push(runStart[sev], runEnd[sev]);
-        runStart[sev] = left;
-        runEnd[sev] = right;
-      }
-      if (alsoOrange?.[i]) mixed.push(left, right);
-      if (right - left > 36 && (label[i] >= 0 || count[i] > 1)) labelled.push(i);
-    }
-    for (let sev = 0; sev < 3; sev++) {
-      if (runEnd[sev] === runEnd[sev]) rects[sev].push(runStart[sev], runEnd[sev]);
-      const list = rects[sev];
-      if (!list.length) continue;
-      g.fillStyle = eventColor(row, SEVERITIES[sev], colors);
-      for (let j = 0; j < list.length; j += 2) g.fillRect(list[j], top, list[j + 1] - list[j], h);
-    }
-    // Red is drawn over orange; where they share pixels (a zoom-out), or a red mark merges orange
-    // updates too, orange stays visible as a strip along the bottom of the red (as Instruments
-    // shows both), so long updates next to very long ones are not lost.
-    if (row.long) {
-      g.fillStyle = colors.orange;
-      const strip = Math.max(3, Math.round(h / 3));
-      for (const [x0, x1] of overlaps(rects[1], rects[2])) g.fillRect(x0, top + h - strip, x1 - x0, strip);
-      for (let j = 0; j < mixed.length; j += 2) g.fillRect(mixed[j], top + h - strip, mixed[j + 1] - mixed[j], strip);
-      stats.alsoOrange = mixed.length / 2;
-    }
-    // Hangs are striped: their red differs from a very long update's red by more than hue.
-    if (row.color === 'hang') {
-      for (let sev = 0; sev < 3; sev++) stripe(g, rects[sev], top, h, colors.bg);
-    }
-    if (labelled.length) {
-      g.save();
-      g.beginPath();
-      g.rect(0, row.y, width, row.height);
-      g.clip();
-      g.font = '11px system-ui, "DejaVu Sans", sans-serif';
-      for (const i of labelled) {
-        const x0 = Math.max((start[i] - view.start) * k, 0);
-        const x1 = Math.min((start[i] + duration[i] - view.start) * k, width);
-        const sev = severity[i];
-        const light = row.color === 'accent' || row.color === 'hitch' || row.color === 'signpost' || sev === 2;
-        // The hang colour is dark in light mode and light in dark mode: the page background reads on it.
-        g.fillStyle = row.color === 'hang' ? colors.bg : light ? '#ffffff' : row.long && sev === 0 ? colors.fg : '#1d1f23';
-        // A merged mark says how many it holds ("5 updates"), or just the number where that does not fit.
-        let text = label[i] >= 0 ? lane.labels[label[i]] : countLabel(row, count[i]);
-        const room = x1 - x0 - 8;
-        // A signpost's label is "Name: message": the message only where it fits, else the name alone.
-        if (row.signposts && label[i] >= 0 && text.includes(': ') && g.measureText(text).width > room) text = text.slice(0, text.indexOf(': '));
-        const fitted = label[i] >= 0 || g.measureText(text).width <= room ? fitText(g, text, room) : fitText(g, String(count[i]), room);
-        if (fitted) g.fillText(fitted, x0 + 4, row.y + row.height / 2);
-      }
-      g.restore();
-    }
-  }
-
-  if (matches) drawMatches(g, rows, matches, counts, xOf, width, colors);
-
-  // Selected update: outline where its mark is, and guide lines through the lanes.
-  if (selected) {
-    const x0 = xOf(selected.start);
-    const x1 = Math.max(xOf(selected.start + selected.duration), x0 + 1);
-    if (x1 >= -2 && x0 <= width + 2) {
-      g.strokeStyle = colors.fg;
-      g.lineWidth = 2;
-      for (const row of rows) {
-        if (selected.lanes.includes(row.id)) g.strokeRect(x0 - 1, row.y + 2, x1 - x0 + 2, row.height - 4);
-      }
-      g.globalAlpha = 0.6;
-      g.setLineDash([3, 3]);
-      g.lineWidth = 1;
-      g.beginPath();
-      g.moveTo(Math.round(x0) + 0.5, RULER_HEIGHT);
-      g.lineTo(Math.round(x0) + 0.5, height);
-      g.moveTo(Math.round(x1) + 0.5, RULER_HEIGHT);
-      g.lineTo(Math.round(x1) + 0.5, height);
-      g.stroke();
-      g.setLineDash([]);
-      g.globalAlpha = 1;
-    }
-  }
-
-  // Inspection range edges (the shading is drawn under the marks).
-  if (shade) {
-    const x0 = xOf(shade[0]);
-    const x1 = xOf(shade[1]);
-    g.fillStyle = colors['range-edge'];
-    if (x0 >= 0 && x0 <= width) g.fillRect(Math.round(x0), 0, 1, height);
-    if (x1 >= 0 && x1 <= width) g.fillRect(Math.round(x1), 0, 1, height);
-    // The range's length on the ruler, where it fits.
-    const text = formatDuration(shade[1] - shade[0]);
-    const left = Math.max(x0, 0);
-    const right = Math.min(x1, width);
-    g.font = '600 11px system-ui, "DejaVu Sans", sans-serif';
-    const textWidth = g.measureText(text).width;
-    if (right - left > textWidth + 10) {
-      const x = (left + right - textWidth) / 2;
-      g.fillStyle = colors['bg-alt'];
-      g.fillRect(x - 4, RULER_HEIGHT - 14, textWidth + 8, 13);
-      g.fillStyle = colors.fg;
-      g.fillText(text, x, RULER_HEIGHT - 7);
-    }
-  }
-
-  if (hover?.event && !hover.row.cpu) {
-    const e = hover.event;
-    const x0 = xOf(e.start);
-    const x1 = Math.max(xOf(e.start + e.duration), x0 + 1);
-    g.strokeStyle = colors.accent;
-    g.lineWidth = 1.5;
-    g.strokeRect(x0 - 1.5, hover.row.y + 2.5, x1 - x0 + 3, hover.row.height - 5);
-  }
-  return counts;
 }
 
-/** The track's lanes: a collapsed SwiftUI track shows its lanes' matches on its own row. */
-const TRACK_LANES = { swiftui: ['view-body', 'representable', 'other'] };
-
 /**
- * The find box's matches: a band in the match colour under each matching span and a frame around
- * it, so a lit mark reads at any zoom (a 1-pixel match is widened to 3).
+ * The marks of an update or interval lane, counted into `stats`. Marks of one severity that touch
+ * on screen are drawn as one rectangle, and each severity is filled in one go: at a 1M-update
+ * zoom-out most of a lane is runs of 1-pixel marks, and the canvas is rasterized on the CPU, so
+ * fewer rectangles means faster frames.
  */
-function drawMatches(g, rows, matches, counts, xOf, width, colors) {
-  for (const row of rows) {
-    const lanes = row.track && !row.expanded ? TRACK_LANES[row.id] ?? [] : [row.id];
-    const spans = lanes.flatMap((lane) => {
-      const list = matches[lane] ?? [];
-      return Array.from({ length: list.length / 2 }, (_, j) => [list[2 * j], list[2 * j + 1]]);
-    });
-    if (counts[row.id]) counts[row.id].matches = spans.length;
-    else if (spans.length) counts[row.id] = { marks: 0, orange: 0, red: 0, merged: false, matches: spans.length };
-    g.fillStyle = colors.match;
-    g.strokeStyle = colors.match;
-    g.lineWidth = 2;
-    for (const [start, end] of spans) {
-      let x0 = xOf(start);
-      let x1 = xOf(end);
-      if (x1 < -3 || x0 > width + 3) continue;
-      if (x1 - x0 < 3) { const mid = (x0 + x1) / 2; x0 = mid - 1.5; x1 = mid + 1.5; }
-      g.fillRect(x0, row.y + row.height - 4, x1 - x0, 3);
-      g.strokeRect(x0 - 1, row.y + 1, x1 - x0 + 2, row.height - 6);
+function drawEventLane(g, row, lane, stats, { view, k, width, dpr, colors }) {
+  const top = row.y + 4;
+  const h = row.height - 8;
+  const rects = [[], [], []];
+  const runStart = [NaN, NaN, NaN];
+  const runEnd = [NaN, NaN, NaN];
+  const labelled = [];
+  const mixed = [];   // red marks that merge orange updates too: [x0, x1, ...]
+  const { start, duration, severity, label, count, alsoOrange } = lane;
+  const [first, last] = visibleSpan(lane, view.start, view.end);
+  for (let i = first; i < last; i++) {
+    const x0 = (start[i] - view.start) * k;
+    const x1 = (start[i] + duration[i] - view.start) * k;
+    if (x1 < 0 || x0 > width) continue;
+    const sev = severity[i];
+    stats.marks++;
+    if (sev === 1) stats.orange++;
+    else if (sev === 2) stats.red++;
+    // Snap to device pixels: crisp edges, and a 1-pixel mark keeps its full colour.
+    const left = Math.round(x0 * dpr) / dpr;
+    const right = Math.max(Math.round(x1 * dpr) / dpr, left + 1);
+    if (left <= runEnd[sev]) {
+      if (right > runEnd[sev]) runEnd[sev] = right;
+    } else {
+      if (runEnd[sev] === runEnd[sev]) rects[sev].push(runStart[sev], runEnd[sev]);
+      runStart[sev] = left;
+      runEnd[sev] = right;
     }
+    if (alsoOrange?.[i]) mixed.push(left, right);
+    if (right - left > 36 && (label[i] >= 0 || count[i] > 1)) labelled.push(i);
   }
+  for (let sev = 0; sev < 3; sev++) {
+    if (runEnd[sev] === runEnd[sev]) rects[sev].push(runStart[sev], runEnd[sev]);
+    const list = rects[sev];
+    if (!list.length) continue;
+    g.fillStyle = eventColor(row, SEVERITIES[sev], colors);
+    for (let j = 0; j < list.length; j += 2) g.fillRect(list[j], top, list[j + 1] - list[j], h);
+  }
+  // Red is drawn over orange; where they share pixels (a zoom-out), or a red mark merges orange
+  // updates too, orange stays visible as a strip along the bottom of the red (as Instruments
+  // shows both), so long updates next to very long ones are not lost.
+  if (row.long) {
+    g.fillStyle = colors.orange;
+    const strip = Math.max(3, Math.round(h / 3));
+    for (const [x0, x1] of overlaps(rects[1], rects[2])) g.fillRect(x0, top + h - strip, x1 - x0, strip);
+    for (let j = 0; j < mixed.length; j += 2) g.fillRect(mixed[j], top + h - strip, mixed[j + 1] - mixed[j], strip);
+    stats.alsoOrange = mixed.length / 2;
+  }
+  // Hangs are striped: their red differs from a very long update's red by more than hue.
+  if (row.color === 'hang') {
+    for (let sev = 0; sev < 3; sev++) stripe(g, rects[sev], top, h, colors.bg);
+  }
+  if (labelled.length) drawLabels(g, row, lane, labelled, { view, k, width, colors });
+}
+
+/** The labels of the marks wide enough for one (`labelled`: their indices), clipped to the lane. */
+function drawLabels(g, row, lane, labelled, { view, k, width, colors }) {
+  const { start, duration, severity, label, count } = lane;
+  g.save();
+  g.beginPath();
+  g.rect(0, row.y, width, row.height);
+  g.clip();
+  g.font = '11px system-ui, "DejaVu Sans", sans-serif';
+  for (const i of labelled) {
+    const x0 = Math.max((start[i] - view.start) * k, 0);
+    const x1 = Math.min((start[i] + duration[i] - view.start) * k, width);
+    const sev = severity[i];
+    const light = row.color === 'accent' || row.color === 'hitch' || row.color === 'signpost' || sev === 2;
+    // The hang colour is dark in light mode and light in dark mode: the page background reads on it.
+    g.fillStyle = row.color === 'hang' ? colors.bg : light ? '#ffffff' : row.long && sev === 0 ? colors.fg : '#1d1f23';
+    // A merged mark says how many it holds ("5 updates"), or just the number where that does not fit.
+    let text = label[i] >= 0 ? lane.labels[label[i]] : countLabel(row, count[i]);
+    const room = x1 - x0 - 8;
+    // A signpost's label is "Name: message": the message only where it fits, else the name alone.
+    if (row.signposts && label[i] >= 0 && text.includes(': ') && g.measureText(text).width > room) text = text.slice(0, text.indexOf(': '));
+    const fitted = label[i] >= 0 || g.measureText(text).width <= room ? fitText(g, text, room) : fitText(g, String(count[i]), room);
+    if (fitted) g.fillText(fitted, x0 + 4, row.y + row.height / 2);
+  }
+  g.restore();
 }
 
 function drawCPU(g, lane, row, view, k, width, dpr, colors) {
@@ -370,19 +260,4 @@ function stripe(g, runs, top, h, color) {
   }
   g.stroke();
   g.restore();
-}
-
-/** The marker (the comparison's anchor): a line across ruler and lanes, its label on the ruler; none without a label. */
-function drawMarker(g, marker, x, width, height, colors) {
-  if (x < -1 || x > width + 1 || !marker.label) return;
-  g.fillStyle = colors.fg;
-  g.globalAlpha = 0.75;
-  g.fillRect(Math.round(x) - 1, 0, 2, height);
-  g.globalAlpha = 1;
-  g.font = '600 11px system-ui, "DejaVu Sans", sans-serif';
-  const textWidth = g.measureText(marker.label).width;
-  const left = x + 4 + textWidth + 6 <= width ? x + 4 : x - textWidth - 10;
-  g.fillRect(left, RULER_HEIGHT - 15, textWidth + 6, 14);
-  g.fillStyle = colors.bg;
-  g.fillText(marker.label, left + 3, RULER_HEIGHT - 8);
 }

@@ -11,7 +11,9 @@ import { buildPath, createLocalViewState, selectionPatch } from '../../state.js'
 import { createTraceView } from '../../trace-view.js';
 import { formatDuration } from '../../format.js';
 import { bundleMark, graphDiff } from '../../graph/diff.js';
-import { rangeParams, rowKey } from './sections.js';
+import { rowKey } from './sections.js';
+import { rangeOf, rangeParams } from '../../selections/range.js';
+import { viewOf } from '../../selections/view.js';
 import { mountDiffFlame, pooledFlameNote } from './flame.js';
 
 /**
@@ -64,7 +66,7 @@ export function drillSection(c, s, { a, b, infos, graphs }) {
     section.append(el('p', { text: `No row ${s.row.view} (${s.row.module}) in this comparison.` }));
     return section;
   }
-  const paneView = { module: v.module, view: v.view, category: v.category };
+  const paneView = viewOf(v);
   // Both graphs as drawn last; when both are there, the edges that differ are marked on both.
   const drawn = { A: null, B: null };
   const mounted = {};
@@ -102,7 +104,7 @@ export function drillSection(c, s, { a, b, infos, graphs }) {
       onRender: (g) => { drawn[name] = g; markDifferences(); },
     });
     graphs.push(mounted[name]);
-    traceApi(id).get('updates', { view: v.view, module: v.module, category: v.category, sort: 'duration', order: 'desc', limit: 5, ...rangeParams(range) })
+    traceApi(id).get('updates', { view: v.view, module: v.module, category: v.category, sort: 'duration', order: 'desc', limit: 5, ...rangeParams(rangeOf(range)) })
       .then((page) => {
         list.replaceChildren(...page.updates.map((u) => el('li', {},
           el('a', { href: buildPath(id, { update: u.id, pane: 'graph', graph: `u${u.id}` }), text: formatDuration(u.duration) }),

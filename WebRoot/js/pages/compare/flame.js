@@ -5,11 +5,10 @@
 // stays in the page. Several recordings a side are pooled (weights per run), zoomed by names.
 import { getJSON } from '../../api.js';
 import { el } from '../../dom.js';
-import { formatPercent } from '../../panes/common.js';
-import { formatWeight } from '../../panes/cpu/model.js';
-import { clampView, diffColor } from '../../panes/cpu/boxes/model.js';
-import { mountBoxCanvas } from '../../panes/cpu/boxes/canvas.js';
-import { ancestry, flameTooltip, frameAtPath, framePath, frameWindow, needsFinerAnswer, prepareFlame } from '../../panes/cpu/flame-model.js';
+import { formatPercent, formatWeight } from '../../format.js';
+import { clampView, diffColor } from '../../chart/boxes.js';
+import { mountBoxCanvas } from '../../chart/box-canvas.js';
+import { ancestry, flameTooltip, frameAtPath, framePath, frameWindow, needsFinerAnswer, prepareFlame } from '../../chart/flame-model.js';
 
 /**
  * Mounts the graph into `container`: `a`, `b` (each side's trace ids: one, or several pooled),

@@ -43,7 +43,6 @@ export function scrollBox(table, label) {
   return frame;
 }
 export const rowKey = (row) => `${row.module}:${row.view}:${row.category}`;
-export const rangeParams = (range) => (range ? { start: range[0], end: range[1] } : {});
 
 /** Which rows a filter keeps: long = either side has orange or red updates; app = the app's own views. */
 export function filterRows(views, filter) {

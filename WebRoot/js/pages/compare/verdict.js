@@ -2,7 +2,7 @@
 // largest effect first, each line a way to its evidence below) and the findings resolved, new
 // and still present. The words are the API's (the model's ComparisonWords), as the CLI prints them.
 import { el } from '../../dom.js';
-import { formatDuration, plural } from '../../format.js';
+import { findingKindTitle, formatDuration, plural } from '../../format.js';
 import { scrollBox } from './sections.js';
 
 const TONES = { better: 'Better', worse: 'Worse', neutral: 'Unchanged' };
@@ -67,7 +67,7 @@ export function findingsSection(c) {
       class: `finding-${f.change}`, 'data-key': `${f.kind}:${f.key}`, 'data-change': f.change, 'data-kind': f.kind,
     },
     el('td', { class: 'change', text: order[f.change] ?? f.change }),
-    el('td', { class: 'kind', text: f.kind }),
+    el('td', { class: 'kind', title: f.kind, text: findingKindTitle(f.kind) }),
     el('td', { class: 'name', title: f.title, text: f.subject }),
     el('td', { class: 'presence', text: presence(f.a, c.a.runs) }),
     el('td', { class: 'presence', text: presence(f.b, c.b.runs) })))));

@@ -4,10 +4,10 @@
 // Ctrl/Cmd + wheel and W/S zoom, drag and A/D pan. The server draws at most what the width can
 // show (narrower frames merged), so zooming past that asks again for the part in view.
 import { el } from '../../dom.js';
-import { latestOnly, loadingSoon, message } from '../common.js';
-import { KINDS, kindColor, clampView, matchingBoxes } from './boxes/model.js';
-import { mountBoxCanvas } from './boxes/canvas.js';
-import { ancestry, flameTooltip, frameAtPath, framePath, frameSource, frameWindow, needsFinerAnswer, prepareFlame } from './flame-model.js';
+import { message, paneLoader } from '../common.js';
+import { kindColor, clampView, matchingBoxes } from '../../chart/boxes.js';
+import { kindLegendItems, mountBoxCanvas } from '../../chart/box-canvas.js';
+import { ancestry, flameTooltip, frameAtPath, frameDetails, framePath, frameWindow, needsFinerAnswer, prepareFlame } from '../../chart/flame-model.js';
 import { cpuChanged, cpuParams } from './settings.js';
 
 const REFETCH_MS = 120;
@@ -21,8 +21,7 @@ export function mountFlameView(container, traceView, pane) {
   let searchText = state.get().search ?? '';
   let matches = null;
   let refetchTimer = 0;
-  const load = latestOnly();
-  let stopLoading = null;
+  const loader = paneLoader(pane.status);
 
   const breadcrumb = el('nav', { class: 'cpu-breadcrumb', 'aria-label': 'Zoomed frame' });
   const legend = el('div', { class: 'cpu-legend', role: 'group', 'aria-label': 'Flame graph colours' });
@@ -59,14 +58,8 @@ export function mountFlameView(container, traceView, pane) {
   /** Asks for the graph; `keepView`: a finer answer for the window shown (not a new graph). */
   function refresh({ keepView = false } = {}) {
     clearTimeout(refetchTimer);
-    stopLoading?.();
-    const loaded = stopLoading = loadingSoon(pane.status, 'Loading flame graph…');
     const windowed = keepView && flame ? { from: Math.floor(view.from), to: Math.ceil(view.to) } : {};
-    load(
-      () => traceView.api.get('flamegraph', params(windowed)).finally(loaded),
-      (answer) => { pane.status.replaceChildren(); show(answer, keepView); },
-      (error) => { pane.status.replaceChildren(message(`Could not load the flame graph: ${error.message}`, 'error')); },
-    );
+    loader.run('flame graph', () => traceView.api.get('flamegraph', params(windowed)), (answer) => show(answer, keepView));
   }
 
   function show(answer, keepView) {
@@ -125,12 +118,8 @@ export function mountFlameView(container, traceView, pane) {
     if (selected < 0 || !flame) { pane.select(null); return; }
     const path = framePath(flame, selected);
     const base = state.get().focus;
-    pane.select({
-      name: flame.boxes.name[selected], binary: flame.answer.binaries[flame.answer.frames.binary[selected]] ?? '',
-      // Below a focus the graph's root is the focused frame: paths go on from the focus.
-      path: path && (base ? [base, ...path.split('.').slice(1)].join('.') : path),
-      source: frameSource(flame.answer, flame.answer.frames, selected),
-    });
+    // Below a focus the graph's root is the focused frame: paths go on from the focus.
+    pane.select(frameDetails(flame.answer, flame.answer.frames, flame.boxes.name[selected], selected, path && (base ? [base, ...path.split('.').slice(1)].join('.') : path)));
   }
 
   function renderBreadcrumb() {
@@ -144,10 +133,8 @@ export function mountFlameView(container, traceView, pane) {
   }
 
   function renderLegend() {
-    const present = new Set(flame?.boxes.kind ?? []);
-    legend.replaceChildren(...Object.entries(KINDS).filter(([kind]) => present.has(kind)).map(([kind, k]) =>
-      el('span', { class: 'cpu-legend-item' }, el('span', { class: 'swatch', style: { 'background-color': kindColor(kind, 'legend') }, 'aria-hidden': 'true' }), k.label)),
-    matches ? el('span', { class: 'cpu-legend-item' }, `Search: ${matches.size} matching frame${matches.size === 1 ? '' : 's'} in colour, the others grey`) : '');
+    legend.replaceChildren(...kindLegendItems(flame?.boxes.kind ?? []),
+      matches ? el('span', { class: 'cpu-legend-item' }, `Search: ${matches.size} matching frame${matches.size === 1 ? '' : 's'} in colour, the others grey`) : '');
   }
 
   function applySearch() {
@@ -171,7 +158,7 @@ export function mountFlameView(container, traceView, pane) {
     focus() { chart.canvas.focus(); },
     destroy() {
       clearTimeout(refetchTimer);
-      stopLoading?.();
+      loader.stop();
       chart.destroy();
       container.replaceChildren();
     },

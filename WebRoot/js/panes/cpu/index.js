@@ -6,7 +6,7 @@
 // are tree-view.js, flame.js and stack.js, each given `pane` (below) to report what they show.
 import { el } from '../../dom.js';
 import { currentRange, formatDuration, formatTime, plural } from '../common.js';
-import { formatWeight } from './model.js';
+import { formatWeight } from '../../format.js';
 import { CPU_VIEWS, fewSamplesWarning, hiddenMatchesNote, scopeText, scopeView } from './settings.js';
 import { mountTreeView } from './tree-view.js';
 import { mountFlameView } from './flame.js';

@@ -1,15 +1,5 @@
 // The call tree as data, free of the DOM (node tests in Tests/Web): the server's answer given ids
 // and parents, the search filter, the heaviest path, and the rows a set of expanded nodes shows.
-import { formatDuration } from '../../format.js';
-
-/** A call tree weight in its unit: CPU time ("ns", Time Profiler) or cycles (CPU Profiler). */
-export function formatWeight(value, unit) {
-  if (unit !== 'cycles') return formatDuration(value);
-  const n = Number(value);
-  const [scale, suffix] = n >= 1e9 ? [1e9, ' G'] : n >= 1e6 ? [1e6, ' M'] : n >= 1e3 ? [1e3, ' k'] : [1, ''];
-  const x = n / scale;
-  return `${scale === 1 ? String(n) : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)}${suffix} cycles`;
-}
 
 /**
  * The heaviest child of `children` ({total, name}[], non-empty) and the ones tied with it: the

@@ -1,8 +1,7 @@
 // The call tree's rows (DOM): weight and self weight with their share, the indented name with its
 // disclosure button, search matches marked, and "tie" where the heaviest path chose among equals.
 import { el } from '../../dom.js';
-import { formatPercent } from '../common.js';
-import { formatWeight } from './model.js';
+import { formatPercent, formatWeight } from '../../format.js';
 
 /**
  * The <tr> of each row of `rows` (model.js flattenTree). `shows`: {selectedId, tiedIds, total,

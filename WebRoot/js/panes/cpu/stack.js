@@ -3,12 +3,12 @@
 // callers above callees, consecutive samples sharing a frame drawn as one box. The server draws
 // at most what the width can show (shorter boxes merged), so a zoom asks again.
 import { el } from '../../dom.js';
-import { formatDuration, latestOnly, loadingSoon, message } from '../common.js';
+import { formatDuration, message, paneLoader } from '../common.js';
 import { formatTimestamp } from '../../format.js';
-import { KINDS, kindColor, matchingBoxes, prepareBoxes } from './boxes/model.js';
-import { mountBoxCanvas } from './boxes/canvas.js';
+import { kindColor, matchingBoxes, prepareBoxes } from '../../chart/boxes.js';
+import { kindLegendItems, mountBoxCanvas } from '../../chart/box-canvas.js';
 import { cpuChanged, cpuParams } from './settings.js';
-import { frameSource } from './flame-model.js';
+import { frameDetails, frameSource } from '../../chart/flame-model.js';
 import { sourceText } from '../../source-link.js';
 
 const REFETCH_MS = 120;
@@ -23,8 +23,7 @@ export function mountStackView(container, traceView, pane) {
   let searchText = state.get().search ?? '';
   let matches = null;
   let refetchTimer = 0;
-  const load = latestOnly();
-  let stopLoading = null;
+  const loader = paneLoader(pane.status);
 
   const about = el('span', { class: 'cpu-stack-about' });
   const legend = el('div', { class: 'cpu-legend', role: 'group', 'aria-label': 'Stack chart colours' });
@@ -46,7 +45,7 @@ export function mountStackView(container, traceView, pane) {
     click(i) {
       selected = i;
       const b = chart?.answer.boxes;
-      pane.select(i >= 0 && b.kind[i] !== 'merged' ? { name: chart.boxes.name[i], binary: chart.answer.binaries[b.binary[i]] ?? '', path: null, source: frameSource(chart.answer, b, i) } : null);
+      pane.select(i >= 0 && b.kind[i] !== 'merged' ? frameDetails(chart.answer, b, chart.boxes.name[i], i) : null);
       canvas.draw();
     },
     selected: () => selected,
@@ -65,8 +64,6 @@ export function mountStackView(container, traceView, pane) {
 
   function refresh() {
     clearTimeout(refetchTimer);
-    stopLoading?.();
-    const loaded = stopLoading = loadingSoon(pane.status, 'Loading stack chart…');
     const s = state.get();
     const span = view.to - view.from;
     // A window and a half on each side, so a pan draws from what is here while the next answer comes.
@@ -74,11 +71,7 @@ export function mountStackView(container, traceView, pane) {
       width: Math.max(100, Math.round(3 * (canvas.canvas.clientWidth || 1000))) };
     const t = thread(s);
     if (t != null) params.thread = t;
-    load(
-      () => traceView.api.get('stackchart', params).finally(loaded),
-      (answer) => { pane.status.replaceChildren(); show(answer); },
-      (error) => { pane.status.replaceChildren(message(`Could not load the stack chart: ${error.message}`, 'error')); },
-    );
+    loader.run('stack chart', () => traceView.api.get('stackchart', params), show);
   }
 
   function show(answer) {
@@ -91,9 +84,7 @@ export function mountStackView(container, traceView, pane) {
     about.textContent = `${name}: ${answer.sampleCount} samples, about one every ${formatDuration(answer.sampleInterval)}`;
     pane.showAnswer({ sampleCount: answer.sampleCount, totalWeight: answer.sampleCount * answer.sampleInterval, unit: answer.unit }, null, { ranked: false });
     applySearch();
-    const present = new Set(chart.boxes.kind);
-    legend.replaceChildren(...Object.entries(KINDS).filter(([kind]) => present.has(kind)).map(([kind, k]) =>
-      el('span', { class: 'cpu-legend-item' }, el('span', { class: 'swatch', style: { 'background-color': kindColor(kind, 'legend') }, 'aria-hidden': 'true' }), k.label)));
+    legend.replaceChildren(...kindLegendItems(chart.boxes.kind));
     canvas.resize();
     if (!b.depth.length) pane.status.replaceChildren(message('No samples of this thread in the window.'));
   }
@@ -140,7 +131,7 @@ export function mountStackView(container, traceView, pane) {
     focus() { canvas.canvas.focus(); },
     destroy() {
       clearTimeout(refetchTimer);
-      stopLoading?.();
+      loader.stop();
       unsubscribe();
       canvas.destroy();
       container.replaceChildren();

@@ -3,7 +3,7 @@
 // highlights frames whose name matches. Keyboard: arrows move/expand/collapse, `h` expands the
 // heaviest path below the selected row, `*` everything below it, `c` charges it to its callers,
 // `f` focuses on its subtree.
-import { latestOnly, loadingSoon, message } from '../common.js';
+import { paneLoader } from '../common.js';
 import { formatDuration, plural } from '../../format.js';
 import { el } from '../../dom.js';
 import { markSelectedRow, scrollRowIntoView } from '../tree.js';
@@ -24,8 +24,7 @@ export function mountTreeView(container, traceView, pane) {
   let rows = [];
   let shown = null;           // while searching: ids of the rows kept, else null
   let tiedIds = new Set();    // rows as heavy as the one the heaviest path followed
-  const load = latestOnly();
-  let stopLoading = null;
+  const loader = paneLoader(pane.status);
 
   const heaviestButton = el('button', {
     type: 'button', class: 'pane-button', title: 'Expand the heaviest path below the selected row (H)',
@@ -52,17 +51,11 @@ export function mountTreeView(container, traceView, pane) {
 
   function refresh() {
     const s = state.get();
-    stopLoading?.();
-    const loaded = stopLoading = loadingSoon(pane.status, 'Loading call tree…');
     const params = cpuParams(s);
     // Matches a transform hides are counted by the server, which alone saw the frames.
     const transformed = s.hideSystem || s.charged?.length || s.focus;
     if (searchText.trim() && transformed) params.search = searchText.trim();
-    load(
-      () => traceView.api.get('calltree', params).finally(loaded),
-      (result) => { pane.status.replaceChildren(); setData(result); },
-      (error) => { setData(null); pane.status.replaceChildren(message(`Could not load the call tree: ${error.message}`, 'error')); },
-    );
+    loader.run('call tree', () => traceView.api.get('calltree', params), setData, () => setData(null));
   }
 
   function setData(result) {
@@ -122,14 +115,7 @@ export function mountTreeView(container, traceView, pane) {
     selectedId = end.id;
     render();
     reportSelection();
-    if (ties.length) {
-      const first = ties[0];
-      const names = [first.best, ...first.tied].map((n) => `“${n.name}”`);
-      const more = ties.length > 1 ? ` It broke ${ties.length - 1} more tie${ties.length > 2 ? 's' : ''} below.` : '';
-      pane.notes.append(el('p', { class: 'cpu-tie-note', role: 'note' },
-        `Tie: below “${first.parent.name}”, ${names.join(' and ')} weigh ${formatDuration(first.best.total)} each; `
-        + `the heaviest path follows ${names[0]} (first by name), not a heavier one.${more}`));
-    }
+    if (ties.length) pane.notes.append(el('p', { class: 'cpu-tie-note', role: 'note' }, tieText(ties)));
     revealSelected(focus);
   }
 
@@ -161,22 +147,11 @@ export function mountTreeView(container, traceView, pane) {
     }));
   }
 
-  function emptyText(s) {
-    const view = scopeView(s);
-    if (view) return `No CPU samples inside the updates of ${view.view}${s.range ? ' in the inspection range' : ''}.`;
-    return s.range ? 'No CPU samples in the inspection range.' : 'No CPU samples in this trace.';
-  }
-
   /** The selected node's frame, for Charge to Caller and Focus on Subtree (its path in the tree's direction). */
   function reportSelection() {
     const node = selectedId != null ? byId.get(selectedId) : null;
     if (!node) { pane.select(null); return; }
-    const steps = [];
-    for (let n = node; n; n = n.parent) steps.push(n.step);
-    const base = state.get().focus;
-    // Below a focus the tree's roots are the focused node: its path goes on from the focus.
-    const path = joinPath(base ? [base, ...steps.reverse().slice(1)] : steps.reverse());
-    pane.select({ name: node.name, binary: node.binary, path: steps.every(Boolean) ? path : null, source: node.source ?? null });
+    pane.select({ name: node.name, binary: node.binary, path: callPathOf(node, state.get().focus), source: node.source ?? null });
   }
 
   function select(id, focus) {
@@ -214,9 +189,34 @@ export function mountTreeView(container, traceView, pane) {
     },
     focus() { focusTree(); },
     destroy() {
-      stopLoading?.();
+      loader.stop();
       input.destroy();
       container.replaceChildren();
     },
   };
+}
+
+function emptyText(s) {
+  const view = scopeView(s);
+  if (view) return `No CPU samples inside the updates of ${view.view}${s.range ? ' in the inspection range' : ''}.`;
+  return s.range ? 'No CPU samples in the inspection range.' : 'No CPU samples in this trace.';
+}
+
+/** What the heaviest path did at its ties (heaviestPath's `ties`, non-empty): the first said in full. */
+function tieText(ties) {
+  const first = ties[0];
+  const names = [first.best, ...first.tied].map((n) => `“${n.name}”`);
+  const more = ties.length > 1 ? ` It broke ${ties.length - 1} more tie${ties.length > 2 ? 's' : ''} below.` : '';
+  return `Tie: below “${first.parent.name}”, ${names.join(' and ')} weigh ${formatDuration(first.best.total)} each; `
+    + `the heaviest path follows ${names[0]} (first by name), not a heavier one.${more}`;
+}
+
+/** `node`'s call path in the tree's direction (fo=), or null when a step has none. Below a focus
+ * (`base`) the tree's roots are the focused node: its path goes on from the focus. */
+function callPathOf(node, base) {
+  const steps = [];
+  for (let n = node; n; n = n.parent) steps.push(n.step);
+  if (!steps.every(Boolean)) return null;
+  steps.reverse();
+  return joinPath(base ? [base, ...steps.slice(1)] : steps);
 }

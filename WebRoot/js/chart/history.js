@@ -2,6 +2,7 @@
 // check it); drawing makes SVG with svg() and leaves what a click or hover does to the page.
 import { svg } from '../dom.js';
 import { formatCount, formatDuration } from '../format.js';
+import { niceStep } from './axis.js';
 
 export const MARGIN = Object.freeze({ left: 72, right: 16, top: 24, bottom: 44 });
 
@@ -13,9 +14,7 @@ export function formatValue(value, unit) {
 /** Round steps for the value axis: 1, 2 or 5 times a power of ten, about `count` of them up to `max`. */
 export function niceTicks(max, count = 4) {
   if (!(max > 0)) return [0];
-  const raw = max / count;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw);
+  const step = niceStep(max / count);
   const ticks = [];
   for (let value = 0; value < max + step / 2; value += step) ticks.push(value);
   if (ticks[ticks.length - 1] < max) ticks.push(ticks[ticks.length - 1] + step);

@@ -1,10 +1,9 @@
 // The flame graph's answer as data, free of the DOM (node tests): GET flamegraph's columns made
 // boxes, a frame's call path (its zoom and focus), the breadcrumb of a zoom, the tooltip, and
 // when the window needs a finer answer than the one drawn.
-import { formatPercent } from '../common.js';
-import { formatWeight } from './model.js';
-import { prepareBoxes } from './boxes/model.js';
-import { sourceText } from '../../source-link.js';
+import { formatPercent, formatWeight } from '../format.js';
+import { prepareBoxes } from './boxes.js';
+import { sourceText } from '../source-link.js';
 
 /** GET flamegraph (or compare/flamegraph) made drawable: {answer, boxes, parent, step}. */
 export function prepareFlame(answer) {
@@ -100,6 +99,11 @@ export function flameTooltip(flame, i, { diff = null } = {}) {
   }
   if (a.frames.foldedDepth?.includes(i)) lines.push(['', `Frames deeper than ${a.maxDepth} are charged here`]);
   return { title: a.names[f.name[i]], lines };
+}
+
+/** Frame `i` of `answer`'s `columns` (a flame graph's frames, a stack chart's boxes) as the CPU pane shows the selected one: {name, binary, path, source}. */
+export function frameDetails(answer, columns, name, i, path = null) {
+  return { name, binary: answer.binaries[columns.binary[i]] ?? '', path, source: frameSource(answer, columns, i) };
 }
 
 /** Frame (or box) `i`'s {path, line} in an answer with `sources` (Instruments 27 records them), or null. */

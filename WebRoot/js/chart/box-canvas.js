@@ -4,8 +4,9 @@
 // Alt + wheel zooms at the pointer, Shift + wheel or a sideways wheel pans, a drag pans, W/S zoom
 // and A/D pan (held keys animate), a click asks the owner what it means. The owner holds the
 // data and the window; this module only draws and asks.
-import { el } from '../../../dom.js';
-import { boxAt, clampView, fitLabel, forEachVisible, interpolateView, ROW_HEIGHT, xAt, zoomAround } from './model.js';
+import { el } from '../dom.js';
+import { showTooltipAt } from './tooltip.js';
+import { boxAt, clampView, fitLabel, forEachVisible, interpolateView, KINDS, kindColor, ROW_HEIGHT, xAt, zoomAround } from './boxes.js';
 
 const DRAG_SLOP_PX = 3;
 const KEY_PAN_PER_S = 1.0;
@@ -70,38 +71,13 @@ export function mountBoxCanvas(container, owner) {
     const view = owner.view();
     const matches = owner.matches();
     const selected = owner.selected();
-    g.font = '11px system-ui, -apple-system, sans-serif';
-    g.textBaseline = 'middle';
     // Only the rows the page shows: a deep graph in a short pane draws what is on screen.
     const rect = canvas.getBoundingClientRect();
-    const firstRow = Math.max(0, Math.floor(-rect.top / ROW_HEIGHT) - 1);
-    const lastRow = Math.ceil((window.innerHeight - rect.top) / ROW_HEIGHT) + 1;
+    const shownRows = [Math.max(0, Math.floor(-rect.top / ROW_HEIGHT) - 1), Math.ceil((window.innerHeight - rect.top) / ROW_HEIGHT) + 1];
     // A box's fill is the same on every frame of one answer: asked once (a colour is a string built from a hash of the name).
     if (fills.boxes !== boxes) Object.assign(fills, { boxes, plain: [], dim: [] });
-    forEachVisible(boxes, view, width, (i, left, right) => {
-      const y = boxes.depth[i] * ROW_HEIGHT;
-      const x0 = Math.max(0, left);
-      const w = Math.min(width, right) - x0;
-      const dim = !!matches && !matches.has(i);
-      const cache = dim ? fills.dim : fills.plain;
-      g.fillStyle = cache[i] ??= owner.fill(i, dim);
-      g.fillRect(x0, y, Math.max(0.5, w - (w > 3 ? 1 : 0)), ROW_HEIGHT - 1);
-      const text = fitLabel(owner.labelOf(i), w);
-      if (text) {
-        g.fillStyle = matches && !matches.has(i) ? '#8a8a8e' : '#1d1d1f';
-        g.fillText(text, x0 + 3, y + ROW_HEIGHT / 2);
-      }
-    }, firstRow, lastRow);
-    for (const [i, color, lineWidth] of [[selected, '#0a84ff', 2], [hover, '#1d1d1f', 1]]) {
-      if (i < 0 || i >= boxes.count) continue;
-      const scale = width / (view.to - view.from);
-      const left = Math.max(-2, (boxes.x[i] - view.from) * scale);
-      const right = Math.min(width + 2, (boxes.x[i] + boxes.width[i] - view.from) * scale);
-      if (right <= 0 || left >= width) continue;
-      g.strokeStyle = color;
-      g.lineWidth = lineWidth;
-      g.strokeRect(left + lineWidth / 2, boxes.depth[i] * ROW_HEIGHT + lineWidth / 2, Math.max(1, right - left - lineWidth), ROW_HEIGHT - 1 - lineWidth);
-    }
+    paintBoxes(g, boxes, view, width, shownRows, { matches, fills, owner });
+    for (const [i, color, lineWidth] of [[selected, '#0a84ff', 2], [hover, '#1d1d1f', 1]]) outlineBox(g, boxes, view, width, i, color, lineWidth);
     performance.measure('cpu-boxes-draw', { start: began, end: performance.now() });
     if (performance.getEntriesByName('cpu-boxes-draw').length > 5000) performance.clearMeasures('cpu-boxes-draw');
     if (animation || held.size) draw();
@@ -120,19 +96,7 @@ export function mountBoxCanvas(container, owner) {
     if (!held.size) { lastKeyFrame = 0; return; }
     const dt = lastKeyFrame ? Math.min(0.05, (now - lastKeyFrame) / 1000) : 1 / 60;
     lastKeyFrame = now;
-    let view = owner.view();
-    for (const action of held) {
-      const span = view.to - view.from;
-      if (action === 'in' || action === 'out') {
-        const factor = Math.exp((action === 'in' ? -1 : 1) * KEY_ZOOM_PER_S * dt);
-        const [from, to] = zoomAround(view, view.from + span / 2, factor);
-        view = clampView([from, to], owner.bounds());
-      } else {
-        const shift = (action === 'left' ? -1 : 1) * KEY_PAN_PER_S * dt * span;
-        view = clampView([view.from + shift, view.to + shift], owner.bounds());
-      }
-    }
-    owner.setView(view, 'zoom');
+    owner.setView(heldKeysView(owner.view(), held, dt, owner.bounds()), 'zoom');
   }
 
   // ----- pointer -----
@@ -190,13 +154,7 @@ export function mountBoxCanvas(container, owner) {
     if (i !== hover) { hover = i; draw(); }
     canvas.style.cursor = i >= 0 ? 'pointer' : '';
     if (i < 0) { tooltip.hidden = true; return; }
-    const { title, lines } = owner.tooltip(i);
-    tooltip.replaceChildren(el('div', { class: 'tt-title', text: title }),
-      el('dl', {}, ...lines.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })])));
-    tooltip.hidden = false;
-    const box = tooltip.getBoundingClientRect();
-    tooltip.style.left = `${Math.max(0, Math.min(x + 14, width - box.width - 4))}px`;
-    tooltip.style.top = `${y + 16 + box.height > height ? Math.max(0, y - box.height - 8) : y + 16}px`;
+    showTooltipAt(tooltip, owner.tooltip(i), x, y, { width, height });
   }
 
   // ----- keys -----
@@ -255,4 +213,58 @@ export function mountBoxCanvas(container, owner) {
       wrap.remove();
     },
   };
+}
+
+/** The legend of the frame kinds present in `kinds` (a column of box kinds): a swatch and a label each. */
+export function kindLegendItems(kinds) {
+  const present = new Set(kinds);
+  return Object.entries(KINDS).filter(([kind]) => present.has(kind)).map(([kind, k]) =>
+    el('span', { class: 'cpu-legend-item' }, el('span', { class: 'swatch', style: { 'background-color': kindColor(kind, 'legend') }, 'aria-hidden': 'true' }), k.label));
+}
+
+/** The window after `dt` seconds of the held keys (`held`: 'in' | 'out' | 'left' | 'right'). */
+function heldKeysView(view, held, dt, bounds) {
+  for (const action of held) {
+    const span = view.to - view.from;
+    if (action === 'in' || action === 'out') {
+      const factor = Math.exp((action === 'in' ? -1 : 1) * KEY_ZOOM_PER_S * dt);
+      view = clampView(zoomAround(view, view.from + span / 2, factor), bounds);
+    } else {
+      const shift = (action === 'left' ? -1 : 1) * KEY_PAN_PER_S * dt * span;
+      view = clampView([view.from + shift, view.to + shift], bounds);
+    }
+  }
+  return view;
+}
+
+/** The boxes of rows [first, last] under `view`, filled (dimmed when a search does not match them) and labelled where a label fits. */
+function paintBoxes(g, boxes, view, width, [firstRow, lastRow], { matches, fills, owner }) {
+  g.font = '11px system-ui, -apple-system, sans-serif';
+  g.textBaseline = 'middle';
+  forEachVisible(boxes, view, width, (i, left, right) => {
+    const y = boxes.depth[i] * ROW_HEIGHT;
+    const x0 = Math.max(0, left);
+    const w = Math.min(width, right) - x0;
+    const dim = !!matches && !matches.has(i);
+    const cache = dim ? fills.dim : fills.plain;
+    g.fillStyle = cache[i] ??= owner.fill(i, dim);
+    g.fillRect(x0, y, Math.max(0.5, w - (w > 3 ? 1 : 0)), ROW_HEIGHT - 1);
+    const text = fitLabel(owner.labelOf(i), w);
+    if (text) {
+      g.fillStyle = dim ? '#8a8a8e' : '#1d1d1f';
+      g.fillText(text, x0 + 3, y + ROW_HEIGHT / 2);
+    }
+  }, firstRow, lastRow);
+}
+
+/** Box `i` outlined in `color` (the selected box, the hovered one); nothing for -1 or a box out of view. */
+function outlineBox(g, boxes, view, width, i, color, lineWidth) {
+  if (i < 0 || i >= boxes.count) return;
+  const scale = width / (view.to - view.from);
+  const left = Math.max(-2, (boxes.x[i] - view.from) * scale);
+  const right = Math.min(width + 2, (boxes.x[i] + boxes.width[i] - view.from) * scale);
+  if (right <= 0 || left >= width) return;
+  g.strokeStyle = color;
+  g.lineWidth = lineWidth;
+  g.strokeRect(left + lineWidth / 2, boxes.depth[i] * ROW_HEIGHT + lineWidth / 2, Math.max(1, right - left - lineWidth), ROW_HEIGHT - 1 - lineWidth);
 }

@@ -1,0 +1,92 @@
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// Names each request's client (`TraceRequestContext.clientAddress`, and so its share of the query
+/// pool and its access-log line): the peer, or behind a trusted proxy the address the proxy
+/// forwarded (`TrustedProxies`). Outermost, so that every later step sees the client.
+struct ForwardedClientMiddleware: RouterMiddleware {
+    typealias Context = TraceRequestContext
+    let proxies: TrustedProxies
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard !proxies.isEmpty, context.connection != nil else { return try await next(request, context) }
+        let (key, forwarded) = proxies.client(peer: context.remoteAddress, forwardedFor: request.headers[values: .xForwardedFor])
+        var context = context
+        context.clientAddress = key
+        context.client = key
+        context.isForwarded = forwarded
+        return try await next(request, context)
+    }
+}
+
+/// A proxy's connections are not limited per address (they carry every client), so a forwarded
+/// client's requests in flight are limited instead, to the connections one address may hold
+/// (`--max-connections-per-address`): beyond it, a 429 (logged and counted like any answer).
+struct ForwardedClientLimitMiddleware: RouterMiddleware {
+    typealias Context = TraceRequestContext
+    let inFlight: RequestsInFlight
+
+    init(maxPerClient: Int) { inFlight = RequestsInFlight(limit: maxPerClient) }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard context.isForwarded else { return try await next(request, context) }
+        let key = context.clientAddress
+        guard let ticket = inFlight.enter(key) else {
+            throw APIError(.tooManyRequests, "too many requests",
+                           detail: "\(inFlight.limit) requests from your address (\(key)) are in flight already (--max-connections-per-address); try again when they are answered.")
+        }
+        var response = try await next(request, context)
+        // The request is in flight until its answer is written (or dropped, when the client left),
+        // not only until its handler returns: the body's writer holds the ticket.
+        let body = response.body
+        response.body = ResponseBody(contentLength: body.contentLength) { writer in
+            defer { withExtendedLifetime(ticket) {} }
+            try await body.write(writer)
+        }
+        return response
+    }
+}
+
+/// Requests in flight per client, at most `limit` each. A request holds a `Ticket` while in
+/// flight; its last reference gone, the request is no longer counted, whatever path it took.
+final class RequestsInFlight: Sendable {
+    let limit: Int
+    private let counts = Mutex<[String: Int]>([:])
+
+    init(limit: Int) { self.limit = limit }
+
+    func enter(_ key: String) -> Ticket? {
+        let entered = counts.withLock { counts in
+            guard counts[key, default: 0] < limit else { return false }
+            counts[key, default: 0] += 1
+            return true
+        }
+        return entered ? Ticket(owner: self, key: key) : nil
+    }
+
+    func count(_ key: String) -> Int { counts.withLock { $0[key, default: 0] } }
+
+    fileprivate func leave(_ key: String) {
+        counts.withLock { counts in
+            counts[key, default: 1] -= 1
+            if counts[key]! <= 0 { counts[key] = nil }
+        }
+    }
+
+    final class Ticket: Sendable {
+        private let owner: RequestsInFlight
+        private let key: String
+
+        fileprivate init(owner: RequestsInFlight, key: String) {
+            self.owner = owner
+            self.key = key
+        }
+
+        deinit { owner.leave(key) }
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
+}
