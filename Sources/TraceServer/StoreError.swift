@@ -55,7 +55,7 @@ extension TraceStore {
     }
 
     /// Runs a storage call; its failure in the store's terms.
-    func service<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws(StoreError) -> T {
+    nonisolated func service<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws(StoreError) -> T {
         do {
             return try await body()
         } catch {

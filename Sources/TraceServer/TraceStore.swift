@@ -85,41 +85,23 @@ public actor TraceStore {
         }
     }
 
-    struct CacheSlot {
-        var loaded: LoadedTrace
-        var lastUse: UInt64
-    }
-
     public let configuration: Configuration
     public nonisolated let storage: Storage
     let logger: Logger
-    var samples: [String: Sample] = [:]
+    /// The read-only samples of this server, listed at start.
+    nonisolated let samples: SampleShelf
     /// Uploads whose history figures could not be made (unreadable now, bytes missing): not retried until restart.
     var unmeasurable: Set<String> = []
-    var cache: [String: CacheSlot] = [:]
-    var loading: [String: Task<LoadedTrace, any Error>] = [:]
-    /// The claims the requests waiting for each load hold meanwhile (the load does not wait for them).
-    var loadSharers: [String: MemoryBudget.Sharers] = [:]
-    var useCounter: UInt64 = 0
     /// Blobs this process is writing (claimed, not yet named by a row) and sweeping: the two never overlap.
     var blobsBeingWritten: [String: Int] = [:]
     var blobsBeingSwept: Set<String> = []
-    /// What the first picture did not need, being built after it (`prepareExtras`); for a new
-    /// upload this ends with its history figures stored, which a history request waits for.
-    var extrasInFlight: [String: ExtrasBuild] = [:]
-    var extrasBuilt = 0
-    /// What each upload took in memory when last loaded here: the estimate of its next load.
-    var footprints: [String: Int] = [:]
-    /// Every trace model alive and every load in flight.
-    let memory: MemoryBudget
+    /// The models in memory, their loads and the memory budget: an actor of its own (`ModelCache`).
+    nonisolated let models: ModelCache
     /// The part buffers of uploads streamed to the blob store (`PartBuffers`): their most, held
     /// from the budget for as long as the store is open, so models and parts together stay within it.
     let partBuffersMemory: MemoryBudget.Claim?
     /// Uploads stored and being received, against the quota and the disk.
     nonisolated let quota: StorageQuota
-    let loadGate: WorkGate
-    /// Loads started since the store opened (concurrent requests share one).
-    public internal(set) var loadsStarted = 0
 
     /// Where uploads are streamed to before they are known to be good.
     public nonisolated var incomingDirectory: URL { configuration.dataDirectory.appendingPathComponent("incoming", isDirectory: true) }
@@ -132,8 +114,22 @@ public actor TraceStore {
         self.storage = storage
         self.logger = logger
         let memory = MemoryBudget(limit: configuration.memoryBudgetBytes, maxWait: configuration.memoryWait)
-        loadGate = WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64, maxWaitingPerClient: 16)
-        self.memory = memory
+        let samples = SampleShelf(), scratch = configuration.dataDirectory.appendingPathComponent("scratch", isDirectory: true)
+        self.samples = samples
+        models = ModelCache(
+            memory: memory,
+            loadGate: WorkGate(name: "trace loads", limit: configuration.maxConcurrentLoads, maxWaiting: 64, maxWaitingPerClient: 16),
+            maxUploadReadBytes: configuration.maxUploadReadBytes, logger: logger,
+            locate: { id throws(StoreError) in
+                if let sample = samples[id] { return .sample(sample) }
+                do { return try await storage.catalog.entry(id: id).map { .upload($0) } } catch { throw Self.storeError(error) }
+            },
+            fetch: { entry in try await storage.blobs.localFile(key: entry.storedBlobKey, sha256: entry.sha256, scratch: scratch) },
+            arriving: storage.blobs as? any FetchingBlobStore, scratch: scratch,
+            storeMeasurements: { measurements, id in
+                try await storage.catalog.storeMeasurements(measurements, id: id, measuredVersion: Self.measuredVersion, parserVersion: TraceImporter.parserVersion)
+            }
+        )
         partBuffersMemory = (storage.blobs as? any StreamingBlobStore).map { memory.claimNow($0.partBuffers.totalBytes) }
         quota = StorageQuota(
             limits: .init(maxStoredBytes: configuration.maxStoredBytes, minFreeDiskBytes: configuration.minFreeDiskBytes, maxTraces: configuration.maxStoredTraces),
@@ -150,9 +146,9 @@ public actor TraceStore {
         }
         let store = TraceStore(configuration: configuration, storage: try configuration.storage ?? .embedded(in: configuration.dataDirectory), logger: logger)
         // A load waiting for memory the cache holds: evict for it (the budget cannot reach the actor itself).
-        store.memory.onPressure { [weak store] in
-            guard let store else { return }
-            Task { await store.evictForWaitingLoads() }
+        store.memory.onPressure { [weak models = store.models] in
+            guard let models else { return }
+            Task { await models.evictForWaitingLoads() }
         }
         try await store.start()
         return store

@@ -36,7 +36,22 @@ public struct SystemFailure: Error, Sendable, CustomStringConvertible {
 
 #if canImport(Glibc)
 /// write(2), named apart from the many `write` methods.
-public let systemWrite = Glibc.write
+private let systemWrite = Glibc.write
 #else
-public let systemWrite = Darwin.write
+private let systemWrite = Darwin.write
 #endif
+
+/// Writes all of `bytes` to `descriptor` (again after a signal interrupts it, on after a short
+/// write); 0 when done, else the errno of the call that failed.
+public func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    var offset = 0
+    while offset < bytes.count {
+        let count = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+        if count < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        offset += count
+    }
+    return 0
+}

@@ -2,12 +2,10 @@
 `tracesvc mcp --server URL` over stdio and `POST /mcp` on the server, on the Landmarks samples and
 on recordings of another app (Pantry, from `tracesvc generate --scenario`)."""
 import asyncio
-import io
 import json
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -18,7 +16,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pyhelpers"))
-from tracesvc_test import REPO, free_port, http_request, tracesvc_bin, wait_until_serving  # noqa: E402
+from tracesvc_test import REPO, free_port, http_request, tracesvc_bin, wait_until_serving, xctrace_tar  # noqa: E402
 
 TOKEN = "agent-test-token"
 MAX_ANSWER = 16 * 1024
@@ -30,14 +28,8 @@ def request(url, method="GET", body=None, headers=None):
 
 
 def trips_export() -> bytes:
-    """toc.xml and the time profile of Tests/TraceFormatsTests/Fixtures/xctrace-27, as
-    scripts/export-instruments-trace.sh bundles an export."""
-    fixtures = REPO / "Tests" / "TraceFormatsTests" / "Fixtures" / "xctrace-27"
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for name in ["toc", "time-profile"]:
-            tar.add(fixtures / f"{name}.xml", arcname=f"trips/{name}.xml")
-    return buffer.getvalue()
+    """toc.xml and the time profile of Tests/TraceFormatsTests/Fixtures/xctrace-27."""
+    return xctrace_tar(REPO / "Tests" / "TraceFormatsTests" / "Fixtures" / "xctrace-27", "trips", ["time-profile"])
 
 
 @pytest.fixture(scope="module")

@@ -3,9 +3,7 @@ of an app called Trips, whose app frames carry their file and line. Clicking a f
 shows "TripCard.body.getter — TripCard.swift:88": a link into the repository at the trace's commit
 with --source-url/--source-root, else a button copying the xed command that opens the line."""
 
-import io
 import shutil
-import tarfile
 import tempfile
 import urllib.parse
 from pathlib import Path
@@ -14,19 +12,15 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import REPO, TraceServer
+from tracesvc_test import xctrace_tar
 
 FIXTURES = REPO / 'Tests' / 'TraceFormatsTests' / 'Fixtures' / 'xctrace-27'
 ROW = 18
 
 
 def trips_export(folder='trips') -> bytes:
-    """The bundle scripts/export-instruments-trace.sh makes: toc.xml and one file per table (another
-    folder name makes other bytes: the server keeps one trace, with its tags, per content)."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode='w') as tar:
-        for name in ['toc', 'time-profile']:
-            tar.add(FIXTURES / f'{name}.xml', arcname=f'{folder}/{name}.xml')
-    return buffer.getvalue()
+    """toc.xml and the time profile, bundled under `folder` (another folder: another trace)."""
+    return xctrace_tar(FIXTURES, folder, ['time-profile'])
 
 
 @pytest.fixture(scope='module')

@@ -57,6 +57,26 @@ import Testing
         }
     }
 
+    /// The model cache is an actor of its own whose state only it touches: every stored `var` of
+    /// `ModelCache` is private (so the compiler keeps the store's other rooms out: they call its
+    /// methods), and the store's facade keeps no model state beside it.
+    @Test func theModelCacheOwnsItsState() throws {
+        let text = try String(contentsOf: Self.sources.appendingPathComponent("TraceServer/Models/ModelCache.swift"), encoding: .utf8)
+        let members = text.split(separator: "\n").map(String.init).filter { $0.hasPrefix("    ") && !$0.hasPrefix("     ") }
+        let stored = members.filter { line in
+            let words = line.split(separator: " ")
+            return words.contains("var") && !line.contains("{")
+        }
+        #expect(stored.count >= 6, "\(stored)")
+        for line in stored {
+            #expect(line.trimmingCharacters(in: .whitespaces).hasPrefix("private"), "ModelCache state not private: \(line)")
+        }
+        let facade = try String(contentsOf: Self.sources.appendingPathComponent("TraceServer/TraceStore.swift"), encoding: .utf8)
+        for state in ["CacheSlot", "LoadedTrace", "Task<LoadedTrace", "footprints", "extrasInFlight", "useCounter"] {
+            #expect(!facade.contains(state), "TraceStore.swift holds model state: \(state)")
+        }
+    }
+
     @Test func theCatalogsDomainDependsOnTheModelOnly() throws {
         let files = try Self.files("TraceCatalog")
         #expect(!files.isEmpty)

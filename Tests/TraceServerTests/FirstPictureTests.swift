@@ -42,7 +42,7 @@ import TraceStorage
             #expect(history.pending == 0 && history.shown == build, "build \(build): \(history.shown) shown, \(history.pending) pending")
         }
         try await store.waitForExtras(of: ids)
-        #expect(await store.extrasInFlight.isEmpty)
+        #expect(await !store.models.isBuildingExtras)
     }
 
     /// A load of a new upload (the background measuring asks for traces without figures) may
@@ -73,6 +73,6 @@ import TraceStorage
         await store.loadGate.leave()
         let history = try await store.history(HistoryRequest())
         #expect(history.pending == 0 && history.shown == 1, "\(history.shown) shown, \(history.pending) pending")
-        #expect(await store.extrasInFlight.isEmpty)
+        #expect(await !store.models.isBuildingExtras)
     }
 }

@@ -1,8 +1,10 @@
 """What the Python test suites (Tests/Agent, Tests/Browser, Tests/Team) share: where the repository
 and the `tracesvc` binary are, a free port, a small HTTP client, waiting for a server, reading a
 metric. Each suite puts this folder on sys.path and imports it."""
+import io
 import os
 import socket
+import tarfile
 import time
 import urllib.error
 import urllib.request
@@ -67,3 +69,13 @@ def metric_names(text: str) -> set:
         if line and not line.startswith("#"):
             names.add(line.split("{", 1)[0].split(" ", 1)[0])
     return names
+
+
+def xctrace_tar(fixtures: Path, folder: str, tables) -> bytes:
+    """The bundle scripts/export-instruments-trace.sh makes: `toc.xml` and one file per table of
+    `fixtures`, under `folder/` (another folder name makes other bytes, so another stored trace)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name in ["toc", *tables]:
+            tar.add(fixtures / f"{name}.xml", arcname=f"{folder}/{name}.xml")
+    return buffer.getvalue()

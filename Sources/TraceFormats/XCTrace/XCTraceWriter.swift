@@ -83,51 +83,51 @@ package struct XCTraceWriter {
     package mutating func number(_ tag: String, _ value: Int64) { leaf(tag, String(value)) }
 
     package mutating func process(pid: Int32, name: String) {
-        let key = "process\u{1}\(pid)"
-        if let id = ids[key] { return reference("process", id) }
-        write("<process id=\"\(newID(key))\" fmt=\"")
-        escaped("\(name) (\(pid))")
-        write("\">")
-        number("pid", Int64(pid))
-        leaf("device-session", "TODO")
-        write("</process>")
+        interned("process", key: "process\u{1}\(pid)") { writer, id in
+            writer.write("<process id=\"\(id)\" fmt=\"")
+            writer.escaped("\(name) (\(pid))")
+            writer.write("\">")
+            writer.number("pid", Int64(pid))
+            writer.leaf("device-session", "TODO")
+            writer.write("</process>")
+        }
     }
 
     package mutating func thread(tid: Int64, name: String, pid: Int32, processName: String) {
-        let key = "thread\u{1}\(pid)\u{1}\(tid)"
-        if let id = ids[key] { return reference("thread", id) }
-        let hex = "0x" + String(tid, radix: 16)
-        write("<thread id=\"\(newID(key))\" fmt=\"")
-        escaped(name.isEmpty ? "\(hex) (\(processName), pid: \(pid))" : "\(name) (\(hex)) (\(processName), pid: \(pid))")
-        write("\">")
-        leaf("tid", String(tid), fmt: hex)
-        process(pid: pid, name: processName)
-        write("</thread>")
+        interned("thread", key: "thread\u{1}\(pid)\u{1}\(tid)") { writer, id in
+            let hex = "0x" + String(tid, radix: 16)
+            writer.write("<thread id=\"\(id)\" fmt=\"")
+            writer.escaped(name.isEmpty ? "\(hex) (\(processName), pid: \(pid))" : "\(name) (\(hex)) (\(processName), pid: \(pid))")
+            writer.write("\">")
+            writer.leaf("tid", String(tid), fmt: hex)
+            writer.process(pid: pid, name: processName)
+            writer.write("</thread>")
+        }
     }
 
     /// A cause-graph node cell: "NAME, COLOR, SYMBOL, n/a, n/a".
     package mutating func graphNode(name: String, isAppCode: Bool, symbol: String) {
         let color = isAppCode ? "blue" : "gray"
-        let key = "typed-array\u{1}\(name)\u{1}\(color)\u{1}\(symbol)"
-        if let id = ids[key] { return reference("typed-array", id) }
-        write("<typed-array id=\"\(newID(key))\" fmt=\"")
-        escaped("\(name), \(color), \(symbol), n/a, n/a")
-        write("\">")
-        string(name)
-        string(color)
-        string(symbol)
-        write("<sentinel/><sentinel/></typed-array>")
+        interned("typed-array", key: "typed-array\u{1}\(name)\u{1}\(color)\u{1}\(symbol)") { writer, id in
+            writer.write("<typed-array id=\"\(id)\" fmt=\"")
+            writer.escaped("\(name), \(color), \(symbol), n/a, n/a")
+            writer.write("\">")
+            writer.string(name)
+            writer.string(color)
+            writer.string(symbol)
+            writer.write("<sentinel/><sentinel/></typed-array>")
+        }
     }
 
     /// A value with children and a display text, written once per `key` and referred to after.
     package mutating func composite(_ tag: String, key: String, fmt: String, children: (inout XCTraceWriter) -> Void) {
-        let fullKey = tag + "\u{1}" + key
-        if let id = ids[fullKey] { return reference(tag, id) }
-        write("<\(tag) id=\"\(newID(fullKey))\" fmt=\"")
-        escaped(fmt)
-        write("\">")
-        children(&self)
-        write("</\(tag)>")
+        interned(tag, key: tag + "\u{1}" + key) { writer, id in
+            writer.write("<\(tag) id=\"\(id)\" fmt=\"")
+            writer.escaped(fmt)
+            writer.write("\">")
+            children(&writer)
+            writer.write("</\(tag)>")
+        }
     }
 
     /// A backtrace, frames leaf first; `key` identifies the whole stack for reuse. `tag` is
@@ -141,47 +141,47 @@ package struct XCTraceWriter {
     package mutating func backtrace(
         key: String, leafFirst frames: [(name: String, binary: String, path: String, source: CodeLocation?)], tag: String = "backtrace"
     ) {
-        let backtraceKey = tag + "\u{1}" + key
-        if let id = ids[backtraceKey] { return reference(tag, id) }
-        write("<\(tag) id=\"\(newID(backtraceKey))\">")
-        for frame in frames {
-            let frameKey = "frame\u{1}\(frame.name)\u{1}\(frame.binary)"
-            if let id = ids[frameKey] {
-                reference("frame", id)
-                continue
-            }
-            let frameID = newID(frameKey)
-            write("<frame id=\"\(frameID)\" name=\"")
-            escaped(frame.name)
-            write("\" addr=\"0x\(String(0x1_0000_0000 + frameID * 4, radix: 16))\">")
-            let binaryKey = "binary\u{1}\(frame.binary)"
-            if let id = ids[binaryKey] {
-                reference("binary", id)
-            } else {
-                write("<binary id=\"\(newID(binaryKey))\" name=\"")
-                escaped(frame.binary)
-                write("\" path=\"")
-                escaped(frame.path)
-                write("\"/>")
+        interned(tag, key: tag + "\u{1}" + key) { writer, id in
+            writer.write("<\(tag) id=\"\(id)\">")
+            for frame in frames { writer.frame(frame) }
+            writer.write("</\(tag)>")
+        }
+    }
+
+    private mutating func frame(_ frame: (name: String, binary: String, path: String, source: CodeLocation?)) {
+        interned("frame", key: "frame\u{1}\(frame.name)\u{1}\(frame.binary)") { writer, id in
+            writer.write("<frame id=\"\(id)\" name=\"")
+            writer.escaped(frame.name)
+            writer.write("\" addr=\"0x\(String(0x1_0000_0000 + id * 4, radix: 16))\">")
+            writer.interned("binary", key: "binary\u{1}\(frame.binary)") { writer, id in
+                writer.write("<binary id=\"\(id)\" name=\"")
+                writer.escaped(frame.binary)
+                writer.write("\" path=\"")
+                writer.escaped(frame.path)
+                writer.write("\"/>")
             }
             if let source = frame.source {
-                write("<source line=\"\(source.line)\">")
-                let pathKey = "path\u{1}\(source.path)"
-                if let id = ids[pathKey] {
-                    reference("path", id)
-                } else {
-                    write("<path id=\"\(newID(pathKey))\">")
-                    escaped(source.path)
-                    write("</path>")
+                writer.write("<source line=\"\(source.line)\">")
+                writer.interned("path", key: "path\u{1}\(source.path)") { writer, id in
+                    writer.write("<path id=\"\(id)\">")
+                    writer.escaped(source.path)
+                    writer.write("</path>")
                 }
-                write("</source>")
+                writer.write("</source>")
             }
-            write("</frame>")
+            writer.write("</frame>")
         }
-        write("</\(tag)>")
     }
 
     // MARK: Bytes
+
+    /// An element written once per `key`: a reference to it when it was written before, else
+    /// `define` writes it whole under its new id.
+    private mutating func interned(_ tag: String, key: String, define: (inout XCTraceWriter, Int) -> Void) {
+        if let id = ids[key] { return reference(tag, id) }
+        let id = newID(key)
+        define(&self, id)
+    }
 
     private mutating func newID(_ key: String?) -> Int {
         let id = nextID

@@ -39,16 +39,7 @@ final class IncomingFile {
     func write(_ buffer: ByteBuffer) throws(SystemFailure) {
         let failure: Int32 = buffer.withUnsafeReadableBytes { bytes in
             hasher.update(bufferPointer: bytes)
-            var offset = 0
-            while offset < bytes.count {
-                let count = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += count
-            }
-            return 0
+            return writeAll(descriptor, bytes)
         }
         guard failure == 0 else { throw SystemFailure(code: failure, action: "write an incoming upload file") }
         written += Int64(buffer.readableBytes)

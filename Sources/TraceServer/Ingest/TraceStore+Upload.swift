@@ -108,8 +108,8 @@ extension TraceStore {
             TraceMetrics.uploads(.duplicate)
             return Added(record: retagged.record, loaded: try await loaded(id: id), isNew: false, tags: retagged.tags)
         }
-        prepareExtras(of: parsed, id: id, measure: true)
-        if cache[id] == nil { insert(parsed, id: id) }
+        await models.prepareExtras(of: parsed, id: id, measure: true)
+        await models.adopt(parsed, id: id)
         TraceMetrics.uploads(.stored, bytes: received.size)
         logger.info("stored trace \(id) '\(entry.name)' (\(received.size) bytes, \(trace.updates.count) updates)")
         logger.debug("upload \(id) after its last byte: \(phases)")
@@ -179,12 +179,12 @@ extension TraceStore {
     /// The stored trace an upload of the same content names: the model read while it arrived
     /// when none is in memory (no second read from storage), else the one in memory.
     func loadedDuplicate(id: String, _ importing: UploadImport?) async throws(StoreError) -> LoadedTrace {
-        if cache[id] == nil, let importing, let imported = try? await importing.task.value, cache[id] == nil {
+        if await !models.isInMemory(id: id), let importing, let imported = try? await importing.task.value, await !models.isInMemory(id: id) {
             let loaded = try await service { [loadGate] in
                 try await loadGate.run { LoadedTrace(id: id, trace: imported.trace, memory: imported.memory) }
             }
-            if cache[id] == nil { insert(loaded, id: id) }
+            await models.adopt(loaded, id: id)
         }
-        return try await loaded(id: id)
+        return try await models.loaded(id: id)
     }
 }

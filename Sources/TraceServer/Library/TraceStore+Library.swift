@@ -46,7 +46,7 @@ extension TraceStore {
     }
 
     func sampleRecords() -> [TraceRecord] {
-        samples.values.map(\.record).sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+        samples.all.map(\.record).sorted { ($0.name, $0.id) < ($1.name, $1.id) }
     }
 
     public func record(id: String) async throws(StoreError) -> TraceRecord {

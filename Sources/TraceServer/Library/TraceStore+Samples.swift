@@ -1,5 +1,6 @@
-import Logging
 import Foundation
+import Logging
+import Synchronization
 import TraceFormats
 import TraceModel
 import TraceStorage
@@ -34,7 +35,7 @@ extension TraceStore {
         }
         for (sample, loaded) in found where samples[sample.record.id] == nil {
             samples[sample.record.id] = sample
-            if let (trace, id) = loaded { insert(LoadedTrace(id: id, trace: trace, memory: memory.claimNow(0)), id: id) }
+            if let (trace, id) = loaded { await models.adopt(LoadedTrace(id: id, trace: trace, memory: memory.claimNow(0)), id: id) }
         }
     }
 
@@ -55,5 +56,18 @@ extension TraceStore {
             logger.error("skipping sample \(file.path): \(error)")
             return nil
         }
+    }
+}
+
+/// The server's read-only samples by id, listed once at start: read without the store's actor
+/// (the model cache looks a trace up here before the catalog).
+final class SampleShelf: Sendable {
+    private let byID = Mutex<[String: TraceStore.Sample]>([:])
+
+    var all: [TraceStore.Sample] { byID.withLock { Array($0.values) } }
+
+    subscript(id: String) -> TraceStore.Sample? {
+        get { byID.withLock { $0[id] } }
+        set { byID.withLock { $0[id] = newValue } }
     }
 }

@@ -28,13 +28,12 @@ extension TraceStore {
     func apply(_ change: CatalogChange) async {
         switch change {
         case let .deleted(id):
-            if cache[id] != nil { logger.info("trace \(id) was deleted on another replica: dropped from memory") }
-            evict(id)
+            if await models.evict(id, deleted: true) { logger.info("trace \(id) was deleted on another replica: dropped from memory") }
         case .resync:
             // Deletes said while the listener was disconnected were lost: ask about every model in memory.
-            for id in cache.keys where samples[id] == nil {
+            for id in await models.idsInMemory where samples[id] == nil {
                 do {
-                    if try await storage.catalog.entry(id: id) == nil { evict(id) }
+                    if try await storage.catalog.entry(id: id) == nil { await models.evict(id, deleted: true) }
                 } catch {
                     // A catalog that does not answer now keeps the model: the next re-check decides.
                 }

@@ -30,11 +30,13 @@ extension TraceStore {
     /// may measure one trace twice: the second write replaces the first with the same figures.
     @discardableResult
     public func measureStale(limit: Int = 8) async -> Int {
-        let stale: [CatalogEntry]
+        var stale: [CatalogEntry] = []
         do {
-            stale = try await storage.catalog.unmeasured(version: Self.measuredVersion, limit: limit + unmeasurable.count)
+            for entry in try await storage.catalog.unmeasured(version: Self.measuredVersion, limit: limit + unmeasurable.count)
                 // A new upload's figures are being stored by its extras (`prepareExtras`).
-                .filter { !unmeasurable.contains($0.id) && extrasInFlight[$0.id]?.measures != true }
+                where !unmeasurable.contains(entry.id) {
+                if await !models.isMeasuring(entry.id) { stale.append(entry) }
+            }
         } catch {
             logger.warning("measuring: cannot list the traces to measure: \(error)")
             return 0

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import TraceCatalog
 import TraceStorage
 
 /// A trace that a retention rule or a delete by query removes (or would remove, in a dry run).
@@ -104,8 +105,7 @@ extension TraceStore {
     /// After the catalog deleted the row: its quota, model and (embedded) bytes go too.
     func forgetDeleted(_ removed: CatalogEntry) async {
         quota.remove(bytes: removed.sizeBytes)
-        footprints[removed.id] = nil
-        evict(removed.id)
+        await models.evict(removed.id, deleted: true)
         // One process owns embedded storage: the bytes go now, unless an upload of them is under way.
         // Shared storage: the sweep removes them after its grace period.
         if !storage.isShared {

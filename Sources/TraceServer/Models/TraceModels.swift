@@ -14,4 +14,3 @@ extension TraceModels {
     func trace(id: TraceID) async throws(StoreError) -> Trace { try await loaded(id: id, alongside: []).trace }
 }
 
-extension TraceStore: TraceModels {}

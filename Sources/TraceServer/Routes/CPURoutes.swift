@@ -4,8 +4,18 @@ import TraceModel
 /// The CPU samples of one trace drawn three ways (call tree, flame graph, stack chart) and of two
 /// (the differential flame graph), all through one reading of the query's samples and transforms
 /// (`cpuQuery`). docs/api.md, "CPU".
-func addCPURoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, queries: WorkGate) {
-    router.get("/api/traces/:id/calltree") { request, context in
+struct CPURoutes {
+    let store: TraceStore
+    let queries: WorkGate
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.get("/api/traces/:id/calltree", use: callTree)
+        router.get("/api/traces/:id/flamegraph", use: flameGraph)
+        router.get("/api/traces/:id/stackchart", use: stackChart)
+        router.get("/api/compare/flamegraph", use: differentialFlameGraph)
+    }
+
+    @Sendable func callTree(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let trace = try await store.trace(id: context.traceID())
         let query = QueryParameters(request: request)
         var treeQuery = try cpuQuery(query, trace: trace)
@@ -18,7 +28,7 @@ func addCPURoutes(to router: some RouterMethods<TraceRequestContext>, store: Tra
         })
     }
 
-    router.get("/api/traces/:id/flamegraph") { request, context in
+    @Sendable func flameGraph(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let trace = try await store.trace(id: context.traceID())
         let query = QueryParameters(request: request)
         let flameQuery = FlameGraphQuery(
@@ -33,14 +43,14 @@ func addCPURoutes(to router: some RouterMethods<TraceRequestContext>, store: Tra
         })
     }
 
-    router.get("/api/traces/:id/stackchart") { request, context in
+    @Sendable func stackChart(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let trace = try await store.trace(id: context.traceID())
         let query = QueryParameters(request: request)
         let chartQuery = StackChartQuery(tree: try cpuQuery(query, trace: trace), width: try pixelWidth(query))
         return jsonResponse(bytes: try await queries.run(for: context.work) { trace.stackChart(chartQuery).json() })
     }
 
-    router.get("/api/compare/flamegraph") { request, context in
+    @Sendable func differentialFlameGraph(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let query = QueryParameters(request: request)
         let idsA = try recordingIDs(query.string("a"), parameter: "a", side: "A (before)")
         let idsB = try recordingIDs(query.string("b"), parameter: "b", side: "B (after)")

@@ -79,7 +79,7 @@ func loadSides(_ idsA: [TraceID], _ idsB: [TraceID], from store: TraceStore) asy
     // each holding one side and waiting for another's).
     let reservation = try await store.reserveMemory(forLoading: (idsA + idsB).map(\.text))
     var loaded: [LoadedTrace] = []
-    for id in idsA + idsB { loaded.append(try await store.loaded(id: id.text, alongside: loaded, reservation: reservation)) }
+    for id in idsA + idsB { loaded.append(try await store.models.loaded(id: id.text, alongside: loaded, reservation: reservation)) }
     withExtendedLifetime(reservation) {}
     return (Array(loaded.prefix(idsA.count)), Array(loaded.dropFirst(idsA.count)))
 }

@@ -4,31 +4,39 @@ import TraceModel
 /// Cause & effect graph routes (`/api/traces/:id/updates/:updateId/graph`, `/api/traces/:id/graph`).
 /// The graph is extracted and laid out by TraceModel (`Trace.causeGraph`, `GraphLayout`); see
 /// docs/cause-graph.md for the JSON shape. `expand=KEY,KEY` opens folded fan-out groups.
-func addGraphRoutes(to router: some RouterMethods<TraceRequestContext>, store: any TraceModels, queries: WorkGate) {
-    router.get("/api/traces/:id/updates/:updateId/graph") { request, context in
+struct GraphRoutes {
+    let store: any TraceModels
+    let queries: WorkGate
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.get("/api/traces/:id/updates/:updateId/graph", use: updateGraph)
+        router.get("/api/traces/:id/graph", use: viewGraph)
+    }
+
+    @Sendable func updateGraph(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let trace = try await store.trace(id: context.traceID())
         let text = context.parameters.get("updateId") ?? ""
         guard let update = Int(text), update >= 0 else {
             throw APIError.badParameter("updateId", "'\(text)' is not an update id (a row number)")
         }
-        let expand = expandedGroups(QueryParameters(request: request))
+        let expand = Self.expandedGroups(QueryParameters(request: request))
         guard update < trace.updates.count else {
             throw APIError(.notFound, "unknown update", detail: "Trace has \(trace.updates.count) updates; there is no update \(update).")
         }
         return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(trace.causeGraph(ofUpdate: update, expand: expand)) })
     }
 
-    router.get("/api/traces/:id/graph") { request, context in
+    @Sendable func viewGraph(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let trace = try await store.trace(id: context.traceID())
         let query = QueryParameters(request: request)
         guard let view = query.string("view") else {
             throw APIError.badParameter("view", "give the view name whose updates to merge, e.g. view=LandmarkListItemView")
         }
-        let (module, range, expand) = (query.string("module") ?? "", try query.timeRange(), expandedGroups(query))
+        let (module, range, expand) = (query.string("module") ?? "", try query.timeRange(), Self.expandedGroups(query))
         return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(trace.causeGraph(ofView: view, module: module, in: range, expand: expand)) })
     }
-}
 
-private func expandedGroups(_ query: QueryParameters) -> Set<String> {
-    Set((query.string("expand") ?? "").split(separator: ",").map { String($0) })
+    private static func expandedGroups(_ query: QueryParameters) -> Set<String> {
+        Set((query.string("expand") ?? "").split(separator: ",").map { String($0) })
+    }
 }

@@ -7,9 +7,9 @@ import TraceStorage
 // path's or query's id is checked once, at the edge, and an id that cannot be one is a 404
 // before any catalog or cache is asked.
 extension TraceStore {
-    func trace(id: TraceID) async throws(StoreError) -> Trace { try await trace(id: id.text) }
+    nonisolated func trace(id: TraceID) async throws(StoreError) -> Trace { try await trace(id: id.text) }
 
-    func loaded(id: TraceID, alongside held: [LoadedTrace] = []) async throws(StoreError) -> LoadedTrace {
+    nonisolated func loaded(id: TraceID, alongside held: [LoadedTrace] = []) async throws(StoreError) -> LoadedTrace {
         try await loaded(id: id.text, alongside: held)
     }
 

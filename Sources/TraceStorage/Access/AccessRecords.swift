@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TraceCatalog
 
 /// What a personal or CI token may do (docs/api.md, "Tokens"). `admin` allows everything.
 public enum AccessScope: String, Sendable, CaseIterable, Codable, Comparable {
@@ -127,8 +128,8 @@ public struct AuditQuery: Sendable, Equatable {
     }
 }
 
-/// People and their changes, kept in the catalog beside the traces: tokens (hashed), the audit
-/// trail, and deletes of many traces at once (retention, delete by query).
+/// People and their changes, kept in the catalog beside the traces: tokens (hashed) and the
+/// audit trail.
 public protocol AccessCatalog: Sendable {
     /// Stores a new token; false when an unrevoked token already has its name.
     func addToken(_ token: AccessToken) async throws -> Bool
@@ -148,10 +149,6 @@ public protocol AccessCatalog: Sendable {
 
     /// Events newest first, at most `limit` after `cursor`.
     func auditEvents(_ query: AuditQuery, limit: Int, after cursor: AuditCursor?) async throws -> [AuditEvent]
-
-    /// Removes those of `ids` that exist, in one transaction, telling the other replicas; returns
-    /// the removed rows (without tags).
-    func delete(ids: [String]) async throws -> [CatalogEntry]
 }
 
 extension CatalogSchema {

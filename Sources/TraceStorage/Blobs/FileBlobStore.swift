@@ -104,16 +104,8 @@ public enum DurableFiles {
         guard descriptor >= 0 else { throw .lastError("create \(temporary.lastPathComponent)") }
         do throws(SystemFailure) {
             let failure: Int32 = data.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let count = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += count
-                }
-                return fsync(descriptor) == 0 ? 0 : errno
+                let failure = writeAll(descriptor, bytes)
+                return failure != 0 ? failure : fsync(descriptor) == 0 ? 0 : errno
             }
             let closed = close(descriptor) == 0 ? 0 : errno
             if failure != 0 || closed != 0 { throw SystemFailure(code: failure != 0 ? failure : closed, action: "write \(temporary.lastPathComponent)") }

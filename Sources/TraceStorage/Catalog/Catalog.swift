@@ -1,55 +1,9 @@
 import Foundation
+import TraceCatalog
 import TraceModel
 
-/// One stored trace as the catalog knows it: what the trace list shows, and which blob holds
-/// its bytes. Samples are not in the catalog (each server lists its own read-only samples).
-public struct CatalogEntry: Sendable, Codable, Equatable {
-    public var id: String
-    public var name: String
-    public var app: String
-    public var device: String
-    public var durationNs: Int64
-    public var sizeBytes: Int64
-    /// Lowercase hex SHA-256 of the uploaded bytes: the content's identity, and the blob's key
-    /// unless `blobKey` names another. Several rows may name one blob (the runs of one
-    /// several-run export).
-    public var sha256: String
-    /// The blob's key when it is not `sha256`: an upload streamed to the object store while it
-    /// arrived, before its hash was known (`up-…`, `StreamedBlobKey`). Nil in rows written
-    /// before, and for blobs stored by content hash.
-    public var blobKey: String?
-    public var sourceFormat: String
-    public var updateCount: Int
-    /// The run of a several-run export read at upload; nil for run 1 or one run.
-    public var run: Int?
-    /// Microseconds since 1970 (UTC): the order of the list and of its cursor.
-    public var uploadedAtMicros: Int64
-    public var tags: [String]
-    /// `TraceImporter.parserVersion` when the row was written; an older one may be re-read.
-    public var parserVersion: Int
-
-    public init(id: String, name: String, app: String, device: String, durationNs: Int64, sizeBytes: Int64, sha256: String,
-                sourceFormat: String, updateCount: Int, run: Int?, uploadedAtMicros: Int64, tags: [String] = [], parserVersion: Int,
-                blobKey: String? = nil) {
-        self.id = id
-        self.name = name
-        self.app = app
-        self.device = device
-        self.durationNs = durationNs
-        self.sizeBytes = sizeBytes
-        self.sha256 = sha256
-        self.sourceFormat = sourceFormat
-        self.updateCount = updateCount
-        self.run = run
-        self.uploadedAtMicros = uploadedAtMicros
-        self.tags = tags
-        self.parserVersion = parserVersion
-        self.blobKey = blobKey
-    }
-
-    /// The key of the blob that holds this row's bytes.
-    public var storedBlobKey: String { blobKey ?? sha256 }
-}
+/// The catalog's row of a stored trace (`StoredTrace`, the catalog's domain).
+public typealias CatalogEntry = StoredTrace
 
 /// What another replica changed, for the model caches to follow.
 public enum CatalogChange: Sendable, Equatable {
@@ -58,12 +12,8 @@ public enum CatalogChange: Sendable, Equatable {
     case resync
 }
 
-/// What traces exist (the catalog), apart from their bytes (the blob store). Rows are written
-/// after their blob; a delete is seen by every replica (`changes`).
-public protocol Catalog: AccessCatalog {
-    /// Names the service in errors and metrics: "catalog (SQLite)", "catalog (PostgreSQL)".
-    var serviceName: String { get }
-
+/// The trace index: what traces exist and their tags (one row a stored trace, `CatalogEntry`).
+public protocol TraceIndex: Sendable {
     /// Inserts the row (with its tags and, when given, its measurements stamped `measuredVersion`)
     /// unless one with its id exists; returns the stored row and whether it is new. A new row
     /// that would pass one of `quotas` for one of its tags is not stored: `TagQuotaExceeded`
@@ -81,8 +31,37 @@ public protocol Catalog: AccessCatalog {
     /// Replaces the trace's tags; returns the row with its new tags, nil when there is no such trace.
     func setTags(_ tags: [TraceTag], id: String) async throws -> CatalogEntry?
 
-    // MARK: History
+    /// Removes the row and tells the other replicas; returns the removed row, nil when none.
+    func delete(id: String) async throws -> CatalogEntry?
 
+    /// Removes those of `ids` that exist, in one transaction, telling the other replicas; returns
+    /// the removed rows (without tags).
+    func delete(ids: [String]) async throws -> [CatalogEntry]
+
+    /// Rows and the bytes of their uploads, all together (the storage quota).
+    func totals() async throws -> (count: Int, bytes: Int64)
+}
+
+/// What people said of a trace: check verdicts and notes.
+public protocol TraceAnnotations: Sendable {
+    /// Records (replaces) the latest check verdict of a trace; false when there is no such trace.
+    func recordVerdict(_ verdict: CheckVerdict) async throws -> Bool
+
+    func verdicts(of ids: [String]) async throws -> [String: CheckVerdict]
+
+    /// Adds the note unless its trace has `maxPerTrace` notes already: counted and inserted in
+    /// one step, so notes added at once never pass the cap.
+    func addNote(_ note: TraceNote, maxPerTrace: Int) async throws -> NoteAddition
+
+    /// The trace's notes, oldest first.
+    func notes(traceID: String) async throws -> [TraceNote]
+
+    /// True when the note was there.
+    func deleteNote(id: String, traceID: String) async throws -> Bool
+}
+
+/// What the history reads instead of the traces: each trace's measurements.
+public protocol MeasurementStore: Sendable {
     /// Replaces the trace's measurements (a re-measure after a parser or measurement change);
     /// false when there is no such trace.
     func storeMeasurements(_ measurements: TraceMeasurements, id: String, measuredVersion: Int, parserVersion: Int) async throws -> Bool
@@ -96,30 +75,10 @@ public protocol Catalog: AccessCatalog {
     /// The views of `ids` by their body time summed over them, the most first, at most `limit`
     /// (the history's view picker), ties by view and module name.
     func topViews(of ids: [String], limit: Int) async throws -> [ViewTotal]
+}
 
-    /// Records (replaces) the latest check verdict of a trace; false when there is no such trace.
-    func recordVerdict(_ verdict: CheckVerdict) async throws -> Bool
-
-    func verdicts(of ids: [String]) async throws -> [String: CheckVerdict]
-
-    // MARK: Notes
-
-    /// Adds the note unless its trace has `maxPerTrace` notes already: counted and inserted in
-    /// one step, so notes added at once never pass the cap.
-    func addNote(_ note: TraceNote, maxPerTrace: Int) async throws -> NoteAddition
-
-    /// The trace's notes, oldest first.
-    func notes(traceID: String) async throws -> [TraceNote]
-
-    /// True when the note was there.
-    func deleteNote(id: String, traceID: String) async throws -> Bool
-
-    /// Removes the row and tells the other replicas; returns the removed row, nil when none.
-    func delete(id: String) async throws -> CatalogEntry?
-
-    /// Rows and the bytes of their uploads, all together (the storage quota).
-    func totals() async throws -> (count: Int, bytes: Int64)
-
+/// Which blobs rows name and which are being written: what the sweep may remove.
+public protocol BlobLedger: Sendable {
     /// The ones among `keys` that some row names (the sweep keeps those).
     func namedBlobs(among keys: [String]) async throws -> Set<String>
 
@@ -134,12 +93,24 @@ public protocol Catalog: AccessCatalog {
     /// (microseconds; a blob never claimed counts as claimed at `writtenAt`), runs `remove` (the
     /// blob's deletion) while claims of that key wait, and forgets the claim. True when removed.
     func releaseBlob(_ key: String, writtenAt: Int64, cutoff: Int64, remove: @escaping @Sendable () async throws -> Void) async throws -> Bool
+}
+
+/// What other replicas changed, for the model caches to follow.
+public protocol ChangeFeed: Sendable {
+    /// Deletes made by other replicas, and `.resync` after changes may have been missed.
+    func changes() -> AsyncStream<CatalogChange>
+}
+
+/// What traces exist (the catalog), apart from their bytes (the blob store), by domain: the
+/// trace index, annotations, measurements, the blob ledger, the change feed, and tokens with
+/// the audit trail (`AccessCatalog`). Each engine is all of them; each consumer names the facet
+/// it needs. Rows are written after their blob; a delete is seen by every replica (`changes`).
+public protocol Catalog: TraceIndex, TraceAnnotations, MeasurementStore, BlobLedger, ChangeFeed, AccessCatalog {
+    /// Names the service in errors and metrics: "catalog (SQLite)", "catalog (PostgreSQL)".
+    var serviceName: String { get }
 
     /// Answers within the deadline or throws `.unavailable` (readiness).
     func check() async throws
-
-    /// Deletes made by other replicas, and `.resync` after changes may have been missed.
-    func changes() -> AsyncStream<CatalogChange>
 }
 
 /// Which view rows a measurements read returns: a trace-scope metric needs none, a view metric
@@ -151,7 +122,7 @@ public enum MeasuredViews: Sendable, Equatable {
     case all
 }
 
-/// A view's body time summed over some traces (`Catalog.topViews`).
+/// A view's body time summed over some traces (`MeasurementStore.topViews`).
 public struct ViewTotal: Sendable, Equatable {
     public var module: String
     public var view: String
@@ -164,7 +135,7 @@ public struct ViewTotal: Sendable, Equatable {
     }
 }
 
-extension Catalog {
+extension TraceIndex {
     /// A row without measurements (the background measures it).
     public func insert(_ entry: CatalogEntry) async throws -> (entry: CatalogEntry, isNew: Bool) {
         try await insert(entry, measurements: nil, measuredVersion: 0, within: [])
@@ -405,29 +376,4 @@ public enum CatalogSchema {
         .replacingOccurrences(of: "t.app,", with: "substr(t.app, 1, \(CatalogEntry.listedLength + 1)),")
         .replacingOccurrences(of: "t.device,", with: "substr(t.device, 1, \(CatalogEntry.listedLength + 1)),")
     static let noteColumns = "id, trace_id, target_kind, update_row, range_start, range_end, finding_id, text, created_at_us"
-}
-
-extension CatalogEntry {
-    /// The characters of a name, app or device a list entry carries; the trace's own answer has them all.
-    public static let listedLength = 300
-
-    /// `text` as a list shows it: at most `listedLength` characters, then "…" when it was longer.
-    public static func listed(_ text: String) -> String {
-        text.count > listedLength ? String(text.prefix(listedLength)) + "…" : text
-    }
-
-    /// Now, in the catalog's unit.
-    public static func nowMicros() -> Int64 { Int64((Date().timeIntervalSince1970 * 1_000_000).rounded()) }
-
-    /// ISO 8601 with milliseconds, as the API shows upload times.
-    public var uploadedAtText: String { Self.iso8601(micros: uploadedAtMicros) }
-
-    public static func iso8601(micros: Int64) -> String {
-        Date(timeIntervalSince1970: Double(micros) / 1_000_000).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    public static func micros(fromISO8601 text: String) -> Int64? {
-        let date = (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
-        return date.map { Int64(($0.timeIntervalSince1970 * 1_000_000).rounded()) }
-    }
 }

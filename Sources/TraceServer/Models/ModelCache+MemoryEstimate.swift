@@ -3,10 +3,10 @@ import TraceFormats
 import TraceModel
 import TraceStorage
 
-extension TraceStore {
+extension ModelCache {
     /// A compressed upload may inflate to at most this many times its size (real exports gzip
     /// 10:1 to 30:1; a bomb of whitespace gzips 1000:1 and would cost minutes of CPU).
-    public static let maxInflationRatio: Int64 = 100
+    static let maxInflationRatio: Int64 = 100
     /// ...but small files may always inflate this far.
     static let inflationFloor: Int64 = 64 << 20
 
@@ -28,6 +28,6 @@ extension TraceStore {
     /// `maxInflationRatio` times (at least `inflationFloor`), never past `maxUploadReadBytes`.
     nonisolated func maxInflatedBytes(ofUpload size: Int64) -> Int64 {
         let (scaled, overflow) = size.multipliedReportingOverflow(by: Self.maxInflationRatio)
-        return min(configuration.maxUploadReadBytes, max(Self.inflationFloor, overflow ? .max : scaled))
+        return min(maxUploadReadBytes, max(Self.inflationFloor, overflow ? .max : scaled))
     }
 }
