@@ -70,6 +70,44 @@ import Testing
         }
     }
 
+    /// A layout row names the graph node that caused the pass (`full-cause-graph-node`): the pass
+    /// becomes a node with an edge from the latest node of that title at or before it, so the
+    /// layout's cause graph says why it ran and the cause's graph shows the pass it made run.
+    @Test func aLayoutPassJoinsTheCauseGraphBelowItsCause() throws {
+        let trace = try Self.read(["swiftui-updates", "swiftui-full-causes", "SwiftUILayoutUpdates2"])
+        let nodes = trace.graph.nodes
+        func node(ofUpdate row: Int) throws -> Int { Int(try #require(trace.indexes.nodes(ofUpdate: row).first, "update \(row) has no node")) }
+        func causes(_ node: Int) -> [String] { trace.graph.incoming(node).map { trace.string(nodes.name[Int(trace.graph.edges.source[Int($0)])]) } }
+
+        let lazy = try node(ofUpdate: try Self.update(trace, description: "_LazyVStackLayout"))
+        #expect(trace.string(nodes.name[lazy]) == "LazyVStack" && trace.string(nodes.owner[lazy]) == "Layout")
+        #expect(nodes.kind[lazy] == .other && nodes.timestamp[lazy] == 1_015_000_000)
+        // TripListView's node of the @State change at 1.009 s (the only one of that title) caused it.
+        let listNode = try #require(trace.graph.incoming(lazy).first.map { Int(trace.graph.edges.source[Int($0)]) })
+        #expect(trace.string(nodes.name[listNode]) == "TripListView" && nodes.eventID[listNode] == 5100)
+        #expect(causes(listNode) == ["@State selectedTrip"])
+
+        // TripCard's passes hang off the TripCard body that ran at 1.010 s (update 2001), one node.
+        let card = try Self.update(trace, view: "TripCard")
+        let cardNode = try node(ofUpdate: card)
+        for description in ["_FlexFrameLayout", "_PaddingLayout"] {
+            let pass = try node(ofUpdate: try Self.update(trace, description: description))
+            #expect(trace.graph.incoming(pass).map { Int(trace.graph.edges.source[Int($0)]) } == [cardNode])
+        }
+        // The cause graph of the long layout says what asked for it, as the page draws it.
+        let document = try #require(trace.causeGraph(ofUpdate: try Self.update(trace, description: "_LazyVStackLayout")))
+        #expect(Set(document.nodes.map(\.title)).isSuperset(of: ["@State selectedTrip", "TripListView", "LazyVStack"]))
+        #expect(document.nodes.first { $0.focus }?.subtitle == "Layout")
+        #expect(document.edges.contains { edge in
+            document.nodes.first { $0.id == edge.from }?.title == "TripListView" && document.nodes.first { $0.id == edge.to }?.title == "LazyVStack"
+        })
+
+        // Without a cause graph in the export, the cause is a node of its own, made once per title.
+        let alone = try Self.read(["SwiftUILayoutUpdates2"])
+        #expect(alone.graph.nodes.count == 2 + 3 && alone.graph.edges.count == 3)
+        #expect((0..<alone.graph.nodes.count).filter { alone.graph.nodes.kind[$0] == .viewBody && alone.string(alone.graph.nodes.name[$0]) == "TripCard" }.count == 1)
+    }
+
     // MARK: Downstream cost
 
     @Test func downstreamCostAndEventsPerUpdate() throws {
