@@ -108,6 +108,35 @@ import Testing
         #expect((0..<alone.graph.nodes.count).filter { alone.graph.nodes.kind[$0] == .viewBody && alone.string(alone.graph.nodes.name[$0]) == "TripCard" }.count == 1)
     }
 
+    /// A hang risk's details: what the recording flagged, the hang it fell in (how long it held
+    /// the app), the app frame that did it with its line, the backtrace; and its lane's marks open it.
+    @Test func aHangRiskSaysWhereItFellAndWhatDidIt() throws {
+        let trace = try Self.read(["potential-hangs", "hang-risks"])
+        let rows = (0..<trace.hangRisks.count).map { trace.string(trace.hangRisks.message[$0]) }
+        let read = try #require(rows.firstIndex { $0.hasPrefix("Main thread performed file I/O") })
+        let detail = try #require(trace.hangRiskDetail(read))
+        #expect(detail.time == 3_050_000_000 && detail.severity == "High" && detail.eventType == "Hang Risk")
+        #expect(detail.within == HangRiskDetail.Interval(lane: "hang", kind: "Hang", start: 3_000_000_000, duration: 320_000_000))
+        #expect(detail.frame?.name == "TripStore.load()" && detail.frame?.source?.shortText == "TripStore.swift:57")
+        #expect(detail.backtrace.first?.name == "read" && detail.backtrace.contains { $0.name == "Data.init(contentsOf:options:)" })
+        #expect(detail.thread?.name.hasPrefix("Main Thread") == true)
+        let semaphoreRow = try #require(rows.firstIndex { $0.hasPrefix("Main thread waited on a semaphore") })
+        let semaphore = try #require(trace.hangRiskDetail(semaphoreRow))
+        #expect(semaphore.within == nil && semaphore.frame?.source?.shortText == "TripStore.swift:80")
+        #expect(trace.hangRiskDetail(trace.hangRisks.count) == nil && trace.hangRiskDetail(-1) == nil)
+
+        // The lane: only in a recording with hang risks; a lone mark stands for its row.
+        #expect(trace.allTimelineLanes.contains(.fixed(.hangRisks)))
+        #expect(!(try Self.read(["potential-hangs"])).allTimelineLanes.contains(.fixed(.hangRisks)))
+        let window = TimeRange(start: trace.metadata.start, end: trace.metadata.end)
+        let lane = try #require(trace.timeline(window: window, width: 4000, lanes: [.hangRisks], index: TimelineIndex()).lanes["hang-risks"])
+        let mark = try #require(lane.events.first { $0.start == 3_050_000_000 })
+        #expect(mark.hangRisk == read && mark.count == 1 && mark.duration == 0 && mark.severity == .orange)
+        #expect(mark.label == "Main thread performed file I/O: read 4.1 MB from trips.json")
+        #expect(trace.timeline(window: window, width: 4000, lanes: [.hangRisks], index: TimelineIndex())
+            == trace.timelineByFullScan(window: window, width: 4000, lanes: [.hangRisks]))
+    }
+
     // MARK: Downstream cost
 
     @Test func downstreamCostAndEventsPerUpdate() throws {

@@ -65,9 +65,10 @@ export const EMPTY_STATE = Object.freeze({
  * - task-state: a Swift task state interval's row (ts=);
  * - task-states: the intervals of a Main Actor lane mark, {lane, start, end, row}: `row` the one
  *   shown (ts=), null for the longest (tm=lane:start,end);
- * - note: a note on the trace's evidence, its id (nt=).
+ * - note: a note on the trace's evidence, its id (nt=);
+ * - hang-risk: a hang risk's row (hr=, Instruments 27).
  */
-export const SELECTION_KINDS = Object.freeze(['update', 'signpost', 'task-state', 'task-states', 'note']);
+export const SELECTION_KINDS = Object.freeze(['update', 'signpost', 'task-state', 'task-states', 'note', 'hang-risk']);
 
 /** The selected update's id, or null when the selection is of another kind or there is none. */
 export const selectedUpdate = (state) => state.update ?? null;
@@ -99,6 +100,8 @@ function parseSelection(params, update) {
   if (row !== null) return { kind: 'task-state', id: row };
   const note = params.get('nt');
   if (/^[0-9a-f]{16}$/.test(note ?? '')) return { kind: 'note', id: note };
+  const hangRisk = wholeNumber(params.get('hr'));
+  if (hangRisk !== null) return { kind: 'hang-risk', id: hangRisk };
   const signpost = wholeNumber(params.get('sp'));
   return signpost === null ? null : { kind: 'signpost', id: signpost };
 }
@@ -108,6 +111,7 @@ function selectionQuery(selection) {
   const id = selection?.id;
   switch (selection?.kind) {
     case 'signpost': return [`sp=${Math.round(id)}`];
+    case 'hang-risk': return [`hr=${Math.round(id)}`];
     case 'task-state': return [`ts=${Math.round(id)}`];
     case 'task-states': return [`tm=${id.lane}:${Math.round(id.start)},${Math.round(id.end)}`, ...(id.row != null ? [`ts=${Math.round(id.row)}`] : [])];
     case 'note': return /^[0-9a-f]{16}$/.test(id) ? [`nt=${id}`] : [];

@@ -8,6 +8,7 @@ import { showUpdate } from './update.js';
 import { showSignpost } from './signpost.js';
 import { showTaskState, showTaskStates } from './task.js';
 import { showNote } from './note.js';
+import { showHangRisk } from './hang-risk.js';
 
 /** The details module of each selection kind (trace-view.js, SELECTION_KINDS). */
 export const DETAILS = Object.freeze({
@@ -16,6 +17,7 @@ export const DETAILS = Object.freeze({
   'task-state': showTaskState,
   'task-states': showTaskStates,
   note: showNote,
+  'hang-risk': showHangRisk,
 });
 
 /** Mounts the panel into `root` (an <aside>) for `traceView` (trace-view.js); returns {destroy()}. */

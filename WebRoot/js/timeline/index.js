@@ -6,7 +6,7 @@ import { el } from '../dom.js';
 import { toast } from '../shell.js';
 import { formatDuration, formatTimestamp } from '../format.js';
 import { currentSelection, selectedUpdate, selectionChanged } from '../state.js';
-import { eventOf, findingMarks, hasTaskData, layoutRows, nearestEvent, noteMarkAt, noteMarks, queriedLanes, RULER_HEIGHT, signpostRows } from './lanes.js';
+import { eventOf, findingMarks, hasHangRiskLane, hasTaskData, layoutRows, nearestEvent, noteMarkAt, noteMarks, queriedLanes, RULER_HEIGHT, signpostRows } from './lanes.js';
 import { clickOf, clickable, NOTE_MARK, SELECTION_OUTLINES, tooltipDetail, tooltipOf } from './kinds.js';
 import { attachInput } from './input.js';
 import { buildHeaders, describeLanes } from './headers.js';
@@ -65,7 +65,7 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   let colors = readColors(document.documentElement);
   // The trace's own lanes (signposts by subsystem and category) go before CPU; the Main Actor
   // lanes only when it has Swift task data.
-  const laneOptions = { hasTasks: hasTaskData(trace), extra: signpostRows(trace.lanes) };
+  const laneOptions = { hasTasks: hasTaskData(trace), hasHangRisks: hasHangRiskLane(trace), extra: signpostRows(trace.lanes) };
   let layout = layoutRows(state.get().expanded ?? [], laneOptions);
   let width = 0;
   let dpr = window.devicePixelRatio || 1;
