@@ -6,7 +6,7 @@ public enum TraceImporter {
     /// Raised when a reader change makes stored traces read differently; the catalog keeps the
     /// version each upload was read with, so such traces can be found and read again. 2: the
     /// layout updates, downstream cost and hang risks of Instruments 27.
-    public static let parserVersion = 2
+    public static let parserVersion = 3
 
     /// - Parameters:
     ///   - url: the file on disk (plain or gzip-compressed).

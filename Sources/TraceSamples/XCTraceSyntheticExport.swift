@@ -1,4 +1,5 @@
 import TraceFormats
+import TraceModel
 
 /// Large synthetic exports in the shape of a real SwiftUI recording, for benchmarks: a few
 /// hundred view types, states and stacks reused everywhere (so most cells are `ref`s to
@@ -10,10 +11,13 @@ import TraceFormats
 public struct XCTraceSyntheticExport: Sendable {
     public var updates: Int
     public var seed: UInt64
+    /// App frames carry `<source line><path>` (Instruments 27).
+    public var sources: Bool
 
-    public init(updates: Int, seed: UInt64) {
+    public init(updates: Int, seed: UInt64, sources: Bool = false) {
         self.updates = updates
         self.seed = seed
+        self.sources = sources
     }
 
     static let updatesPerGroup = 8
@@ -176,8 +180,10 @@ public struct XCTraceSyntheticExport: Sendable {
         let frames = (0..<depth).map { level in
             let name = Self.frameNames[Int(random(index &* 64 &+ level, 8) % UInt64(level < 3 ? 20 : Self.frameNames.count))]
             let isApp = name.hasPrefix("LandmarkRow")
+            let view = name.prefix { $0 != "." }
             return (name: name, binary: isApp ? app : "SwiftUICore",
-                    path: isApp ? "/private/var/containers/Bundle/Application/Landmarks.app/Landmarks" : "/System/Library/Frameworks/SwiftUICore.framework/SwiftUICore")
+                    path: isApp ? "/private/var/containers/Bundle/Application/Landmarks.app/Landmarks" : "/System/Library/Frameworks/SwiftUICore.framework/SwiftUICore",
+                    source: isApp && sources ? CodeLocation(path: "/Users/dev/Landmarks/Landmarks/Views/\(view).swift", line: 20 + view.count) : nil)
         }
         w.backtrace(key: String(index), leafFirst: frames)
     }

@@ -30,6 +30,9 @@ struct BenchXCTrace: AsyncParsableCommand {
     @Flag(help: "Keep the generated export (its path is printed).")
     var keep = false
 
+    @Flag(help: "Give the generated export's app frames a source file and line, as Instruments 27 writes them.")
+    var sources = false
+
     @Option(help: "Folder with the Python peer (py_baseline.py) and its export generator (gen_xctrace.py); default ../shared/bench beside the project root.")
     var peerDir: String?
 
@@ -44,7 +47,7 @@ struct BenchXCTrace: AsyncParsableCommand {
         if let file {
             url = URL(fileURLWithPath: file)
         } else {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-bench-\(mb)mb-\(seed).xml")
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("tracesvc-bench-\(mb)mb-\(seed)\(sources ? "-sources" : "").xml")
             try generate(url)
         }
         defer { if file == nil && !keep { try? FileManager.default.removeItem(at: url) } }
@@ -78,6 +81,11 @@ struct BenchXCTrace: AsyncParsableCommand {
         print("import CPU time:       \(String(format: "%6.2f", importCPU)) s  \(rate(importCPU))  (\(String(format: "%.0f", 100 * importCPU / importSeconds))% of a core)")
         print("peak RSS during import: \(peak / 1_000_000) MB = \(String(format: "%.2f", Double(peak) / Double(size)))x the file (\(rssBefore / 1_000_000) MB before)")
         print("trace: \(trace.updates.count) updates, \(trace.updateGroups.count) groups, \(trace.graph.nodes.count) nodes, \(trace.graph.edges.count) edges, \(trace.stateChanges.count) changes, \(trace.cpu.samples.count) samples, \(trace.cpu.stacks.count) stacks")
+        // A frame row is 9 bytes (name, binary, app or not); each frame with a source adds its side-table entry.
+        let frames = trace.cpu.frames
+        let withSource = frames.sourceFrames.count
+        print("frames: \(frames.count) rows, \(withSource) with a source (\(String(format: "%.1f", 100 * Double(withSource) / Double(max(frames.count, 1))))%): "
+            + "\(String(format: "%.2f", Double(frames.memoryFootprint) / Double(max(frames.count, 1)))) bytes per frame row (capacity × stride)")
         if xmlBytes != size {
             // A gzip file: what the import reads is the inflated XML (inflated on the read-ahead thread).
             let xmlMB = Double(xmlBytes) / 1e6
@@ -210,12 +218,12 @@ struct BenchXCTrace: AsyncParsableCommand {
         // Calibrate the size of one update (with its edges, samples...) on a small export.
         var sampleBytes = 0
         let calibration = 20_000
-        try XCTraceSyntheticExport(updates: calibration, seed: seed).write { sampleBytes += $0.count }
+        try XCTraceSyntheticExport(updates: calibration, seed: seed, sources: sources).write { sampleBytes += $0.count }
         let updates = max(1, Int(Double(mb) * 1e6 / (Double(sampleBytes) / Double(calibration))))
         let handle = try FileHandle.creatingForWriting(at: url)
         defer { try? handle.close() }
         let (seconds, _) = try measure {
-            try XCTraceSyntheticExport(updates: updates, seed: seed).write { try handle.write(contentsOf: Data($0)) }
+            try XCTraceSyntheticExport(updates: updates, seed: seed, sources: sources).write { try handle.write(contentsOf: Data($0)) }
         }
         print("generated \(updates) updates in \(String(format: "%.1f", seconds)) s")
     }

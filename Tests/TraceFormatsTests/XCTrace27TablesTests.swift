@@ -70,6 +70,73 @@ import Testing
         }
     }
 
+    /// A layout row names the graph node that caused the pass (`full-cause-graph-node`): the pass
+    /// becomes a node with an edge from the latest node of that title at or before it, so the
+    /// layout's cause graph says why it ran and the cause's graph shows the pass it made run.
+    @Test func aLayoutPassJoinsTheCauseGraphBelowItsCause() throws {
+        let trace = try Self.read(["swiftui-updates", "swiftui-full-causes", "SwiftUILayoutUpdates2"])
+        let nodes = trace.graph.nodes
+        func node(ofUpdate row: Int) throws -> Int { Int(try #require(trace.indexes.nodes(ofUpdate: row).first, "update \(row) has no node")) }
+        func causes(_ node: Int) -> [String] { trace.graph.incoming(node).map { trace.string(nodes.name[Int(trace.graph.edges.source[Int($0)])]) } }
+
+        let lazy = try node(ofUpdate: try Self.update(trace, description: "_LazyVStackLayout"))
+        #expect(trace.string(nodes.name[lazy]) == "LazyVStack" && trace.string(nodes.owner[lazy]) == "Layout")
+        #expect(nodes.kind[lazy] == .other && nodes.timestamp[lazy] == 1_015_000_000)
+        // TripListView's node of the @State change at 1.009 s (the only one of that title) caused it.
+        let listNode = try #require(trace.graph.incoming(lazy).first.map { Int(trace.graph.edges.source[Int($0)]) })
+        #expect(trace.string(nodes.name[listNode]) == "TripListView" && nodes.eventID[listNode] == 5100)
+        #expect(causes(listNode) == ["@State selectedTrip"])
+
+        // TripCard's passes hang off the TripCard body that ran at 1.010 s (update 2001), one node.
+        let card = try Self.update(trace, view: "TripCard")
+        let cardNode = try node(ofUpdate: card)
+        for description in ["_FlexFrameLayout", "_PaddingLayout"] {
+            let pass = try node(ofUpdate: try Self.update(trace, description: description))
+            #expect(trace.graph.incoming(pass).map { Int(trace.graph.edges.source[Int($0)]) } == [cardNode])
+        }
+        // The cause graph of the long layout says what asked for it, as the page draws it.
+        let document = try #require(trace.causeGraph(ofUpdate: try Self.update(trace, description: "_LazyVStackLayout")))
+        #expect(Set(document.nodes.map(\.title)).isSuperset(of: ["@State selectedTrip", "TripListView", "LazyVStack"]))
+        #expect(document.nodes.first { $0.focus }?.subtitle == "Layout")
+        #expect(document.edges.contains { edge in
+            document.nodes.first { $0.id == edge.from }?.title == "TripListView" && document.nodes.first { $0.id == edge.to }?.title == "LazyVStack"
+        })
+
+        // Without a cause graph in the export, the cause is a node of its own, made once per title.
+        let alone = try Self.read(["SwiftUILayoutUpdates2"])
+        #expect(alone.graph.nodes.count == 2 + 3 && alone.graph.edges.count == 3)
+        #expect((0..<alone.graph.nodes.count).filter { alone.graph.nodes.kind[$0] == .viewBody && alone.string(alone.graph.nodes.name[$0]) == "TripCard" }.count == 1)
+    }
+
+    /// A hang risk's details: what the recording flagged, the hang it fell in (how long it held
+    /// the app), the app frame that did it with its line, the backtrace; and its lane's marks open it.
+    @Test func aHangRiskSaysWhereItFellAndWhatDidIt() throws {
+        let trace = try Self.read(["potential-hangs", "hang-risks"])
+        let rows = (0..<trace.hangRisks.count).map { trace.string(trace.hangRisks.message[$0]) }
+        let read = try #require(rows.firstIndex { $0.hasPrefix("Main thread performed file I/O") })
+        let detail = try #require(trace.hangRiskDetail(read))
+        #expect(detail.time == 3_050_000_000 && detail.severity == "High" && detail.eventType == "Hang Risk")
+        #expect(detail.within == HangRiskDetail.Interval(lane: "hang", kind: "Hang", start: 3_000_000_000, duration: 320_000_000))
+        #expect(detail.frame?.name == "TripStore.load()" && detail.frame?.source?.shortText == "TripStore.swift:57")
+        #expect(detail.backtrace.first?.name == "read" && detail.backtrace.contains { $0.name == "Data.init(contentsOf:options:)" })
+        #expect(detail.thread?.name.hasPrefix("Main Thread") == true)
+        let semaphoreRow = try #require(rows.firstIndex { $0.hasPrefix("Main thread waited on a semaphore") })
+        let semaphore = try #require(trace.hangRiskDetail(semaphoreRow))
+        #expect(semaphore.within == nil && semaphore.frame?.source?.shortText == "TripStore.swift:80")
+        #expect(trace.hangRiskDetail(trace.hangRisks.count) == nil && trace.hangRiskDetail(-1) == nil)
+
+        // The lane: only in a recording with hang risks; a lone mark stands for its row.
+        #expect(trace.allTimelineLanes.contains(.fixed(.hangRisks)))
+        #expect(!(try Self.read(["potential-hangs"])).allTimelineLanes.contains(.fixed(.hangRisks)))
+        let window = TimeRange(start: trace.metadata.start, end: trace.metadata.end)
+        let lane = try #require(trace.timeline(window: window, width: 4000, lanes: [.hangRisks], index: TimelineIndex()).lanes["hang-risks"])
+        let mark = try #require(lane.events.first { $0.start == 3_050_000_000 })
+        #expect(mark.hangRisk == read && mark.count == 1 && mark.duration == 0 && mark.severity == .orange)
+        #expect(mark.label == "Main thread performed file I/O: read 4.1 MB from trips.json")
+        #expect(trace.timeline(window: window, width: 4000, lanes: [.hangRisks], index: TimelineIndex())
+            == trace.timelineByFullScan(window: window, width: 4000, lanes: [.hangRisks]))
+    }
+
     // MARK: Downstream cost
 
     @Test func downstreamCostAndEventsPerUpdate() throws {

@@ -71,7 +71,8 @@ import TraceSamples
         #expect(lanes.reduce(0) { $0 + $1.rows.count } == trace.signposts.count)
         let window = TimeRange(start: 0, end: 400_000_000)
         let ids = trace.allTimelineLanes
-        #expect(ids.count == Lane.allCases.count + 5)
+        // Every fixed lane but Hang Risks (this recording has none), and the five signpost lanes.
+        #expect(ids.count == Lane.allCases.count - 1 + 5)
         let timeline = trace.timeline(window: window, width: 4000, laneIDs: ids, index: TimelineIndex())
         #expect(timeline == trace.timelineByFullScan(window: window, width: 4000, laneIDs: ids))
         #expect(timeline.lanes["signposts-1"]?.events.map(\.label) == ["Download 1"])
@@ -83,7 +84,7 @@ import TraceSamples
     @Test func aTraceWithoutSignpostsHasNoSignpostLanes() {
         let trace = SampleTraces.trace(named: "environment-color-scheme")
         #expect(trace.indexes.signpostLanes.isEmpty)
-        #expect(trace.allTimelineLanes == Lane.allCases.map(TimelineLaneID.fixed))
+        #expect(trace.allTimelineLanes == Lane.allCases.filter { $0 != .hangRisks }.map(TimelineLaneID.fixed))
     }
 
     @Test func theLandmarksSamplesMarkTheirPointsOfInterest() throws {

@@ -43,6 +43,61 @@ import Testing
         #expect(landmarks.modules[1].views[0].kind == "layout")
     }
 
+    /// SwiftUI lays out a view inside its own layout pass (a nested sizeThatFits of the same
+    /// view): the inner pass's time is inside the outer one's, so the view's total counts it once.
+    @Test func nestedLayoutPassesOfAViewCountTheirTimeOnce() throws {
+        var b = TraceBuilder(metadata: TraceMetadata(name: "nested", start: 0, end: 50_000_000, sourceFormat: "test"))
+        let app = b.addProcess(TraceProcess(pid: 7, name: "Trips"))
+        let main = b.addThread(TraceThread(tid: 1, name: "Main Thread", process: app, isMain: true))
+        let swiftUI = b.intern("SwiftUI"), grid = b.intern("TripGrid"), card = b.intern("TripCard"), layout = b.intern("Layout")
+        // TripGrid: a 2 ms pass [1, 3) ms holding a 1.5 ms pass [1.2, 2.7) ms of itself, which holds
+        // a 0.5 ms one [1.5, 2.0) ms; then a separate 0.3 ms pass [10, 10.3) ms. TripCard's 0.4 ms
+        // pass [1.3, 1.7) ms is inside TripGrid's but is another view: its own row counts it.
+        for (start, duration, depth) in [(1_000_000, 2_000_000, 0), (1_200_000, 1_500_000, 1), (1_500_000, 500_000, 2), (10_000_000, 300_000, 0)] {
+            let row = b.addUpdate(start: Nanoseconds(start), duration: Nanoseconds(duration), kind: .layout, module: swiftUI, viewName: grid, category: layout, thread: main)
+            b.setLayout(ofUpdate: row, selfDuration: nil, depth: depth, cached: false)
+        }
+        b.addUpdate(start: 1_300_000, duration: 400_000, kind: .layout, module: swiftUI, viewName: card, category: layout, thread: main)
+        let summary = try b.build().summary(in: nil, filter: .all)
+        let views = summary.processes[0].modules[0].views
+        #expect(views.map(\.name) == ["TripGrid", "TripCard"])
+        // 2 ms + 0.3 ms, not 2 + 1.5 + 0.5 + 0.3 = 4.3 ms; the count, longest and colours still see every pass.
+        #expect(views[0].stats.totalNs == 2_300_000)
+        #expect(views[0].stats.count == 4 && views[0].stats.maxNs == 2_000_000 && views[0].stats.red == 2 && views[0].stats.orange == 0)
+        #expect(views[1].stats.totalNs == 400_000)
+        #expect(summary.total.totalNs == 2_700_000 && summary.processes[0].stats.totalNs == 2_700_000)
+        // The long-updates filter unions its own passes the same way (the 2 ms and 1.5 ms ones).
+        #expect(try b.build().summary(in: nil, filter: .longOther).processes[0].modules[0].views[0].stats.totalNs == 2_000_000)
+    }
+
+    /// Instruments 27 says what each update made run after it: the summary sums it per row (the
+    /// page sorts by it); a recording without the measure has none, not zero.
+    @Test func downstreamCostIsSummedPerRowAndAbsentWhenNotRecorded() throws {
+        var b = TraceBuilder(metadata: TraceMetadata(name: "trips", start: 0, end: 50_000_000, sourceFormat: "test"))
+        let app = b.addProcess(TraceProcess(pid: 7, name: "Trips"))
+        let main = b.addThread(TraceThread(tid: 1, name: "Main Thread", process: app, isMain: true))
+        let module = b.intern("Trips"), list = b.intern("TripList"), card = b.intern("TripCard"), body = b.intern("View Body")
+        // TripList's one cheap body made 8 updates run (9.6 ms); TripCard's two long ones made 1 each (0.2 ms).
+        let listRow = b.addUpdate(start: 1_000_000, duration: 100_000, kind: .viewBody, module: module, viewName: list, category: body, thread: main)
+        b.setDownstream(ofUpdate: listRow, cost: 9_600_000, events: 8)
+        for start in [2_000_000, 4_000_000] as [Nanoseconds] {
+            let row = b.addUpdate(start: start, duration: 1_500_000, kind: .viewBody, module: module, viewName: card, category: body, thread: main)
+            b.setDownstream(ofUpdate: row, cost: 100_000, events: 1)
+        }
+        let summary = try b.build().summary(in: nil, filter: .all)
+        let views = summary.processes[0].modules[0].views
+        #expect(views.map(\.name) == ["TripCard", "TripList"])
+        #expect(views[0].stats.downstreamNs == 200_000 && views[0].stats.downstreamEvents == 2)
+        #expect(views[1].stats.downstreamNs == 9_600_000 && views[1].stats.downstreamEvents == 8)
+        #expect(summary.total.downstreamNs == 9_800_000 && summary.processes[0].stats.downstreamEvents == 10)
+        let json = String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)
+        #expect(json.contains("\"downstreamNs\":9600000"))
+
+        let older = try makeTrace().summary(in: nil, filter: .all)
+        #expect(older.total.downstreamNs == nil && older.processes[0].modules[0].views[0].stats.downstreamNs == nil)
+        #expect(String(decoding: try JSONEncoder().encode(older), as: UTF8.self).contains("\"downstreamNs\":null"))
+    }
+
     @Test func filtersPickOneLongLane() throws {
         let trace = try makeTrace()
         let longBodies = trace.summary(in: nil, filter: .longViewBody)
@@ -83,11 +138,11 @@ import Testing
         #expect(Set(json.keys) == ["start", "end", "filter", "total", "processes", "omittedViews"])
         #expect(json["filter"] as? String == "long-view-body")
         let process = (json["processes"] as! [[String: Any]])[0]
-        #expect(Set(process.keys) == ["name", "pid", "count", "totalNs", "avgNs", "maxNs", "orange", "red", "modules"])
+        #expect(Set(process.keys) == ["name", "pid", "count", "totalNs", "avgNs", "maxNs", "orange", "red", "downstreamNs", "downstreamEvents", "modules"])
         let module = (process["modules"] as! [[String: Any]])[0]
-        #expect(Set(module.keys) == ["name", "count", "totalNs", "avgNs", "maxNs", "orange", "red", "views"])
+        #expect(Set(module.keys) == ["name", "count", "totalNs", "avgNs", "maxNs", "orange", "red", "downstreamNs", "downstreamEvents", "views"])
         let view = (module["views"] as! [[String: Any]])[0]
-        #expect(Set(view.keys) == ["name", "category", "kind", "count", "totalNs", "avgNs", "maxNs", "orange", "red"])
+        #expect(Set(view.keys) == ["name", "category", "kind", "count", "totalNs", "avgNs", "maxNs", "orange", "red", "downstreamNs", "downstreamEvents"])
         #expect(view["totalNs"] as? Int == 1_900_000)
         // And it decodes back to the same value.
         #expect(try JSONDecoder().decode(UpdateSummary.self, from: JSONEncoder().encode(summary)) == summary)

@@ -68,6 +68,27 @@ import Testing
         #expect(error { $0.addUpdate(start: TraceLimits.time - 1, duration: TraceLimits.time, kind: .other, module: 0, viewName: 0) } == "built")
     }
 
+    /// Source locations live in a side table of only the frames that have one: a frame row stays
+    /// 9 bytes, and a frame given its source late (seen first without one) is found all the same.
+    @Test func framesKeepTheirSourcesInASideTableOfOnlyThoseFrames() throws {
+        var b = TraceBuilder(metadata: TraceMetadata(name: "t", start: 0, end: 1, sourceFormat: "test"))
+        let app = b.intern("Trips"), system = b.intern("SwiftUI")
+        let path = b.intern("/Users/dev/Trips/TripCard.swift")
+        var frames: [UInt32] = []
+        for i in 0..<1_000 {
+            frames.append(b.addFrame(name: b.intern("f\(i)"), binary: i % 50 == 0 ? app : system, isAppCode: i % 50 == 0,
+                                     sourcePath: i % 50 == 0 ? path : 0, sourceLine: UInt32(i)))
+        }
+        // f7 was first seen without a source; a later sample names its line.
+        _ = b.addFrame(name: b.intern("f7"), binary: system, isAppCode: false, sourcePath: path, sourceLine: 707)
+        let table = try b.build().cpu.frames
+        #expect(table.sourceFrames.count == 21 && table.sourceFrames == table.sourceFrames.sorted())
+        #expect(table.source(of: Int(frames[7]))?.line == 707 && table.source(of: Int(frames[50]))?.line == 50)
+        #expect(table.source(of: Int(frames[51])) == nil && table.source(of: Int(frames[999])) == nil)
+        // The side table holds the 21 frames with a source, not a column per frame.
+        #expect(table.sourcePath.count == 21 && table.sourceLine.count == 21 && table.count == 1_000)
+    }
+
     @Test func stacksAreSharedPrefixTrees() throws {
         var builder = TraceBuilder(metadata: TraceMetadata(name: "t", sourceFormat: "test"))
         let main = builder.addFrame(name: builder.intern("main"), binary: builder.intern("App"), isAppCode: true)

@@ -153,6 +153,8 @@ import TraceStorage
             // Folded fan-outs (collapsed groups and their members) at any fan-out.
             answers.append(trace.causeGraph(ofUpdate: update, fanOut: FanOutPolicy(limit: 2, visible: 1)) as Any)
         }
+        // Instruments 27's hang risks: one inside a hang, one outside every hang and hitch.
+        for row in 0..<trace.hangRisks.count { answers.append(trace.hangRiskDetail(row) as Any) }
         if let view = trace.summary(in: nil, filter: .all).processes.first?.modules.first?.views.first {
             answers.append(trace.viewUpdates(ViewUpdatesQuery(view: view.name)))
             let module = trace.summary(in: nil, filter: .all).processes.first?.modules.first?.name ?? ""

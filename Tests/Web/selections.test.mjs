@@ -16,6 +16,7 @@ const IDS = {
   'task-state': 9,
   'task-states': { lane: 'main-actor-waits', start: 10, end: 20, row: null },
   note: '0123456789abcdef',
+  'hang-risk': 1,
 };
 
 test('each kind has its own descriptor module, and every descriptor says how it is read, written, fetched and outlined', () => {

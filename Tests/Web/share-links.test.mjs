@@ -17,6 +17,7 @@ const EVERY_SELECTION = {
   'task-state': { kind: 'task-state', id: 9 },
   'task-states': { kind: 'task-states', id: { lane: 'main-actor-waits', start: 10, end: 20, row: 9 } },
   note: { kind: 'note', id: '0123456789abcdef' },
+  'hang-risk': { kind: 'hang-risk', id: 1 },
 };
 const EVERY_LIST_KEY = { tags: ['branch:main', 'nightly'], q: 'scroll ipad', from: '2026-11-01', to: '2026-11-30', sort: 'name', order: 'desc' };
 const EVERY_HISTORY_KEY = { tags: ['scenario:scroll'], view: 'RecipeRowView', module: 'Recipes', metric: 'body-time-p95', finding: 'long-body:RecipeRowView', order: 'commit' };

@@ -155,3 +155,27 @@ test('a signpost lane carries signpost rows, never update ids, so a click opens 
   assert.equal(event.label, 'Scroll Began');
   assert.equal(event.duration, 0);
 });
+
+test('the hang-risk lane carries hang-risk rows (flags bit 4), so a click opens the hang risk', async () => {
+  const w = new Writer();
+  header(w, 1);
+  writeLane(w, {
+    id: 'hang-risks', flags: 16, n: 2, firstStart: 500_000_000, updateBase: -1, labels: ['Main thread waited on a semaphore', 'Main thread performed file I/O'],
+    columns: {
+      startGap: [4, 0, [0, 2_550_000_000]],
+      count: [0, 1, []],
+      update: [1, 0, [1, 2]],
+      label: [1, 0, [1, 2]],
+      code: [0, 1, []],
+    },
+  });
+  const lane = decodeTimeline(w.buffer()).lanes['hang-risks'];
+  assert.deepEqual([...lane.hangRisk], [0, 1]);
+  assert.deepEqual([...lane.update], [-1, -1]);
+  const { eventOf } = await import('../../WebRoot/js/timeline/lanes.js');
+  const event = eventOf(lane, 1);
+  assert.equal(event.hangRisk, 1);
+  assert.equal(event.update, undefined);
+  assert.equal(event.label, 'Main thread performed file I/O');
+  assert.equal(event.severity, 'orange');
+});

@@ -108,3 +108,13 @@ test('a chosen Main Actor interval is outlined on its lane: a run on Main Actor,
   assert.deepEqual(mark.extent(null, id), { start: 100, duration: 300, lanes: ['main-actor-waits'] });
   assert.equal(mark.resource({ ...id, row: 9 }), 'task-states/9', 'the interval picked from its list');
 });
+
+test('a hang-risk mark says what the recording flagged and opens the risk; merged ones zoom in', () => {
+  const risks = row('hang-risks');
+  const one = mark({ hangRisk: 1, duration: 0, severity: 'orange', label: 'Main thread performed file I/O' });
+  assert.deepEqual(clickOf(risks, one), { select: { kind: 'hang-risk', id: 1 }, span: [1_000, 1_001] });
+  assert.equal(tooltipOf(risks, one).title, 'Main thread performed file I/O');
+  assert.deepEqual(clickOf(risks, mark({ count: 3, duration: 400 })), { zoom: markWindow(mark({ count: 3, duration: 400 })) });
+  assert.deepEqual(selectionDescriptor('hang-risk').extent({ time: 3_050, message: 'x' }), { start: 3_050, duration: 0, lanes: ['hang-risks'] });
+  assert.equal(selectionDescriptor('hang-risk').resource(1), 'hang-risks/1');
+});

@@ -103,3 +103,14 @@ test('the rows of a stack of overlapping signposts follow their group, untitled,
   // An older server (no level): every lane is a group of its own.
   assert.deepEqual(signpostRows([{ id: 'signposts-0', title: 'X', count: 3, signposts: true }]).map((row) => [row.stacked, row.groupSignposts]), [[false, 3]]);
 });
+
+test('the Hang Risks lane is laid out only for a trace that has one (Instruments 27)', async () => {
+  const { hasHangRiskLane } = await import('../../WebRoot/js/timeline/lanes.js');
+  const ids = (layout) => layout.rows.map((row) => row.id);
+  const trips = { lanes: [{ id: 'hangs', count: 1 }, { id: 'hang-risks', count: 2 }] };
+  const older = { lanes: [{ id: 'hangs', count: 1 }] };
+  const withRisks = ids(layoutRows([], { hasHangRisks: hasHangRiskLane(trips) }));
+  assert.equal(withRisks[withRisks.indexOf('hangs') + 1], 'hang-risks');
+  assert.ok(!ids(layoutRows([], { hasHangRisks: hasHangRiskLane(older) })).includes('hang-risks'));
+  assert.ok(!ids(layoutRows([])).includes('hang-risks'));
+});

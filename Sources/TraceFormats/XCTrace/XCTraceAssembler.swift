@@ -58,6 +58,9 @@ final class XCTraceAssembler {
     /// SwiftUILayoutUpdates2, which has `depth` too: that one is kept when both come).
     @exclusivity(unchecked) private var layoutUpdates = AppendOnlyList<PendingUpdate>()
     @exclusivity(unchecked) private var layoutTable: String?
+    /// The graph node each layout update names as its cause (`full-cause-graph-node`), by index
+    /// into `layoutUpdates`: joined to the cause graph once the graph is read.
+    @exclusivity(unchecked) private var layoutCauses = AppendOnlyList<(layoutUpdate: Int, cause: GraphNodeText)>()
     @exclusivity(unchecked) private var hangRiskRows = 0
     @exclusivity(unchecked) private var graphs = [GraphBuffer(), GraphBuffer()]
     @exclusivity(unchecked) private var changes: [PendingChange] = []
@@ -122,7 +125,7 @@ final class XCTraceAssembler {
         case sourceEvent, sourceNode, destinationEvent, destinationNode, changedProperties, narrativeDescription
         case task, enqueuedActor, actor, state, priority, resumeFunction, waitingFor, suspendBacktrace, narrative, swiftTask
         case pid
-        case selfDuration, depth, cached, downstreamCost, downstreamEvents
+        case selfDuration, depth, cached, downstreamCost, downstreamEvents, fullCauseGraphNode
         case eventType, identifier, name, subsystem, message, startMessage, endMessage, process, startThread
 
         var mnemonic: String {
@@ -150,6 +153,7 @@ final class XCTraceAssembler {
             case .selfDuration: "self-duration"
             case .downstreamCost: "downstream-cost"
             case .downstreamEvents: "downstream-events"
+            case .fullCauseGraphNode: "full-cause-graph-node"
             default: "\(self)"
             }
         }
@@ -175,6 +179,10 @@ final class XCTraceAssembler {
         var selfDuration: Nanoseconds = -1, downstreamCost: Nanoseconds = -1
         var depth: Int32 = -1, downstreamEvents: Int32 = -1
         var cached: Int8 = -1
+    }
+
+    private struct LayoutPass {
+        var row: Int32, eventID: Int64?, start: Nanoseconds, view: StringRef, thread: Int32
     }
 
     private struct PendingChange {
@@ -263,6 +271,7 @@ final class XCTraceAssembler {
                 }
                 notes.append("Skipped table \(first): its layout updates are those of SwiftUILayoutUpdates2, which has their depth too.")
                 layoutUpdates = AppendOnlyList()
+                layoutCauses = AppendOnlyList()
                 tablesRead[first] = nil
             }
             layoutTable = schema.name
@@ -297,7 +306,16 @@ final class XCTraceAssembler {
         case .filteredUpdates:
             if let id = try optionalNumber(.id), !filteredIDs.insert(id).inserted { return }
             try readUpdate(into: &filteredUpdates)
-        case .layoutUpdates: try readUpdate(into: &layoutUpdates, kind: .layout)
+        case .layoutUpdates:
+            try readUpdate(into: &layoutUpdates, kind: .layout)
+            // A layout row's graph node is the node whose change caused the pass ("TripListView, blue, square").
+            if columnOfField[Field.fullCauseGraphNode.rawValue] >= 0 {
+                let cell = cell(.fullCauseGraphNode)
+                if values.value(cell) != nil {
+                    let cause = nodeText(cell)
+                    if cause.name != 0 { layoutCauses.append((layoutUpdates.count - 1, cause)) }
+                }
+            }
         case .hangRisks: try readHangRisk()
         case .updateGroups: try readUpdateGroup()
         case .causes: try readCause(into: 0)
@@ -624,6 +642,62 @@ final class XCTraceAssembler {
     /// A cell's raw text, else its `fmt`; "" for an empty cell.
     private func formattedOrText(_ value: ValueRef) -> StringRef {
         values.textID(value) != nil ? stringRef(value) : formatted(value)
+    }
+
+    /// A layout pass's cause joins the cause graph: the pass becomes a node (of the layout's view,
+    /// "Layout" below its title) with an edge from the node that caused it. The export names that
+    /// node by its title only, so the cause is the latest node of that title at or before the pass
+    /// (SwiftUI lays out after the change that asked for it), else a node of its own made once.
+    private func joinLayoutCauses(
+        _ passes: [LayoutPass], graph: GraphBuffer, builderNode: [UInt32], nodeTimes: [Nanoseconds],
+        group: (Nanoseconds, Int32) -> Int32
+    ) {
+        guard !layoutCauses.isEmpty else { return }
+        struct Title: Hashable { var kind: NodeKind, name: StringRef, isAppCode: Bool }
+        var nodesOfTitle: [Title: [(time: Nanoseconds, node: UInt32)]] = [:]
+        for (index, node) in graph.nodes.enumerated() {
+            nodesOfTitle[Title(kind: node.text.kind, name: node.text.name, isAppCode: node.text.isAppCode), default: []]
+                .append((nodeTimes[index], builderNode[index]))
+        }
+        for key in nodesOfTitle.keys { nodesOfTitle[key]!.sort { ($0.time, $0.node) < ($1.time, $1.node) } }
+        let layoutTitle = builder.intern("Layout")
+        // Ids no export gives (they are negative) for the nodes made here.
+        var madeEventID: Int64 = -1
+        for (layoutUpdate, cause) in layoutCauses {
+            guard layoutUpdate < passes.count else { continue }
+            let pending = passes[layoutUpdate]
+            // A pass the graph already has (its id is a node's event) is joined by that id.
+            if let eventID = pending.eventID, graph.nodeOfEvent[eventID] != nil { continue }
+            let title = Title(kind: cause.kind, name: cause.name, isAppCode: cause.isAppCode)
+            var candidates = nodesOfTitle[title] ?? []
+            var low = 0, high = candidates.count
+            while low < high {
+                let mid = (low + high) / 2
+                if candidates[mid].time <= pending.start { low = mid + 1 } else { high = mid }
+            }
+            let causeNode: UInt32
+            if low > 0 {
+                causeNode = candidates[low - 1].node
+            } else {
+                causeNode = builder.addNode(
+                    kind: cause.kind, name: cause.name, owner: cause.owner, isAppCode: cause.isAppCode,
+                    eventID: madeEventID, timestamp: pending.start
+                )
+                madeEventID -= 1
+                candidates.insert((pending.start, causeNode), at: 0)
+                nodesOfTitle[title] = candidates
+            }
+            let passNode = builder.addNode(
+                kind: .other, name: pending.view, owner: layoutTitle, isAppCode: false,
+                eventID: pending.eventID ?? madeEventID, timestamp: pending.start, update: pending.row
+            )
+            if pending.eventID == nil { madeEventID -= 1 }
+            builder.addEdge(
+                source: causeNode, target: passNode, label: .update, timestamp: pending.start,
+                group: group(pending.start, pending.thread)
+            )
+        }
+        layoutCauses = AppendOnlyList()
     }
 
     private func readUpdateGroup() throws {
@@ -955,6 +1029,7 @@ final class XCTraceAssembler {
             }
             filteredUpdates = AppendOnlyList()
         }
+        let firstLayoutUpdate = updates.count
         for update in layoutUpdates { updates.append(update) }
         layoutUpdates = AppendOnlyList()
         let graph = graphs[useFullGraph ? 1 : 0]
@@ -963,6 +1038,8 @@ final class XCTraceAssembler {
         var updateOfEvent = Int64Map(capacity: updates.count)
         var updateRows: [Int32] = []
         var updateStarts: [Nanoseconds] = []
+        var layoutPasses: [LayoutPass] = []  // the layout updates, in `layoutUpdates`' order
+        var position = 0
         for update in updates {
             let row = builder.addUpdate(
                 start: update.start, duration: update.duration, kind: update.kind, sourceSeverity: update.severity,
@@ -979,6 +1056,10 @@ final class XCTraceAssembler {
             if update.downstreamCost >= 0 {
                 builder.setDownstream(ofUpdate: row, cost: update.downstreamCost, events: Int(update.downstreamEvents))
             }
+            if position >= firstLayoutUpdate {
+                layoutPasses.append(LayoutPass(row: row, eventID: update.eventID, start: update.start, view: update.viewName, thread: update.thread))
+            }
+            position += 1
             if let eventID = update.eventID {
                 updateOfEvent.set(Int32(updateRows.count), for: eventID)
                 updateRows.append(row)
@@ -992,14 +1073,17 @@ final class XCTraceAssembler {
         }
         var builderNode: [UInt32] = []
         builderNode.reserveCapacity(graph.nodes.count)
+        var nodeTimes: [Nanoseconds] = []
+        if !layoutCauses.isEmpty { nodeTimes.reserveCapacity(graph.nodes.count) }
         for node in graph.nodes {
             // A node that ran happened when its update started; others when their first edge did.
             let update = updateOfEvent[node.eventID].map(Int.init)
+            let timestamp = update.map { updateStarts[$0] } ?? node.timestamp
             builderNode.append(builder.addNode(
                 kind: node.text.kind, name: node.text.name, owner: node.text.owner, isAppCode: node.text.isAppCode,
-                eventID: node.eventID, timestamp: update.map { updateStarts[$0] } ?? node.timestamp,
-                update: update.map { updateRows[$0] } ?? noRow
+                eventID: node.eventID, timestamp: timestamp, update: update.map { updateRows[$0] } ?? noRow
             ))
+            if !layoutCauses.isEmpty { nodeTimes.append(timestamp) }
         }
         for edge in graph.edges {
             builder.addEdge(
@@ -1007,6 +1091,7 @@ final class XCTraceAssembler {
                 changedProperty: edge.changedProperty, timestamp: edge.timestamp, group: group(at: edge.timestamp, thread: noRow)
             )
         }
+        joinLayoutCauses(layoutPasses, graph: graph, builderNode: builderNode, nodeTimes: nodeTimes, group: group)
         var unmatchedChanges = 0
         for change in changes {
             guard let node = graph.nodeOfEvent[change.eventID].map(Int.init) else {

@@ -48,6 +48,11 @@ public struct CauseGraphDocument: Sendable, Equatable, Encodable {
         public var backtraceTruncated = false
         /// A `swift-task` node: the Swift task it stands for, to open its details.
         @NullWhenAbsent public var task: TaskLink?
+        /// The node's weight: what its updates made run after them, summed (Instruments 27's
+        /// `downstream-cost`, the count of `downstream-events`). Null when the recording has no
+        /// such measure, so an older recording never reads as zero.
+        @NullWhenAbsent public var downstreamNs: Nanoseconds? = nil
+        @NullWhenAbsent public var downstreamEvents: Int? = nil
     }
 
     /// A Swift task in the cause chain of a state change (docs/cause-graph.md, "Swift tasks").
@@ -481,6 +486,17 @@ extension Trace {
         )
     }
 
+    /// What `rows` (updates) made run after them, summed; rows without the measure add nothing.
+    private func downstream(of rows: [Int]) -> (cost: Nanoseconds, events: Int) {
+        var total: (cost: Nanoseconds, events: Int) = (0, 0)
+        for row in rows {
+            guard let cost = updates.downstreamCost(row) else { continue }
+            total.cost = total.cost.addingSaturating(cost)
+            total.events += updates.downstreamEvents(row) ?? 0
+        }
+        return total
+    }
+
     /// The stack of the first recorded write (with a backtrace) to any of `rawNodes`, or `noRow`.
     private func writeStack(ofAny rawNodes: [UInt32]) -> Int32 {
         let first = rawNodes.lazy.compactMap(indexes.firstBacktracedWrite(ofNode:)).min()
@@ -696,13 +712,15 @@ extension Trace {
                 backtraceFrames += capped.frames.count
                 backtrace = capped
             }
+            let weight = self.updates.hasDownstream && node.collapsed == nil ? downstream(of: node.updates) : nil
             return CauseGraphDocument.Node(
                 id: node.id, kind: node.task == nil ? node.kind.wireName : "swift-task", title: node.title, subtitle: node.subtitle,
                 isAppCode: node.isAppCode, dimmed: node.dimmed, focus: node.focus, count: node.count,
                 updates: Array(node.updates.prefix(CauseGraphMetrics.maxNodeUpdates)), updateCount: node.updates.count,
                 sameUpdateKey: node.sameUpdateKey,
                 x: rounded(frame.x), y: rounded(frame.y), width: rounded(frame.width), height: rounded(frame.height),
-                collapsed: node.collapsed, backtrace: backtrace?.frames, backtraceTruncated: backtrace?.truncated ?? false, task: node.task
+                collapsed: node.collapsed, backtrace: backtrace?.frames, backtraceTruncated: backtrace?.truncated ?? false, task: node.task,
+                downstreamNs: weight?.cost, downstreamEvents: weight?.events
             )
         }
         let documentEdges = edges.enumerated().map { i, edge in

@@ -25,7 +25,7 @@ extension Trace {
         let c = stateChanges
         let changeBytes = bytes(c.timestamp) + bytes(c.node) + bytes(c.description) + bytes(c.backtrace) + bytes(c.thread)
             + bytes(indexes.writtenNodes) + bytes(indexes.firstWriteOfNode)
-        let cpuBytes = bytes(cpu.frames.name) + bytes(cpu.frames.binary) + bytes(cpu.frames.isAppCode) + bytes(cpu.frames.sourcePath) + bytes(cpu.frames.sourceLine)
+        let cpuBytes = cpu.frames.memoryFootprint
             + bytes(cpu.stacks.parent) + bytes(cpu.stacks.frame)
             + bytes(cpu.samples.time) + bytes(cpu.samples.thread) + bytes(cpu.samples.weight) + bytes(cpu.samples.stack)
             + indexes.cpuPaths.sampleKeys.memoryFootprint
@@ -58,6 +58,13 @@ extension Trace {
             ("signposts", signpostBytes),
             ("strings", stringBytes),
         ]
+    }
+}
+
+extension FrameTable {
+    /// Bytes of the frame rows and their sources' side table (capacity × stride).
+    public var memoryFootprint: Int {
+        bytes(name) + bytes(binary) + bytes(isAppCode) + bytes(sourceFrames) + bytes(sourcePath) + bytes(sourceLine)
     }
 }
 

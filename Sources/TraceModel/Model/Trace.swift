@@ -280,16 +280,29 @@ public struct FrameTable: Sendable {
     public internal(set) var binary: [StringRef] = []
     public internal(set) var isAppCode: [Bool] = []
     /// Where the function is in the app's source (Instruments 27 writes `<source line><path>`
-    /// for the app's frames): the file's path (0 for none) and line. Both stay empty until a
-    /// frame has a source, so a trace without any costs nothing for them.
+    /// for the app's frames), in a side table of only the frames that have one: their rows,
+    /// ascending, and each one's file (interned) and line. A frame row stays 9 bytes; a frame
+    /// with a source adds 12 (most frames of a recording are the system's, with none).
+    public internal(set) var sourceFrames: [UInt32] = []
     public internal(set) var sourcePath: [StringRef] = []
     public internal(set) var sourceLine: [UInt32] = []
     public var count: Int { name.count }
 
     /// The frame's file and line, nil when the recording did not say.
     public func source(of frame: Int) -> (path: StringRef, line: UInt32)? {
-        guard frame < sourcePath.count, sourcePath[frame] != 0 else { return nil }
-        return (sourcePath[frame], sourceLine[frame])
+        let entry = sourceEntry(frame)
+        guard entry < sourceFrames.count, sourceFrames[entry] == frame else { return nil }
+        return (sourcePath[entry], sourceLine[entry])
+    }
+
+    /// The position of `frame` in `sourceFrames`, or where it would go.
+    func sourceEntry(_ frame: Int) -> Int {
+        var low = 0, high = sourceFrames.count
+        while low < high {
+            let mid = (low + high) / 2
+            if Int(sourceFrames[mid]) < frame { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 }
 

@@ -225,14 +225,18 @@ public struct TraceBuilder: Sendable {
         return frame
     }
 
+    /// Frames come in row order, so a new frame's source is appended; a frame seen first
+    /// without one and later with one (rare) is inserted in order.
     private mutating func setSource(of frame: Int, path: StringRef, line: UInt32) {
-        if cpu.frames.sourcePath.count <= frame {
-            let missing = cpu.frames.count - cpu.frames.sourcePath.count
-            cpu.frames.sourcePath.append(contentsOf: repeatElement(0, count: missing))
-            cpu.frames.sourceLine.append(contentsOf: repeatElement(0, count: missing))
+        let entry = cpu.frames.sourceEntry(frame)
+        if entry < cpu.frames.sourceFrames.count, cpu.frames.sourceFrames[entry] == frame {
+            cpu.frames.sourcePath[entry] = path
+            cpu.frames.sourceLine[entry] = line
+            return
         }
-        cpu.frames.sourcePath[frame] = path
-        cpu.frames.sourceLine[frame] = line
+        cpu.frames.sourceFrames.insert(UInt32(frame), at: entry)
+        cpu.frames.sourcePath.insert(path, at: entry)
+        cpu.frames.sourceLine.insert(line, at: entry)
     }
 
     /// The stack whose leaf is `frame` called from `parent` (`noRow` for a root frame). Shared.

@@ -184,6 +184,8 @@ public enum Lane: String, Sendable, CaseIterable, Codable {
     case otherUpdates = "other"
     case hitches = "hitches"
     case hangs = "hangs"
+    /// Instruments 27's hang risks: instants the recording flagged ("Main thread performed file I/O").
+    case hangRisks = "hang-risks"
     case cpu = "cpu"
     /// Swift concurrency: when tasks ran on the main actor, and when they waited for it.
     case mainActor = "main-actor"
@@ -200,6 +202,7 @@ public enum Lane: String, Sendable, CaseIterable, Codable {
         case .otherUpdates: "Other Updates"
         case .hitches: "Hitches"
         case .hangs: "Hangs"
+        case .hangRisks: "Hang Risks"
         case .cpu: "CPU"
         case .mainActor: "Main Actor"
         case .mainActorWaits: "Main Actor Waits"

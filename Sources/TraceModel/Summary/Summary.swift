@@ -27,8 +27,20 @@ public struct SummaryStats: Sendable, Equatable, Codable {
     public var maxNs: Nanoseconds = 0
     public var orange = 0
     public var red = 0
+    /// What the updates made run after them, summed (Instruments 27's `downstream-cost` and the
+    /// count of `downstream-events`); null when the recording has no such measure, so an older
+    /// recording never reads as zero.
+    @NullWhenAbsent public var downstreamNs: Nanoseconds?
+    @NullWhenAbsent public var downstreamEvents: Int?
 
-    public init() {}
+    public init(downstreamRecorded: Bool = false) {
+        if downstreamRecorded { (downstreamNs, downstreamEvents) = (0, 0) }
+    }
+
+    @inline(__always) mutating func addDownstream(cost: Nanoseconds, events: Int) {
+        downstreamNs = (downstreamNs ?? 0).addingSaturating(cost)
+        downstreamEvents = (downstreamEvents ?? 0) + events
+    }
 
     mutating func add(duration: Nanoseconds) {
         count(duration: duration)
@@ -38,8 +50,14 @@ public struct SummaryStats: Sendable, Equatable, Codable {
     /// `add(duration:)` without the average (a division), for loops over many updates: call
     /// `updateAverage()` after them.
     @inline(__always) mutating func count(duration: Nanoseconds) {
+        count(duration: duration, time: duration)
+    }
+
+    /// One update of `duration` that adds `time` to the total (less than its duration when part
+    /// of it was already counted: a nested layout pass of the same view).
+    @inline(__always) mutating func count(duration: Nanoseconds, time: Nanoseconds) {
         count += 1
-        totalNs.addSaturating(duration)
+        totalNs.addSaturating(time)
         maxNs = max(maxNs, duration)
         switch LongUpdateSeverity(duration: duration) {
         case .normal: break
@@ -57,6 +75,7 @@ public struct SummaryStats: Sendable, Equatable, Codable {
         orange += other.orange
         red += other.red
         avgNs = count == 0 ? 0 : totalNs / Nanoseconds(count)
+        if let cost = other.downstreamNs { addDownstream(cost: cost, events: other.downstreamEvents ?? 0) }
     }
 }
 
@@ -189,18 +208,36 @@ extension Trace {
 
     private func countedSummary(in range: TimeRange?, filter: SummaryFilter) -> UpdateSummary {
         let index = indexes.lists.summaryRows(self)
-        var statsOfRow = [SummaryStats](repeating: SummaryStats(), count: index.rows.count)
-        var kindOfRow = [UpdateKind](repeating: .other, count: index.rows.count)
-        var total = SummaryStats()
         let table = updates
+        let downstreamRecorded = table.hasDownstream
+        var statsOfRow = [SummaryStats](repeating: SummaryStats(downstreamRecorded: downstreamRecorded), count: index.rows.count)
+        var kindOfRow = [UpdateKind](repeating: .other, count: index.rows.count)
+        var total = SummaryStats(downstreamRecorded: downstreamRecorded)
+        // SwiftUI lays a view out inside its own layout pass (depth > 0): a row's layout time is
+        // the union of its passes' intervals, so the nested pass is counted once. A lane's rows
+        // come in start order, so the end of the row's passes so far is all the union needs.
+        var layoutCoveredUntil: [Nanoseconds] = []
         for lane in filter.lanes {
             for row in updateRows(of: lane, overlapping: range) {
                 if QueryCancellation.requested(at: row) { break }
                 let duration = table.duration[row]
                 let summaryRow = Int(index.rowOfUpdate[row])
                 if statsOfRow[summaryRow].count == 0 { kindOfRow[summaryRow] = table.kind[row] }
-                statsOfRow[summaryRow].count(duration: duration)
-                total.count(duration: duration)
+                var time = duration
+                if table.kind[row] == .layout {
+                    if layoutCoveredUntil.isEmpty { layoutCoveredUntil = Array(repeating: .min, count: index.rows.count) }
+                    let (start, end) = (table.start[row], table.end(row))
+                    let covered = layoutCoveredUntil[summaryRow]
+                    time = end <= covered ? 0 : end - max(start, covered)
+                    layoutCoveredUntil[summaryRow] = max(covered, end)
+                }
+                statsOfRow[summaryRow].count(duration: duration, time: time)
+                total.count(duration: duration, time: time)
+                if downstreamRecorded, let cost = table.downstreamCost(row) {
+                    let events = table.downstreamEvents(row) ?? 0
+                    statsOfRow[summaryRow].addDownstream(cost: cost, events: events)
+                    total.addDownstream(cost: cost, events: events)
+                }
             }
         }
         total.updateAverage()
@@ -232,9 +269,9 @@ extension Trace {
         var result: [ProcessUpdateSummary] = []
         for (process, modules) in byModule {
             var moduleSummaries: [ModuleUpdateSummary] = []
-            var processStats = SummaryStats()
+            var processStats = SummaryStats(downstreamRecorded: downstreamRecorded)
             for (module, views) in modules {
-                var moduleStats = SummaryStats()
+                var moduleStats = SummaryStats(downstreamRecorded: downstreamRecorded)
                 for view in views { moduleStats.add(view.row.stats) }
                 processStats.add(moduleStats)
                 let sortedViews = views.filter(\.listed).map(\.row)

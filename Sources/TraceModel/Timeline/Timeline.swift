@@ -24,6 +24,8 @@ public struct TimelineEvent: Sendable, Equatable {
     public var taskState: Int?
     /// Signpost row (signpost lanes, `count == 1`).
     public var signpost: Int?
+    /// Hang-risk row (the hang-risk lane, `count == 1`).
+    public var hangRisk: Int?
     /// View name, group label or hitch kind (`count == 1`).
     public var label: String?
     /// Update kind wire name (update lanes, `count == 1`).
@@ -70,6 +72,7 @@ public struct Timeline: Sendable, Equatable {
                 if let update = event.update { out.raw(",\"update\":"); out.int(Int64(update)) }
                 if let taskState = event.taskState { out.raw(",\"taskState\":"); out.int(Int64(taskState)) }
                 if let signpost = event.signpost { out.raw(",\"signpost\":"); out.int(Int64(signpost)) }
+                if let hangRisk = event.hangRisk { out.raw(",\"hangRisk\":"); out.int(Int64(hangRisk)) }
                 if let label = event.label { out.raw(",\"label\":"); out.string(label) }
                 if let kind = event.kind { out.raw(",\"kind\":"); out.string(kind) }
                 if let load = event.load { out.raw(",\"load\":"); out.fraction(load) }
@@ -199,9 +202,11 @@ extension Trace {
         timeline(window: window, width: width, laneIDs: lanes.map(TimelineLaneID.fixed), index: index)
     }
 
-    /// Every lane the trace has: the fixed ones and its signpost lanes.
+    /// Every lane the trace has: the fixed ones (hang risks only when it has some: Instruments
+    /// 27 records them) and its signpost lanes.
     public var allTimelineLanes: [TimelineLaneID] {
-        Lane.allCases.map(TimelineLaneID.fixed) + indexes.signpostLanes.map { .signposts($0.index) }
+        Lane.allCases.filter { $0 != .hangRisks || hangRisks.count > 0 }.map(TimelineLaneID.fixed)
+            + indexes.signpostLanes.map { .signposts($0.index) }
     }
 
     /// The timeline of fixed and signpost lanes; a signpost lane the trace does not have is left out.
@@ -491,6 +496,9 @@ struct LaneSeries: Sendable {
             (starts, durations, severityRule) = (trace.hitches.map(\.start), trace.hitches.map(\.duration), .fixed(.orange))
         case .hangs:
             (starts, durations, severityRule) = (trace.hangs.map(\.start), trace.hangs.map(\.duration), .fixed(.red))
+        case .hangRisks:
+            // Instants: drawn as the narrowest mark, orange (a risk, not a hang).
+            (starts, durations, severityRule) = (trace.hangRisks.time, [Nanoseconds](repeating: 0, count: trace.hangRisks.count), .fixed(.orange))
         case .cpu:
             (starts, durations, severityRule) = ([], [], .fixed(.normal))
         case .mainActor:
@@ -522,6 +530,8 @@ struct LaneSeries: Sendable {
     var keepsWideApart: Bool { lane == .fixed(.mainActor) }
     /// Signpost lanes: a lone event stands for a signpost row (`TimelineEvent.signpost`).
     var rowsAreSignposts: Bool { if case .signposts = lane { true } else { false } }
+    /// The hang-risk lane: a lone event stands for a hang-risk row (`TimelineEvent.hangRisk`).
+    var rowsAreHangRisks: Bool { lane == .fixed(.hangRisks) }
     /// Update lanes: a lone event stands for an update row (`TimelineEvent.update`).
     var isUpdateLane: Bool { if case .fixed(let lane) = lane { lane.isUpdateLane } else { false } }
 
@@ -548,6 +558,9 @@ struct LaneSeries: Sendable {
             event.label = trace.hitches[row].kind
         case .hangs:
             event.label = trace.hangs[row].kind
+        case .hangRisks:
+            event.hangRisk = row
+            event.label = trace.string(trace.hangRisks.message[row])
         case .cpu:
             break
         case .mainActor, .mainActorWaits:

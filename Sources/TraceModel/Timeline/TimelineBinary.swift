@@ -11,6 +11,8 @@ extension Timeline {
     static let taskStateRowsFlag: UInt8 = 4
     /// Lane flag: the update column holds signpost rows.
     static let signpostRowsFlag: UInt8 = 8
+    /// Lane flag: the update column holds hang-risk rows.
+    static let hangRiskRowsFlag: UInt8 = 16
 
     /// Column order within a lane; `rawValue` is the column's position.
     enum BinaryColumn: Int, CaseIterable {
@@ -50,7 +52,7 @@ extension Timeline {
         let hasLoad = events.contains { $0.load != nil || $0.mainLoad != nil }
         var firstUpdate = Int64.max
         for event in events {
-            if let row = event.update ?? event.taskState ?? event.signpost { firstUpdate = min(firstUpdate, Int64(row)) }
+            if let row = event.update ?? event.taskState ?? event.signpost ?? event.hangRisk { firstUpdate = min(firstUpdate, Int64(row)) }
             if let label = event.label, labelIndex[label] == nil {
                 labelIndex[label] = Int64(labels.count + 1)
                 labels.append(label)
@@ -64,7 +66,7 @@ extension Timeline {
             previousStart = event.start
             columns[BinaryColumn.duration.rawValue].append(event.duration)
             columns[BinaryColumn.count.rawValue].append(Int64(event.count))
-            columns[BinaryColumn.update.rawValue].append((event.update ?? event.taskState ?? event.signpost).map { Int64($0) - firstUpdate + 1 } ?? 0)
+            columns[BinaryColumn.update.rawValue].append((event.update ?? event.taskState ?? event.signpost ?? event.hangRisk).map { Int64($0) - firstUpdate + 1 } ?? 0)
             columns[BinaryColumn.label.rawValue].append(event.label.flatMap { labelIndex[$0] } ?? 0)
             let kind = event.kind.flatMap { wire in UpdateKind.allCases.first { $0.wireName == wire } }
             columns[BinaryColumn.code.rawValue].append(Int64(event.severity.rawValue) | Int64(kind.map { $0.rawValue + 1 } ?? 0) << 2 | (event.alsoOrange ? 32 : 0))
@@ -81,6 +83,7 @@ extension Timeline {
         out.laneHeader(
             id: Array(id.utf8.prefix(255)), merged: lane.merged, hasLoad: hasLoad,
             rowsAreTaskStates: events.contains { $0.taskState != nil }, rowsAreSignposts: events.contains { $0.signpost != nil },
+            rowsAreHangRisks: events.contains { $0.hangRisk != nil },
             count: events.count, firstStart: events.first?.start ?? 0, firstUpdate: firstUpdate,
             labels: labels.map { Array($0.utf8.prefix(Int(UInt16.max))) }, layout: layout
         )
@@ -101,13 +104,13 @@ struct BinaryWriter {
     /// A lane's header (docs/api.md): id, flags, event count, first start, the update-row base
     /// (`firstUpdate` is the lowest row, `.max` for none), labels, each column's width and base.
     mutating func laneHeader(
-        id: [UInt8], merged: Bool, hasLoad: Bool, rowsAreTaskStates: Bool, rowsAreSignposts: Bool,
+        id: [UInt8], merged: Bool, hasLoad: Bool, rowsAreTaskStates: Bool, rowsAreSignposts: Bool, rowsAreHangRisks: Bool,
         count: Int, firstStart: Int64, firstUpdate: Int64, labels: [[UInt8]], layout: [(width: Int, base: Int64)]
     ) {
         bytes.append(UInt8(id.count))
         bytes += id
         bytes.append((merged ? 1 : 0) | (hasLoad ? 2 : 0) | (rowsAreTaskStates ? Timeline.taskStateRowsFlag : 0)
-            | (rowsAreSignposts ? Timeline.signpostRowsFlag : 0))
+            | (rowsAreSignposts ? Timeline.signpostRowsFlag : 0) | (rowsAreHangRisks ? Timeline.hangRiskRowsFlag : 0))
         uint32(UInt32(count))
         int64(firstStart)
         int64(firstUpdate == .max ? 0 : firstUpdate - 1)
@@ -251,7 +254,7 @@ struct BinaryLanePlan {
             if value > columns[c].high { columns[c].high = value }
         }
         let isUpdateLane = series.isUpdateLane
-        let hasRows = isUpdateLane || series.rowsAreTaskStates || series.rowsAreSignposts
+        let hasRows = isUpdateLane || series.rowsAreTaskStates || series.rowsAreSignposts || series.rowsAreHangRisks
         let kinds = trace.updates.kind
         var previousStart = groups.first?.start ?? 0
         for (i, group) in groups.enumerated() {
@@ -304,10 +307,11 @@ struct BinaryLanePlan {
             id: id, merged: merged, hasLoad: false,
             rowsAreTaskStates: series.rowsAreTaskStates && groups.contains { $0.count == 1 },
             rowsAreSignposts: series.rowsAreSignposts && groups.contains { $0.count == 1 },
+            rowsAreHangRisks: series.rowsAreHangRisks && groups.contains { $0.count == 1 },
             count: groups.count, firstStart: groups.first?.start ?? 0, firstUpdate: firstUpdate, labels: labels, layout: layout
         )
         let isUpdateLane = series.isUpdateLane
-        let hasRows = isUpdateLane || series.rowsAreTaskStates || series.rowsAreSignposts
+        let hasRows = isUpdateLane || series.rowsAreTaskStates || series.rowsAreSignposts || series.rowsAreHangRisks
         let kinds = trace.updates.kind
         for column in Timeline.BinaryColumn.allCases {
             let (width, base) = layout[column.rawValue]

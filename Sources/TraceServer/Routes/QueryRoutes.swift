@@ -9,5 +9,6 @@ func addQueryRoutes(to router: some RouterMethods<TraceRequestContext>, store: a
     SummaryRoutes(store: store, queries: queries).add(to: router)
     TaskRoutes(store: store, queries: queries).add(to: router)
     SignpostRoutes(store: store, queries: queries).add(to: router)
+    HangRiskRoutes(store: store, queries: queries).add(to: router)
     FindingsRoutes(store: store, queries: queries).add(to: router)
 }

@@ -3,7 +3,7 @@
 // node's update, and shows the selected node's details (updates, backtrace of the write). The
 // card is info.js, the gestures input.js, the edge labels' placement labels.js.
 import { el, svg } from '../dom.js';
-import { graphDefs, renderEdge, renderNode, fitTexts } from './render.js';
+import { graphDefs, renderEdge, renderNode, fitTexts, maxWeight } from './render.js';
 import { bundleEdges, labelCandidates, placeLabels } from './labels.js';
 import { nodeInfo } from './info.js';
 import { attachGraphInput } from './input.js';
@@ -300,9 +300,9 @@ function drawGraph(viewport, graph, nodeById) {
   const elementById = new Map();
   const bundles = bundleEdges(graph.edges);
   const edgeElements = bundles.map((b) => renderEdge(b, nodeById));
-  const nodeLayer = svg('g', { class: 'cg-nodes' });
+  const nodeLayer = svg('g', { class: 'cg-nodes' }), heaviest = maxWeight(graph.nodes);
   for (const node of graph.nodes) {
-    const element = renderNode(node);
+    const element = renderNode(node, heaviest);
     elementById.set(node.id, element);
     nodeLayer.append(element);
   }

@@ -4,7 +4,7 @@
 // to the change and a button that opens the task (docs/cause-graph.md, "Swift tasks in the chain").
 import { el } from '../dom.js';
 import { sourceText } from '../source-link.js';
-import { KIND_LABELS, edgeText } from './render.js';
+import { KIND_LABELS, edgeText, weightText } from './render.js';
 
 /**
  * The card's children for `node` of `graph` (`nodeById`: its nodes by id). `actions`: close(),
@@ -21,6 +21,7 @@ export function nodeInfo(node, graph, nodeById, actions) {
   if (node.subtitle) parts.push(el('div', { class: 'cg-info-subtitle' }, node.subtitle));
   if (node.dimmed) parts.push(el('p', { class: 'cg-info-note' }, 'This body was notified of a change but did not run.'));
   if (node.count > 1) parts.push(el('p', {}, `Merged from ${node.count} appearances.`));
+  if (weightText(node)) parts.push(el('p', { class: 'cg-info-weight' }, `Downstream: ${weightText(node)}.`));
   if (node.kind === 'state' || node.kind === 'observable') parts.push(backtrace(node));
   if (node.task) parts.push(task(node, actions));
   parts.push(

@@ -2,6 +2,7 @@
 // node icons are inline <symbol>s, edges are curves through the layout's route points.
 
 import { svg } from '../dom.js';
+import { formatDuration } from '../format.js';
 
 /** What each node kind is called in the side panel and in accessible names. */
 export const KIND_LABELS = {
@@ -68,10 +69,23 @@ export function isYours(node) {
   return node.isAppCode || node.kind === 'gesture';
 }
 
+/** "made 8 updates run, 9.60 ms": a node's weight (Instruments 27's downstream cost), or null without one. */
+export function weightText(node) {
+  if (node.downstreamNs == null) return null;
+  const events = node.downstreamEvents ?? 0;
+  return `made ${events.toLocaleString('en-US')} update${events === 1 ? '' : 's'} run, ${formatDuration(node.downstreamNs)}`;
+}
+
+/** The heaviest node's downstream cost in `nodes` (0 when none has one): the scale of the weight bars. */
+export function maxWeight(nodes) {
+  return nodes.reduce((max, n) => Math.max(max, n.downstreamNs ?? 0), 0);
+}
+
 export function nodeLabel(node) {
   const parts = [KIND_LABELS[node.kind] ?? node.kind, node.title];
   if (node.subtitle && node.subtitle !== node.title) parts.push(node.subtitle);
   if (node.count > 1) parts.push(`${node.count} times`);
+  if (weightText(node)) parts.push(weightText(node));
   if (node.dimmed) parts.push('notified, body did not run');
   parts.push(node.isAppCode ? 'app code' : node.kind === 'gesture' ? 'your action' : 'system');
   if (node.collapsed) parts.push('activate to show them');
@@ -102,8 +116,12 @@ export function renderEdge(bundle, nodeById) {
     svg('title', {}, `${names}: ${details}`));
 }
 
-/** One node: a rounded box with the kind icon, title, subtitle and a count badge when merged. */
-export function renderNode(node) {
+/**
+ * One node: a rounded box with the kind icon, title, subtitle and a count badge when merged.
+ * With a downstream cost, a bar along its foot as long as the cost is against the heaviest
+ * node's (`heaviest`), so the costly causes stand out.
+ */
+export function renderNode(node, heaviest = 0) {
   const classes = ['cg-node', `cg-kind-${node.kind}`, isYours(node) ? 'cg-app' : 'cg-system'];
   if (node.dimmed) classes.push('cg-dimmed');
   if (node.focus) classes.push('cg-focus');
@@ -118,6 +136,11 @@ export function renderNode(node) {
   svg('use', { href: `#cg-icon-${icon}`, x: 10, y: node.height / 2 - 8, width: 16, height: 16, class: 'cg-icon' }),
   svg('text', { class: 'cg-title', x: 34, y: node.height / 2 - 3 }, node.title),
   svg('text', { class: 'cg-subtitle', x: 34, y: node.height / 2 + 11 }, node.subtitle));
+  if (node.downstreamNs > 0 && heaviest > 0) {
+    const width = Math.max(3, (node.width - 14) * Math.min(1, node.downstreamNs / heaviest));
+    g.append(svg('rect', { class: 'cg-weight', x: 7, y: node.height - 5, width, height: 3, rx: 1.5, 'data-weight': node.downstreamNs },
+      svg('title', {}, weightText(node))));
+  }
   if (node.count > 1 && !node.collapsed) {
     const text = `\u00d7${node.count}`;
     const w = 8 + 6.5 * text.length;

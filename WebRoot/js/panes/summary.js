@@ -20,6 +20,17 @@ const COLUMNS = [
   { key: 'orange', title: 'Orange', numeric: true, text: formatCount, label: 'Orange (over 500 µs)' },
   { key: 'red', title: 'Red', numeric: true, text: formatCount, label: 'Red (over 1 ms)' },
 ];
+// Instruments 27 records what each update made run after it: a column only when the recording has it.
+const DOWNSTREAM = {
+  key: 'downstreamNs', title: 'Downstream', numeric: true, text: formatDuration,
+  label: 'Downstream cost (the time of the updates these made run)',
+  cellTitle: (row) => `made ${formatCount(row.downstreamEvents ?? 0)} update${row.downstreamEvents === 1 ? '' : 's'} run, ${formatDuration(row.downstreamNs)}`,
+};
+
+/** The summary's columns: Downstream only when the answer has it (an older recording has none, not zero). */
+export function summaryColumns(summary) {
+  return summary?.total?.downstreamNs != null ? [...COLUMNS, DOWNSTREAM] : COLUMNS;
+}
 
 export function mountSummary(root, traceView) {
   let data = null;            // last summary response
@@ -74,7 +85,9 @@ export function mountSummary(root, traceView) {
   }
 
   function render() {
-    headRow.replaceChildren(...COLUMNS.map((c) => {
+    const columns = summaryColumns(data);
+    if (!columns.some((c) => c.key === sort.key)) sort = { key: 'totalNs', descending: true };
+    headRow.replaceChildren(...columns.map((c) => {
       const active = sort.key === c.key;
       return el('th', {
         scope: 'col', class: c.numeric ? 'num' : 'name-col',
@@ -90,18 +103,19 @@ export function mountSummary(root, traceView) {
     rows = summaryRows(data, sort, collapsed);
     totals.textContent = data?.total
       ? `${formatCount(data.total.count)} updates · ${formatDuration(data.total.totalNs)} total · ${formatCount(data.total.orange)} orange · ${formatCount(data.total.red)} red`
+        + (data.total.downstreamNs != null ? ` · made ${formatCount(data.total.downstreamEvents ?? 0)} updates run, ${formatDuration(data.total.downstreamNs)}` : '')
         + (data.omittedViews > 0 ? ` · ${formatCount(data.omittedViews)} smaller views not listed` : '')
       : '';
     if (data && rows.length === 0) {
-      tbody.replaceChildren(el('tr', {}, el('td', { colspan: COLUMNS.length, class: 'pane-empty' },
+      tbody.replaceChildren(el('tr', {}, el('td', { colspan: columns.length, class: 'pane-empty' },
         currentRange(traceView.state.get()) ? 'No updates in the inspection range.' : 'No updates in this trace.')));
       return;
     }
     if (!rows.some((r) => r.key === selectedKey)) selectedKey = rows[0]?.key ?? null;
-    tbody.replaceChildren(...rows.map(renderRow));
+    tbody.replaceChildren(...rows.map((row) => renderRow(row, columns)));
   }
 
-  function renderRow(row) {
+  function renderRow(row, columns) {
     const selected = row.key === selectedKey;
     const nameCell = el('td', { role: 'gridcell', class: 'name-col', style: { 'padding-left': `${6 + row.depth * 16}px` } },
       row.hasChildren
@@ -115,10 +129,10 @@ export function mountSummary(root, traceView) {
       row.level === 'view' && row.category && row.kind !== 'view-body'
         ? el('span', { class: 'summary-category' }, row.category) : null,
       row.level === 'view' ? menuButton(`Actions for ${row.label}`, () => viewActions(row)) : null);
-    const cells = COLUMNS.slice(1).map((c) => {
+    const cells = columns.slice(1).map((c) => {
       const value = row[c.key] ?? 0;
       const sev = (c.key === 'orange' || c.key === 'red') && value > 0 ? ` summary-${c.key}` : '';
-      return el('td', { role: 'gridcell', class: `num${sev}` }, c.text(value));
+      return el('td', { role: 'gridcell', class: `num${sev}`, title: c.cellTitle?.(row) ?? null, dataset: { column: c.key } }, c.text(value));
     });
     const tr = el('tr', {
       class: `summary-row level-${row.level}${selected ? ' selected' : ''}`,

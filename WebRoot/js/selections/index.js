@@ -12,9 +12,10 @@ import { signpost } from './signpost.js';
 import { taskState } from './task-state.js';
 import { taskStates } from './task-states.js';
 import { note } from './note.js';
+import { hangRisk } from './hang-risk.js';
 
 /** Every descriptor, in the order a link that names several is read (the path's update first). */
-export const SELECTIONS = Object.freeze([update, taskStates, taskState, note, signpost]);
+export const SELECTIONS = Object.freeze([update, taskStates, taskState, note, hangRisk, signpost]);
 
 const BY_KIND = Object.freeze(Object.fromEntries(SELECTIONS.map((descriptor) => [descriptor.kind, descriptor])));
 

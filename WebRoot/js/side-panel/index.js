@@ -9,6 +9,7 @@ import { showUpdate } from './update.js';
 import { showSignpost } from './signpost.js';
 import { showTaskState, showTaskStates } from './task.js';
 import { showNote } from './note.js';
+import { showHangRisk } from './hang-risk.js';
 
 /** The details module of each selection kind (selections/: one descriptor per kind). */
 export const DETAILS = Object.freeze({
@@ -17,6 +18,7 @@ export const DETAILS = Object.freeze({
   'task-state': showTaskState,
   'task-states': showTaskStates,
   note: showNote,
+  'hang-risk': showHangRisk,
 });
 for (const kind of SELECTION_KINDS) if (!DETAILS[kind]) throw new Error(`side-panel/: no details module for selection kind ${kind}`);
 

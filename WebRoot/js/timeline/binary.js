@@ -64,6 +64,8 @@ function decodeLane(r) {
   const rowsAreTaskStates = (flags & 4) !== 0;
   // Signpost lanes: it holds signpost rows.
   const rowsAreSignposts = (flags & 8) !== 0;
+  // The hang-risk lane: it holds hang-risk rows.
+  const rowsAreHangRisks = (flags & 16) !== 0;
   const n = r.u32();
   const firstStart = r.i64();
   const updateBase = r.i64();
@@ -99,8 +101,9 @@ function decodeLane(r) {
   }
   const taskState = rowsAreTaskStates ? rows : null;
   const signpost = rowsAreSignposts ? rows : null;
-  const update = rowsAreTaskStates || rowsAreSignposts ? new Int32Array(n).fill(-1) : rows;
-  return { id, lane: { length: n, maxDuration, merged, start, duration, count, severity, alsoOrange, update, taskState, signpost, kind, label, labels, load, mainLoad } };
+  const hangRisk = rowsAreHangRisks ? rows : null;
+  const update = rowsAreTaskStates || rowsAreSignposts || rowsAreHangRisks ? new Int32Array(n).fill(-1) : rows;
+  return { id, lane: { length: n, maxDuration, merged, start, duration, count, severity, alsoOrange, update, taskState, signpost, hangRisk, kind, label, labels, load, mainLoad } };
 }
 
 /**
@@ -126,6 +129,7 @@ export function laneBuffers(lane) {
   const arrays = [lane.start, lane.duration, lane.count, lane.severity, lane.alsoOrange, lane.update, lane.kind, lane.label];
   if (lane.taskState) arrays.push(lane.taskState);
   if (lane.signpost) arrays.push(lane.signpost);
+  if (lane.hangRisk) arrays.push(lane.hangRisk);
   if (lane.load) arrays.push(lane.load, lane.mainLoad);
   return arrays.map((a) => a.buffer);
 }

@@ -7,7 +7,7 @@ import { el } from '../dom.js';
 import { toast } from '../shell.js';
 import { formatDuration, formatTimestamp } from '../format.js';
 import { currentSelection, selectedUpdate, selectionChanged } from '../state.js';
-import { findingMarks, hasTaskData, layoutRows, noteMarks, queriedLanes, signpostRows } from './lanes.js';
+import { findingMarks, hasHangRiskLane, hasTaskData, layoutRows, noteMarks, queriedLanes, signpostRows } from './lanes.js';
 import { selectionDescriptor } from '../selections/index.js';
 import { attachInput } from './input.js';
 import { createPointer } from './pointer.js';
@@ -82,7 +82,7 @@ export function createTimeline(section, traceView, { windowLabel, findings, find
   let colors = readColors(document.documentElement);
   // The trace's own lanes (signposts by subsystem and category) go before CPU; the Main Actor
   // lanes only when it has Swift task data.
-  const laneOptions = { hasTasks: hasTaskData(trace), extra: signpostRows(trace.lanes) };
+  const laneOptions = { hasTasks: hasTaskData(trace), hasHangRisks: hasHangRiskLane(trace), extra: signpostRows(trace.lanes) };
   let layout = layoutRows(state.get().expanded ?? [], laneOptions);
   let width = 0;
   let dpr = window.devicePixelRatio || 1;

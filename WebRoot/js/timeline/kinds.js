@@ -54,6 +54,14 @@ export const LANE_KINDS = Object.freeze({
     tooltip: (row, e) => markLines(row, e),
     click: markClick,
   },
+  /** Instruments 27's hang risks (instants): the tooltip says what the recording flagged; a click opens its details. */
+  'hang-risks': {
+    tooltip(row, e) {
+      if (e.count > 1) return markLines(row, e);
+      return { title: e.label || 'Hang risk', lines: [['Lane', row.title], ['At', formatTimestamp(e.start)], ['Click', 'the details: where it fell, the backtrace']] };
+    },
+    click: (row, e) => (e.count <= 1 && e.hangRisk !== undefined ? { select: { kind: 'hang-risk', id: e.hangRisk }, span: spanOf(e) } : markClick(row, e)),
+  },
   /** Main Actor lanes: one interval, or all of a mark's (several tasks wait for the main actor at once). */
   tasks: {
     tooltip: (row, e) => markLines(row, e, row.waits ? waitSeverityLabel : taskRunSeverityLabel),

@@ -17,6 +17,8 @@ export const ROWS = [
   { id: 'other', kind: 'updates', title: 'Other Updates', height: 20, parent: 'swiftui', long: true, nouns: UPDATES },
   { id: 'hitches', kind: 'intervals', title: 'Hitches', height: 22, color: 'hitch', nouns: ['hitch', 'hitches'] },
   { id: 'hangs', kind: 'intervals', title: 'Hangs', height: 22, color: 'hang', nouns: ['hang', 'hangs'] },
+  // Instruments 27's hang risks (instants), only for a recording that has them.
+  { id: 'hang-risks', kind: 'hang-risks', title: 'Hang Risks', height: 22, long: true, hangRisks: true, nouns: ['hang risk', 'hang risks'] },
   // Swift concurrency: coloured by severity (main-actor work like updates; waits orange > 16 ms, red > 100 ms).
   { id: 'main-actor', kind: 'tasks', title: 'Main Actor', height: 22, long: true, tasks: true, nouns: ['interval', 'intervals'] },
   { id: 'main-actor-waits', kind: 'tasks', title: 'Main Actor Waits', height: 22, long: true, tasks: true, waits: true, nouns: ['wait', 'waits'] },
@@ -48,15 +50,17 @@ export function signpostRows(laneInfos) {
 /**
  * Visible rows for the expanded tracks, with their y offset below the ruler. `hasTasks`: whether
  * the trace holds Swift task data; without it the Main Actor lanes would only say 0, so they go.
+ * `hasHangRisks`: whether it has hang risks (Instruments 27); the server has no such lane otherwise.
  * `extra` rows (the trace's signpost lanes) go before CPU.
  */
-export function layoutRows(expanded, { hasTasks = true, extra = [] } = {}) {
+export function layoutRows(expanded, { hasTasks = true, hasHangRisks = false, extra = [] } = {}) {
   let y = RULER_HEIGHT;
   const rows = [];
   const cpuAt = ROWS.findIndex((row) => row.cpu);
   for (const row of [...ROWS.slice(0, cpuAt), ...extra, ...ROWS.slice(cpuAt)]) {
     if (row.parent && !expanded.includes(row.parent)) continue;
     if (row.tasks && !hasTasks) continue;
+    if (row.hangRisks && !hasHangRisks) continue;
     rows.push({ ...row, y, expanded: expanded.includes(row.id) });
     y += row.height;
   }
@@ -65,6 +69,9 @@ export function layoutRows(expanded, { hasTasks = true, extra = [] } = {}) {
 
 /** Whether a trace (its /api/traces/{id} info) holds Swift task data; unknown counts count as yes. */
 export const hasTaskData = (trace) => (trace?.counts?.taskStates ?? 1) > 0;
+
+/** Whether a trace (its /api/traces/{id} info) has a hang-risk lane. */
+export const hasHangRiskLane = (trace) => (trace?.lanes ?? []).some((lane) => lane.id === 'hang-risks');
 
 /** Lanes the server is asked for: every visible row except track headers. */
 export const queriedLanes = (rows) => rows.filter((row) => !row.track).map((row) => row.id);
@@ -86,6 +93,7 @@ export function eventOf(lane, i) {
   if (lane.update[i] >= 0) event.update = lane.update[i];
   if (lane.taskState && lane.taskState[i] >= 0) event.taskState = lane.taskState[i];
   if (lane.signpost && lane.signpost[i] >= 0) event.signpost = lane.signpost[i];
+  if (lane.hangRisk && lane.hangRisk[i] >= 0) event.hangRisk = lane.hangRisk[i];
   if (lane.kind[i]) event.kind = KINDS[lane.kind[i]];
   if (lane.label[i] >= 0) event.label = lane.labels[lane.label[i]];
   if (lane.load) { event.load = lane.load[i]; event.mainLoad = lane.mainLoad[i]; }

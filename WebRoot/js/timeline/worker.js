@@ -21,6 +21,7 @@ function decodeLane(lane) {
   const update = new Int32Array(n);
   const taskState = new Int32Array(n);
   const signpost = new Int32Array(n);
+  const hangRisk = new Int32Array(n);
   const kind = new Uint8Array(n);
   const label = new Int32Array(n);
   const labels = [];
@@ -43,6 +44,7 @@ function decodeLane(lane) {
     update[i] = e.update ?? -1;
     taskState[i] = e.taskState ?? -1;
     signpost[i] = e.signpost ?? -1;
+    hangRisk[i] = e.hangRisk ?? -1;
     kind[i] = Math.max(0, KINDS.indexOf(e.kind ?? ''));
     if (e.label) {
       let index = labelIndex.get(e.label);
@@ -51,9 +53,9 @@ function decodeLane(lane) {
     } else label[i] = -1;
     if (load) { load[i] = e.load ?? 0; mainLoad[i] = e.mainLoad ?? 0; }
   }
-  const buffers = [start, duration, count, severity, alsoOrange, update, taskState, signpost, kind, label].map((a) => a.buffer);
+  const buffers = [start, duration, count, severity, alsoOrange, update, taskState, signpost, hangRisk, kind, label].map((a) => a.buffer);
   if (load) buffers.push(load.buffer, mainLoad.buffer);
-  return { lane: { length: n, maxDuration, merged: !!lane.merged, start, duration, count, severity, alsoOrange, update, taskState, signpost, kind, label, labels, load, mainLoad }, buffers };
+  return { lane: { length: n, maxDuration, merged: !!lane.merged, start, duration, count, severity, alsoOrange, update, taskState, signpost, hangRisk, kind, label, labels, load, mainLoad }, buffers };
 }
 
 self.onmessage = async ({ data }) => {
