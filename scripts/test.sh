@@ -92,10 +92,10 @@ source "$team_run/team.env"
 # Swift Testing starts every test at once, and on two cores the CPU-heavy suites hold the
 # cooperative threads for tens of seconds (measured: every test of a whole run waited 46-75 s), so
 # the suites that time a deadline (a breaker, a memory wait, a store's first bytes) would measure
-# the queue, not the code. Four runs: the rest, the engine contracts alone (each call has a 20 s
+# the queue, not the code (or an order of service: MemoryFairShareTests). Four runs: the rest, the engine contracts alone (each call has a 20 s
 # deadline; PostgresCatalogTests stops the shared server, so not beside it), the deadline suites
 # alone, then the cost suites.
-deadline_suites='FailFastTests|MemoryWaitTests|AgentToolsTests|S3BlobStoreTests|StreamedBlobTests|PostgresCatalogTests|KeepAliveTests|DiskReadinessTests|ShutdownGraceTests'
+deadline_suites='FailFastTests|MemoryWaitTests|AgentToolsTests|S3BlobStoreTests|StreamedBlobTests|PostgresCatalogTests|KeepAliveTests|DiskReadinessTests|ShutdownGraceTests|MemoryFairShareTests'
 contract_suites='CatalogContractTests|BlobStoreContractTests'
 cost_suites='QueryExponentTests|HostileCostTests|HostileQueryTests|FuzzTests'
 stage "swift test"
