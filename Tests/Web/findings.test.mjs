@@ -1,7 +1,7 @@
 // Evidence links of a finding (WebRoot/js/panes/findings.js): each opens what proves it.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { evidenceLinks, filterFindings, numbers, subjectLink } from '../../WebRoot/js/panes/findings.js';
+import { evidenceLinks, filterFindings, numbers, partLabel, statusText, subjectLink } from '../../WebRoot/js/panes/findings.js';
 import { parseLocation } from '../../WebRoot/js/state.js';
 
 const ORIGIN = 'http://tracesvc.test';
@@ -111,4 +111,18 @@ test('subject chips open what they name: a view its updates, a frame the CPU of 
   assert.deepEqual([cpu.pane, cpu.search, cpu.range], ['cpu', 'DateFormatter.init()', [10, 90]]);
   assert.equal(thread, null);
   assert.deepEqual(open(task).state.selection, { kind: 'task-state', id: 4 });
+});
+
+test('the status line says what all findings cost with shared time once; an incident part says its kind and cost', () => {
+  const list = (findings, extra) => Object.assign(findings, extra);
+  const three = list([{ id: 'a' }, { id: 'b' }, { id: 'c' }], { total: 3, costNs: 245_000_000 });
+  assert.equal(statusText(three, three), '3 findings, costliest first: 245 ms in all (time two findings share counted once). Open one for its evidence.');
+  assert.equal(statusText(three, three.slice(0, 1)), '1 of 3 findings shown, costliest first.');
+  const many = list([{ id: 'a' }], { total: 250, costNs: 1_200_000_000 });
+  assert.equal(statusText(many, many), 'The 1 costliest of 250 findings: 1.20 s in all (time two findings share counted once). Open one for its evidence.');
+  // An older server without the total says nothing of it.
+  const old = list([{ id: 'a' }, { id: 'b' }], { total: 2, costNs: null });
+  assert.equal(statusText(old, old), '2 findings, costliest first. Open one for its evidence.');
+  assert.equal(partLabel({ kind: 'main-actor-wait', costNs: 120_000_000 }), 'Main Actor wait · 120 ms');
+  assert.equal(partLabel({ kind: 'hitch-explained', costNs: 125_000_000 }), 'Hitch · 125 ms');
 });
