@@ -300,10 +300,14 @@ struct TraceReport {
 
     private func findingsSection() -> [String] {
         let findings = result.findings
-        var lines = ["", bold("Findings") + (findings.isEmpty ? ": none" : ": \(findings.count), costliest first") + (isWholeTrace ? "" : " (whole recording)")]
+        let covered = findings.isEmpty ? "" : ", \(duration(trace.totalCost(of: findings))) in all (time two findings share counted once)"
+        var lines = ["", bold("Findings") + (findings.isEmpty ? ": none" : ": \(findings.count), costliest first\(covered)") + (isWholeTrace ? "" : " (whole recording)")]
         for finding in findings.prefix(top) {
             let severity = paint("[\(finding.severity.rawValue)]", finding.severity == .high ? .red : finding.severity == .medium ? .orange : nil)
             lines.append("  \(severity) \(finding.kind.rawValue): \(finding.title)")
+            if !finding.parts.isEmpty {
+                lines.append("      one incident, \(finding.parts.count) parts: " + finding.parts.map { "\($0.kind.rawValue) \(duration($0.costNs))" }.joined(separator: ", "))
+            }
             // As the browser says it (findings.js numbers): count, total and worst; "at least" for a lower bound.
             let cost = finding.occurrences > 1
                 ? "\(finding.occurrences) occurrences cost \(duration(finding.costNs)) in all, the worst \(duration(finding.worstNs))"

@@ -384,7 +384,8 @@ import TraceModel
         let tables = XCTraceImportTests.tableFiles.filter { $0 != "time-profile" }
         let trace = try XCTraceImportTests.read(try XCTraceImportTests.bundle(tables))
         #expect(trace.cpu.samples.count == 0)
-        let readings = trace.findings().filter { $0.kind == .hangExplained || $0.kind == .hitchExplained }
+        // A hitch inside a hang is one incident with it: its parts are the readings.
+        let readings = trace.findings().flatMap { $0.parts.isEmpty ? [$0] : $0.parts }.filter { $0.kind == .hangExplained || $0.kind == .hitchExplained }
         // Both hangs (one reading, grouped) and both hitches are read.
         #expect(readings.contains { $0.kind == .hangExplained && $0.title.hasPrefix("2 hangs") })
         #expect(readings.filter { $0.kind == .hitchExplained }.count == 2)

@@ -9,8 +9,10 @@ import TraceSamples
     static let slow = SampleTraces.trace(named: "landmarks-concurrency-slow")
     static let fixed = SampleTraces.trace(named: "landmarks-concurrency-fixed")
 
+    /// The findings of `kind`, each as its rule found it: an incident's parts count (the hitch,
+    /// the wait and the block of one incident are one finding with them as parts).
     static func only(_ kind: FindingKind, _ trace: Trace, _ options: FindingsOptions = FindingsOptions()) -> [Finding] {
-        trace.findings(options).filter { $0.kind == kind }
+        trace.findings(options).flatMap { $0.parts.isEmpty ? [$0] : $0.parts }.filter { $0.kind == kind }
     }
 
     @Test func theSlowSampleBlocksTheMainActorWithTheImageLoader() throws {
@@ -48,6 +50,15 @@ import TraceSamples
         #expect(finding.subjects.contains(FindingSubject(role: .function, name: "MapView.updateRegion()", detail: "Main Actor (0x600001f04000)")))
         #expect(Self.slow.taskStates.state[finding.evidence.taskStates[0]] == .enqueued)
         #expect(Self.slow.taskStates.state[finding.evidence.taskStates[1]] == .running)
+    }
+
+    @Test func theSlowSamplesHitchWaitAndBlockAreOneIncident() throws {
+        // Task 502's 120 ms run, MapView's 120 ms wait behind it and the 125 ms hitch it caused:
+        // one finding, its cost the time they cover together (issue 41: not 365 ms).
+        let incident = try #require(Self.slow.findings().first { !$0.parts.isEmpty })
+        #expect(incident.kind == .mainActorBlocked && incident.parts.map(\.kind) == [.mainActorBlocked, .hitchExplained, .mainActorWait])
+        #expect(Self.slow.findings().filter { [.mainActorBlocked, .mainActorWait, .hitchExplained].contains($0.kind) }.count == 1)
+        #expect(incident.costNs >= 125_000_000 && incident.costNs <= 135_000_000, "\(incident.costNs)")
     }
 
     @Test func theFixedSampleHasNeither() {
@@ -121,7 +132,7 @@ import TraceSamples
         // With no task and no long update, nothing tells busy from blocked.
         var options = FindingsOptions()
         options.busyCoverage = 1
-        let unknown = try #require(trace.findings(options).first { $0.kind == .hitchExplained })
+        let unknown = try #require(Self.only(.hitchExplained, trace, options).first)
         #expect(unknown.title.contains("the recording has no CPU data, so whether the main thread was busy or blocked cannot be told"))
         #expect(unknown.subjects.first?.detail == "unknown")
         #expect(unknown.fix.hasPrefix("Record with the Time Profiler"))

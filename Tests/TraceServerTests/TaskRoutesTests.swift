@@ -60,9 +60,13 @@ import TraceSamples
             #expect((blocked["title"] as? String)?.hasPrefix("MessageStore.decodeHistory() ran on the Main Actor for 45.0 ms in Task 7002 (created by View.task @ Harbor/ConversationView.swift:44)") == true)
             let subjects = try #require(blocked["subjects"] as? [[String: Any]]).map { "\($0["role"] ?? ""): \($0["name"] ?? "")" }
             #expect(subjects.contains("task: Task 7002") && subjects.contains("function: MessageStore.decodeHistory()"))
-            let wait = try #require(findings.first { $0["kind"] as? String == "main-actor-wait" })
+            // The decode, the wait behind it and the hitch it caused are one incident: the wait and the hitch are its parts.
+            let parts = try #require(blocked["parts"] as? [[String: Any]])
+            #expect(parts.map { $0["kind"] as? String } == ["main-actor-blocked", "hitch-explained", "main-actor-wait"])
+            #expect(!findings.contains { ["main-actor-wait", "hitch-explained"].contains($0["kind"] as? String) })
+            let wait = try #require(parts.first { $0["kind"] as? String == "main-actor-wait" })
             #expect((wait["title"] as? String)?.hasPrefix("View.task @ Harbor/ComposerView.swift:19 waited 40.0 ms for the Main Actor while Task 7002 ran") == true)
-            let hitch = try #require(findings.first { $0["kind"] as? String == "hitch-explained" })
+            let hitch = try #require(parts.first { $0["kind"] as? String == "hitch-explained" })
             #expect((hitch["title"] as? String)?.contains("Task 7002") == true && (hitch["savingNs"] as? Int ?? 0) > 40_000_000)
             let fixedFindings = try #require(try await client.get("/api/traces/\(fixed)/findings").json()["findings"] as? [[String: Any]])
             #expect(!fixedFindings.contains { ($0["kind"] as? String)?.hasPrefix("main-actor") == true })

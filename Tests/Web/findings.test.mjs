@@ -1,7 +1,7 @@
 // Evidence links of a finding (WebRoot/js/panes/findings.js): each opens what proves it.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { evidenceLinks, filterFindings, numbers, subjectLink } from '../../WebRoot/js/panes/findings.js';
+import { evidenceLinks, filterFindings, numbers, partLabel, partLinks, statusText, subjectLink } from '../../WebRoot/js/panes/findings.js';
 import { parseLocation } from '../../WebRoot/js/state.js';
 
 const ORIGIN = 'http://tracesvc.test';
@@ -122,4 +122,38 @@ test('a view\'s finding: its frame chips search the merged CPU of the view\'s lo
   assert.deepEqual([state.pane, state.cpu, state.paneView, state.filter, state.longerThan, state.search, state.range],
     ['cpu', 'view', { module: 'Pantry', view: 'PriceTagView', category: 'View Body' }, 'long-view-body', 1_000_000, 'Decimal.FormatStyle.Currency.format(_:)', null]);
   assert.match(link.title, /merged/);
+});
+
+test('the status line says what all findings cost with shared time once; an incident part says its kind and cost', () => {
+  const list = (findings, extra) => Object.assign(findings, extra);
+  const three = list([{ id: 'a' }, { id: 'b' }, { id: 'c' }], { total: 3, costNs: 245_000_000 });
+  assert.equal(statusText(three, three), '3 findings, costliest first: 245 ms in all (time two findings share counted once). Open one for its evidence.');
+  assert.equal(statusText(three, three.slice(0, 1)), '1 of 3 findings shown, costliest first.');
+  const many = list([{ id: 'a' }], { total: 250, costNs: 1_200_000_000 });
+  assert.equal(statusText(many, many), 'The 1 costliest of 250 findings: 1.20 s in all (time two findings share counted once). Open one for its evidence.');
+  // An older server without the total says nothing of it.
+  const old = list([{ id: 'a' }, { id: 'b' }], { total: 2, costNs: null });
+  assert.equal(statusText(old, old), '2 findings, costliest first. Open one for its evidence.');
+  assert.equal(partLabel({ kind: 'main-actor-wait', costNs: 120_000_000 }), 'Main Actor wait · 120 ms');
+  assert.equal(partLabel({ kind: 'hitch-explained', costNs: 125_000_000 }), 'Hitch · 125 ms');
+});
+
+test('an incident part links what the lead does not: a hitch its occurrences, a wait its own task, each keeping the incident open', () => {
+  const lead = { ...finding({ taskStates: [8, 3] }), id: 'main-actor-blocked:Decode@View.task @ Quarry/A.swift:4', kind: 'main-actor-blocked',
+    subjects: [{ role: 'task', name: 'Task 11', detail: '' }] };
+  const hitch = { ...finding({ taskStates: [8], intervals: [{ start: 216_000_000, end: 311_000_000 }] }), id: 'hitch-explained:216000000', kind: 'hitch-explained',
+    subjects: [{ role: 'task', name: 'Task 11', detail: '' }] };
+  const wait = { ...finding({ taskStates: [3, 8] }), id: 'main-actor-wait:Header', kind: 'main-actor-wait',
+    subjects: [{ role: 'task', name: 'View.task @ Quarry/Header.swift:30', detail: '' }] };
+  const incident = { ...lead, parts: [lead, hitch, wait] };
+  assert.deepEqual(partLinks('t1', incident, lead), []);
+  const [occurrence, ...more] = partLinks('t1', incident, hitch);
+  assert.equal(more.length, 0, 'the hitch\'s task is the lead\'s: no second link to it');
+  assert.equal(occurrence.kind, 'occurrence');
+  assert.deepEqual(open(occurrence).state.range, [216_000_000, 311_000_000]);
+  assert.equal(open(occurrence).state.finding, incident.id);
+  const [task] = partLinks('t1', incident, wait);
+  assert.equal(task.text, 'Task: View.task @ Quarry/Header.swift:30');
+  assert.deepEqual(open(task).state.selection, { kind: 'task-state', id: 3 });
+  assert.equal(open(task).state.finding, incident.id);
 });

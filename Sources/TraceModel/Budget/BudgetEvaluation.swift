@@ -348,11 +348,14 @@ extension Trace {
 
     private func evaluateFindingsRule(_ rule: BudgetRule, range: TimeRange?) -> BudgetResult {
         let filter = rule.findings
-        let found = findings(filter.options).filter { finding in
+        let matches = { (finding: Finding) in
             (filter.kinds.isEmpty || filter.kinds.contains(finding.kind)) && finding.severity >= filter.minSeverity
                 && (rule.views.isEmpty || finding.subjects.contains { $0.role == .view && rule.matches(view: $0.name) })
-                && (range.map { isEvidence(finding.evidence, in: $0) } ?? true)
+                && (range.map { self.isEvidence(finding.evidence, in: $0) } ?? true)
         }
+        // One incident counts once: itself, or the first of its parts the rule asks for (a hitch
+        // inside the block that caused it still fails "no hitches").
+        let found = findings(filter.options).compactMap { finding in matches(finding) ? finding : finding.parts.first(where: matches) }
         let passed = found.count <= rule.limit
         let offenders: [BudgetOffender] = passed ? [] : found.map { finding in
             let view = finding.subjects.first { $0.role == .view }

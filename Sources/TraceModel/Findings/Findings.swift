@@ -130,6 +130,10 @@ public struct Finding: Sendable, Equatable, Encodable {
     public var savingIsLowerBound = false
     public var fix: String
     public var evidence: FindingEvidence
+    /// One incident's findings (`Trace.joiningIncidents`): a hitch or hang, the task that blocked
+    /// the Main Actor meanwhile, the tasks that waited for it, each as its own rule found it, the
+    /// leading one first; `[]` for a finding of its own.
+    public var parts: [Finding] = []
 }
 
 /// Thresholds of the rules. Defaults are documented in docs/findings.md; each can be set by name
@@ -248,6 +252,7 @@ extension Trace {
         found += mainActorWaitFindings(&context)
         found += longLayoutFindings(&context)
         found += hangRiskFindings(&context)
+        found = joiningIncidents(found)
         // The hangs and hitches counted without a finding of their own come after every finding.
         let isRest = { (finding: Finding) in finding.id.hasSuffix(":more") ? 0 : 1 }
         return found.sorted { (isRest($0), $0.costNs, $1.kind.rawValue, $1.id) > (isRest($1), $1.costNs, $0.kind.rawValue, $0.id) }

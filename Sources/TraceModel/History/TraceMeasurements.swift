@@ -6,7 +6,7 @@
 public struct TraceMeasurements: Sendable, Equatable {
     /// Bumped when what is measured changes: measurements stored by another version are made
     /// again in the background (so is every one after a parser-version bump).
-    public static let version = 2
+    public static let version = 3
 
     /// View rows stored per trace at most: the views with the most body time, the rest summed as
     /// one `otherViews` row, so that a trace of a million distinct views costs the catalog (and

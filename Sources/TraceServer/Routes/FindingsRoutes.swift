@@ -25,17 +25,22 @@ struct FindingsRoutes {
         // Default thresholds are built once, right after the load (or here, off the pool, if this
         // asks first); others read every update, off the pool.
         if options == FindingsOptions() {
-            if let built = loaded.findingsIfBuilt { return try jsonResponse(FindingsResponse(built)) }
-            return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(FindingsResponse(loaded.findings)) })
+            if let built = loaded.findingsIfBuilt { return try jsonResponse(FindingsResponse(built, of: loaded.trace)) }
+            return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(FindingsResponse(loaded.findings, of: loaded.trace)) })
         }
         let (trace, thresholds) = (loaded.trace, options)
-        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(FindingsResponse(trace.findings(thresholds))) })
+        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(FindingsResponse(trace.findings(thresholds), of: trace)) })
     }
 }
 
-/// The costliest `FindingsOptions.maxListed` findings, and how many there are.
+/// The costliest `FindingsOptions.maxListed` findings, how many there are, and the time all of
+/// them cost with each instant counted once (`Trace.totalCost(of:)`).
 private struct FindingsResponse: Encodable {
     var findings: [Finding]
     var total: Int
-    init(_ findings: [Finding]) { (self.findings, total) = (Array(findings.prefix(FindingsOptions.maxListed)), findings.count) }
+    var costNs: Nanoseconds
+    init(_ findings: [Finding], of trace: Trace) {
+        (self.findings, total) = (Array(findings.prefix(FindingsOptions.maxListed)), findings.count)
+        costNs = trace.totalCost(of: findings)
+    }
 }

@@ -2,7 +2,9 @@
 // filtered by kind and severity (fk=, fs=). Each finding expands to its evidence as share links:
 // its occurrences, its updates, the cause graph of a representative update, the CPU that proves it
 // (a view's: all its updates merged, one update's range beside), the Swift task intervals (each
-// shown in the side panel); its subjects open what they name. The expanded finding is in the URL (fd=).
+// shown in the side panel); its subjects open what they name. One incident (a hitch, the task that
+// blocked the Main Actor, the task that waited) is one finding with its parts listed. The status
+// line says what all of them cost, time two findings share counted once. The expanded finding is in the URL (fd=).
 import { el } from '../dom.js';
 import { sourceLinkNode } from '../source-link.js';
 import { buildPath } from '../state.js';
@@ -19,12 +21,13 @@ const loaded = new WeakMap();
 
 /**
  * The trace's findings, fetched once per open trace: the tab's count badge and the pane share them.
- * The API lists the costliest ones; `total` (on the array) says how many there are.
+ * The API lists the costliest ones; `total` (on the array) says how many there are, `costNs` the
+ * time all of them cost, each instant once.
  */
 export function traceFindings(traceView) {
   if (!loaded.has(traceView)) {
     loaded.set(traceView, traceView.api.get('findings')
-      .then((body) => Object.assign(body.findings, { total: body.total ?? body.findings.length })));
+      .then((body) => Object.assign(body.findings, { total: body.total ?? body.findings.length, costNs: body.costNs ?? null })));
   }
   return loaded.get(traceView);
 }
@@ -115,6 +118,31 @@ export function subjectLink(traceId, finding, subject) {
  * "12 occurrences cost 100 ms in all, the worst 8.33 ms; the fix would save about 80.0 ms." A
  * lower-bound saving says "at least"; no saving is claimed when the cause is not identified.
  */
+/**
+ * The links of an incident's part that its leading part's evidence does not give already: a
+ * hitch's or hang's occurrences, a wait's or a block's own task (the first part is the finding's
+ * own evidence). They keep the incident open.
+ */
+export function partLinks(traceId, finding, part) {
+  if (part === finding.parts[0]) return [];
+  const links = evidenceLinks(traceId, { ...part, id: finding.id });
+  const isTaskKind = part.kind === 'main-actor-wait' || part.kind === 'main-actor-blocked';
+  return [...links.filter((link) => link.kind === 'occurrence').slice(0, 3), ...(isTaskKind ? links.filter((link) => link.kind === 'task').slice(0, 1) : [])];
+}
+
+/** "Hitch · 125 ms", the line of an incident's part (its title follows). */
+export function partLabel(part) {
+  return `${KIND_TITLES[part.kind] ?? part.kind} · ${formatDuration(part.costNs)}`;
+}
+
+/** "3 findings, costliest first: 245 ms in all (time two findings share counted once)." */
+export function statusText(findings, shown) {
+  const cost = findings.costNs > 0 ? `: ${formatDuration(findings.costNs)} in all (time two findings share counted once)` : '';
+  if (shown.length < findings.length) return `${shown.length} of ${plural(findings.length, 'finding')} shown, costliest first.`;
+  if (findings.total > findings.length) return `The ${findings.length} costliest of ${findings.total} findings${cost}. Open one for its evidence.`;
+  return `${plural(findings.length, 'finding')}, costliest first${cost}. Open one for its evidence.`;
+}
+
 export function numbers(finding) {
   const many = finding.occurrences > 1;
   const worst = many && finding.worstNs ? `, the worst ${formatDuration(finding.worstNs)}` : '';
@@ -147,11 +175,7 @@ export function mountFindings(container, traceView) {
 
   function render(state) {
     const shown = filterFindings(findings, { kind: state.findingKind, minSeverity: state.findingSeverity });
-    const filtered = shown.length < findings.length;
-    status.replaceChildren(el('p', { class: 'findings-intro', role: 'status',
-      text: filtered ? `${shown.length} of ${plural(findings.length, 'finding')} shown, costliest first.`
-        : findings.total > findings.length ? `The ${findings.length} costliest of ${findings.total} findings. Open one for its evidence.`
-          : `${plural(findings.length, 'finding')}, costliest first. Open one for its evidence.` }));
+    status.replaceChildren(el('p', { class: 'findings-intro', role: 'status', text: statusText(findings, shown) }));
     filters.replaceChildren(...filterControls(state));
     list.replaceChildren(...shown.map((finding) => item(finding, finding.id === state.finding)));
     list.querySelector('.finding.open')?.scrollIntoView?.({ block: 'nearest' });
@@ -181,6 +205,7 @@ export function mountFindings(container, traceView) {
     el('span', { class: 'finding-kind', title: finding.kind, text: findingKindTitle(finding.kind) }),
     el('span', { class: 'finding-title', text: finding.title }),
     finding.occurrences > 1 ? el('span', { class: 'finding-count', title: `${plural(finding.occurrences, 'occurrence')}`, text: `${finding.occurrences}×` }) : null,
+    finding.parts?.length ? el('span', { class: 'finding-parts-count', title: 'One incident: these findings overlap in time', text: `${finding.parts.length} parts` }) : null,
     el('span', { class: 'finding-cost', text: formatDuration(finding.costNs) }));
     return el('li', { class: `finding${open ? ' open' : ''}`, dataset: { id: finding.id, kind: finding.kind } },
       head, open ? body(finding) : null);
@@ -200,6 +225,7 @@ export function mountFindings(container, traceView) {
       el('p', { class: 'finding-numbers', text: numbers(finding) }),
       el('p', { class: 'finding-fix' }, el('strong', { text: 'Fix: ' }), finding.fix),
       el('p', { class: 'finding-subjects' }, ...finding.subjects.map((subject) => chip(finding, subject))),
+      finding.parts?.length ? parts(finding) : null,
       el('div', { class: 'finding-evidence', role: 'group', 'aria-label': 'Evidence' },
         ...links.filter((link) => !['update', 'occurrence'].includes(link.kind)).map(anchor),
         inline('occurrence', 'At: ', finding.evidence.intervals?.length ?? 0),
@@ -210,6 +236,17 @@ export function mountFindings(container, traceView) {
           el('td', { class: 'num', text: formatDuration(frame.weightNs) }),
           el('td', {}, `${frame.name} (${frame.binary})`, frame.source ? [' — ', sourceLinkNode(frame.source, traceView.trace.sourceLink, traceView.copyLink)] : null),
           el('td', {}, frame.caller || '–', frame.callerSource ? [' — ', sourceLinkNode(frame.callerSource, traceView.trace.sourceLink, traceView.copyLink)] : null))))) : null);
+  }
+
+  /** An incident's parts, each as its rule found it: what it is, its cost and its task and occurrence links. */
+  function parts(finding) {
+    const anchor = (link) => el('a', { href: link.href, class: `evidence-link evidence-${link.kind}`, text: link.text });
+    return el('div', { class: 'finding-parts' },
+      el('p', { text: `One incident, ${finding.parts.length} parts (${formatDuration(finding.costNs)} in all, overlapping time counted once):` }),
+      el('ol', {}, ...finding.parts.map((part) => el('li', { class: 'finding-part', dataset: { kind: part.kind, id: part.id } },
+        el('span', { class: `finding-severity severity-${part.severity}`, text: SEVERITY_TITLES[part.severity] ?? part.severity }), ' ',
+        el('strong', { class: 'finding-part-label', text: partLabel(part) }), ` — ${part.title} `,
+        ...partLinks(traceView.traceId, finding, part).flatMap((link) => [anchor(link), ' '])))));
   }
 
   /** A subject that opens something is a link; one that does not is plain text, not a button look-alike. */
