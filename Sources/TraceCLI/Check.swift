@@ -22,7 +22,8 @@ struct Check: AsyncParsableCommand {
               tracesvc check run.json --budget budget.json --format github \\
                   --server https://tracesvc.example.com
               tracesvc check run.json --server https://tracesvc.example.com \\
-                  --baseline-tags branch=main,scenario=scroll --upload --tag commit=$GITHUB_SHA
+                  --baseline-tags branch=main,scenario=scroll \\
+                  --upload --tag commit=$GITHUB_SHA
             """
     )
 

@@ -8,7 +8,8 @@ struct ExportXCTrace: AsyncParsableCommand {
         commandName: "export-xctrace",
         abstract: "Write a trace as an `xctrace export` (what Instruments exports), or a large synthetic one.",
         discussion: """
-            tracesvc export-xctrace SampleTraces/landmarks-favorites-slow.json.gz /tmp/favorites.tar
+            tracesvc export-xctrace SampleTraces/landmarks-favorites-slow.json.gz \\
+              /tmp/favorites.tar
             tracesvc export-xctrace run.json /tmp/run.xml
             tracesvc export-xctrace --synthetic-updates 300000 --seed 7 /tmp/big.xml
             OUT ending in .tar gets toc.xml plus one file per table (what scripts/export-instruments-trace.sh \

@@ -11,7 +11,8 @@ struct FlameGraphCommand: AsyncParsableCommand {
             The samples of the whole trace, a range, or every update of one view (from its body), through \
             the call tree's transforms (docs/api.md, "CPU"). Frames narrower than a pixel are merged.
               tracesvc flamegraph run.json -o cpu.svg
-              tracesvc flamegraph run.json --view LandmarkListItemView --hide-system -o item.svg
+              tracesvc flamegraph run.json --view LandmarkListItemView \\
+                --hide-system -o item.svg
               tracesvc flamegraph run.json --range 1000000000,2000000000 -o second.svg
             """
     )

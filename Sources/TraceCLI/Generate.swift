@@ -10,8 +10,10 @@ struct Generate: AsyncParsableCommand {
             tracesvc generate --all-samples --output SampleTraces
             tracesvc generate --sample landmarks-favorites-slow --output /tmp
             tracesvc generate --updates 1000000 --seed 42 --output /tmp/big.json.gz
-            tracesvc generate --scenario pantry-slow --seed 2 --output /tmp/pantry-slow-2.json
-            tracesvc generate --cpu-samples 1000000 --stack-depth 120 --output /tmp/profile.json
+            tracesvc generate --scenario pantry-slow --seed 2 \\
+              --output /tmp/pantry-slow-2.json
+            tracesvc generate --cpu-samples 1000000 --stack-depth 120 \\
+              --output /tmp/profile.json
             """
     )
 

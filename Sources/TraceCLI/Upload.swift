@@ -19,10 +19,12 @@ struct Upload: AsyncParsableCommand {
 
             Exit codes:
               0  uploaded (or already there) with every tag given
-              1  the server refused it, or its tags, or could not be reached (one line on standard error says why)
+              1  the server refused it or its tags, or could not be reached
+                 (one line on standard error says why)
               2  usage error or a bad tag
 
-            tracesvc upload run.json --server https://tracesvc.example.com --tag branch=main --tag commit=$GITHUB_SHA --tag scenario=scroll
+            tracesvc upload run.json --server https://tracesvc.example.com \\
+              --tag branch=main --tag commit=$GITHUB_SHA --tag scenario=scroll
             """
     )
 
