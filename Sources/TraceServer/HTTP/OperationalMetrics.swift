@@ -25,7 +25,7 @@ struct OperationalMetrics: Sendable {
         self.queries = queries
         _ = Self.processStart
         gauge("tracesvc_build_info", 1, [("parser", "\(TraceImporter.parserVersion)"), ("answers", "\(ImmutableAnswerMiddleware.answersVersion)")])
-        for limit in ["server", "address"] { Counter(label: "tracesvc_connections_refused_total", dimensions: [("limit", limit)]).increment(by: 0) }
+        for limit in ["server", "address", "share"] { Counter(label: "tracesvc_connections_refused_total", dimensions: [("limit", limit)]).increment(by: 0) }
         for what in ["blob", "upload"] { Counter(label: "tracesvc_sweep_removed_total", dimensions: [("what", what)]).increment(by: 0) }
         Counter(label: "tracesvc_sweep_runs_total").increment(by: 0)
         Counter(label: "tracesvc_sweep_failures_total").increment(by: 0)

@@ -147,15 +147,14 @@ func attachmentName(_ name: String) -> String {
     return safe.isEmpty ? "trace" : String(safe.prefix(200))
 }
 
-/// The file's bytes streamed in chunks; a temporary copy (from the object store) is deleted after.
-func fileBody(_ file: BlobFile) -> ResponseBody {
-    let size = (try? FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int) ?? nil
-    return ResponseBody(contentLength: size) { writer in
-        defer { if file.isTemporary { try? FileManager.default.removeItem(at: file.url) } }
-        guard let handle = FileHandle(forReadingAtPath: file.url.path) else { throw APIError(.internalServerError, "storage failure", detail: "The trace's bytes could not be read.") }
-        defer { try? handle.close() }
-        while let chunk = try handle.read(upToCount: 256 << 10), !chunk.isEmpty {
-            try await writer.write(ByteBuffer(bytes: chunk))
+/// The file's bytes streamed in chunks; when they no longer hash as they did (changed in place
+/// while being sent), the answer is cut off before its last chunk, so no client takes it as whole.
+func fileBody(_ file: OpenedTraceFile) -> ResponseBody {
+    ResponseBody(contentLength: Int(file.size)) { writer in
+        do {
+            try await file.send { try await writer.write(ByteBuffer(bytes: $0)) }
+        } catch is OpenedTraceFile.Changed {
+            throw APIError(.conflict, "stored file changed", detail: "The trace's stored bytes changed while they were being sent.")
         }
         try await writer.finish(nil)
     }
