@@ -18,7 +18,7 @@ import TraceStorage
     )
 
     static let uploaded = TraceRecord(entry: entry)
-    static let sample = TraceRecord(id: id, trace: trace, sizeBytes: 99, uploadedAt: nil, isSample: true)
+    static let sample = TraceRecord.sample(id: id, trace: trace, sizeBytes: 99)
 
     static func text(_ value: some Encodable) throws -> String { String(decoding: try encodeJSON(value), as: UTF8.self) }
 
