@@ -58,14 +58,13 @@ struct AuditEventJSON: Encodable {
     @NullWhenAbsent var traceId: String?
     @NullWhenAbsent var traceName: String?
     var detail: String
+}
 
+extension AuditEventJSON {
     init(_ event: AuditEvent) {
-        id = event.id
-        at = CatalogEntry.iso8601(micros: event.atMicros)
-        actor = event.actor
-        action = event.action.rawValue
-        traceId = event.traceID
-        traceName = event.traceName
-        detail = event.detail
+        self.init(
+            id: event.id, at: CatalogEntry.iso8601(micros: event.atMicros), actor: event.actor, action: event.action.rawValue,
+            traceId: event.traceID, traceName: event.traceName, detail: event.detail
+        )
     }
 }

@@ -129,15 +129,14 @@ struct VerdictJSON: Encodable {
     @NullWhenAbsent var baselineId: String?
     var summary: String
     var checkedAt: String
+}
 
+extension VerdictJSON {
     init(_ verdict: CheckVerdict) {
-        traceId = verdict.traceID
-        passed = verdict.passed
-        failedRules = verdict.failedRules
-        rules = verdict.rules
-        baselineId = verdict.baselineID
-        summary = verdict.summary
-        checkedAt = CatalogEntry.iso8601(micros: verdict.checkedAtMicros)
+        self.init(
+            traceId: verdict.traceID, passed: verdict.passed, failedRules: verdict.failedRules, rules: verdict.rules,
+            baselineId: verdict.baselineID, summary: verdict.summary, checkedAt: CatalogEntry.iso8601(micros: verdict.checkedAtMicros)
+        )
     }
 }
 
@@ -195,16 +194,15 @@ struct NoteJSON: Encodable {
     var target: Target
     var text: String
     var createdAt: String
+}
 
+extension NoteJSON {
     init(_ note: TraceNote) {
-        id = note.id
-        traceId = note.traceID
-        text = note.text
-        createdAt = CatalogEntry.iso8601(micros: note.createdAtMicros)
-        switch note.target {
-        case let .update(row): target = Target(kind: "update", update: row)
-        case let .range(start, end): target = Target(kind: "range", start: start, end: end)
-        case let .finding(id): target = Target(kind: "finding", finding: id)
+        let target = switch note.target {
+        case let .update(row): Target(kind: "update", update: row)
+        case let .range(start, end): Target(kind: "range", start: start, end: end)
+        case let .finding(id): Target(kind: "finding", finding: id)
         }
+        self.init(id: note.id, traceId: note.traceID, target: target, text: note.text, createdAt: CatalogEntry.iso8601(micros: note.createdAtMicros))
     }
 }
