@@ -108,7 +108,7 @@ struct ProcessFigures {
 func metricsApplication(_ address: (host: String, port: Int)?, metrics: OperationalMetrics, logger: Logger) -> [any Service] {
     guard let address else { return [] }
     let router = Router(context: TraceRequestContext.self)
-    addMetricsRoute(to: router, metrics: metrics)
+    MetricsRoutes(metrics: metrics).add(to: router)
     var logger = logger
     logger[metadataKey: "listener"] = "metrics"
     return [Application(router: router, configuration: .init(address: .hostname(address.host, port: address.port), serverName: "tracesvc-metrics"), logger: logger)]
