@@ -280,7 +280,7 @@ public final class PostgresCatalog: Catalog, Service {
                 var isNew = false
                 for try await _ in rows { isNew = true }
                 if isNew {
-                    try await Self.checkQuotas(quotas, of: entry, on: connection, logger: self.logger)
+                    try await Self.checkQuotas(quotas, gaining: entry.tags, bytes: entry.sizeBytes, on: connection, logger: self.logger)
                     for tag in Set(entry.tags) {
                         try await connection.query("""
                             INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes) VALUES (\(entry.id), \(tag), \(entry.uploadedAtMicros), \(entry.sizeBytes))
@@ -290,6 +290,9 @@ public final class PostgresCatalog: Catalog, Service {
                     if let measurements {
                         try await Self.writeMeasurements(connection, measurements, id: entry.id, version: measuredVersion, logger: self.logger)
                     }
+                    var counts = TraceCountChange()
+                    counts.count(tags: entry.tags, bytes: entry.sizeBytes)
+                    try await Self.record(counts, on: connection, logger: self.logger)
                 }
                 return isNew
             } }
@@ -319,9 +322,16 @@ public final class PostgresCatalog: Catalog, Service {
             // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
             var total = Int64(all.count)
             if cursor != nil || all.count > limit {
-                var count = Self.sql()
-                let countQuery = PostgresQuery(unsafeSQL: count.countQuery(query), binds: Self.bindings(count.binds))
-                for try await value in try await self.client.query(countQuery, logger: self.logger).decode(Int64.self) { total = value }
+                if let scope = CatalogSQL.countedScope(query) {
+                    total = 0
+                    for try await value in try await self.client.query("SELECT traces FROM trace_counts WHERE scope = \(scope)", logger: self.logger).decode(Int64.self) {
+                        total = value
+                    }
+                } else {
+                    var count = Self.sql()
+                    let countQuery = PostgresQuery(unsafeSQL: count.countQuery(query), binds: Self.bindings(count.binds))
+                    for try await value in try await self.client.query(countQuery, logger: self.logger).decode(Int64.self) { total = value }
+                }
             }
             var entries = Array(all.prefix(limit))
             try await self.attachTags(&entries)
@@ -329,22 +339,33 @@ public final class PostgresCatalog: Catalog, Service {
         }
     }
 
-    public func setTags(_ tags: [TraceTag], id: String) async throws -> CatalogEntry? {
+    public func setTags(_ tags: [TraceTag], id: String, within quotas: [TagQuota]) async throws -> CatalogEntry? {
         let found: Bool = try await call("set tags") {
-            try await self.client.withTransaction(logger: self.logger) { connection in
-                var found = false
+            try await Self.refusalUnwrapped { try await self.client.withTransaction(logger: self.logger) { connection in
+                var size: Int64?
                 // The row lock orders concurrent edits of one trace's tags.
-                for try await _ in try await connection.query("SELECT id FROM traces WHERE id = \(id) FOR UPDATE", logger: self.logger) { found = true }
-                guard found else { return false }
-                try await connection.query("DELETE FROM trace_tags WHERE trace_id = \(id)", logger: self.logger)
+                for try await bytes in try await connection.query("SELECT size_bytes FROM traces WHERE id = \(id) FOR UPDATE", logger: self.logger).decode(Int64.self) {
+                    size = bytes
+                }
+                guard let size else { return false }
+                var earlier: Set<String> = []
+                for try await tag in try await connection.query("SELECT tag FROM trace_tags WHERE trace_id = \(id)", logger: self.logger).decode(String.self) {
+                    earlier.insert(tag)
+                }
                 let texts = Set(tags).map(\.text)
+                try await Self.checkQuotas(quotas, gaining: Set(texts).subtracting(earlier), bytes: size, on: connection, logger: self.logger)
+                var counts = TraceCountChange()
+                counts.count(tags: earlier, bytes: size, sign: -1, everyTrace: false)
+                try await connection.query("DELETE FROM trace_tags WHERE trace_id = \(id)", logger: self.logger)
+                counts.count(tags: texts, bytes: size, everyTrace: false)
                 try await connection.query("""
                     INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes)
                     SELECT id, UNNEST(\(texts)::text[]), uploaded_at_us, size_bytes FROM traces WHERE id = \(id)
                     """, logger: self.logger)
                 try await Self.updateSearchText(connection, id: id, logger: self.logger)
+                try await Self.record(counts, on: connection, logger: self.logger)
                 return true
-            }
+            } }
         }
         return found ? try await entry(id: id) : nil
     }
@@ -364,14 +385,46 @@ public final class PostgresCatalog: Catalog, Service {
         guard let existing = try await entry(id: id) else { return nil }
         let deleted: Bool = try await call("delete") {
             try await self.client.withTransaction(logger: self.logger) { connection in
-                var deleted = false
-                for try await _ in try await connection.query("DELETE FROM traces WHERE id = \(id) RETURNING id", logger: self.logger) { deleted = true }
                 // Delivered to every listener when this transaction commits.
-                if deleted { try await connection.query("SELECT pg_notify(\(Self.deleteChannel), \(id))", logger: self.logger) }
-                return deleted
+                let deleted = try await Self.deleteRows([id], on: connection, logger: self.logger)
+                if !deleted.isEmpty { try await connection.query("SELECT pg_notify(\(Self.deleteChannel), \(id))", logger: self.logger) }
+                return !deleted.isEmpty
             }
         }
         return deleted ? existing : nil
+    }
+
+    /// Deletes the rows of `ids` that exist (their tags, notes and measurements go with them) and
+    /// takes them off `trace_counts`, in the caller's transaction; returns the removed rows.
+    static func deleteRows(_ ids: [String], on connection: PostgresConnection, logger: Logger) async throws -> [CatalogEntry] {
+        // Locked first, as a tag edit locks its trace: no tag is added between counting and deleting.
+        try await connection.query("SELECT id FROM traces WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE", logger: logger)
+        var counts = TraceCountChange()
+        for try await (tag, size) in try await connection.query(
+            "DELETE FROM trace_tags WHERE trace_id = ANY(\(ids)) RETURNING tag, size_bytes", logger: logger
+        ).decode((String, Int64).self) {
+            counts.count(tags: [tag], bytes: size, sign: -1, everyTrace: false)
+        }
+        let removed = try await entries(try await connection.query(
+            "DELETE FROM traces WHERE id = ANY(\(ids)) RETURNING \(unescaped: CatalogSchema.columns)", logger: logger))
+        for row in removed { counts.count(tags: [], bytes: row.sizeBytes, sign: -1) }
+        try await record(counts, on: connection, logger: logger)
+        return removed
+    }
+
+    /// Adds what a write changed to `trace_counts`, as the last statement of its transaction: one
+    /// upsert in scope order (every writer locks the counted rows in that order); scopes left
+    /// empty go.
+    static func record(_ change: TraceCountChange, on connection: PostgresConnection, logger: Logger) async throws {
+        let rows = change.rows
+        guard !rows.isEmpty else { return }
+        try await connection.query("""
+            INSERT INTO trace_counts (scope, traces, bytes)
+            SELECT * FROM UNNEST(\(rows.map(\.scope))::text[], \(rows.map(\.traces))::bigint[], \(rows.map(\.bytes))::bigint[]) AS c (scope, traces, bytes)
+            ORDER BY scope COLLATE "C"
+            ON CONFLICT (scope) DO UPDATE SET traces = trace_counts.traces + EXCLUDED.traces, bytes = trace_counts.bytes + EXCLUDED.bytes
+            """, logger: logger)
+        try await connection.query("DELETE FROM trace_counts WHERE scope = ANY(\(rows.map(\.scope))) AND traces = 0 AND scope <> ''", logger: logger)
     }
 
     public func check() async throws {
