@@ -100,32 +100,21 @@ struct Migrate: AsyncParsableCommand {
             do {
                 let have = Set(try await target.catalog.notes(traceID: entry.id).map(\.id))
                 for note in try await source.catalog.notes(traceID: entry.id) {
-                    if have.contains(note.id) {
-                        notes.present += 1
-                    } else if try await target.catalog.addNote(note, maxPerTrace: .max) == .added {
-                        notes.copied += 1
-                    } else {
-                        notes.failed += 1
-                    }
+                    try await notes.add(present: have.contains(note.id)) { try await target.catalog.addNote(note, maxPerTrace: .max) == .added }
                 }
             } catch {
-                notes.failed += 1
-                CommandContext.printError("migrate: \(entry.id) \(entry.name): notes: \(error)")
+                notes.fail(entry.id, entry.name, "notes", error)
             }
             do {
                 if let verdict = try await source.catalog.verdicts(of: [entry.id])[entry.id] {
                     // The target's own, if as recent (a check recorded there after a first run), is kept.
-                    if let kept = try await target.catalog.verdicts(of: [entry.id])[entry.id], kept.checkedAtMicros >= verdict.checkedAtMicros {
-                        verdicts.present += 1
-                    } else if try await target.catalog.recordVerdict(verdict) {
-                        verdicts.copied += 1
-                    } else {
-                        verdicts.failed += 1
+                    let kept = try await target.catalog.verdicts(of: [entry.id])[entry.id]
+                    try await verdicts.add(present: kept.map { $0.checkedAtMicros >= verdict.checkedAtMicros } ?? false) {
+                        try await target.catalog.recordVerdict(verdict)
                     }
                 }
             } catch {
-                verdicts.failed += 1
-                CommandContext.printError("migrate: \(entry.id) \(entry.name): check verdict: \(error)")
+                verdicts.fail(entry.id, entry.name, "check verdict", error)
             }
         }
         CommandContext.print(traces.line("traces"))

@@ -56,4 +56,15 @@ struct MigrationCount {
     func line(_ kind: String) -> String {
         "migrate: \(kind): \(copied) copied, \(present) already there, \(failed) failed"
     }
+
+    /// One row: already in the target, else copied when `copy` says it was stored, else failed.
+    mutating func add(present isPresent: Bool, copy: () async throws -> Bool) async rethrows {
+        if isPresent { present += 1 } else if try await copy() { copied += 1 } else { failed += 1 }
+    }
+
+    /// A part of a trace that could not be read or written: counted, and named on standard error.
+    mutating func fail(_ id: String, _ name: String, _ part: String, _ error: any Error) {
+        failed += 1
+        CommandContext.printError("migrate: \(id) \(name): \(part): \(error)")
+    }
 }

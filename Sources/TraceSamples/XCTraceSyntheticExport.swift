@@ -77,14 +77,11 @@ public struct XCTraceSyntheticExport: Sendable {
     }
 
     private func writeUpdates(_ w: inout XCTraceWriter) throws {
-        w.beginDocument()
-        w.beginNode(schema: "swiftui-updates", tableIndex: 9, columns: XCTraceExporter.updateColumns)
         let kinds: [UpdateKindName] = [.body, .body, .body, .body, .body, .body, .platform, .layout, .layout, .other]
-        for i in 0..<updates {
+        try w.table(schema: "swiftui-updates", tableIndex: 9, columns: XCTraceExporter.updateColumns, rows: 0..<updates) { i, w in
             let view = Self.viewNames[Int(random(i, 3) % UInt64(Self.viewNames.count))]
             let duration = duration(ofUpdate: i)
             let kind = kinds[Int(random(i, 4) % 10)]
-            w.beginRow()
             w.time("start-time", start(ofUpdate: i))
             w.duration(duration)
             w.leaf("uint32", String(1_000_000 + i), shared: false)
@@ -103,10 +100,7 @@ public struct XCTraceSyntheticExport: Sendable {
             w.sentinel()
             w.graphNode(name: view, isAppCode: true, symbol: "square")
             w.graphNode(name: view, isAppCode: true, symbol: "square")
-            try w.endRow()
         }
-        try w.endNode()
-        try w.endDocument()
     }
 
     private enum UpdateKindName: String {
@@ -114,10 +108,7 @@ public struct XCTraceSyntheticExport: Sendable {
     }
 
     private func writeGroups(_ w: inout XCTraceWriter) throws {
-        w.beginDocument()
-        w.beginNode(schema: "swiftui-update-groups", tableIndex: 11, columns: XCTraceExporter.groupColumns)
-        for g in 0..<groupCount {
-            w.beginRow()
+        try w.table(schema: "swiftui-update-groups", tableIndex: 11, columns: XCTraceExporter.groupColumns, rows: 0..<groupCount) { g, w in
             w.time("start-time", Int64(g) * Self.groupPeriod)
             w.duration(Int64(Self.updatesPerGroup) * 300_000 + 3_200_000)
             w.string(g % 3 == 0 ? "Transaction (Button action)" : "(UnaryLayoutComputer<_FlexFrameLayout> LayoutComputer)")
@@ -125,44 +116,37 @@ public struct XCTraceSyntheticExport: Sendable {
             w.sentinel()
             w.process(pid: pid, name: app)
             mainThread(&w)
-            try w.endRow()
         }
-        try w.endNode()
-        try w.endDocument()
     }
 
-    /// Per update: its cause (a state for the first of a group, else the previous body), an
-    /// environment writer, and a child that was notified but did not run.
+    /// Three rows per update: its cause (a state for the first of a group, else the previous body),
+    /// an environment writer, and a child that was notified but did not run.
     private func writeCauses(_ w: inout XCTraceWriter) throws {
-        w.beginDocument()
-        w.beginNode(schema: "swiftui-causes", tableIndex: 2, columns: XCTraceExporter.causeColumns)
-        for i in 0..<updates {
+        try w.table(schema: "swiftui-causes", tableIndex: 2, columns: XCTraceExporter.causeColumns, rows: 0..<updates * 3) { row, w in
+            let (i, edgeOfUpdate) = row.quotientAndRemainder(dividingBy: 3)
             let g = i / Self.updatesPerGroup
             let time = start(ofUpdate: i)
             let view = Self.viewNames[Int(random(i, 3) % UInt64(Self.viewNames.count))]
             let event = Int64(1_000_000 + i)
-            if i % Self.updatesPerGroup == 0 {
+            switch edgeOfUpdate {
+            case 0 where i % Self.updatesPerGroup == 0:
                 edge(&w, time, 500_000 + Int64(g % 40), Self.stateNames[g % 40], app: true, symbol: "dollarsign.square", event, view, "Update")
-            } else {
+            case 0:
                 let previous = Self.viewNames[Int(random(i - 1, 3) % UInt64(Self.viewNames.count))]
                 edge(&w, time, event - 1, previous, app: true, symbol: "square", event, view, "Update")
+            case 1:
+                edge(&w, time, 400_000 + Int64(g % 16), "EnvironmentWriter: ForegroundStyle", app: false, symbol: "pencil.and.list.clipboard", event, view, "Update")
+            default:
+                let child = Self.viewNames[Int(random(i, 6) % UInt64(Self.viewNames.count))]
+                edge(&w, time, event, view, app: true, symbol: "square", 3_000_000 + Int64(i), child, i % 5 == 0 ? "Creation" : "Update")
             }
-            try w.endRow()
-            edge(&w, time, 400_000 + Int64(g % 16), "EnvironmentWriter: ForegroundStyle", app: false, symbol: "pencil.and.list.clipboard", event, view, "Update")
-            try w.endRow()
-            let child = Self.viewNames[Int(random(i, 6) % UInt64(Self.viewNames.count))]
-            edge(&w, time, event, view, app: true, symbol: "square", 3_000_000 + Int64(i), child, i % 5 == 0 ? "Creation" : "Update")
-            try w.endRow()
         }
-        try w.endNode()
-        try w.endDocument()
     }
 
     private func edge(
         _ w: inout XCTraceWriter, _ time: Int64, _ source: Int64, _ sourceName: String, app isAppCode: Bool, symbol: String,
         _ target: Int64, _ targetName: String, _ label: String
     ) {
-        w.beginRow()
         w.time("event-time", time)
         w.leaf("uint32", String(source), shared: false)
         w.graphNode(name: sourceName, isAppCode: isAppCode, symbol: symbol)
@@ -189,27 +173,18 @@ public struct XCTraceSyntheticExport: Sendable {
     }
 
     private func writeChanges(_ w: inout XCTraceWriter) throws {
-        w.beginDocument()
-        w.beginNode(schema: "swiftui-changes", tableIndex: 3, columns: XCTraceExporter.changeColumns)
-        for g in 0..<groupCount {
-            w.beginRow()
+        try w.table(schema: "swiftui-changes", tableIndex: 3, columns: XCTraceExporter.changeColumns, rows: 0..<groupCount) { g, w in
             w.time("event-time", Int64(g) * Self.groupPeriod)
             w.leaf("uint32", String(500_000 + g % 40))
             w.string(Self.stateNames[g % 40])
             stack(Int(random(g, 9) % 400), &w)
             w.process(pid: pid, name: app)
             mainThread(&w)
-            try w.endRow()
         }
-        try w.endNode()
-        try w.endDocument()
     }
 
     private func writeSamples(_ w: inout XCTraceWriter) throws {
-        w.beginDocument()
-        w.beginNode(schema: "time-profile", tableIndex: 13, columns: XCTraceExporter.sampleColumns)
-        for i in 0..<updates {
-            w.beginRow()
+        try w.table(schema: "time-profile", tableIndex: 13, columns: XCTraceExporter.sampleColumns, rows: 0..<updates) { i, w in
             w.time("sample-time", start(ofUpdate: i) + 10_000)
             mainThread(&w)
             w.process(pid: pid, name: app)
@@ -217,33 +192,21 @@ public struct XCTraceSyntheticExport: Sendable {
             w.leaf("thread-state", "Running")
             w.leaf("weight", "1000000", fmt: "1.00 ms")
             stack(Int(random(i, 11) % 400), &w)
-            try w.endRow()
         }
-        try w.endNode()
-        try w.endDocument()
     }
 
     private func writeHangs(_ w: inout XCTraceWriter) throws {
-        w.beginDocument()
-        w.beginNode(schema: "potential-hangs", tableIndex: 6, columns: XCTraceExporter.hangColumns)
-        for g in stride(from: 250, to: groupCount, by: 2_500) {
-            w.beginRow()
+        try w.table(schema: "potential-hangs", tableIndex: 6, columns: XCTraceExporter.hangColumns, rows: stride(from: 250, to: groupCount, by: 2_500)) { g, w in
             w.time("start-time", Int64(g) * Self.groupPeriod)
             w.duration(g % 2 == 0 ? 300_000_000 : 120_000_000)
             w.leaf("hang-type", g % 2 == 0 ? "Hang" : "Brief Unresponsiveness")
             mainThread(&w)
             w.process(pid: pid, name: app)
-            try w.endRow()
         }
-        try w.endNode()
-        try w.endDocument()
     }
 
     private func writeHitches(_ w: inout XCTraceWriter) throws {
-        w.beginDocument()
-        w.beginNode(schema: "hitches", tableIndex: 8, columns: XCTraceExporter.hitchColumns)
-        for g in stride(from: 10, to: groupCount, by: 100) {
-            w.beginRow()
+        try w.table(schema: "hitches", tableIndex: 8, columns: XCTraceExporter.hitchColumns, rows: stride(from: 10, to: groupCount, by: 100)) { g, w in
             w.time("start-time", Int64(g) * Self.groupPeriod)
             w.duration(16_666_666)
             w.process(pid: pid, name: app)
@@ -252,9 +215,6 @@ public struct XCTraceSyntheticExport: Sendable {
             w.leaf("string", "0x" + String(769_000 + g, radix: 16), shared: false)
             w.leaf("display-name", "Display 1")
             w.string("Potentially expensive app update(s)")
-            try w.endRow()
         }
-        try w.endNode()
-        try w.endDocument()
     }
 }

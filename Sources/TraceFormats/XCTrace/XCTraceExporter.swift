@@ -213,10 +213,7 @@ public enum XCTraceExporter {
 
         func writeUpdates(_ w: inout XCTraceWriter) throws {
             let updates = trace.updates
-            w.beginDocument()
-            w.beginNode(schema: "swiftui-updates", tableIndex: 9, columns: XCTraceExporter.updateColumns)
-            for row in 0..<updates.count {
-                w.beginRow()
+            try w.table(schema: "swiftui-updates", tableIndex: 9, columns: XCTraceExporter.updateColumns, rows: 0..<updates.count) { row, w in
                 w.time("start-time", updates.start[row])
                 w.duration(updates.duration[row])
                 w.number("uint32", updateEventID[row])
@@ -244,18 +241,12 @@ public enum XCTraceExporter {
                     w.sentinel()
                     w.sentinel()
                 }
-                try w.endRow()
             }
-            try w.endNode()
-            try w.endDocument()
         }
 
         func writeGroups(_ w: inout XCTraceWriter) throws {
             let groups = trace.updateGroups
-            w.beginDocument()
-            w.beginNode(schema: "swiftui-update-groups", tableIndex: 11, columns: XCTraceExporter.groupColumns)
-            for row in 0..<groups.count {
-                w.beginRow()
+            try w.table(schema: "swiftui-update-groups", tableIndex: 11, columns: XCTraceExporter.groupColumns, rows: 0..<groups.count) { row, w in
                 w.time("start-time", groups.start[row])
                 w.duration(groups.duration[row])
                 w.string(trace.string(groups.label[row]))
@@ -263,20 +254,14 @@ public enum XCTraceExporter {
                 w.sentinel()
                 process(ofThread: groups.thread[row], &w)
                 thread(groups.thread[row], &w)
-                try w.endRow()
             }
-            try w.endNode()
-            try w.endDocument()
         }
 
         func writeCauses(_ w: inout XCTraceWriter) throws {
             let edges = trace.graph.edges
             let nodes = trace.graph.nodes
-            w.beginDocument()
-            w.beginNode(schema: "swiftui-causes", tableIndex: 2, columns: XCTraceExporter.causeColumns)
-            for row in 0..<edges.count {
+            try w.table(schema: "swiftui-causes", tableIndex: 2, columns: XCTraceExporter.causeColumns, rows: 0..<edges.count) { row, w in
                 let source = Int(edges.source[row]), target = Int(edges.target[row])
-                w.beginRow()
                 w.time("event-time", edges.timestamp[row])
                 w.number("uint32", nodes.eventID[source])
                 node(source, &w)
@@ -287,28 +272,19 @@ public enum XCTraceExporter {
                 optionalString(edges.changedProperty[row], &w)
                 w.sentinel()
                 process(ofThread: noRow, &w)
-                try w.endRow()
             }
-            try w.endNode()
-            try w.endDocument()
         }
 
         func writeChanges(_ w: inout XCTraceWriter) throws {
             let changes = trace.stateChanges
-            w.beginDocument()
-            w.beginNode(schema: "swiftui-changes", tableIndex: 3, columns: XCTraceExporter.changeColumns)
-            for row in 0..<changes.count {
-                w.beginRow()
+            try w.table(schema: "swiftui-changes", tableIndex: 3, columns: XCTraceExporter.changeColumns, rows: 0..<changes.count) { row, w in
                 w.time("event-time", changes.timestamp[row])
                 w.number("uint32", trace.graph.nodes.eventID[Int(changes.node[row])])
                 w.string(trace.string(changes.description[row]))
                 stack(changes.backtrace[row], &w)
                 process(ofThread: changes.thread[row], &w)
                 thread(changes.thread[row], &w)
-                try w.endRow()
             }
-            try w.endNode()
-            try w.endDocument()
         }
 
         func writeSamples(_ w: inout XCTraceWriter) throws {
@@ -316,10 +292,7 @@ public enum XCTraceExporter {
             let cycles = trace.metadata.cpuWeightUnit == .cycles
             var columns = XCTraceExporter.sampleColumns
             if cycles { columns[5] = ("weight", "Cycles", "cycle-weight") }
-            w.beginDocument()
-            w.beginNode(schema: cycles ? "cpu-profile" : "time-profile", tableIndex: 13, columns: columns)
-            for row in 0..<samples.count {
-                w.beginRow()
+            try w.table(schema: cycles ? "cpu-profile" : "time-profile", tableIndex: 13, columns: columns, rows: 0..<samples.count) { row, w in
                 w.time("sample-time", samples.time[row])
                 thread(samples.thread[row], &w)
                 process(ofThread: samples.thread[row], &w)
@@ -331,45 +304,20 @@ public enum XCTraceExporter {
                     w.leaf("weight", String(samples.weight[row]), fmt: XCTraceWriter.duration(samples.weight[row]))
                 }
                 stack(Int32(samples.stack[row]), &w)
-                try w.endRow()
             }
-            try w.endNode()
-            try w.endDocument()
         }
 
         func writeHangs(_ w: inout XCTraceWriter) throws {
-            w.beginDocument()
-            w.beginNode(schema: "potential-hangs", tableIndex: 6, columns: XCTraceExporter.hangColumns)
-            for hang in trace.hangs {
-                w.beginRow()
+            try w.table(schema: "potential-hangs", tableIndex: 6, columns: XCTraceExporter.hangColumns, rows: trace.hangs) { hang, w in
                 w.time("start-time", hang.start)
                 w.duration(hang.duration)
                 w.leaf("hang-type", hang.kind)
                 thread(hang.thread, &w)
                 process(ofThread: hang.thread, &w)
-                try w.endRow()
             }
-            try w.endNode()
-            try w.endDocument()
         }
 
         // MARK: Swift tasks
-
-        /// One table's document: schema, then `count` rows written by `row`.
-        func writeTable(
-            _ w: inout XCTraceWriter, schema: String, tableIndex: Int, columns: [XCTraceWriter.Column], count: Int,
-            row: (Int, inout XCTraceWriter) throws -> Void
-        ) throws {
-            w.beginDocument()
-            w.beginNode(schema: schema, tableIndex: tableIndex, columns: columns)
-            for index in 0..<count {
-                w.beginRow()
-                try row(index, &w)
-                try w.endRow()
-            }
-            try w.endNode()
-            try w.endDocument()
-        }
 
         /// The process of task `row` (the app's when the task names none).
         func taskProcess(_ row: Int) -> TraceProcess? {
@@ -406,7 +354,7 @@ public enum XCTraceExporter {
 
         func writeTaskStates(_ w: inout XCTraceWriter) throws {
             let states = trace.taskStates
-            try writeTable(&w, schema: "SwiftTaskStateTable", tableIndex: 21, columns: XCTraceExporter.taskStateColumns, count: states.count) { row, w in
+            try w.table(schema: "SwiftTaskStateTable", tableIndex: 21, columns: XCTraceExporter.taskStateColumns, rows: 0..<states.count) { row, w in
                 let task = Int(states.task[row])
                 let enqueued = states.state[row] == .enqueued
                 w.time("start-time", states.start[row])
@@ -433,7 +381,7 @@ public enum XCTraceExporter {
         }
 
         func writeTaskInfo(_ w: inout XCTraceWriter) throws {
-            try writeTable(&w, schema: "SwiftTasksInfoTable", tableIndex: 8, columns: XCTraceExporter.taskInfoColumns, count: trace.tasks.count) { row, w in
+            try w.table(schema: "SwiftTasksInfoTable", tableIndex: 8, columns: XCTraceExporter.taskInfoColumns, rows: 0..<trace.tasks.count) { row, w in
                 w.time("event-time", 0)
                 w.number("pid", Int64(taskProcess(row)?.pid ?? -1))
                 process(ofTask: row, &w)
@@ -444,7 +392,7 @@ public enum XCTraceExporter {
 
         func writeTaskLifetimes(_ w: inout XCTraceWriter) throws {
             let tasks = trace.tasks
-            try writeTable(&w, schema: "SwiftTaskLifetime", tableIndex: 13, columns: XCTraceExporter.taskLifetimeColumns, count: tasks.count) { row, w in
+            try w.table(schema: "SwiftTaskLifetime", tableIndex: 13, columns: XCTraceExporter.taskLifetimeColumns, rows: 0..<tasks.count) { row, w in
                 w.time("start-time", tasks.start[row])
                 w.duration(tasks.end[row] - tasks.start[row])
                 task(row, &w)
@@ -468,7 +416,7 @@ public enum XCTraceExporter {
                 }
             }
             rows.sort { ($0.time, $0.type == "End" ? 0 : 1, $0.row) < ($1.time, $1.type == "End" ? 0 : 1, $1.row) }
-            try writeTable(&w, schema: "os-signpost", tableIndex: 30, columns: XCTraceExporter.signpostColumns, count: rows.count) { index, w in
+            try w.table(schema: "os-signpost", tableIndex: 30, columns: XCTraceExporter.signpostColumns, rows: 0..<rows.count) { index, w in
                 let (time, type, row) = rows[index]
                 w.time("event-time", time)
                 thread(signposts.thread[row], &w)
@@ -487,10 +435,7 @@ public enum XCTraceExporter {
         }
 
         func writeHitches(_ w: inout XCTraceWriter) throws {
-            w.beginDocument()
-            w.beginNode(schema: "hitches", tableIndex: 8, columns: XCTraceExporter.hitchColumns)
-            for hitch in trace.hitches {
-                w.beginRow()
+            try w.table(schema: "hitches", tableIndex: 8, columns: XCTraceExporter.hitchColumns, rows: trace.hitches) { hitch, w in
                 w.time("start-time", hitch.start)
                 w.duration(hitch.duration)
                 process(ofThread: noRow, &w)
@@ -500,10 +445,7 @@ public enum XCTraceExporter {
                 w.sentinel()
                 w.leaf("display-name", "Display 1")
                 w.string(hitch.detail)
-                try w.endRow()
             }
-            try w.endNode()
-            try w.endDocument()
         }
     }
 }

@@ -52,6 +52,22 @@ package struct XCTraceWriter {
         try flushIfFull()
     }
 
+    /// One table's whole document: its schema, then a row per element of `rows`, its cells written by `row`.
+    package mutating func table<Rows: Sequence>(
+        schema: String, tableIndex: Int, columns: [Column], rows: Rows,
+        row: (Rows.Element, inout XCTraceWriter) throws -> Void
+    ) throws {
+        beginDocument()
+        beginNode(schema: schema, tableIndex: tableIndex, columns: columns)
+        for element in rows {
+            beginRow()
+            try row(element, &self)
+            try endRow()
+        }
+        try endNode()
+        try endDocument()
+    }
+
     // MARK: Values
 
     package mutating func sentinel() { write("<sentinel/>") }

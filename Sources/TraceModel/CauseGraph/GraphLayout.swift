@@ -13,10 +13,6 @@ public struct GraphLayout: Sendable, Equatable {
     public struct Size: Sendable, Equatable {
         public var width: Double
         public var height: Double
-        public init(width: Double, height: Double) {
-            self.width = width
-            self.height = height
-        }
     }
 
     public struct Rect: Sendable, Equatable {

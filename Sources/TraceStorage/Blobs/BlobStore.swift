@@ -51,12 +51,6 @@ public struct StoredBlob: Sendable, Equatable {
     public var key: String
     public var size: Int64
     public var modified: Date
-
-    public init(key: String, size: Int64, modified: Date) {
-        self.key = key
-        self.size = size
-        self.modified = modified
-    }
 }
 
 /// Whether `key` can name a blob (`BlobKey`: a SHA-256, or a streamed upload's key); nothing

@@ -129,12 +129,6 @@ public struct ViewTotal: Sendable, Equatable {
     public var module: String
     public var view: String
     public var totalNs: Int64
-
-    public init(module: String, view: String, totalNs: Int64) {
-        self.module = module
-        self.view = view
-        self.totalNs = totalNs
-    }
 }
 
 extension TraceIndex {

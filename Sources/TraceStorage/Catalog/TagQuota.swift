@@ -115,12 +115,6 @@ public struct TagQuotaExceeded: Error, Sendable, Equatable, CustomStringConverti
     public var quota: String
     public var detail: String
 
-    public init(tag: String, quota: String, detail: String) {
-        self.tag = tag
-        self.quota = quota
-        self.detail = detail
-    }
-
     public var description: String {
         "The tag '\(tag)' is at its quota (--tag-quota '\(quota)'): \(detail). Delete some of its traces or ask for a larger quota."
     }
