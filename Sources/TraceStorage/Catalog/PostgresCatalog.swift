@@ -293,8 +293,8 @@ public final class PostgresCatalog: Catalog, Service {
     }
 
     /// Adds what a write changed to `trace_counts`, as the last statement of its transaction: one
-    /// upsert in scope order (every writer locks the counted rows in that order); scopes left
-    /// empty go.
+    /// upsert in scope order (every writer locks the counted rows in that order), and nothing
+    /// else while it holds them (a scope left empty keeps its row of zeros: readers skip it).
     static func record(_ change: TraceCountChange, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = change.rows
         guard !rows.isEmpty else { return }
@@ -304,7 +304,6 @@ public final class PostgresCatalog: Catalog, Service {
             ORDER BY scope COLLATE "C"
             ON CONFLICT (scope) DO UPDATE SET traces = trace_counts.traces + EXCLUDED.traces, bytes = trace_counts.bytes + EXCLUDED.bytes
             """, logger: logger)
-        try await connection.query("DELETE FROM trace_counts WHERE scope = ANY(\(rows.map(\.scope))) AND traces = 0 AND scope <> ''", logger: logger)
     }
 
     public func check() async throws {
