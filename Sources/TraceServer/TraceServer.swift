@@ -82,7 +82,7 @@ func makeRouter(store: TraceStore, options: ServerOptions) -> (router: Router<Tr
     if let webRoot = options.webRoot {
         let files = StaticFiles(root: webRoot)
         router.add(middleware: StaticFilesMiddleware(files: files))
-        addWebRoutes(to: router, files: files)
+        WebRoutes(files: files).add(to: router)
     }
     // Waiting queries hold no thread; the bounds on waiters keep a flood from queuing forever.
     let queries = WorkGate(name: "queries", limit: options.maxConcurrentQueries, maxWaiting: 256, maxWaitingPerClient: options.maxWaitingQueriesPerClient)
@@ -93,20 +93,16 @@ func makeRouter(store: TraceStore, options: ServerOptions) -> (router: Router<Tr
         store.quota.diskCheck(directory: options.dataDirectory),
     ])
     let metrics = OperationalMetrics(registry: options.metrics ?? PrometheusCollectorRegistry(), store: store, readiness: readiness, queries: queries)
-    addHealthRoutes(to: router, readiness: readiness, metrics: options.metricsAddress == nil ? metrics : nil)
-    addTraceRoutes(to: router, store: store, maxUploadBytes: options.maxUploadBytes, sourceLinks: options.sourceLinks)
-    addAuditRoutes(to: router, store: store)
-    addRetentionRoutes(to: router, store: store, policy: options.retention)
+    HealthRoutes(readiness: readiness, metrics: options.metricsAddress == nil ? metrics : nil).add(to: router)
+    TraceRoutes(store: store, maxUploadBytes: options.maxUploadBytes, sourceLinks: options.sourceLinks).add(to: router)
+    AuditRoutes(trail: store).add(to: router)
+    RetentionRoutes(store: store, policy: options.retention).add(to: router)
     // Answers computed from stored traces alone: an ETag, and 304 for a client that has the bytes.
     let answers = router.group().add(middleware: ImmutableAnswerMiddleware(store: store))
-    addQueryRoutes(to: answers, store: store.models, queries: queries)
-    SearchRoutes(store: store.models, queries: queries).add(to: answers)
-    GraphRoutes(store: store.models, queries: queries).add(to: answers)
-    addCompareRoutes(to: answers, store: store, queries: queries)
-    CPURoutes(store: store, queries: queries).add(to: answers)
-    addHistoryRoutes(to: router, store: store, queries: queries)
+    QueryRoutes(models: store.models, noise: store, queries: queries).add(to: answers)
+    HistoryRoutes(store: store, queries: queries).add(to: router)
     let agentAPI = InProcessResponder()
-    addAgentRoutes(to: router, policy: options.access, api: agentAPI)
+    AgentRoutes(policy: options.access, api: agentAPI).add(to: router)
     agentAPI.set(router.buildResponder())
     return (router, metrics)
 }

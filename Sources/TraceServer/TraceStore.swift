@@ -154,3 +154,7 @@ public actor TraceStore {
         return store
     }
 }
+
+/// The facets of the store the route controllers are given (each declared beside its controller,
+/// in Routes/): a controller sees what its routes need, not the whole store.
+extension TraceStore: HistoryAndNotes, AuditTrail, TraceDeletion, EarlierRecordings {}

@@ -118,7 +118,16 @@ def test_the_summary_sorts_by_downstream_cost_and_the_graph_weighs_by_it(page, s
     weight = page.locator(f'.cg-node[data-id="{node["id"]}"] .cg-weight')
     expect(weight).to_have_count(1, timeout=30_000)
     expect(weight.locator('title')).to_have_text('made 8 updates run, 9.60 ms')
-    # The layout passes joined to the graph: TripCard's two hang off it, LazyVStack's off TripListView.
-    layouts = [n for n in graph['nodes'] if n['subtitle'] == 'Layout']
-    assert sorted(n['title'] for n in layouts) == ['LazyVStack', 'TripCard', 'TripCard'], graph['nodes']
-    assert all(e['from'] == node['id'] for e in graph['edges'] for n in layouts if e['to'] == n['id'] and n['title'] == 'TripCard')
+    # The layout passes joined to the graph: TripCard's two hang off it, LazyVStack's off TripListView;
+    # each node says it is a layout pass, which call and (below) which layout answered it.
+    layouts = [n for n in graph['nodes'] if ' · layout' in n['title']]
+    assert sorted((n['title'], n['subtitle']) for n in layouts) == [
+        ('LazyVStack · layout (sizeThatFits)', '_LazyVStackLayout'),
+        ('TripCard · layout (sizeThatFits)', '_FlexFrameLayout'),
+        ('TripCard · layout (sizeThatFits)', '_PaddingLayout'),
+    ], graph['nodes']
+    assert all(e['from'] == node['id'] for e in graph['edges'] for n in layouts if e['to'] == n['id'] and n['title'].startswith('TripCard'))
+    card_pass = next(n for n in layouts if n['subtitle'] == '_FlexFrameLayout')
+    drawn = page.locator(f'.cg-node[data-id="{card_pass["id"]}"]')
+    expect(drawn.locator('.cg-title')).to_have_text('TripCard · layout (sizeThatFits)')
+    expect(drawn.locator('.cg-subtitle')).to_have_text('_FlexFrameLayout')

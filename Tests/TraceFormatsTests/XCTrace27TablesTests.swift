@@ -96,11 +96,20 @@ import Testing
         }
         // The cause graph of the long layout says what asked for it, as the page draws it.
         let document = try #require(trace.causeGraph(ofUpdate: try Self.update(trace, description: "_LazyVStackLayout")))
-        #expect(Set(document.nodes.map(\.title)).isSuperset(of: ["@State selectedTrip", "TripListView", "LazyVStack"]))
-        #expect(document.nodes.first { $0.focus }?.subtitle == "Layout")
+        // Its node says it is a layout pass and which call, over the layout that answered it.
+        #expect(Set(document.nodes.map(\.title)).isSuperset(of: ["@State selectedTrip", "TripListView", "LazyVStack · layout (sizeThatFits)"]))
+        #expect(document.nodes.first { $0.focus }?.subtitle == "_LazyVStackLayout")
         #expect(document.edges.contains { edge in
-            document.nodes.first { $0.id == edge.from }?.title == "TripListView" && document.nodes.first { $0.id == edge.to }?.title == "LazyVStack"
+            document.nodes.first { $0.id == edge.from }?.title == "TripListView"
+                && document.nodes.first { $0.id == edge.to }?.title == "LazyVStack · layout (sizeThatFits)"
         })
+        // TripCard's body graph shows the two passes it made run, each a layout node of its own.
+        let cardGraph = try #require(trace.causeGraph(ofUpdate: card))
+        let passes = cardGraph.nodes.filter { $0.title.hasPrefix("TripCard · layout") }
+        #expect(passes.map(\.title) == ["TripCard · layout (sizeThatFits)", "TripCard · layout (sizeThatFits)"])
+        #expect(Set(passes.map(\.subtitle)) == ["_FlexFrameLayout", "_PaddingLayout"])
+        // The body's node keeps its plain title.
+        #expect(cardGraph.nodes.first { $0.focus }?.title == "TripCard")
 
         // Without a cause graph in the export, the cause is a node of its own, made once per title.
         let alone = try Self.read(["SwiftUILayoutUpdates2"])

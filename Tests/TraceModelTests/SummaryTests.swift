@@ -65,9 +65,69 @@ import Testing
         #expect(views[0].stats.totalNs == 2_300_000)
         #expect(views[0].stats.count == 4 && views[0].stats.maxNs == 2_000_000 && views[0].stats.red == 2 && views[0].stats.orange == 0)
         #expect(views[1].stats.totalNs == 400_000)
-        #expect(summary.total.totalNs == 2_700_000 && summary.processes[0].stats.totalNs == 2_700_000)
+        // TripCard's pass lies inside TripGrid's on the same thread: the module, process and
+        // total count that time once too.
+        #expect(summary.total.totalNs == 2_300_000 && summary.processes[0].stats.totalNs == 2_300_000)
+        #expect(summary.processes[0].modules[0].stats.totalNs == 2_300_000)
         // The long-updates filter unions its own passes the same way (the 2 ms and 1.5 ms ones).
         #expect(try b.build().summary(in: nil, filter: .longOther).processes[0].modules[0].views[0].stats.totalNs == 2_000_000)
+    }
+
+    /// Every total of layout time is the union of its passes per thread: a grid's pass that asks
+    /// its tiles for their sizes holds their passes, so the process and the trace count that time
+    /// once, though each view's row counts its own passes and each module its own views'. Another
+    /// thread's pass at the same time is that thread's time and counts. An app of its own
+    /// (Orchard, with a widget extension), not the samples'.
+    @Test func layoutTotalsCountNestedPassesOnceAtEveryScope() throws {
+        var b = TraceBuilder(metadata: TraceMetadata(name: "orchard", start: 0, end: 20_000_000, sourceFormat: "test"))
+        let orchard = b.addProcess(TraceProcess(pid: 11, name: "Orchard"))
+        let widgets = b.addProcess(TraceProcess(pid: 12, name: "OrchardWidgets"))
+        let main = b.addThread(TraceThread(tid: 1, name: "Main Thread", process: orchard, isMain: true))
+        let render = b.addThread(TraceThread(tid: 2, name: "Render", process: orchard, isMain: false))
+        let widgetMain = b.addThread(TraceThread(tid: 3, name: "Main Thread", process: widgets, isMain: true))
+        let swiftUI = b.intern("SwiftUI"), app = b.intern("Orchard"), widgetModule = b.intern("OrchardWidgets")
+        let layout = b.intern("Layout"), body = b.intern("View Body")
+        func pass(_ view: String, _ module: StringRef, _ start: Nanoseconds, _ duration: Nanoseconds, depth: Int, on thread: Int32) {
+            let row = b.addUpdate(start: start, duration: duration, kind: .layout, module: module, viewName: b.intern(view), category: layout, thread: thread)
+            b.setLayout(ofUpdate: row, selfDuration: nil, depth: depth, cached: false)
+        }
+        // Main thread: LazyVGrid [1, 4) ms holds itself [1.5, 3.5), which holds two TreeTile passes
+        // [2.0, 2.6) and [2.8, 3.2); HStack [5, 5.5) holds a TreeTile pass [5.1, 5.3); a 0.2 ms body.
+        pass("LazyVGrid", swiftUI, 1_000_000, 3_000_000, depth: 0, on: main)
+        pass("LazyVGrid", swiftUI, 1_500_000, 2_000_000, depth: 1, on: main)
+        pass("TreeTile", app, 2_000_000, 600_000, depth: 2, on: main)
+        pass("TreeTile", app, 2_800_000, 400_000, depth: 2, on: main)
+        pass("HStack", swiftUI, 5_000_000, 500_000, depth: 0, on: main)
+        pass("TreeTile", app, 5_100_000, 200_000, depth: 1, on: main)
+        b.addUpdate(start: 6_000_000, duration: 200_000, kind: .viewBody, module: app, viewName: b.intern("OrchardList"), category: body, thread: main)
+        // The Render thread lays a Canvas out [2, 3) while the main thread is in the grid's pass.
+        pass("Canvas", swiftUI, 2_000_000, 1_000_000, depth: 0, on: render)
+        // The widget extension: one 1 ms pass.
+        pass("WidgetTile", widgetModule, 1_000_000, 1_000_000, depth: 0, on: widgetMain)
+
+        let summary = try b.build().summary(in: nil, filter: .all)
+        #expect(summary.processes.map(\.name) == ["Orchard", "OrchardWidgets"])
+        let process = summary.processes[0]
+        let modules = Dictionary(uniqueKeysWithValues: process.modules.map { ($0.name, $0) })
+        let views = Dictionary(uniqueKeysWithValues: process.modules.flatMap(\.views).map { ($0.name, $0.stats) })
+        // Rows: each view's own passes, nested ones of the same view once.
+        #expect(views["LazyVGrid"]?.totalNs == 3_000_000 && views["TreeTile"]?.totalNs == 1_200_000)
+        #expect(views["HStack"]?.totalNs == 500_000 && views["Canvas"]?.totalNs == 1_000_000 && views["OrchardList"]?.totalNs == 200_000)
+        // Modules: SwiftUI's main-thread passes [1, 4) and [5, 5.5) plus Render's 1 ms; Orchard's
+        // tiles (inside SwiftUI's passes, but another module) and its body.
+        #expect(modules["SwiftUI"]?.stats.totalNs == 4_500_000)
+        #expect(modules["Orchard"]?.stats.totalNs == 1_400_000)
+        // The process: the tiles' 1.2 ms lie inside the grid's and the stack's passes: 3.5 ms on
+        // the main thread, 1 ms on Render, the 0.2 ms body (adding its modules gives 5.9 ms).
+        #expect(process.stats.totalNs == 4_700_000)
+        #expect(process.stats.count == 8 && process.stats.maxNs == 3_000_000)
+        #expect(process.stats.avgNs == 4_700_000 / 8)
+        #expect(summary.processes[1].stats.totalNs == 1_000_000)
+        #expect(summary.total.totalNs == 5_700_000 && summary.total.count == 9)
+        // A range [2.9, 4.5) ms that holds the end of the grid's pass counts the passes it meets
+        // whole, still once: the grid [1, 4) with its last tile, the Canvas [2, 3).
+        let part = try b.build().summary(in: TimeRange(start: 2_900_000, end: 4_500_000), filter: .all)
+        #expect(part.total.totalNs == 4_000_000)
     }
 
     /// Instruments 27 says what each update made run after it: the summary sums it per row (the

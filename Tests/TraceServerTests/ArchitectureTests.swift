@@ -49,11 +49,32 @@ import Testing
 
     /// The query routes are given the model facet only (`TraceModels`), never the whole store.
     @Test func theQueryRoutesSeeOnlyTheModels() throws {
-        let names = ["Summary", "Task", "Search", "Timeline", "Findings", "Signpost", "Graph", "Query"].map { "TraceServer/Routes/\($0)Routes.swift" }
+        let names = ["Summary", "Task", "Search", "Timeline", "Findings", "Row", "Graph", "CPU", "Compare", "Query"].map { "TraceServer/Routes/\($0)Routes.swift" }
         let routes = try Self.files("TraceServer/Routes").filter { names.contains($0.path) }
         #expect(routes.count == names.count)
         for (path, text) in routes {
             #expect(!text.contains("TraceStore"), "\(path) names TraceStore")
+        }
+    }
+
+    /// One route style: every file that registers routes declares a controller (a struct given
+    /// the facets it needs, `RouteController`), no `addXRoutes` function is left, and only the
+    /// library's and uploads' controller (`TraceRoutes`) holds the whole store.
+    @Test func everyRouteFileDeclaresAController() throws {
+        let routes = try Self.files("TraceServer/Routes")
+        #expect(routes.count > 10)
+        for (path, text) in routes {
+            let code = text.split(separator: "\n").map { Self.withoutStringsAndComments(String($0)) }.joined(separator: "\n")
+            #expect(code.range(of: #"func add[A-Z][A-Za-z]*Routes?\b"#, options: .regularExpression) == nil, "\(path) registers routes in a function, not a controller")
+            if code.contains("router.") {
+                #expect(code.range(of: #"struct [A-Za-z]+Routes: (RouteController|TraceController)"#, options: .regularExpression) != nil, "\(path) registers routes without a controller")
+            }
+            if !["TraceServer/Routes/TraceRoutes.swift", "TraceServer/Routes/TracesByID.swift"].contains(path) {
+                #expect(!code.contains("TraceStore"), "\(path) names TraceStore: give its controller a facet")
+            }
+        }
+        for (path, text) in try Self.files("TraceServer") {
+            #expect(text.range(of: #"func add[A-Z][A-Za-z]*Routes?\("#, options: .regularExpression) == nil, "\(path) registers routes in a function")
         }
     }
 

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import HTTPTypes
 import Logging
+import Synchronization
 import Testing
 import TraceFormats
 import TraceSamples
@@ -35,6 +36,36 @@ import TraceSamples
         let entries = await order.entries
         #expect(entries == ["flood 0", "other", "flood 1", "flood 2", "flood 3", "flood 4"], "served after one of the flood's claims, not after all five")
         #expect(held == nil && budget.used == 0)
+    }
+
+    /// A cold open parsed while its blob arrives (and an upload parsed while it arrives) runs on a
+    /// thread of its own, and waits for the load gate as the client that asked, not as the server:
+    /// one client's flood of cold opens delays another's by one of them, not by all.
+    @Test func aParseWhileBytesArriveWaitsAsTheClientThatAsked() async throws {
+        let gate = WorkGate(name: "trace loads", limit: 1, maxWaiting: 100, maxWaitingPerClient: 5)
+        try await gate.enter("holder")
+        // Written by the work itself: the gate runs one at a time, so this is the order it served them.
+        let served = ServedOrder()
+        @Sendable func parse(as client: String, _ label: String) async throws {
+            try await WorkClient.$currentKey.withValue(client) {
+                try await gate.runOnOwnThread { served.labels.withLock { $0.append(label) } }
+            }
+        }
+        var waiting: [Task<Void, any Error>] = []
+        for index in 0..<5 {
+            waiting.append(Task { try await parse(as: "flood", "flood \(index)") })
+            while await gate.load.waiting <= index { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        await #expect(throws: WorkGate.Busy.self, "the flood's own queue is full") {
+            try await WorkClient.$currentKey.withValue("flood") { _ = try await gate.runOnOwnThread { 0 } }
+        }
+        waiting.append(Task { try await parse(as: "other", "other") })
+        while await gate.load.waiting < 6 { try await Task.sleep(for: .milliseconds(2)) }
+        await gate.leave("holder")
+        for task in waiting { try await task.value }
+        let entries = served.labels.withLock { $0 }
+        #expect(try #require(entries.firstIndex(of: "other")) <= 1, "served after one of the flood's parses, not after all five: \(entries)")
+        #expect(await gate.load.running == 0)
     }
 
     @Test func anotherClientsTraceLoadsWhileOneClientFloodsTheMemoryBudget() async throws {
@@ -77,4 +108,9 @@ import TraceSamples
             #expect(try #require(entries.firstIndex(of: "other")) <= 2, "the other client was served after \(entries.firstIndex(of: "other") ?? -1) of the flood's 5 loads: \(entries)")
         }
     }
+}
+
+/// The order pieces of work ran in, as they ran.
+private final class ServedOrder: Sendable {
+    let labels = Mutex<[String]>([])
 }

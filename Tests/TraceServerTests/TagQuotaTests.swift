@@ -50,6 +50,20 @@ struct TagQuotaTests {
             try expectError(big, .forbidden)
             #expect((try big.json()["detail"] as? String)?.contains("its traces hold 0KB; this one's") == true)
             #expect((try big.json()["detail"] as? String)?.contains("more would pass 1KB") == true)
+
+            // A tag edit into the full project is refused the same way; the trace keeps its tags.
+            let trips = try #require(try await client.get("/api/traces?tag=project:trips").json()["traces"] as? [[String: Any]]).first
+            let tripsID = try #require(trips?["id"] as? String)
+            let edit = try await client.execute(uri: "/api/traces/\(tripsID)", method: .patch, headers: [.contentType: "application/json"],
+                                                body: ByteBuffer(string: #"{"add": ["project:pantry"]}"#))
+            try expectError(edit, .forbidden)
+            #expect(try edit.json()["detail"] as? String == "The tag 'project:pantry' is at its quota (--tag-quota 'project=*:2 traces'): it holds 2 traces, at most 2. Delete some of its traces or ask for a larger quota.")
+            #expect(try await client.get("/api/traces/\(tripsID)").json()["tags"] as? [String] == ["project:trips"])
+            // An edit of a trace's other tags inside its full project passes.
+            let pantry = try #require(try await client.get("/api/traces?tag=project:pantry&limit=1").json()["traces"] as? [[String: Any]]).first
+            let kept = try await client.execute(uri: "/api/traces/\(try #require(pantry?["id"] as? String))", method: .patch,
+                                                headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"add": ["nightly"]}"#))
+            #expect(kept.status == .ok)
         }
     }
 }

@@ -116,7 +116,7 @@ struct SQLiteCatalogTests {
         let file = try Self.temporaryFile()
         let catalog = try SQLiteCatalog(file: file)
         #expect(try await catalog.journalMode == "wal")
-        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v2 blob claims", "v3 history", "v4 blob keys", "v5 search text", "v6 trigram indexes", "v7 tokens and audit", "v8 tags in upload order", "v9 unicode search text"])
+        #expect(try await catalog.appliedMigrations() == ["v1 traces and tags", "v10 trace counts", "v2 blob claims", "v3 history", "v4 blob keys", "v5 search text", "v6 trigram indexes", "v7 tokens and audit", "v8 tags in upload order", "v9 unicode search text"])
         _ = try await catalog.insert(CatalogContract.entry(1, at: 1))
         // Opening again migrates nothing and keeps the rows.
         let reopened = try SQLiteCatalog(file: file)
@@ -143,6 +143,11 @@ struct SQLiteCatalogTests {
         #expect(try await catalog.page(CatalogQuery(words: ["ipad", "re"]), limit: 2, after: nil).total == 3)
         // Their tags got their upload times (migration 8): a tag's list is in upload order.
         #expect(try await catalog.page(CatalogQuery(tags: [try TraceTag(parsing: "scenario:old")]), limit: 10, after: nil).entries.map(\.id) == ids.reversed())
+        // The rows stored before are counted (migration 10): the totals, a list's and a tag's.
+        #expect(try await catalog.totals() == (3, 3))
+        #expect(try await catalog.page(CatalogQuery(), limit: 1, after: nil).total == 3)
+        #expect(try await catalog.page(CatalogQuery(tags: [try TraceTag(parsing: "scenario:old")]), limit: 1, after: nil).total == 3)
+        #expect(try await catalog.usage(of: ["build:2", "scenario:old"]) == ["build:2": TagUsage(traces: 1, bytes: 1), "scenario:old": TagUsage(traces: 3, bytes: 3)])
     }
 }
 
@@ -197,6 +202,11 @@ struct SQLiteCatalogTests {
         #expect(try await catalog.page(CatalogQuery(words: ["ipad", "re"]), limit: 2, after: nil).total == 3)
         // Their tags got their upload times (migration 8): a tag's list is in upload order.
         #expect(try await catalog.page(CatalogQuery(tags: [try TraceTag(parsing: "scenario:old")]), limit: 10, after: nil).entries.map(\.id) == ids.reversed())
+        // The rows stored before are counted (migration 10): the totals, a list's and a tag's.
+        #expect(try await catalog.totals() == (3, 3))
+        #expect(try await catalog.page(CatalogQuery(), limit: 1, after: nil).total == 3)
+        #expect(try await catalog.page(CatalogQuery(tags: [try TraceTag(parsing: "scenario:old")]), limit: 1, after: nil).total == 3)
+        #expect(try await catalog.usage(of: ["build:2", "scenario:old"]) == ["build:2": TagUsage(traces: 1, bytes: 1), "scenario:old": TagUsage(traces: 3, bytes: 3)])
     }
 
     /// A role that may not create extensions: the catalog starts without the trigram indexes

@@ -38,6 +38,12 @@ enum CatalogEngine: String, CaseIterable, CustomTestStringConvertible, Sendable 
         try await TagQuotaContract.check(catalog)
     }
 
+    @Test(arguments: CatalogEngine.allCases) func keepsItsCountsExact(_ engine: CatalogEngine) async throws {
+        let (catalog, stop) = try await engine.open("counts")
+        defer { stop() }
+        try await TraceCountsContract.check(catalog)
+    }
+
     @Test(arguments: CatalogEngine.allCases) func foldsEveryLettersCaseInSearches(_ engine: CatalogEngine) async throws {
         let (catalog, stop) = try await engine.open("folding")
         defer { stop() }

@@ -23,7 +23,8 @@ extension Trace {
         var runsByKey: [Key: [Int]] = [:]
         var order: [Key] = []
         var siteOfTask: [UInt32: String] = [:]
-        for row in indexes.mainActorRuns.map(Int.init) where states.duration[row] > threshold {
+        for (index, row) in indexes.mainActorRuns.map(Int.init).enumerated() where states.duration[row] > threshold {
+            if QueryCancellation.requested(at: index) { return [] }
             let task = states.task[row]
             if siteOfTask[task] == nil { siteOfTask[task] = creationSite(ofTask: Int(task)) }
             let key = Key(function: states.resumeFunction[row], site: siteOfTask[task]!)
@@ -137,7 +138,8 @@ extension Trace {
         var waitsByLabel: [String: [Int]] = [:]
         var order: [String] = []
         var nextFunction: [Int: StringRef] = [:]
-        for row in indexes.mainActorWaits.map(Int.init) where states.duration[row] > options.mainActorWaitNs {
+        for (index, row) in indexes.mainActorWaits.map(Int.init).enumerated() where states.duration[row] > options.mainActorWaitNs {
+            if QueryCancellation.requested(at: index) { return [] }
             let task = Int(states.task[row])
             let next = indexes.states(ofTask: task).map(Int.init).first { states.start[$0] >= states.start[row] && states.state[$0] == .running }
             nextFunction[row] = next.map { states.resumeFunction[$0] } ?? 0

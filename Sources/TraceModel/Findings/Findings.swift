@@ -241,17 +241,21 @@ extension Trace {
     /// Every finding of the trace, costliest first; the hangs and hitches only counted last.
     public func findings(_ options: FindingsOptions = FindingsOptions()) -> [Finding] {
         var context = FindingsContext(trace: self, options: options)
+        let rules: [(inout FindingsContext) -> [Finding]] = [
+            { collectionFanOutFindings(&$0) }, { longBodyFindings(&$0) }, { environmentChurnFindings(&$0) },
+            { intervalFindings(&$0, hangs, kind: .hangExplained, noun: "Hang") },
+            { intervalFindings(&$0, hitches, kind: .hitchExplained, noun: "Hitch") },
+            { repeatedBodyFindings(&$0) }, { mainActorBlockedFindings(&$0) }, { mainActorWaitFindings(&$0) },
+            { longLayoutFindings(&$0) }, { hangRiskFindings(&$0) },
+        ]
         var found: [Finding] = []
-        found += collectionFanOutFindings(&context)
-        found += longBodyFindings(&context)
-        found += environmentChurnFindings(&context)
-        found += intervalFindings(&context, hangs, kind: .hangExplained, noun: "Hang")
-        found += intervalFindings(&context, hitches, kind: .hitchExplained, noun: "Hitch")
-        found += repeatedBodyFindings(&context)
-        found += mainActorBlockedFindings(&context)
-        found += mainActorWaitFindings(&context)
-        found += longLayoutFindings(&context)
-        found += hangRiskFindings(&context)
+        for rule in rules {
+            // Cancelled (`QueryCancellation`), the build stops between rules and inside the long
+            // ones, and answers nothing: whoever cancelled it throws the answer away.
+            if Task.isCancelled { return [] }
+            found += rule(&context)
+        }
+        if Task.isCancelled { return [] }
         found = joiningIncidents(found)
         // The hangs and hitches counted without a finding of their own come after every finding.
         let isRest = { (finding: Finding) in finding.id.hasSuffix(":more") ? 0 : 1 }

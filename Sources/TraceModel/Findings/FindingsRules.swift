@@ -118,6 +118,7 @@ struct FindingsContext {
         if writesByRun == nil {
             var writes: [Int: [Int]] = [:]
             for change in 0..<trace.stateChanges.count {
+                if QueryCancellation.requested(at: change) { break }
                 if let writer = trace.mainActorRun(writing: change) { writes[writer.row, default: []].append(change) }
             }
             writesByRun = writes
@@ -136,6 +137,7 @@ struct FindingsContext {
             var totals = [Nanoseconds](repeating: 0, count: trace.updateGroups.count)
             let updates = trace.updates
             for row in 0..<updates.count where updates.group[row] != noRow {
+                if QueryCancellation.requested(at: row) { break }
                 totals[Int(updates.group[row])].addSaturating(updates.duration[row])
             }
             updateTimeByGroup = totals
@@ -217,7 +219,8 @@ extension Trace {
         struct ViewKey: Hashable { var module: StringRef, view: StringRef }
         var rowsByView: [ViewKey: [Int]] = [:]
         var order: [ViewKey] = []
-        for row in indexes.updatesByLane[lane] ?? [] where updates.duration[Int(row)] > options.longBodyNs {
+        for (index, row) in (indexes.updatesByLane[lane] ?? []).enumerated() where updates.duration[Int(row)] > options.longBodyNs {
+            if QueryCancellation.requested(at: index) { return [] }
             let key = ViewKey(module: updates.module[Int(row)], view: updates.viewName[Int(row)])
             if rowsByView[key] == nil { order.append(key) }
             rowsByView[key, default: []].append(Int(row))
@@ -287,6 +290,7 @@ extension Trace {
         var indexOfName: [StringRef: Int] = [:]
         var roots = EnvironmentRoots()
         for node in 0..<nodes.count where nodes.kind[node] == .externalEnvironment || nodes.kind[node] == .environmentWriter {
+            if QueryCancellation.requested(at: node) { return [] }
             var notified = 0, skipped = 0, group = noRow
             for edge in causes.outgoing(node) where edges.label[Int(edge)] == .update && nodes.kind[Int(edges.target[Int(edge)])] == .viewBody {
                 notified += 1
@@ -375,12 +379,14 @@ extension Trace {
         let groupCount = updateGroups.count
         var offsets = [Int](repeating: 0, count: groupCount + 1)
         for row in 0..<table.count where table.kind[row] == .viewBody && table.group[row] != noRow {
+            if QueryCancellation.requested(at: row) { return [] }
             offsets[Int(table.group[row]) + 1] += 1
         }
         for group in 0..<groupCount { offsets[group + 1] += offsets[group] }
         var bucket = [Int32](repeating: 0, count: offsets[groupCount])
         var fill = offsets
         for row in 0..<table.count where table.kind[row] == .viewBody && table.group[row] != noRow {
+            if QueryCancellation.requested(at: row) { return [] }
             let group = Int(table.group[row])
             bucket[fill[group]] = Int32(row)
             fill[group] += 1
@@ -390,6 +396,7 @@ extension Trace {
         struct Repeats { var groups = 0, worstRuns = 0, worstGroup = 0, runs: [Int] = [], cost: Nanoseconds = 0, saving: Nanoseconds = 0, worstCost: Nanoseconds = 0 }
         var repeatsByView: [ViewKey: Repeats] = [:]
         for group in 0..<groupCount where offsets[group + 1] - offsets[group] >= options.repeatedBodyMinRuns {
+            if QueryCancellation.requested(at: group) { return [] }
             let rows = bucket[offsets[group]..<offsets[group + 1]].sorted {
                 (table.module[Int($0)], table.viewName[Int($0)], $0) < (table.module[Int($1)], table.viewName[Int($1)], $1)
             }

@@ -40,6 +40,8 @@ extension Trace {
         var groupOfCause: [String: Int] = [:]
         var unread: [TimelineInterval] = []
         for interval in intervals.sorted(by: { ($0.duration, $1.start) > ($1.duration, $0.start) }) {
+            // Each reading scans the interval's samples: checked every time.
+            if Task.isCancelled { return [] }
             guard budget > 0 else { unread.append(interval); continue }
             let reading = read(interval, kind: kind, &context)
             budget -= 1 + samplesCount(in: reading.frameRange) + reading.long.count

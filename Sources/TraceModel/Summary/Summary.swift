@@ -66,6 +66,12 @@ public struct SummaryStats: Sendable, Equatable, Codable {
         }
     }
 
+    /// Takes off layout time its parts counted twice (passes nested across two of its rows).
+    mutating func subtract(sharedTime: Nanoseconds) {
+        totalNs = max(0, totalNs - sharedTime)
+        updateAverage()
+    }
+
     mutating func updateAverage() { avgNs = count == 0 ? 0 : totalNs / Nanoseconds(count) }
 
     mutating func add(_ other: SummaryStats) {
@@ -200,26 +206,33 @@ extension Trace {
         var statsOfRow = [SummaryStats](repeating: SummaryStats(downstreamRecorded: downstreamRecorded), count: index.rows.count)
         var kindOfRow = [UpdateKind](repeating: .other, count: index.rows.count)
         var total = SummaryStats(downstreamRecorded: downstreamRecorded)
-        // SwiftUI lays a view out inside its own layout pass (depth > 0): a row's layout time is
-        // the union of its passes' intervals, so the nested pass is counted once. A lane's rows
-        // come in start order, so the end of the row's passes so far is all the union needs.
-        var layoutCoveredUntil: [Nanoseconds] = []
+        // SwiftUI lays a view out inside a layout pass (depth > 0): every total of layout time is
+        // the union of its passes per thread (`LayoutTimeUnion`), so a nested pass counts once in
+        // its view's row, its module, its process and the total. A module or process figure is
+        // the sum of its rows' less what their passes share with one another there.
+        var viewLayout = LayoutTimeUnion<Int>(), moduleLayout = LayoutTimeUnion<SummaryModuleKey>()
+        var processLayout = LayoutTimeUnion<Int32>(), totalLayout = LayoutTimeUnion<Bool>()
+        var sharedInModule: [SummaryModuleKey: Nanoseconds] = [:], sharedInProcess: [Int32: Nanoseconds] = [:]
         for lane in filter.lanes {
             for row in updateRows(of: lane, overlapping: range) {
                 if QueryCancellation.requested(at: row) { break }
                 let duration = table.duration[row]
                 let summaryRow = Int(index.rowOfUpdate[row])
                 if statsOfRow[summaryRow].count == 0 { kindOfRow[summaryRow] = table.kind[row] }
-                var time = duration
+                var time = duration, totalTime = duration
                 if table.kind[row] == .layout {
-                    if layoutCoveredUntil.isEmpty { layoutCoveredUntil = Array(repeating: .min, count: index.rows.count) }
-                    let (start, end) = (table.start[row], table.end(row))
-                    let covered = layoutCoveredUntil[summaryRow]
-                    time = end <= covered ? 0 : end - max(start, covered)
-                    layoutCoveredUntil[summaryRow] = max(covered, end)
+                    let (start, end, thread) = (table.start[row], table.end(row), table.thread[row])
+                    let key = index.rows[summaryRow], process = key.process
+                    let module = SummaryModuleKey(process: process, module: key.module)
+                    time = viewLayout.add(start: start, end: end, scope: summaryRow, thread: thread)
+                    let moduleTime = moduleLayout.add(start: start, end: end, scope: module, thread: thread)
+                    let processTime = processLayout.add(start: start, end: end, scope: process, thread: thread)
+                    totalTime = totalLayout.add(start: start, end: end, scope: true, thread: thread)
+                    if time > moduleTime { sharedInModule[module, default: 0] += time - moduleTime }
+                    if moduleTime > processTime { sharedInProcess[process, default: 0] += moduleTime - processTime }
                 }
                 statsOfRow[summaryRow].count(duration: duration, time: time)
-                total.count(duration: duration, time: time)
+                total.count(duration: duration, time: totalTime)
                 if downstreamRecorded, let cost = table.downstreamCost(row) {
                     let events = table.downstreamEvents(row) ?? 0
                     statsOfRow[summaryRow].addDownstream(cost: cost, events: events)
@@ -260,12 +273,14 @@ extension Trace {
             for (module, views) in modules {
                 var moduleStats = SummaryStats(downstreamRecorded: downstreamRecorded)
                 for view in views { moduleStats.add(view.row.stats) }
+                if let shared = sharedInModule[SummaryModuleKey(process: process, module: module)] { moduleStats.subtract(sharedTime: shared) }
                 processStats.add(moduleStats)
                 let sortedViews = views.filter(\.listed).map(\.row)
                     .sorted { ($0.stats.totalNs, $1.name, $1.category) > ($1.stats.totalNs, $0.name, $0.category) }
                 guard !sortedViews.isEmpty else { continue }
                 moduleSummaries.append(ModuleUpdateSummary(name: string(module), stats: moduleStats, views: sortedViews))
             }
+            if let shared = sharedInProcess[process] { processStats.subtract(sharedTime: shared) }
             guard !moduleSummaries.isEmpty else { continue }
             moduleSummaries.sort { ($0.stats.totalNs, $1.name) > ($1.stats.totalNs, $0.name) }
             let info = process == noRow ? nil : processes[Int(process)]
@@ -300,3 +315,5 @@ extension Trace {
         return low
     }
 }
+
+private struct SummaryModuleKey: Hashable { var process: Int32, module: StringRef }

@@ -68,6 +68,8 @@ public final class UpdateListIndex: Sendable {
         var rows: [SummaryRowKey] = []
         var rowOfUpdate = [UInt32](repeating: 0, count: table.count)
         for update in 0..<table.count {
+            // Stopped after an update at the earliest: a partial answer still has a row for each update.
+            if update > 0, QueryCancellation.requested(at: update) { break }
             let thread = table.thread[update]
             let key = SummaryRowKey(
                 process: thread == noRow ? defaultProcess : processOfThread[Int(thread)],
@@ -92,6 +94,7 @@ public final class UpdateListIndex: Sendable {
         var byStart = [UInt32](repeating: 0, count: table.count)
         var next = offsets
         for update in 0..<table.count {
+            if QueryCancellation.requested(at: update) { break }
             let view = Int(table.viewName[update])
             byStart[Int(next[view])] = UInt32(update)
             next[view] += 1
@@ -99,6 +102,7 @@ public final class UpdateListIndex: Sendable {
         var byDuration = byStart
         let durations = table.duration
         for view in 0..<(offsets.count - 1) where offsets[view + 1] - offsets[view] > 1 {
+            if QueryCancellation.requested(at: view) { break }
             byDuration[Int(offsets[view])..<Int(offsets[view + 1])].sort { a, b in
                 let (da, db) = (durations[Int(a)], durations[Int(b)])
                 return da < db || da == db && a < b
@@ -108,7 +112,8 @@ public final class UpdateListIndex: Sendable {
     }
 }
 
-/// A value built on first use; callers arriving while it is built wait for it rather than build it again.
+/// A value built on first use; callers arriving while it is built wait for it rather than build
+/// it again. One built while its caller was cancelled may be partial: it goes to that caller only.
 final class BuiltOnce<Value: Sendable>: Sendable {
     private let value = Mutex<Value?>(nil)
 
@@ -116,7 +121,8 @@ final class BuiltOnce<Value: Sendable>: Sendable {
         value.withLock { value in
             if let value { return value }
             let made = make()
-            value = made
+            // Made while cancelled, it may be partial (`QueryCancellation`): never kept.
+            if !Task.isCancelled { value = made }
             return made
         }
     }

@@ -60,7 +60,8 @@ extension TraceStore {
                                         detail: "tags: " + (tagged.tags.isEmpty ? "none" : tagged.tags.joined(separator: ", ")))],
                             outcome: "undone (the earlier tags are back)")
         } catch {
-            if let earlier = try? TraceTag.parseAll(record.tags) { _ = try? await setTags(earlier, id: record.id) }
+            // The earlier tags come back whatever the quotas say now: they held them a moment ago.
+            if let earlier = try? TraceTag.parseAll(record.tags) { _ = try? await storage.catalog.setTags(earlier, id: record.id) }
             throw error
         }
         return tagged

@@ -204,13 +204,13 @@ struct QueryParameters {
         }
     }
 
-    /// `?name=1` or `?name=true` (absent: false); anything else is a 400.
+    /// `?name=1` or `?name=true`, `?name=0` or `?name=false` (absent: false); anything else is a 400.
     func flag(_ name: String) throws(APIError) -> Bool {
         guard let text = string(name) else { return false }
         switch text {
         case "1", "true": return true
         case "0", "false": return false
-        default: throw .badParameter(name, "'\(text)' is not 1 or 0")
+        default: throw .badParameter(name, "'\(text)' is not true or false (1 or 0)")
         }
     }
 

@@ -17,7 +17,7 @@ struct ImmutableAnswerMiddleware: RouterMiddleware {
     /// What an answer's bytes depend on besides the traces and the request: the parser's version
     /// and `answersVersion`. Change `answersVersion` with any change to what an answer says.
     static let version = "parser \(TraceImporter.parserVersion), answers \(answersVersion)"
-    static let answersVersion = 4
+    static let answersVersion = 5
 
     let store: TraceStore
 

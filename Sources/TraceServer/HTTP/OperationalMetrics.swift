@@ -25,7 +25,7 @@ struct OperationalMetrics: Sendable {
         self.queries = queries
         _ = Self.processStart
         gauge("tracesvc_build_info", 1, [("parser", "\(TraceImporter.parserVersion)"), ("answers", "\(ImmutableAnswerMiddleware.answersVersion)")])
-        for limit in ["server", "address"] { Counter(label: "tracesvc_connections_refused_total", dimensions: [("limit", limit)]).increment(by: 0) }
+        for limit in ["server", "address", "share"] { Counter(label: "tracesvc_connections_refused_total", dimensions: [("limit", limit)]).increment(by: 0) }
         for what in ["blob", "upload"] { Counter(label: "tracesvc_sweep_removed_total", dimensions: [("what", what)]).increment(by: 0) }
         Counter(label: "tracesvc_sweep_runs_total").increment(by: 0)
         Counter(label: "tracesvc_sweep_failures_total").increment(by: 0)
@@ -108,7 +108,7 @@ struct ProcessFigures {
 func metricsApplication(_ address: (host: String, port: Int)?, metrics: OperationalMetrics, logger: Logger) -> [any Service] {
     guard let address else { return [] }
     let router = Router(context: TraceRequestContext.self)
-    addMetricsRoute(to: router, metrics: metrics)
+    MetricsRoutes(metrics: metrics).add(to: router)
     var logger = logger
     logger[metadataKey: "listener"] = "metrics"
     return [Application(router: router, configuration: .init(address: .hostname(address.host, port: address.port), serverName: "tracesvc-metrics"), logger: logger)]

@@ -260,7 +260,8 @@ final class FindingsOnce: Sendable {
         value.withLock { value in
             if let value { return value }
             let made = make()
-            value = made
+            // Made while cancelled, they may be partial (`QueryCancellation`): never kept.
+            if !Task.isCancelled { value = made }
             return made
         }
     }

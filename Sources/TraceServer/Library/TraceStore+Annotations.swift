@@ -4,10 +4,12 @@ import TraceModel
 import TraceStorage
 
 extension TraceStore {
-    /// Replaces an upload's tags.
+    /// Replaces an upload's tags; a tag it gains that is at its quota (`serve --tag-quota`) refuses
+    /// the edit (`.tagQuotaExceeded`), as it refuses an upload.
     public func setTags(_ tags: [TraceTag], id: String) async throws(StoreError) -> TraceRecord {
         try refuseSample(id)
-        guard let entry = try await service({ try await self.storage.catalog.setTags(tags, id: id) }) else { throw .unknownTrace(id: id) }
+        let quotas = configuration.tagQuotas
+        guard let entry = try await service({ try await self.storage.catalog.setTags(tags, id: id, within: quotas) }) else { throw .unknownTrace(id: id) }
         return TraceRecord(entry: entry)
     }
 

@@ -16,18 +16,20 @@ extension TraceStore {
         return records
     }
 
-    /// The bytes of a trace as they were uploaded (a sample's file), checked against their hash:
-    /// a temporary copy when the blob store is remote (the caller deletes it).
-    public func file(id: String) async throws(StoreError) -> BlobFile {
-        if let sample = samples[id] { return BlobFile(url: sample.file, isTemporary: false) }
+    /// The bytes of a trace as they were uploaded (a sample's file), opened once and checked
+    /// against their hash through that descriptor (`OpenedTraceFile`); from a remote blob store, a
+    /// temporary copy checked as it arrived.
+    public func file(id: String) async throws(StoreError) -> OpenedTraceFile {
+        if let sample = samples[id] { return try await service { try OpenedTraceFile(opening: sample.file, sha256: nil, isTemporary: false) } }
         guard let entry = try await service({ try await self.storage.catalog.entry(id: id) }) else { throw .unknownTrace(id: id) }
         let storage = storage, scratch = scratchDirectory, gate = loadGate
         let file = try await service { try await storage.blobs.localFile(key: entry.storedBlobKey, sha256: entry.sha256, scratch: scratch) }
+        guard !file.isTemporary else { return try await service { try OpenedTraceFile(opening: file.url, sha256: nil, isTemporary: true) } }
         // A stored file is named by the hash of its bytes: a damaged or replaced one is refused,
-        // never served as this trace (a copy from the object store was checked while it arrived).
-        guard !file.isTemporary else { return file }
-        guard try await service({ try await gate.run { try sha256OfFile(file.url).hex } }) == entry.sha256 else { throw .fileChanged(id: id) }
-        return file
+        // never served as this trace.
+        let opened = try await service { try OpenedTraceFile(opening: file.url, sha256: entry.sha256, isTemporary: false) }
+        guard try await service({ try await gate.run { try opened.hashFromStart() } }) == entry.sha256 else { throw .fileChanged(id: id) }
+        return opened
     }
 
     /// At most `limit` uploads `query` matches after `cursor`, and how many match; the samples

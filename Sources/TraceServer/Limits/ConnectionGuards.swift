@@ -38,14 +38,24 @@ public struct ConnectionLimits: Sendable {
     public init() {}
 }
 
-/// Counts open connections across all event loops, in all and per client address.
+/// Counts open connections across all event loops, in all and per client address, and shares the
+/// last of them fairly: the last quarter of the server's slots goes by need, an address holding `c`
+/// connections getting one only while more than `fairShareFactor * c` are free. So an address
+/// holding none always finds the last slots free of those that hold some. Addresses at their
+/// per-address maximum get none of that quarter, and each fresh address takes less of it than the one
+/// before: at the defaults (512, 32) it takes 56 addresses to leave a newcomer no slot, not 16.
 final class ConnectionCounter: Sendable {
-    private let open = Atomic<Int>(0)
-    private let perAddress = Mutex<[String: Int]>([:])
+    private struct Open {
+        var total = 0
+        var perAddress: [String: Int] = [:]
+    }
+    private let open = Mutex(Open())
     let limit: Int
     let limitPerAddress: Int
     /// Peers not limited per address (trusted proxies).
     let exempt: TrustedProxies
+    /// In the last quarter of the slots, free slots an address needs per connection it holds.
+    static let fairShareFactor = 16
 
     init(limit: Int, limitPerAddress: Int = .max, exempt: TrustedProxies = .none) {
         self.limit = limit
@@ -59,24 +69,30 @@ final class ConnectionCounter: Sendable {
         return peer.map(ClientAddress.key) ?? "unknown"
     }
 
+    /// Whether an address holding `held` connections may open another while `total` are open: below
+    /// the last quarter of `limit`, any; in it, only while more than `fairShareFactor * held` are free.
+    static func fairShareAdmits(held: Int, total: Int, limit: Int) -> Bool {
+        let free = limit - total
+        guard free > 0 else { return false }
+        return free * 4 > limit || free > fairShareFactor * held
+    }
+
     /// Adds a connection from `address` (its `key`); false when that puts the server or the
-    /// address over its limit (the caller closes it, and releases it like any other).
+    /// address over its limit, or the address past its fair share of the last slots (the caller
+    /// closes it, and releases it like any other). A trusted proxy has no fair share: it carries everyone.
     func admit(_ address: String) -> Bool {
-        guard !address.isEmpty else {
-            let total = open.add(1, ordering: .relaxed).newValue
-            if total > limit { noteRefused(scope: "server", address: "a trusted proxy") }
-            return total <= limit
+        let refusal: String? = open.withLock { open in
+            let held = address.isEmpty ? 0 : open.perAddress[address, default: 0]
+            let total = open.total
+            open.total += 1
+            if !address.isEmpty { open.perAddress[address] = held + 1 }
+            if total >= limit { return "server" }
+            if address.isEmpty { return nil }
+            if held >= limitPerAddress { return "address" }
+            return Self.fairShareAdmits(held: held, total: total, limit: limit) ? nil : "share"
         }
-        let fromAddress = perAddress.withLock { counts -> Int in
-            counts[address, default: 0] += 1
-            return counts[address]!
-        }
-        let total = open.add(1, ordering: .relaxed).newValue
-        guard total <= limit, fromAddress <= limitPerAddress else {
-            noteRefused(scope: total > limit ? "server" : "address", address: address)
-            return false
-        }
-        return true
+        if let refusal { noteRefused(scope: refusal, address: address.isEmpty ? "a trusted proxy" : address) }
+        return refusal == nil
     }
 
     /// Refusals since the last log line, and when that line was.
@@ -94,28 +110,37 @@ final class ConnectionCounter: Sendable {
             return state.count
         }
         if let refused {
-            Self.logger.warning("refused \(refused) connection(s) over the \(scope == "server" ? "server's limit of \(limit)" : "per-address limit of \(limitPerAddress)"), the latest from \(address)")
+            let limitNamed = switch scope {
+            case "server": "the server's limit of \(limit)"
+            case "address": "the per-address limit of \(limitPerAddress)"
+            default: "the address's fair share of the server's last free slots"
+            }
+            Self.logger.warning("refused \(refused) connection(s) over \(limitNamed), the latest from \(address)")
         }
     }
 
     private static let logger = Logger(label: "tracesvc.connections")
 
     func release(_ address: String) {
-        open.subtract(1, ordering: .relaxed)
-        guard !address.isEmpty else { return }
-        perAddress.withLock { counts in
-            counts[address, default: 1] -= 1
-            if counts[address] == 0 { counts[address] = nil }
+        open.withLock { open in
+            open.total -= 1
+            guard !address.isEmpty else { return }
+            open.perAddress[address, default: 1] -= 1
+            if open.perAddress[address]! <= 0 { open.perAddress[address] = nil }
         }
     }
 
-    var current: Int { open.load(ordering: .relaxed) }
+    var current: Int { open.withLock { $0.total } }
+
+    /// Connections open from `address` (its `key`).
+    func held(by address: String) -> Int { open.withLock { $0.perAddress[address, default: 0] } }
 
     /// Three quarters or more of the server's slots, or of the address's, are taken.
     func isNearLimit(_ address: String) -> Bool {
-        if current * 4 >= limit * 3 { return true }
+        let (total, held) = open.withLock { ($0.total, $0.perAddress[address, default: 0]) }
+        if total * 4 >= limit * 3 { return true }
         guard !address.isEmpty else { return false }
-        return perAddress.withLock { $0[address, default: 0] } * 4 >= limitPerAddress * 3
+        return held * 4 >= limitPerAddress * 3
     }
 }
 

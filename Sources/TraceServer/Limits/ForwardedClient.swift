@@ -62,29 +62,20 @@ final class RequestsInFlight: Sendable {
             counts[key, default: 0] += 1
             return true
         }
-        return entered ? Ticket(owner: self, key: key) : nil
+        return entered ? Ticket { self.leave(key) } : nil
     }
 
     func count(_ key: String) -> Int { counts.withLock { $0[key, default: 0] } }
 
-    fileprivate func leave(_ key: String) {
+    private func leave(_ key: String) {
         counts.withLock { counts in
             counts[key, default: 1] -= 1
             if counts[key]! <= 0 { counts[key] = nil }
         }
     }
 
-    final class Ticket: Sendable {
-        private let owner: RequestsInFlight
-        private let key: String
-
-        fileprivate init(owner: RequestsInFlight, key: String) {
-            self.owner = owner
-            self.key = key
-        }
-
-        deinit { owner.leave(key) }
-    }
+    /// A request's place among its client's in flight, given back when dropped.
+    typealias Ticket = ReleaseOnDrop
 }
 
 extension HTTPField.Name {

@@ -202,17 +202,16 @@ final class StorageQuota: Sendable {
         _ = state.withLock { $0.reservations.removeValue(forKey: id) }
     }
 
-    /// One upload's room on disk; given back when dropped uncommitted.
-    final class Reservation: Sendable {
+    /// One upload's room on disk; given back when its last copy is dropped uncommitted.
+    struct Reservation: Sendable {
         private let quota: StorageQuota
         private let id: Int
+        private let room: ReleaseOnDrop
 
         fileprivate init(quota: StorageQuota, id: Int) {
-            self.quota = quota
-            self.id = id
+            (self.quota, self.id) = (quota, id)
+            room = ReleaseOnDrop { quota.release(id) }
         }
-
-        deinit { quota.release(id) }
 
         /// Covers the upload's first `total` bytes, growing the reservation when they pass it;
         /// call it before writing them: from then on they count as on the disk. (Counted as

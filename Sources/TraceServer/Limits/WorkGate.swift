@@ -171,11 +171,14 @@ actor WorkGate {
     }
 
     /// Runs `work` on a thread of its own once a slot is free: for work that also waits for its
-    /// input (an upload still arriving), which must not hold one of the blocking pool's few
-    /// threads meanwhile. It is not cancelled: its input stops it (`GrowingFile.abandon`).
-    func runOnOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await enter()
-        defer { leave(WorkClient.server.key) }
+    /// input (an upload still arriving, a cold open's blob), which must not hold one of the
+    /// blocking pool's few threads meanwhile. It is not cancelled: its input stops it
+    /// (`GrowingFile.abandon`). It waits its turn as the client of the request it is for (the
+    /// task's `WorkClient.currentKey`), as `run` does: charged to the server, one client's
+    /// flood of cold opens would go around the fair share.
+    func runOnOwnThread<T: Sendable>(for client: String = WorkClient.currentKey, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await enter(client)
+        defer { leave(client) }
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
         }

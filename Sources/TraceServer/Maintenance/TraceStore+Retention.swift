@@ -38,8 +38,11 @@ extension TraceStore {
         return found
     }
 
-    /// Deletes the candidates in batches, each recorded in the audit trail as `actor`'s; returns
-    /// those deleted (another replica may have deleted some first: they are not counted twice).
+    /// Deletes the candidates in batches, each recorded in the audit trail as `actor`'s before it is
+    /// deleted; returns those deleted. A batch the audit log cannot record is not deleted, and the
+    /// deleting stops there (`.auditUnavailable`): no trace goes without a record. (Another replica
+    /// may delete some of a batch between its record and its delete: those are then recorded twice,
+    /// once by each, and counted once, by the one that deleted them.)
     public func deleteAll(_ candidates: [DeletionCandidate], actor: String, detail: String) async throws(StoreError) -> [CatalogEntry] {
         let catalog = storage.catalog
         var deleted: [CatalogEntry] = []
@@ -47,17 +50,13 @@ extension TraceStore {
         while index < candidates.count {
             let batch = candidates[index..<min(candidates.count, index + Self.deletionBatch)]
             index += batch.count
+            try await audit(batch.map { candidate in
+                let because = candidate.rule.map { "retention rule \($0)" } ?? detail
+                return AuditEvent(actor: actor, action: .delete, traceID: candidate.entry.id, traceName: candidate.entry.name, detail: because)
+            }, outcome: "not made (the batch's \(batch.count) traces are kept, and the deleting stopped after \(deleted.count))")
             let ids = batch.map(\.entry.id)
             let removed = try await service { try await catalog.delete(ids: ids) }
-            let rules = Dictionary(batch.map { ($0.entry.id, $0.rule) }, uniquingKeysWith: { first, _ in first })
-            let names = Dictionary(batch.map { ($0.entry.id, $0.entry.name) }, uniquingKeysWith: { first, _ in first })
             for entry in removed { await forgetDeleted(entry) }
-            // Recorded after the batch (another replica may have deleted some of it first); a batch
-            // that cannot be recorded is logged in full and ends the deleting.
-            try await audit(removed.map { entry in
-                let because = rules[entry.id].flatMap { $0 }.map { "retention rule \($0)" } ?? detail
-                return AuditEvent(actor: actor, action: .delete, traceID: entry.id, traceName: names[entry.id] ?? entry.name, detail: because)
-            }, outcome: "made but recorded only in the server log, and the deleting stopped (\(deleted.count + removed.count) deleted so far)")
             deleted += removed
             await Task.yield()
         }

@@ -365,4 +365,14 @@ extension ModelCache: TraceModels {
     nonisolated func loaded(id: TraceID, alongside held: [LoadedTrace]) async throws(StoreError) -> LoadedTrace {
         try await loaded(id: id.text, alongside: held, reservation: nil)
     }
+
+    nonisolated func loaded(together ids: [TraceID]) async throws(StoreError) -> [LoadedTrace] {
+        // The memory of all at once, before any is held: no ring of compares each holding one
+        // side and waiting for another's.
+        let reservation = try await reserveMemory(forLoading: ids.map(\.text))
+        var loaded: [LoadedTrace] = []
+        for id in ids { loaded.append(try await self.loaded(id: id.text, alongside: loaded, reservation: reservation)) }
+        withExtendedLifetime(reservation) {}
+        return loaded
+    }
 }

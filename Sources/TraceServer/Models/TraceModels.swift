@@ -6,6 +6,10 @@ import TraceModel
 protocol TraceModels: Sendable {
     /// `alongside`: models the caller keeps using meanwhile (`TraceStore.loaded(id:alongside:)`).
     func loaded(id: TraceID, alongside held: [LoadedTrace]) async throws(StoreError) -> LoadedTrace
+
+    /// Models used together (a compare's recordings), in order: the memory of all is claimed
+    /// before any is held, and each load holds the memory of those before it.
+    func loaded(together ids: [TraceID]) async throws(StoreError) -> [LoadedTrace]
 }
 
 extension TraceModels {

@@ -11,20 +11,33 @@ import TraceAgent
 /// the router with its middleware, so they answer what `tracesvc mcp --server` answers over HTTP.
 /// Reading is open as every read is; `add_note` needs the write token (docs/api.md, "Access"):
 /// the access guard lets `/mcp` through without it, checking Host and Origin as for any write.
-func addAgentRoutes(to router: Router<TraceRequestContext>, policy: AccessPolicy, api: InProcessResponder) {
-    // Stateless: no stream of server-sent events to open. The spec's answer is 405, which
-    // clients read as "no stream" (a 404 would read as an expired session). With a body, so its
-    // length is sent and the connection stays open for the client's next POST.
-    router.get("/mcp") { _, _ in
+struct AgentRoutes: RouteController {
+    /// One JSON-RPC message: a tool call's arguments are short.
+    static let maxRequestBytes = 1 << 20
+    static let path = "/mcp"
+
+    let policy: AccessPolicy
+    let api: InProcessResponder
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.get(RouterPath(Self.path), use: noStream)
+        router.post(RouterPath(Self.path), use: message)
+    }
+
+    /// Stateless: no stream of server-sent events to open. The spec's answer is 405, which
+    /// clients read as "no stream" (a 404 would read as an expired session). With a body, so its
+    /// length is sent and the connection stays open for the client's next POST.
+    @Sendable func noStream(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let body = #"{"error": "method not allowed", "detail": "/mcp is stateless: POST a JSON-RPC message; there is no event stream to open.", "location": null}"#
         return Response(
             status: .methodNotAllowed, headers: [.allow: "POST", .cacheControl: "no-store", .contentType: "application/json; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: body))
         )
     }
-    router.post("/mcp") { request, context in
+
+    @Sendable func message(_ request: Request, context: TraceRequestContext) async throws -> Response {
         var request = request
-        let body = try await request.collectBody(upTo: AgentRoutes.maxRequestBytes)
+        let body = try await request.collectBody(upTo: Self.maxRequestBytes)
         let authorization = request.headers[.authorization]
         // No token configured (a loopback server) means anyone may write, as for every write.
         let writesAllowed = policy.writeToken == nil || context.identity?.allows(.annotate) == true
@@ -53,12 +66,6 @@ func addAgentRoutes(to router: Router<TraceRequestContext>, policy: AccessPolicy
             body: answer.bodyData.map { ResponseBody(byteBuffer: ByteBuffer(bytes: $0)) } ?? ResponseBody()
         )
     }
-}
-
-enum AgentRoutes {
-    /// One JSON-RPC message: a tool call's arguments are short.
-    static let maxRequestBytes = 1 << 20
-    static let path = "/mcp"
 }
 
 /// The tools' API on `router` in process, as `POST /mcp` reads it (for the benchmarks and tests),

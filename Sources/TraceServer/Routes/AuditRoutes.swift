@@ -6,8 +6,14 @@ import TraceStorage
 /// `GET /api/audit`: who uploaded, deleted, tagged and annotated what, newest first, a page at a
 /// time (`?limit=`, `?cursor=`), filtered by `?trace=`, `?action=` and `?actor=`. Needs the `read`
 /// scope (docs/api.md, "Audit"): the trail names people.
-func addAuditRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore) {
-    router.get("/api/audit") { request, _ in
+struct AuditRoutes: RouteController {
+    let trail: any AuditTrail
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.get("/api/audit", use: auditPage)
+    }
+
+    @Sendable func auditPage(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let parameters = QueryParameters(request: request)
         var query = AuditQuery()
         if let trace = parameters.string("trace") { query.traceID = try checkedTraceID(trace, field: "trace").text }
@@ -26,11 +32,16 @@ func addAuditRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
             return cursor
         }
         let limit = Int(try parameters.int("limit", in: 1...500) ?? 100)
-        let page = try await store.auditPage(query, limit: limit, after: cursor)
+        let page = try await trail.auditPage(query, limit: limit, after: cursor)
         var response = try jsonResponse(AuditList(events: page.events.map(AuditEventJSON.init), nextCursor: page.next?.token))
         response.headers[.cacheControl] = "no-store"
         return response
     }
+}
+
+/// The store's facet the audit route needs: the trail, a page at a time.
+protocol AuditTrail: Sendable {
+    func auditPage(_ query: AuditQuery, limit: Int, after cursor: AuditCursor?) async throws(StoreError) -> (events: [AuditEvent], next: AuditCursor?)
 }
 
 struct AuditList: Encodable {

@@ -4,58 +4,55 @@ import TraceModel
 /// The CPU samples of one trace drawn three ways (call tree, flame graph, stack chart) and of two
 /// (the differential flame graph), all through one reading of the query's samples and transforms
 /// (`cpuQuery`). docs/api.md, "CPU".
-struct CPURoutes {
-    let store: TraceStore
+struct CPURoutes: TraceController {
+    let models: any TraceModels
     let queries: WorkGate
 
     func add(to router: some RouterMethods<TraceRequestContext>) {
-        router.get("/api/traces/:id/calltree", use: callTree)
-        router.get("/api/traces/:id/flamegraph", use: flameGraph)
-        router.get("/api/traces/:id/stackchart", use: stackChart)
+        router.get("/api/traces/:id/calltree", use: withTrace(callTree))
+        router.get("/api/traces/:id/flamegraph", use: withTrace(flameGraph))
+        router.get("/api/traces/:id/stackchart", use: withTrace(stackChart))
         router.get("/api/compare/flamegraph", use: differentialFlameGraph)
     }
 
-    @Sendable func callTree(_ request: Request, context: TraceRequestContext) async throws -> Response {
-        let trace = try await store.trace(id: context.traceID())
-        let query = QueryParameters(request: request)
+    @Sendable func callTree(_ on: TraceRequest) async throws -> Response {
+        let (trace, query) = (on.trace, on.query)
         var treeQuery = try cpuQuery(query, trace: trace)
         treeQuery.minPercent = min(100, max(0, try query.double("minPercent") ?? 0.1))
         let (answer, search) = (treeQuery, query.string("search"))
-        return jsonResponse(bytes: try await queries.run(for: context.work) {
+        return try await on.answer {
             var tree = trace.callTree(answer)
             if let search { tree.hiddenMatches = trace.hiddenMatches(answer, text: search) }
             return tree.json()
-        })
+        }
     }
 
-    @Sendable func flameGraph(_ request: Request, context: TraceRequestContext) async throws -> Response {
-        let trace = try await store.trace(id: context.traceID())
-        let query = QueryParameters(request: request)
+    @Sendable func flameGraph(_ on: TraceRequest) async throws -> Response {
+        let (trace, query) = (on.trace, on.query)
         let flameQuery = FlameGraphQuery(
             tree: try cpuQuery(query, trace: trace), zoom: try callPath(query, "zoom", trace: trace),
             window: try weightWindow(query), width: try pixelWidth(query)
         )
         let search = query.string("search")
-        return jsonResponse(bytes: try await queries.run(for: context.work) {
+        return try await on.answer {
             var graph = trace.flameGraph(flameQuery)
             if let search { graph.hiddenMatches = trace.hiddenMatches(flameQuery.tree, text: search) }
             return graph.json()
-        })
+        }
     }
 
-    @Sendable func stackChart(_ request: Request, context: TraceRequestContext) async throws -> Response {
-        let trace = try await store.trace(id: context.traceID())
-        let query = QueryParameters(request: request)
+    @Sendable func stackChart(_ on: TraceRequest) async throws -> Response {
+        let (trace, query) = (on.trace, on.query)
         let chartQuery = StackChartQuery(tree: try cpuQuery(query, trace: trace), width: try pixelWidth(query))
-        return jsonResponse(bytes: try await queries.run(for: context.work) { trace.stackChart(chartQuery).json() })
+        return try await on.answer { trace.stackChart(chartQuery).json() }
     }
 
     @Sendable func differentialFlameGraph(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let query = QueryParameters(request: request)
         let idsA = try recordingIDs(query.string("a"), parameter: "a", side: "A (before)")
         let idsB = try recordingIDs(query.string("b"), parameter: "b", side: "B (after)")
-        let (loadedA, loadedB) = try await loadSides(idsA, idsB, from: store)
-        let tracesA = loadedA.map(\.trace), tracesB = loadedB.map(\.trace)
+        let loaded = try await models.loaded(together: idsA + idsB).map(\.trace)
+        let tracesA = Array(loaded.prefix(idsA.count)), tracesB = Array(loaded.dropFirst(idsA.count))
         let diffQuery: DifferentialFlameGraphQuery
         let window = try weightWindow(query), width = try pixelWidth(query)
         let removedLimit = Int(try query.int("removed", in: 0...1000) ?? 50)

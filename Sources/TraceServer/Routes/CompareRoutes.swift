@@ -1,13 +1,23 @@
 import Hummingbird
 import TraceCatalog
 import TraceModel
+import TraceStorage
 
 /// `GET /api/compare?a=ID&b=ID`: trace A (before) against trace B (after), each optionally
 /// restricted to a range (`aStart`/`aEnd`, `bStart`/`bEnd`). `a` and `b` may each list several
 /// recordings (`a=ID,ID,ID`), pooled (`ComparisonSide.pooled`); a range then does not apply.
-/// docs/api.md has the shape.
-func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, queries: WorkGate) {
-    router.get("/api/compare") { request, context in
+/// docs/api.md has the shape. `GET /api/noise`: the run-to-run noise of earlier recordings.
+struct CompareRoutes: RouteController {
+    let models: any TraceModels
+    let noise: any EarlierRecordings
+    let queries: WorkGate
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.get("/api/compare", use: compare)
+        router.get("/api/noise", use: earlierNoise)
+    }
+
+    @Sendable func compare(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let query = QueryParameters(request: request)
         let idsA = try recordingIDs(query.string("a"), parameter: "a", side: "A (before)")
         let idsB = try recordingIDs(query.string("b"), parameter: "b", side: "B (after)")
@@ -17,7 +27,8 @@ func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         let causeLimit = Int(try query.int("causes", in: 0...100_000) ?? Int64(TraceComparison.defaultCauseLimit))
         let functionLimit = Int(try query.int("functions", in: 0...100_000) ?? Int64(TraceComparison.defaultFunctionLimit))
         let viewLimit = Int(try query.int("views", in: 0...100_000) ?? Int64(TraceComparison.defaultViewLimit))
-        let (tracesA, tracesB) = try await loadSides(idsA, idsB, from: store)
+        let loaded = try await models.loaded(together: idsA + idsB)
+        let tracesA = Array(loaded.prefix(idsA.count)), tracesB = Array(loaded.dropFirst(idsA.count))
         // Each side is a pass over a whole trace (kept after the first compare of the whole
         // trace): all go through the query gate at once, off the cooperative pool.
         let sides = try await withThrowingTaskGroup(of: (Int, ComparisonSide).self) { group in
@@ -32,7 +43,7 @@ func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         let a = Array(sides.prefix(tracesA.count)), b = Array(sides.dropFirst(tracesA.count))
         // The noise of earlier recordings with the same scenario, device and branch tags, uploaded
         // before these (the answer stays the same as more arrive).
-        let earlier = try await store.earlierNoise(comparing: (idsA + idsB).map(\.text))
+        let earlier = try await noise.earlierNoise(comparing: (idsA + idsB).map(\.text))
         return jsonResponse(bytes: try await queries.run(for: context.work) {
             try encodeJSON(TraceComparison(.pooled(a), .pooled(b), causeLimit: causeLimit, functionLimit: functionLimit, viewLimit: viewLimit, earlier: earlier))
         })
@@ -40,13 +51,20 @@ func addCompareRoutes(to router: some RouterMethods<TraceRequestContext>, store:
 
     /// `GET /api/noise?tag=…&exclude=ID`: the run-to-run noise of the latest traces with all the
     /// tags (`tracesvc check --baseline-tags`); `{"earlier": null}` when they measure nothing.
-    router.get("/api/noise") { request, context in
+    @Sendable func earlierNoise(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let parameters = QueryParameters(request: request)
         let tags = try parameters.tags()
         guard !tags.isEmpty else { throw APIError.badParameter("tag", "give the tags of the recordings, e.g. tag=scenario:scroll&tag=branch:main") }
         let excluded = parameters.string("exclude").map { Set($0.split(separator: ",").map(String.init)) } ?? []
-        return try jsonResponse(EarlierNoiseAnswer(earlier: try await queries.admit(for: context.work) { try await store.earlierNoise(tags: tags, excluding: excluded) }))
+        return try jsonResponse(EarlierNoiseAnswer(earlier: try await queries.admit(for: context.work) { try await noise.earlierNoise(tags: tags, before: nil, excluding: excluded) }))
     }
+}
+
+/// The store's facet the compare routes need beside the models: the noise of earlier recordings
+/// with the same tags (Library/, "EarlierNoise").
+protocol EarlierRecordings: Sendable {
+    func earlierNoise(comparing ids: [String]) async throws(StoreError) -> EarlierNoise?
+    func earlierNoise(tags: [TraceTag], before: Int64?, excluding: Set<String>) async throws(StoreError) -> EarlierNoise?
 }
 
 /// `GET /api/noise`'s answer: null when the recordings measure nothing.
@@ -70,16 +88,4 @@ func recordingIDs(_ value: String?, parameter: String, side: String) throws -> [
         guard let id = TraceID(text) else { throw APIError.unknownTrace(String(text.prefix(80))) }
         return id
     }
-}
-
-/// The recordings of both sides of a compare, loaded in order: each load holds the memory of
-/// those before it (they are used together).
-func loadSides(_ idsA: [TraceID], _ idsB: [TraceID], from store: TraceStore) async throws -> (a: [LoadedTrace], b: [LoadedTrace]) {
-    // The memory of every side to load at once, before any side is held (no ring of compares
-    // each holding one side and waiting for another's).
-    let reservation = try await store.reserveMemory(forLoading: (idsA + idsB).map(\.text))
-    var loaded: [LoadedTrace] = []
-    for id in idsA + idsB { loaded.append(try await store.models.loaded(id: id.text, alongside: loaded, reservation: reservation)) }
-    withExtendedLifetime(reservation) {}
-    return (Array(loaded.prefix(idsA.count)), Array(loaded.dropFirst(idsA.count)))
 }

@@ -2,17 +2,16 @@ import Hummingbird
 import TraceModel
 
 /// `GET /api/traces/{id}/findings`: what the rules found, with the default or given thresholds.
-struct FindingsRoutes {
-    let store: any TraceModels
+struct FindingsRoutes: TraceController {
+    let models: any TraceModels
     let queries: WorkGate
 
     func add(to router: some RouterMethods<TraceRequestContext>) {
-        router.get("/api/traces/:id/findings", use: findings)
+        router.get("/api/traces/:id/findings", use: withTrace(findings))
     }
 
-    @Sendable func findings(_ request: Request, context: TraceRequestContext) async throws -> Response {
-        let loaded = try await store.loaded(id: context.traceID())
-        let query = QueryParameters(request: request)
+    @Sendable func findings(_ on: TraceRequest) async throws -> Response {
+        let (loaded, query) = (on.loaded, on.query)
         var options = FindingsOptions()
         for parameter in FindingsOptions.parameters {
             guard let text = query.string(parameter.name) else { continue }
@@ -26,10 +25,10 @@ struct FindingsRoutes {
         // asks first); others read every update, off the pool.
         if options == FindingsOptions() {
             if let built = loaded.findingsIfBuilt { return try jsonResponse(FindingsResponse(built, of: loaded.trace)) }
-            return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(FindingsResponse(loaded.findings, of: loaded.trace)) })
+            return try await on.answer { try encodeJSON(FindingsResponse(loaded.findings, of: loaded.trace)) }
         }
         let (trace, thresholds) = (loaded.trace, options)
-        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(FindingsResponse(trace.findings(thresholds), of: trace)) })
+        return try await on.answer { try encodeJSON(FindingsResponse(trace.findings(thresholds), of: trace)) }
     }
 }
 

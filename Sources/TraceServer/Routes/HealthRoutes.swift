@@ -7,27 +7,40 @@ import TraceStorage
 /// `GET /healthz` (the process answers), `GET /readyz` (every storage service answers within its
 /// deadline) and `GET /metrics` (Prometheus text): what a load balancer and an operator's
 /// Grafana read. None of them needs the write token.
-func addHealthRoutes(to router: some RouterMethods<TraceRequestContext>, readiness: Readiness, metrics: OperationalMetrics?) {
-    router.get("/healthz") { _, _ in
+struct HealthRoutes: RouteController {
+    let readiness: Readiness
+    /// Nil when `/metrics` is served alone on `serve --metrics-listen`'s port.
+    let metrics: OperationalMetrics?
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.get("/healthz", use: health)
+        router.get("/readyz", use: ready)
+        if let metrics { MetricsRoutes(metrics: metrics).add(to: router) }
+    }
+
+    @Sendable func health(_ request: Request, context: TraceRequestContext) async throws -> Response {
         try jsonResponse(["status": "ok"])
     }
 
-    router.get("/readyz") { _, _ in
+    @Sendable func ready(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let report = await readiness.check()
         return try jsonResponse(report, status: report.ready ? .ok : .serviceUnavailable)
     }
-
-    if let metrics { addMetricsRoute(to: router, metrics: metrics) }
 }
 
 /// `GET /metrics`, on the public port or alone on `serve --metrics-listen`'s.
-func addMetricsRoute(to router: some RouterMethods<TraceRequestContext>, metrics: OperationalMetrics) {
-    router.get("/metrics") { _, _ in
-        let bytes = await metrics.emit()
-        return Response(
+struct MetricsRoutes: RouteController {
+    let metrics: OperationalMetrics
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.get("/metrics", use: emit)
+    }
+
+    @Sendable func emit(_ request: Request, context: TraceRequestContext) async throws -> Response {
+        Response(
             status: .ok,
             headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: await metrics.emit()))
         )
     }
 }

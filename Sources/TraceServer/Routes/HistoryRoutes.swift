@@ -1,12 +1,24 @@
 import Foundation
 import Hummingbird
+import TraceCatalog
 import TraceModel
 import TraceStorage
 
 /// The history of a metric over builds, check verdicts, and notes on the evidence. All of it
 /// reads and writes the catalog only: no trace is loaded.
-func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, queries: WorkGate) {
-    router.get("/api/history") { request, context in
+struct HistoryRoutes: RouteController {
+    let store: any HistoryAndNotes
+    let queries: WorkGate
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.get("/api/history", use: history)
+        router.post("/api/traces/:id/checks", use: recordVerdict)
+        router.get("/api/traces/:id/notes", use: notes)
+        router.post("/api/traces/:id/notes", use: addNote)
+        router.delete("/api/traces/:id/notes/:noteId", use: deleteNote)
+    }
+
+    @Sendable func history(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let parameters = QueryParameters(request: request)
         var history = HistoryRequest()
         history.tags = try parameters.tags()
@@ -30,8 +42,8 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         return jsonResponse(bytes: try await queries.admit(for: context.work) { try await store.history(request) }.json())
     }
 
-    // A `tracesvc check` verdict on an uploaded trace: the history shows pass or fail per build.
-    router.post("/api/traces/:id/checks") { request, context in
+    /// A `tracesvc check` verdict on an uploaded trace: the history shows pass or fail per build.
+    @Sendable func recordVerdict(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let id = try context.traceID()
         let body = try await decodeJSONBody(VerdictBody.self, from: request)
         guard body.rules >= 0, (0...body.rules).contains(body.failedRules) else {
@@ -50,13 +62,13 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         return try jsonResponse(VerdictJSON(verdict), status: .created)
     }
 
-    router.get("/api/traces/:id/notes") { _, context in
+    @Sendable func notes(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let id = try context.traceID()
         _ = try await store.record(id: id)
         return try jsonResponse(NoteList(notes: try await store.notes(traceID: id.text).map(NoteJSON.init)))
     }
 
-    router.post("/api/traces/:id/notes") { request, context in
+    @Sendable func addNote(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let id = try context.traceID()
         let body = try await decodeJSONBody(NoteBody.self, from: request)
         let record = try await store.record(id: id)
@@ -65,7 +77,7 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         return try jsonResponse(NoteJSON(try await store.addNote(to: record, target: target, text: text, by: context.actor)), status: .created)
     }
 
-    router.delete("/api/traces/:id/notes/:noteId") { _, context in
+    @Sendable func deleteNote(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let id = try context.traceID()
         let noteID = context.parameters.get("noteId") ?? ""
         guard try await store.deleteNote(id: noteID, traceID: id.text, by: context.actor) else {
@@ -73,6 +85,16 @@ func addHistoryRoutes(to router: some RouterMethods<TraceRequestContext>, store:
         }
         return Response(status: .noContent)
     }
+}
+
+/// The store's facet the history routes need: the history, verdicts and notes, from the catalog.
+protocol HistoryAndNotes: Sendable {
+    func history(_ request: HistoryRequest) async throws(StoreError) -> HistoryAnswer
+    func recordVerdict(_ verdict: CheckVerdict) async throws(StoreError)
+    func record(id: TraceID) async throws(StoreError) -> TraceRecord
+    func notes(traceID: String) async throws(StoreError) -> [TraceNote]
+    func addNote(to record: TraceRecord, target: TraceNote.Target, text: String, by actor: String) async throws(StoreError) -> TraceNote
+    func deleteNote(id: String, traceID: String, by actor: String) async throws(StoreError) -> Bool
 }
 
 private func isControl(_ scalar: Unicode.Scalar) -> Bool {

@@ -6,10 +6,19 @@ import TraceStorage
 /// Deleting many traces: by query (`DELETE /api/traces?…`) and by the retention policy
 /// (`GET /api/retention` lists what it would delete now, `POST /api/retention` applies it now).
 /// docs/api.md, "Retention and deleting by query".
-func addRetentionRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, policy: RetentionPolicy) {
-    // The list's filters (tag, name, q, from, to) and `older-than=30d`; `dry-run=true` only lists.
-    // At least one filter: a bare DELETE /api/traces is refused rather than emptying the server.
-    router.delete("/api/traces") { request, context in
+struct RetentionRoutes: RouteController {
+    let store: any TraceDeletion
+    let policy: RetentionPolicy
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.delete("/api/traces", use: deleteByQuery)
+        router.get("/api/retention", use: listRetention)
+        router.post("/api/retention", use: applyRetention)
+    }
+
+    /// The list's filters (tag, name, q, from, to) and `older-than=30d`; `dry-run=true` only lists.
+    /// At least one filter: a bare DELETE /api/traces is refused rather than emptying the server.
+    @Sendable func deleteByQuery(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let parameters = QueryParameters(request: request)
         var query = try parameters.catalogQuery()
         let olderThan = parameters.string("older-than")
@@ -23,7 +32,7 @@ func addRetentionRoutes(to router: some RouterMethods<TraceRequestContext>, stor
         guard !query.isUnfiltered else {
             throw APIError(.badRequest, "no filter", detail: "Deleting by query needs at least one of tag, name, q, from, to or older-than; delete one trace with DELETE /api/traces/{id}.")
         }
-        let dryRun = try flag(parameters, "dry-run")
+        let dryRun = try parameters.flag("dry-run")
         (query.sort, query.descending) = (.uploaded, false)
         let candidates = try await store.matching(query) { DeletionCandidate(entry: $0, rule: nil) }
         let described = request.uri.query.map { "by query \($0.removingPercentEncoding ?? $0)" } ?? "by query"
@@ -31,24 +40,23 @@ func addRetentionRoutes(to router: some RouterMethods<TraceRequestContext>, stor
         return try deletionAnswer(dryRun: dryRun, matched: candidates, deleted: deleted)
     }
 
-    router.get("/api/retention") { _, _ in
-        let candidates = try await store.retentionCandidates(policy)
+    @Sendable func listRetention(_ request: Request, context: TraceRequestContext) async throws -> Response {
+        let candidates = try await store.retentionCandidates(policy, now: CatalogEntry.nowMicros())
         return try deletionAnswer(dryRun: true, matched: candidates, deleted: candidates.map(\.entry), rules: policy.rules.map(\.description))
     }
 
-    router.post("/api/retention") { _, context in
-        let candidates = try await store.retentionCandidates(policy)
+    @Sendable func applyRetention(_ request: Request, context: TraceRequestContext) async throws -> Response {
+        let candidates = try await store.retentionCandidates(policy, now: CatalogEntry.nowMicros())
         let deleted = try await store.deleteAll(candidates, actor: context.actor, detail: "retention, applied by hand")
         return try deletionAnswer(dryRun: false, matched: candidates, deleted: deleted, rules: policy.rules.map(\.description))
     }
 }
 
-private func flag(_ parameters: QueryParameters, _ name: String) throws(APIError) -> Bool {
-    switch parameters.string(name) {
-    case nil, "false", "0": false
-    case "true", "1": true
-    case let other?: throw .badParameter(name, "'\(other)' is not true or false")
-    }
+/// The store's facet the deleting routes need: what a query or the policy matches, and deleting it.
+protocol TraceDeletion: Sendable {
+    func retentionCandidates(_ policy: RetentionPolicy, now: Int64) async throws(StoreError) -> [DeletionCandidate]
+    func matching(_ query: CatalogQuery, _ candidate: (CatalogEntry) -> DeletionCandidate?) async throws(StoreError) -> [DeletionCandidate]
+    func deleteAll(_ candidates: [DeletionCandidate], actor: String, detail: String) async throws(StoreError) -> [CatalogEntry]
 }
 
 /// Traces listed in a deletion's answer at most (all are counted).

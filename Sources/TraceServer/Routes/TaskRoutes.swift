@@ -2,26 +2,25 @@ import Hummingbird
 import TraceModel
 
 /// Swift tasks: the Main Actor lanes' states in a range, one state, and the tasks' summary.
-struct TaskRoutes {
-    let store: any TraceModels
+struct TaskRoutes: TraceController {
+    let models: any TraceModels
     let queries: WorkGate
 
     func add(to router: some RouterMethods<TraceRequestContext>) {
-        router.get("/api/traces/:id/task-states", use: taskStates)
-        router.get("/api/traces/:id/task-states/:row", use: taskState)
-        router.get("/api/traces/:id/tasks/summary", use: summary)
+        router.get("/api/traces/:id/task-states", use: withTrace(taskStates))
+        router.get("/api/traces/:id/task-states/:row", use: withTrace(taskState))
+        router.get("/api/traces/:id/tasks/summary", use: withTrace(summary))
     }
 
-    @Sendable func taskStates(_ request: Request, context: TraceRequestContext) async throws -> Response {
-        let trace = try await store.trace(id: context.traceID())
-        let query = QueryParameters(request: request)
+    @Sendable func taskStates(_ on: TraceRequest) async throws -> Response {
+        let (trace, query) = (on.trace, on.query)
         let laneName = query.string("lane") ?? ""
         guard let lane = Lane(rawValue: laneName), lane == .mainActor || lane == .mainActorWaits else {
             throw APIError.badParameter("lane", "'\(laneName)' is not a task lane; use main-actor or main-actor-waits")
         }
         guard let range = try query.timeRange() else { throw APIError.badParameter("start", "start and end are required") }
         let limit = Int(try query.int("limit", in: 1...1000) ?? 50)
-        return jsonResponse(bytes: try await queries.run(for: context.work) {
+        return try await on.answer {
             let found = trace.taskStates(on: lane, in: range, limit: limit)
             let rows = found.rows.map { row in
                 TaskStateListRow(
@@ -31,19 +30,18 @@ struct TaskRoutes {
                 )
             }
             return try encodeJSON(TaskStateList(rows: rows, count: found.count))
-        })
+        }
     }
 
-    @Sendable func taskState(_ request: Request, context: TraceRequestContext) async throws -> Response {
-        let trace = try await store.trace(id: context.traceID())
-        let row = try context.rowParameter("row", noun: "task state", count: trace.taskStates.count)
-        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(trace.taskStateDetail(row)) })
+    @Sendable func taskState(_ on: TraceRequest) async throws -> Response {
+        let trace = on.trace
+        let row = try on.context.rowParameter("row", noun: "task state", count: trace.taskStates.count)
+        return try await on.answer { try encodeJSON(trace.taskStateDetail(row)) }
     }
 
-    @Sendable func summary(_ request: Request, context: TraceRequestContext) async throws -> Response {
-        let trace = try await store.trace(id: context.traceID())
-        let range = try QueryParameters(request: request).timeRange()
-        return jsonResponse(bytes: try await queries.run(for: context.work) { try encodeJSON(TaskSummaryResponse(trace.taskSummary(in: range))) })
+    @Sendable func summary(_ on: TraceRequest) async throws -> Response {
+        let (trace, range) = (on.trace, try on.query.timeRange())
+        return try await on.answer { try encodeJSON(TaskSummaryResponse(trace.taskSummary(in: range))) }
     }
 }
 

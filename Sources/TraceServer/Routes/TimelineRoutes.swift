@@ -3,32 +3,31 @@ import TraceModel
 
 /// `GET /api/traces/{id}/timeline` (JSON, or binary columns for the browser) and
 /// `GET /api/traces/{id}/long-update` (`]` / `[` on the timeline).
-struct TimelineRoutes {
-    let store: any TraceModels
+struct TimelineRoutes: TraceController {
+    let models: any TraceModels
     let queries: WorkGate
 
     func add(to router: some RouterMethods<TraceRequestContext>) {
-        router.get("/api/traces/:id/timeline", use: timeline)
-        router.get("/api/traces/:id/long-update", use: longUpdate)
+        router.get("/api/traces/:id/timeline", use: withTrace(timeline))
+        router.get("/api/traces/:id/long-update", use: withTrace(longUpdate))
     }
 
-    @Sendable func timeline(_ request: Request, context: TraceRequestContext) async throws -> Response {
-        let loaded = try await store.loaded(id: context.traceID())
-        let query = QueryParameters(request: request)
+    @Sendable func timeline(_ on: TraceRequest) async throws -> Response {
+        let (loaded, query) = (on.loaded, on.query)
         let meta = loaded.trace.metadata
         let window = try query.timeRange() ?? TimeRange(start: meta.start, end: max(meta.end, meta.start + 1))
         let width = Int(try query.int("width", in: 1...10_000) ?? 1000)
         let lanes = try Self.lanes(query.string("lanes"), of: loaded.trace)
         // The browser asks for the compact columns (docs/api.md, "Binary timeline"); API users get JSON.
-        if request.headers[.accept]?.contains("application/octet-stream") == true {
-            let bytes = try await queries.run(for: context.work) { loaded.timelineBinary(window: window, width: width, lanes: lanes) }
+        if on.request.headers[.accept]?.contains("application/octet-stream") == true {
+            let bytes = try await on.queries.run(for: on.context.work) { loaded.timelineBinary(window: window, width: width, lanes: lanes) }
             return Response(
                 status: .ok,
                 headers: [.contentType: "application/octet-stream", .cacheControl: "no-store", .vary: "Accept"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
             )
         }
-        var response = jsonResponse(bytes: try await queries.run(for: context.work) { loaded.timeline(window: window, width: width, lanes: lanes).json() })
+        var response = try await on.answer { loaded.timeline(window: window, width: width, lanes: lanes).json() }
         response.headers[.vary] = "Accept"
         return response
     }
@@ -46,19 +45,18 @@ struct TimelineRoutes {
     }
 
     /// The next or previous long update, found in the model, not in the drawn marks.
-    @Sendable func longUpdate(_ request: Request, context: TraceRequestContext) async throws -> Response {
-        let trace = try await store.trace(id: context.traceID())
-        let query = QueryParameters(request: request)
+    @Sendable func longUpdate(_ on: TraceRequest) async throws -> Response {
+        let (trace, query) = (on.trace, on.query)
         let forward = try query.choice("direction", default: StepDirection.next) == .next
         let after = try query.int("after", in: 0...Int64(Int32.max)).map(Int.init)
         let time = try query.int("at") ?? (forward ? trace.metadata.start : trace.metadata.end)
-        return jsonResponse(bytes: try await queries.run(for: context.work) {
+        return try await on.answer {
             let found = trace.longUpdate(forward: forward, after: after, time: time).map { row in
                 LongUpdateStep(id: row, start: trace.updates.start[row], duration: trace.updates.duration[row],
                                severity: trace.updates.severity(row).wireName)
             }
             return try encodeJSON(LongUpdateAnswer(update: found))
-        })
+        }
     }
 }
 

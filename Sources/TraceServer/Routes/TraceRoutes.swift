@@ -4,11 +4,24 @@ import Hummingbird
 import TraceModel
 import TraceStorage
 
-/// List, upload, describe and delete traces.
-func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: TraceStore, maxUploadBytes: Int64, sourceLinks: SourceLinkOptions? = nil) {
-    // Every trace, or a page of them (?limit=N, then ?cursor= from the previous page's nextCursor),
-    // filtered by tag, name, text and upload date, in any of the list's orders.
-    router.get("/api/traces") { request, _ in
+/// List, upload, describe and delete traces: the library and an upload's session, the whole store.
+struct TraceRoutes: RouteController {
+    let store: TraceStore
+    let maxUploadBytes: Int64
+    var sourceLinks: SourceLinkOptions?
+
+    func add(to router: some RouterMethods<TraceRequestContext>) {
+        router.get("/api/traces", use: list)
+        router.post("/api/traces", use: upload)
+        router.get("/api/traces/:id", use: describe)
+        router.patch("/api/traces/:id", use: editTags)
+        router.get("/api/traces/:id/file", use: file)
+        router.delete("/api/traces/:id", use: delete)
+    }
+
+    /// Every trace, or a page of them (?limit=N, then ?cursor= from the previous page's nextCursor),
+    /// filtered by tag, name, text and upload date, in any of the list's orders.
+    @Sendable func list(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let parameters = QueryParameters(request: request)
         let query = try parameters.catalogQuery()
         let cursor = try parameters.string("cursor").map { text throws(APIError) -> CatalogCursor in
@@ -25,7 +38,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
         return try jsonResponse(TraceList(traces: page.records, nextCursor: page.next?.token, total: page.total, maxUploadBytes: maxUploadBytes))
     }
 
-    router.post("/api/traces") { request, context in
+    @Sendable func upload(_ request: Request, context: TraceRequestContext) async throws -> Response {
         // ?run=N: which run of a several-run xctrace export to read; ?tag=key:value (repeated): its tags,
         // ?retag=1: they may move keys of the same content stored before (`TagOutcome`); all checked first.
         let parameters = QueryParameters(request: request)
@@ -47,7 +60,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
         return response
     }
 
-    router.get("/api/traces/:id") { _, context in
+    @Sendable func describe(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let id = try context.traceID()
         var info = try await store.loaded(id: id).info
         let record = try await store.record(id: id)
@@ -56,18 +69,18 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
         return try jsonResponse(info)
     }
 
-    // Tags of an upload: {"tags": [...]} replaces them all; {"add": [...], "remove": [...]} edits
-    // them (remove names keys or whole tags).
-    router.patch("/api/traces/:id") { request, context in
+    /// Tags of an upload: {"tags": [...]} replaces them all; {"add": [...], "remove": [...]} edits
+    /// them (remove names keys or whole tags).
+    @Sendable func editTags(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let id = try context.traceID()
         let edit = try await decodeJSONBody(TagEdit.self, from: request)
         let current = try await store.record(id: id)
         return try jsonResponse(try await store.setTags(try parseTags(try edit.applied(to: current.tags)), of: current, by: context.actor))
     }
 
-    // The uploaded file as it arrived (the run it was read at is in X-Trace-Run): `tracesvc check
-    // --baseline-tags` reads its baseline from here.
-    router.get("/api/traces/:id/file") { _, context in
+    /// The uploaded file as it arrived (the run it was read at is in X-Trace-Run): `tracesvc check
+    /// --baseline-tags` reads its baseline from here.
+    @Sendable func file(_ request: Request, context: TraceRequestContext) async throws -> Response {
         let id = try context.traceID()
         let file = try await store.file(id: id)
         let record = try await store.record(id: id)
@@ -79,7 +92,7 @@ func addTraceRoutes(to router: some RouterMethods<TraceRequestContext>, store: T
         return Response(status: .ok, headers: headers, body: fileBody(file))
     }
 
-    router.delete("/api/traces/:id") { _, context in
+    @Sendable func delete(_ request: Request, context: TraceRequestContext) async throws -> Response {
         try await store.delete(id: context.traceID(), by: context.actor)
         return Response(status: .noContent)
     }
@@ -134,15 +147,14 @@ func attachmentName(_ name: String) -> String {
     return safe.isEmpty ? "trace" : String(safe.prefix(200))
 }
 
-/// The file's bytes streamed in chunks; a temporary copy (from the object store) is deleted after.
-func fileBody(_ file: BlobFile) -> ResponseBody {
-    let size = (try? FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int) ?? nil
-    return ResponseBody(contentLength: size) { writer in
-        defer { if file.isTemporary { try? FileManager.default.removeItem(at: file.url) } }
-        guard let handle = FileHandle(forReadingAtPath: file.url.path) else { throw APIError(.internalServerError, "storage failure", detail: "The trace's bytes could not be read.") }
-        defer { try? handle.close() }
-        while let chunk = try handle.read(upToCount: 256 << 10), !chunk.isEmpty {
-            try await writer.write(ByteBuffer(bytes: chunk))
+/// The file's bytes streamed in chunks; when they no longer hash as they did (changed in place
+/// while being sent), the answer is cut off before its last chunk, so no client takes it as whole.
+func fileBody(_ file: OpenedTraceFile) -> ResponseBody {
+    ResponseBody(contentLength: Int(file.size)) { writer in
+        do {
+            try await file.send { try await writer.write(ByteBuffer(bytes: $0)) }
+        } catch is OpenedTraceFile.Changed {
+            throw APIError(.conflict, "stored file changed", detail: "The trace's stored bytes changed while they were being sent.")
         }
         try await writer.finish(nil)
     }

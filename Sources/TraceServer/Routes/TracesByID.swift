@@ -15,7 +15,7 @@ extension TraceStore {
 
     func record(id: TraceID) async throws(StoreError) -> TraceRecord { try await record(id: id.text) }
 
-    func file(id: TraceID) async throws(StoreError) -> BlobFile { try await file(id: id.text) }
+    func file(id: TraceID) async throws(StoreError) -> OpenedTraceFile { try await file(id: id.text) }
 
     func delete(id: TraceID) async throws(StoreError) { try await delete(id: id.text) }
 }

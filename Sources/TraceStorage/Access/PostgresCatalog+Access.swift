@@ -85,8 +85,7 @@ extension PostgresCatalog {
         guard !ids.isEmpty else { return [] }
         return try await call("delete many") {
             try await self.client.withTransaction(logger: self.logger) { connection in
-                let removed = try await Self.entries(try await connection.query(
-                    "DELETE FROM traces WHERE id = ANY(\(ids)) RETURNING \(unescaped: CatalogSchema.columns)", logger: self.logger))
+                let removed = try await Self.deleteRows(ids, on: connection, logger: self.logger)
                 // Delivered to every listener when this transaction commits, one per trace.
                 let names = removed.map(\.id)
                 if !names.isEmpty {

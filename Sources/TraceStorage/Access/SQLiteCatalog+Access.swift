@@ -83,12 +83,19 @@ extension SQLiteCatalog {
         return try await call {
             try await self.pool.write { db in
                 var removed: [CatalogEntry] = []
+                var counts = TraceCountChange()
                 for slice in Self.slices(ids) {
                     let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-                    removed += try Row.fetchAll(db, sql: "SELECT \(CatalogSchema.columns) FROM traces WHERE id IN (\(marks))", arguments: StatementArguments(slice))
+                    let rows = try Row.fetchAll(db, sql: "SELECT \(CatalogSchema.columns) FROM traces WHERE id IN (\(marks))", arguments: StatementArguments(slice))
                         .map(Self.entry(from:))
+                    for row in rows { counts.count(tags: [], bytes: row.sizeBytes, sign: -1) }
+                    for tagRow in try Row.fetchAll(db, sql: "SELECT tag, size_bytes FROM trace_tags WHERE trace_id IN (\(marks))", arguments: StatementArguments(slice)) {
+                        counts.count(tags: [tagRow[0] as String], bytes: tagRow[1], sign: -1, everyTrace: false)
+                    }
+                    removed += rows
                     try db.execute(sql: "DELETE FROM traces WHERE id IN (\(marks))", arguments: StatementArguments(slice))
                 }
+                try Self.record(counts, db)
                 return removed
             }
         }

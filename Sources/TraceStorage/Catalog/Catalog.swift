@@ -29,7 +29,9 @@ public protocol TraceIndex: Sendable {
     func page(_ query: CatalogQuery, limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage
 
     /// Replaces the trace's tags; returns the row with its new tags, nil when there is no such trace.
-    func setTags(_ tags: [TraceTag], id: String) async throws -> CatalogEntry?
+    /// A tag it gains that one of `quotas` holds full refuses the edit: `TagQuotaExceeded`, the
+    /// tags unchanged (checked in the edit's transaction, as `insert` checks them).
+    func setTags(_ tags: [TraceTag], id: String, within quotas: [TagQuota]) async throws -> CatalogEntry?
 
     /// Removes the row and tells the other replicas; returns the removed row, nil when none.
     func delete(id: String) async throws -> CatalogEntry?
@@ -138,6 +140,11 @@ extension TraceIndex {
     /// Without quotas.
     public func insert(_ entry: CatalogEntry, measurements: TraceMeasurements?, measuredVersion: Int) async throws -> (entry: CatalogEntry, isNew: Bool) {
         try await insert(entry, measurements: measurements, measuredVersion: measuredVersion, within: [])
+    }
+
+    /// Without quotas.
+    public func setTags(_ tags: [TraceTag], id: String) async throws -> CatalogEntry? {
+        try await setTags(tags, id: id, within: [])
     }
 
     /// Every row, newest first.
@@ -324,6 +331,13 @@ public enum CatalogSchema {
         ]),
         // `q=` folds every letter's case, not only ASCII's (`SearchFolding`), in both engines alike.
         Migration(version: 9, name: "unicode search text", statements: [], refoldsSearchText: true),
+        // Each scope's traces and bytes, kept by the writes (`TraceCountChange`): a list's total
+        // and the quotas read a row instead of counting every trace.
+        Migration(version: 10, name: "trace counts", statements: [
+            "CREATE TABLE trace_counts (scope TEXT PRIMARY KEY, traces BIGINT NOT NULL, bytes BIGINT NOT NULL)",
+            "INSERT INTO trace_counts (scope, traces, bytes) SELECT '', COUNT(*), COALESCE(SUM(size_bytes), 0) FROM traces",
+            "INSERT INTO trace_counts (scope, traces, bytes) SELECT tag, COUNT(*), SUM(size_bytes) FROM trace_tags GROUP BY tag",
+        ]),
     ]
 
     /// After the rows are filled (one index build, not an update per row).

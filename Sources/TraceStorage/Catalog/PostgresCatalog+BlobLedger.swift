@@ -8,8 +8,9 @@ extension PostgresCatalog {
     public func totals() async throws -> (count: Int, bytes: Int64) {
         try await call("totals") {
             var totals = (count: 0, bytes: Int64(0))
-            for try await (count, bytes) in try await self.client.query("SELECT COUNT(*), COALESCE(SUM(size_bytes), 0)::BIGINT FROM traces", logger: self.logger)
-                .decode((Int64, Int64).self) {
+            for try await (count, bytes) in try await self.client.query(
+                "SELECT traces, bytes FROM trace_counts WHERE scope = \(TraceCountChange.everyTrace)", logger: self.logger
+            ).decode((Int64, Int64).self) {
                 totals = (Int(count), bytes)
             }
             return totals

@@ -4,23 +4,18 @@ import PostgresNIO
 
 // Quotas by tag (`TagQuota`), in PostgreSQL.
 extension PostgresCatalog {
-    /// The quotas' check inside an insert's transaction: each of the trace's tags a quota counts
-    /// is locked for the rest of the transaction (in one order, so two inserts never wait on each
-    /// other crosswise), then counted: an insert on another replica holding that tag's lock commits
-    /// first, and this count includes it.
-    static func checkQuotas(_ quotas: [TagQuota], of entry: CatalogEntry, on connection: PostgresConnection, logger: Logger) async throws {
-        let applying = TagQuota.applying(quotas, to: entry.tags)
+    /// The quotas' check inside an insert's or a tag edit's transaction, of the `tags` a trace of
+    /// `bytes` gains: each tag a quota counts is locked for the rest of the transaction (in one
+    /// order, so two writers never wait on each other crosswise), then counted: a writer on another
+    /// replica holding that tag's lock commits first, and this count includes it.
+    static func checkQuotas(_ quotas: [TagQuota], gaining tags: some Sequence<String>, bytes: Int64, on connection: PostgresConnection, logger: Logger) async throws {
+        let applying = TagQuota.applying(quotas, to: Array(tags))
         for tag in Set(applying.map(\.tag)).sorted() {
             try await connection.query("SELECT pg_advisory_xact_lock(\(tagQuotaLock), hashtext(\(tag)))", logger: logger)
         }
         for (quota, tag) in applying {
-            var usage = TagUsage()
-            for try await (traces, bytes) in try await connection.query(
-                "SELECT COUNT(*), COALESCE(SUM(size_bytes), 0)::BIGINT FROM trace_tags WHERE tag = \(tag)", logger: logger
-            ).decode((Int64, Int64).self) {
-                usage = TagUsage(traces: Int(traces), bytes: bytes)
-            }
-            if let refusal = quota.refusal(tag: tag, usage: usage, adding: entry.sizeBytes) { throw refusal }
+            let usage = try await usage(of: [tag], on: connection, logger: logger)[tag] ?? TagUsage()
+            if let refusal = quota.refusal(tag: tag, usage: usage, adding: bytes) { throw refusal }
         }
     }
 
@@ -38,16 +33,21 @@ extension PostgresCatalog {
     }
 
     public func usage(of tags: [String]) async throws -> [String: TagUsage] {
-        let unique = Array(Set(tags))
+        let unique = Array(Set(tags).subtracting([TraceCountChange.everyTrace]))
         guard !unique.isEmpty else { return [:] }
         return try await call("tag usage") {
-            var found: [String: TagUsage] = [:]
-            for try await (tag, traces, bytes) in try await self.client.query("""
-                SELECT tag, COUNT(*), COALESCE(SUM(size_bytes), 0)::BIGINT FROM trace_tags WHERE tag = ANY(\(unique)) GROUP BY tag
-                """, logger: self.logger).decode((String, Int64, Int64).self) {
-                found[tag] = TagUsage(traces: Int(traces), bytes: bytes)
-            }
-            return found
+            try await self.client.withConnection { connection in try await Self.usage(of: unique, on: connection, logger: self.logger) }
         }
+    }
+
+    /// The scopes of `scopes` (tags, or `TraceCountChange.everyTrace`) that hold traces, from `trace_counts`.
+    static func usage(of scopes: [String], on connection: PostgresConnection, logger: Logger) async throws -> [String: TagUsage] {
+        var found: [String: TagUsage] = [:]
+        for try await (scope, traces, bytes) in try await connection.query(
+            "SELECT scope, traces, bytes FROM trace_counts WHERE scope = ANY(\(scopes)) AND traces > 0", logger: logger
+        ).decode((String, Int64, Int64).self) {
+            found[scope] = TagUsage(traces: Int(traces), bytes: bytes)
+        }
+        return found
     }
 }

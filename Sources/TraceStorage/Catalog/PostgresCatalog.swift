@@ -102,126 +102,6 @@ public final class PostgresCatalog: Catalog, Service {
         (changeStream, changeContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(10_000))
     }
 
-    /// One connection, opened within `timeout`: the clear, fast failure at start that the pool
-    /// would never give. Then runs the migrations that this database lacks, on that connection,
-    /// under the advisory lock, within `migrationTimeout` (they scale with the catalog: filling a
-    /// column or building an index of 100,000 traces takes seconds; and replicas starting
-    /// together wait for each other's).
-    public static func prepare(_ location: Location, logger: Logger, timeout: Duration = .seconds(5), migrationTimeout: Duration = .seconds(600)) async throws {
-        try await prepare(location, logger: logger, timeout: timeout, workTimeout: migrationTimeout) { connection in
-            try await migrate(connection, logger: logger)
-        }
-    }
-
-    /// Runs `work` on one connection of its own, opened within `timeout` (tests: older catalogs, raw SQL).
-    static func prepare(_ location: Location, logger: Logger, timeout: Duration = .seconds(5), workTimeout: Duration,
-                        _ work: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
-        let service = "catalog (PostgreSQL)"
-        do {
-            let connecting = Task { try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 0, logger: logger) }
-            let connection: PostgresConnection
-            do {
-                connection = try await withDeadline(timeout, service: service) { try await connecting.value }
-            } catch {
-                // A connection that opens after the deadline is closed, never dropped open.
-                connecting.cancel()
-                Task { try? await connecting.value.close() }
-                throw error
-            }
-            try await withDeadline(workTimeout, service: service) {
-                do {
-                    try await work(connection)
-                    try await connection.close()
-                } catch {
-                    try? await connection.close()
-                    throw error
-                }
-            }
-        } catch let error as StorageError {
-            throw error
-        } catch {
-            logger.error("catalog: cannot prepare \(location): \(String(reflecting: error))")
-            throw StorageError.unavailable(service: service, detail: "cannot connect to \(location): \(Self.describe(error))")
-        }
-    }
-
-    /// Tests: `statements` in order on one connection of their own.
-    static func execute(_ statements: [String], at location: Location, logger: Logger) async throws {
-        try await prepare(location, logger: logger, timeout: .seconds(30), workTimeout: .seconds(60)) { connection in
-            for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
-        }
-    }
-
-    /// Tests: the migrations up to `lastVersion` only (a catalog made by an older tracesvc).
-    static func prepare(_ location: Location, logger: Logger, through lastVersion: Int) async throws {
-        try await prepare(location, logger: logger, timeout: .seconds(30), workTimeout: .seconds(60)) { connection in
-            try await migrate(connection, logger: logger, through: lastVersion)
-        }
-    }
-
-    /// Names of the indexes of `traces` (tests).
-    func indexesOfTraces() async throws -> Set<String> {
-        try await call("indexes") {
-            var names: Set<String> = []
-            for try await name in try await self.client.query("SELECT indexname FROM pg_indexes WHERE tablename = 'traces'", logger: self.logger).decode(String.self) {
-                names.insert(name)
-            }
-            return names
-        }
-    }
-
-    /// The versions this database has applied, in order (for tests).
-    public func appliedVersions() async throws -> [Int] {
-        try await call("versions") {
-            var versions: [Int] = []
-            for try await version in try await self.client.query("SELECT version FROM schema_migrations ORDER BY version", logger: self.logger).decode(Int.self) {
-                versions.append(version)
-            }
-            return versions
-        }
-    }
-
-    /// The migrations this database lacks, up to `lastVersion` (tests build older catalogs).
-    static func migrate(_ connection: PostgresConnection, logger: Logger, through lastVersion: Int? = nil) async throws {
-        try await connection.query("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
-        do {
-            try await connection.query("""
-                CREATE TABLE IF NOT EXISTS schema_migrations (
-                    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
-                """, logger: logger)
-            var applied: Set<Int> = []
-            for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger).decode(Int.self) { applied.insert(version) }
-            try CatalogSchema.refuseNewer(applied: applied, service: "catalog (PostgreSQL)")
-            for migration in CatalogSchema.migrations where !applied.contains(migration.version) && migration.version <= (lastVersion ?? .max) {
-                do {
-                    try await connection.withTransaction(logger: logger) { connection in
-                        for statement in migration.statements(for: .postgres) {
-                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                        }
-                        if migration.refoldsSearchText {
-                            var ids: [String] = []
-                            for try await id in try await connection.query("SELECT id FROM traces", logger: logger).decode(String.self) { ids.append(id) }
-                            for id in ids { try await updateSearchText(connection, id: id, logger: logger) }
-                        }
-                        try await connection.query("INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger)
-                    }
-                } catch where migration.isOptional {
-                    logger.warning("""
-                        catalog: migration \(migration.version) (\(migration.name)) not applied, the catalog works without it: \(describe(error)). \
-                        Free-text search (q=) and the name filter scan every trace. Fix: the database owner runs CREATE EXTENSION pg_trgm \
-                        (or install postgresql-contrib); tried again at the next start.
-                        """)
-                    continue
-                }
-                logger.info("catalog: applied migration \(migration.version) (\(migration.name))")
-            }
-            try await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
-        } catch {
-            // Closing the connection releases the lock too; the caller closes it.
-            throw error
-        }
-    }
-
     /// The pool and the delete listener, until the service group shuts down.
     public func run() async throws {
         // Services stop in reverse order: the HTTP server (started after this) finishes its requests first.
@@ -280,7 +160,7 @@ public final class PostgresCatalog: Catalog, Service {
                 var isNew = false
                 for try await _ in rows { isNew = true }
                 if isNew {
-                    try await Self.checkQuotas(quotas, of: entry, on: connection, logger: self.logger)
+                    try await Self.checkQuotas(quotas, gaining: entry.tags, bytes: entry.sizeBytes, on: connection, logger: self.logger)
                     for tag in Set(entry.tags) {
                         try await connection.query("""
                             INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes) VALUES (\(entry.id), \(tag), \(entry.uploadedAtMicros), \(entry.sizeBytes))
@@ -290,6 +170,9 @@ public final class PostgresCatalog: Catalog, Service {
                     if let measurements {
                         try await Self.writeMeasurements(connection, measurements, id: entry.id, version: measuredVersion, logger: self.logger)
                     }
+                    var counts = TraceCountChange()
+                    counts.count(tags: entry.tags, bytes: entry.sizeBytes)
+                    try await Self.record(counts, on: connection, logger: self.logger)
                 }
                 return isNew
             } }
@@ -319,9 +202,16 @@ public final class PostgresCatalog: Catalog, Service {
             // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
             var total = Int64(all.count)
             if cursor != nil || all.count > limit {
-                var count = Self.sql()
-                let countQuery = PostgresQuery(unsafeSQL: count.countQuery(query), binds: Self.bindings(count.binds))
-                for try await value in try await self.client.query(countQuery, logger: self.logger).decode(Int64.self) { total = value }
+                if let scope = CatalogSQL.countedScope(query) {
+                    total = 0
+                    for try await value in try await self.client.query("SELECT traces FROM trace_counts WHERE scope = \(scope)", logger: self.logger).decode(Int64.self) {
+                        total = value
+                    }
+                } else {
+                    var count = Self.sql()
+                    let countQuery = PostgresQuery(unsafeSQL: count.countQuery(query), binds: Self.bindings(count.binds))
+                    for try await value in try await self.client.query(countQuery, logger: self.logger).decode(Int64.self) { total = value }
+                }
             }
             var entries = Array(all.prefix(limit))
             try await self.attachTags(&entries)
@@ -329,22 +219,33 @@ public final class PostgresCatalog: Catalog, Service {
         }
     }
 
-    public func setTags(_ tags: [TraceTag], id: String) async throws -> CatalogEntry? {
+    public func setTags(_ tags: [TraceTag], id: String, within quotas: [TagQuota]) async throws -> CatalogEntry? {
         let found: Bool = try await call("set tags") {
-            try await self.client.withTransaction(logger: self.logger) { connection in
-                var found = false
+            try await Self.refusalUnwrapped { try await self.client.withTransaction(logger: self.logger) { connection in
+                var size: Int64?
                 // The row lock orders concurrent edits of one trace's tags.
-                for try await _ in try await connection.query("SELECT id FROM traces WHERE id = \(id) FOR UPDATE", logger: self.logger) { found = true }
-                guard found else { return false }
-                try await connection.query("DELETE FROM trace_tags WHERE trace_id = \(id)", logger: self.logger)
+                for try await bytes in try await connection.query("SELECT size_bytes FROM traces WHERE id = \(id) FOR UPDATE", logger: self.logger).decode(Int64.self) {
+                    size = bytes
+                }
+                guard let size else { return false }
+                var earlier: Set<String> = []
+                for try await tag in try await connection.query("SELECT tag FROM trace_tags WHERE trace_id = \(id)", logger: self.logger).decode(String.self) {
+                    earlier.insert(tag)
+                }
                 let texts = Set(tags).map(\.text)
+                try await Self.checkQuotas(quotas, gaining: Set(texts).subtracting(earlier), bytes: size, on: connection, logger: self.logger)
+                var counts = TraceCountChange()
+                counts.count(tags: earlier, bytes: size, sign: -1, everyTrace: false)
+                try await connection.query("DELETE FROM trace_tags WHERE trace_id = \(id)", logger: self.logger)
+                counts.count(tags: texts, bytes: size, everyTrace: false)
                 try await connection.query("""
                     INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes)
                     SELECT id, UNNEST(\(texts)::text[]), uploaded_at_us, size_bytes FROM traces WHERE id = \(id)
                     """, logger: self.logger)
                 try await Self.updateSearchText(connection, id: id, logger: self.logger)
+                try await Self.record(counts, on: connection, logger: self.logger)
                 return true
-            }
+            } }
         }
         return found ? try await entry(id: id) : nil
     }
@@ -364,14 +265,46 @@ public final class PostgresCatalog: Catalog, Service {
         guard let existing = try await entry(id: id) else { return nil }
         let deleted: Bool = try await call("delete") {
             try await self.client.withTransaction(logger: self.logger) { connection in
-                var deleted = false
-                for try await _ in try await connection.query("DELETE FROM traces WHERE id = \(id) RETURNING id", logger: self.logger) { deleted = true }
                 // Delivered to every listener when this transaction commits.
-                if deleted { try await connection.query("SELECT pg_notify(\(Self.deleteChannel), \(id))", logger: self.logger) }
-                return deleted
+                let deleted = try await Self.deleteRows([id], on: connection, logger: self.logger)
+                if !deleted.isEmpty { try await connection.query("SELECT pg_notify(\(Self.deleteChannel), \(id))", logger: self.logger) }
+                return !deleted.isEmpty
             }
         }
         return deleted ? existing : nil
+    }
+
+    /// Deletes the rows of `ids` that exist (their tags, notes and measurements go with them) and
+    /// takes them off `trace_counts`, in the caller's transaction; returns the removed rows.
+    static func deleteRows(_ ids: [String], on connection: PostgresConnection, logger: Logger) async throws -> [CatalogEntry] {
+        // Locked first, as a tag edit locks its trace: no tag is added between counting and deleting.
+        try await connection.query("SELECT id FROM traces WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE", logger: logger)
+        var counts = TraceCountChange()
+        for try await (tag, size) in try await connection.query(
+            "DELETE FROM trace_tags WHERE trace_id = ANY(\(ids)) RETURNING tag, size_bytes", logger: logger
+        ).decode((String, Int64).self) {
+            counts.count(tags: [tag], bytes: size, sign: -1, everyTrace: false)
+        }
+        let removed = try await entries(try await connection.query(
+            "DELETE FROM traces WHERE id = ANY(\(ids)) RETURNING \(unescaped: CatalogSchema.columns)", logger: logger))
+        for row in removed { counts.count(tags: [], bytes: row.sizeBytes, sign: -1) }
+        try await record(counts, on: connection, logger: logger)
+        return removed
+    }
+
+    /// Adds what a write changed to `trace_counts`, as the last statement of its transaction: one
+    /// upsert in scope order (every writer locks the counted rows in that order); scopes left
+    /// empty go.
+    static func record(_ change: TraceCountChange, on connection: PostgresConnection, logger: Logger) async throws {
+        let rows = change.rows
+        guard !rows.isEmpty else { return }
+        try await connection.query("""
+            INSERT INTO trace_counts (scope, traces, bytes)
+            SELECT * FROM UNNEST(\(rows.map(\.scope))::text[], \(rows.map(\.traces))::bigint[], \(rows.map(\.bytes))::bigint[]) AS c (scope, traces, bytes)
+            ORDER BY scope COLLATE "C"
+            ON CONFLICT (scope) DO UPDATE SET traces = trace_counts.traces + EXCLUDED.traces, bytes = trace_counts.bytes + EXCLUDED.bytes
+            """, logger: logger)
+        try await connection.query("DELETE FROM trace_counts WHERE scope = ANY(\(rows.map(\.scope))) AND traces = 0 AND scope <> ''", logger: logger)
     }
 
     public func check() async throws {

@@ -55,10 +55,7 @@ public final class SQLiteCatalog: Catalog {
             try await self.pool.write { db in
                 if let existing = try Self.fetch(db, id: entry.id) { return (existing, false) }
                 // One writer at a time: what this transaction counts is what is stored.
-                for (quota, tag) in TagQuota.applying(quotas, to: entry.tags) {
-                    let usage = try Self.usage(db, of: [tag])[tag] ?? TagUsage()
-                    if let refusal = quota.refusal(tag: tag, usage: usage, adding: entry.sizeBytes) { throw refusal }
-                }
+                try Self.checkQuotas(quotas, gaining: entry.tags, bytes: entry.sizeBytes, db)
                 try db.execute(sql: "INSERT INTO traces (\(CatalogSchema.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments: [
                     entry.id, entry.name, entry.app, entry.device, entry.durationNs, entry.sizeBytes, entry.sha256,
                     entry.sourceFormat, entry.updateCount, entry.run, entry.uploadedAtMicros, entry.parserVersion, entry.blobKey,
@@ -69,6 +66,9 @@ public final class SQLiteCatalog: Catalog {
                 }
                 try Self.updateSearchText(db, id: entry.id)
                 if let measurements { try Self.writeMeasurements(db, measurements, id: entry.id, version: measuredVersion) }
+                var counts = TraceCountChange()
+                counts.count(tags: entry.tags, bytes: entry.sizeBytes)
+                try Self.record(counts, db)
                 return (entry, true)
             }
         }
@@ -98,8 +98,12 @@ public final class SQLiteCatalog: Catalog {
                 // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
                 var total = entries.count
                 if cursor != nil || more {
-                    sql = Self.sql()
-                    total = try Int.fetchOne(db, sql: sql.countQuery(query), arguments: Self.arguments(sql.binds)) ?? 0
+                    if let scope = CatalogSQL.countedScope(query) {
+                        total = try Self.counted(db, scopes: [scope])[scope]?.traces ?? 0
+                    } else {
+                        sql = Self.sql()
+                        total = try Int.fetchOne(db, sql: sql.countQuery(query), arguments: Self.arguments(sql.binds)) ?? 0
+                    }
                 }
                 try Self.attachTags(db, to: &entries)
                 return CatalogPage(entries: entries, next: more ? entries.last.map { CatalogCursor(after: $0, sort: query.sort) } : nil, total: total)
@@ -112,20 +116,44 @@ public final class SQLiteCatalog: Catalog {
     }
 
     private static func usage(_ db: Database, of tags: [String]) throws -> [String: TagUsage] {
+        try counted(db, scopes: Set(tags).filter { $0 != TraceCountChange.everyTrace })
+    }
+
+    /// Throws the refusal of the first of `quotas` that one of `tags` would pass with a trace of `bytes` more.
+    private static func checkQuotas(_ quotas: [TagQuota], gaining tags: some Sequence<String>, bytes: Int64, _ db: Database) throws {
+        for (quota, tag) in TagQuota.applying(quotas, to: Array(tags)) {
+            let usage = try Self.usage(db, of: [tag])[tag] ?? TagUsage()
+            if let refusal = quota.refusal(tag: tag, usage: usage, adding: bytes) { throw refusal }
+        }
+    }
+
+    /// The scopes of `scopes` that hold traces, from `trace_counts`.
+    private static func counted(_ db: Database, scopes: some Collection<String>) throws -> [String: TagUsage] {
+        guard !scopes.isEmpty else { return [:] }
         var found: [String: TagUsage] = [:]
-        for tag in Set(tags) {
-            // A range of `trace_tags_newest_first`, which carries the sizes.
-            guard let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(size_bytes), 0) FROM trace_tags WHERE tag = ?", arguments: [tag]) else { continue }
-            let traces: Int = row[0]
-            if traces > 0 { found[tag] = TagUsage(traces: traces, bytes: row[1]) }
+        let marks = Array(repeating: "?", count: scopes.count).joined(separator: ", ")
+        for row in try Row.fetchAll(db, sql: "SELECT scope, traces, bytes FROM trace_counts WHERE scope IN (\(marks)) AND traces > 0", arguments: StatementArguments(Array(scopes))) {
+            found[row[0]] = TagUsage(traces: row[1], bytes: row[2])
         }
         return found
     }
 
-    public func setTags(_ tags: [TraceTag], id: String) async throws -> CatalogEntry? {
+    /// Adds what a write changed to `trace_counts`, in the write's transaction; scopes left empty go.
+    static func record(_ change: TraceCountChange, _ db: Database) throws {
+        for (scope, traces, bytes) in change.rows {
+            try db.execute(sql: """
+                INSERT INTO trace_counts (scope, traces, bytes) VALUES (?, ?, ?)
+                ON CONFLICT (scope) DO UPDATE SET traces = traces + excluded.traces, bytes = bytes + excluded.bytes
+                """, arguments: [scope, traces, bytes])
+        }
+        try db.execute(sql: "DELETE FROM trace_counts WHERE traces = 0 AND scope <> ''")
+    }
+
+    public func setTags(_ tags: [TraceTag], id: String, within quotas: [TagQuota]) async throws -> CatalogEntry? {
         try await call {
             try await self.pool.write { db in
-                guard try Self.fetch(db, id: id) != nil else { return nil }
+                guard let existing = try Self.fetch(db, id: id) else { return nil }
+                try Self.checkQuotas(quotas, gaining: Set(tags.map(\.text)).subtracting(existing.tags), bytes: existing.sizeBytes, db)
                 try db.execute(sql: "DELETE FROM trace_tags WHERE trace_id = ?", arguments: [id])
                 for tag in Set(tags) {
                     try db.execute(sql: """
@@ -133,6 +161,10 @@ public final class SQLiteCatalog: Catalog {
                         """, arguments: [tag.text, id])
                 }
                 try Self.updateSearchText(db, id: id)
+                var counts = TraceCountChange()
+                counts.count(tags: existing.tags, bytes: existing.sizeBytes, sign: -1, everyTrace: false)
+                counts.count(tags: tags.map(\.text), bytes: existing.sizeBytes, everyTrace: false)
+                try Self.record(counts, db)
                 return try Self.fetch(db, id: id)
             }
         }
@@ -335,6 +367,9 @@ public final class SQLiteCatalog: Catalog {
             try await self.pool.write { db in
                 guard let existing = try Self.fetch(db, id: id) else { return nil }
                 try db.execute(sql: "DELETE FROM traces WHERE id = ?", arguments: [id])
+                var counts = TraceCountChange()
+                counts.count(tags: existing.tags, bytes: existing.sizeBytes, sign: -1)
+                try Self.record(counts, db)
                 return existing
             }
         }
@@ -343,8 +378,8 @@ public final class SQLiteCatalog: Catalog {
     public func totals() async throws -> (count: Int, bytes: Int64) {
         try await call {
             try await self.pool.read { db in
-                let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(size_bytes), 0) FROM traces")
-                return (row?[0] ?? 0, row?[1] ?? 0)
+                let every = try Self.counted(db, scopes: [TraceCountChange.everyTrace])[TraceCountChange.everyTrace] ?? TagUsage()
+                return (every.traces, every.bytes)
             }
         }
     }

@@ -3,8 +3,8 @@ import Foundation
 /// A limit on the traces that carry a tag (`serve --tag-quota 'project=*:2000 traces' --tag-quota
 /// 'project=*:10GB'`): of each value of the key on its own (`key=*`), or of one tag (`key=value`,
 /// or a label); a number of traces or their bytes. The catalog checks
-/// it in the transaction that stores a trace, so uploads to several replicas at once cannot
-/// together pass it (docs/deploy.md, "Quotas by tag").
+/// it in the transaction that stores a trace or edits its tags, so uploads and tag edits on
+/// several replicas at once cannot together pass it (docs/deploy.md, "Quotas by tag").
 public struct TagQuota: Sendable, Equatable, CustomStringConvertible {
     public enum Selector: Sendable, Equatable {
         /// `key=*`: every value of the key, each counted apart (`project:pantry`, `project:recipes`).

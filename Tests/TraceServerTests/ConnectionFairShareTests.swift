@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import TraceServer
+
+/// Issue 39: at `--max-connections` the first to connect used to win, so 20 source addresses holding
+/// their per-address maximum (20 × 32 at the defaults) took every slot and locked everyone else out.
+/// The last quarter of the slots now goes by need (`ConnectionCounter.fairShareAdmits`).
+@Suite(.serialized) struct ConnectionFairShareTests {
+    /// Opens up to `count` connections from `address`; how many were admitted (refused ones are
+    /// released at once, as the guard closes them).
+    private func open(_ counter: ConnectionCounter, _ address: String, _ count: Int) -> Int {
+        var admitted = 0
+        for _ in 0..<count {
+            if counter.admit(address) { admitted += 1 } else { counter.release(address) }
+        }
+        return admitted
+    }
+
+    @Test func twentyAddressesAtTheirMaximumLeaveANewcomerItsSlots() {
+        // One address after another, each taking all it can: the order that takes the most.
+        let oneByOne = ConnectionCounter(limit: 512, limitPerAddress: 32)
+        let taken = (1...20).map { open(oneByOne, "10.0.0.\($0)", 32) }
+        #expect(taken.prefix(12).allSatisfy { $0 == 32 }, "below three quarters nothing changes: \(taken)")
+        #expect(oneByOne.current < 512, "20 addresses hold \(oneByOne.current) of 512")
+        #expect(open(oneByOne, "10.0.1.1", 6) >= 1, "a 21st address gets a slot")
+        // Round after round, as 20 hogs connecting at once do.
+        let together = ConnectionCounter(limit: 512, limitPerAddress: 32)
+        for _ in 0..<32 { for hog in 1...20 { _ = open(together, "10.0.0.\(hog)", 1) } }
+        #expect(together.current == 384, "the hogs stop at three quarters, each holding its share: \(together.current)")
+        #expect(open(together, "10.0.1.1", 6) == 6, "a newcomer gets the six connections a browser opens")
+    }
+
+    @Test func theLastSlotsGoToAddressesHoldingNoneAndTheLastOneAlwaysDoes() {
+        let counter = ConnectionCounter(limit: 64, limitPerAddress: 64)
+        #expect(open(counter, "10.0.0.1", 64) == 48, "one address alone stops at three quarters")
+        #expect(open(counter, "10.0.0.2", 64) == 1, "in the last quarter (16 free) one connection each for a newcomer: more needs more than 16 free")
+        for index in 3...17 { #expect(open(counter, "10.0.0.\(index)", 2) == 1) }
+        #expect(counter.current == 64)
+        #expect(open(counter, "10.0.0.99", 1) == 0, "full is full")
+        counter.release("10.0.0.1")
+        #expect(open(counter, "10.0.0.1", 1) == 0, "a slot freed by an address holding many is not its again...")
+        #expect(open(counter, "10.0.0.99", 1) == 1, "...but a newcomer's")
+    }
+
+    @Test func aTrustedProxyHasNoShareOnlyTheServersLimit() throws {
+        let counter = ConnectionCounter(limit: 64, limitPerAddress: 8, exempt: try TrustedProxies(parsing: ["10.0.0.5"]))
+        #expect(open(counter, "", 100) == 64, "the proxy carries every client: it is limited in all only")
+    }
+
+    // MARK: Through the server
+
+    @Test func twentyAddressesHoldingUploadsCannotLockOutATwentyFirst() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try LiveServerTests.Server(dataDirectory: scratch.dataDirectory, scratch: scratch,
+                                                arguments: ["--max-connections", "64", "--max-connections-per-address", "8"])
+        defer { _ = server.stop() }
+        let port = try #require(server.base.port)
+        // 20 addresses (127.0.0.2-21) each open their 8 connections, one address after another, every
+        // one an upload whose body stalls (busy, so no idle timeout closes it): 160 > 64 slots.
+        var hogs: [StalledClient] = []
+        defer { for hog in hogs { hog.close() } }
+        for address in 2...21 {
+            for _ in 0..<8 {
+                hogs.append(try StalledClient(port: port, head: "POST /api/traces?name=hog.json HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Content-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n{\"a\"", from: "127.0.0.\(address)"))
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let held = hogs.filter { !$0.readUntilClosed(within: 0.01).closed }.count
+        #expect(held >= 48 && held < 64, "the 20 addresses hold \(held) of 64 slots")
+        // A 21st address is served, every time.
+        var answered = 0
+        for _ in 0..<5 where try await exchange(port: port, "GET /api/traces", from: "127.0.0.22", within: 10).status == 200 { answered += 1 }
+        #expect(answered == 5, "\(answered) of 5 requests from a 21st address answered")
+        #expect(hogs.filter { !$0.readUntilClosed(within: 0.01).closed }.count == held, "the hogs' uploads go on: nobody was cut off for the newcomer")
+    }
+}
