@@ -214,7 +214,7 @@ public final class PostgresCatalog: Catalog, Service {
                 }
             }
             var entries = Array(all.prefix(limit))
-            try await self.attachTags(&entries)
+            try await self.attachTags(&entries, prefixes: query.carriedTagPrefixes)
             return CatalogPage(entries: entries, next: all.count > limit ? entries.last.map { CatalogCursor(after: $0, sort: query.sort) } : nil, total: Int(total))
         }
     }
@@ -293,8 +293,8 @@ public final class PostgresCatalog: Catalog, Service {
     }
 
     /// Adds what a write changed to `trace_counts`, as the last statement of its transaction: one
-    /// upsert in scope order (every writer locks the counted rows in that order); scopes left
-    /// empty go.
+    /// upsert in scope order (every writer locks the counted rows in that order), and nothing
+    /// else while it holds them (a scope left empty keeps its row of zeros: readers skip it).
     static func record(_ change: TraceCountChange, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = change.rows
         guard !rows.isEmpty else { return }
@@ -304,7 +304,6 @@ public final class PostgresCatalog: Catalog, Service {
             ORDER BY scope COLLATE "C"
             ON CONFLICT (scope) DO UPDATE SET traces = trace_counts.traces + EXCLUDED.traces, bytes = trace_counts.bytes + EXCLUDED.bytes
             """, logger: logger)
-        try await connection.query("DELETE FROM trace_counts WHERE scope = ANY(\(rows.map(\.scope))) AND traces = 0 AND scope <> ''", logger: logger)
     }
 
     public func check() async throws {
@@ -386,10 +385,17 @@ public final class PostgresCatalog: Catalog, Service {
         return entries
     }
 
-    func attachTags(_ entries: inout [CatalogEntry]) async throws {
-        guard !entries.isEmpty else { return }
+    /// Each entry's tags; with `prefixes`, only the tags that start with one of them (none: no tag).
+    func attachTags(_ entries: inout [CatalogEntry], prefixes: [String]? = nil) async throws {
+        guard !entries.isEmpty, prefixes?.isEmpty != true else { return }
         var tags: [String: [String]] = [:]
-        for try await (id, tag) in try await client.query("SELECT trace_id, tag FROM trace_tags WHERE trace_id = ANY(\(entries.map(\.id))) ORDER BY tag", logger: logger)
+        // `^@` (starts with), not a range of `tag`: the database's collation may not order by bytes.
+        let query: PostgresQuery = if let prefixes {
+            "SELECT trace_id, tag FROM trace_tags WHERE trace_id = ANY(\(entries.map(\.id))) AND tag ^@ ANY(\(prefixes)) ORDER BY tag"
+        } else {
+            "SELECT trace_id, tag FROM trace_tags WHERE trace_id = ANY(\(entries.map(\.id))) ORDER BY tag"
+        }
+        for try await (id, tag) in try await client.query(query, logger: logger)
             .decode((String, String).self) {
             tags[id, default: []].append(tag)
         }
