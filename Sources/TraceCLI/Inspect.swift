@@ -351,10 +351,16 @@ struct TraceReport {
             lines.append(
                 "  " + pad(paint("\(s.red)", s.red > 0 ? .red : nil), 5) + pad(paint("\(s.orange)", s.orange > 0 ? .orange : nil), 8)
                     + pad("\(s.count)", 7) + pad(duration(s.totalNs), 11) + pad(duration(s.avgNs), 11) + pad(duration(s.maxNs), 11)
-                    + "   \(view.name) (\(module)\(view.category.isEmpty ? "" : ", \(view.category)"))"
+                    + "   \(view.name) (\(module)\(view.category.isEmpty ? "" : ", \(view.category)"))" + bodySource(of: view)
             )
         }
         return lines
+    }
+
+    /// " — TripCard.swift:88": where a view body row's body is, when a sampled frame of it has a source.
+    private func bodySource(of view: ViewUpdateSummary) -> String {
+        guard view.kind == UpdateKind.viewBody.wireName, let source = trace.bodySource(ofView: view.name) else { return "" }
+        return " — \(source.shortText)"
     }
 
     /// Writes to State / @Observable values, with the app's own frames of where they happened.

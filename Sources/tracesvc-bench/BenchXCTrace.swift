@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TraceFormats
+import TraceModel
 import TraceSamples
 
 /// Import speed and memory of `xctrace export` XML, against reading the same bytes (same run).
@@ -81,11 +82,7 @@ struct BenchXCTrace: AsyncParsableCommand {
         print("import CPU time:       \(String(format: "%6.2f", importCPU)) s  \(rate(importCPU))  (\(String(format: "%.0f", 100 * importCPU / importSeconds))% of a core)")
         print("peak RSS during import: \(peak / 1_000_000) MB = \(String(format: "%.2f", Double(peak) / Double(size)))x the file (\(rssBefore / 1_000_000) MB before)")
         print("trace: \(trace.updates.count) updates, \(trace.updateGroups.count) groups, \(trace.graph.nodes.count) nodes, \(trace.graph.edges.count) edges, \(trace.stateChanges.count) changes, \(trace.cpu.samples.count) samples, \(trace.cpu.stacks.count) stacks")
-        // A frame row is 9 bytes (name, binary, app or not); each frame with a source adds its side-table entry.
-        let frames = trace.cpu.frames
-        let withSource = frames.sourceFrames.count
-        print("frames: \(frames.count) rows, \(withSource) with a source (\(String(format: "%.1f", 100 * Double(withSource) / Double(max(frames.count, 1))))%): "
-            + "\(String(format: "%.2f", Double(frames.memoryFootprint) / Double(max(frames.count, 1)))) bytes per frame row (capacity × stride)")
+        printSourceCost(trace)
         if xmlBytes != size {
             // A gzip file: what the import reads is the inflated XML (inflated on the read-ahead thread).
             let xmlMB = Double(xmlBytes) / 1e6
@@ -110,6 +107,30 @@ struct BenchXCTrace: AsyncParsableCommand {
         } else {
             try comparePeer()
         }
+    }
+
+    /// What source locations cost the model, per row of each of two kinds. A source belongs to a
+    /// function's frame row (9 bytes: name, binary, app or not), never to a sample: a time-profile
+    /// row (a sample: time, thread, weight, stack) refers to a shared stack of frames, so its cost
+    /// grows by the sources' side table and interned paths spread over every sample.
+    private func printSourceCost(_ trace: Trace) {
+        let frames = trace.cpu.frames, stacks = trace.cpu.stacks, samples = trace.cpu.samples
+        func bytes<T>(_ array: [T]) -> Int { array.capacity * MemoryLayout<T>.stride }
+        let paths = Set(frames.sourcePath)
+        let pathBytes = paths.reduce(0) { $0 + MemoryLayout<String>.stride + trace.string($1).utf8.count }
+        let sourceBytes = bytes(frames.sourceFrames) + bytes(frames.sourcePath) + bytes(frames.sourceLine) + pathBytes
+        let frameBytes = frames.memoryFootprint + pathBytes
+        let profileBytes = frameBytes + bytes(stacks.parent) + bytes(stacks.frame)
+            + bytes(samples.time) + bytes(samples.thread) + bytes(samples.weight) + bytes(samples.stack)
+        func line(_ what: String, rows: Int, total: Int) -> String {
+            let without = total - sourceBytes, n = Double(max(rows, 1))
+            return "\(what): \(rows) rows, \(String(format: "%.3f", Double(total) / n)) bytes a row, "
+                + "\(String(format: "%.3f", Double(without) / n)) without the sources (+\(String(format: "%.3f", 100 * Double(sourceBytes) / Double(max(without, 1))))%)"
+        }
+        print("sources: \(frames.sourceFrames.count) of \(frames.count) frame rows (functions) have one, in \(paths.count) files: \(sourceBytes) bytes (side table + interned paths)")
+        print(line("frame rows (functions)", rows: frames.count, total: frameBytes))
+        print(line("time-profile rows (sample + shared stacks and frames)", rows: samples.count, total: profileBytes))
+        print("whole model: \(String(format: "%.1f", Double(trace.memoryFootprint) / 1e6)) MB (capacity × stride), sources \(String(format: "%.4f", 100 * Double(sourceBytes) / Double(max(trace.memoryFootprint, 1))))% of it")
     }
 
     /// The peer's folder: --peer-dir, else ../shared/bench beside the project root (the first

@@ -184,7 +184,7 @@ extension Trace {
                 let listed = offendingRows.sorted { (table.duration[$0], $1) > (table.duration[$1], $0) }.prefix(BudgetOffender.listedUpdates)
                 offenders.append(BudgetOffender(
                     title: string(key.view), module: string(key.module), view: string(key.view), measured: own,
-                    updates: Array(listed), updateCount: offendingRows.count
+                    updates: Array(listed), updateCount: offendingRows.count, source: bodySource(ofView: string(key.view))
                 ))
             }
             offenders.sort { ($0.measured, $1.title, $1.module ?? "") > ($1.measured, $0.title, $0.module ?? "") }

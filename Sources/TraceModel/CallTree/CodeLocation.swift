@@ -24,6 +24,16 @@ extension Trace {
         cpu.frames.source(of: frame).map { CodeLocation(path: string($0.path), line: Int($0.line)) }
     }
 
+    /// Where a view's body is ("TripCard.body.getter" at TripCard.swift:88): the first frame of
+    /// its body getter that has a source, nil when none has. Only the sourced frames are looked at.
+    public func bodySource(ofView view: String) -> CodeLocation? {
+        let frames = cpu.frames, pattern = BytePattern(view)
+        for frame in frames.sourceFrames.lazy.map(Int.init) where BodyFrameName.matches(string(frames.name[frame]), view: pattern) {
+            if let source = sourceLocation(ofFrame: frame), source.line > 0 { return source }
+        }
+        return nil
+    }
+
     /// The source of a call path step (threads and merged blocks have none).
     func sourceLocation(of step: CallPathStep) -> CodeLocation? {
         if case .frame(let frame) = step { return sourceLocation(ofFrame: Int(frame)) }

@@ -347,6 +347,11 @@ extension Trace {
         let rowOfUpdate = UnsafeMutableBufferPointer<Int32>.allocate(capacity: candidates.count)
         defer { rowOfUpdate.deallocate() }
         var cancelled = false
+        // Nested layout passes count their time once in a row's total and in the updates' total,
+        // as in the summary (`LayoutTimeUnion`): what each counted twice is taken off after.
+        let threads = updates.thread
+        var rowLayout = LayoutTimeUnion<Int32>(), totalLayout = LayoutTimeUnion<Bool>()
+        var nestedOfRow: [Int32: Nanoseconds] = [:], nestedInTotal: Nanoseconds = 0
         for update in candidates {
             // Cancelled: the rest count as outside the range (every update needs its row set).
             if !cancelled, QueryCancellation.requested(at: update) { cancelled = true }
@@ -373,6 +378,12 @@ extension Trace {
                 rowOfKey[RowKey(module: module, view: view, category: category)] = row
             }
             rowOfUpdate[update - candidates.lowerBound] = row
+            if kinds[update] == .layout {
+                let (start, end, thread) = (starts[update], starts[update] + durations[update], threads[update])
+                let ownTime = rowLayout.add(start: start, end: end, scope: row, thread: thread)
+                if ownTime < durations[update] { nestedOfRow[row, default: 0] += durations[update] - ownTime }
+                nestedInTotal += durations[update] - totalLayout.add(start: start, end: end, scope: true, thread: thread)
+            }
             // Blue in Instruments: a graph node of the update is the app's own code.
             if !rows[Int(row)].isAppCode {
                 for position in Int(updateNodeOffsets[update])..<Int(updateNodeOffsets[update + 1])
@@ -421,7 +432,8 @@ extension Trace {
             for (id, label) in labels.enumerated() where labelCounts[index * labels.count + id] > 0 {
                 byInteraction[string(label)] = labelCounts[index * labels.count + id]
             }
-            let stats = ComparedViewStats(sortedDurations: sorted)
+            var stats = ComparedViewStats(sortedDurations: sorted)
+            if let nested = nestedOfRow[Int32(index)] { stats.totalNs -= nested }
             updateTotal.count += stats.count
             updateTotal.totalNs.addSaturating(stats.totalNs)
             let key = ComparisonSide.ViewKey(module: string(row.module), view: string(row.view), category: string(row.category))
@@ -430,6 +442,9 @@ extension Trace {
                 runCounts: [stats.count], runTotals: [stats.totalNs]
             )
         }
+        // The rows' totals took off their own nested passes; the total also those of other rows.
+        let nestedInRows = nestedOfRow.values.reduce(0, +)
+        updateTotal.totalNs -= max(0, nestedInTotal - nestedInRows)
         return (views, updateTotal)
     }
 

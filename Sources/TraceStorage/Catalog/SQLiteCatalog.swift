@@ -138,7 +138,8 @@ public final class SQLiteCatalog: Catalog {
         return found
     }
 
-    /// Adds what a write changed to `trace_counts`, in the write's transaction; scopes left empty go.
+    /// Adds what a write changed to `trace_counts`, in the write's transaction (a scope left empty
+    /// keeps its row of zeros, as in PostgreSQL: readers skip it).
     static func record(_ change: TraceCountChange, _ db: Database) throws {
         for (scope, traces, bytes) in change.rows {
             try db.execute(sql: """
@@ -146,7 +147,6 @@ public final class SQLiteCatalog: Catalog {
                 ON CONFLICT (scope) DO UPDATE SET traces = traces + excluded.traces, bytes = bytes + excluded.bytes
                 """, arguments: [scope, traces, bytes])
         }
-        try db.execute(sql: "DELETE FROM trace_counts WHERE traces = 0 AND scope <> ''")
     }
 
     public func setTags(_ tags: [TraceTag], id: String, within quotas: [TagQuota]) async throws -> CatalogEntry? {
