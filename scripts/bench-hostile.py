@@ -10,14 +10,17 @@ takes longer than `--timeout` is reported as such. Loopback only, one server at 
     python3 scripts/bench-hostile.py --history-views 300000 [--concurrent 16 --memory-budget-mb 512] [--baseline old]
     python3 scripts/bench-hostile.py --sigterm-grace 3 [--concurrent 16] [--scale 1]
     python3 scripts/bench-hostile.py --list-app-mb 20
+    python3 scripts/bench-hostile.py --lockout-addresses 20 [--baseline old]
 """
 import argparse
 import json
 import os
+import select
 import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -198,6 +201,70 @@ def huge_app_names(binary, megabytes, traces, work):
         server.wait()
 
 
+def connection_lockout(binary, addresses, per_address, probes, work):
+    """`addresses` loopback addresses (127.0.0.2, ...) each keep `per_address` connections open (the
+    server's per-address maximum at the defaults), every one an upload trickled at 2 KB/s (fast enough
+    for --min-upload-rate, so none is cut off) and opened again as soon as the server closes it; then
+    `probes` requests, one every 0.5 s, from one more address: how many are answered."""
+    port = free_port()
+    data = Path(tempfile.mkdtemp(dir=work))
+    server = subprocess.Popen([binary, "serve", "--port", str(port), "--data-dir", str(data)],
+                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    stopping = threading.Event()
+
+    def hog(source):
+        sockets = []
+        while not stopping.is_set():
+            while len(sockets) < per_address and not stopping.is_set():
+                try:
+                    sock = socket.create_connection(("127.0.0.1", port), timeout=2, source_address=(source, 0))
+                    sock.sendall(b"POST /api/traces?name=hog.json HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                 b"Content-Type: application/octet-stream\r\nContent-Length: 200000\r\n\r\n{")
+                    sockets.append(sock)
+                except OSError:
+                    break
+            # A socket the server answered or closed is gone: open another.
+            readable = select.select(sockets, [], [], 0)[0] if sockets else []
+            for sock in readable:
+                sockets.remove(sock)
+                sock.close()
+            for sock in list(sockets):
+                try:
+                    sock.sendall(b" " * 1000)
+                except OSError:
+                    sockets.remove(sock)
+                    sock.close()
+            time.sleep(0.5)
+        for sock in sockets:
+            sock.close()
+
+    try:
+        server.stdout.readline()
+        # Its log goes on to stdout: read it away, or a full pipe stops the server.
+        threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
+        threads = [threading.Thread(target=hog, args=(f"127.0.0.{2 + index}",), daemon=True) for index in range(addresses)]
+        for thread in threads:
+            thread.start()
+        time.sleep(5)
+        answered = 0
+        for _ in range(probes):
+            try:
+                connection = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(f"127.0.0.{2 + addresses}", 0))
+                connection.sendall(b"GET /api/traces?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                answered += connection.recv(12).startswith(b"HTTP/1.1 200")
+                connection.close()
+            except OSError:
+                pass
+            time.sleep(0.5)
+        sockets = sum(1 for fd in Path(f"/proc/{server.pid}/fd").iterdir() if os.readlink(fd).startswith("socket:"))
+        print(f"{addresses} addresses, {per_address} connections each, opened again as closed: the server holds {sockets} sockets; "
+              f"{answered} of {probes} probes from address {addresses + 1} answered")
+    finally:
+        stopping.set()
+        server.kill()
+        server.wait()
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -270,10 +337,20 @@ def main():
     parser.add_argument("--memory-budget-mb", type=int, default=512, help="with --history-views: the server's budget")
     parser.add_argument("--sigterm-grace", type=int, help="instead: seconds from SIGTERM to exit during hostile queries, with this --shutdown-grace")
     parser.add_argument("--list-app-mb", type=int, help="instead: the list and /healthz with five traces whose app name is this many MB")
+    parser.add_argument("--lockout-addresses", type=int, help="instead: this many addresses hold their 32 connections each; probes from one more")
+    parser.add_argument("--probes", type=int, default=40, help="with --lockout-addresses: requests from the extra address, one every 0.5 s")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every shape's size")
     parser.add_argument("--timeout", type=float, default=120, help="seconds per request")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tracesvc-bench-hostile-"))
+    if args.lockout_addresses:
+        try:
+            for binary in [b for b in (args.baseline, args.binary) if b]:
+                print(binary)
+                connection_lockout(binary, args.lockout_addresses, 32, args.probes, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     if args.list_app_mb:
         try:
             for binary in [b for b in (args.baseline, args.binary) if b]:

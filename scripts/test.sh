@@ -95,7 +95,7 @@ source "$team_run/team.env"
 # the queue, not the code (or an order of service: MemoryFairShareTests). Four runs: the rest, the engine contracts alone (each call has a 20 s
 # deadline; PostgresCatalogTests stops the shared server, so not beside it), the deadline suites
 # alone, then the cost suites.
-deadline_suites='FailFastTests|MemoryWaitTests|AgentToolsTests|S3BlobStoreTests|StreamedBlobTests|PostgresCatalogTests|KeepAliveTests|DiskReadinessTests|ShutdownGraceTests|MemoryFairShareTests'
+deadline_suites='FailFastTests|MemoryWaitTests|AgentToolsTests|S3BlobStoreTests|StreamedBlobTests|PostgresCatalogTests|KeepAliveTests|DiskReadinessTests|ShutdownGraceTests|MemoryFairShareTests|ConnectionFairShareTests'
 contract_suites='CatalogContractTests|BlobStoreContractTests'
 cost_suites='QueryExponentTests|HostileCostTests|HostileQueryTests|FuzzTests'
 stage "swift test"

@@ -6,31 +6,43 @@ import TraceModel
 public struct NoiseSimulation: Sendable {
     public struct Rate: Sendable {
         public var name: String
-        /// "<= 5 %", ">= 85 %", or "–" (measured, no target).
+        /// "<= 5 %", ">= 85 %", "> 50 %", or "–" (measured, no target).
         public var target: String
         public var hits: Int
         public var trials: Int
         public var meets: Bool
 
-        /// Without `atMost` or `atLeast`: a measured rate with no target ("–", always met).
-        init(_ name: String, hits: Int, trials: Int, atMost: Double? = nil, atLeast: Double? = nil) {
+        /// Without `atMost`, `atLeast` or `over`: a measured rate with no target ("–", always met).
+        init(_ name: String, hits: Int, trials: Int, atMost: Double? = nil, atLeast: Double? = nil, over: Double? = nil) {
             self.name = name
             self.hits = hits
             self.trials = trials
             let share = Double(hits) / Double(max(1, trials))
-            if atMost == nil, atLeast == nil {
+            func percent(_ value: Double) -> Int { Int((value * 100).rounded()) }
+            if let atMost {
+                target = "<= \(percent(atMost)) %"
+                meets = share <= atMost
+            } else if let atLeast {
+                target = ">= \(percent(atLeast)) %"
+                meets = share >= atLeast
+            } else if let over {
+                target = "> \(percent(over)) %"
+                meets = share > over
+            } else {
                 target = "–"
                 meets = true
-            } else if let atMost {
-                target = "<= \(Int((atMost * 100).rounded())) %"
-                meets = share <= atMost
-            } else {
-                target = ">= \(Int(((atLeast ?? 0) * 100).rounded())) %"
-                meets = share >= (atLeast ?? 0)
             }
         }
 
         public var percent: Double { Double(hits) / Double(max(1, trials)) * 100 }
+
+        /// The 95 % Wilson score interval of the rate, in percent: what `trials` can tell of it.
+        public var interval: (low: Double, high: Double) {
+            let n = Double(max(1, trials)), share = Double(hits) / n, z = 1.959964
+            let centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+            let half = z * (share * (1 - share) / n + z * z / (4 * n * n)).squareRoot() / (1 + z * z / n)
+            return (max(0, centre - half) * 100, min(1, centre + half) * 100)
+        }
     }
 
     /// The view a slower build slows.
@@ -142,12 +154,13 @@ extension NoiseSimulation {
     /// build 16 on, after 15 good ones (named within 2 builds), and a 4x step and 0 -> 10 red bodies after 4 good builds
     /// (named by the second bad build).
     public mutating func history(series count: Int) -> [Rate] {
-        var falseAlarms = 0, placed = 0, early = 0, earlyRed = 0
+        var falseAlarms = 0, placed = 0, exact = 0, early = 0, earlyRed = 0
         let time = Self.bodyTime(Self.slowView)
         for _ in 0..<count {
             if !StepDetection(builds: series(builds: 30, stepAt: nil, .init(), metric: time)).steps.isEmpty { falseAlarms += 1 }
             let stepped = StepDetection(builds: series(builds: 30, stepAt: 15, .init(slowdown: [Self.slowView: 1.3]), metric: time))
             if stepped.steps.contains(where: { abs($0.index - 15) <= 2 && $0.direction == "up" }) { placed += 1 }
+            if stepped.steps.contains(where: { $0.index == 15 && $0.direction == "up" }) { exact += 1 }
             let young = StepDetection(builds: series(builds: 6, stepAt: 4, .init(slowdown: [Self.slowView: 4]), metric: time))
             if young.steps.contains(where: { $0.index == 4 && $0.direction == "up" }) { early += 1 }
             let red = StepDetection(builds: series(builds: 6, stepAt: 4, .init(redBodies: 10), metric: Self.redBodies))
@@ -156,6 +169,8 @@ extension NoiseSimulation {
         return [
             Rate("history, unchanged 30 builds: shows any change point", hits: falseAlarms, trials: count, atMost: 1.0 / 12),
             Rate("history, 1.3x step from build 16 of 30: named within 2 builds", hits: placed, trials: count, atLeast: 11.0 / 12),
+            // "Most of them exactly": more than half.
+            Rate("history, 1.3x step from build 16 of 30: named at build 16 exactly", hits: exact, trials: count, over: 0.5),
             Rate("history, 4x step after 4 good builds: named by the 2nd bad build", hits: early, trials: count, atLeast: 1),
             Rate("history, ThumbnailView red bodies 0 -> 10 after 4 good: by the 2nd bad", hits: earlyRed, trials: count, atLeast: 1),
         ]

@@ -76,7 +76,8 @@ func makeRouter(store: TraceStore, options: ServerOptions) -> (router: Router<Tr
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: APIErrorMiddleware())
-    router.add(middleware: ForwardedClientLimitMiddleware(maxPerClient: options.connectionLimits.maxConnectionsPerAddress))
+    router.add(middleware: ForwardedClientLimitMiddleware(maxPerClient: options.connectionLimits.maxConnectionsPerAddress,
+                                                          maxInAll: options.connectionLimits.maxConnections))
     router.add(middleware: AccessGuardMiddleware(policy: options.access, tokens: TokenAuthority(policy: options.access, catalog: store.storage.catalog)))
     router.add(middleware: WorkClientMiddleware())
     if let webRoot = options.webRoot {

@@ -32,12 +32,16 @@ struct BenchNoise: AsyncParsableCommand {
         print("noise simulation, seed \(seed): sigma \(RunNoise.defaultSigma) per recording, 5 % per update; "
               + "claims at alpha \(RecordingEffect.alpha), prior weight \(Int(RunNoise.priorWeight))")
         print("")
-        print("what".padding(toLength: 84, withPad: " ", startingAt: 0) + "     rate    (n)   target   met")
+        print("what".padding(toLength: 84, withPad: " ", startingAt: 0) + "     rate        (n)   95 % interval   target   met")
         for rate in rates {
+            let interval = rate.interval
             print(rate.name.padding(toLength: 84, withPad: " ", startingAt: 0)
-                  + String(format: "%7.1f %%", rate.percent) + "\(rate.hits)/\(rate.trials)".leftPadded(8)
+                  + String(format: "%7.1f %%", rate.percent) + "\(rate.hits)/\(rate.trials)".leftPadded(11)
+                  + String(format: "%6.1f … %5.1f %%", interval.low, interval.high).leftPadded(16)
                   + rate.target.leftPadded(9) + (rate.meets ? "   yes" : "   NO"))
         }
+        print("")
+        print("interval: the 95 % Wilson score interval of each rate over its trials (what this many trials can tell)")
         let elapsed = ContinuousClock.now - start
         print("")
         let targeted = rates.filter { $0.target != "–" }

@@ -42,9 +42,15 @@ import Testing
         #expect(open(counter, "10.0.0.99", 1) == 1, "...but a newcomer's")
     }
 
-    @Test func aTrustedProxyHasNoShareOnlyTheServersLimit() throws {
+    @Test func aTrustedProxyHasNoShareOnlyTheServersLimitAndItsClientsHaveTheirs() throws {
         let counter = ConnectionCounter(limit: 64, limitPerAddress: 8, exempt: try TrustedProxies(parsing: ["10.0.0.5"]))
         #expect(open(counter, "", 100) == 64, "the proxy carries every client: it is limited in all only")
+        // Its clients' requests in flight are shared as an address's connections are.
+        let inFlight = RequestsInFlight(limit: 8, limitInAll: 64)
+        var tickets: [RequestsInFlight.Ticket] = []
+        for client in 1...20 { for _ in 0..<8 { if let ticket = inFlight.enter("198.51.100.\(client)") { tickets.append(ticket) } } }
+        #expect(tickets.count < 64, "20 forwarded clients hold \(tickets.count) of 64")
+        #expect(inFlight.enter("198.51.100.21") != nil, "a 21st gets in")
     }
 
     // MARK: Through the server
@@ -74,5 +80,39 @@ import Testing
         for _ in 0..<5 where try await exchange(port: port, "GET /api/traces", from: "127.0.0.22", within: 10).status == 200 { answered += 1 }
         #expect(answered == 5, "\(answered) of 5 requests from a 21st address answered")
         #expect(hogs.filter { !$0.readUntilClosed(within: 0.01).closed }.count == held, "the hogs' uploads go on: nobody was cut off for the newcomer")
+    }
+
+    @Test func behindATrustedProxyTwentyForwardedClientsCannotLockOutATwentyFirst() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try LiveServerTests.Server(dataDirectory: scratch.dataDirectory, scratch: scratch, arguments: [
+            "--trusted-proxy", "127.0.0.1", "--max-connections", "64", "--max-connections-per-address", "8",
+        ])
+        defer { _ = server.stop() }
+        let port = try #require(server.base.port)
+        // Through the proxy (127.0.0.1), 20 clients each send their 8 uploads, one client after another.
+        var hogs: [StalledClient] = []
+        defer { for hog in hogs { hog.close() } }
+        for client in 1...20 {
+            for _ in 0..<8 {
+                hogs.append(try StalledClient(port: port, head: "POST /api/traces?name=hog.json HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "X-Forwarded-For: 198.51.100.\(client)\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n{\"a\"",
+                    from: "127.0.0.1"))
+            }
+        }
+        // Those past their share were answered 429 and closed after reading their bodies away for 2 s.
+        try await Task.sleep(for: .seconds(3))
+        let inFlight = hogs.filter { !$0.readUntilClosed(within: 0.01).closed }.count
+        #expect(inFlight >= 48 && inFlight < 64, "the 20 clients have \(inFlight) uploads in flight over the proxy's 64 connections")
+        var answered = 0
+        for _ in 0..<5 {
+            let answer = try await onThread {
+                let client = try StalledClient(port: port, head: "GET /api/traces HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 198.51.100.21\r\nConnection: close\r\n\r\n", from: "127.0.0.1")
+                defer { client.close() }
+                return client.readUntilClosed(within: 10).text
+            }
+            if answer.hasPrefix("HTTP/1.1 200") { answered += 1 }
+        }
+        #expect(answered == 5, "\(answered) of 5 requests from a 21st client through the proxy answered")
     }
 }

@@ -106,6 +106,16 @@ enum CatalogHistoryContract {
         #expect(named == (newestFirst.filter { ids([1, 3, 5, 7, 9]).contains($0) }, 5))
         #expect(try await pageAll(catalog, CatalogQuery(tags: tags("branch:feature/x", "build:4")), size: 10).ids == ids([4]))
         #expect(try await catalog.page(CatalogQuery(tags: tags("branch:nope")), limit: 10, after: nil) == CatalogPage(entries: [], next: nil, total: 0))
+        // A history reads only the tags that place a trace: of these keys, whole keys ("b" is not "build").
+        var placing = CatalogQuery(tags: tags("branch:feature/x"))
+        placing.tagKeys = ["build", "scenario"]
+        let placed = try await catalog.page(placing, limit: 3, after: nil)
+        #expect(placed.entries.map(\.tags) == [["build:12", "scenario:open"], ["build:10", "scenario:open"], ["build:8", "scenario:scroll"]])
+        #expect(placed.total == 6)
+        placing.tagKeys = ["b"]
+        #expect(try await catalog.page(placing, limit: 3, after: nil).entries.map(\.tags) == [[], [], []])
+        placing.tagKeys = []
+        #expect(try await catalog.page(placing, limit: 3, after: nil).entries.map(\.id) == ids([12, 10, 8]))
         #expect(Set(try await pageAll(catalog, CatalogQuery(name: "recipes-1"), size: 10).ids) == Set(ids([10, 11])))
         // LIKE's own characters are literal: "100%" is only in the Photos names, "_" too.
         #expect(Set(try await pageAll(catalog, CatalogQuery(name: "0%_"), size: 10).ids) == Set(ids([4, 8, 12])))

@@ -26,12 +26,15 @@ struct SchemaVersionTests {
     @Test func theUnicodeSearchMigrationFoldsStoredRows() async throws {
         let file = try SQLiteCatalogTests.temporaryFile()
         let older = try SQLiteCatalog(file: file, through: 7)
+        // Today's insert also keeps the counts of migration 10; they are made again by it below.
+        try await older.execute(["CREATE TABLE trace_counts (scope TEXT PRIMARY KEY, traces BIGINT NOT NULL, bytes BIGINT NOT NULL)"])
         var entry = CatalogContract.entry(1, at: 1)
         entry.name = "Straße Éclair"
         _ = try await older.insert(entry)
         // As the search text was stored before: unfolded.
         try await older.execute(["UPDATE traces SET search_text = name || char(10) || app || char(10) || device"])
         #expect(try await older.page(CatalogQuery(words: ["ÉCLAIR"]), limit: 10, after: nil).entries.isEmpty)
+        try await older.execute(["DROP TABLE trace_counts"])
         let current = try SQLiteCatalog(file: file)
         #expect(try await current.page(CatalogQuery(words: ["ÉCLAIR", "STRASSE"]), limit: 10, after: nil).entries.map(\.id) == [entry.id])
     }

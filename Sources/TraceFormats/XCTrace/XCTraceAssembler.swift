@@ -130,31 +130,11 @@ final class XCTraceAssembler {
 
         var mnemonic: String {
             switch self {
-            case .updateType: "update-type"
-            case .viewName: "view-name"
-            case .hangType: "hang-type"
-            case .isSystem: "is-system"
             case .sourceEvent: "source-node-event-id"
-            case .sourceNode: "source-node"
             case .destinationEvent: "destination-node-event-id"
-            case .destinationNode: "destination-node"
-            case .changedProperties: "changed-properties"
-            case .narrativeDescription: "narrative-description"
-            case .enqueuedActor: "enqueued-actor"
-            case .resumeFunction: "resume-function"
-            case .waitingFor: "waiting-for"
-            case .suspendBacktrace: "suspend-backtrace"
             // SwiftTasksInfoTable's `task` column is a `swift-task` with the name and creation backtrace.
             case .swiftTask: "task"
-            case .eventType: "event-type"
-            case .startMessage: "start-message"
-            case .endMessage: "end-message"
-            case .startThread: "start-thread"
-            case .selfDuration: "self-duration"
-            case .downstreamCost: "downstream-cost"
-            case .downstreamEvents: "downstream-events"
-            case .fullCauseGraphNode: "full-cause-graph-node"
-            default: "\(self)"
+            default: XCTraceVocabulary.spelling(ofCase: "\(self)")
             }
         }
     }

@@ -15,6 +15,19 @@ enum XCTraceVocabulary {
         ("hitches", "the Hitches lane is empty"),
     ]
 
+    /// xctrace's spelling of a name the reader writes in camel case: "engineeringType" is
+    /// "engineering-type", "traceTOC" is "trace-toc".
+    static func spelling(ofCase name: String) -> String {
+        var spelled = ""
+        var afterUppercase = false
+        for character in name {
+            if character.isUppercase && !afterUppercase { spelled.append("-") }
+            spelled += character.lowercased()
+            afterUppercase = character.isUppercase
+        }
+        return spelled
+    }
+
     // MARK: Updates
 
     static func updateKind(_ text: String) -> UpdateKind {

@@ -668,18 +668,7 @@ enum XMLName: UInt16, CaseIterable {
     // Table of contents.
     case traceTOC, device, target, table, osVersion, model, startDate, duration, summary
 
-    var spelling: String {
-        switch self {
-        case .traceQueryResult: "trace-query-result"
-        case .engineeringType: "engineering-type"
-        case .taggedBacktrace: "tagged-backtrace"
-        case .typedArray: "typed-array"
-        case .traceTOC: "trace-toc"
-        case .osVersion: "os-version"
-        case .startDate: "start-date"
-        default: "\(self)"
-        }
-    }
+    var spelling: String { XCTraceVocabulary.spelling(ofCase: "\(self)") }
 }
 
 /// `parseCanonicalInteger` of bytes followed by at least eight readable bytes (those of the

@@ -9,7 +9,7 @@ public struct HistoryTrace: Sendable, Equatable {
     public var orderKey: Int64
     /// ISO 8601, as the list shows upload times.
     public var uploadedAt: String
-    /// `key:value` texts and labels.
+    /// `key:value` texts and labels: those the grouping reads (`build`, `commit`) at least.
     public var tags: [String]
     public var value: Int64
     public var check: HistoryCheck?
@@ -59,7 +59,6 @@ public struct HistorySeries: Sendable {
         public var name: String
         public var uploadedAt: String
         public var value: Int64
-        public var tags: [String]
         @NullWhenAbsent public var check: HistoryCheck?
     }
 
@@ -190,7 +189,7 @@ public struct HistorySeries: Sendable {
             let build = first.tag("build"), commit = first.tag("commit")
             return Build(
                 index: index, label: build ?? commit.map { String($0.prefix(12)) } ?? first.name, build: build, commit: commit,
-                traces: traces.map { Point(id: $0.id, name: $0.name, uploadedAt: $0.uploadedAt, value: $0.value, tags: $0.tags, check: $0.check) },
+                traces: traces.map { Point(id: $0.id, name: $0.name, uploadedAt: $0.uploadedAt, value: $0.value, check: $0.check) },
                 median: values[(values.count - 1) / 2], min: values[0], max: values[values.count - 1]
             )
         }

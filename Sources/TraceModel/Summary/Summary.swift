@@ -111,14 +111,6 @@ public struct ProcessUpdateSummary: Sendable, Equatable, Codable {
 
     // Stats are flattened into the object, as the API shape has them (the reason for these
     // hand-written coders; absent values still go through NullWhenAbsent).
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decode(String.self, forKey: .name)
-        _pid = try container.decode(NullWhenAbsent<Int32>.self, forKey: .pid)
-        modules = try container.decode([ModuleUpdateSummary].self, forKey: .modules)
-        stats = try SummaryStats(from: decoder)
-    }
-
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -126,12 +118,16 @@ public struct ProcessUpdateSummary: Sendable, Equatable, Codable {
         try stats.encode(to: encoder)
         try container.encode(modules, forKey: .modules)
     }
+}
 
-    init(name: String, pid: Int32?, stats: SummaryStats, modules: [ModuleUpdateSummary]) {
-        self.name = name
-        self.pid = pid
-        self.stats = stats
-        self.modules = modules
+// The decoders are in extensions so that the compiler still writes the memberwise inits.
+extension ProcessUpdateSummary {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        _pid = try container.decode(NullWhenAbsent<Int32>.self, forKey: .pid)
+        modules = try container.decode([ModuleUpdateSummary].self, forKey: .modules)
+        stats = try SummaryStats(from: decoder)
     }
 }
 
@@ -142,24 +138,20 @@ public struct ModuleUpdateSummary: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey { case name, views }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decode(String.self, forKey: .name)
-        views = try container.decode([ViewUpdateSummary].self, forKey: .views)
-        stats = try SummaryStats(from: decoder)
-    }
-
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
         try stats.encode(to: encoder)
         try container.encode(views, forKey: .views)
     }
+}
 
-    init(name: String, stats: SummaryStats, views: [ViewUpdateSummary]) {
-        self.name = name
-        self.stats = stats
-        self.views = views
+extension ModuleUpdateSummary {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        views = try container.decode([ViewUpdateSummary].self, forKey: .views)
+        stats = try SummaryStats(from: decoder)
     }
 }
 
@@ -172,14 +164,6 @@ public struct ViewUpdateSummary: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey { case name, category, kind }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decode(String.self, forKey: .name)
-        category = try container.decode(String.self, forKey: .category)
-        kind = try container.decode(String.self, forKey: .kind)
-        stats = try SummaryStats(from: decoder)
-    }
-
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -187,12 +171,15 @@ public struct ViewUpdateSummary: Sendable, Equatable, Codable {
         try container.encode(kind, forKey: .kind)
         try stats.encode(to: encoder)
     }
+}
 
-    init(name: String, category: String, kind: String, stats: SummaryStats) {
-        self.name = name
-        self.category = category
-        self.kind = kind
-        self.stats = stats
+extension ViewUpdateSummary {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        category = try container.decode(String.self, forKey: .category)
+        kind = try container.decode(String.self, forKey: .kind)
+        stats = try SummaryStats(from: decoder)
     }
 }
 

@@ -79,9 +79,8 @@ extension TraceStore {
         }
         let trace = parsed.trace
         let entry = CatalogEntry(
-            id: id, name: trace.metadata.name, app: trace.metadata.app, device: trace.metadata.device, durationNs: trace.metadata.duration,
-            sizeBytes: received.size, sha256: received.sha256, sourceFormat: trace.metadata.sourceFormat, updateCount: trace.updates.count,
-            run: run, uploadedAtMicros: CatalogEntry.nowMicros(), tags: tags.map(\.text), parserVersion: TraceImporter.parserVersion
+            id: id, trace: trace, sizeBytes: received.size, sha256: received.sha256, run: run, uploadedAtMicros: CatalogEntry.nowMicros(),
+            tags: tags.map(\.text), parserVersion: TraceImporter.parserVersion
         )
         // Checked once more, against the catalog as it is now, before anything becomes visible.
         do throws(StoreError) {

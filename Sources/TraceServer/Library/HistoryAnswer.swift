@@ -76,7 +76,7 @@ public struct HistoryAnswer: Sendable, Encodable {
 
 extension HistoryAnswer {
     /// The answer's JSON: byte for byte what `encodeJSON` writes (sorted keys), with `builds`
-    /// written by hand. A 2,000-trace history is 2,000 points of six fields and their tags, and
+    /// written by hand. A 2,000-trace history is 2,000 points of five fields, and
     /// JSONEncoder's tree of them cost more than the catalog read (issue 40: the history's p99).
     /// "builds" sorts first among the answer's keys, so the rest is JSONEncoder's answer without it.
     func json() throws -> [UInt8] {
@@ -86,7 +86,7 @@ extension HistoryAnswer {
         let emptyBuilds = Array(#"{"builds":[]"#.utf8)
         guard encoded.starts(with: emptyBuilds) else { return try encodeJSON(self) }
         var out = HandWrittenJSON()
-        out.bytes.reserveCapacity(encoded.count + builds.reduce(0) { $0 + 120 + $1.traces.count * 260 })
+        out.bytes.reserveCapacity(encoded.count + builds.reduce(0) { $0 + 120 + $1.traces.count * 200 })
         out.raw(#"{"builds":["#)
         for (index, build) in builds.enumerated() {
             if index > 0 { out.raw(",") }
@@ -113,12 +113,7 @@ extension HistoryAnswer {
                 }
                 out.raw(#","id":"#); try out.string(point.id)
                 out.raw(#","name":"#); try out.string(point.name)
-                out.raw(#","tags":["#)
-                for (tagIndex, tag) in point.tags.enumerated() {
-                    if tagIndex > 0 { out.raw(",") }
-                    try out.string(tag)
-                }
-                out.raw(#"],"uploadedAt":"#); try out.string(point.uploadedAt)
+                out.raw(#","uploadedAt":"#); try out.string(point.uploadedAt)
                 out.raw(#","value":"#); out.int(point.value)
                 out.raw("}")
             }

@@ -1,78 +1,95 @@
 import Synchronization
+import TraceCatalog
 import TraceModel
 import TraceStorage
 
-/// What the trace list shows about one trace; also the JSON sidecar stored next to an upload.
+/// A trace as the list, an upload's answer and the tag and note routes describe it: the stored
+/// trace (`StoredTrace`, the catalog's row) and whether it is one of this server's read-only
+/// samples, which no catalog holds (no upload time, blob or tags). Its fields read as the row's
+/// (`record.name`); its JSON is the API's (docs/api.md, "Traces"): the row's hash, blob and
+/// parser version stay on the server, a sample's upload time is null. The same JSON is the
+/// record kept beside the samples and the sidecar of the earlier data-directory layout.
+@dynamicMemberLookup
 public struct TraceRecord: Sendable, Codable, Equatable {
-    public var id: String
-    public var name: String
-    public var app: String
-    public var device: String
-    public var durationNs: Int64
-    public var sizeBytes: Int64
-    /// ISO 8601 time of the upload; nil for samples.
-    @NullWhenAbsent public var uploadedAt: String?
+    public var stored: StoredTrace
     public var isSample: Bool
-    public var sourceFormat: String
-    public var updateCount: Int
-    /// The run of a several-run xctrace export read at upload (`?run=N`); null for run 1 or one run.
-    @NullWhenAbsent public var run: Int?
-    /// `key:value` tags and labels, sorted (docs/api.md, "Tags"); samples have none.
-    public var tags: [String] = []
 
-    init(id: String, trace: Trace, sizeBytes: Int64, uploadedAt: String?, isSample: Bool, run: Int? = nil) {
-        self.id = id
-        name = trace.metadata.name
-        app = trace.metadata.app
-        device = trace.metadata.device
-        durationNs = trace.metadata.duration
-        self.sizeBytes = sizeBytes
-        self.uploadedAt = uploadedAt
-        self.isSample = isSample
-        sourceFormat = trace.metadata.sourceFormat
-        updateCount = trace.updates.count
-        self.run = run
+    public subscript<Value>(dynamicMember field: WritableKeyPath<StoredTrace, Value>) -> Value {
+        get { stored[keyPath: field] }
+        set { stored[keyPath: field] = newValue }
     }
 
-    /// An upload as the catalog keeps it.
+    /// An upload as the catalog keeps it (its tags sorted, as the list shows them).
     init(entry: CatalogEntry) {
-        id = entry.id
-        name = entry.name
-        app = entry.app
-        device = entry.device
-        durationNs = entry.durationNs
-        sizeBytes = entry.sizeBytes
-        uploadedAt = entry.uploadedAtText
+        stored = entry
+        stored.tags.sort()
         isSample = false
-        sourceFormat = entry.sourceFormat
-        updateCount = entry.updateCount
-        run = entry.run
-        tags = entry.tags.sorted()
+    }
+
+    /// A sample of this server, read from its file.
+    static func sample(id: String, trace: Trace, sizeBytes: Int64) -> TraceRecord {
+        TraceRecord(stored: StoredTrace(id: id, trace: trace, sizeBytes: sizeBytes, sha256: "", run: nil, uploadedAtMicros: 0, parserVersion: 0), isSample: true)
+    }
+
+    private init(stored: StoredTrace, isSample: Bool) {
+        (self.stored, self.isSample) = (stored, isSample)
     }
 
     /// The record as a list entry carries it: name, app and device cut to `CatalogEntry.listedLength`
     /// characters and "…" (a 20 MB app name made every list, and the threads answering it, 20 MB heavier).
     var listed: TraceRecord {
         var record = self
-        (record.name, record.app, record.device) = (CatalogEntry.listed(name), CatalogEntry.listed(app), CatalogEntry.listed(device))
+        (record.stored.name, record.stored.app, record.stored.device) = (CatalogEntry.listed(stored.name), CatalogEntry.listed(stored.app), CatalogEntry.listed(stored.device))
         return record
     }
 
-    /// Sidecars of the earlier data-directory layout predate tags: a missing `tags` is none.
+    private enum CodingKeys: String, CodingKey {
+        case id, name, app, device, durationNs, sizeBytes, uploadedAt, isSample, sourceFormat, updateCount, run, tags
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(stored.id, forKey: .id)
+        try container.encode(stored.name, forKey: .name)
+        try container.encode(stored.app, forKey: .app)
+        try container.encode(stored.device, forKey: .device)
+        try container.encode(stored.durationNs, forKey: .durationNs)
+        try container.encode(stored.sizeBytes, forKey: .sizeBytes)
+        try container.encode(isSample ? nil : stored.uploadedAtText, forKey: .uploadedAt)
+        try container.encode(isSample, forKey: .isSample)
+        try container.encode(stored.sourceFormat, forKey: .sourceFormat)
+        try container.encode(stored.updateCount, forKey: .updateCount)
+        try container.encode(stored.run, forKey: .run)
+        try container.encode(stored.tags, forKey: .tags)
+    }
+
+    /// Sidecars of the earlier data-directory layout predate tags: a missing `tags` is none; a
+    /// missing or unreadable upload time is 0 (the migration takes the file's time then).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
-        name = try container.decode(String.self, forKey: .name)
-        app = try container.decode(String.self, forKey: .app)
-        device = try container.decode(String.self, forKey: .device)
-        durationNs = try container.decode(Int64.self, forKey: .durationNs)
-        sizeBytes = try container.decode(Int64.self, forKey: .sizeBytes)
-        _uploadedAt = try container.decode(NullWhenAbsent<String>.self, forKey: .uploadedAt)
+        let uploadedAt = try container.decodeIfPresent(String.self, forKey: .uploadedAt)
+        stored = StoredTrace(
+            id: try container.decode(String.self, forKey: .id), name: try container.decode(String.self, forKey: .name),
+            app: try container.decode(String.self, forKey: .app), device: try container.decode(String.self, forKey: .device),
+            durationNs: try container.decode(Int64.self, forKey: .durationNs), sizeBytes: try container.decode(Int64.self, forKey: .sizeBytes),
+            sha256: "", sourceFormat: try container.decode(String.self, forKey: .sourceFormat),
+            updateCount: try container.decode(Int.self, forKey: .updateCount), run: try container.decodeIfPresent(Int.self, forKey: .run),
+            uploadedAtMicros: uploadedAt.flatMap(CatalogEntry.micros(fromISO8601:)) ?? 0,
+            tags: try container.decodeIfPresent([String].self, forKey: .tags) ?? [], parserVersion: 0
+        )
         isSample = try container.decode(Bool.self, forKey: .isSample)
-        sourceFormat = try container.decode(String.self, forKey: .sourceFormat)
-        updateCount = try container.decode(Int.self, forKey: .updateCount)
-        _run = try container.decode(NullWhenAbsent<Int>.self, forKey: .run)
-        tags = try container.decodeIfPresent([String].self, forKey: .tags) ?? []
+    }
+}
+
+extension StoredTrace {
+    /// The row of `trace` (its name, app, device, duration, format and updates).
+    init(id: String, trace: Trace, sizeBytes: Int64, sha256: String, run: Int?, uploadedAtMicros: Int64, tags: [String] = [], parserVersion: Int) {
+        let meta = trace.metadata
+        self.init(
+            id: id, name: meta.name, app: meta.app, device: meta.device, durationNs: meta.duration, sizeBytes: sizeBytes, sha256: sha256,
+            sourceFormat: meta.sourceFormat, updateCount: trace.updates.count, run: run, uploadedAtMicros: uploadedAtMicros, tags: tags,
+            parserVersion: parserVersion
+        )
     }
 }
 

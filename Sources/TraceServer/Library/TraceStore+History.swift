@@ -6,13 +6,18 @@ import TraceStorage
 extension TraceStore {
     /// One metric over the latest traces with the request's tags, read from the catalog only:
     /// the view picker summed in SQL, the view rows of the asked view only (none for a trace or
-    /// finding metric), all of it within a claim on the memory budget.
-    public func history(_ request: HistoryRequest) async throws(StoreError) -> HistoryAnswer {
+    /// finding metric), of each trace's tags only those that place it (`build`, `commit`,
+    /// `commit-time`), all of it within a claim on the memory budget. Off the store's actor: the
+    /// series and its change points are computed on the request's task, so the store's other
+    /// calls never wait behind a history.
+    public nonisolated func history(_ request: HistoryRequest) async throws(StoreError) -> HistoryAnswer {
         let catalog = storage.catalog
         let claim: MemoryBudget.Claim
         do { claim = try await memory.claim(Self.historyMemoryEstimate(traces: request.limit)) } catch { throw Self.storeError(error) }
         defer { withExtendedLifetime(claim) {} }
-        let page = try await service { try await catalog.page(CatalogQuery(tags: request.tags), limit: request.limit, after: nil) }
+        var query = CatalogQuery(tags: request.tags)
+        query.tagKeys = Self.historyTagKeys
+        let page = try await service { [query] in try await catalog.page(query, limit: request.limit, after: nil) }
         let ids = page.entries.map(\.id)
         // A trace uploaded a moment ago may still be having its figures stored.
         try await waitForExtras(of: ids)
@@ -47,7 +52,7 @@ extension TraceStore {
                 HistoryCheck(passed: $0.passed, failedRules: $0.failedRules, rules: $0.rules, baselineId: $0.baselineID, summary: $0.summary)
             }
             return HistoryTrace(
-                id: entry.id, name: entry.name, orderKey: orderKey, uploadedAt: entry.uploadedAtText, tags: entry.tags.sorted(),
+                id: entry.id, name: entry.name, orderKey: orderKey, uploadedAt: entry.uploadedAtText, tags: entry.tags,
                 value: metric.value(in: measurements, module: module, view: view, finding: request.finding), check: check
             )
         }
@@ -65,6 +70,9 @@ extension TraceStore {
             metrics: HistoryMetric.allCases.map(HistoryAnswer.MetricInfo.init), notes: notes
         )
     }
+
+    /// The tags a history reads of its traces: what groups them into builds and orders them.
+    static let historyTagKeys: Set<String> = ["build", "commit", "commit-time"]
 
     /// What one history read may hold: per trace its totals, the asked view's rows and its
     /// findings (both bounded per trace: `TraceMeasurements.maxViewRows`, `maxFindingRows`).

@@ -49,7 +49,7 @@ extension TraceStore {
                 return (Sample(record: record, file: file), nil)
             }
             let trace = try TraceImporter.importTrace(at: file, displayName: name)
-            let record = TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: nil, isSample: true)
+            let record = TraceRecord.sample(id: id, trace: trace, sizeBytes: size)
             try? Data(encodeJSON(record)).write(to: cached, options: .atomic)
             return (Sample(record: record, file: file), (trace, id))
         } catch {

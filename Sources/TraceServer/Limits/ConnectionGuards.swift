@@ -132,9 +132,6 @@ final class ConnectionCounter: Sendable {
 
     var current: Int { open.withLock { $0.total } }
 
-    /// Connections open from `address` (its `key`).
-    func held(by address: String) -> Int { open.withLock { $0.perAddress[address, default: 0] } }
-
     /// Three quarters or more of the server's slots, or of the address's, are taken.
     func isNearLimit(_ address: String) -> Bool {
         let (total, held) = open.withLock { ($0.total, $0.perAddress[address, default: 0]) }

@@ -21,20 +21,25 @@ struct ForwardedClientMiddleware: RouterMiddleware {
 }
 
 /// A proxy's connections are not limited per address (they carry every client), so a forwarded
-/// client's requests in flight are limited instead, to the connections one address may hold
-/// (`--max-connections-per-address`): beyond it, a 429 (logged and counted like any answer).
+/// client's requests in flight are limited instead, as an address's connections are: to the
+/// connections one address may hold (`--max-connections-per-address`), and near the server's limit
+/// (`--max-connections`: each request in flight holds one of the proxy's connections) to its fair
+/// share of the last quarter (`ConnectionCounter.fairShareAdmits`). Beyond, a 429 (logged and
+/// counted like any answer).
 struct ForwardedClientLimitMiddleware: RouterMiddleware {
     typealias Context = TraceRequestContext
     let inFlight: RequestsInFlight
 
-    init(maxPerClient: Int) { inFlight = RequestsInFlight(limit: maxPerClient) }
+    init(maxPerClient: Int, maxInAll: Int = .max) { inFlight = RequestsInFlight(limit: maxPerClient, limitInAll: maxInAll) }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard context.isForwarded, !context.isInProcess else { return try await next(request, context) }
         let key = context.clientAddress
         guard let ticket = inFlight.enter(key) else {
-            throw APIError(.tooManyRequests, "too many requests",
-                           detail: "\(inFlight.limit) requests from your address (\(key)) are in flight already (--max-connections-per-address); try again when they are answered.")
+            let held = inFlight.count(key)
+            throw APIError(.tooManyRequests, "too many requests", detail: held >= inFlight.limit
+                ? "\(inFlight.limit) requests from your address (\(key)) are in flight already (--max-connections-per-address); try again when they are answered."
+                : "The server is near its limit of \(inFlight.limitInAll) connections (--max-connections) and \(held) requests from your address (\(key)) are in flight, your share of what is left; try again when they are answered.")
         }
         var response = try await next(request, context)
         // The request is in flight until its answer is written (or dropped, when the client left),
@@ -48,29 +53,37 @@ struct ForwardedClientLimitMiddleware: RouterMiddleware {
     }
 }
 
-/// Requests in flight per client, at most `limit` each. A request holds a `Ticket` while in
-/// flight; its last reference gone, the request is no longer counted, whatever path it took.
+/// Requests in flight per client, at most `limit` each, and in the last quarter of `limitInAll`
+/// only a client's fair share. A request holds a `Ticket` while in flight; its last reference
+/// gone, the request is no longer counted, whatever path it took.
 final class RequestsInFlight: Sendable {
     let limit: Int
-    private let counts = Mutex<[String: Int]>([:])
+    let limitInAll: Int
+    private let counts = Mutex<(total: Int, perClient: [String: Int])>((0, [:]))
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, limitInAll: Int = .max) {
+        self.limit = limit
+        self.limitInAll = limitInAll
+    }
 
     func enter(_ key: String) -> Ticket? {
         let entered = counts.withLock { counts in
-            guard counts[key, default: 0] < limit else { return false }
-            counts[key, default: 0] += 1
+            let held = counts.perClient[key, default: 0]
+            guard held < limit, limitInAll == .max || ConnectionCounter.fairShareAdmits(held: held, total: counts.total, limit: limitInAll) else { return false }
+            counts.perClient[key] = held + 1
+            counts.total += 1
             return true
         }
         return entered ? Ticket { self.leave(key) } : nil
     }
 
-    func count(_ key: String) -> Int { counts.withLock { $0[key, default: 0] } }
+    func count(_ key: String) -> Int { counts.withLock { $0.perClient[key, default: 0] } }
 
     private func leave(_ key: String) {
         counts.withLock { counts in
-            counts[key, default: 1] -= 1
-            if counts[key]! <= 0 { counts[key] = nil }
+            counts.total -= 1
+            counts.perClient[key, default: 1] -= 1
+            if counts.perClient[key]! <= 0 { counts.perClient[key] = nil }
         }
     }
 

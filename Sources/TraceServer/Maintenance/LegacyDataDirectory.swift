@@ -35,12 +35,10 @@ struct LegacyDataDirectory {
                 store.quarantine(sidecar, reason: "its trace was set aside")
                 continue
             }
-            let uploadedAt = record.uploadedAt.flatMap(CatalogEntry.micros(fromISO8601:)) ?? Self.modificationMicros(file)
-            let entry = CatalogEntry(
-                id: id, name: record.name, app: record.app, device: record.device, durationNs: record.durationNs, sizeBytes: size,
-                sha256: sha256, sourceFormat: record.sourceFormat, updateCount: record.updateCount, run: record.run,
-                uploadedAtMicros: uploadedAt, parserVersion: 0
-            )
+            // The record's description with this file's bytes; no tags (the layout predates them).
+            var entry = record.stored
+            (entry.sizeBytes, entry.sha256, entry.blobKey, entry.tags, entry.parserVersion) = (size, sha256, nil, [], 0)
+            if entry.uploadedAtMicros == 0 { entry.uploadedAtMicros = Self.modificationMicros(file) }
             do {
                 _ = try await store.commit(entry, file: file)
             } catch {
@@ -73,7 +71,7 @@ struct LegacyDataDirectory {
             (trace, run) = (ofRun, found)
         }
         logger.warning("rebuilt the damaged or missing record of stored trace \(id) from its file")
-        return TraceRecord(id: id, trace: trace, sizeBytes: size, uploadedAt: CatalogEntry.iso8601(micros: Self.modificationMicros(file)), isSample: false, run: run)
+        return TraceRecord(entry: CatalogEntry(id: id, trace: trace, sizeBytes: size, sha256: sha256, run: run, uploadedAtMicros: Self.modificationMicros(file), parserVersion: 0))
     }
 
     static func modificationMicros(_ file: URL) -> Int64 {

@@ -14,6 +14,9 @@ public struct CatalogQuery: Sendable, Equatable {
     public var uploadedBefore: Int64?
     public var sort: CatalogSort = .uploaded
     public var descending = true
+    /// Which of its tags each row of the page carries: nil every one; else only those with these
+    /// keys (a history groups 2,000 traces by `build` and `commit` and reads no other tag of theirs).
+    public var tagKeys: Set<String>?
 
     public init(tags: [TraceTag] = [], name: String? = nil, words: [String] = [], uploadedFrom: Int64? = nil, uploadedBefore: Int64? = nil,
                 sort: CatalogSort = .uploaded, descending: Bool = true) {
@@ -25,6 +28,9 @@ public struct CatalogQuery: Sendable, Equatable {
         self.sort = sort
         self.descending = descending
     }
+
+    /// `tagKeys` as the prefixes of the tags the page carries ("build:"), in order: nil for every tag.
+    var carriedTagPrefixes: [String]? { tagKeys.map { $0.sorted().map { $0 + ":" } } }
 
     /// No filter: every trace (the samples may be listed with it).
     public var isUnfiltered: Bool { tags.isEmpty && name == nil && words.isEmpty && uploadedFrom == nil && uploadedBefore == nil }

@@ -105,7 +105,7 @@ public final class SQLiteCatalog: Catalog {
                         total = try Int.fetchOne(db, sql: sql.countQuery(query), arguments: Self.arguments(sql.binds)) ?? 0
                     }
                 }
-                try Self.attachTags(db, to: &entries)
+                try Self.attachTags(db, to: &entries, prefixes: query.carriedTagPrefixes)
                 return CatalogPage(entries: entries, next: more ? entries.last.map { CatalogCursor(after: $0, sort: query.sort) } : nil, total: total)
             }
         }
@@ -138,7 +138,8 @@ public final class SQLiteCatalog: Catalog {
         return found
     }
 
-    /// Adds what a write changed to `trace_counts`, in the write's transaction; scopes left empty go.
+    /// Adds what a write changed to `trace_counts`, in the write's transaction (a scope left empty
+    /// keeps its row of zeros, as in PostgreSQL: readers skip it).
     static func record(_ change: TraceCountChange, _ db: Database) throws {
         for (scope, traces, bytes) in change.rows {
             try db.execute(sql: """
@@ -146,7 +147,6 @@ public final class SQLiteCatalog: Catalog {
                 ON CONFLICT (scope) DO UPDATE SET traces = traces + excluded.traces, bytes = bytes + excluded.bytes
                 """, arguments: [scope, traces, bytes])
         }
-        try db.execute(sql: "DELETE FROM trace_counts WHERE traces = 0 AND scope <> ''")
     }
 
     public func setTags(_ tags: [TraceTag], id: String, within quotas: [TagQuota]) async throws -> CatalogEntry? {
@@ -474,12 +474,15 @@ public final class SQLiteCatalog: Catalog {
         return entries[0]
     }
 
-    private static func attachTags(_ db: Database, to entries: inout [CatalogEntry]) throws {
-        guard !entries.isEmpty else { return }
+    /// Each entry's tags; with `prefixes`, only the tags that start with one of them (none: no tag).
+    private static func attachTags(_ db: Database, to entries: inout [CatalogEntry], prefixes: [String]? = nil) throws {
+        guard !entries.isEmpty, prefixes?.isEmpty != true else { return }
         let marks = Array(repeating: "?", count: entries.count).joined(separator: ", ")
+        // Filtered in SQL: the rows left out are never read into strings.
+        let carried = prefixes.map { " AND (" + $0.map { "substr(tag, 1, \($0.count)) = ?" }.joined(separator: " OR ") + ")" } ?? ""
         var tags: [String: [String]] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT trace_id, tag FROM trace_tags WHERE trace_id IN (\(marks))",
-                                       arguments: StatementArguments(entries.map(\.id)))
+        let rows = try Row.fetchCursor(db, sql: "SELECT trace_id, tag FROM trace_tags WHERE trace_id IN (\(marks))\(carried)",
+                                       arguments: StatementArguments(entries.map(\.id) + (prefixes ?? [])))
         while let row = try rows.next() { tags[row[0], default: []].append(row[1]) }
         // In byte order, as the engines' ORDER BY tag gives them (a trace has a few: sorted here,
         // not by a sort of every page's tags in SQL).
