@@ -350,8 +350,8 @@ extension Trace {
         // Nested layout passes count their time once in a row's total and in the updates' total,
         // as in the summary (`LayoutTimeUnion`): what each counted twice is taken off after.
         let threads = updates.thread
-        var rowLayout = LayoutTimeUnion<Int32>(), totalLayout = LayoutTimeUnion<Bool>()
-        var nestedOfRow: [Int32: Nanoseconds] = [:], nestedInTotal: Nanoseconds = 0
+        var rowLayout = LayoutTimeUnion(), totalLayout = LayoutTimeUnion()
+        var nestedOfRow: [Nanoseconds] = [], nestedInTotal: Nanoseconds = 0
         for update in candidates {
             // Cancelled: the rest count as outside the range (every update needs its row set).
             if !cancelled, QueryCancellation.requested(at: update) { cancelled = true }
@@ -380,9 +380,12 @@ extension Trace {
             rowOfUpdate[update - candidates.lowerBound] = row
             if kinds[update] == .layout {
                 let (start, end, thread) = (starts[update], starts[update] + durations[update], threads[update])
-                let ownTime = rowLayout.add(start: start, end: end, scope: row, thread: thread)
-                if ownTime < durations[update] { nestedOfRow[row, default: 0] += durations[update] - ownTime }
-                nestedInTotal += durations[update] - totalLayout.add(start: start, end: end, scope: true, thread: thread)
+                let ownTime = rowLayout.add(start: start, end: end, scope: Int(row), thread: thread)
+                if ownTime < durations[update] {
+                    if nestedOfRow.count <= Int(row) { nestedOfRow.append(contentsOf: repeatElement(0, count: Int(row) + 1 - nestedOfRow.count)) }
+                    nestedOfRow[Int(row)] += durations[update] - ownTime
+                }
+                nestedInTotal += durations[update] - totalLayout.add(start: start, end: end, scope: 0, thread: thread)
             }
             // Blue in Instruments: a graph node of the update is the app's own code.
             if !rows[Int(row)].isAppCode {
@@ -433,7 +436,7 @@ extension Trace {
                 byInteraction[string(label)] = labelCounts[index * labels.count + id]
             }
             var stats = ComparedViewStats(sortedDurations: sorted)
-            if let nested = nestedOfRow[Int32(index)] { stats.totalNs -= nested }
+            if index < nestedOfRow.count { stats.totalNs -= nestedOfRow[index] }
             updateTotal.count += stats.count
             updateTotal.totalNs.addSaturating(stats.totalNs)
             let key = ComparisonSide.ViewKey(module: string(row.module), view: string(row.view), category: string(row.category))
@@ -443,7 +446,7 @@ extension Trace {
             )
         }
         // The rows' totals took off their own nested passes; the total also those of other rows.
-        let nestedInRows = nestedOfRow.values.reduce(0, +)
+        let nestedInRows = nestedOfRow.reduce(0, +)
         updateTotal.totalNs -= max(0, nestedInTotal - nestedInRows)
         return (views, updateTotal)
     }

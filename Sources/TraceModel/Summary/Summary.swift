@@ -210,9 +210,9 @@ extension Trace {
         // the union of its passes per thread (`LayoutTimeUnion`), so a nested pass counts once in
         // its view's row, its module, its process and the total. A module or process figure is
         // the sum of its rows' less what their passes share with one another there.
-        var viewLayout = LayoutTimeUnion<Int>(), moduleLayout = LayoutTimeUnion<SummaryModuleKey>()
-        var processLayout = LayoutTimeUnion<Int32>(), totalLayout = LayoutTimeUnion<Bool>()
-        var sharedInModule: [SummaryModuleKey: Nanoseconds] = [:], sharedInProcess: [Int32: Nanoseconds] = [:]
+        var viewLayout = LayoutTimeUnion(), moduleLayout = LayoutTimeUnion(), processLayout = LayoutTimeUnion(), totalLayout = LayoutTimeUnion()
+        var modules: (ofRow: [Int], count: Int) = ([], 0)
+        var sharedInModule: [Nanoseconds] = [], sharedInProcess: [Nanoseconds] = []
         for lane in filter.lanes {
             for row in updateRows(of: lane, overlapping: range) {
                 if QueryCancellation.requested(at: row) { break }
@@ -221,15 +221,19 @@ extension Trace {
                 if statsOfRow[summaryRow].count == 0 { kindOfRow[summaryRow] = table.kind[row] }
                 var time = duration, totalTime = duration
                 if table.kind[row] == .layout {
+                    if modules.ofRow.isEmpty {
+                        modules = Self.moduleIDs(of: index.rows)
+                        sharedInModule = Array(repeating: 0, count: modules.count)
+                        sharedInProcess = Array(repeating: 0, count: processes.count + 1)
+                    }
                     let (start, end, thread) = (table.start[row], table.end(row), table.thread[row])
-                    let key = index.rows[summaryRow], process = key.process
-                    let module = SummaryModuleKey(process: process, module: key.module)
+                    let module = modules.ofRow[summaryRow], process = Self.processScope(index.rows[summaryRow].process, processes.count)
                     time = viewLayout.add(start: start, end: end, scope: summaryRow, thread: thread)
                     let moduleTime = moduleLayout.add(start: start, end: end, scope: module, thread: thread)
                     let processTime = processLayout.add(start: start, end: end, scope: process, thread: thread)
-                    totalTime = totalLayout.add(start: start, end: end, scope: true, thread: thread)
-                    if time > moduleTime { sharedInModule[module, default: 0] += time - moduleTime }
-                    if moduleTime > processTime { sharedInProcess[process, default: 0] += moduleTime - processTime }
+                    totalTime = totalLayout.add(start: start, end: end, scope: 0, thread: thread)
+                    sharedInModule[module] += time - moduleTime
+                    sharedInProcess[process] += moduleTime - processTime
                 }
                 statsOfRow[summaryRow].count(duration: duration, time: time)
                 total.count(duration: duration, time: totalTime)
@@ -258,6 +262,8 @@ extension Trace {
         // Assemble the tree; the view rows' first kind wins when lanes disagree (they partition
         // by kind, so only `.layout` and `.other` can share a view row).
         var byModule: [Int32: [StringRef: [(row: ViewUpdateSummary, listed: Bool)]]] = [:]
+        var moduleIDOf: [SummaryModuleKey: Int] = [:]
+        for (row, id) in modules.ofRow.enumerated() { moduleIDOf[SummaryModuleKey(process: index.rows[row].process, module: index.rows[row].module)] = id }
         for (step, (key, value)) in byView.enumerated() {
             if QueryCancellation.requested(at: step) { break }
             let isListed = listed.contains(key)
@@ -273,14 +279,16 @@ extension Trace {
             for (module, views) in modules {
                 var moduleStats = SummaryStats(downstreamRecorded: downstreamRecorded)
                 for view in views { moduleStats.add(view.row.stats) }
-                if let shared = sharedInModule[SummaryModuleKey(process: process, module: module)] { moduleStats.subtract(sharedTime: shared) }
+                if let id = moduleIDOf[SummaryModuleKey(process: process, module: module)], sharedInModule[id] > 0 {
+                    moduleStats.subtract(sharedTime: sharedInModule[id])
+                }
                 processStats.add(moduleStats)
                 let sortedViews = views.filter(\.listed).map(\.row)
                     .sorted { ($0.stats.totalNs, $1.name, $1.category) > ($1.stats.totalNs, $0.name, $0.category) }
                 guard !sortedViews.isEmpty else { continue }
                 moduleSummaries.append(ModuleUpdateSummary(name: string(module), stats: moduleStats, views: sortedViews))
             }
-            if let shared = sharedInProcess[process] { processStats.subtract(sharedTime: shared) }
+            if !sharedInProcess.isEmpty { processStats.subtract(sharedTime: sharedInProcess[Self.processScope(process, processes.count)]) }
             guard !moduleSummaries.isEmpty else { continue }
             moduleSummaries.sort { ($0.stats.totalNs, $1.name) > ($1.stats.totalNs, $0.name) }
             let info = process == noRow ? nil : processes[Int(process)]
@@ -289,6 +297,23 @@ extension Trace {
         result.sort { ($0.stats.totalNs, $1.name, $1.pid ?? -1) > ($1.stats.totalNs, $0.name, $0.pid ?? -1) }
         let span = range ?? TimeRange(start: metadata.start, end: metadata.end)
         return UpdateSummary(start: span.start, end: span.end, filter: filter, total: total, processes: result, omittedViews: byView.count - listed.count)
+    }
+
+    /// A dense id per (process, module) of the summary rows, one per row, and how many.
+    private static func moduleIDs(of rows: [SummaryRowKey]) -> (ofRow: [Int], count: Int) {
+        var idOf: [SummaryModuleKey: Int] = [:]
+        let ids = rows.map { key in
+            let module = SummaryModuleKey(process: key.process, module: key.module)
+            if let id = idOf[module] { return id }
+            idOf[module] = idOf.count
+            return idOf.count - 1
+        }
+        return (ids, idOf.count)
+    }
+
+    /// A process's dense index for `LayoutTimeUnion`: updates of no known process come last.
+    private static func processScope(_ process: Int32, _ processCount: Int) -> Int {
+        process == noRow ? processCount : Int(process)
     }
 
     /// Rows of `lane` that overlap `range` (nil = all of them): rows are sorted by start, so the ones
