@@ -25,9 +25,16 @@ public struct HistoryTrace: Sendable, Equatable {
     }
 
     /// The value of tag `key` ("build" of "build:412"); nil when the trace has none.
-    public func tag(_ key: String) -> String? {
+    public func tag(_ key: String) -> String? { Self.tag(key, in: tags) }
+
+    static func tag(_ key: String, in tags: [String]) -> String? {
         for tag in tags where tag.hasPrefix(key + ":") { return String(tag.dropFirst(key.count + 1)) }
         return nil
+    }
+
+    /// The build a trace with `tags` belongs to: its `build` tag, else its `commit`, else itself alone.
+    public static func buildKey(tags: [String], id: String) -> String {
+        tag("build", in: tags).map { "b:" + $0 } ?? tag("commit", in: tags).map { "c:" + $0 } ?? "t:" + id
     }
 }
 
@@ -175,7 +182,7 @@ public struct HistorySeries: Sendable {
         var keyOfBuild: [String: Int] = [:]
         var members: [[HistoryTrace]] = []
         for trace in ordered {
-            let key = trace.tag("build").map { "b:" + $0 } ?? trace.tag("commit").map { "c:" + $0 } ?? "t:" + trace.id
+            let key = HistoryTrace.buildKey(tags: trace.tags, id: trace.id)
             if let index = keyOfBuild[key] {
                 members[index].append(trace)
             } else {

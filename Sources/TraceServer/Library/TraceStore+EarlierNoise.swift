@@ -29,8 +29,7 @@ extension TraceStore {
         // Oldest first: the builds in the order they came.
         let recordings = entries.reversed().compactMap { entry -> EarlierRecording? in
             guard let measurements = measured[entry.id] else { return nil }
-            func tag(_ key: String) -> String? { entry.tags.first { $0.hasPrefix(key + ":") }.map { String($0.dropFirst(key.count + 1)) } }
-            return EarlierRecording(build: tag("build").map { "b:" + $0 } ?? tag("commit").map { "c:" + $0 } ?? "t:" + entry.id, measurements: measurements)
+            return EarlierRecording(build: HistoryTrace.buildKey(tags: entry.tags, id: entry.id), measurements: measurements)
         }
         return EarlierNoise(recordings, tags: tags.map(\.text))
     }
