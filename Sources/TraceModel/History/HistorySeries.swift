@@ -32,6 +32,9 @@ public struct HistoryTrace: Sendable, Equatable {
         return nil
     }
 
+    /// The tag keys `buildKey` reads: a catalog read for grouping carries only these of a trace's tags.
+    public static let buildKeyTags: Set<String> = ["build", "commit"]
+
     /// The build a trace with `tags` belongs to: its `build` tag, else its `commit`, else itself alone.
     public static func buildKey(tags: [String], id: String) -> String {
         tag("build", in: tags).map { "b:" + $0 } ?? tag("commit", in: tags).map { "c:" + $0 } ?? "t:" + id

@@ -72,7 +72,7 @@ extension TraceStore {
     }
 
     /// The tags a history reads of its traces: what groups them into builds and orders them.
-    static let historyTagKeys: Set<String> = ["build", "commit", "commit-time"]
+    static let historyTagKeys: Set<String> = HistoryTrace.buildKeyTags.union(["commit-time"])
 
     /// What one history read may hold: per trace its totals, the asked view's rows and its
     /// findings (both bounded per trace: `TraceMeasurements.maxViewRows`, `maxFindingRows`).
