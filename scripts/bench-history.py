@@ -90,10 +90,19 @@ TABLES = {
 }
 
 
+# Each scope's traces and bytes, as the catalog's writes keep them (migration 10): the list's
+# total and a multi-tag history's choice of its rarest tag read them.
+RECOUNT = ["DELETE FROM trace_counts",
+           "INSERT INTO trace_counts (scope, traces, bytes) SELECT '', COUNT(*), COALESCE(SUM(size_bytes), 0) FROM traces",
+           "INSERT INTO trace_counts (scope, traces, bytes) SELECT tag, COUNT(*), SUM(size_bytes) FROM trace_tags GROUP BY tag"]
+
+
 def fill_sqlite(path, tables):
     with sqlite3.connect(path) as db:
         for (name, columns), rows in zip(TABLES.items(), tables):
             db.executemany(f"INSERT INTO {name} ({columns}) VALUES ({','.join('?' * len(columns.split(',')))})", rows)
+        for statement in RECOUNT:
+            db.execute(statement)
 
 
 def fill_postgres(env, tables):
@@ -101,6 +110,8 @@ def fill_postgres(env, tables):
         copy = "\n".join("\t".join("\\N" if v is None else str(v).replace("\\", "\\\\").replace("\n", "\\n") for v in row) for row in rows) + "\n\\.\n"
         subprocess.run(["psql", "-h", "127.0.0.1", "-p", env["TEAM_PG_PORT"], "-U", "postgres", "-d", "tracesvc", "-q", "-c",
                         f"COPY {name} ({columns}) FROM STDIN"], input=copy, text=True, check=True)
+    for statement in RECOUNT:
+        subprocess.run(["psql", "-h", "127.0.0.1", "-p", env["TEAM_PG_PORT"], "-U", "postgres", "-d", "tracesvc", "-q", "-c", statement], check=True)
     # As autovacuum would have by the time a catalog grew to this size: the planner's statistics.
     subprocess.run(["psql", "-h", "127.0.0.1", "-p", env["TEAM_PG_PORT"], "-U", "postgres", "-d", "tracesvc", "-q", "-c", "ANALYZE"], check=True)
 

@@ -82,6 +82,20 @@ import Testing
         #expect(hogs.filter { !$0.readUntilClosed(within: 0.01).closed }.count == held, "the hogs' uploads go on: nobody was cut off for the newcomer")
     }
 
+    @Test func aClientThatConnectsAgainFindsTheSlotItJustLeft() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try LiveServerTests.Server(dataDirectory: scratch.dataDirectory, scratch: scratch,
+                                                arguments: ["--max-connections-per-address", "1"])
+        defer { _ = server.stop() }
+        let port = try #require(server.base.port)
+        // One connection at a time, each read to its end before the next: the server has closed its
+        // side by then, so the slot is free, whether or not it has yet seen the client close.
+        var statuses: [Int] = []
+        for _ in 0..<40 { statuses.append(try await exchange(port: port, "GET /api/traces", from: "127.0.0.2", within: 10).status) }
+        #expect(statuses.allSatisfy { $0 == 200 }, "answers in turn: \(statuses)")
+    }
+
     @Test func behindATrustedProxyTwentyForwardedClientsCannotLockOutATwentyFirst() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

@@ -97,6 +97,14 @@ enum CatalogHistoryContract {
         #expect(main.total == 6)
         let mainScroll = try await pageAll(catalog, CatalogQuery(tags: tags("branch:main", "scenario:scroll")), size: 2)
         #expect(mainScroll.ids == newestFirst.filter { ids([1, 3, 5, 7]).contains($0) })
+        #expect(mainScroll.total == 4)
+        // Tags in any order, whichever is rarest (it is read first, the others probed): the same
+        // pages and counts, in both directions and by name; a tag no trace has leaves nothing.
+        #expect(try await pageAll(catalog, CatalogQuery(tags: tags("scenario:scroll", "branch:main")), size: 3) == mainScroll)
+        #expect(try await pageAll(catalog, CatalogQuery(tags: tags("branch:main", "scenario:scroll", "build:3")), size: 1) == (ids([3]), 1))
+        #expect(try await pageAll(catalog, CatalogQuery(tags: tags("branch:main", "scenario:open"), descending: false), size: 1) == (ids([9, 11]), 2))
+        #expect(try await pageAll(catalog, CatalogQuery(tags: tags("scenario:scroll", "branch:main"), sort: .name, descending: false), size: 3) == (ids([1, 3, 5, 7]), 4))
+        #expect(try await catalog.page(CatalogQuery(tags: tags("branch:main", "scenario:nope")), limit: 1, after: nil) == CatalogPage(entries: [], next: nil, total: 0))
         // Read by the first tag's own index: its ties (builds 1, 2, 3 and 5 share an upload time),
         // the oldest first, a date window and a name filter beside it, each paged by its cursor.
         #expect(try await pageAll(catalog, CatalogQuery(tags: tags("branch:main"), descending: false), size: 1).ids == main.ids.reversed())

@@ -229,12 +229,17 @@ struct QueryParameters {
         return value
     }
 
-    func choice<T: RawRepresentable & CaseIterable>(_ name: String, default value: T) throws(APIError) -> T where T.RawValue == String {
-        guard let text = string(name) else { return value }
+    /// One of `T`'s cases by its name; nil when absent, a 400 listing the cases when it is none of them.
+    func choice<T: RawRepresentable & CaseIterable>(_ name: String) throws(APIError) -> T? where T.RawValue == String {
+        guard let text = string(name) else { return nil }
         guard let choice = T(rawValue: text) else {
             throw .badParameter(name, "'\(text)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return choice
+    }
+
+    func choice<T: RawRepresentable & CaseIterable>(_ name: String, default value: T) throws(APIError) -> T where T.RawValue == String {
+        try choice(name) ?? value
     }
 
     /// `start`/`end` (or another pair, e.g. `aStart`/`aEnd`) as a range; nil when both are

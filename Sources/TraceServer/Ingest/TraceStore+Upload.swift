@@ -50,14 +50,12 @@ extension TraceStore {
         let run = requestedRun == 1 ? nil : requestedRun
         let id = Self.uploadID(content: received.id, run: run)
         if let known = try await knownUpload(id: id, received, tags: tags, retag: retag) { return known }
-        do throws(StoreError) {
+        // The quota's room: reserved when receiving started (or now, for an upload that came another way).
+        let reservation = try await refusing(undo: { await received.streamedBlob?.abort() }) { () async throws(StoreError) -> StorageQuota.Reservation in
             try await checkTagQuotas(tags, bytes: received.size)
-        } catch {
-            await received.streamedBlob?.abort()
-            TraceMetrics.uploads(.refused)
-            throw error
+            if let reserved = received.reservation { return reserved }
+            return try quota.reserve(bytes: received.size)
         }
-        let reservation = try await reservation(for: received)
         // The blob is written while the trace is read, or was sent while it arrived (streamed):
         // the object store's upload and the import no longer add up. Every path below ends the
         // write: `finish` names it, `abandon` stops it and removes what it wrote.
@@ -69,13 +67,8 @@ extension TraceStore {
         // Where the time after the last byte goes (a debug log line): the import's tail, the
         // first picture's index, the blob and its row.
         var phases = UploadPhases()
-        let parsed: LoadedTrace
-        do throws(StoreError) {
-            parsed = try await parse(received, id: id, run: run, phases: &phases)
-        } catch {
-            await abandon(write)
-            TraceMetrics.uploads(.refused)
-            throw error
+        let parsed = try await refusing(undo: { await abandon(write) }) { () async throws(StoreError) -> LoadedTrace in
+            try await parse(received, id: id, run: run, phases: &phases)
         }
         let trace = parsed.trace
         let entry = CatalogEntry(
@@ -83,15 +76,11 @@ extension TraceStore {
             tags: tags.map(\.text), parserVersion: TraceImporter.parserVersion
         )
         // Checked once more, against the catalog as it is now, before anything becomes visible.
-        do throws(StoreError) {
+        try await refusing(undo: { await abandon(write) }) { () async throws(StoreError) in
             try await refreshQuota()
             try reservation.commit(bytes: received.size)
-            phases.end("quota")
-        } catch {
-            await abandon(write)
-            TraceMetrics.uploads(.refused)
-            throw error
         }
+        phases.end("quota")
         let stored: (entry: CatalogEntry, isNew: Bool)
         do throws(StoreError) {
             // The history's figures are stored right after the answer (`prepareExtras`).
@@ -134,14 +123,13 @@ extension TraceStore {
         return Added(record: retagged.record, loaded: try await loadedDuplicate(id: id, received.importing), isNew: false, tags: retagged.tags)
     }
 
-    /// The quota's room for the upload: reserved when receiving started (or now, for an upload
-    /// that came another way).
-    private func reservation(for received: ReceivedUpload) async throws(StoreError) -> StorageQuota.Reservation {
+    /// `step` of an upload; when it throws, the upload is refused: `undo` drops what it wrote so
+    /// far, and the refusal is counted.
+    private func refusing<T>(undo: () async -> Void, _ step: () async throws(StoreError) -> T) async throws(StoreError) -> T {
         do throws(StoreError) {
-            if let reserved = received.reservation { return reserved }
-            return try quota.reserve(bytes: received.size)
+            return try await step()
         } catch {
-            await received.streamedBlob?.abort()
+            await undo()
             TraceMetrics.uploads(.refused)
             throw error
         }

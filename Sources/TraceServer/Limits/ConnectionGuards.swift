@@ -203,8 +203,23 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         scheduleHeadCheck(context)
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    /// The slot goes back once, as soon as the server stops answering on this connection: a client
+    /// that reads a response to its end and connects again must find the slot it just left free,
+    /// not held until the server has seen the client's side close as well.
+    private var slotReleased = false
+    private func releaseSlot() {
+        guard !slotReleased else { return }
+        slotReleased = true
         counter.release(address)
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if mode != .input { releaseSlot() }
+        context.close(mode: mode, promise: promise)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        releaseSlot()
         headCheck?.cancel()
         bodyCheck?.cancel()
         headCheck = nil
@@ -213,6 +228,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        releaseSlot()
         ConnectionWatch.closed(context.channel)
         context.fireChannelInactive()
     }

@@ -17,12 +17,7 @@ struct AuditRoutes: RouteController {
         let parameters = QueryParameters(request: request)
         var query = AuditQuery()
         if let trace = parameters.string("trace") { query.traceID = try checkedTraceID(trace, field: "trace").text }
-        if let action = parameters.string("action") {
-            guard let known = AuditEvent.Action(rawValue: action) else {
-                throw APIError.badParameter("action", "'\(action)' is not one of \(AuditEvent.Action.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            query.action = known
-        }
+        query.action = try parameters.choice("action")
         if let actor = parameters.string("actor") {
             guard actor.count <= 200 else { throw APIError.badParameter("actor", "at most 200 characters") }
             query.actor = actor

@@ -22,12 +22,7 @@ struct HistoryRoutes: RouteController {
         let parameters = QueryParameters(request: request)
         var history = HistoryRequest()
         history.tags = try parameters.tags()
-        history.metric = try parameters.string("metric").map { text throws(APIError) -> HistoryMetric in
-            guard let metric = HistoryMetric(rawValue: text) else {
-                throw .badParameter("metric", "'\(text)' is not one of \(HistoryMetric.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            return metric
-        }
+        history.metric = try parameters.choice("metric")
         history.view = parameters.string("view")
         history.module = parameters.string("module")
         history.finding = parameters.string("finding")

@@ -34,6 +34,17 @@ public struct CatalogQuery: Sendable, Equatable {
 
     /// No filter: every trace (the samples may be listed with it).
     public var isUnfiltered: Bool { tags.isEmpty && name == nil && words.isEmpty && uploadedFrom == nil && uploadedBefore == nil }
+
+    /// The same query with its tags rarest first, by `usage` (`trace_counts`; a tag missing from
+    /// it has no trace), ties in the asked order. The first tag is the one whose rows a page and
+    /// a count read, probing each row for the others (`CatalogSQL`): one scenario's 2,500 traces
+    /// of 50,000, not `branch:main`'s 45,000, whichever the request named first.
+    func rarestTagFirst(_ usage: [String: TagUsage]) -> CatalogQuery {
+        var query = self
+        query.tags = tags.enumerated().sorted { (usage[$0.element.text]?.traces ?? 0, $0.offset) < (usage[$1.element.text]?.traces ?? 0, $1.offset) }
+            .map(\.element)
+        return query
+    }
 }
 
 /// How `q=` ignores case, the same in both engines and for samples: full Unicode case folding,
@@ -233,13 +244,19 @@ struct CatalogSQL {
     }
 
     /// The count of a query's matches. Filtered by tags only (a history's, a tag's list), it is
-    /// counted from the tag index alone (a trace's tag rows go with it), not by a test per trace.
+    /// counted from the tag index alone (a trace's tag rows go with it), not by a test per trace:
+    /// the first tag's rows (the rarest: `CatalogQuery.rarestTagFirst`), each probed for the
+    /// others by its key. An INTERSECT read every tag's rows: a scenario's history on `branch:main`
+    /// sorted 45,000 of 50,000 traces' ids (38 ms of CPU in SQLite) to count 2,250.
     mutating func countQuery(_ query: CatalogQuery) -> String {
         guard !query.tags.isEmpty, query.name == nil, query.words.isEmpty, query.uploadedFrom == nil, query.uploadedBefore == nil else {
             return "SELECT COUNT(*) \(fromClause(query, counting: true)) \(whereClause(query, counting: true))"
         }
-        let tagged = query.tags.map { "SELECT trace_id FROM trace_tags WHERE tag = \(bind(.text($0.text)))" }
-        return "SELECT COUNT(*) FROM (\(tagged.joined(separator: " INTERSECT "))) AS tagged"
+        var conditions = ["g0.tag = \(bind(.text(query.tags[0].text)))"]
+        for tag in query.tags.dropFirst() {
+            conditions.append("EXISTS (SELECT 1 FROM trace_tags g WHERE g.trace_id = g0.trace_id AND g.tag = \(bind(.text(tag.text))))")
+        }
+        return "SELECT COUNT(*) FROM trace_tags g0 WHERE " + conditions.joined(separator: " AND ")
     }
 
     func orderClause(_ query: CatalogQuery) -> String {

@@ -196,6 +196,12 @@ public final class PostgresCatalog: Catalog, Service {
 
     public func page(_ query: CatalogQuery, limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage {
         try await call("list") {
+            var query = query
+            if query.tags.count > 1 {
+                query = query.rarestTagFirst(try await self.client.withConnection { connection in
+                    try await Self.usage(of: Array(Set(query.tags.map(\.text))), on: connection, logger: self.logger)
+                })
+            }
             var sql = Self.sql()
             let text = "SELECT \(CatalogSchema.listedColumnsOfT) \(sql.fromClause(query)) \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)"
             let all = try await Self.entries(try await self.client.query(PostgresQuery(unsafeSQL: text, binds: Self.bindings(sql.binds)), logger: self.logger))

@@ -1,0 +1,152 @@
+import Foundation
+import GRDB
+import TraceModel
+
+// The history's figures and check verdicts, in SQLite.
+extension SQLiteCatalog {
+    public func storeMeasurements(_ measurements: TraceMeasurements, id: String, measuredVersion: Int, parserVersion: Int) async throws -> Bool {
+        try await call {
+            try await self.pool.write { db in
+                try db.execute(sql: "UPDATE traces SET parser_version = ? WHERE id = ?", arguments: [parserVersion, id])
+                guard db.changesCount > 0 else { return false }
+                for table in ["trace_totals", "view_measurements", "trace_findings"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE trace_id = ?", arguments: [id])
+                }
+                try Self.writeMeasurements(db, measurements, id: id, version: measuredVersion)
+                return true
+            }
+        }
+    }
+
+    static func writeMeasurements(_ db: Database, _ measurements: TraceMeasurements, id: String, version: Int) throws {
+        let totals = measurements.totals
+        try db.execute(sql: """
+            INSERT INTO trace_totals (trace_id, updates, hitches, hitch_ns, hangs, hang_ns, main_actor_busy_ns, main_actor_wait_ns, cpu_samples, cpu_weight)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [id, totals.updates, totals.hitches, totals.hitchNs, totals.hangs, totals.hangNs,
+                             totals.mainActorBusyNs, totals.mainActorWaitNs, totals.cpuSamples, totals.cpuWeight])
+        let view = try db.makeStatement(sql: """
+            INSERT INTO view_measurements (trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for row in measurements.views {
+            try view.execute(arguments: [id, row.module, row.view, row.bodies, row.totalNs, row.p95Ns, row.orange, row.red, row.widestFanOut])
+        }
+        let finding = try db.makeStatement(sql: "INSERT INTO trace_findings (trace_id, finding_id, kind, subject, severity, cost_ns) VALUES (?, ?, ?, ?, ?, ?)")
+        for mark in measurements.findings {
+            try finding.execute(arguments: [id, mark.id, mark.kind, mark.subject, mark.severity, mark.costNs])
+        }
+        try db.execute(sql: "UPDATE traces SET measured_version = ? WHERE id = ?", arguments: [version, id])
+    }
+
+    public func unmeasured(version: Int, limit: Int) async throws -> [CatalogEntry] {
+        try await call {
+            try await self.pool.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT \(CatalogSchema.columns) FROM traces WHERE measured_version <> ? ORDER BY uploaded_at_us, id LIMIT ?
+                    """, arguments: [version, limit]).map(Self.entry(from:))
+            }
+        }
+    }
+
+    public func measurements(of ids: [String], views: MeasuredViews) async throws -> [String: TraceMeasurements] {
+        guard !ids.isEmpty else { return [:] }
+        return try await call {
+            try await self.pool.read { db in
+                var found: [String: TraceMeasurements] = [:]
+                for slice in Self.slices(ids) {
+                    let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+                    // Cursors: each row read off the statement, not copied first (a history reads 2,000 traces' rows).
+                    let totalsRows = try Row.fetchCursor(db, sql: """
+                        SELECT trace_id, updates, hitches, hitch_ns, hangs, hang_ns, main_actor_busy_ns, main_actor_wait_ns, cpu_samples, cpu_weight
+                        FROM trace_totals WHERE trace_id IN (\(marks))
+                        """, arguments: StatementArguments(slice))
+                    while let row = try totalsRows.next() {
+                        var totals = TraceMeasurements.Totals()
+                        (totals.updates, totals.hitches, totals.hitchNs, totals.hangs, totals.hangNs) = (row[1], row[2], row[3], row[4], row[5])
+                        (totals.mainActorBusyNs, totals.mainActorWaitNs, totals.cpuSamples, totals.cpuWeight) = (row[6], row[7], row[8], row[9])
+                        found[row[0]] = TraceMeasurements(totals: totals, views: [], findings: [])
+                    }
+                    var arguments = StatementArguments(slice)
+                    var viewFilter = ""
+                    switch views {
+                    case .none: break
+                    case let .named(view):
+                        viewFilter = " AND view = ?"
+                        arguments += [view]
+                    case .all: break
+                    }
+                    if views != .none {
+                        let viewRows = try Row.fetchCursor(db, sql: """
+                            SELECT trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out FROM view_measurements
+                            WHERE trace_id IN (\(marks))\(viewFilter) ORDER BY total_ns DESC, view, module
+                            """, arguments: arguments)
+                        while let row = try viewRows.next() {
+                            found[row[0]]?.views.append(TraceMeasurements.View(
+                                module: row[1], view: row[2], bodies: row[3], totalNs: row[4], p95Ns: row[5], orange: row[6], red: row[7], widestFanOut: row[8]
+                            ))
+                        }
+                    }
+                    let findingRows = try Row.fetchCursor(db, sql: """
+                        SELECT trace_id, finding_id, kind, subject, severity, cost_ns FROM trace_findings WHERE trace_id IN (\(marks)) ORDER BY cost_ns DESC, finding_id
+                        """, arguments: StatementArguments(slice))
+                    while let row = try findingRows.next() {
+                        found[row[0]]?.findings.append(TraceMeasurements.FindingMark(id: row[1], kind: row[2], subject: row[3], severity: row[4], costNs: row[5]))
+                    }
+                }
+                return found
+            }
+        }
+    }
+
+    public func topViews(of ids: [String], limit: Int) async throws -> [ViewTotal] {
+        guard !ids.isEmpty, limit > 0 else { return [] }
+        return try await call {
+            try await self.pool.read { db in
+                let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                // TOTAL (a double) never fails on overflow as SUM does; the figure is clamped to Int64.
+                return try Row.fetchAll(db, sql: """
+                    SELECT module, view, TOTAL(total_ns) AS total FROM view_measurements WHERE trace_id IN (\(marks))
+                    GROUP BY module, view ORDER BY total DESC, view, module LIMIT ?
+                    """, arguments: StatementArguments(ids) + [limit]).map { row in
+                    let total: Double = row[2]
+                    return ViewTotal(module: row[0], view: row[1], totalNs: total >= 9.2e18 ? Int64.max : Int64(total))
+                }
+            }
+        }
+    }
+
+    public func recordVerdict(_ verdict: CheckVerdict) async throws -> Bool {
+        try await call {
+            try await self.pool.write { db in
+                guard try Self.fetch(db, id: verdict.traceID) != nil else { return false }
+                try db.execute(sql: """
+                    INSERT INTO check_verdicts (trace_id, passed, failed_rules, rules, baseline_id, summary, checked_at_us) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (trace_id) DO UPDATE SET passed = excluded.passed, failed_rules = excluded.failed_rules, rules = excluded.rules,
+                        baseline_id = excluded.baseline_id, summary = excluded.summary, checked_at_us = excluded.checked_at_us
+                    """, arguments: [verdict.traceID, verdict.passed ? 1 : 0, verdict.failedRules, verdict.rules, verdict.baselineID, verdict.summary,
+                                     verdict.checkedAtMicros])
+                return true
+            }
+        }
+    }
+
+    public func verdicts(of ids: [String]) async throws -> [String: CheckVerdict] {
+        guard !ids.isEmpty else { return [:] }
+        return try await call {
+            try await self.pool.read { db in
+                var found: [String: CheckVerdict] = [:]
+                for slice in Self.slices(ids) {
+                    let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+                    for row in try Row.fetchAll(db, sql: """
+                        SELECT trace_id, passed, failed_rules, rules, baseline_id, summary, checked_at_us FROM check_verdicts WHERE trace_id IN (\(marks))
+                        """, arguments: StatementArguments(slice)) {
+                        let passed: Int = row[1]
+                        found[row[0]] = CheckVerdict(traceID: row[0], passed: passed != 0, failedRules: row[2], rules: row[3], baselineID: row[4],
+                                                     summary: row[5], checkedAtMicros: row[6])
+                    }
+                }
+                return found
+            }
+        }
+    }
+}
