@@ -48,15 +48,10 @@ struct DeleteByQuery: AsyncParsableCommand {
         if let olderThan { query.append("older-than=\(ShareLink.encode(olderThan))") }
         if let name { query.append("name=\(ShareLink.encode(name))") }
         if dryRun { query.append("dry-run=true") }
-        let client = ServerClient(server: connection.server, token: try connection.token(), retries: 0)
-        let what = dryRun ? "listing what the query matches" : "deleting by query"
-        do {
-            let (data, response) = try await client.send(try client.request("/api/traces?" + query.joined(separator: "&"), method: "DELETE"), what: what)
-            CommandContext.print(DeletionReport.text(try client.object(data, status: response?.statusCode ?? 0, what: what)))
-        } catch let failure as ServerClient.Failure {
-            CommandContext.printError("tracesvc: \(failure.description)")
-            throw ExitCode(1)
-        }
+        try await DeletionReport.ask(
+            connection, "/api/traces?" + query.joined(separator: "&"), method: "DELETE",
+            what: dryRun ? "listing what the query matches" : "deleting by query"
+        )
     }
 }
 
@@ -74,20 +69,28 @@ struct Retention: AsyncParsableCommand {
     var dryRun = false
 
     func run() async throws {
-        let client = ServerClient(server: connection.server, token: try connection.token(), retries: 0)
-        let what = dryRun ? "asking what retention would delete" : "applying retention"
-        do {
-            let (data, response) = try await client.send(try client.request("/api/retention", method: dryRun ? "GET" : "POST"), what: what)
-            CommandContext.print(DeletionReport.text(try client.object(data, status: response?.statusCode ?? 0, what: what)))
-        } catch let failure as ServerClient.Failure {
-            CommandContext.printError("tracesvc: \(failure.description)")
-            throw ExitCode(1)
-        }
+        try await DeletionReport.ask(
+            connection, "/api/retention", method: dryRun ? "GET" : "POST",
+            what: dryRun ? "asking what retention would delete" : "applying retention"
+        )
     }
 }
 
 /// A deletion's answer (`DELETE /api/traces`, `/api/retention`) as lines for a terminal.
 enum DeletionReport {
+    /// Sends the deletion (or its dry run) once, no retries, and prints its report; a failure
+    /// prints one line naming it and exits 1.
+    static func ask(_ connection: ServerConnection, _ path: String, method: String, what: String) async throws {
+        let client = ServerClient(server: connection.server, token: try connection.token(), retries: 0)
+        do {
+            let (data, response) = try await client.send(try client.request(path, method: method), what: what)
+            CommandContext.print(text(try client.object(data, status: response?.statusCode ?? 0, what: what)))
+        } catch let failure as ServerClient.Failure {
+            CommandContext.printError("tracesvc: \(failure.description)")
+            throw ExitCode(1)
+        }
+    }
+
     static func text(_ json: [String: Any]) -> String {
         let dryRun = json["dryRun"] as? Bool ?? false
         let matched = json["matched"] as? Int ?? 0, deleted = json["deleted"] as? Int ?? 0
