@@ -198,14 +198,14 @@ def history_paths_of(tag, scenario_view):
             f"/api/history?tag=branch:main&view={scenario_view}&limit=2000"]
 
 
-def filled_embedded(binary, folder, env, count):
-    """An embedded server on `folder` whose catalog holds `count` bench rows (and one real upload)."""
+def filled_embedded(binary, folder, env, count, now_micros):
+    """An embedded server on `folder` whose catalog holds `count` bench rows uploaded up to `now_micros` (and one real upload)."""
     server = Server(binary, folder, env).start()
     real = upload(server, one_trace(1), "real.json")
     sqlite_path = folder / "catalog.sqlite"
     parser_version, measured_version = versions_of_upload(server, sqlite_path, None, real)
     server.stop()
-    fill_sqlite(sqlite_path, catalog_rows(count, int(time.time() * 1_000_000), parser_version, measured_version, lower_search_text=False))
+    fill_sqlite(sqlite_path, catalog_rows(count, now_micros, parser_version, measured_version, lower_search_text=False))
     return server.start()
 
 
@@ -226,8 +226,10 @@ def against(args, work):
             parser_version, measured_version = versions_of_upload(servers[0], None, env, real)
             fill_postgres(env, catalog_rows(args.traces, int(time.time() * 1_000_000), parser_version, measured_version, lower_search_text=True))
         else:
+            # The same rows on both sides, upload times too: the answers must be the same bytes.
+            now_micros = int(time.time() * 1_000_000)
             for name, binary in sides:
-                servers.append(filled_embedded(binary, work / name, dict(os.environ), args.traces))
+                servers.append(filled_embedded(binary, work / name, dict(os.environ), args.traces, now_micros))
         bodies = {}
         for (name, _), server in zip(sides, servers):
             for path in paths:

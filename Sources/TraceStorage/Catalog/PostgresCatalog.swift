@@ -397,9 +397,15 @@ public final class PostgresCatalog: Catalog, Service {
         var tags: [String: [String]] = [:]
         // `^@` (starts with), not a range of `tag`: the database's collation may not order by bytes.
         let query: PostgresQuery = if let prefixes {
-            "SELECT trace_id, tag FROM trace_tags WHERE trace_id = ANY(\(entries.map(\.id))) AND tag ^@ ANY(\(prefixes)) ORDER BY tag"
+            """
+            SELECT x.trace_id, x.tag FROM unnest(\(Array(Set(entries.map(\.id))))::text[]) AS j(id)
+            CROSS JOIN LATERAL (SELECT * FROM trace_tags t WHERE t.trace_id = j.id AND t.tag ^@ ANY(\(prefixes)) ORDER BY tag OFFSET 0) AS x
+            """
         } else {
-            "SELECT trace_id, tag FROM trace_tags WHERE trace_id = ANY(\(entries.map(\.id))) ORDER BY tag"
+            """
+            SELECT x.trace_id, x.tag FROM unnest(\(Array(Set(entries.map(\.id))))::text[]) AS j(id)
+            CROSS JOIN LATERAL (SELECT * FROM trace_tags t WHERE t.trace_id = j.id ORDER BY tag OFFSET 0) AS x
+            """
         }
         for try await (id, tag) in try await client.query(query, logger: logger)
             .decode((String, String).self) {
