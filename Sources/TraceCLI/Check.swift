@@ -74,7 +74,7 @@ struct Check: AsyncParsableCommand {
         }
         try validateServerOptions()
         if let server {
-            guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            guard ServerClient.isServerURL(server) else {
                 throw ValidationError("--server must be an http:// or https:// URL, e.g. http://127.0.0.1:8080")
             }
         }
@@ -110,7 +110,7 @@ struct Check: AsyncParsableCommand {
                 if upload {
                     report.links = try await uploadWithVerdict(server, report: report, baselineID: baselineID)
                 } else {
-                    report.links = try await TraceUpload(server: server.server, token: server.token).links(trace: trace, baselines: baseline)
+                    report.links = try await server.uploadForLinks(trace: trace, baselines: baseline)
                     if let baselineID { report.links?.baselineIDs = [baselineID] }
                 }
             } catch {

@@ -147,14 +147,14 @@ struct CheckReport {
 
     /// One test case per rule, failures with the offenders as text, so any CI lists them.
     var junit: String {
-        let suite = Self.xml(trace)
+        let suite = xmlEscaped(trace)
         var lines = [
             #"<?xml version="1.0" encoding="UTF-8"?>"#,
             #"<testsuites name="tracesvc check" tests="\#(results.count)" failures="\#(failures.count)">"#,
             #"  <testsuite name="\#(suite)" tests="\#(results.count)" failures="\#(failures.count)" errors="0" skipped="0">"#,
         ]
         for result in results {
-            let open = #"    <testcase classname="tracesvc.check.\#(suite)" name="\#(Self.xml(result.name))""#
+            let open = #"    <testcase classname="tracesvc.check.\#(suite)" name="\#(xmlEscaped(result.name))""#
             if result.passed && result.notes.isEmpty {
                 lines.append(open + "/>")
                 continue
@@ -162,10 +162,10 @@ struct CheckReport {
             lines.append(open + ">")
             if !result.passed {
                 let message = "\(result.metric): \(Self.measuredText(result))"
-                lines.append(#"      <failure message="\#(Self.xml(message))" type="\#(Self.xml(result.metric))">\#(Self.xml(details(result)))</failure>"#)
+                lines.append(#"      <failure message="\#(xmlEscaped(message))" type="\#(xmlEscaped(result.metric))">\#(xmlEscaped(details(result)))</failure>"#)
             }
             if !result.notes.isEmpty {
-                lines.append("      <system-out>\(Self.xml(result.notes.map { "note: \($0)" }.joined(separator: "\n")))</system-out>")
+                lines.append("      <system-out>\(xmlEscaped(result.notes.map { "note: \($0)" }.joined(separator: "\n")))</system-out>")
             }
             lines.append("    </testcase>")
         }
@@ -182,25 +182,6 @@ struct CheckReport {
         }
         if let links { lines.append("Trace: \(links.trace)") }
         return lines.joined(separator: "\n")
-    }
-
-    /// Escapes text for an attribute or element; drops characters XML 1.0 cannot hold.
-    static func xml(_ text: String) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&apos;"
-            case "\n": escaped += "&#10;"
-            case "\t", "\r": escaped += "&#\(scalar.value);"
-            default:
-                if scalar.value >= 0x20 && scalar.value != 0xFFFE && scalar.value != 0xFFFF { escaped.unicodeScalars.append(scalar) }
-            }
-        }
-        return escaped
     }
 
     // MARK: GitHub Actions

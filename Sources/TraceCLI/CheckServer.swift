@@ -93,3 +93,14 @@ extension Check {
         return ShareLinks(server: server.server, traceID: uploaded.id, baselineIDs: baselineID.map { [$0] } ?? [])
     }
 }
+
+extension ServerClient {
+    /// Uploads the checked trace and its baselines (`check --server` without `--upload`): the
+    /// report links to them there (the same content gets the same id).
+    func uploadForLinks(trace: String, baselines: [String]) async throws -> ShareLinks {
+        let traceID = try await upload(trace).id
+        var baselineIDs: [String] = []
+        for baseline in baselines { baselineIDs.append(try await upload(baseline).id) }
+        return ShareLinks(server: server, traceID: traceID, baselineIDs: baselineIDs)
+    }
+}

@@ -10,11 +10,11 @@ import TraceStorage
 struct DeleteByQuery: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
-        abstract: "Delete the traces a query matches on a server (--dry-run lists them); each delete is in the audit trail."
+        abstract: "Delete the traces a query matches on a server (--dry-run lists them); each delete is in the audit trail.",
+        discussion: "The token needs the delete scope."
     )
 
-    @Option(help: "The tracesvc server, e.g. https://tracesvc.example.com.")
-    var server: String
+    @OptionGroup var connection: ServerConnection
 
     @Option(name: .customLong("tag"), help: ArgumentHelp("Only traces with this tag, key=value (repeatable: all of them).", valueName: "key=value"))
     var tags: [String] = []
@@ -28,11 +28,7 @@ struct DeleteByQuery: AsyncParsableCommand {
     @Flag(help: "List what would be deleted; delete nothing.")
     var dryRun = false
 
-    @Option(help: "A file whose first line is a token with the delete scope (default: $TRACESVC_TOKEN).")
-    var tokenFile: String?
-
     func validate() throws {
-        guard ServerClient.isServerURL(server) else { throw ValidationError("--server must be an http:// or https:// URL, e.g. http://127.0.0.1:8080") }
         do {
             _ = try TraceTag.parseAll(tags, separator: "=")
         } catch {
@@ -52,15 +48,10 @@ struct DeleteByQuery: AsyncParsableCommand {
         if let olderThan { query.append("older-than=\(ShareLink.encode(olderThan))") }
         if let name { query.append("name=\(ShareLink.encode(name))") }
         if dryRun { query.append("dry-run=true") }
-        let client = ServerClient(server: server, token: try ServerClient.token(file: tokenFile), retries: 0)
-        let what = dryRun ? "listing what the query matches" : "deleting by query"
-        do {
-            let (data, response) = try await client.send(try client.request("/api/traces?" + query.joined(separator: "&"), method: "DELETE"), what: what)
-            CommandContext.print(DeletionReport.text(try client.object(data, status: response?.statusCode ?? 0, what: what)))
-        } catch let failure as ServerClient.Failure {
-            CommandContext.printError("tracesvc: \(failure.description)")
-            throw ExitCode(1)
-        }
+        try await DeletionReport.ask(
+            connection, "/api/traces?" + query.joined(separator: "&"), method: "DELETE",
+            what: dryRun ? "listing what the query matches" : "deleting by query"
+        )
     }
 }
 
@@ -68,37 +59,38 @@ struct DeleteByQuery: AsyncParsableCommand {
 /// --retain`) deletes now; without `--dry-run`, applies it now (the `admin` scope).
 struct Retention: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List what a server's retention policy (serve --retain) would delete now (--dry-run), or apply it now."
+        abstract: "List what a server's retention policy (serve --retain) would delete now (--dry-run), or apply it now.",
+        discussion: "Applying it needs a token with the admin scope."
     )
 
-    @Option(help: "The tracesvc server, e.g. https://tracesvc.example.com.")
-    var server: String
+    @OptionGroup var connection: ServerConnection
 
     @Flag(help: "List what would be deleted; delete nothing (needs the read scope).")
     var dryRun = false
 
-    @Option(help: "A file whose first line is a token (default: $TRACESVC_TOKEN).")
-    var tokenFile: String?
-
-    func validate() throws {
-        guard ServerClient.isServerURL(server) else { throw ValidationError("--server must be an http:// or https:// URL, e.g. http://127.0.0.1:8080") }
-    }
-
     func run() async throws {
-        let client = ServerClient(server: server, token: try ServerClient.token(file: tokenFile), retries: 0)
-        let what = dryRun ? "asking what retention would delete" : "applying retention"
-        do {
-            let (data, response) = try await client.send(try client.request("/api/retention", method: dryRun ? "GET" : "POST"), what: what)
-            CommandContext.print(DeletionReport.text(try client.object(data, status: response?.statusCode ?? 0, what: what)))
-        } catch let failure as ServerClient.Failure {
-            CommandContext.printError("tracesvc: \(failure.description)")
-            throw ExitCode(1)
-        }
+        try await DeletionReport.ask(
+            connection, "/api/retention", method: dryRun ? "GET" : "POST",
+            what: dryRun ? "asking what retention would delete" : "applying retention"
+        )
     }
 }
 
 /// A deletion's answer (`DELETE /api/traces`, `/api/retention`) as lines for a terminal.
 enum DeletionReport {
+    /// Sends the deletion (or its dry run) once, no retries, and prints its report; a failure
+    /// prints one line naming it and exits 1.
+    static func ask(_ connection: ServerConnection, _ path: String, method: String, what: String) async throws {
+        let client = ServerClient(server: connection.server, token: try connection.token(), retries: 0)
+        do {
+            let (data, response) = try await client.send(try client.request(path, method: method), what: what)
+            CommandContext.print(text(try client.object(data, status: response?.statusCode ?? 0, what: what)))
+        } catch let failure as ServerClient.Failure {
+            CommandContext.printError("tracesvc: \(failure.description)")
+            throw ExitCode(1)
+        }
+    }
+
     static func text(_ json: [String: Any]) -> String {
         let dryRun = json["dryRun"] as? Bool ?? false
         let matched = json["matched"] as? Int ?? 0, deleted = json["deleted"] as? Int ?? 0

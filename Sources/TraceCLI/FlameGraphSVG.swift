@@ -29,8 +29,8 @@ struct FlameGraphSVG {
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" \
             font-family="Menlo, 'DejaVu Sans Mono', Consolas, monospace" font-size="11">
             <rect x="0" y="0" width="\(width)" height="\(height)" fill="#ffffff"/>
-            <text x="10" y="22" font-size="16" font-weight="bold" fill="#1d1d1f">\(Self.escape(title))</text>
-            <text x="10" y="42" fill="#3a3a3c">\(Self.escape(subtitle))</text>
+            <text x="10" y="22" font-size="16" font-weight="bold" fill="#1d1d1f">\(xmlEscaped(title))</text>
+            <text x="10" y="42" fill="#3a3a3c">\(xmlEscaped(subtitle))</text>
 
             """
         out += legend(y: 62)
@@ -42,11 +42,11 @@ struct FlameGraphSVG {
             guard w >= 0.3 else { continue }
             let y = Self.headerHeight + graph.frames.depth[frame] * Self.rowHeight
             let name = graph.names[graph.frames.name[frame]]
-            out += "<g><title>\(Self.escape(tooltip(frame)))</title>"
+            out += "<g><title>\(xmlEscaped(tooltip(frame)))</title>"
             out += "<rect x=\"\(Self.format(x))\" y=\"\(y)\" width=\"\(Self.format(max(0.3, w - (w > 3 ? 1 : 0))))\" height=\"\(Self.rowHeight - 1)\" fill=\"\(fill(frame))\"/>"
             let label = Self.fit(name, pixels: w)
             if !label.isEmpty {
-                out += "<text x=\"\(Self.format(x + 3))\" y=\"\(y + 12)\" fill=\"#1d1d1f\">\(Self.escape(label))</text>"
+                out += "<text x=\"\(Self.format(x + 3))\" y=\"\(y + 12)\" fill=\"#1d1d1f\">\(xmlEscaped(label))</text>"
             }
             out += "</g>\n"
         }
@@ -74,7 +74,7 @@ struct FlameGraphSVG {
         var x = 10
         for (color, label) in items {
             out += "<rect x=\"\(x)\" y=\"\(y - 9)\" width=\"12\" height=\"10\" fill=\"\(color)\" stroke=\"#8e8e93\" stroke-width=\"0.5\"/>"
-            out += "<text x=\"\(x + 16)\" y=\"\(y)\" fill=\"#3a3a3c\">\(Self.escape(label))</text>\n"
+            out += "<text x=\"\(x + 16)\" y=\"\(y)\" fill=\"#3a3a3c\">\(xmlEscaped(label))</text>\n"
             x += 16 + Int(Double(label.count) * Self.charWidth) + 18
         }
         return out
@@ -85,7 +85,7 @@ struct FlameGraphSVG {
         let room = Int(Double(Self.removedWidth - 24) / Self.charWidth)
         for (index, function) in diff.removed.prefix(40).enumerated() {
             let line = "\(String(format: "%5.1f%%", function.share * 100))  \(function.name)"
-            out += "<text x=\"\(x)\" y=\"\(y + 28 + index * 15)\" fill=\"\(function.kind == .app ? "#b4470b" : "#1d1d1f")\"><title>\(Self.escape("\(function.name) (\(function.binary)), \(String(format: "%.1f", function.share * 100))% of A's CPU\(function.caller.isEmpty ? "" : ", called by \(function.caller)")"))</title>\(Self.escape(line.count > room ? String(line.prefix(room - 1)) + "…" : line))</text>\n"
+            out += "<text x=\"\(x)\" y=\"\(y + 28 + index * 15)\" fill=\"\(function.kind == .app ? "#b4470b" : "#1d1d1f")\"><title>\(xmlEscaped("\(function.name) (\(function.binary)), \(String(format: "%.1f", function.share * 100))% of A's CPU\(function.caller.isEmpty ? "" : ", called by \(function.caller)")"))</title>\(xmlEscaped(line.count > room ? String(line.prefix(room - 1)) + "…" : line))</text>\n"
         }
         if diff.removed.isEmpty { out += "<text x=\"\(x)\" y=\"\(y + 28)\" fill=\"#6e6e73\">Every function A ran, B runs too.</text>\n" }
         return out
@@ -184,25 +184,6 @@ struct FlameGraphSVG {
         let room = Int((pixels - 6) / charWidth)
         if room >= text.count { return text }
         return room < 3 ? "" : String(text.prefix(room - 1)) + "…"
-    }
-
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            // XML 1.0 has no control characters but tab, newline and return, and no U+FFFE, U+FFFF
-            // (Swift strings hold no lone surrogates, the only other characters it lacks).
-            case _ where scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r": out += "?"
-            case "\u{FFFE}", "\u{FFFF}": out += "?"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 
     static func format(_ value: Double) -> String { String(format: "%.1f", value) }

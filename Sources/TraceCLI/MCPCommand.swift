@@ -13,28 +13,23 @@ struct MCPCommand: AsyncParsableCommand {
             request within --deadline seconds. Log lines go to standard error. docs/agents.md has the \
             tools and each client's configuration.
 
+            add_note needs the server's write token (--token-file).
+
             claude mcp add tracesvc -- tracesvc mcp --server http://127.0.0.1:8080
             """
     )
 
-    @Option(help: "The tracesvc server, e.g. http://127.0.0.1:8080.")
-    var server: String
-
-    @Option(help: "A file whose first line is the server's write token, for add_note (default: $TRACESVC_TOKEN).")
-    var tokenFile: String?
+    @OptionGroup var connection: ServerConnection
 
     @Option(help: "Seconds a request to the server may take before the tool answers an error.")
     var deadline: Int = 30
 
     func validate() throws {
-        guard ServerClient.isServerURL(server) else {
-            throw ValidationError("--server must be an http:// or https:// URL, e.g. http://127.0.0.1:8080")
-        }
         guard (1...600).contains(deadline) else { throw ValidationError("--deadline must be between 1 and 600 seconds") }
     }
 
     func run() async throws {
-        let api = HTTPTraceAPI(server: server, token: try ServerClient.token(file: tokenFile), deadline: .seconds(Int64(deadline)))
+        let api = HTTPTraceAPI(server: connection.server, token: try connection.token(), deadline: .seconds(Int64(deadline)))
         // The server decides writes by the token; without one add_note gets its 401, said plainly.
         let context = AgentContext(api: api, linkBase: api.server, writesAllowed: true)
         do {

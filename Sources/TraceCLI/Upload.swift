@@ -31,17 +31,13 @@ struct Upload: AsyncParsableCommand {
     @Argument(help: "The trace file: native JSON (.json / .json.gz), xctrace export XML or its .xctrace.tar.gz.")
     var file: String
 
-    @Option(help: "The tracesvc server, e.g. https://tracesvc.example.com.")
-    var server: String
+    @OptionGroup var connection: ServerConnection
 
     @Option(name: .customLong("tag"), help: ArgumentHelp("A tag, key=value (repeatable); a word alone is a label.", valueName: "key=value"))
     var tags: [String] = []
 
     @Option(help: "The server's write token (default: $TRACESVC_TOKEN).")
     var token: String?
-
-    @Option(help: "A file whose first line is the server's write token (default: $TRACESVC_TOKEN).")
-    var tokenFile: String?
 
     @Flag(help: "Let the tags change the values of keys the same file, stored before, has (build=1 to build=2).")
     var retag = false
@@ -56,15 +52,12 @@ struct Upload: AsyncParsableCommand {
     var retries: Int = 3
 
     func validate() throws {
-        guard ServerClient.isServerURL(server) else {
-            throw ValidationError("--server must be an http:// or https:// URL, e.g. http://127.0.0.1:8080")
-        }
         do {
             _ = try TraceTag.parseAll(tags, separator: "=")
         } catch {
             throw ValidationError("--tag: \(error.description)")
         }
-        if token != nil, tokenFile != nil { throw ValidationError("give --token or --token-file, not both") }
+        if token != nil, connection.tokenFile != nil { throw ValidationError("give --token or --token-file, not both") }
         if let run, run < 1 { throw ValidationError("--run must be a whole number from 1") }
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be between 0 and 10") }
     }
@@ -72,7 +65,7 @@ struct Upload: AsyncParsableCommand {
     func run() async throws {
         let client: ServerClient
         do {
-            client = ServerClient(server: server, token: try ServerClient.token(file: tokenFile, given: token), retries: retries)
+            client = ServerClient(server: connection.server, token: try connection.token(given: token), retries: retries)
         } catch let failure as ServerClient.Failure {
             CommandContext.printError("tracesvc upload: \(failure.description)")
             throw ExitCode(2)

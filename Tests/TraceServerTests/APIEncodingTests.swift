@@ -26,6 +26,7 @@ import TraceStorage
     /// Stored properties written as other keys, and why.
     static let writtenAsOtherKeys: [String: String] = [
         "TraceRecord.stored": "the catalog's row: its fields are the record's keys (uploadedAtMicros as uploadedAt); the hash, blob key and parser version stay on the server",
+        "LaneCount.lane": "the lane's wire name, as `id` (the page's lane ids)",
     ]
 
     /// Walks values and records, per API type, what was checked and what was wrong.

@@ -20,12 +20,6 @@ public struct RunNoise: Sendable, Equatable, Codable {
     /// Degrees of freedom of the measured spread (0 for the prior).
     public var degreesOfFreedom: Int
 
-    public init(sigma: Double, source: String, degreesOfFreedom: Int) {
-        self.sigma = sigma
-        self.source = source
-        self.degreesOfFreedom = degreesOfFreedom
-    }
-
     /// The default for durations when nothing is measured: re-recordings of one build differ by
     /// 10-20 % (issue 40's measurements of the samples and of CI machines), lognormal sigma 0.12.
     public static let defaultSigma = 0.12

@@ -12,6 +12,25 @@ public struct LaneCount: Sendable, Equatable {
     public var groupSignposts: Int?
 }
 
+/// A lane as the trace's answer lists it (`GET /api/traces/{id}`, docs/api.md): `id` is the
+/// lane's wire name; `signposts` is true on a signpost lane and, as `level` and
+/// `groupSignposts`, null on the fixed lanes.
+extension LaneCount: Encodable {
+    private enum CodingKeys: String, CodingKey { case id, title, count, orange, red, signposts, level, groupSignposts }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(lane.wireName, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(count, forKey: .count)
+        try container.encode(orange, forKey: .orange)
+        try container.encode(red, forKey: .red)
+        try container.encode(level == nil ? nil : true, forKey: .signposts)
+        try container.encode(level, forKey: .level)
+        try container.encode(groupSignposts, forKey: .groupSignposts)
+    }
+}
+
 extension Trace {
     /// Every lane of the timeline in order (`allTimelineLanes`) with what it holds in `range`
     /// (what overlaps it; nil = the whole trace): the trace info's lanes and `inspect`'s.

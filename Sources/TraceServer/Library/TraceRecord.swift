@@ -94,24 +94,8 @@ extension StoredTrace {
 }
 
 /// `GET /api/traces/{id}`: the trace's metadata, lanes with their counts, and its tables' sizes.
+/// The metadata's fields stand flat in the JSON beside the others, as `TraceMetadata` encodes them.
 public struct TraceInfo: Sendable, Encodable, Equatable {
-    public struct LaneInfo: Sendable, Encodable, Equatable {
-        public var id: String
-        public var title: String
-        public var count: Int
-        public var orange: Int
-        public var red: Int
-        /// True on a signpost lane (`signposts-N`: one per subsystem and category, and one more
-        /// per row of a stack of overlapping signposts; at most `SignpostLane.maxLanes`); null on
-        /// the fixed lanes, as `level` and `groupSignposts`.
-        @NullWhenAbsent public var signposts: Bool? = nil
-        /// A signpost lane's row in its group's stack: 0 for the first, which carries the group's
-        /// title; 1... below it, for signposts that overlap those above.
-        @NullWhenAbsent public var level: Int? = nil
-        /// Signposts of the lane's whole group (all its rows), on signpost lanes.
-        @NullWhenAbsent public var groupSignposts: Int? = nil
-    }
-
     public struct Counts: Sendable, Encodable, Equatable {
         public var updates, updateGroups, nodes, edges, stateChanges, samples, hitches, hangs, tasks, taskStates, signposts: Int
         /// All of them: `TraceInfo` lists the first `TraceInfo.maxListed`.
@@ -131,24 +115,11 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     }
 
     public var id: String
-    public var name: String
-    public var app: String
-    public var device: String
-    public var osVersion: String
-    /// Hz; null when the recording does not say (an xctrace export has no refresh rate).
-    @NullWhenAbsent public var refreshRate: Double?
-    @NullWhenAbsent public var recordedAt: String?
-    public var start: Int64
-    public var end: Int64
-    public var sourceFormat: String
-    public var importNotes: [String]
-    /// "ns" (CPU time, Time Profiler) or "cycles" (CPU Profiler): what CPU weights count.
-    public var cpuWeightUnit: String
-    /// The runs of a several-run xctrace export (`[]` otherwise) and the one this trace read
-    /// (null with `[]`): another run is read by uploading the same file with `?run=N`.
-    public var runs: [Int]
-    @NullWhenAbsent public var run: Int?
-    public var lanes: [LaneInfo]
+    /// The recording's name, app, device, OS, refresh rate (null when it does not say: an xctrace
+    /// export has none), span, format, CPU weight unit, runs (of a several-run export; another is
+    /// read by uploading the same file with `?run=N`) and its first `maxListed` import notes.
+    public var metadata: TraceMetadata
+    public var lanes: [LaneCount]
     public var counts: Counts
     public var processes: [TraceProcess]
     public var threads: [ThreadInfo]
@@ -157,44 +128,45 @@ public struct TraceInfo: Sendable, Encodable, Equatable {
     /// A sample of the server: read-only (no tags, notes or delete).
     public var isSample = false
     /// How the page links frames' files and lines (`serve --source-url/--source-root`); absent without them.
-    @NullWhenAbsent public var sourceLink: SourceLink? = nil
+    public var sourceLink: SourceLink?
     /// Who uploaded it, as the audit trail names them (a token's name, "shared token", "open (no
     /// token required)"); null for samples and uploads from before the trail.
-    @NullWhenAbsent public var uploadedBy: String? = nil
+    public var uploadedBy: String?
 
     init(id: String, trace: Trace) {
-        let meta = trace.metadata
         self.id = id
-        name = meta.name
-        app = meta.app
-        device = meta.device
-        osVersion = meta.osVersion
-        refreshRate = meta.refreshRate
-        recordedAt = meta.recordedAt
-        start = meta.start
-        end = meta.end
-        sourceFormat = meta.sourceFormat
-        importNotes = Array(meta.importNotes.prefix(Self.maxListed))
-        cpuWeightUnit = meta.cpuWeightUnit.rawValue
-        runs = meta.runs
-        run = meta.run
-        lanes = trace.laneCounts().map { lane in
-            LaneInfo(
-                id: lane.lane.wireName, title: lane.title, count: lane.count, orange: lane.orange, red: lane.red,
-                signposts: lane.level == nil ? nil : true, level: lane.level, groupSignposts: lane.groupSignposts
-            )
-        }
+        metadata = trace.metadata
+        metadata.importNotes = Array(metadata.importNotes.prefix(Self.maxListed))
+        lanes = trace.laneCounts()
         counts = Counts(
             updates: trace.updates.count, updateGroups: trace.updateGroups.count, nodes: trace.graph.nodes.count,
             edges: trace.graph.edges.count, stateChanges: trace.stateChanges.count, samples: trace.cpu.samples.count,
             hitches: trace.hitches.count, hangs: trace.hangs.count, tasks: trace.tasks.count, taskStates: trace.taskStates.count,
             signposts: trace.signposts.count,
-            processes: trace.processes.count, threads: trace.threads.count, importNotes: meta.importNotes.count
+            processes: trace.processes.count, threads: trace.threads.count, importNotes: trace.metadata.importNotes.count
         )
         processes = Array(trace.processes.prefix(Self.maxListed))
         threads = trace.threads.prefix(Self.maxListed).enumerated().map { index, thread in
             ThreadInfo(index: index, tid: thread.tid, name: thread.name, process: Int(thread.process), isMain: thread.isMain)
         }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, lanes, counts, processes, threads, tags, isSample, sourceLink, uploadedBy
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try metadata.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(lanes, forKey: .lanes)
+        try container.encode(counts, forKey: .counts)
+        try container.encode(processes, forKey: .processes)
+        try container.encode(threads, forKey: .threads)
+        try container.encode(tags, forKey: .tags)
+        try container.encode(isSample, forKey: .isSample)
+        try container.encode(sourceLink, forKey: .sourceLink)
+        try container.encode(uploadedBy, forKey: .uploadedBy)
     }
 }
 
