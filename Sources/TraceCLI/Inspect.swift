@@ -147,8 +147,10 @@ struct InspectResult: Encodable {
         cpu = CPU(samples: sampleRows.count, weightNs: sampleRows.reduce(0) { $0 + samples.weight[$1] }, unit: trace.metadata.cpuWeightUnit.rawValue)
         causes = trace.causeFanOuts(in: range).map { fanOut in
             let perEvent = fanOut.events.map(\.updates.count)
+            // A layout pass's target says so, as the cause graph's node does.
+            let target = trace.layoutPass(of: fanOut.events.lazy.flatMap(\.updates))?.title(of: fanOut.target) ?? fanOut.target
             return Cause(
-                source: fanOut.source, target: fanOut.target, label: fanOut.label.wireName, property: fanOut.property,
+                source: fanOut.source, target: target, label: fanOut.label.wireName, property: fanOut.property,
                 events: perEvent.count, updates: fanOut.updateCount, minPerEvent: perEvent.min() ?? 0, maxPerEvent: perEvent.max() ?? 0
             )
         }

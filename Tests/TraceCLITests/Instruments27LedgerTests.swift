@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TraceCLI
+import TraceFormats
+import TraceModel
 
 /// Issue 43's first target end to end on an export of another app in Instruments 27's shape:
 /// Ledger, a bookkeeping app built on a CI runner (Fixtures/xctrace-27-ledger: every table the
@@ -45,6 +47,22 @@ import TraceCLI
         #expect(run.output.contains("EntryRow (SwiftUI)\n"))
         // LazyVStack's 2.4 ms pass holds EntryRow's 0.7 ms one: the total counts it once.
         #expect(run.output.contains("Updates: 6, 6.09 ms in total"))
+    }
+
+    @Test func inspectNamesALayoutPassAmongTheCausesAsTheCauseGraphDoes() async throws {
+        let folder = try Folder()
+        let file = try Self.export(in: folder)
+        let run = await TraceSvc.capture(["inspect", file])
+        #expect(run.status == 0, "\(run.error)")
+        // EntryRow's body made two of EntryRow's layout passes run, and JournalScreen's LazyVStack's.
+        #expect(run.output.contains("  EntryRow.body → EntryRow · layout (sizeThatFits) ×2 per event: 1 event\n"), "\(run.output)")
+        #expect(run.output.contains("  JournalScreen.body → LazyVStack · layout (sizeThatFits) ×1 per event: 1 event\n"))
+        #expect(run.output.contains("  JournalScreen.body → EntryRow.body ×1 per event: 1 event\n"), "a body stays a body")
+        // The cause graph of that pass names its node the same.
+        let trace = try TraceImporter.importTrace(at: URL(fileURLWithPath: file), displayName: "ledger-27.xml")
+        let pass = try #require((0..<trace.updates.count).first { trace.updates.kind[$0] == .layout && trace.string(trace.updates.viewName[$0]) == "EntryRow" })
+        let graph = try #require(trace.causeGraph(ofUpdate: pass))
+        #expect(graph.nodes.first { $0.focus }?.title == "EntryRow · layout (sizeThatFits)")
     }
 
     @Test func compareSaysTheFileAndLineOfASlowerFunction() async throws {

@@ -29,6 +29,14 @@ import Testing
         // Within one trace: costs added, the highest severity, the costliest one's subject.
         let two = TraceMeasurements.followed(findings["t2"]!)
         #expect(two.count == 2 && two[0].id == "hitch-explained" && two[0].costNs == 150 && two[0].severity == "high" && two[0].subject == "PriceTagView")
+        // Marks of other kinds stay as they are, in order; one id twice is still one mark (17
+        // marks and more: checked by a set, fewer pair by pair).
+        for count in [2, 17] {
+            let distinct = (0..<count).map { mark("long-body:View\($0)", "long-body", cost: Int64(10 + $0)) }
+            #expect(TraceMeasurements.followed(distinct) == distinct)
+            let twice = TraceMeasurements.followed(distinct + [mark("long-body:View0", "long-body", cost: 5, severity: "high")])
+            #expect(twice.count == count && twice[0].costNs == 15 && twice[0].severity == "high" && Array(twice.dropFirst()) == Array(distinct.dropFirst()))
+        }
         // The finding-cost metric follows the same row.
         let measurements = TraceMeasurements(totals: .init(), views: [], findings: findings["t2"]!)
         #expect(HistoryMetric.findingCost.value(in: measurements, module: nil, view: nil, finding: "hitch-explained") == 150)

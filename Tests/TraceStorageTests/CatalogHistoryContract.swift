@@ -230,5 +230,18 @@ enum CatalogHistoryContract {
         #expect(try await catalog.measurements(of: [one], views: .all).isEmpty)
         #expect(try await catalog.verdicts(of: [one]).isEmpty)
         #expect(try await catalog.notes(traceID: one).isEmpty)
+
+        // Rows of equal cost in one order on both engines: views by view, then module name,
+        // findings by id, in byte order ("Z" before "a"); an id asked twice is read once.
+        var tied = measurements(13)
+        tied.views = [("a", "Zeta"), ("B", "Zeta"), ("A", "alpha"), ("A", "Zeta")].map {
+            TraceMeasurements.View(module: $0.0, view: $0.1, bodies: 1, totalNs: 500, p95Ns: 1, orange: 0, red: 0, widestFanOut: 0)
+        }
+        tied.findings = ["b", "B", "a"].map { TraceMeasurements.FindingMark(id: "f:\($0)", kind: "k", subject: "s", severity: "low", costNs: 9) }
+        let thirteen = try await catalog.insert(CatalogContract.entry(13, at: 5), measurements: tied, measuredVersion: 1001).entry.id
+        let readBack = try #require(try await catalog.measurements(of: [thirteen, thirteen], views: .all)[thirteen])
+        #expect(readBack.views.map { "\($0.module).\($0.view)" } == ["A.Zeta", "B.Zeta", "a.Zeta", "A.alpha"])
+        #expect(readBack.findings.map(\.id) == ["f:B", "f:a", "f:b"])
+        #expect(try await catalog.measurements(of: [thirteen], views: .named("Zeta"))[thirteen]?.views.map(\.module) == ["A", "B", "a"])
     }
 }

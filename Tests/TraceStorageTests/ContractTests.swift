@@ -44,6 +44,12 @@ enum CatalogEngine: String, CaseIterable, CustomTestStringConvertible, Sendable 
         try await TraceCountsContract.check(catalog)
     }
 
+    @Test(arguments: CatalogEngine.allCases) func repairsCountsAnOlderReplicaLeftWrong(_ engine: CatalogEngine) async throws {
+        let (catalog, stop) = try await engine.open("recount")
+        defer { stop() }
+        try await TraceCountsContract.checkRecount(catalog)
+    }
+
     @Test(arguments: CatalogEngine.allCases) func foldsEveryLettersCaseInSearches(_ engine: CatalogEngine) async throws {
         let (catalog, stop) = try await engine.open("folding")
         defer { stop() }

@@ -5,9 +5,10 @@ import Testing
 /// The counts a list's `total`, the storage quota and the tag quotas read (`trace_counts`, kept
 /// by the writes instead of counted per request) always equal what a count of the rows gives:
 /// after inserts, tag edits, deletes one by one and many at once, and all of them at the same
-/// time. `CatalogContractTests` runs it on SQLite and PostgreSQL.
+/// time; and a recount repairs what a replica older than the counts wrote without counting,
+/// while current writers go on. `CatalogContractTests` runs it on SQLite and PostgreSQL.
 enum TraceCountsContract {
-    static let tags = ["project:pantry", "project:trips", "branch:main", "nightly", "scenario:retagged"]
+    static let tags = ["project:pantry", "project:trips", "branch:main", "nightly", "scenario:retagged", "team:ios"]
 
     static func entry(_ n: Int) -> CatalogEntry {
         var tags: [String] = [n % 2 == 0 ? "project:pantry" : "project:trips"]
@@ -70,4 +71,74 @@ enum TraceCountsContract {
         _ = try await catalog.delete(ids: try await catalog.all().map(\.id))
         try await expectExact(catalog, "emptied")
     }
+
+    /// A tracesvc older than migration 10 during a rolling upgrade stores, retags and deletes on the
+    /// rows alone: the counts drift; a recount makes them the rows' again, once.
+    static func checkRecount(_ catalog: some Catalog) async throws {
+        for n in 1...20 { _ = try await catalog.insert(entry(n)) }
+        #expect(try await catalog.recountTraces() == [], "counts kept by the writes need no repair")
+        var tagged = entry(22)
+        tagged.tags.append("team:ios")
+        try await asAnOlderBinary(catalog, olderInsert(entry(21)) + olderInsert(tagged)
+            + olderRetag(entry(4).id, to: ["project:trips", "nightly"]) + olderDelete(entry(9).id))
+        #expect(try await catalog.totals().count == 20, "the older binary's writes are not counted: the counts drifted")
+        #expect(try await catalog.usage(of: ["team:ios"]).isEmpty)
+
+        let repairs = try await catalog.recountTraces()
+        // Every scope the older writes touched, and only those: branch:main gained 21 and lost 9.
+        #expect(repairs.map(\.scope) == ["", "branch:main", "nightly", "project:pantry", "project:trips", "team:ios"], "\(repairs)")
+        let everyTrace = repairs.first { $0.scope == TraceCountChange.everyTrace }
+        #expect(everyTrace?.recorded == TagUsage(traces: 20, bytes: 100 * (1...20).reduce(0, +)))
+        #expect(everyTrace?.actual == TagUsage(traces: 21, bytes: 100 * (1...22).reduce(0, +) - 900))
+        try await expectExact(catalog, "after the recount")
+        #expect(try await catalog.recountTraces() == [], "a second recount finds nothing")
+
+        // Drifted again, then repaired while current writers insert, retag and delete the same scopes:
+        // no write is lost to the repair nor counted twice (each round checked without another recount).
+        for round in 0..<3 {
+            let base = 100 + 20 * round
+            let ids = try await catalog.all().map(\.id)
+            try await asAnOlderBinary(catalog, olderInsert(entry(base)) + olderDelete(ids[0]))
+            let existing = ids.dropFirst().prefix(12)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in base + 1...base + 8 { group.addTask { _ = try await catalog.insert(entry(n)) } }
+                for id in existing.prefix(6) {
+                    group.addTask { _ = try await catalog.setTags(try TraceTag.parseAll(["project:pantry", "nightly", "scenario:retagged"]), id: id) }
+                }
+                group.addTask { _ = try await catalog.delete(ids: Array(existing.suffix(4))) }
+                for _ in 0..<3 { group.addTask { _ = try await catalog.recountTraces() } }
+                try await group.waitForAll()
+            }
+            try await expectExact(catalog, "round \(round): after recounts during writes")
+        }
+    }
+
+    /// Runs `statements` as they are, outside the catalog's writes (an older tracesvc's).
+    static func asAnOlderBinary(_ catalog: some Catalog, _ statements: [String]) async throws {
+        switch catalog {
+        case let sqlite as SQLiteCatalog: try await sqlite.execute(statements)
+        case let postgres as PostgresCatalog: try await PostgresCatalog.execute(statements, at: postgres.location, logger: TeamEngines.logger)
+        default: Issue.record("no raw SQL for \(type(of: catalog))")
+        }
+    }
+
+    /// What a release before migration 10 stored for an upload: the row and its tags, no count.
+    static func olderInsert(_ entry: CatalogEntry) -> [String] {
+        let run = entry.run.map(String.init) ?? "NULL"
+        return ["""
+            INSERT INTO traces (id, name, app, device, duration_ns, size_bytes, sha256, source_format, update_count, run, uploaded_at_us, parser_version)
+            VALUES ('\(entry.id)', '\(entry.name)', '\(entry.app)', '\(entry.device)', \(entry.durationNs), \(entry.sizeBytes), '\(entry.sha256)',
+                    '\(entry.sourceFormat)', \(entry.updateCount), \(run), \(entry.uploadedAtMicros), \(entry.parserVersion))
+            """] + entry.tags.map { tag in
+            "INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes) VALUES ('\(entry.id)', '\(tag)', \(entry.uploadedAtMicros), \(entry.sizeBytes))"
+        }
+    }
+
+    static func olderRetag(_ id: String, to tags: [String]) -> [String] {
+        ["DELETE FROM trace_tags WHERE trace_id = '\(id)'"] + tags.map { tag in
+            "INSERT INTO trace_tags (trace_id, tag, uploaded_at_us, size_bytes) SELECT id, '\(tag)', uploaded_at_us, size_bytes FROM traces WHERE id = '\(id)'"
+        }
+    }
+
+    static func olderDelete(_ id: String) -> [String] { ["DELETE FROM traces WHERE id = '\(id)'"] }
 }

@@ -472,7 +472,7 @@ extension Trace {
         var subtitle = !owner.isEmpty ? owner : title.hasPrefix(kind.displayName) ? (nodes.isAppCode[node.first] ? "App" : "System") : kind.displayName
         if let pass = layoutPass(of: node.updates) {
             // An Instruments 27 layout pass: "TripCard · layout (sizeThatFits)" over its layout type.
-            title = pass.call.map { "\(title) · layout (\($0))" } ?? "\(title) · layout"
+            title = pass.title(of: title)
             subtitle = pass.layoutType ?? subtitle
         }
         if kind == .viewBody {
@@ -500,26 +500,6 @@ extension Trace {
             total.events += updates.downstreamEvents(row) ?? 0
         }
         return total
-    }
-
-    /// What a node standing for layout updates says of them, from their descriptions
-    /// ("_FlexFrameLayout: sizeThatFits((402.0, nil)) → (402.0, 180.0)"): the call and the layout
-    /// type when all its passes share them. Nil when the node's updates are no layout passes.
-    private func layoutPass(of rows: [Int]) -> (call: String?, layoutType: String?)? {
-        guard let first = rows.first, updates.kind[first] == .layout else { return nil }
-        func parts(_ row: Int) -> (call: String?, layoutType: String?) {
-            let text = string(updates.description[row])
-            guard let colon = text.firstRange(of: ": ") else { return (nil, nil) }
-            let call = text[colon.upperBound...].prefix { $0 != "(" && $0 != " " }
-            return (call.isEmpty ? nil : String(call), String(text[..<colon.lowerBound]))
-        }
-        var shared = parts(first)
-        for row in rows.dropFirst() where updates.kind[row] == .layout {
-            let other = parts(row)
-            if other.call != shared.call { shared.call = nil }
-            if other.layoutType != shared.layoutType { shared.layoutType = nil }
-        }
-        return shared
     }
 
     /// The stack of the first recorded write (with a backtrace) to any of `rawNodes`, or `noRow`.

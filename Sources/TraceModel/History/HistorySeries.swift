@@ -32,6 +32,9 @@ public struct HistoryTrace: Sendable, Equatable {
         return nil
     }
 
+    /// The tag keys `buildKey` reads: a catalog read for grouping carries only these of a trace's tags.
+    public static let buildKeyTags: Set<String> = ["build", "commit"]
+
     /// The build a trace with `tags` belongs to: its `build` tag, else its `commit`, else itself alone.
     public static func buildKey(tags: [String], id: String) -> String {
         tag("build", in: tags).map { "b:" + $0 } ?? tag("commit", in: tags).map { "c:" + $0 } ?? "t:" + id
@@ -222,34 +225,38 @@ public struct HistorySeries: Sendable {
     /// a trace's hangs, and its hitches, are one row each (`TraceMeasurements.followed`).
     /// `findings` are each trace's, by trace id.
     public func findingHistories(_ findings: [String: [TraceMeasurements.FindingMark]]) -> [FindingHistory] {
-        var histories: [String: FindingHistory] = [:]
-        var order: [String] = []
+        findingHistories { findings[$0] ?? [] }
+    }
+
+    /// The same, with each trace's marks given by its id (a history's measurements are read in
+    /// place, not copied into a dictionary of marks first).
+    public func findingHistories(_ findings: (String) -> [TraceMeasurements.FindingMark]) -> [FindingHistory] {
+        // In order of first sight, each changed where it lies: one lookup per mark.
+        var rows: [FindingHistory] = []
+        var rowOf: [String: Int] = [:]
+        var seen: Set<String> = []
         for build in builds {
-            var seen: Set<String> = []
+            seen.removeAll(keepingCapacity: true)
             for trace in build.traces {
-                for mark in TraceMeasurements.followed(findings[trace.id] ?? []) where seen.insert(mark.id).inserted {
+                for mark in TraceMeasurements.followed(findings(trace.id)) where seen.insert(mark.id).inserted {
                     let here = BuildRef(index: build.index, label: build.label, traceId: trace.id)
-                    if var known = histories[mark.id] {
-                        known.lastSeen = here
-                        known.builds += 1
-                        known.costNs = mark.costNs
-                        known.severity = mark.severity
-                        histories[mark.id] = known
+                    if let row = rowOf[mark.id] {
+                        rows[row].lastSeen = here
+                        rows[row].builds += 1
+                        rows[row].costNs = mark.costNs
+                        rows[row].severity = mark.severity
                     } else {
-                        order.append(mark.id)
-                        histories[mark.id] = FindingHistory(
+                        rowOf[mark.id] = rows.count
+                        rows.append(FindingHistory(
                             id: mark.id, kind: mark.kind, subject: mark.subject, severity: mark.severity,
                             firstSeen: here, lastSeen: here, stillPresent: false, builds: 1, costNs: mark.costNs
-                        )
+                        ))
                     }
                 }
             }
         }
         let latest = builds.last?.index
-        return order.compactMap { id in
-            guard var history = histories[id] else { return nil }
-            history.stillPresent = history.lastSeen.index == latest
-            return history
-        }.sorted { ($0.stillPresent ? 1 : 0, $0.costNs, $1.id) > ($1.stillPresent ? 1 : 0, $1.costNs, $0.id) }
+        for row in rows.indices { rows[row].stillPresent = rows[row].lastSeen.index == latest }
+        return rows.sorted { ($0.stillPresent ? 1 : 0, $0.costNs, $1.id) > ($1.stillPresent ? 1 : 0, $1.costNs, $0.id) }
     }
 }

@@ -86,6 +86,8 @@ public struct TraceMeasurements: Sendable, Equatable {
     /// compare counts them: `FindingComparison.countedKinds`) with their costs added, the highest
     /// severity and the costliest one's subject; the others are kept as they are, in order.
     public static func followed(_ marks: [FindingMark]) -> [FindingMark] {
+        // Most traces: no hang or hitch mark and no id twice, so every mark stays as it is.
+        if !marks.contains(where: { countedKindNames.contains($0.kind) }), idsAreDistinct(marks) { return marks }
         var merged: [String: FindingMark] = [:]
         var costliest: [String: Int64] = [:]
         var order: [String] = []
@@ -104,6 +106,18 @@ public struct TraceMeasurements: Sendable, Equatable {
             merged[id] = known
         }
         return order.compactMap { merged[$0] }
+    }
+
+    /// `FindingComparison.countedKinds` by name: the kinds `followed` merges.
+    static let countedKindNames = FindingComparison.countedKinds.map(\.rawValue)
+
+    static func idsAreDistinct(_ marks: [FindingMark]) -> Bool {
+        // A trace has a few marks (at most `maxFindingRows`): pairs up to 16, a set past that.
+        guard marks.count > 16 else {
+            for (index, mark) in marks.enumerated() where marks[(index + 1)...].contains(where: { $0.id == mark.id }) { return false }
+            return true
+        }
+        return Set(marks.lazy.map(\.id)).count == marks.count
     }
 
     public init(totals: Totals, views: [View], findings: [FindingMark]) {

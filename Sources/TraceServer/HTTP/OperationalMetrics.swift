@@ -9,7 +9,7 @@ import TraceFormats
 /// What an operator watches beside the request metrics, read at each scrape of `/metrics`: the
 /// process (memory, CPU, descriptors), the build, the model memory against its budget, the loads
 /// and queries queued, the stored traces against the quota and the disk, and readiness. The
-/// sweep and refused connections count as they happen (`TraceStore.sweepUnnamedBlobs`,
+/// sweep and refused connections count as they happen (`TraceStore.sweepUnnamedBlobs`, `recountTraces`,
 /// `ConnectionCounter`); they are made here at zero so that dashboards and alerts see them from the start.
 struct OperationalMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
@@ -27,6 +27,7 @@ struct OperationalMetrics: Sendable {
         gauge("tracesvc_build_info", 1, [("parser", "\(TraceImporter.parserVersion)"), ("answers", "\(ImmutableAnswerMiddleware.answersVersion)")])
         for limit in ["server", "address", "share"] { Counter(label: "tracesvc_connections_refused_total", dimensions: [("limit", limit)]).increment(by: 0) }
         for what in ["blob", "upload"] { Counter(label: "tracesvc_sweep_removed_total", dimensions: [("what", what)]).increment(by: 0) }
+        Counter(label: "tracesvc_sweep_repaired_total", dimensions: [("what", "trace_counts")]).increment(by: 0)
         Counter(label: "tracesvc_sweep_runs_total").increment(by: 0)
         Counter(label: "tracesvc_sweep_failures_total").increment(by: 0)
         Counter(label: "tracesvc_audit_failures_total").increment(by: 0)

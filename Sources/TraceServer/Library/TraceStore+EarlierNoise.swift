@@ -21,9 +21,10 @@ extension TraceStore {
         do { claim = try await memory.claim((1 << 20) + Self.earlierNoiseRecordings * TraceMeasurements.maxViewRows * 128) } catch { throw Self.storeError(error) }
         defer { withExtendedLifetime(claim) {} }
         let limit = Self.earlierNoiseRecordings
-        let page = try await service {
-            try await catalog.page(CatalogQuery(tags: tags, uploadedBefore: before), limit: limit + excluding.count, after: nil)
-        }
+        // Of each trace's tags only those that place it in a build: the others are never read.
+        var query = CatalogQuery(tags: tags, uploadedBefore: before)
+        query.tagKeys = HistoryTrace.buildKeyTags
+        let page = try await service { [query] in try await catalog.page(query, limit: limit + excluding.count, after: nil) }
         let entries = Array(page.entries.filter { !excluding.contains($0.id) }.prefix(limit))
         let measured = try await service { try await catalog.measurements(of: entries.map(\.id), views: .all) }
         // Oldest first: the builds in the order they came.

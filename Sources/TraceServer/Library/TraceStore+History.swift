@@ -21,18 +21,25 @@ extension TraceStore {
         let ids = page.entries.map(\.id)
         // A trace uploaded a moment ago may still be having its figures stored.
         try await waitForExtras(of: ids)
-        // The view picker: the views of the latest few traces, most body time first.
-        let views = try await service { try await catalog.topViews(of: Array(ids.prefix(3)), limit: 100) }
-            .map { HistoryAnswer.ViewChoice(module: $0.module, view: $0.view, totalNs: $0.totalNs) }
-
         let metric = request.metric ?? .bodyTimeTotal
         var view = request.view, module = request.module
-        if metric.scope == .view, view == nil, let top = views.first(where: { $0.view != TraceMeasurements.otherViewsName }) ?? views.first {
-            (view, module) = (top.view, top.module)
+        // The catalog's reads at once, each on its own connection: the view picker (the views of
+        // the latest few traces, most body time first), the verdicts, and the measurements as
+        // soon as the view they need is known (the picker's first unless the request names one).
+        let measured: [String: TraceMeasurements], verdicts: [String: CheckVerdict], views: [HistoryAnswer.ViewChoice]
+        do {
+            async let viewsRead = catalog.topViews(of: Array(ids.prefix(3)), limit: 100)
+                .map { HistoryAnswer.ViewChoice(module: $0.module, view: $0.view, totalNs: $0.totalNs) }
+            async let verdictsRead = catalog.verdicts(of: ids)
+            if metric.scope == .view, view == nil {
+                let picked = try await viewsRead
+                if let top = picked.first(where: { $0.view != TraceMeasurements.otherViewsName }) ?? picked.first { (view, module) = (top.view, top.module) }
+            }
+            let wantedViews: MeasuredViews = if metric.scope == .view, let view { .named(view) } else { .none }
+            (measured, verdicts, views) = try await (catalog.measurements(of: ids, views: wantedViews), verdictsRead, viewsRead)
+        } catch {
+            throw Self.storeError(error)
         }
-        let wantedViews: MeasuredViews = if metric.scope == .view, let view { .named(view) } else { .none }
-        let measured = try await service { try await catalog.measurements(of: ids, views: wantedViews) }
-        let verdicts = try await service { try await catalog.verdicts(of: ids) }
 
         var notes: [String] = []
         var withoutCommitTime = 0
@@ -66,13 +73,13 @@ extension TraceStore {
             finding: metric.scope == .finding ? request.finding : nil, order: request.order.rawValue, matched: page.total, shown: traces.count,
             pending: pending, window: series.window, builds: series.builds, changePoints: series.changePoints, firstBad: series.firstBad,
             suspect: series.suspect, noise: series.noise, verdict: series.verdict,
-            findings: Array(series.findingHistories(measured.mapValues(\.findings)).prefix(100)), views: Array(views),
+            findings: Array(series.findingHistories { measured[$0]?.findings ?? [] }.prefix(100)), views: views,
             metrics: HistoryMetric.allCases.map(HistoryAnswer.MetricInfo.init), notes: notes
         )
     }
 
     /// The tags a history reads of its traces: what groups them into builds and orders them.
-    static let historyTagKeys: Set<String> = ["build", "commit", "commit-time"]
+    static let historyTagKeys: Set<String> = HistoryTrace.buildKeyTags.union(["commit-time"])
 
     /// What one history read may hold: per trace its totals, the asked view's rows and its
     /// findings (both bounded per trace: `TraceMeasurements.maxViewRows`, `maxFindingRows`).

@@ -5,7 +5,8 @@ import TraceStorage
 
 extension TraceStore {
     /// Follows the other replicas' deletes (evicting their models here), sweeps blobs that no
-    /// row names and measures traces whose history figures are missing or old, until cancelled.
+    /// row names, repairs the trace counts that drifted from the rows and measures traces whose
+    /// history figures are missing or old, until cancelled.
     /// Runs in the server's service group.
     public func maintain() async {
         let changes = storage.catalog.changes()
@@ -17,6 +18,7 @@ extension TraceStore {
             group.addTask {
                 while !Task.isCancelled {
                     _ = await self.sweepUnnamedBlobs()
+                    await self.recountTraces()
                     try? await Task.sleep(for: interval)
                 }
             }

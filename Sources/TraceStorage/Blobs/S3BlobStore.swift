@@ -39,7 +39,7 @@ public final class S3BlobStore: StreamingBlobStore, FetchingBlobStore {
     public let location: Location
     public let serviceName = "object store (S3)"
     private let credentials: SigV4.Credentials
-    private let client: HTTPClient
+    let client: HTTPClient
     private let logger: Logger
     /// Deadline of a call without a body worth counting (HEAD, DELETE, a list page), and of a
     /// `GET`'s first bytes.
@@ -69,14 +69,14 @@ public final class S3BlobStore: StreamingBlobStore, FetchingBlobStore {
         client = HTTPClient.shared
     }
 
-    private func deadline(forBytes bytes: Int64) -> Duration {
+    func deadline(forBytes bytes: Int64) -> Duration {
         callTimeout + .seconds(bytes / max(1, minimumThroughput))
     }
 
-    private func objectPath(_ key: String) -> String { "/\(location.bucket)/blobs/\(key)" }
+    func objectPath(_ key: String) -> String { "/\(location.bucket)/blobs/\(key)" }
 
     /// A signed request; `path` is decoded text (the signer and the URL encode it the same way).
-    private func request(_ method: HTTPMethod, path: String, query: [(name: String, value: String)] = [],
+    func request(_ method: HTTPMethod, path: String, query: [(name: String, value: String)] = [],
                          headers extra: [(name: String, value: String)] = [], payloadHash: String = SigV4.emptyPayloadHash) -> HTTPClientRequest {
         var host = location.endpoint.host ?? ""
         if let port = location.endpoint.port { host += ":\(port)" }
@@ -101,7 +101,7 @@ public final class S3BlobStore: StreamingBlobStore, FetchingBlobStore {
     /// failures and 5xx are `.unavailable`, other unexpected answers `.failed` with the store's
     /// error code. `progress`, when given, makes the deadline `callTimeout` for the first bytes
     /// and then grow with the bytes moved (`minimumThroughput`).
-    private func call<T: Sendable>(_ what: String, timeout: Duration, progress: TransferProgress? = nil,
+    func call<T: Sendable>(_ what: String, timeout: Duration, progress: TransferProgress? = nil,
                                    _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await breaker.run(probe: { [self] in try await self.checkBucket() }) {
             try await callDirectly(what, timeout: timeout, progress: progress, body)
@@ -145,9 +145,14 @@ public final class S3BlobStore: StreamingBlobStore, FetchingBlobStore {
 
     private func unexpected(_ response: HTTPClientResponse, _ what: String) async -> StorageError {
         let text = (try? await response.body.collect(upTo: 64 << 10)).map { String(buffer: $0) } ?? ""
-        let code = Self.xmlValues("Code", in: text).first ?? "HTTP \(response.status.code)"
-        logger.error("object store: \(what): HTTP \(response.status.code) \(code)")
-        if response.status.code >= 500 { return .unavailable(service: serviceName, detail: "\(what): \(code)") }
+        return unexpected(response.status, text: text, what)
+    }
+
+    /// An answer that is not the one expected, with its body's text: the store's error code.
+    func unexpected(_ status: HTTPResponseStatus, text: String, _ what: String) -> StorageError {
+        let code = Self.xmlValues("Code", in: text).first ?? "HTTP \(status.code)"
+        logger.error("object store: \(what): HTTP \(status.code) \(code)")
+        if status.code >= 500 { return .unavailable(service: serviceName, detail: "\(what): \(code)") }
         return .failed(service: serviceName, detail: "\(what): \(code)")
     }
 

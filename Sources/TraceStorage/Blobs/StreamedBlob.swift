@@ -14,6 +14,9 @@ public protocol StreamingBlobStore: BlobStore {
     func createMultipartUpload(key: String) async throws -> String
     /// Sends part `number` (from 1); returns its tag for the completion.
     func uploadPart(key: String, uploadID: String, number: Int, bytes: ByteBuffer) async throws -> String
+    /// Sends part `number` of `length` bytes of `file` from `offset`; returns its tag. By default
+    /// they are read into a buffer and sent as `bytes`; a store may send them from the file itself.
+    func uploadPart(key: String, uploadID: String, number: Int, file: URL, offset: Int64, length: Int) async throws -> String
     /// Makes the blob of the parts, in order; until then nothing is visible under `key`.
     func completeMultipartUpload(key: String, uploadID: String, partTags: [String]) async throws
     /// Drops the parts sent; the blob never appears.
@@ -23,6 +26,33 @@ public protocol StreamingBlobStore: BlobStore {
     /// When the upload's newest part arrived (S3 ListParts); nil when it has none, or is gone.
     /// Any replica can tell by it that another replica is still sending an upload.
     func lastPartUploaded(key: String, uploadID: String) async throws -> Date?
+}
+
+extension StreamingBlobStore {
+    public func uploadPart(key: String, uploadID: String, number: Int, file: URL, offset: Int64, length: Int) async throws -> String {
+        try await uploadPart(key: key, uploadID: uploadID, number: number, bytes: readPart(file, offset: offset, length: length))
+    }
+}
+
+/// `length` bytes of `file` from `offset`, read with pread into one buffer.
+func readPart(_ file: URL, offset: Int64, length: Int) throws -> ByteBuffer {
+    let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw SystemFailure.lastError("open an incoming upload to send it") }
+    defer { close(descriptor) }
+    var buffer = ByteBufferAllocator().buffer(capacity: length)
+    var done = 0
+    while done < length {
+        let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length - done) { target -> Int in
+            while true {
+                let count = pread(descriptor, target.baseAddress!, length - done, off_t(offset + Int64(done)))
+                if count >= 0 { return count }
+                if errno != EINTR { throw SystemFailure.lastError("read an incoming upload to send it") }
+            }
+        }
+        guard count > 0 else { throw SystemFailure(code: EIO, action: "read an incoming upload to send it: it is shorter than written") }
+        done += count
+    }
+    return buffer
 }
 
 public struct PendingUpload: Sendable, Equatable {
@@ -195,8 +225,7 @@ public final class StreamedBlob: Sendable {
                     group.addTask {
                         try await store.partBuffers.acquire()
                         defer { store.partBuffers.release() }
-                        let bytes = try StreamedBlob.read(file, offset: offset, length: length)
-                        return (number, try await store.uploadPart(key: key, uploadID: uploadID, number: number, bytes: bytes))
+                        return (number, try await store.uploadPart(key: key, uploadID: uploadID, number: number, file: file, offset: offset, length: length))
                     }
                     running += 1
                 }
@@ -283,26 +312,5 @@ public final class StreamedBlob: Sendable {
                 logger.warning("object store: cannot abort the upload of \(key) (the sweep will): \(error)")
             }
         }.value
-    }
-
-    /// `length` bytes of `file` from `offset`, read with pread into one buffer.
-    private static func read(_ file: URL, offset: Int64, length: Int) throws -> ByteBuffer {
-        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw SystemFailure.lastError("open an incoming upload to send it") }
-        defer { close(descriptor) }
-        var buffer = ByteBufferAllocator().buffer(capacity: length)
-        var done = 0
-        while done < length {
-            let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length - done) { target -> Int in
-                while true {
-                    let count = pread(descriptor, target.baseAddress!, length - done, off_t(offset + Int64(done)))
-                    if count >= 0 { return count }
-                    if errno != EINTR { throw SystemFailure.lastError("read an incoming upload to send it") }
-                }
-            }
-            guard count > 0 else { throw SystemFailure(code: EIO, action: "read an incoming upload to send it: it is shorter than written") }
-            done += count
-        }
-        return buffer
     }
 }

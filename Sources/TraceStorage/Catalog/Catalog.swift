@@ -42,6 +42,12 @@ public protocol TraceIndex: Sendable {
 
     /// Rows and the bytes of their uploads, all together (the storage quota).
     func totals() async throws -> (count: Int, bytes: Int64)
+
+    /// Counts every scope of `trace_counts` again from the rows and repairs the rows that drifted
+    /// (a replica older than the counts wrote without counting); returns the repairs. Writes made
+    /// meanwhile on any replica are counted exactly once: a repair is one transaction that the
+    /// counting writers wait for, or that waits for them.
+    func recountTraces() async throws -> [TraceCountRepair]
 }
 
 /// What people said of a trace: check verdicts and notes.

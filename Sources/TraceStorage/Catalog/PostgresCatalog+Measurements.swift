@@ -72,7 +72,7 @@ extension PostgresCatalog {
             case let .named(view):
                 try await self.client.query("""
                     SELECT trace_id, module, view, bodies, total_ns, p95_ns, orange, red, widest_fan_out FROM view_measurements
-                    WHERE trace_id = ANY(\(ids)) AND view = \(view) ORDER BY total_ns DESC, view, module
+                    WHERE trace_id = ANY(\(ids)) AND view = \(view) ORDER BY total_ns DESC, module COLLATE "C"
                     """, logger: self.logger)
             case .all:
                 try await self.client.query("""

@@ -194,37 +194,6 @@ public final class PostgresCatalog: Catalog, Service {
         }
     }
 
-    public func page(_ query: CatalogQuery, limit: Int, after cursor: CatalogCursor?) async throws -> CatalogPage {
-        try await call("list") {
-            var query = query
-            if query.tags.count > 1 {
-                query = query.rarestTagFirst(try await self.client.withConnection { connection in
-                    try await Self.usage(of: Array(Set(query.tags.map(\.text))), on: connection, logger: self.logger)
-                })
-            }
-            var sql = Self.sql()
-            let text = "SELECT \(CatalogSchema.listedColumnsOfT) \(sql.fromClause(query)) \(sql.whereClause(query, after: cursor)) \(sql.orderClause(query)) LIMIT \(limit + 1)"
-            let all = try await Self.entries(try await self.client.query(PostgresQuery(unsafeSQL: text, binds: Self.bindings(sql.binds)), logger: self.logger))
-            // A first page that holds every match is its own count (a sparse or empty match: one scan, not two).
-            var total = Int64(all.count)
-            if cursor != nil || all.count > limit {
-                if let scope = CatalogSQL.countedScope(query) {
-                    total = 0
-                    for try await value in try await self.client.query("SELECT traces FROM trace_counts WHERE scope = \(scope)", logger: self.logger).decode(Int64.self) {
-                        total = value
-                    }
-                } else {
-                    var count = Self.sql()
-                    let countQuery = PostgresQuery(unsafeSQL: count.countQuery(query), binds: Self.bindings(count.binds))
-                    for try await value in try await self.client.query(countQuery, logger: self.logger).decode(Int64.self) { total = value }
-                }
-            }
-            var entries = Array(all.prefix(limit))
-            try await self.attachTags(&entries, prefixes: query.carriedTagPrefixes)
-            return CatalogPage(entries: entries, next: all.count > limit ? entries.last.map { CatalogCursor(after: $0, sort: query.sort) } : nil, total: Int(total))
-        }
-    }
-
     public func setTags(_ tags: [TraceTag], id: String, within quotas: [TagQuota]) async throws -> CatalogEntry? {
         let found: Bool = try await call("set tags") {
             try await Self.refusalUnwrapped { try await self.client.withTransaction(logger: self.logger) { connection in
@@ -391,17 +360,11 @@ public final class PostgresCatalog: Catalog, Service {
         return entries
     }
 
-    /// Each entry's tags; with `prefixes`, only the tags that start with one of them (none: no tag).
-    func attachTags(_ entries: inout [CatalogEntry], prefixes: [String]? = nil) async throws {
-        guard !entries.isEmpty, prefixes?.isEmpty != true else { return }
+    /// Each entry's tags (a list page reads them in its own statement).
+    func attachTags(_ entries: inout [CatalogEntry]) async throws {
+        guard !entries.isEmpty else { return }
         var tags: [String: [String]] = [:]
-        // `^@` (starts with), not a range of `tag`: the database's collation may not order by bytes.
-        let query: PostgresQuery = if let prefixes {
-            "SELECT trace_id, tag FROM trace_tags WHERE trace_id = ANY(\(entries.map(\.id))) AND tag ^@ ANY(\(prefixes)) ORDER BY tag"
-        } else {
-            "SELECT trace_id, tag FROM trace_tags WHERE trace_id = ANY(\(entries.map(\.id))) ORDER BY tag"
-        }
-        for try await (id, tag) in try await client.query(query, logger: logger)
+        for try await (id, tag) in try await client.query("SELECT trace_id, tag FROM trace_tags WHERE trace_id = ANY(\(entries.map(\.id))) ORDER BY tag", logger: logger)
             .decode((String, String).self) {
             tags[id, default: []].append(tag)
         }

@@ -330,12 +330,12 @@ public final class SQLiteCatalog: Catalog {
     /// Each entry's tags; with `prefixes`, only the tags that start with one of them (none: no tag).
     private static func attachTags(_ db: Database, to entries: inout [CatalogEntry], prefixes: [String]? = nil) throws {
         guard !entries.isEmpty, prefixes?.isEmpty != true else { return }
-        let marks = Array(repeating: "?", count: entries.count).joined(separator: ", ")
         // Filtered in SQL: the rows left out are never read into strings.
-        let carried = prefixes.map { " AND (" + $0.map { "substr(tag, 1, \($0.count)) = ?" }.joined(separator: " OR ") + ")" } ?? ""
+        let carried = prefixes.map { " AND (" + $0.map { "substr(x.tag, 1, \($0.count)) = ?" }.joined(separator: " OR ") + ")" } ?? ""
         var tags: [String: [String]] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT trace_id, tag FROM trace_tags WHERE trace_id IN (\(marks))\(carried)",
-                                       arguments: StatementArguments(entries.map(\.id) + (prefixes ?? [])))
+        tags.reserveCapacity(entries.count)
+        let rows = try Row.fetchCursor(db, sql: "SELECT x.trace_id, x.tag \(joiningIDList("trace_tags"))\(carried)",
+                                       arguments: [try idList(entries.map(\.id))] + StatementArguments(prefixes ?? []))
         while let row = try rows.next() { tags[row[0], default: []].append(row[1]) }
         // In byte order, as the engines' ORDER BY tag gives them (a trace has a few: sorted here,
         // not by a sort of every page's tags in SQL).

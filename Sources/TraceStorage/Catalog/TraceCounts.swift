@@ -38,3 +38,36 @@ extension CatalogSQL {
         return query.tags.first?.text ?? TraceCountChange.everyTrace
     }
 }
+
+/// A scope whose row of `trace_counts` said other than its rows (`TraceIndex.recountTraces`):
+/// a replica older than the counts (migration 10) stored, retagged or deleted traces without
+/// counting them, during a rolling upgrade.
+public struct TraceCountRepair: Sendable, Equatable, CustomStringConvertible {
+    /// A tag, or `""`: every trace.
+    public var scope: String
+    /// What the row said, and what the rows hold (the row's value now).
+    public var recorded: TagUsage
+    public var actual: TagUsage
+
+    public var description: String {
+        let name = scope == TraceCountChange.everyTrace ? "all traces" : "tag \(scope)"
+        return "\(name): \(recorded.traces) traces (\(recorded.bytes) bytes) recorded, \(actual.traces) (\(actual.bytes) bytes) in the rows"
+    }
+}
+
+extension TraceCountChange {
+    /// Every trace's count and bytes from the rows (`scope`, `traces`, `bytes`), as migration 10
+    /// made them first (PostgreSQL's SUM of a BIGINT is a NUMERIC: cast back).
+    static let everyTraceFromRows = "SELECT CAST('' AS TEXT), COUNT(*), CAST(COALESCE(SUM(size_bytes), 0) AS BIGINT) FROM traces"
+    /// Each tag's, from its rows of `trace_tags` (they carry their trace's size); a filter on `tag` and `GROUP BY tag` follow.
+    static let tagsFromRows = "SELECT tag, COUNT(*), CAST(SUM(size_bytes) AS BIGINT) FROM trace_tags"
+
+    /// The scopes where `recorded` (the rows of `trace_counts`) and `actual` (the traces' rows)
+    /// differ, a scope missing on one side counting as zero; in byte order.
+    static func drift(recorded: [String: TagUsage], actual: [String: TagUsage]) -> [TraceCountRepair] {
+        Set(recorded.keys).union(actual.keys).compactMap { scope -> TraceCountRepair? in
+            let (was, now) = (recorded[scope] ?? TagUsage(), actual[scope] ?? TagUsage())
+            return was == now ? nil : TraceCountRepair(scope: scope, recorded: was, actual: now)
+        }.sorted { Array($0.scope.utf8).lexicographicallyPrecedes($1.scope.utf8) }
+    }
+}
