@@ -99,6 +99,34 @@ struct StreamedBlobTests {
         #expect(try await store.exists(key: streamed.key) == false)
     }
 
+    @Test func aPartIsExactlyItsRegionOfTheFileAndARegionPastItsEndFailsAtOnce() async throws {
+        let store = try TeamEngines.blobStore(partBytes: Self.partBytes)
+        let directory = FileManager.default.temporaryDirectory
+        let file = directory.appendingPathComponent("region-\(UUID().uuidString)")
+        let middle = directory.appendingPathComponent("region-middle-\(UUID().uuidString)")
+        defer { for url in [file, middle] { try? FileManager.default.removeItem(at: url) } }
+        let seed = UInt64.random(in: 1...UInt64.max)
+        try (0..<3).map { Self.chunk($0, seed: seed) }.reduce(Data(), +).write(to: file)
+        try Self.chunk(1, seed: seed).write(to: middle)
+        let key = makeStreamedBlobKey()
+        let uploadID = try await store.createMultipartUpload(key: key)
+        // Sent from the file (sendfile over plain HTTP), a region reaching past the end would send
+        // nothing and stall until the deadline: it is refused before anything is sent.
+        let started = ContinuousClock.now
+        await #expect(throws: SystemFailure.self) {
+            try await store.uploadPart(key: key, uploadID: uploadID, number: 1, file: file, offset: 2 << 20, length: 2 << 20)
+        }
+        #expect(ContinuousClock.now - started < .seconds(2))
+        // The second megabyte alone: the blob holds those bytes, verified by their hash.
+        let tag = try await store.uploadPart(key: key, uploadID: uploadID, number: 1, file: file, offset: 1 << 20, length: 1 << 20)
+        try await store.completeMultipartUpload(key: key, uploadID: uploadID, partTags: [tag])
+        let (sha256, _) = try sha256OfFile(middle)
+        let fetched = try await store.localFile(key: key, sha256: sha256, scratch: directory)
+        defer { try? FileManager.default.removeItem(at: fetched.url) }
+        #expect(try Data(contentsOf: fetched.url) == Self.chunk(1, seed: seed))
+        try await store.delete(key: key)
+    }
+
     @Test func anUploadWhoseProcessDiedIsListedForTheSweep() async throws {
         let store = try TeamEngines.blobStore(partBytes: Self.partBytes)
         let key = makeStreamedBlobKey()
