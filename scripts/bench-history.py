@@ -18,7 +18,8 @@ catalog, stamped with the measurement version of a real upload, so the backgroun
 
 `--against OLD_BINARY` instead measures the history reads only, embedded, on two servers with the
 same catalog (this binary's and OLD_BINARY's), request by request in turn, and prints each side's
-p50/p99 and the ratio of the medians: a before/after figure from one run, under one load.
+p50/p99, its CPU per request and the ratios of the medians and CPUs: a before/after figure from one
+run, under one load. With `--team` the two are replicas of one PostgreSQL catalog.
 """
 import argparse
 import contextlib
@@ -34,7 +35,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from bench_common import REPO, Server, get, percentile, team_engines, team_options
+from bench_common import REPO, Server, get, percentile, process_cpu_seconds, team_engines, team_options
 
 SCENARIOS = 20
 VIEWS = ["RowView", "HeaderView", "ListView", "DetailView", "ToolbarView"]
@@ -197,14 +198,14 @@ def history_paths_of(tag, scenario_view):
             f"/api/history?tag=branch:main&view={scenario_view}&limit=2000"]
 
 
-def filled_embedded(binary, folder, env, count):
-    """An embedded server on `folder` whose catalog holds `count` bench rows (and one real upload)."""
+def filled_embedded(binary, folder, env, count, now_micros):
+    """An embedded server on `folder` whose catalog holds `count` bench rows uploaded up to `now_micros` (and one real upload)."""
     server = Server(binary, folder, env).start()
     real = upload(server, one_trace(1), "real.json")
     sqlite_path = folder / "catalog.sqlite"
     parser_version, measured_version = versions_of_upload(server, sqlite_path, None, real)
     server.stop()
-    fill_sqlite(sqlite_path, catalog_rows(count, int(time.time() * 1_000_000), parser_version, measured_version, lower_search_text=False))
+    fill_sqlite(sqlite_path, catalog_rows(count, now_micros, parser_version, measured_version, lower_search_text=False))
     return server.start()
 
 
@@ -213,10 +214,22 @@ def against(args, work):
     tag = urllib.parse.quote("scenario:s0", safe=":")
     paths = history_paths_of(tag, "RowView")
     servers = []
+    engines = contextlib.ExitStack()
     try:
         sides = [("new", args.binary), ("old", args.against)]
-        for name, binary in sides:
-            servers.append(filled_embedded(binary, work / name, dict(os.environ), args.traces))
+        if args.team:
+            # Two replicas, one of each binary, on one PostgreSQL catalog (and store) filled once.
+            env = engines.enter_context(team_engines(work / "engines"))
+            for name, binary in sides:
+                servers.append(Server(binary, work / name, env, team_options(env)).start())
+            real = upload(servers[0], one_trace(1), "real.json")
+            parser_version, measured_version = versions_of_upload(servers[0], None, env, real)
+            fill_postgres(env, catalog_rows(args.traces, int(time.time() * 1_000_000), parser_version, measured_version, lower_search_text=True))
+        else:
+            # The same rows on both sides, upload times too: the answers must be the same bytes.
+            now_micros = int(time.time() * 1_000_000)
+            for name, binary in sides:
+                servers.append(filled_embedded(binary, work / name, dict(os.environ), args.traces, now_micros))
         bodies = {}
         for (name, _), server in zip(sides, servers):
             for path in paths:
@@ -224,24 +237,32 @@ def against(args, work):
                 assert status == 200, (name, path)
                 bodies[name, path] = body
         times = {(name, path): [] for name, _ in sides for path in paths}
+        cpu = {(name, path): 0.0 for name, _ in sides for path in paths}
         for round in range(args.rounds):
             # Which side goes first alternates too, so neither always follows the other's request.
             order = list(zip(sides, servers)) if round % 2 == 0 else list(zip(sides, servers))[::-1]
             for path in paths:
                 for (name, _), server in order:
+                    cpu_before = process_cpu_seconds(server.process.pid)
                     started = time.perf_counter()
                     status, _ = get(server.base + path)
                     times[name, path].append((time.perf_counter() - started) * 1000)
+                    cpu[name, path] += process_cpu_seconds(server.process.pid) - cpu_before
                     assert status == 200, (name, path)
-        print(f"== history, this binary against {args.against}: {args.traces} traces, {args.rounds} rounds, requests alternating")
+        # The server's CPU per request (clock ticks summed over the rounds): what the load cannot stretch, as it does the wall times.
+        print(f"== history, this binary against {args.against}: {args.traces} traces, {'PostgreSQL' if args.team else 'SQLite'}, "
+              f"{args.rounds} rounds, requests alternating")
         for path in paths:
             new, old = times["new", path], times["old", path]
-            print(f"   {path}: new p50 {statistics.median(new):.2f} ms, p99 {percentile(new, 0.99):.2f} ms ({len(bodies['new', path]) // 1024} KB); "
-                  f"old p50 {statistics.median(old):.2f} ms, p99 {percentile(old, 0.99):.2f} ms ({len(bodies['old', path]) // 1024} KB); "
-                  f"new/old medians {statistics.median(new) / statistics.median(old):.2f}")
+            new_cpu, old_cpu = (cpu[side, path] / args.rounds * 1000 for side in ("new", "old"))
+            print(f"   {path}: new p50 {statistics.median(new):.2f} ms, p99 {percentile(new, 0.99):.2f} ms, CPU {new_cpu:.1f} ms ({len(bodies['new', path]) // 1024} KB); "
+                  f"old p50 {statistics.median(old):.2f} ms, p99 {percentile(old, 0.99):.2f} ms, CPU {old_cpu:.1f} ms ({len(bodies['old', path]) // 1024} KB); "
+                  f"new/old medians {statistics.median(new) / statistics.median(old):.2f}, CPU {new_cpu / old_cpu:.2f}"
+                  f"{'' if bodies['new', path] == bodies['old', path] else '; the answers differ'}")
     finally:
         for server in servers:
             server.stop()
+        engines.close()
 
 
 def main():
@@ -252,6 +273,7 @@ def main():
     parser.add_argument("--paint-rounds", type=int, default=5)
     parser.add_argument("--embedded-only", action="store_true", help="no PostgreSQL/SeaweedFS (scripts/team-up.sh)")
     parser.add_argument("--against", metavar="OLD_BINARY", help="only the history reads, alternately against this binary (embedded)")
+    parser.add_argument("--team", action="store_true", help="with --against: both binaries as replicas of one PostgreSQL catalog")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="tracesvc-bench-history-"))

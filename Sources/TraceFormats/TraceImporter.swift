@@ -14,15 +14,18 @@ public enum TraceImporter {
     ///   - maxBytes: most bytes read (after decompression) before it fails.
     ///   - run: which recording run of an xctrace export to read (nil: run 1); a native trace is one run.
     ///   - growth: the file is still being written (an upload arriving): it is read as it grows.
-    public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max, run: Int? = nil, growth: GrowingFile? = nil) throws(TraceFormatError) -> Trace {
+    ///   - observer: sees the file's bytes the parse reads, as it reads them (`ReadObserver`).
+    public static func importTrace(
+        at url: URL, displayName: String, maxBytes: Int64 = .max, run: Int? = nil, growth: GrowingFile? = nil, observer: (any ReadObserver)? = nil
+    ) throws(TraceFormatError) -> Trace {
         switch try sniff(url: url, displayName: displayName, growth: growth) {
         case .native:
             if let run, run != 1 {
                 throw TraceFormatError(file: displayName, line: 1, column: 1, field: "run", message: "a tracesvc trace holds one run; there is no run \(run)")
             }
-            return try NativeTraceReader.read(at: url, displayName: displayName, maxBytes: maxBytes, growth: growth)
+            return try NativeTraceReader.read(at: url, displayName: displayName, maxBytes: maxBytes, growth: growth, observer: observer)
         case .xctrace:
-            return try XCTraceImporter.importTrace(at: url, displayName: displayName, maxBytes: maxBytes, run: run, growth: growth)
+            return try XCTraceImporter.importTrace(at: url, displayName: displayName, maxBytes: maxBytes, run: run, growth: growth, observer: observer)
         }
     }
 

@@ -243,5 +243,9 @@ enum CatalogHistoryContract {
         #expect(readBack.views.map { "\($0.module).\($0.view)" } == ["A.Zeta", "B.Zeta", "a.Zeta", "A.alpha"])
         #expect(readBack.findings.map(\.id) == ["f:B", "f:a", "f:b"])
         #expect(try await catalog.measurements(of: [thirteen], views: .named("Zeta"))[thirteen]?.views.map(\.module) == ["A", "B", "a"])
+        // Ids no trace has, of any characters, are simply not found.
+        let strange = ["\"", "\\", "a\"]", "\u{1}\n", "é ✓", "", thirteen.uppercased()]
+        #expect(Array(try await catalog.measurements(of: strange + [thirteen], views: .all).keys) == [thirteen])
+        #expect(try await catalog.verdicts(of: strange).isEmpty)
     }
 }

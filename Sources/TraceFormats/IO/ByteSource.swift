@@ -4,10 +4,10 @@ import NIOCore
 
 #if canImport(Glibc)
 import Glibc
-private let systemRead = Glibc.read
+private let systemRead = Glibc.pread
 #elseif canImport(Darwin)
 import Darwin
-private let systemRead = Darwin.read
+private let systemRead = Darwin.pread
 #endif
 
 /// Reads a file in chunks, gunzipping it on the fly when it starts with the gzip magic, so a
@@ -36,14 +36,21 @@ public final class ByteSource {
     private let maxBytes: Int64
     /// Set while the file is still being written: its end is waited for, not taken as the end.
     private let growth: GrowingFile?
-    /// Bytes read from the file so far (compressed ones for gzip).
+    /// Bytes read from the file so far (compressed ones for gzip): where the next read starts
+    /// (reads name their offset, so sources of one opened file never move each other).
     private var fileOffset: Int64 = 0
+    private let observer: (any ReadObserver)?
 
     /// - Parameter growth: the file is still being written (an upload arriving); reads wait for it.
-    public init(url: URL, displayName: String? = nil, chunkSize: Int = 1 << 20, maxBytes: Int64 = .max, growth: GrowingFile? = nil) throws(TraceFormatError) {
+    /// - Parameter observer: sees each run of the file's bytes as they are read, in order.
+    public init(
+        url: URL, displayName: String? = nil, chunkSize: Int = 1 << 20, maxBytes: Int64 = .max, growth: GrowingFile? = nil,
+        observer: (any ReadObserver)? = nil
+    ) throws(TraceFormatError) {
         let name = displayName ?? url.lastPathComponent
         self.displayName = name
         self.growth = growth
+        self.observer = observer
         self.chunkSize = max(chunkSize, 1)
         self.maxBytes = maxBytes
         let fd = open(url.path, O_RDONLY)
@@ -128,12 +135,13 @@ public final class ByteSource {
     private func readPlain(into destination: UnsafeMutableRawPointer, capacity: Int) throws(TraceFormatError) -> Int {
         var total = 0
         while total < capacity {
-            let n = systemRead(descriptor, destination + total, capacity - total)
+            let n = systemRead(descriptor, destination + total, capacity - total, off_t(fileOffset))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw readError(errno)
             }
             fileOffset += Int64(n)
+            if n > 0 { observer?.read(UnsafeRawBufferPointer(start: destination + total, count: n)) }
             if n == 0 {
                 // A file still arriving: hand on what there is, else wait for more.
                 guard total == 0, let growth, try growth.waitForBytes(beyond: fileOffset, displayName: displayName) else { break }
@@ -151,11 +159,13 @@ public final class ByteSource {
         compressed.clear()
         while true {
             var failure: Int32 = 0
+            let offset = fileOffset
             let n = compressed.writeWithUnsafeMutableBytes(minimumWritableBytes: chunkSize) { raw in
                 while true {
-                    let n = systemRead(descriptor, raw.baseAddress, raw.count)
+                    let n = systemRead(descriptor, raw.baseAddress, raw.count, off_t(offset))
                     if n < 0 && errno == EINTR { continue }
                     if n < 0 { failure = errno; return 0 }
+                    if n > 0 { observer?.read(UnsafeRawBufferPointer(rebasing: raw[..<n])) }
                     return n
                 }
             }

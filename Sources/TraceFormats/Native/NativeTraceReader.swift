@@ -6,13 +6,18 @@ import TraceModel
 /// so an error names the exact token (`file:line:column: updates[12].group: ...`).
 public enum NativeTraceReader {
     /// - Parameter growth: the file is still being written (an upload arriving): it is read as it grows.
-    public static func read(at url: URL, displayName: String, maxBytes: Int64 = .max, growth: GrowingFile? = nil) throws(TraceFormatError) -> Trace {
-        try read(at: url, displayName: displayName, chunkSize: 1 << 20, maxBytes: maxBytes, growth: growth)
+    /// - Parameter observer: sees the file's bytes as they are read (`ReadObserver`).
+    public static func read(
+        at url: URL, displayName: String, maxBytes: Int64 = .max, growth: GrowingFile? = nil, observer: (any ReadObserver)? = nil
+    ) throws(TraceFormatError) -> Trace {
+        try read(at: url, displayName: displayName, chunkSize: 1 << 20, maxBytes: maxBytes, growth: growth, observer: observer)
     }
 
     /// `chunkSize` is small in tests, to split tokens across refills everywhere.
-    static func read(at url: URL, displayName: String, chunkSize: Int, maxBytes: Int64 = .max, growth: GrowingFile? = nil) throws(TraceFormatError) -> Trace {
-        let source = try ByteSource(url: url, displayName: displayName, chunkSize: chunkSize, maxBytes: maxBytes, growth: growth)
+    static func read(
+        at url: URL, displayName: String, chunkSize: Int, maxBytes: Int64 = .max, growth: GrowingFile? = nil, observer: (any ReadObserver)? = nil
+    ) throws(TraceFormatError) -> Trace {
+        let source = try ByteSource(url: url, displayName: displayName, chunkSize: chunkSize, maxBytes: maxBytes, growth: growth, observer: observer)
         var parser = NativeTraceParser(scanner: JSONScanner(source: source), traceName: traceName(fromFileName: displayName))
         do {
             return try parser.parse()

@@ -6,8 +6,11 @@ import TraceModel
 public enum XCTraceImporter {
     /// - Parameter run: the recording run to read when the export holds several; nil reads run 1.
     /// - Parameter growth: the file is still being written (an upload arriving): it is read as it grows.
-    public static func importTrace(at url: URL, displayName: String, maxBytes: Int64 = .max, run: Int? = nil, growth: GrowingFile? = nil) throws(TraceFormatError) -> Trace {
-        let source = try ByteSource(url: url, displayName: displayName, maxBytes: maxBytes, growth: growth)
+    /// - Parameter observer: sees the file's bytes as they are read (`ReadObserver`); not those read again to locate an error.
+    public static func importTrace(
+        at url: URL, displayName: String, maxBytes: Int64 = .max, run: Int? = nil, growth: GrowingFile? = nil, observer: (any ReadObserver)? = nil
+    ) throws(TraceFormatError) -> Trace {
+        let source = try ByteSource(url: url, displayName: displayName, maxBytes: maxBytes, growth: growth, observer: observer)
         // Reading and gunzipping run on their own thread, ahead of the parser.
         var chunks = ByteChunks.readingAhead(source)
         chunks.restart = { ByteChunks(try ByteSource(url: url, displayName: displayName, maxBytes: maxBytes)) }

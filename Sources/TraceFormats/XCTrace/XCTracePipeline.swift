@@ -59,17 +59,12 @@ final class XCTracePipeline: @unchecked Sendable {
 
 /// The reading half of an import, on a thread of its own: tar members, tokens and values, into
 /// batches of rows. Its own errors (malformed XML, a `ref` to nothing) are located here, where
-/// the bytes still are, and reach the assembler after the rows before them.
-final class XCTraceReadingThread: @unchecked Sendable {
+/// the bytes still are, and reach the assembler after the rows before them. (Unchecked: the
+/// input goes to the new thread and only it reads it.)
+struct XCTraceReadingThread: @unchecked Sendable {
     private let chunks: ByteChunks
     private let displayName: String
     private let pipeline: XCTracePipeline
-
-    private init(chunks: ByteChunks, displayName: String, pipeline: XCTracePipeline) {
-        self.chunks = chunks
-        self.displayName = displayName
-        self.pipeline = pipeline
-    }
 
     /// Starts reading `chunks` into `pipeline`.
     static func start(_ chunks: ByteChunks, displayName: String, into pipeline: XCTracePipeline) {

@@ -237,16 +237,21 @@ actor ModelCache {
             (name, run) = (entry.name, entry.run)
         }
         defer { if file.isTemporary { try? FileManager.default.removeItem(at: file.url) } }
+        // A stored file is named by the hash of its bytes: they are checked as the parse reads
+        // them, from the file opened here (before any wait), so a file renamed over it later or
+        // changed in place is never loaded as the trace (a copy was checked as it arrived).
+        let verify: String? = if case let .upload(entry) = source, !file.isTemporary { entry.sha256 } else { nil }
+        let opened = try OpenedTraceFile(opening: file.url, sha256: verify, isTemporary: false)
         // The claim goes with the trace (resized to its footprint), or with the load if it fails.
-        let estimate = footprints[id] ?? memoryEstimate(ofFile: file.url)
+        let estimate = footprints[id] ?? memoryEstimate(ofFile: opened.descriptorURL, size: opened.size)
         let reserved = reservation.flatMap { memory.take(estimate, from: $0) }
         let claim = if let reserved { reserved } else { try await memory.claim(estimate, sharers: sharers) }
-        let verify: String? = if case let .upload(entry) = source, !file.isTemporary { entry.sha256 } else { nil }
         return try await loadGate.run(for: WorkClient(key: WorkClient.currentKey, connection: nil)) {
-            // A stored file is named by the hash of its bytes: a replaced or damaged one is not served as that trace.
-            if let verify, try sha256OfFile(file.url).hex != verify { throw StoreError.fileChanged(id: id) }
-            let trace = try TraceImporter.importTrace(at: file.url, displayName: name, run: run)
-            return LoadedTrace(id: id, trace: trace, memory: claim)
+            do {
+                return LoadedTrace(id: id, trace: try opened.importTrace(displayName: name, run: run), memory: claim)
+            } catch is OpenedTraceFile.Changed {
+                throw StoreError.fileChanged(id: id)
+            }
         }
     }
 

@@ -54,7 +54,7 @@ extension SQLiteCatalog {
             try await self.pool.read { db in
                 var found: [String: TraceMeasurements] = [:]
                 found.reserveCapacity(ids.count)
-                let list = try Self.idList(ids)
+                let list = Self.idList(ids)
                 // Cursors: each row read off the statement, not copied first (a history reads 2,000 traces' rows).
                 let totalsRows = try Row.fetchCursor(db, sql: """
                     SELECT x.trace_id, updates, hitches, hitch_ns, hangs, hang_ns, main_actor_busy_ns, main_actor_wait_ns, cpu_samples, cpu_weight
@@ -133,7 +133,7 @@ extension SQLiteCatalog {
                 var found: [String: CheckVerdict] = [:]
                 let rows = try Row.fetchCursor(db, sql: """
                     SELECT x.trace_id, passed, failed_rules, rules, baseline_id, summary, checked_at_us \(Self.joiningIDList("check_verdicts"))
-                    """, arguments: [try Self.idList(ids)])
+                    """, arguments: [Self.idList(ids)])
                 while let row = try rows.next() {
                     let passed: Int = row[1]
                     found[row[0]] = CheckVerdict(traceID: row[0], passed: passed != 0, failedRules: row[2], rules: row[3], baselineID: row[4],
@@ -146,9 +146,30 @@ extension SQLiteCatalog {
 
     /// `ids` once each, as the JSON array `joiningIDList` binds: one parameter, however many
     /// ids (a history asks for 2,000), where a list of `?` was parsed and bound 500 at a time.
-    static func idList(_ ids: [String]) throws -> String {
-        var seen = Set<String>()
-        return String(decoding: try JSONEncoder().encode(ids.filter { seen.insert($0).inserted }), as: UTF8.self)
+    /// Written here: JSONEncoder spent 12 % of a 2,000-trace history's CPU on three such lists.
+    static func idList(_ ids: [String]) -> String {
+        var seen = Set<String>(minimumCapacity: ids.count)
+        var json = "["
+        json.reserveCapacity(ids.count * 35 + 2)
+        for id in ids where seen.insert(id).inserted {
+            if seen.count > 1 { json += "," }
+            json += "\""
+            // Trace ids are hex; anything else is escaped as JSON wants it.
+            if id.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+                json += id
+            } else {
+                for scalar in id.unicodeScalars {
+                    switch scalar {
+                    case "\"": json += "\\\""
+                    case "\\": json += "\\\\"
+                    case ..<" ": json += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+                    default: json.unicodeScalars.append(scalar)
+                    }
+                }
+            }
+            json += "\""
+        }
+        return json + "]"
     }
 
     /// `FROM …` of `table`'s rows (aliased `x`) of the ids bound as an `idList`: each id probes

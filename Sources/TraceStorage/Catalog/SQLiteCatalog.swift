@@ -335,7 +335,7 @@ public final class SQLiteCatalog: Catalog {
         var tags: [String: [String]] = [:]
         tags.reserveCapacity(entries.count)
         let rows = try Row.fetchCursor(db, sql: "SELECT x.trace_id, x.tag \(joiningIDList("trace_tags"))\(carried)",
-                                       arguments: [try idList(entries.map(\.id))] + StatementArguments(prefixes ?? []))
+                                       arguments: [idList(entries.map(\.id))] + StatementArguments(prefixes ?? []))
         while let row = try rows.next() { tags[row[0], default: []].append(row[1]) }
         // In byte order, as the engines' ORDER BY tag gives them (a trace has a few: sorted here,
         // not by a sort of every page's tags in SQL).
