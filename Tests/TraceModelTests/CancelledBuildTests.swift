@@ -27,15 +27,6 @@ import Testing
         return try b.build()
     }
 
-    /// Runs `work` in a task cancelled before it starts.
-    private func cancelled<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        let task = Task { () -> T in
-            while !Task.isCancelled { await Task.yield() }
-            return work()
-        }
-        task.cancel()
-        return await task.value
-    }
 
     @Test func aCancelledFindingsBuildStopsInsideItsRules() async throws {
         let trace = try longBodies()
@@ -63,4 +54,14 @@ import Testing
         #expect(rows.rows.count == 50 && !rows.rowOfUpdate[4096...].allSatisfy { $0 == 0 })
         #expect(lists.memoryFootprint > 0)
     }
+}
+
+/// Runs `work` in a task cancelled before it starts.
+func cancelled<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    let task = Task { () -> T in
+        while !Task.isCancelled { await Task.yield() }
+        return work()
+    }
+    task.cancel()
+    return await task.value
 }

@@ -24,15 +24,6 @@ import Testing
         return try b.build()
     }
 
-    /// Runs `work` in a task cancelled before it starts.
-    private func cancelled<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        let task = Task { () -> T in
-            while !Task.isCancelled { await Task.yield() }
-            return work()
-        }
-        task.cancel()
-        return await task.value
-    }
 
     @Test func aCancelledFanOutWalkStopsAtItsFirstCheck() async throws {
         let trace = try ledger()

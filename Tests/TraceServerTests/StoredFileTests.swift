@@ -11,16 +11,6 @@ import Testing
 /// send it, so bytes changed in between went out as the trace. It now opens the file once, checks
 /// that descriptor's bytes, and sends from it, hashing again as they go.
 @Suite struct StoredFileTests {
-    private func storeWithUpload(_ scratch: Scratch, _ text: String) async throws -> (TraceStore, id: String, blob: URL) {
-        let store = try await TraceStore.open(
-            .init(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: 1 << 30), logger: Logger(label: "test")
-        )
-        let file = try IncomingFile(in: store.incomingDirectory)
-        try file.write(ByteBuffer(string: text))
-        let sha256 = try file.finish()
-        let added = try await store.add(ReceivedUpload(file: file.url, id: String(sha256.prefix(32)), sha256: sha256, size: file.written, name: "ledger.json"))
-        return (store, added.record.id, scratch.dataDirectory.appendingPathComponent("blobs/\(sha256)"))
-    }
 
     @Test func aFileRenamedOverTheStoredOneAfterTheCheckIsNotWhatGoesOut() async throws {
         let scratch = try Scratch()
@@ -74,4 +64,16 @@ private final class BodyCollector: ResponseBodyWriter, Sendable {
     func finish(_ trailingHeaders: HTTPFields?) async throws {
         state.withLock { $0.finished = true }
     }
+}
+
+/// A store holding one upload of `text` (a native trace): the store, the trace's id and its blob.
+func storeWithUpload(_ scratch: Scratch, _ text: String) async throws -> (TraceStore, id: String, blob: URL) {
+    let store = try await TraceStore.open(
+        .init(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: 1 << 30), logger: Logger(label: "test")
+    )
+    let file = try IncomingFile(in: store.incomingDirectory)
+    try file.write(ByteBuffer(string: text))
+    let sha256 = try file.finish()
+    let added = try await store.add(ReceivedUpload(file: file.url, id: String(sha256.prefix(32)), sha256: sha256, size: file.written, name: "ledger.json"))
+    return (store, added.record.id, scratch.dataDirectory.appendingPathComponent("blobs/\(sha256)"))
 }

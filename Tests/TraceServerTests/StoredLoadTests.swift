@@ -11,17 +11,11 @@ import Testing
 @Suite struct StoredLoadTests {
     private let text = nativeTrace(updates: 30_000, app: "Ledger")  // several read chunks
 
+    /// A store holding the upload, its model evicted: the next request loads it from the blob.
     private func storeWithUpload(_ scratch: Scratch) async throws -> (TraceStore, id: String, blob: URL) {
-        let store = try await TraceStore.open(
-            .init(dataDirectory: scratch.dataDirectory, samplesDirectory: nil, memoryBudgetBytes: 1 << 30), logger: Logger(label: "test")
-        )
-        let file = try IncomingFile(in: store.incomingDirectory)
-        try file.write(ByteBuffer(string: text))
-        let sha256 = try file.finish()
-        let added = try await store.add(ReceivedUpload(file: file.url, id: String(sha256.prefix(32)), sha256: sha256, size: file.written, name: "ledger.json"))
-        let id = added.record.id
+        let (store, id, blob) = try await TraceServerTests.storeWithUpload(scratch, text)
         #expect(await store.models.evict(id), "the upload's model leaves memory: the next request loads it")
-        return (store, id, scratch.dataDirectory.appendingPathComponent("blobs/\(sha256)"))
+        return (store, id, blob)
     }
 
     /// Loads `id` while the memory budget is full, does `meanwhile` once the load waits for memory
