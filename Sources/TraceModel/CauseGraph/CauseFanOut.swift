@@ -297,13 +297,9 @@ extension Trace {
         var batch: [(source: UInt32, edge: UInt32, cell: Int32)] = []
         let sourcesPerBatch = 256
         var touched: UInt32 = 0
-        var edgesSinceCheck = CancellationCheck()
         for batchStart in stride(from: 0, to: graph.nodes.count, by: sourcesPerBatch) {
-            // Stopped between batches when the query is (the keys so far are counted whole).
-            let batchEnd = min(batchStart + sourcesPerBatch, graph.nodes.count)
-            if edgesSinceCheck.due(adding: Int(offsets[batchEnd] - offsets[batchStart])) { break }
             batch.removeAll(keepingCapacity: true)
-            for source in batchStart..<batchEnd {
+            for source in batchStart..<min(batchStart + sourcesPerBatch, graph.nodes.count) {
                 let row = grid.isEmpty ? 0 : Int(classOfNode[source]) * classes.count * 2
                 for position in Int(offsets[source])..<Int(offsets[source + 1]) {
                     let edge = Int(outgoing[position])
@@ -412,10 +408,7 @@ extension Trace {
         defer { ids.deallocate(); hits.deallocate(); run.deallocate() }
         var keyIDs = FanOutKeyIDs(names: nodeName, kinds: nodeKind, stringCount: strings.count)
         let classOfNode = keyIDs.classes.ofNode
-        var edgesSinceCheck = CancellationCheck()
         for source in 0..<graph.nodes.count where wanted[Int(nodeKind[source].rawValue)] {
-            // Stopped between sources when the query is: every key met so far had its events.
-            if edgesSinceCheck.due(adding: Int(offsets[source + 1] - offsets[source])) { break }
             let sourceName = nodeName[source], sourceKind = nodeKind[source]
             let pairBase = keyIDs.pairBase(sourceClass: classOfNode[source])
             var count = 0, mixed = false

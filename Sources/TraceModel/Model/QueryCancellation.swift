@@ -10,22 +10,3 @@ public enum QueryCancellation {
         iteration & 0xFFF == 0 && Task.isCancelled
     }
 }
-
-/// A loop whose steps differ in size (a source of a million edges is one step of a graph walk)
-/// checks for cancellation before a step once some 4096 units of work were done since the last
-/// check, and before its first step.
-struct CancellationCheck {
-    private var workSinceCheck = 4096
-
-    /// Whether to stop before a step of `work` units.
-    @inline(__always)
-    mutating func due(adding work: Int) -> Bool {
-        // A step of no work still counts one: a million empty steps are checked too.
-        guard workSinceCheck >= 4096 else {
-            workSinceCheck += work + 1
-            return false
-        }
-        workSinceCheck = work + 1
-        return Task.isCancelled
-    }
-}
