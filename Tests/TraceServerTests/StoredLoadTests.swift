@@ -8,7 +8,7 @@ import Testing
 /// it waits for memory, and hashes the bytes as the parse reads them. A file renamed over the blob
 /// meanwhile is not what is loaded; bytes changed in place are refused as a changed file (409),
 /// never loaded as the trace, never kept.
-@Suite struct StoredLoadTests {
+@Suite(.serialized) struct StoredLoadTests {
     private let text = nativeTrace(updates: 30_000, app: "Ledger")  // several read chunks
 
     /// A store holding the upload, its model evicted: the next request loads it from the blob.
@@ -23,7 +23,9 @@ import Testing
     private func load(_ id: String, of store: TraceStore, meanwhile: () throws -> Void) async throws -> Result<Int, StoreError> {
         var held: MemoryBudget.Claim? = store.memory.claimNow(store.memory.limit)
         let load = Task { try await store.trace(id: id).updates.count }
-        while store.loadsWaitingForMemory == 0 { await Task.yield() }
+        // Polled with sleeps, not yields: a spin would hold a cooperative thread the other suites need.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while store.loadsWaitingForMemory == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         try meanwhile()
         withExtendedLifetime(held) { held = nil }
         return await load.result.mapError { ($0 as? StoreError) ?? .cancelled }
